@@ -1,0 +1,36 @@
+# neardup: two commands on a fresh machine with only Python >= 3.11:
+#   make demo   creates .venv, installs neardup, deduplicates examples/corpus
+#   make test   installs the dev extras, runs ruff and pytest
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+PIP    := $(BIN)/python -m pip
+
+.PHONY: demo test lint bench clean
+
+$(BIN)/neardup: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet -e .
+	@touch $@
+
+$(VENV)/.dev: $(BIN)/neardup
+	$(PIP) install --quiet -e '.[dev]'
+	@touch $@
+
+demo: $(BIN)/neardup
+	$(BIN)/neardup dedup examples/corpus --measure containment --threshold 0.5 --out out/demo
+	@echo "results in out/demo/ (pairs.jsonl, clusters.jsonl, dropped.jsonl, skipped.jsonl, summary.json)"
+
+lint: $(VENV)/.dev
+	$(BIN)/ruff check src tests benchmarks examples
+
+test: lint
+	$(BIN)/python -m pytest
+
+bench: $(VENV)/.dev
+	$(PIP) install --quiet -e '.[bench]'
+	$(BIN)/python benchmarks/bench_minhash.py
+
+clean:
+	rm -rf $(VENV) out .pytest_cache .ruff_cache

@@ -1,0 +1,123 @@
+"""Small vectorised helpers on numpy arrays shared by the kernels (no Python loops)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+U64 = np.uint64
+_C1 = np.uint64(0xFF51AFD7ED558CCD)
+_C2 = np.uint64(0xC4CEB9FE1A85EC53)
+_S33 = np.uint64(33)
+
+
+def fmix64(x: np.ndarray) -> np.ndarray:
+    """MurmurHash3's 64-bit finalizer, a bijection on uint64 with full avalanche.
+
+    Args:
+        x: uint64 array of any shape.
+
+    Returns:
+        A new uint64 array of the same shape.
+    """
+    x = np.asarray(x, dtype=U64).copy()
+    with np.errstate(over="ignore"):
+        x ^= x >> _S33
+        x *= _C1
+        x ^= x >> _S33
+        x *= _C2
+        x ^= x >> _S33
+    return x
+
+
+def seg_arange(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Concatenate ``arange(s, s + n)`` for each ``(s, n)``; int64, total ``lengths.sum()``.
+
+    Args:
+        starts: int array, shape (m,).
+        lengths: non-negative int array, shape (m,).
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    starts = np.asarray(starts, dtype=np.int64)
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    ends = np.cumsum(lengths)
+    shift = np.repeat(starts - (ends - lengths), lengths)
+    return np.arange(total, dtype=np.int64) + shift
+
+
+def group_bounds(sorted_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Starts and sizes of runs of equal values in a sorted 1-D array.
+
+    Returns:
+        ``(starts, sizes)``, int64 arrays of shape (g,), one entry per run.
+    """
+    n = sorted_keys.shape[0]
+    if n == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    change = np.empty(n, dtype=bool)
+    change[0] = True
+    np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=change[1:])
+    starts = np.flatnonzero(change).astype(np.int64)
+    sizes = np.diff(np.append(starts, n))
+    return starts, sizes
+
+
+def pairs_in_groups(
+    members: np.ndarray, starts: np.ndarray, sizes: np.ndarray, *, max_group: int | None = None
+) -> np.ndarray:
+    """All unordered pairs of members within each group, vectorised.
+
+    Groups larger than ``max_group`` contribute only a star (their first member paired with
+    each other member), which keeps them connected while bounding the output.
+
+    Args:
+        members: int64 array; group g is ``members[starts[g] : starts[g] + sizes[g]]``.
+        starts, sizes: group layout, int64 arrays of shape (g,).
+        max_group: size above which a group gives a star instead of all pairs.
+
+    Returns:
+        int64 array of shape (p, 2) with ``pairs[:, 0] < pairs[:, 1]``; may hold repeats
+        across groups (callers deduplicate with :func:`unique_pairs`).
+    """
+    keep = sizes >= 2
+    starts, sizes = starts[keep], sizes[keep]
+    if max_group is not None:
+        big = sizes > max_group
+        star = _star_pairs(members, starts[big], sizes[big])
+        starts, sizes = starts[~big], sizes[~big]
+    else:
+        star = np.zeros((0, 2), np.int64)
+    # element positions inside groups, each paired with every later element of its group
+    pos = seg_arange(starts, sizes)
+    group_end = np.repeat(starts + sizes, sizes)
+    later = group_end - pos - 1
+    first = np.repeat(pos, later)
+    second = seg_arange(pos + 1, later)
+    pairs = np.stack([members[first], members[second]], axis=1)
+    out = np.concatenate([pairs, star]) if star.size else pairs
+    return _ordered(out)
+
+
+def _star_pairs(members: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    if starts.size == 0:
+        return np.zeros((0, 2), np.int64)
+    head = np.repeat(members[starts], sizes - 1)
+    rest = members[seg_arange(starts + 1, sizes - 1)]
+    return np.stack([head, rest], axis=1)
+
+
+def _ordered(pairs: np.ndarray) -> np.ndarray:
+    pairs = pairs.astype(np.int64, copy=False)
+    lo = np.minimum(pairs[:, 0], pairs[:, 1])
+    hi = np.maximum(pairs[:, 0], pairs[:, 1])
+    ok = lo != hi
+    return np.stack([lo[ok], hi[ok]], axis=1)
+
+
+def unique_pairs(pairs: np.ndarray, n: int) -> np.ndarray:
+    """Sorted unique rows of an int64 (p, 2) pair array over ids ``0 <= id < n``."""
+    if pairs.size == 0:
+        return np.zeros((0, 2), np.int64)
+    code = np.unique(pairs[:, 0].astype(np.int64) * n + pairs[:, 1])
+    return np.stack([code // n, code % n], axis=1)

@@ -1,0 +1,105 @@
+"""Clusters of duplicates (connected components) and the keep/drop decision.
+
+Components are found by vectorised min-label propagation with pointer jumping (the
+union-find of the job, without a Python loop per edge). In every cluster one document is
+kept: the longest (most canonical tokens; ties to the earlier document) or the first in
+input order; a kept document that is contained in another member (containment >=
+threshold) gives way to its container, so a quotation never survives its source.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+KEEP_RULES: tuple[str, ...] = ("longest", "first")
+
+
+def components(n: int, edges: np.ndarray) -> np.ndarray:
+    """Connected-component label of each of ``n`` nodes.
+
+    Args:
+        n: number of nodes; edges: int64 (e, 2) node pairs.
+
+    Returns:
+        int64 array, shape (n,): the smallest node index of each node's component.
+    """
+    labels = np.arange(n, dtype=np.int64)
+    if edges.size == 0:
+        return labels
+    a, b = edges[:, 0], edges[:, 1]
+    while True:
+        m = np.minimum(labels[a], labels[b])
+        before = labels.copy()
+        np.minimum.at(labels, a, m)
+        np.minimum.at(labels, b, m)
+        while True:  # pointer jumping: labels[i] <- labels[labels[i]] until stable
+            jumped = labels[labels]
+            if np.array_equal(jumped, labels):
+                break
+            labels = jumped
+        if np.array_equal(before, labels):
+            return labels
+
+
+@dataclass(frozen=True, slots=True)
+class Cluster:
+    """A group of near-duplicates.
+
+    Attributes:
+        cluster: cluster number (0-based, in order of the kept document's input index).
+        members: member indexes, ascending; keep: the kept member's index.
+    """
+
+    cluster: int
+    members: tuple[int, ...]
+    keep: int
+
+
+def make_clusters(
+    n: int,
+    edges: np.ndarray,
+    lengths: np.ndarray,
+    *,
+    keep: Literal["longest", "first"] = "longest",
+    contained_in: dict[int, int] | None = None,
+) -> list[Cluster]:
+    """Clusters of size >= 2 with their kept member.
+
+    Args:
+        n: number of documents; edges: int64 (e, 2) matched pairs.
+        lengths: int (n,), document lengths in canonical tokens.
+        keep: ``longest`` or ``first``.
+        contained_in: ``{doc: container}`` for documents contained in another one; a
+            chosen keeper found here is replaced by its container (followed to the end).
+
+    Returns:
+        Clusters sorted by their kept document's index.
+    """
+    labels = components(n, edges)
+    order = np.argsort(labels, kind="stable")
+    sorted_labels = labels[order]
+    cut = np.flatnonzero(np.diff(sorted_labels)) + 1
+    out: list[Cluster] = []
+    for group in np.split(order, cut):
+        if group.size < 2:
+            continue
+        members = np.sort(group)
+        if keep == "first":
+            chosen = int(members[0])
+        else:
+            chosen = int(members[np.lexsort((members, -lengths[members]))[0]])
+        chosen = _follow(chosen, contained_in or {}, set(members.tolist()))
+        out.append(Cluster(0, tuple(int(m) for m in members), chosen))
+    out.sort(key=lambda c: c.keep)
+    return [Cluster(i, c.members, c.keep) for i, c in enumerate(out)]
+
+
+def _follow(doc: int, contained_in: dict[int, int], members: set[int]) -> int:
+    seen = {doc}
+    while doc in contained_in and contained_in[doc] in members and contained_in[doc] not in seen:
+        doc = contained_in[doc]
+        seen.add(doc)
+    return doc

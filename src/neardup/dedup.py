@@ -1,0 +1,435 @@
+"""The corpus dedup job: documents -> pairs, clusters and keep/drop decisions.
+
+Stages (each timed in the summary): ``read`` (and extract markup), ``prepare`` (canonical
+tokens; documents with fewer than ``min_tokens`` tokens are skipped as ``too-short``),
+``sign`` (shingle sets and the method's signatures; ``fit`` first for lexical methods),
+``candidates`` (the method's index; for ``measure="containment"`` also the fingerprint
+postings, which find a small document inside a large one), ``verify`` (exact resemblance
+and containment on the full shingle sets: only verified pairs are reported unless
+``verify=False``), ``cluster`` (connected components) and ``keep`` (one document per cluster).
+
+The decision for a pair, with the default ``verify=True``: ``resemblance >= threshold`` for
+``measure="resemblance"``, ``max(containment_ab, containment_ba) >= threshold`` for
+``measure="containment"``; with ``verify=False``, the method's own score ``>= threshold``.
+"""
+
+from __future__ import annotations
+
+import resource
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from os import PathLike
+from typing import Any, Literal
+
+import numpy as np
+
+from neardup._version import __version__
+from neardup.cluster import KEEP_RULES, Cluster, make_clusters
+from neardup.errors import ParameterError, check_choice, check_float, check_int
+from neardup.index.prefix import containment_candidates, rank_by_frequency
+from neardup.methods.base import Method, Prepared
+from neardup.methods.measures import MEASURES, intersection_sizes
+from neardup.methods.registry import make_method
+from neardup.methods.sets import ShingleSets
+from neardup.methods.shingles import Shingling
+from neardup.methods.stats import CorpusStatistics
+from neardup.progress import NullProgress, Progress
+from neardup.text.types import Document, Skipped
+
+_BATCH = 2048
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """A verified pair of near-duplicates (``pairs.jsonl`` row).
+
+    Attributes:
+        a, b: document ids (``a`` earlier in input order).
+        resemblance: Jaccard of the full shingle sets, in [0, 1].
+        containment_ab: share of ``a``'s shingles found in ``b``; containment_ba: the reverse.
+        score: the method's own score for the pair, in [0, 1].
+        method: method name.
+    """
+
+    a: str
+    b: str
+    resemblance: float
+    containment_ab: float
+    containment_ba: float
+    score: float
+    method: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready row, values rounded to 6 decimals."""
+        return {
+            "a": self.a,
+            "b": self.b,
+            "resemblance": round(self.resemblance, 6),
+            "containment_ab": round(self.containment_ab, 6),
+            "containment_ba": round(self.containment_ba, 6),
+            "score": round(self.score, 6),
+            "method": self.method,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Dropped:
+    """A document dropped in favour of its cluster's kept document (``dropped.jsonl``)."""
+
+    id: str
+    kept: str
+    cluster: int
+    reason: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready row."""
+        return {"id": self.id, "kept": self.kept, "cluster": self.cluster, "reason": self.reason}
+
+
+@dataclass
+class DedupResult:
+    """Everything the job found.
+
+    Attributes:
+        ids: ids of the processed documents, in input order (index = document number).
+        pairs: verified pairs; clusters: clusters of size >= 2 with their kept member
+            (indexes into ``ids``); dropped: dropped documents; skipped: skipped inputs;
+        summary: counts, parameters, version, seconds per stage, peak memory.
+    """
+
+    ids: list[str]
+    pairs: list[Pair]
+    clusters: list[Cluster]
+    dropped: list[Dropped]
+    skipped: list[Skipped]
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    def cluster_rows(self) -> Iterator[dict[str, Any]]:
+        """``clusters.jsonl`` rows: ``{cluster, members, keep}`` with document ids."""
+        for c in self.clusters:
+            yield {
+                "cluster": c.cluster,
+                "members": [self.ids[m] for m in c.members],
+                "keep": self.ids[c.keep],
+            }
+
+
+@dataclass(frozen=True, kw_only=True)
+class DedupOptions:
+    """Job options (validated).
+
+    Args:
+        measure: ``resemblance`` or ``containment``.
+        threshold: decision threshold in (0, 1].
+        keep: ``longest`` or ``first``.
+        verify: decide on the exact shingle sets (True) or on the method's score (False).
+        min_tokens: documents with fewer canonical tokens are skipped as ``too-short``.
+        max_df: postings/buckets longer than this give star candidates only.
+    """
+
+    measure: Literal["resemblance", "containment"] = "resemblance"
+    threshold: float = 0.5
+    keep: Literal["longest", "first"] = "longest"
+    verify: bool = True
+    min_tokens: int = 3
+    max_df: int = 2000
+
+    def __post_init__(self) -> None:
+        check_choice("measure", self.measure, MEASURES)
+        check_float("threshold", self.threshold, low=0.0, high=1.0, low_open=True)
+        check_choice("keep", self.keep, KEEP_RULES)
+        check_int("min_tokens", self.min_tokens, low=1)
+        check_int("max_df", self.max_df, low=2)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready options."""
+        return {
+            "measure": self.measure,
+            "threshold": self.threshold,
+            "keep": self.keep,
+            "verify": self.verify,
+            "min_tokens": self.min_tokens,
+            "max_df": self.max_df,
+        }
+
+
+class _Clock:
+    """Seconds per stage (injectable clock for determinism in tests)."""
+
+    def __init__(self, clock: Any = time.perf_counter) -> None:
+        self._clock = clock
+        self.seconds: dict[str, float] = {}
+
+    def run(self, stage: str, fn: Any, *args: Any) -> Any:
+        t0 = self._clock()
+        out = fn(*args)
+        self.seconds[stage] = round(self.seconds.get(stage, 0.0) + self._clock() - t0, 6)
+        return out
+
+
+def dedup(
+    source: Iterable[Document] | Sequence[str | PathLike[str]],
+    *,
+    method: str | Method = "shingles-full",
+    options: DedupOptions | None = None,
+    read_options: dict[str, Any] | None = None,
+    progress: Progress | None = None,
+    clock: Any = time.perf_counter,
+    **method_params: Any,
+) -> DedupResult:
+    """Find near-duplicate pairs and clusters in a corpus and decide what to keep.
+
+    Args:
+        source: :class:`~neardup.text.Document` objects, or input paths for
+            :func:`neardup.text.read_corpus` (``read_options`` are passed to it).
+        method: a registry name or a :class:`~neardup.methods.base.Method`.
+        options: :class:`DedupOptions`; defaults if omitted.
+        progress: stage progress receiver (the CLI's bars); silent by default.
+        clock: ``() -> seconds`` used for stage timings.
+        **method_params: parameters of the named method (``shingle_size=4``, ``m=25``...).
+            For ``minhash-lsh``, ``threshold`` defaults to ``options.threshold``.
+
+    Returns:
+        :class:`DedupResult`.
+
+    Raises:
+        ParameterError: a bad option or method parameter.
+        InputError: an input path does not exist.
+    """
+    opts = options or DedupOptions()
+    meth = _resolve(method, opts, method_params)
+    prog = progress or NullProgress()
+    timer = _Clock(clock)
+    docs, skipped = timer.run("read", _read, source, read_options or {}, prog)
+    prepared, short = timer.run("prepare", _prepare, docs, meth, opts, prog)
+    skipped.extend(short)
+    n = len(prepared)
+    shingling = getattr(meth, "shingling", None) or Shingling()
+    sets, sigs = timer.run("sign", _sign, prepared, meth, shingling, prog)
+    sets = timer.run("rank", rank_by_frequency, sets)
+    cand = timer.run("candidates", _candidates, meth, sigs, sets, opts, prog)
+    pairs, edges, contained = timer.run("verify", _verify, meth, sigs, sets, cand, opts, prog)
+    ids = [p.id for p in prepared]
+    lengths = np.array([len(p.tokens) for p in prepared], dtype=np.int64)
+    clusters = timer.run("cluster", _cluster, n, edges, lengths, opts, contained)
+    dropped = _dropped(clusters, ids, pairs, contained, opts.threshold)
+    pair_rows = [_pair(ids, row, meth.name) for row in pairs]
+    summary = _summary(meth, opts, timer, n, skipped, cand, pair_rows, clusters, dropped)
+    return DedupResult(ids, pair_rows, clusters, dropped, skipped, summary)
+
+
+def _resolve(method: str | Method, opts: DedupOptions, params: dict[str, Any]) -> Method:
+    if not isinstance(method, str):
+        if params:
+            raise ParameterError("method_params", sorted(params), "none with a Method object")
+        return method
+    import dataclasses
+
+    from neardup.methods.registry import method_class
+
+    cls = method_class(method)
+    if any(f.name == "threshold" for f in dataclasses.fields(cls)):
+        params.setdefault("threshold", opts.threshold)
+    meth = make_method(method, **params)
+    if opts.measure == "containment" and method == "shingles-min" and not opts.verify:
+        raise ParameterError("measure", "containment", "resemblance with shingles-min (seed 000)")
+    return meth
+
+
+def _read(
+    source: Iterable[Document] | Sequence[str | PathLike[str]],
+    read_options: dict[str, Any],
+    prog: Progress,
+) -> tuple[list[Document], list[Skipped]]:
+    items: Iterable[Document | Skipped]
+    if isinstance(source, Sequence) and all(isinstance(s, str | PathLike) for s in source):
+        from neardup.text.read import read_corpus
+
+        items = read_corpus(list(source), **read_options)  # type: ignore[arg-type]
+    else:
+        items = source  # type: ignore[assignment]
+    docs: list[Document] = []
+    skipped: list[Skipped] = []
+    prog.start("read", None)
+    for item in items:
+        (skipped if isinstance(item, Skipped) else docs).append(item)  # type: ignore[arg-type]
+        prog.advance("read")
+    prog.finish("read")
+    return docs, skipped
+
+
+def _prepare(
+    docs: list[Document], meth: Method, opts: DedupOptions, prog: Progress
+) -> tuple[list[Prepared], list[Skipped]]:
+    canonical = getattr(meth, "canonical", None)
+    if canonical is None:
+        from neardup.text.canonical import CanonicalForm
+
+        canonical = CanonicalForm()
+    prepared: list[Prepared] = []
+    short: list[Skipped] = []
+    seen: set[str] = set()
+    prog.start("prepare", len(docs))
+    for doc in docs:
+        if doc.id in seen:
+            short.append(Skipped(doc.id, doc.source, "unreadable", "duplicate document id"))
+            continue
+        seen.add(doc.id)
+        tokens = canonical.tokens(doc.text)
+        if len(tokens) < opts.min_tokens:
+            detail = f"{len(tokens)} canonical tokens < min_tokens={opts.min_tokens}"
+            short.append(Skipped(doc.id, doc.source, "too-short", detail))
+        else:
+            prepared.append(Prepared(doc.id, doc.text, tokens))
+        prog.advance("prepare")
+    prog.finish("prepare")
+    return prepared, short
+
+
+def _sign(
+    prepared: list[Prepared], meth: Method, shingling: Shingling, prog: Progress
+) -> tuple[ShingleSets, Any]:
+    prog.start("sign", len(prepared))
+    parts = []
+    for lo in range(0, len(prepared), _BATCH):
+        batch = prepared[lo : lo + _BATCH]
+        parts.append(shingling.batch([p.tokens for p in batch]))
+        prog.advance("sign", len(batch))
+    sets = ShingleSets.concat(parts)
+    if meth.needs_fit:
+        meth.fit(CorpusStatistics.from_token_lists(p.tokens for p in prepared))
+    from_sets = getattr(meth, "from_sets", None)
+    sigs = from_sets(sets) if from_sets is not None else meth.sign(prepared)
+    prog.finish("sign")
+    return sets, sigs
+
+
+def _candidates(
+    meth: Method, sigs: Any, sets: ShingleSets, opts: DedupOptions, prog: Progress
+) -> np.ndarray:
+    prog.start("candidates", None)
+    cand = meth.candidates(sigs)
+    if opts.measure == "containment":
+        extra = containment_candidates(sets, opts.threshold)
+        from neardup._array import unique_pairs
+
+        cand = unique_pairs(np.concatenate([cand, extra]), len(sets))
+    prog.finish("candidates")
+    return cand
+
+
+def _verify(
+    meth: Method, sigs: Any, sets: ShingleSets, cand: np.ndarray, opts: DedupOptions, prog: Progress
+) -> tuple[np.ndarray, np.ndarray, dict[int, int]]:
+    """Rows ``(a, b, res, cab, cba, score)`` of matched pairs, the edges, containments."""
+    prog.start("verify", int(cand.shape[0]))
+    shared = intersection_sizes(sets, cand).astype(float)
+    size_a = sets.sizes[cand[:, 0]].astype(float)
+    size_b = sets.sizes[cand[:, 1]].astype(float)
+    union = size_a + size_b - shared
+    res = np.divide(shared, union, out=np.zeros_like(shared), where=union > 0)
+    cab = np.divide(shared, size_a, out=np.zeros_like(shared), where=size_a > 0)
+    cba = np.divide(shared, size_b, out=np.zeros_like(shared), where=size_b > 0)
+    score = meth.similarity(sigs, cand) if cand.size else np.zeros(0)
+    t = opts.threshold
+    if not opts.verify:
+        ok = score >= t
+    elif opts.measure == "resemblance":
+        ok = res >= t
+    else:
+        ok = np.maximum(cab, cba) >= t
+    rows = np.column_stack([cand[ok, 0], cand[ok, 1], res[ok], cab[ok], cba[ok], score[ok]])
+    contained: dict[int, int] = {}
+    if opts.measure == "containment":
+        for a, b, _, ca, cb, _ in rows:
+            if ca >= t and ca > cb:
+                contained.setdefault(int(a), int(b))
+            elif cb >= t and cb > ca:
+                contained.setdefault(int(b), int(a))
+    prog.advance("verify", int(cand.shape[0]))
+    prog.finish("verify")
+    return rows, cand[ok], contained
+
+
+def _cluster(
+    n: int, edges: np.ndarray, lengths: np.ndarray, opts: DedupOptions, contained: dict[int, int]
+) -> list[Cluster]:
+    return make_clusters(n, edges, lengths, keep=opts.keep, contained_in=contained)
+
+
+def _pair(ids: list[str], row: np.ndarray, method: str) -> Pair:
+    a, b = int(row[0]), int(row[1])
+    return Pair(ids[a], ids[b], float(row[2]), float(row[3]), float(row[4]), float(row[5]), method)
+
+
+def _dropped(
+    clusters: list[Cluster],
+    ids: list[str],
+    rows: np.ndarray,
+    contained: dict[int, int],
+    threshold: float,
+) -> list[Dropped]:
+    direct: dict[tuple[int, int], np.ndarray] = {}
+    for row in rows:
+        a, b = int(row[0]), int(row[1])
+        direct[(a, b)] = row
+        direct[(b, a)] = row
+    out: list[Dropped] = []
+    for c in clusters:
+        for m in c.members:
+            if m == c.keep:
+                continue
+            why = _reason(m, c.keep, direct, contained, threshold)
+            out.append(Dropped(ids[m], ids[c.keep], c.cluster, why))
+    return out
+
+
+def _reason(
+    doc: int,
+    kept: int,
+    direct: dict[tuple[int, int], np.ndarray],
+    contained: dict[int, int],
+    threshold: float,
+) -> str:
+    row = direct.get((doc, kept))
+    if row is None:
+        return "in the same cluster as the kept document (through other members)"
+    if contained.get(doc) == kept and row[2] < threshold:
+        share = row[3] if int(row[0]) == doc else row[4]
+        return f"contained in the kept document (containment {share:.3f})"
+    return f"near-duplicate of the kept document (resemblance {row[2]:.3f})"
+
+
+def _summary(
+    meth: Method,
+    opts: DedupOptions,
+    timer: _Clock,
+    n: int,
+    skipped: list[Skipped],
+    cand: np.ndarray,
+    pairs: list[Pair],
+    clusters: list[Cluster],
+    dropped: list[Dropped],
+) -> dict[str, Any]:
+    reasons: dict[str, int] = {}
+    for s in skipped:
+        reasons[s.reason] = reasons.get(s.reason, 0) + 1
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {
+        "neardup_version": __version__,
+        "method": meth.name,
+        "method_params": meth.params(),
+        "canonical": meth.canonical.params() if hasattr(meth, "canonical") else {},
+        "options": opts.as_dict(),
+        "documents": n,
+        "skipped": len(skipped),
+        "skipped_by_reason": dict(sorted(reasons.items())),
+        "candidate_pairs": int(cand.shape[0]),
+        "pairs": len(pairs),
+        "clusters": len(clusters),
+        "kept": n - len(dropped),
+        "dropped": len(dropped),
+        "seconds": {**timer.seconds, "total": round(sum(timer.seconds.values()), 6)},
+        "peak_memory_mib": round(peak_kib / 1024, 1),
+    }

@@ -1,0 +1,98 @@
+"""One exception tree for neardup.
+
+Every error neardup raises on purpose derives from :class:`NeardupError`. Expected outcomes
+(a document skipped as empty, a text too short to shingle) are *values*
+(:class:`neardup.text.Skipped`), never exceptions. The CLI maps the tree to exit codes
+(:class:`UsageError` -> 2, any other ``NeardupError`` -> 1) and the service to HTTP statuses.
+"""
+
+from __future__ import annotations
+
+
+class NeardupError(Exception):
+    """Base class of every error neardup raises on purpose."""
+
+
+class UsageError(NeardupError, ValueError):
+    """A caller passed a value that is not allowed (bad option, bad parameter).
+
+    The message names the parameter, the value given and what is allowed.
+    """
+
+
+class ParameterError(UsageError):
+    """A method or job parameter is out of its allowed range or of the wrong type."""
+
+    def __init__(self, name: str, value: object, allowed: str) -> None:
+        self.name = name
+        self.value = value
+        self.allowed = allowed
+        super().__init__(f"{name}={value!r} is not allowed: {allowed}")
+
+
+class InputError(NeardupError):
+    """An input (file, directory, JSONL/CSV stream) cannot be read at all."""
+
+
+class DecodeError(InputError):
+    """Bytes could not be decoded to text with any plausible encoding."""
+
+
+class IncompatibleSignatureError(NeardupError, ValueError):
+    """Two signatures made differently (method, parameters, seed, canonical form) were compared."""
+
+
+class FormatError(NeardupError, ValueError):
+    """Stored bytes are not in a format (or version) this neardup can read."""
+
+
+def check_int(name: str, value: object, *, low: int, high: int | None = None) -> int:
+    """Validate an integer parameter; raise :class:`ParameterError` naming it.
+
+    Args:
+        name: parameter name used in the message.
+        value: the value given.
+        low: smallest allowed value (inclusive).
+        high: largest allowed value (inclusive), or ``None`` for no upper bound.
+
+    Returns:
+        ``value`` as ``int``.
+
+    Raises:
+        ParameterError: ``value`` is not an int (bools are refused) or is out of range.
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ParameterError(name, value, "an integer")
+    if value < low or (high is not None and value > high):
+        allowed = f"an integer >= {low}" if high is None else f"an integer in [{low}, {high}]"
+        raise ParameterError(name, value, allowed)
+    return value
+
+
+def check_float(
+    name: str, value: object, *, low: float, high: float, low_open: bool = False
+) -> float:
+    """Validate a real parameter in ``[low, high]`` (``(low, high]`` if ``low_open``).
+
+    Raises:
+        ParameterError: not a real number, NaN, or out of range.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ParameterError(name, value, "a number")
+    v = float(value)
+    bad_low = v <= low if low_open else v < low
+    if v != v or bad_low or v > high:
+        bracket = "(" if low_open else "["
+        raise ParameterError(name, value, f"a number in {bracket}{low}, {high}]")
+    return v
+
+
+def check_choice(name: str, value: object, choices: tuple[str, ...]) -> str:
+    """Validate a string parameter against a fixed set of choices.
+
+    Raises:
+        ParameterError: ``value`` is not one of ``choices``.
+    """
+    if value not in choices:
+        raise ParameterError(name, value, "one of " + ", ".join(choices))
+    return str(value)

@@ -1,0 +1,156 @@
+"""Sets of shingle fingerprints for many documents, stored flat (CSR layout).
+
+``values[offsets[i]:offsets[i+1]]`` is document ``i``'s set, sorted and unique. One flat
+array instead of a list of arrays keeps a 100k-document corpus to two numpy allocations.
+Samples of seed 000 live here too: "mod m" (fingerprints divisible by ``m``) and
+"n smallest" (the ``n`` smallest fingerprints, Broder's bottom-n sketch).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from neardup._array import U64, group_bounds, seg_arange
+from neardup.errors import check_int
+
+
+@dataclass(frozen=True, eq=False)
+class ShingleSets:
+    """Fingerprint sets of ``n`` documents.
+
+    Attributes:
+        values: uint64 array, shape (total,): all sets, concatenated in document order.
+        offsets: int64 array, shape (n + 1,): set ``i`` is ``values[offsets[i]:offsets[i+1]]``.
+    """
+
+    values: np.ndarray
+    offsets: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.offsets.shape[0] - 1)
+
+    @property
+    def sizes(self) -> np.ndarray:
+        """int64 array, shape (n,): the size of each set."""
+        return np.diff(self.offsets)
+
+    def get(self, i: int) -> np.ndarray:
+        """Document ``i``'s sorted unique fingerprints (a view), uint64 (s,)."""
+        return self.values[self.offsets[i] : self.offsets[i + 1]]
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        for i in range(len(self)):
+            yield self.get(i)
+
+    def doc_ids(self) -> np.ndarray:
+        """int64 array, shape (total,): the document index of every value."""
+        return np.repeat(np.arange(len(self), dtype=np.int64), self.sizes)
+
+    @classmethod
+    def from_arrays(cls, arrays: Sequence[np.ndarray]) -> ShingleSets:
+        """Build from per-document arrays that are already sorted and unique."""
+        sizes = np.fromiter((a.shape[0] for a in arrays), dtype=np.int64, count=len(arrays))
+        offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        values = np.concatenate(arrays).astype(U64) if arrays else np.zeros(0, U64)
+        return cls(values, offsets)
+
+    @classmethod
+    def from_unsorted(cls, values: np.ndarray, doc: np.ndarray, n: int) -> ShingleSets:
+        """Build from (value, document) occurrences in any order, repeats allowed.
+
+        Args:
+            values: uint64 (m,); doc: int64 (m,) with ``0 <= doc < n``; n: document count.
+        """
+        order = np.lexsort((values, doc))
+        v, d = values[order], doc[order]
+        if v.size:
+            keep = np.empty(v.size, dtype=bool)
+            keep[0] = True
+            np.logical_or(v[1:] != v[:-1], d[1:] != d[:-1], out=keep[1:])
+            v, d = v[keep], d[keep]
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(d, minlength=n), out=offsets[1:])
+        return cls(v, offsets)
+
+    @classmethod
+    def concat(cls, parts: Iterable[ShingleSets]) -> ShingleSets:
+        """Concatenate batches in order."""
+        parts = list(parts)
+        if not parts:
+            return cls(np.zeros(0, U64), np.zeros(1, np.int64))
+        values = np.concatenate([p.values for p in parts])
+        sizes = np.concatenate([p.sizes for p in parts])
+        offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        return cls(values, offsets)
+
+    def take(self, index: np.ndarray) -> ShingleSets:
+        """The sets of documents ``index`` (int array), in that order."""
+        index = np.asarray(index, dtype=np.int64)
+        sizes = self.sizes[index]
+        values = self.values[seg_arange(self.offsets[index], sizes)]
+        offsets = np.zeros(index.shape[0] + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        return ShingleSets(values, offsets)
+
+    # -- samples of seed 000 --------------------------------------------------------------
+    def mod_sample(self, m: int) -> ShingleSets:
+        """Keep fingerprints divisible by ``m`` (seed 000, "method 1"; m=25 there).
+
+        Raises:
+            ParameterError: ``m`` < 1.
+        """
+        check_int("m", m, low=1)
+        if m == 1:
+            return self
+        keep = self.values % np.uint64(m) == 0
+        doc = self.doc_ids()[keep]
+        offsets = np.zeros(len(self) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(doc, minlength=len(self)), out=offsets[1:])
+        return ShingleSets(self.values[keep], offsets)
+
+    def min_sample(self, n: int) -> ShingleSets:
+        """Keep each set's ``n`` smallest fingerprints (seed 000, "method 2"; n=160 there).
+
+        Raises:
+            ParameterError: ``n`` < 1.
+        """
+        check_int("n", n, low=1)
+        sizes = np.minimum(self.sizes, n)
+        values = self.values[seg_arange(self.offsets[:-1], sizes)]
+        offsets = np.zeros(len(self) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        return ShingleSets(values, offsets)
+
+    def content_keys(self) -> np.ndarray:
+        """A 64-bit key per set; equal sets have equal keys (exact-duplicate grouping).
+
+        Returns:
+            uint64 array, shape (n,). Different sets collide with probability ~2**-64;
+            callers that need certainty compare the sets themselves.
+        """
+        from neardup._array import fmix64
+
+        doc = self.doc_ids()
+        with np.errstate(over="ignore"):
+            mixed = fmix64(self.values ^ np.uint64(0x5851F42D4C957F2D))
+        key = np.zeros(len(self), dtype=U64)
+        np.add.at(key, doc, mixed)  # order-free sum of mixed values
+        return fmix64(key ^ self.sizes.astype(U64))
+
+
+def group_equal_sets(sets: ShingleSets) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Groups of documents whose sets are identical (exact duplicates).
+
+    Returns:
+        ``(members, starts, sizes)`` as for :func:`neardup._array.pairs_in_groups`,
+        members sorted by key then document index; singletons included.
+    """
+    key = sets.content_keys()
+    order = np.lexsort((np.arange(key.size), key))
+    starts, sizes = group_bounds(key[order])
+    return order.astype(np.int64), starts, sizes

@@ -1,0 +1,291 @@
+"""Broder's shingle methods (seed 000, Fig. 1) and MinHash-LSH behind :class:`Method`.
+
+* ``shingles-full``: the whole fingerprint set ("сигнатура полностью совпадает с индексом");
+* ``shingles-mod``: fingerprints divisible by ``m`` ("кратные m", method 1, m=25);
+* ``shingles-min``: the ``n`` smallest fingerprints ("n минимальных", method 2, n=160);
+  only resemblance is defined on it (Broder 1997, via ``min_n(A ∪ B)``);
+* ``minhash-lsh``: MinHash sketches (:mod:`.minhash`) banded into LSH tables
+  (:mod:`neardup.index.lsh`) tuned to ``threshold``.
+
+All share the shingling parameters (``shingle_size``, ``step``, ``unit``, ``fingerprint``,
+``seed``) and a canonical form; all find candidates with an index and score pairs with
+the seed's resemblance, eq. (1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+
+from neardup.errors import check_float, check_int
+from neardup.index.lsh import LSHParams, lsh_candidates, optimal_params
+from neardup.index.postings import posting_candidates
+from neardup.index.prefix import prefix_candidates, rank_by_frequency
+from neardup.methods.base import Prepared, Signature, SignatureKey, Signatures
+from neardup.methods.measures import intersection_sizes, overlap
+from neardup.methods.minhash import MinHasher, estimate_jaccard
+from neardup.methods.sets import ShingleSets
+from neardup.methods.shingles import FingerprintKind, Shingling
+from neardup.text.canonical import CanonicalForm
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShingleMethod:
+    """Common part of the shingle methods: shingling, canonical form, signatures of sets.
+
+    Args:
+        shingle_size: words (or characters) per shingle, 1-64 (seed 000 uses 4).
+        step: distance between shingle starts (1 = overlapping; = size: seed 003's
+            non-overlapping shingles).
+        unit: ``word`` or ``char``.
+        fingerprint: ``xxh64`` or ``crc32``.
+        seed: fingerprint seed.
+        canonical: the canonical form tokens are made with.
+        threshold: resemblance the candidate index is built for, (0, 1]: exact methods
+            find every pair at or above it (prefix filtering), LSH tunes its bands to it.
+        max_df: postings or buckets longer than this give star candidates only.
+    """
+
+    name: ClassVar[str] = "shingles-full"
+    source: ClassVar[str] = "Broder 1997; seed 000 eq. (1)-(2), full fingerprint set"
+    needs_fit: ClassVar[bool] = False
+    exact_key: ClassVar[bool] = False
+
+    shingle_size: int = 5
+    step: int = 1
+    unit: Literal["word", "char"] = "word"
+    fingerprint: FingerprintKind = "xxh64"
+    seed: int = 0
+    canonical: CanonicalForm = field(default_factory=CanonicalForm)
+    threshold: float = 0.5
+    max_df: int = 5000
+
+    def __post_init__(self) -> None:
+        self.shingling  # noqa: B018  (validates the shingling parameters)
+        check_float("threshold", self.threshold, low=0.0, high=1.0, low_open=True)
+        check_int("max_df", self.max_df, low=2)
+
+    @property
+    def shingling(self) -> Shingling:
+        """The :class:`Shingling` these parameters describe."""
+        return Shingling(
+            size=self.shingle_size,
+            step=self.step,
+            unit=self.unit,
+            fingerprint=self.fingerprint,
+            seed=self.seed,
+        )
+
+    def params(self) -> dict[str, Any]:
+        """JSON-ready parameters (method-specific ones included)."""
+        return {**self.shingling.params(), "threshold": self.threshold, **self._extra_params()}
+
+    def _extra_params(self) -> dict[str, Any]:
+        return {}
+
+    def key(self) -> SignatureKey:
+        """The :class:`SignatureKey` of signatures this method makes."""
+        return SignatureKey.make(self.name, self.params(), self.canonical.params())
+
+    def fit(self, stats: object) -> None:
+        """No collection statistics are needed; does nothing."""
+
+    def sign(self, docs: Sequence[Prepared]) -> Signatures:
+        """Signatures of a batch: the documents' shingle sets, then :meth:`from_sets`."""
+        return self.from_sets(self.shingling.batch([d.tokens for d in docs]))
+
+    def from_sets(self, sets: ShingleSets) -> Signatures:
+        """Signatures from already computed full fingerprint sets (the job's fast path)."""
+        return Signatures(self.key(), self._reduce(sets), len(sets))
+
+    def _reduce(self, sets: ShingleSets) -> Any:
+        return sets
+
+    def candidates(self, sigs: Signatures) -> np.ndarray:
+        """Every pair whose (sampled) resemblance may reach ``threshold``: int64 (p, 2).
+
+        Prefix filtering on frequency-ranked fingerprints (:mod:`neardup.index.prefix`).
+        """
+        ranked = rank_by_frequency(sigs.data)
+        return prefix_candidates(ranked, self.threshold, max_group=self.max_df)
+
+    def similarity(self, sigs: Signatures, pairs: np.ndarray) -> np.ndarray:
+        """Resemblance (eq. 1) of each pair on the method's sets: float64 (p,)."""
+        sets: ShingleSets = sigs.data
+        shared = intersection_sizes(sets, pairs)
+        union = sets.sizes[pairs[:, 0]] + sets.sizes[pairs[:, 1]] - shared
+        return np.divide(shared, union, out=np.zeros(shared.shape, float), where=union > 0)
+
+    def signature(self, sigs: Signatures, i: int) -> Signature:
+        """Document ``i``'s signature: its (sampled) fingerprint set, uint64."""
+        return Signature(sigs.key, sigs.data.get(i).copy())
+
+    def compare(self, a: Signature, b: Signature) -> float:
+        """Resemblance of two signatures made by this method.
+
+        Raises:
+            IncompatibleSignatureError: the signatures were made differently.
+        """
+        a.key.require_same(b.key)
+        return overlap(a.payload, b.payload).resemblance
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShinglesFull(ShingleMethod):
+    """Broder's shingles, compared on the full fingerprint sets (exact)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShinglesMod(ShingleMethod):
+    """Broder's shingles sampled "mod m": fingerprints divisible by ``m`` (seed 000, m=25).
+
+    Args:
+        m: modulus, >= 1 (1 keeps every fingerprint).
+    """
+
+    name: ClassVar[str] = "shingles-mod"
+    source: ClassVar[str] = "Broder 1997; seed 000 method 1 (fingerprints divisible by m), eq. (1)"
+    m: int = 25
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_int("m", self.m, low=1, high=1_000_000)
+
+    def _extra_params(self) -> dict[str, Any]:
+        return {"m": self.m}
+
+    def _reduce(self, sets: ShingleSets) -> ShingleSets:
+        return sets.mod_sample(self.m)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShinglesMin(ShingleMethod):
+    """Broder's bottom-n sketch: the ``n`` smallest fingerprints (seed 000, n=160).
+
+    Resemblance is estimated as ``|min_n(S_A ∪ S_B) ∩ S_A ∩ S_B| / |min_n(S_A ∪ S_B)|``
+    (Broder 1997, Theorem 1); containment is not defined on this sample (seed 000).
+
+    Args:
+        n: sketch size, >= 1.
+    """
+
+    name: ClassVar[str] = "shingles-min"
+    source: ClassVar[str] = "Broder 1997; seed 000 method 2 (n smallest fingerprints), eq. (1)"
+    n: int = 160
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_int("n", self.n, low=1, high=1_000_000)
+
+    def _extra_params(self) -> dict[str, Any]:
+        return {"n": self.n}
+
+    def _reduce(self, sets: ShingleSets) -> ShingleSets:
+        return sets.min_sample(self.n)
+
+    def candidates(self, sigs: Signatures) -> np.ndarray:
+        """Pairs sharing a fingerprint of their bottom-n sketches: int64 (p, 2)."""
+        return posting_candidates(sigs.data, max_df=self.max_df)
+
+    def similarity(self, sigs: Signatures, pairs: np.ndarray) -> np.ndarray:
+        """Broder's bottom-n resemblance estimate of each pair: float64 (p,)."""
+        sets: ShingleSets = sigs.data
+        return np.array([_bottom_n(sets.get(a), sets.get(b), self.n) for a, b in pairs], float)
+
+    def compare(self, a: Signature, b: Signature) -> float:
+        """Bottom-n resemblance estimate of two signatures.
+
+        Raises:
+            IncompatibleSignatureError: the signatures were made differently.
+        """
+        a.key.require_same(b.key)
+        return _bottom_n(a.payload, b.payload, self.n)
+
+
+def _bottom_n(a: np.ndarray, b: np.ndarray, n: int) -> float:
+    union = np.union1d(a, b)[:n]
+    if union.size == 0:
+        return 0.0
+    both = np.intersect1d(a, b, assume_unique=True)
+    return float(np.isin(union, both, assume_unique=True).sum() / union.size)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MinHashLSH(ShingleMethod):
+    """MinHash sketches of the shingle sets, candidates from LSH bands tuned to ``threshold``.
+
+    Args:
+        num_perm: sketch length, 1-4096 (default 128).
+        threshold: resemblance the LSH bands are tuned for, (0, 1].
+        scheme: ``oph`` (one permutation + optimal densification) or ``perm``.
+        minhash_seed: seed of the MinHash family.
+        bands, rows: force the banding (both or neither); default: :func:`optimal_params`.
+    """
+
+    name: ClassVar[str] = "minhash-lsh"
+    source: ClassVar[str] = (
+        "Broder 1997 min-wise hashing; Shrivastava 2017 optimal densification; "
+        "LSH banding P(s) = 1 - (1 - s^r)^b (Leskovec et al., MMDS §3.4)"
+    )
+    num_perm: int = 128
+    scheme: Literal["oph", "perm"] = "oph"
+    minhash_seed: int = 1
+    bands: int | None = None
+    rows: int | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.hasher  # noqa: B018  (validates num_perm, minhash_seed, scheme)
+        if (self.bands is None) != (self.rows is None):
+            from neardup.errors import ParameterError
+
+            raise ParameterError("bands/rows", (self.bands, self.rows), "both set or both unset")
+        if self.bands is not None and self.rows is not None:
+            check_int("bands", self.bands, low=1, high=self.num_perm)
+            check_int("rows", self.rows, low=1, high=self.num_perm // self.bands)
+
+    @property
+    def hasher(self) -> MinHasher:
+        """The :class:`MinHasher` of these parameters."""
+        return MinHasher(num_perm=self.num_perm, seed=self.minhash_seed, scheme=self.scheme)
+
+    @property
+    def lsh(self) -> LSHParams:
+        """Bands and rows in use."""
+        if self.bands is not None and self.rows is not None:
+            return LSHParams(self.bands, self.rows)
+        return optimal_params(self.threshold, self.num_perm)
+
+    def _extra_params(self) -> dict[str, Any]:
+        lsh = self.lsh
+        return {**self.hasher.params(), "bands": lsh.bands, "rows": lsh.rows}
+
+    def _reduce(self, sets: ShingleSets) -> np.ndarray:
+        return self.hasher.sketches(sets)
+
+    def candidates(self, sigs: Signatures) -> np.ndarray:
+        """Pairs sharing an LSH bucket in some band: int64 (p, 2), ``a < b``."""
+        return lsh_candidates(sigs.data, self.lsh, max_bucket=self.max_df)
+
+    def similarity(self, sigs: Signatures, pairs: np.ndarray) -> np.ndarray:
+        """Estimated resemblance (share of equal sketch slots): float64 (p,)."""
+        from neardup.methods.minhash import EMPTY
+
+        a, b = sigs.data[pairs[:, 0]], sigs.data[pairs[:, 1]]
+        return ((a == b) & (a != EMPTY)).mean(axis=1) if pairs.size else np.zeros(0)
+
+    def signature(self, sigs: Signatures, i: int) -> Signature:
+        """Document ``i``'s MinHash sketch, uint64 (num_perm,)."""
+        return Signature(sigs.key, sigs.data[i].copy())
+
+    def compare(self, a: Signature, b: Signature) -> float:
+        """Estimated resemblance of two sketches.
+
+        Raises:
+            IncompatibleSignatureError: the signatures were made differently.
+        """
+        a.key.require_same(b.key)
+        return estimate_jaccard(a.payload, b.payload)

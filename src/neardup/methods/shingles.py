@@ -1,0 +1,205 @@
+"""Shingles and their fingerprints, one document or a whole batch at a time.
+
+A *shingle* is a run of ``size`` consecutive canonical tokens (Broder 1997, seed 000) taken
+every ``step`` tokens: ``step=1`` gives overlapping shingles, ``step=size`` the
+non-overlapping ones of seed 003. ``unit="char"`` gives character k-shingles of the
+canonical text (tokens joined by one space), for short texts.
+
+Fingerprints (the seeds' "контрольные суммы"):
+
+* ``xxh64`` (default): every token is hashed once with XXH64 (``xxhash.xxh64_intdigest``
+  of its UTF-8 bytes, seed ``seed``); a word shingle's fingerprint is the order-sensitive
+  combination ``h = fmix64(rotl(h, 31) * P ^ t_i)`` over its token fingerprints ``t_i``
+  (``P = 0x9E3779B97F4A7C15``, ``fmix64`` MurmurHash3's finalizer), computed for all
+  shingles of a batch with numpy. Character shingles are XXH64 of their UTF-8 bytes.
+* ``crc32``: CRC-32 (zlib) of the shingle text, tokens joined by one space: the 32-bit
+  checksum of seeds 000/001, slower (one call per shingle), kept for compatibility.
+
+A document with fewer tokens than ``size`` (but at least one) has one shingle: all of
+its tokens. A document with no tokens has the empty set.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import chain
+from typing import Literal
+
+import numpy as np
+import xxhash
+
+from neardup._array import U64, fmix64, seg_arange
+from neardup.errors import check_choice, check_int
+from neardup.methods.sets import ShingleSets
+
+FingerprintKind = Literal["xxh64", "crc32"]
+FINGERPRINTS: tuple[str, ...] = ("xxh64", "crc32")
+UNITS: tuple[str, ...] = ("word", "char")
+_P = np.uint64(0x9E3779B97F4A7C15)
+_R = np.uint64(31)
+_L = np.uint64(33)
+
+
+@dataclass(frozen=True, slots=True)
+class Shingling:
+    """How a token sequence becomes a set of shingle fingerprints.
+
+    Args:
+        size: tokens (``unit="word"``) or characters (``unit="char"``) per shingle, 1-64.
+        step: distance between shingle starts, ``1 <= step <= size``.
+        unit: ``word`` or ``char``.
+        fingerprint: ``xxh64`` (64-bit, default) or ``crc32`` (32-bit, seeds 000/001).
+        seed: hash seed, ``0 <= seed < 2**32``.
+
+    Raises:
+        ParameterError: a parameter is out of range.
+    """
+
+    size: int = 5
+    step: int = 1
+    unit: Literal["word", "char"] = "word"
+    fingerprint: FingerprintKind = "xxh64"
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        check_int("size", self.size, low=1, high=64)
+        check_int("step", self.step, low=1, high=self.size)
+        check_choice("unit", self.unit, UNITS)
+        check_choice("fingerprint", self.fingerprint, FINGERPRINTS)
+        check_int("seed", self.seed, low=0, high=2**32 - 1)
+
+    def params(self) -> dict[str, object]:
+        """JSON-ready parameters (recorded in signatures)."""
+        return {
+            "size": self.size,
+            "step": self.step,
+            "unit": self.unit,
+            "fingerprint": self.fingerprint,
+            "seed": self.seed,
+        }
+
+    # -- per document -------------------------------------------------------------------
+    def shingles(self, tokens: Sequence[str]) -> list[str]:
+        """The shingles as text (tokens joined by one space), in document order.
+
+        Args:
+            tokens: canonical tokens.
+
+        Returns:
+            One string per shingle (repeats kept), ``[]`` for no tokens.
+        """
+        if self.unit == "char":
+            text = " ".join(tokens)
+            k = self.size
+            if not text:
+                return []
+            if len(text) <= k:
+                return [text]
+            return [text[i : i + k] for i in range(0, len(text) - k + 1, self.step)]
+        n, w = len(tokens), self.size
+        if n == 0:
+            return []
+        if n < w:
+            return [" ".join(tokens)]
+        return [" ".join(tokens[i : i + w]) for i in range(0, n - w + 1, self.step)]
+
+    def fingerprints(self, tokens: Sequence[str]) -> np.ndarray:
+        """Sorted unique fingerprints of one document's shingles.
+
+        Returns:
+            uint64 array, shape (s,), strictly increasing (``crc32`` values < 2**32).
+        """
+        return self.batch([tokens]).get(0)
+
+    # -- batch --------------------------------------------------------------------------
+    def batch(self, token_lists: Sequence[Sequence[str]]) -> ShingleSets:
+        """Fingerprint sets of many documents at once (the fast path).
+
+        Args:
+            token_lists: canonical tokens of each document.
+
+        Returns:
+            :class:`ShingleSets` with one sorted unique set per document, in input order.
+        """
+        if self.unit == "char" or self.fingerprint == "crc32":
+            return ShingleSets.from_arrays([self._slow(t) for t in token_lists])
+        values, doc = self._word_xxh64(token_lists)
+        return ShingleSets.from_unsorted(values, doc, len(token_lists))
+
+    def occurrences(self, tokens: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Fingerprint of every shingle occurrence with its first token's index.
+
+        Returns:
+            ``(fingerprints, starts)``: uint64 and int64 arrays of shape (s,), in document
+            order (repeats kept). For ``unit="char"``, starts are character offsets in the
+            space-joined canonical text.
+        """
+        if self.unit == "char" or self.fingerprint == "crc32":
+            sh = self.shingles(tokens)
+            fp = np.array([self._hash_text(s) for s in sh], dtype=U64)
+            return fp, np.arange(len(sh), dtype=np.int64) * self.step
+        values, _ = self._word_xxh64([tokens])
+        n, w = len(tokens), self.size
+        starts = np.arange(0, max(n - w + 1, 1), self.step, dtype=np.int64) if n else np.zeros(0)
+        return values, starts.astype(np.int64)
+
+    def _hash_text(self, s: str) -> int:
+        b = s.encode("utf-8", "surrogatepass")
+        if self.fingerprint == "crc32":
+            return zlib.crc32(b, self.seed) & 0xFFFFFFFF
+        return xxhash.xxh64_intdigest(b, self.seed)
+
+    def _slow(self, tokens: Sequence[str]) -> np.ndarray:
+        fp = np.fromiter((self._hash_text(s) for s in self.shingles(tokens)), dtype=U64)
+        return np.unique(fp)
+
+    def _word_xxh64(self, token_lists: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
+        """Word-shingle XXH64-combined fingerprints of a batch (values, doc index)."""
+        lengths = np.fromiter((len(t) for t in token_lists), dtype=np.int64, count=len(token_lists))
+        tok = token_fingerprints(list(chain.from_iterable(token_lists)), self.seed)
+        w, s = self.size, self.step
+        ends = np.cumsum(lengths)
+        starts = ends - lengths
+        # shingle starts per document: 0, s, 2s, ... <= n - w; short docs (0 < n < w) get one
+        counts = np.where(lengths >= w, (lengths - w) // s + 1, (lengths > 0).astype(np.int64))
+        first = np.repeat(starts, counts) + seg_arange(np.zeros_like(counts), counts) * s
+        doc = np.repeat(np.arange(len(token_lists), dtype=np.int64), counts)
+        width = np.minimum(np.repeat(lengths, counts), w)
+        values = _combine(tok, first, width, w)
+        return values, doc
+
+
+def token_fingerprints(tokens: Sequence[str], seed: int = 0) -> np.ndarray:
+    """XXH64 of each token's UTF-8 bytes, each distinct token hashed once.
+
+    Args:
+        tokens: any tokens.
+        seed: XXH64 seed.
+
+    Returns:
+        uint64 array of shape (len(tokens),).
+    """
+    h = xxhash.xxh64_intdigest
+    cache = {t: h(t.encode("utf-8", "surrogatepass"), seed) for t in set(tokens)}
+    return np.fromiter(map(cache.__getitem__, tokens), dtype=U64, count=len(tokens))
+
+
+def _combine(tok: np.ndarray, first: np.ndarray, width: np.ndarray, w: int) -> np.ndarray:
+    """Order-sensitive combination of ``width`` token fingerprints from each ``first``."""
+    if first.size == 0:
+        return np.zeros(0, dtype=U64)
+    h = np.zeros(first.shape[0], dtype=U64)
+    with np.errstate(over="ignore"):
+        for i in range(w):
+            live = width > i
+            if not live.all():
+                idx = np.flatnonzero(live)
+                t = tok[first[idx] + i]
+                hi = h[idx]
+                h[idx] = fmix64(((hi << _R) | (hi >> _L)) * _P ^ t)
+            else:
+                t = tok[first + i]
+                h = fmix64(((h << _R) | (h >> _L)) * _P ^ t)
+    return h

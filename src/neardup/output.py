@@ -1,0 +1,62 @@
+"""Writing a dedup result to a directory: JSONL files, then ``summary.json`` last.
+
+Every file is written to a temporary name in the same directory and renamed into place
+(atomic on POSIX), and ``summary.json`` is written only after all the others: a directory
+with a ``summary.json`` holds a complete result; one without it holds none that is claimed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from neardup.dedup import DedupResult
+
+FILES: tuple[str, ...] = ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl")
+
+
+def write_result(result: DedupResult, out_dir: str | os.PathLike[str]) -> Path:
+    """Write ``pairs.jsonl``, ``clusters.jsonl``, ``dropped.jsonl``, ``skipped.jsonl``, then
+    ``summary.json`` into ``out_dir`` (created if needed).
+
+    Returns:
+        The output directory as a :class:`Path`.
+
+    Raises:
+        OSError: the directory cannot be created or written.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    stale = out / "summary.json"
+    if stale.exists():
+        stale.unlink()  # the old result is no longer claimed complete
+    _write_jsonl(out / "pairs.jsonl", (p.as_dict() for p in result.pairs))
+    _write_jsonl(out / "clusters.jsonl", result.cluster_rows())
+    _write_jsonl(out / "dropped.jsonl", (d.as_dict() for d in result.dropped))
+    _write_jsonl(out / "skipped.jsonl", (s.as_dict() for s in result.skipped))
+    _atomic_write(
+        out / "summary.json", json.dumps(result.summary, indent=2, ensure_ascii=False) + "\n"
+    )
+    return out
+
+
+def _write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> None:
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    _atomic_write(path, text)
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,202 @@
+"""Canonical form of a text: the token sequence shingles are built from.
+
+Follows seed 000 ("приведение текста к каноническому виду": stop symbols and stop words
+out, lower case) and seed 001 (``canonize``: lower case, stop symbols stripped, stop words
+dropped), with the steps a multilingual corpus needs on top:
+
+1. Unicode NFKC (full-width and compatibility forms fold to their plain letters);
+2. lower case, and Russian ``ё`` -> ``е``;
+3. tokens are runs of letters and digits (``[^\\W_]+``); every other symbol is a stop symbol.
+   A CJK ideograph, kana or hangul syllable is a token by itself (character unigrams:
+   seed 002 is Chinese, and shingles of w characters are the usual CJK practice);
+4. optional stop-word removal (Russian and English Snowball lists, :mod:`.stopwords`);
+5. optional stemming (Snowball via PyStemmer: Cyrillic tokens with the Russian stemmer,
+   the rest with the English one) or lemmatization (pymorphy3, Russian only; an extra).
+
+Steps 1-3 are applied to the whole text at C speed; the token list is the only per-token
+Python work. :meth:`CanonicalForm.tokens_with_spans` gives the same tokens with their
+character offsets in the original text, for matched passages.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Literal
+
+from neardup.errors import ParameterError, check_int
+
+#: Bumped whenever a change to this module changes the tokens of any input.
+CANONICAL_VERSION = 1
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+TOKEN_RE = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
+_CJK_RE = re.compile(rf"[{_CJK}]")
+_CYRILLIC_RE = re.compile(r"[\u0400-\u04ff]")
+_WS_RE = re.compile(r"\S+")
+
+Morphology = Literal["none", "stem", "lemma"]
+MORPHOLOGIES: tuple[str, ...] = ("none", "stem", "lemma")
+
+
+def normalize(text: str) -> str:
+    """Steps 1-2 of the canonical form: NFKC, lower case, ``ё`` -> ``е``.
+
+    Args:
+        text: any Unicode string.
+
+    Returns:
+        The normalized string (may differ in length from ``text``).
+    """
+    return unicodedata.normalize("NFKC", text).lower().replace("ё", "е")
+
+
+@dataclass(frozen=True)
+class CanonicalForm:
+    """How a text becomes canonical tokens (the ``TC_i`` of seed 000, Fig. 1).
+
+    Args:
+        stop_words: drop Russian and English stop words (Snowball lists).
+        morphology: ``none``; ``stem`` (Snowball via PyStemmer); ``lemma`` (pymorphy3 normal
+            form of Cyrillic words, Snowball English stemming of the rest; needs the
+            ``neardup[lemma]`` extra).
+        min_token_length: tokens shorter than this many characters are dropped (``1`` keeps
+            all; CJK single characters are always kept).
+
+    Raises:
+        ParameterError: a parameter is out of range (the message names it).
+    """
+
+    stop_words: bool = True
+    morphology: Morphology = "none"
+    min_token_length: int = 1
+    _cache: dict[str, str] = field(default_factory=dict, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        if self.morphology not in MORPHOLOGIES:
+            raise ParameterError("morphology", self.morphology, "one of " + ", ".join(MORPHOLOGIES))
+        check_int("min_token_length", self.min_token_length, low=1, high=100)
+        if not isinstance(self.stop_words, bool):
+            raise ParameterError("stop_words", self.stop_words, "True or False")
+
+    # -- provenance ---------------------------------------------------------------------
+    def params(self) -> dict[str, object]:
+        """The parameters and version that a signature records (JSON-ready)."""
+        return {
+            "version": CANONICAL_VERSION,
+            "stop_words": self.stop_words,
+            "morphology": self.morphology,
+            "min_token_length": self.min_token_length,
+        }
+
+    # -- tokens -------------------------------------------------------------------------
+    def tokens(self, text: str) -> list[str]:
+        """Canonical tokens of ``text``.
+
+        Args:
+            text: clean text (markup already removed).
+
+        Returns:
+            The tokens in text order; an empty list for a text with no words.
+        """
+        return self._finish(TOKEN_RE.findall(normalize(text)))
+
+    def tokens_with_spans(self, text: str) -> tuple[list[str], list[tuple[int, int]]]:
+        """Canonical tokens of ``text`` with ``[start, end)`` character offsets in ``text``.
+
+        The tokens are exactly :meth:`tokens` ``(text)``. Where normalization does not map a
+        whitespace-separated chunk character for character (ligatures, compatibility forms,
+        composed accents), every token of that chunk gets the chunk's span.
+
+        Returns:
+            ``(tokens, spans)``, two lists of equal length.
+        """
+        raw: list[str] = []
+        spans: list[tuple[int, int]] = []
+        for chunk in _WS_RE.finditer(text):
+            original = chunk.group()
+            norm = normalize(original)
+            same_length = len(norm) == len(original) and all(
+                len(normalize(c)) == 1 for c in original
+            )
+            base = chunk.start()
+            for m in TOKEN_RE.finditer(norm):
+                raw.append(m.group())
+                spans.append((base + m.start(), base + m.end()) if same_length else chunk.span())
+        keep = self._keep_mask(raw)
+        kept = [t for t, k in zip(raw, keep, strict=True) if k]
+        kept_spans = [s for s, k in zip(spans, keep, strict=True) if k]
+        return self._morph(kept), kept_spans
+
+    # -- internals ----------------------------------------------------------------------
+    @cached_property
+    def _stop_set(self) -> frozenset[str]:
+        if not self.stop_words:
+            return frozenset()
+        from neardup.text.stopwords import stop_words
+
+        return stop_words()
+
+    def _keep_mask(self, raw: list[str]) -> list[bool]:
+        stop = self._stop_set
+        n = self.min_token_length
+        return [t not in stop and (len(t) >= n or _is_cjk(t)) for t in raw]
+
+    def _finish(self, raw: list[str]) -> list[str]:
+        stop = self._stop_set
+        n = self.min_token_length
+        if n == 1:
+            kept = [t for t in raw if t not in stop] if stop else raw
+        else:
+            kept = [t for t in raw if t not in stop and (len(t) >= n or _is_cjk(t))]
+        return self._morph(kept)
+
+    def _morph(self, tokens: list[str]) -> list[str]:
+        if self.morphology == "none":
+            return tokens
+        cache = self._cache
+        missing = set(tokens).difference(cache)
+        if missing:
+            fn = _stemmer_fn() if self.morphology == "stem" else _lemma_fn()
+            for t in missing:
+                cache[t] = fn(t)
+            if len(cache) > 2_000_000:  # bound memory on huge vocabularies
+                cache.clear()
+                return [fn(t) for t in tokens]
+        return [cache[t] for t in tokens]
+
+
+def _is_cjk(token: str) -> bool:
+    return len(token) == 1 and _CJK_RE.match(token) is not None
+
+
+def _stemmer_fn():  # type: ignore[no-untyped-def]
+    import Stemmer  # PyStemmer
+
+    ru = Stemmer.Stemmer("russian")
+    en = Stemmer.Stemmer("english")
+
+    def stem(token: str) -> str:
+        return ru.stemWord(token) if _CYRILLIC_RE.search(token) else en.stemWord(token)
+
+    return stem
+
+
+def _lemma_fn():  # type: ignore[no-untyped-def]
+    try:
+        import pymorphy3
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ParameterError(
+            "morphology", "lemma", "installed pymorphy3 (pip install 'neardup[lemma]')"
+        ) from exc
+    morph = pymorphy3.MorphAnalyzer()
+    stem = _stemmer_fn()
+
+    def lemma(token: str) -> str:
+        if _CYRILLIC_RE.search(token):
+            return str(morph.parse(token)[0].normal_form).replace("ё", "е")
+        return stem(token)
+
+    return lemma

@@ -1,0 +1,112 @@
+"""Sentence boundaries for Russian, English and Chinese text: a small rule-based splitter.
+
+Rules, in order:
+
+1. a blank line (paragraph break) always ends a sentence, and so does a line break before a
+   list item (``1.``, ``2)``, ``-``, ``*``, ``•``); any other single line break does not
+   (wrapped lines);
+2. Chinese ``。！？；`` end a sentence right after them (and after closing quotes or
+   brackets), no space needed;
+3. ``.``, ``!``, ``?``, ``…`` (and runs such as ``?!``, ``...``), with closing quotes or
+   brackets, end a sentence when followed by whitespace and a next sentence that does not
+   start with a lower-case letter (opening quotes, brackets and dialogue dashes are looked
+   through: ``— Куда? — спросил он.`` is one sentence);
+4. a single ``.`` does not end a sentence after an abbreviation (``Mr.``, ``Dr.``, ``e.g.``,
+   ``т. е.``, ``см.``; ``No.``, ``рис.``, ``стр.`` only before a number), after a single
+   letter (initials ``А. С. Пушкин``, ``J. K. Rowling``) or after a list number at the
+   start of a line (``1. Item``), except ``и т. д.``, ``и т. п.``, ``и др.``, ``etc.``
+   before a capital letter. Decimals (``3.14``) never split: no space follows the point.
+"""
+
+from __future__ import annotations
+
+import re
+
+_PARAGRAPH_BREAK = re.compile(
+    r"\n[ \t\r\f\v]*\n\s*|\n(?=[ \t]*(?:\d{1,3}[.)]|[-*•])[ \t])"  # blank line; list item
+)
+_CLOSERS = "\"'»”’)\\]」』）》"
+_OPENERS = "\"'«“„‘(\\[—–\\-"
+_CANDIDATE = re.compile(rf"(?:[。！？；]+|[.!?…]+)[{_CLOSERS}]*")
+_CJK_TERMINATORS = frozenset("。！？；")
+_NEXT_SIGNIFICANT = re.compile(rf"[\s{_OPENERS}]*(.)", re.DOTALL)
+_WORD_BEFORE = re.compile(r"([^\W\d_]+)$")
+_LIST_NUMBER = re.compile(r"[ \t]*\(?\d{1,3}")
+_FINAL_ABBREVIATION = re.compile(r"(?:\bт\.\s?[дп]|\bдр|\betc)$", re.IGNORECASE)
+
+_ABBREVIATIONS = """
+    mr mrs ms dr prof sr jr st vs cf approx dept inc ltd corp mt ft gen col capt lt sgt rev
+    hon gov pres al viz resp jan feb mar apr jun jul aug sep sept oct nov dec
+    см ср напр им ул проф акад англ нем лат франц греч обл доц зам зав
+"""
+_NUMBER_ABBREVIATIONS = """
+    no nos fig figs vol vols pp ch sec eq eqs
+    стр рис табл гл тыс млн млрд руб коп гг вв ст кв корп пер пос сб изд тел илл прим
+"""
+#: Abbreviations (lower case, without the point) after which a point ends no sentence.
+ABBREVIATIONS: frozenset[str] = frozenset(_ABBREVIATIONS.split())
+#: Abbreviations after which a point ends no sentence when a number follows (``No. 5``).
+NUMBER_ABBREVIATIONS: frozenset[str] = frozenset(_NUMBER_ABBREVIATIONS.split())
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """Sentence spans of ``text``.
+
+    Args:
+        text: clean text (Russian, English, Chinese, or mixed).
+
+    Returns:
+        ``[start, end)`` character offsets into ``text``, in order, non-overlapping; each
+        span is stripped of surrounding whitespace and non-empty. ``[]`` for a blank text.
+    """
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for brk in _PARAGRAPH_BREAK.finditer(text):
+        _split_paragraph(text, start, brk.start(), spans)
+        start = brk.end()
+    _split_paragraph(text, start, len(text), spans)
+    return spans
+
+
+def _split_paragraph(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
+    cur = start
+    for m in _CANDIDATE.finditer(text, start, end):
+        if m.end() >= end:
+            break
+        if _ends_sentence(text, m, end):
+            _append_stripped(text, cur, m.end(), out)
+            cur = m.end()
+    _append_stripped(text, cur, end, out)
+
+
+def _ends_sentence(text: str, m: re.Match[str], end: int) -> bool:
+    terminator = m.group()
+    if terminator[0] in _CJK_TERMINATORS:
+        return True
+    if not text[m.end()].isspace():
+        return False  # 3.14, e.g.x, "...word"
+    nxt = _NEXT_SIGNIFICANT.match(text, m.end(), end)
+    if nxt is None or nxt.group(1).islower():
+        return False
+    if terminator.rstrip(_CLOSERS) != ".":
+        return True
+    before = text[max(0, m.start() - 40) : m.start()]
+    if _FINAL_ABBREVIATION.search(before):
+        return True
+    word = _WORD_BEFORE.search(before)
+    if word is not None:
+        w = word.group(1).lower()
+        if w in NUMBER_ABBREVIATIONS:
+            return not nxt.group(1).isdigit()
+        return len(w) > 1 and w not in ABBREVIATIONS
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    return _LIST_NUMBER.fullmatch(text, line_start, m.start()) is None
+
+
+def _append_stripped(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if start < end:
+        out.append((start, end))

@@ -1,0 +1,140 @@
+"""Guess whether a text is HTML, MediaWiki markup or plain text.
+
+By file extension when the name has a known one, else by content:
+
+* HTML: the text opens (after blanks, comments and an XML declaration) with
+  ``<!DOCTYPE html``, ``<html``, ``<head`` or ``<body``; or it is a fragment dense in HTML
+  tags (at least :data:`MIN_TAGS` known tags, on at least 30% of the non-blank lines).
+  reStructuredText and AsciiDoc with HTML code samples stay far below (at most 6% of the
+  lines in the Linux and Pro Git documentation).
+* MediaWiki: at least two *kinds* of wiki markup among balanced ``== Heading ==`` lines,
+  inline ``[[Page|text]]`` links (not URLs, not AsciiDoc ``[[anchor]]`` lines),
+  ``{{Template...}}`` calls, ``'''bold'''``, ``{|`` tables and ``<ref>`` tags. AsciiDoc
+  (``[[anchor]]`` lines, ``=== Heading`` without closing ``=``) and reStructuredText
+  (``=====`` rules) show at most one kind.
+* Anything else is text.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePath
+
+from neardup.text.types import ContentType
+
+#: Extensions (lower case, after removing a ``.gz``) and the type they fix.
+EXTENSION_TYPES: dict[str, ContentType] = {
+    ".html": "html",
+    ".htm": "html",
+    ".xhtml": "html",
+    ".wiki": "wiki",
+    ".mediawiki": "wiki",
+    ".txt": "text",
+    ".text": "text",
+    ".md": "text",
+    ".markdown": "text",
+    ".rst": "text",
+    ".asc": "text",
+    ".adoc": "text",
+    ".asciidoc": "text",
+}
+#: A fragment needs at least this many known HTML tags to be called HTML.
+MIN_TAGS = 3
+_HEAD_CHARS = 4096
+
+_HTML_START = re.compile(
+    r"\A\ufeff?\s*(?:<!--.*?-->\s*)*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*"
+    r"(?:<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>])",
+    re.IGNORECASE | re.DOTALL,
+)
+_TAG = re.compile(
+    r"</?(?:html|head|body|title|meta|link|script|style|div|span|p|a|br|hr|img|table|thead"
+    r"|tbody|tr|td|th|ul|ol|li|dl|dt|dd|h[1-6]|b|i|u|em|strong|pre|code|blockquote|section"
+    r"|article|nav|header|footer|main|aside|form|input|button|iframe|noscript|figure"
+    r"|figcaption|sup|sub|small|font|center)\b[^<>]*>",
+    re.IGNORECASE,
+)
+_WIKI_HEADING = re.compile(r"^(={2,6})[ \t]*[^=\n]*\w[^=\n]*?[ \t]*\1[ \t]*$", re.MULTILINE)
+_ANY_LINK = re.compile(r"(?<!\[)\[\[([^\[\]\n|]+)(\|[^\[\]\n]*)?\]\](?!\])")
+_NOT_PAGE = re.compile(r"(?:https?|ftp|mailto|file):", re.IGNORECASE)
+_WIKI_OTHER: tuple[re.Pattern[str], ...] = (
+    re.compile(r"\{\{[ \t]*[^\W\d_][^{}|\n]*[|}\n]"),  # {{Template}}, {{Name|arg}}, {{Infobox
+    re.compile(r"'''[^'\n]+'''"),  # '''bold'''
+    re.compile(r"^\{\|", re.MULTILINE),  # {| table
+    re.compile(r"<ref[\s>/]", re.IGNORECASE),  # <ref>, <ref name=...>
+)
+
+
+def sniff_content_type(text: str, *, name: str = "") -> ContentType:
+    """The content type of ``text``: ``"html"``, ``"wiki"`` or ``"text"``.
+
+    Args:
+        text: the decoded document (markup included).
+        name: its file name or path (``""`` when unknown); a trailing ``.gz`` is ignored.
+
+    Returns:
+        The type given by a known extension of ``name`` (a text extension still yields
+        ``"html"`` for a body that opens like an HTML document), else the type the content
+        suggests (see the module docstring).
+    """
+    by_name = _type_from_name(name)
+    if by_name == "text":
+        return "html" if is_html_document(text) else "text"
+    if by_name is not None:
+        return by_name
+    if is_html_document(text) or _dense_html(text):
+        return "html"
+    if looks_wiki(text):
+        return "wiki"
+    return "text"
+
+
+def _type_from_name(name: str) -> ContentType | None:
+    if not name:
+        return None
+    path = PurePath(name.lower())
+    if path.suffix == ".gz":
+        path = path.with_suffix("")
+    return EXTENSION_TYPES.get(path.suffix)
+
+
+def is_html_document(text: str) -> bool:
+    """Whether ``text`` opens like an HTML document: doctype, ``<html>``, ``<head>``, ``<body>``."""
+    return _HTML_START.match(text[:_HEAD_CHARS]) is not None
+
+
+def _dense_html(text: str) -> bool:
+    tags = _TAG.findall(text)
+    if len(tags) < MIN_TAGS:
+        return False
+    lines = [line for line in text.splitlines() if line.strip()]
+    tagged = sum(1 for line in lines if _TAG.search(line))
+    return tagged >= 0.3 * len(lines)
+
+
+def looks_wiki(text: str) -> bool:
+    """Whether ``text`` shows at least two kinds of MediaWiki markup (module docstring)."""
+    kinds = int(_WIKI_HEADING.search(text) is not None) + int(_has_wiki_link(text))
+    for pattern in _WIKI_OTHER:
+        if kinds >= 2:
+            break
+        kinds += pattern.search(text) is not None
+    return kinds >= 2
+
+
+def _has_wiki_link(text: str) -> bool:
+    """A ``[[Page]]`` link: not a URL/mailto/file target, not an AsciiDoc ``[[anchor]]`` line.
+
+    A ``[[...]]`` alone on its line counts only with a piped text or a namespace
+    (``[[Category:Cities]]``); AsciiDoc anchors are bare identifiers (``[[_remote_repos]]``).
+    """
+    for m in _ANY_LINK.finditer(text):
+        target, piped = m.group(1), m.group(2)
+        if target[:1].isspace() or _NOT_PAGE.match(target):
+            continue
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        line_end = text.find("\n", m.end())
+        line = text[line_start : len(text) if line_end < 0 else line_end]
+        if line.strip() != m.group(0) or piped or ":" in target:
+            return True
+    return False

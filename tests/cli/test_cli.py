@@ -1,0 +1,108 @@
+"""The command line: exit codes (0 ok, 1 nothing readable, 2 usage), JSON output, bad input."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from neardup.cli.main import app
+
+runner = CliRunner()
+STORY = (
+    "Через базарную площадь идет полицейский надзиратель Очумелов в новой шинели и с узелком "
+    "в руке. За ним шагает рыжий городовой с решетом, доверху наполненным конфискованным "
+    "крыжовником. Кругом тишина... На площади ни души... Открытые двери лавок и кабаков "
+    "глядят на свет божий уныло, как голодные пасти; около них нет даже нищих."
+)
+
+
+def _run(*args: str):
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+def _bad_tree(root: Path) -> Path:
+    root.mkdir()
+    (root / "story.txt").write_text(STORY, encoding="utf-8")
+    (root / "copy.txt.gz").write_bytes(gzip.compress(STORY.replace("новой", "старой").encode()))
+    (root / "empty.txt").write_bytes(b"")
+    (root / "binary.txt").write_bytes(bytes(range(256)) * 4)
+    (root / "cp1251.txt").write_bytes(STORY.encode("cp1251"))
+    (root / "broken.html").write_text("<html><body><p>" + STORY + "<div><p>unclosed", "utf-8")
+    with (root / "huge.txt").open("wb") as fh:
+        fh.truncate(50 * 1024 * 1024)
+        fh.seek(0)
+        fh.write(b"word " * 1000)
+    return root
+
+
+def test_dedup_bad_input_is_reported_and_the_job_goes_on(tmp_path):
+    root = _bad_tree(tmp_path / "in")
+    out = tmp_path / "out"
+    res = _run("dedup", str(root), "--out", str(out), "--json")
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout)
+    assert summary["documents"] == 4  # story, copy.txt.gz, cp1251, broken.html
+    assert summary["skipped_by_reason"] == {"binary": 1, "empty": 1, "oversize": 1}
+    skipped = [json.loads(x) for x in (out / "skipped.jsonl").read_text().splitlines()]
+    assert {s["id"] for s in skipped} == {"empty.txt", "binary.txt", "huge.txt"}
+    pairs = [json.loads(x) for x in (out / "pairs.jsonl").read_text().splitlines()]
+    ids = {frozenset((p["a"], p["b"])) for p in pairs}
+    assert frozenset(("story.txt", "cp1251.txt")) in ids  # the cp1251 file decoded right
+    assert frozenset(("story.txt", "copy.txt.gz")) in ids
+
+
+def test_empty_directory_exits_1(tmp_path):
+    (tmp_path / "empty").mkdir()
+    res = _run("dedup", str(tmp_path / "empty"), "--quiet")
+    assert res.exit_code == 1
+    assert "no document" in res.stderr
+
+
+def test_missing_input_exits_1(tmp_path):
+    res = _run("dedup", str(tmp_path / "nope"), "--quiet")
+    assert res.exit_code == 1
+    assert "nope" in res.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["dedup", ".", "--frobnicate"],
+        ["dedup", ".", "--threshold", "1.5"],
+        ["dedup", ".", "--method", "nope"],
+        ["dedup", ".", "--param", "bogus=1"],
+        ["dedup", ".", "--keep", "random"],
+        ["compare", "a"],
+    ],
+)
+def test_usage_errors_exit_2(args):
+    res = _run(*args)
+    assert res.exit_code == 2, res.output
+
+
+def test_compare_json_gives_exact_values(tmp_path):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("Кот сидел на окне и смотрел на улицу.", encoding="utf-8")
+    b.write_text("Кот сидел на окне и смотрел на улицу долго!", encoding="utf-8")
+    res = _run("compare", str(a), str(b), "--shingle-size", "3", "--json")
+    assert res.exit_code == 0
+    row = json.loads(res.stdout)
+    assert (row["shared"], row["size_a"], row["size_b"]) == (3, 3, 4)
+    assert row["resemblance"] == 0.75 and row["containment_ab"] == 1.0
+
+
+def test_methods_json_lists_parameters_and_sources():
+    res = _run("methods", "--json")
+    rows = {r["name"]: r for r in json.loads(res.stdout)}
+    assert {"shingles-full", "shingles-mod", "shingles-min", "minhash-lsh"} <= set(rows)
+    assert rows["shingles-mod"]["parameters"]["m"]["default"] == 25
+    assert "seed 000" in rows["shingles-min"]["source"]
+
+
+def test_version():
+    res = _run("--version")
+    assert res.exit_code == 0 and res.stdout.startswith("neardup ")

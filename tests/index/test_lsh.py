@@ -1,0 +1,43 @@
+"""LSH: parameter choice, the S-curve, and candidates that contain every identical pair."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from neardup.errors import ParameterError
+from neardup.index.lsh import LSHParams, lsh_candidates, optimal_params
+from neardup.methods.minhash import MinHasher
+from neardup.methods.sets import ShingleSets
+
+
+@pytest.mark.parametrize("t", [0.1, 0.3, 0.5, 0.7, 0.9, 1.0])
+def test_optimal_params_fit_and_center_on_threshold(t):
+    p = optimal_params(t, 128)
+    assert p.bands * p.rows <= 128
+    # the S-curve's steepest region sits near t: low below, high above
+    assert p.probability(max(t - 0.25, 0.0)) < 0.5 or t <= 0.25
+    assert p.probability(min(t + 0.1, 1.0)) > 0.5
+
+
+def test_probability_formula():
+    p = LSHParams(bands=20, rows=5)
+    assert p.probability(0.5) == pytest.approx(1 - (1 - 0.5**5) ** 20)
+
+
+def test_bad_threshold():
+    with pytest.raises(ParameterError, match="threshold"):
+        optimal_params(0.0, 128)
+
+
+def test_candidates_find_near_duplicates_and_skip_strangers():
+    rng = np.random.default_rng(0)
+    base = np.unique(rng.integers(0, 2**63, 400, dtype=np.uint64))
+    near = np.unique(np.concatenate([base[:380], rng.integers(0, 2**63, 20, dtype=np.uint64)]))
+    strangers = [np.unique(rng.integers(0, 2**63, 400, dtype=np.uint64)) for _ in range(30)]
+    sets = ShingleSets.from_arrays([base, *strangers, near, np.zeros(0, np.uint64)])
+    sk = MinHasher(num_perm=128).sketches(sets)
+    pairs = lsh_candidates(sk, optimal_params(0.8, 128))
+    assert [0, 31] in pairs.tolist()
+    assert all(32 not in p for p in pairs.tolist())  # the empty set is never a candidate
+    assert len(pairs) < 5

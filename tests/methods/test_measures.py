@@ -1,0 +1,83 @@
+"""Resemblance, containment and dice: hand-computed values on real Russian and English text."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neardup.compare import compare
+from neardup.methods.measures import intersection_sizes, overlap
+from neardup.methods.sets import ShingleSets
+
+
+def test_overlap_of_small_sets():
+    ov = overlap(np.array([1, 2, 3, 4], np.uint64), np.array([3, 4, 5], np.uint64))
+    assert (ov.shared, ov.union) == (2, 5)
+    assert ov.resemblance == pytest.approx(2 / 5)
+    assert ov.containment_ab == pytest.approx(2 / 4)
+    assert ov.containment_ba == pytest.approx(2 / 3)
+    assert ov.dice == pytest.approx(4 / 7)
+
+
+def test_empty_sets_never_match():
+    ov = overlap(np.zeros(0, np.uint64), np.zeros(0, np.uint64))
+    assert (ov.resemblance, ov.containment_ab, ov.dice) == (0.0, 0.0, 0.0)
+
+
+def test_compare_russian_by_hand():
+    # canonical tokens (stop words "и", "в", "на" out):
+    # A: кот сидел окне смотрел улицу            -> 3-shingles: 3
+    # B: кот сидел окне смотрел улицу долго      -> 3-shingles: 4 (3 shared)
+    a = "Кот сидел на окне и смотрел на улицу."
+    b = "Кот сидел на окне и смотрел на улицу долго!"
+    r = compare(a, b, shingle_size=3)
+    assert (r.overlap.size_a, r.overlap.size_b, r.overlap.shared) == (3, 4, 3)
+    assert r.resemblance == pytest.approx(3 / 4)
+    assert r.containment_ab == pytest.approx(1.0)
+    assert r.containment_ba == pytest.approx(3 / 4)
+
+
+def test_compare_english_by_hand():
+    # stop words out: "the", "over", "a" ... ; A: quick brown fox jumps lazy dog
+    a = "The quick brown fox jumps over the lazy dog."
+    b = "A quick brown fox jumps over a sleepy dog."
+    r = compare(a, b, shingle_size=2)
+    # A 2-shingles: quick brown, brown fox, fox jumps, jumps lazy, lazy dog
+    # B 2-shingles: quick brown, brown fox, fox jumps, jumps sleepy, sleepy dog
+    assert (r.overlap.size_a, r.overlap.size_b, r.overlap.shared) == (5, 5, 3)
+    assert r.resemblance == pytest.approx(3 / 7)
+    assert r.overlap.dice == pytest.approx(6 / 10)
+
+
+sets_strategy = st.lists(
+    st.lists(st.integers(0, 40), max_size=30).map(lambda v: np.unique(np.array(v, np.uint64))),
+    min_size=2,
+    max_size=8,
+)
+
+
+@settings(derandomize=True, max_examples=80, deadline=None)
+@given(sets_strategy, st.data())
+def test_batch_intersections_equal_numpy(arrays, data):
+    sets = ShingleSets.from_arrays(arrays)
+    n = len(arrays)
+    pairs = np.array(
+        data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=20))
+        or [(0, 1)],
+        dtype=np.int64,
+    )
+    got = intersection_sizes(sets, pairs, chunk=16)
+    want = [np.intersect1d(arrays[a], arrays[b]).size for a, b in pairs]
+    assert got.tolist() == want
+
+
+@settings(derandomize=True, max_examples=60, deadline=None)
+@given(sets_strategy)
+def test_resemblance_symmetric_containment_swaps(arrays):
+    a, b = arrays[0], arrays[1]
+    ab, ba = overlap(a, b), overlap(b, a)
+    assert ab.resemblance == ba.resemblance
+    assert ab.containment_ab == ba.containment_ba
+    assert 0.0 <= ab.resemblance <= min(ab.containment_ab, ab.containment_ba) or ab.shared == 0

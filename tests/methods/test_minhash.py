@@ -1,0 +1,74 @@
+"""MinHash: the estimate is within 3·sqrt(J(1-J)/k) of the exact Jaccard; deterministic."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neardup.errors import IncompatibleSignatureError, ParameterError
+from neardup.methods.minhash import EMPTY, MinHasher, estimate_jaccard
+from neardup.methods.sets import ShingleSets
+
+
+def _pair(n_common: int, n_a: int, n_b: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    vals = rng.choice(2**62, size=n_common + n_a + n_b, replace=False).astype(np.uint64)
+    common, only_a, only_b = np.split(vals, [n_common, n_common + n_a])
+    return np.unique(np.concatenate([common, only_a])), np.unique(np.concatenate([common, only_b]))
+
+
+@pytest.mark.parametrize("scheme", ["oph", "perm"])
+@settings(derandomize=True, max_examples=40, deadline=None)
+@given(
+    n_common=st.integers(1, 300),
+    n_a=st.integers(0, 300),
+    n_b=st.integers(0, 300),
+    seed=st.integers(0, 2**31),
+)
+def test_estimate_within_three_sigma(scheme, n_common, n_a, n_b, seed):
+    a, b = _pair(n_common, n_a, n_b, seed)
+    exact = n_common / (n_common + n_a + n_b)
+    k = 256
+    sk = MinHasher(num_perm=k, seed=seed % 1000, scheme=scheme).sketches(
+        ShingleSets.from_arrays([a, b])
+    )
+    est = estimate_jaccard(sk[0], sk[1])
+    assert abs(est - exact) <= 3 * math.sqrt(exact * (1 - exact) / k) + 1e-12
+
+
+@pytest.mark.parametrize("scheme", ["oph", "perm"])
+def test_identical_sets_identical_sketches_and_empty_matches_nothing(scheme):
+    a = np.arange(1, 50, dtype=np.uint64)
+    mh = MinHasher(num_perm=64, scheme=scheme)
+    sk = mh.sketches(ShingleSets.from_arrays([a, a.copy(), np.zeros(0, np.uint64)]))
+    assert np.array_equal(sk[0], sk[1])
+    assert estimate_jaccard(sk[0], sk[1]) == 1.0
+    assert np.all(sk[2] == EMPTY)
+    assert estimate_jaccard(sk[2], sk[2]) == 0.0
+    assert not np.any(sk[0] == EMPTY)  # densification filled every slot
+
+
+def test_batch_equals_single_and_is_deterministic():
+    rng = np.random.default_rng(3)
+    arrays = [np.unique(rng.integers(0, 2**63, size=s, dtype=np.uint64)) for s in (3, 100, 1, 700)]
+    batch = MinHasher(num_perm=128, seed=9).sketches(ShingleSets.from_arrays(arrays))
+    for i, arr in enumerate(arrays):
+        assert np.array_equal(batch[i], MinHasher(num_perm=128, seed=9).sketch(arr))
+
+
+def test_seed_changes_sketch():
+    a = np.arange(1, 200, dtype=np.uint64)
+    assert not np.array_equal(MinHasher(seed=1).sketch(a), MinHasher(seed=2).sketch(a))
+
+
+def test_bad_parameters():
+    with pytest.raises(ParameterError, match="num_perm"):
+        MinHasher(num_perm=0)
+    with pytest.raises(ParameterError, match="scheme"):
+        MinHasher(scheme="bbit")
+    with pytest.raises(IncompatibleSignatureError):
+        estimate_jaccard(np.zeros(3, np.uint64), np.zeros(4, np.uint64))
