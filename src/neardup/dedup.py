@@ -201,17 +201,16 @@ def dedup(
     meth = _resolve(method, opts, method_params)
     prog = progress or NullProgress()
     timer = _Clock(clock)
-    docs, skipped = timer.run("read", _read, source, read_options or {}, prog)
-    prepared, short = timer.run("prepare", _prepare, docs, meth, opts, prog)
-    skipped.extend(short)
-    n = len(prepared)
     shingling = getattr(meth, "shingling", None) or Shingling()
-    sets, sigs = timer.run("sign", _sign, prepared, meth, shingling, prog)
+    streaming = hasattr(meth, "from_sets") and not meth.needs_fit
+    ingest = _Ingest(meth, shingling, opts, timer, keep_docs=not streaming)
+    ingest.run(_items(source, read_options or {}), prog)
+    sets, ids, lengths, skipped = ingest.result()
+    n = len(ids)
+    sigs = timer.run("sign", _sign, ingest.prepared, meth, sets)
     sets = timer.run("rank", rank_by_frequency, sets)
     cand = timer.run("candidates", _candidates, meth, sigs, sets, opts, prog)
     pairs, edges, contained = timer.run("verify", _verify, meth, sigs, sets, cand, opts, prog)
-    ids = [p.id for p in prepared]
-    lengths = np.array([len(p.tokens) for p in prepared], dtype=np.int64)
     clusters = timer.run("cluster", _cluster, n, edges, lengths, opts, contained)
     dropped = _dropped(clusters, ids, pairs, contained, opts.threshold)
     pair_rows = [_pair(ids, row, meth.name) for row in pairs]
@@ -237,72 +236,104 @@ def _resolve(method: str | Method, opts: DedupOptions, params: dict[str, Any]) -
     return meth
 
 
-def _read(
-    source: Iterable[Document] | Sequence[str | PathLike[str]],
-    read_options: dict[str, Any],
-    prog: Progress,
-) -> tuple[list[Document], list[Skipped]]:
-    items: Iterable[Document | Skipped]
+def _items(
+    source: Iterable[Document] | Sequence[str | PathLike[str]], read_options: dict[str, Any]
+) -> Iterable[Document | Skipped]:
     if isinstance(source, Sequence) and all(isinstance(s, str | PathLike) for s in source):
         from neardup.text.read import read_corpus
 
-        items = read_corpus(list(source), **read_options)  # type: ignore[arg-type]
-    else:
-        items = source  # type: ignore[assignment]
-    docs: list[Document] = []
-    skipped: list[Skipped] = []
-    prog.start("read", None)
-    for item in items:
-        (skipped if isinstance(item, Skipped) else docs).append(item)  # type: ignore[arg-type]
-        prog.advance("read")
-    prog.finish("read")
-    return docs, skipped
+        return read_corpus(list(source), **read_options)  # type: ignore[arg-type]
+    return source  # type: ignore[return-value]
 
 
-def _prepare(
-    docs: list[Document], meth: Method, opts: DedupOptions, prog: Progress
-) -> tuple[list[Prepared], list[Skipped]]:
-    canonical = getattr(meth, "canonical", None)
-    if canonical is None:
+class _Ingest:
+    """One streaming pass: read, canonical tokens, too-short skips, shingle sets per batch.
+
+    Token lists are kept only when the method signs from prepared documents
+    (``keep_docs``); shingle methods need nothing but the sets, so memory stays at the
+    size of the sets however large the corpus.
+    """
+
+    def __init__(
+        self,
+        meth: Method,
+        shingling: Shingling,
+        opts: DedupOptions,
+        timer: _Clock,
+        *,
+        keep_docs: bool,
+    ) -> None:
         from neardup.text.canonical import CanonicalForm
 
-        canonical = CanonicalForm()
-    prepared: list[Prepared] = []
-    short: list[Skipped] = []
-    seen: set[str] = set()
-    prog.start("prepare", len(docs))
-    for doc in docs:
-        if doc.id in seen:
-            short.append(Skipped(doc.id, doc.source, "unreadable", "duplicate document id"))
-            continue
-        seen.add(doc.id)
-        tokens = canonical.tokens(doc.text)
-        if len(tokens) < opts.min_tokens:
-            detail = f"{len(tokens)} canonical tokens < min_tokens={opts.min_tokens}"
-            short.append(Skipped(doc.id, doc.source, "too-short", detail))
-        else:
-            prepared.append(Prepared(doc.id, doc.text, tokens))
-        prog.advance("prepare")
-    prog.finish("prepare")
-    return prepared, short
+        self._canonical: CanonicalForm = getattr(meth, "canonical", None) or CanonicalForm()
+        self._shingling = shingling
+        self._opts = opts
+        self._timer = timer
+        self._keep_docs = keep_docs
+        self.prepared: list[Prepared] = []
+        self._ids: list[str] = []
+        self._lengths: list[int] = []
+        self._parts: list[ShingleSets] = []
+        self._skipped: list[Skipped] = []
+        self._seen: set[str] = set()
+
+    def run(self, items: Iterable[Document | Skipped], prog: Progress) -> None:
+        prog.start("read", None)
+        batch: list[Document] = []
+        it = iter(items)
+        while True:
+            item = self._timer.run("read", next, it, None)
+            if item is None:
+                break
+            prog.advance("read")
+            if isinstance(item, Skipped):
+                self._skipped.append(item)
+                continue
+            batch.append(item)
+            if len(batch) >= _BATCH:
+                self._batch(batch)
+                batch = []
+        self._batch(batch)
+        prog.finish("read")
+
+    def _batch(self, docs: list[Document]) -> None:
+        if not docs:
+            return
+        tokens = self._timer.run("prepare", self._prepare, docs)
+        self._parts.append(self._timer.run("shingle", self._shingling.batch, tokens))
+
+    def _prepare(self, docs: list[Document]) -> list[list[str]]:
+        out: list[list[str]] = []
+        min_tokens = self._opts.min_tokens
+        for doc in docs:
+            if doc.id in self._seen:
+                self._skipped.append(
+                    Skipped(doc.id, doc.source, "unreadable", "duplicate document id")
+                )
+                continue
+            self._seen.add(doc.id)
+            tokens = self._canonical.tokens(doc.text)
+            if len(tokens) < min_tokens:
+                detail = f"{len(tokens)} canonical tokens < min_tokens={min_tokens}"
+                self._skipped.append(Skipped(doc.id, doc.source, "too-short", detail))
+                continue
+            self._ids.append(doc.id)
+            self._lengths.append(len(tokens))
+            if self._keep_docs:
+                self.prepared.append(Prepared(doc.id, doc.text, tokens))
+            out.append(tokens)
+        return out
+
+    def result(self) -> tuple[ShingleSets, list[str], np.ndarray, list[Skipped]]:
+        lengths = np.array(self._lengths, dtype=np.int64)
+        return ShingleSets.concat(self._parts), self._ids, lengths, self._skipped
 
 
-def _sign(
-    prepared: list[Prepared], meth: Method, shingling: Shingling, prog: Progress
-) -> tuple[ShingleSets, Any]:
-    prog.start("sign", len(prepared))
-    parts = []
-    for lo in range(0, len(prepared), _BATCH):
-        batch = prepared[lo : lo + _BATCH]
-        parts.append(shingling.batch([p.tokens for p in batch]))
-        prog.advance("sign", len(batch))
-    sets = ShingleSets.concat(parts)
+def _sign(prepared: list[Prepared], meth: Method, sets: ShingleSets) -> Any:
     if meth.needs_fit:
         meth.fit(CorpusStatistics.from_token_lists(p.tokens for p in prepared))
     from_sets = getattr(meth, "from_sets", None)
-    sigs = from_sets(sets) if from_sets is not None else meth.sign(prepared)
-    prog.finish("sign")
-    return sets, sigs
+    return from_sets(sets) if from_sets is not None else meth.sign(prepared)
 
 
 def _candidates(

@@ -279,6 +279,23 @@ def methods(as_json: JsonOpt = False) -> None:
     out.print(table)
 
 
+def _register_extensions() -> None:
+    """Commands defined in sibling modules: each has ``register(app)``."""
+    import importlib
+
+    for name in ("collections", "serve", "evaluate", "distributed"):
+        try:
+            module = importlib.import_module(f"neardup.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"neardup.cli.{name}":
+                raise
+            continue
+        module.register(app)
+
+
+_register_extensions()
+
+
 def run() -> None:
     """Console-script entry point."""
     app()
