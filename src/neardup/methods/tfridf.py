@@ -1,0 +1,217 @@
+"""TF-RIDF signatures (seed 004 §3.2, §3.3 and §4.4, after Church & Gale's residual IDF).
+
+Seed 004: words are stemmed, stop words and words shorter than three characters removed
+(default canonical form: ``CanonicalForm(stop_words=True, morphology="stem",
+min_token_length=3)``, and ``min_length`` is applied again to the stems). For each word of a
+document, with ``N`` documents in the collection, ``df`` documents containing the word and
+``cf`` occurrences of it in the collection::
+
+    TF    = 0.5 + 0.5 · tf / tf_max        (tf / tf_max = count / largest count in the doc)
+    IDF   = -log(df / N)
+    PIDF  = -log(1 - exp(-cf / N))
+    RIDF  = IDF - PIDF
+    w     = TF · RIDF
+
+"Из документа выбираются 6 слов с наибольшими значениями TF-RIDF; слова сортируются по
+алфавиту в порядке возрастания; склеиваются в одну строку" (§4.4): the signature is
+CRC-32 (zlib) of the ``top`` words of largest weight, sorted in code-point order and
+concatenated **without a separator** (the seed names none), UTF-8 encoded.
+
+Details the seed leaves open, fixed here:
+
+* ties: weights are rounded to 12 decimals, then ordered by weight descending and word
+  ascending (code points), so the choice is deterministic;
+* a word the statistics have not seen (a new document checked against a collection) is
+  counted as if that document were in it: ``df = max(df, 1)``, ``cf = max(cf, count)``;
+* a document with fewer than ``top`` eligible words uses all of them; one with none gets
+  signature 0, which matches nothing (CRC-32 of the empty string is 0; a real 0 CRC has
+  probability 2**-32 and is then treated the same way).
+
+Statistics are held by reference: :meth:`TFRIDF.fit` on a
+:class:`~neardup.methods.stats.CorpusStatistics` that later grows with ``add`` makes the
+next :meth:`TFRIDF.sign` use the updated statistics (seed 004's recomputation after
+indexing). The signature key records a fingerprint of the statistics at signing time, so
+signatures made against different statistics refuse comparison.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from neardup.errors import check_int
+from neardup.methods.base import CorpusStats, Prepared, Signature, SignatureKey, Signatures
+from neardup.methods.imatch import key_pairs, require_fitted, short_hash, vocabulary
+from neardup.methods.registry import register
+from neardup.text.canonical import CanonicalForm
+
+
+def _stemmed() -> CanonicalForm:
+    return CanonicalForm(stop_words=True, morphology="stem", min_token_length=3)
+
+
+def ridf(df: np.ndarray, cf: np.ndarray, n: int) -> np.ndarray:
+    """Residual IDF (seed 004 §3.2): ``-log(df/N) + log(1 - exp(-cf/N))``, float64.
+
+    Args:
+        df, cf: document and collection frequencies, arrays of one shape, ``1 <= df <= cf``.
+        n: number of documents ``N >= 1``.
+    """
+    df = np.asarray(df, dtype=float)
+    cf = np.asarray(cf, dtype=float)
+    idf = -np.log(df / n)
+    pidf = -np.log(-np.expm1(-cf / n))
+    return idf - pidf
+
+
+def top_words(counts: dict[str, int], weights: dict[str, float], top: int) -> list[str]:
+    """The ``top`` words of largest ``TF · RIDF`` (ties: word order), sorted alphabetically.
+
+    Args:
+        counts: word -> count in the document (all > 0).
+        weights: word -> RIDF.
+        top: how many words to keep.
+    """
+    if not counts:
+        return []
+    cmax = max(counts.values())
+    scored = [(-round((0.5 + 0.5 * c / cmax) * weights[t], 12), t) for t, c in counts.items()]
+    return sorted(t for _, t in sorted(scored)[:top])
+
+
+def crc_signature(words: Sequence[str]) -> int:
+    """CRC-32 of the words concatenated without separator (seed 004 §4.4), UTF-8."""
+    return zlib.crc32("".join(words).encode("utf-8", "surrogatepass")) & 0xFFFFFFFF
+
+
+@dataclass(kw_only=True)
+class TFRIDF:
+    """TF-RIDF signature (seed 004): CRC-32 of the 6 words of largest TF·RIDF, sorted.
+
+    Needs :meth:`fit` (collection statistics, held by reference). Signature payload:
+    uint32 (1,); 0 = no signature, matches nothing. Duplicates: equal non-zero signatures.
+
+    Args:
+        top: words in the signature, 1-1000 (seed 004: 6).
+        min_length: shortest word kept (after stemming), 1-100 (seed 004: 3).
+        canonical: the canonical form (default: stop words out, Snowball stems, >= 3 chars).
+
+    Raises:
+        ParameterError: a parameter is out of range (the message names it).
+    """
+
+    name: ClassVar[str] = "tf-ridf"
+    source: ClassVar[str] = (
+        "seed 004 §3.2/§4.4: w = (0.5 + 0.5·tf/tf_max)·(IDF - PIDF), IDF = -log(df/N), "
+        "PIDF = -log(1 - exp(-cf/N)); CRC32 of the top 6 words sorted and concatenated"
+    )
+    needs_fit: ClassVar[bool] = True
+    exact_key: ClassVar[bool] = True
+
+    top: int = 6
+    min_length: int = 3
+    canonical: CanonicalForm = field(default_factory=_stemmed)
+    _stats: CorpusStats | None = field(init=False, repr=False, compare=False, default=None)
+
+    def __post_init__(self) -> None:
+        check_int("top", self.top, low=1, high=1000)
+        check_int("min_length", self.min_length, low=1, high=100)
+
+    def fit(self, stats: CorpusStats) -> None:
+        """Use ``stats`` (by reference: later ``add`` calls are seen by :meth:`sign`).
+
+        Raises:
+            UsageError: the statistics cannot list their terms.
+        """
+        vocabulary(stats)  # fail early if the terms cannot be listed
+        self._stats = stats
+
+    def _fingerprint(self) -> str | None:
+        stats = self._stats
+        if stats is None:
+            return None
+        rows = (f"{t}\t{stats.df(t)}\t{stats.cf(t)}" for t in vocabulary(stats))
+        return short_hash([str(stats.num_docs), *rows])
+
+    def params(self) -> dict[str, Any]:
+        """JSON-ready parameters with a fingerprint of the current statistics (or None)."""
+        return {"top": self.top, "min_length": self.min_length, "stats": self._fingerprint()}
+
+    def key(self) -> SignatureKey:
+        """The :class:`SignatureKey` of signatures made now (current statistics included)."""
+        return SignatureKey.make(self.name, self.params(), self.canonical.params())
+
+    def words(self, tokens: Sequence[str]) -> list[str]:
+        """The signature words of one document (sorted), from the current statistics.
+
+        Raises:
+            UsageError: :meth:`fit` has not run.
+        """
+        return self._words(tokens, self._weights([tokens]))
+
+    def _weights(self, token_lists: Sequence[Sequence[str]]) -> dict[str, float]:
+        """RIDF of every eligible word of a batch (unseen words: df = 1, cf = max count)."""
+        require_fitted(self._stats, self.name)
+        stats = self._stats
+        assert stats is not None
+        n = stats.num_docs
+        most: Counter[str] = Counter()
+        for tokens in token_lists:
+            for t, c in Counter(self._eligible(tokens)).items():
+                most[t] = max(most[t], c)
+        words = list(most)
+        df = np.array([max(stats.df(t), 1) for t in words], dtype=float)
+        cf = np.array([max(stats.cf(t), most[t]) for t in words], dtype=float)
+        return dict(zip(words, ridf(df, cf, max(n, 1)).tolist(), strict=True))
+
+    def _eligible(self, tokens: Sequence[str]) -> list[str]:
+        k = self.min_length
+        return [t for t in tokens if len(t) >= k]
+
+    def _words(self, tokens: Sequence[str], weights: dict[str, float]) -> list[str]:
+        return top_words(Counter(self._eligible(tokens)), weights, self.top)
+
+    def sign(self, docs: Sequence[Prepared]) -> Signatures:
+        """Signatures of a batch: data uint32 (n,), 0 = no signature.
+
+        Raises:
+            UsageError: :meth:`fit` has not run.
+        """
+        weights = self._weights([d.tokens for d in docs])
+        data = np.zeros(len(docs), dtype=np.uint32)
+        for i, doc in enumerate(docs):
+            words = self._words(doc.tokens, weights)
+            data[i] = crc_signature(words) if words else 0
+        return Signatures(self.key(), data, len(docs))
+
+    def candidates(self, sigs: Signatures) -> np.ndarray:
+        """Pairs with equal non-zero signatures: int64 (p, 2), a < b."""
+        return key_pairs(sigs.data, sigs.data != 0)
+
+    def similarity(self, sigs: Signatures, pairs: np.ndarray) -> np.ndarray:
+        """1.0 for equal non-zero signatures, else 0.0: float64 (p,)."""
+        if pairs.size == 0:
+            return np.zeros(0)
+        a, b = sigs.data[pairs[:, 0]], sigs.data[pairs[:, 1]]
+        return ((a == b) & (a != 0)).astype(float)
+
+    def signature(self, sigs: Signatures, i: int) -> Signature:
+        """Document ``i``'s signature, uint32 (1,)."""
+        return Signature(sigs.key, sigs.data[i : i + 1].copy())
+
+    def compare(self, a: Signature, b: Signature) -> float:
+        """1.0 when the signatures are equal and non-zero, else 0.0.
+
+        Raises:
+            IncompatibleSignatureError: the signatures were made differently.
+        """
+        a.key.require_same(b.key)
+        return float(np.array_equal(a.payload, b.payload) and bool(a.payload.any()))
+
+
+register(TFRIDF)
