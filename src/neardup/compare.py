@@ -7,6 +7,7 @@ signatures (for example MinHash's estimate).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,13 +61,22 @@ class Comparison:
 
 
 def compare(
-    text_a: str, text_b: str, *, method: str | Method = "shingles-full", **method_params: Any
+    text_a: str,
+    text_b: str,
+    *,
+    method: str | Method = "shingles-full",
+    corpus: Iterable[str] | None = None,
+    **method_params: Any,
 ) -> Comparison:
     """Compare two clean texts.
 
     Args:
         text_a, text_b: the documents' text (markup already removed).
         method: registry name or a :class:`~neardup.methods.base.Method`.
+        corpus: texts of a reference collection for methods that need statistics
+            (I-Match, anchor words, TF-RIDF); A and B are added to it. Without one, the
+            statistics are those of A and B alone, which leaves mid-frequency lexicons
+            nearly empty: pass the collection the documents come from.
         **method_params: parameters of the named method.
 
     Returns:
@@ -84,7 +94,8 @@ def compare(
     if meth.needs_fit:
         from neardup.methods.stats import CorpusStatistics
 
-        meth.fit(CorpusStatistics.from_token_lists([ta, tb]))
+        reference = (canonical.tokens(t) for t in corpus or ())
+        meth.fit(CorpusStatistics.from_token_lists([ta, tb, *reference]))
     sigs = meth.sign(docs)
     score = meth.compare(meth.signature(sigs, 0), meth.signature(sigs, 1))
     return Comparison(ov, float(score), meth.name, len(ta), len(tb))

@@ -38,10 +38,15 @@ ParamOpt = Annotated[
     ),
 ]
 StopOpt = Annotated[
-    bool, typer.Option("--stop-words/--no-stop-words", help="Drop Russian and English stop words.")
+    bool | None,
+    typer.Option(
+        "--stop-words/--no-stop-words",
+        help="Drop Russian and English stop words (default: the method's canonical form).",
+    ),
 ]
 MorphOpt = Annotated[
-    str, typer.Option("--morphology", help="none | stem (Snowball) | lemma (pymorphy3).")
+    str | None,
+    typer.Option("--morphology", help="none | stem (Snowball) | lemma (pymorphy3)."),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
 
@@ -88,7 +93,6 @@ def method_params(
         ParameterError: a malformed ``--param`` or a parameter the method does not have.
     """
     from neardup.methods.registry import method_class
-    from neardup.text.canonical import CanonicalForm
 
     fields = {f.name for f in dataclasses.fields(method_class(method)) if f.init}
     result: dict[str, Any] = {}
@@ -101,8 +105,15 @@ def method_params(
         if not sep or not key:
             raise ParameterError("--param", item, "KEY=VALUE")
         result[key.strip().replace("-", "_")] = _parse_value(value.strip())
-    if "canonical" in fields:
-        result["canonical"] = CanonicalForm(stop_words=stop_words, morphology=morphology)  # type: ignore[arg-type]
+    if "canonical" in fields and (stop_words is not None or morphology is not None):
+        spec = next(f for f in dataclasses.fields(method_class(method)) if f.name == "canonical")
+        has_factory = spec.default_factory is not dataclasses.MISSING
+        base = spec.default_factory() if has_factory else spec.default  # type: ignore[misc]
+        result["canonical"] = dataclasses.replace(
+            base,
+            **({} if stop_words is None else {"stop_words": stop_words}),
+            **({} if morphology is None else {"morphology": morphology}),
+        )
     return result
 
 
@@ -143,8 +154,8 @@ def dedup(
     max_bytes: Annotated[
         int, typer.Option(help="Skip documents larger than this many bytes.")
     ] = 20_000_000,
-    stop_words: StopOpt = True,
-    morphology: MorphOpt = "none",
+    stop_words: StopOpt = None,
+    morphology: MorphOpt = None,
     as_json: JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
 ) -> None:
@@ -222,8 +233,15 @@ def compare(
     shingle_size: ShingleOpt = None,
     param: ParamOpt = None,
     content_type: Annotated[str, typer.Option(help="auto | text | html | wiki.")] = "auto",
-    stop_words: StopOpt = True,
-    morphology: MorphOpt = "none",
+    corpus: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--corpus",
+            help="Collection the lexical methods take statistics from (default: A and B).",
+        ),
+    ] = None,
+    stop_words: StopOpt = None,
+    morphology: MorphOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Compare two documents: resemblance, containment both ways, shared shingles."""
@@ -232,7 +250,8 @@ def compare(
     try:
         text_a, text_b = _read_one(a, content_type), _read_one(b, content_type)
         mparams = method_params(method, shingle_size, param, stop_words, morphology)
-        result = run_compare(text_a, text_b, method=method, **mparams)
+        reference = _corpus_texts(corpus) if corpus else None
+        result = run_compare(text_a, text_b, method=method, corpus=reference, **mparams)
     except NeardupError as exc:
         raise _fail(exc) from None
     if as_json:
@@ -246,6 +265,13 @@ def compare(
     table.add_row("shared shingles", f"{row['shared']} (A: {row['size_a']}, B: {row['size_b']})")
     table.add_row("method score", f"{row['score']:.4f}")
     out.print(table)
+
+
+def _corpus_texts(paths: list[Path]) -> list[str]:
+    from neardup.text.read import read_corpus
+    from neardup.text.types import Document
+
+    return [d.text for d in read_corpus(paths) if isinstance(d, Document)]
 
 
 def _read_one(path: Path, content_type: str) -> str:
