@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from neardup._array import seg_arange
 from neardup._version import __version__
 from neardup.cluster import KEEP_RULES, Cluster, make_clusters
 from neardup.errors import ParameterError, check_choice, check_float, check_int
@@ -297,25 +298,43 @@ class _Ingest:
         prog.finish("read")
 
     def _batch(self, docs: list[Document]) -> None:
+        docs = self._unique(docs)
         if not docs:
             return
-        tokens = self._timer.run("prepare", self._prepare, docs)
-        self._parts.append(self._timer.run("shingle", self._shingling.batch, tokens))
+        if self._keep_docs or not self._fast:
+            tokens = self._timer.run("prepare", self._prepare, docs)
+            self._parts.append(self._timer.run("shingle", self._shingling.batch, tokens))
+            return
+        fps, offsets = self._timer.run("prepare", self._fingerprints, docs)
+        self._parts.append(self._timer.run("shingle", self._shingle_fast, fps, offsets))
+
+    @property
+    def _fast(self) -> bool:
+        return self._shingling.unit == "word" and self._shingling.fingerprint == "xxh64"
+
+    def _unique(self, docs: list[Document]) -> list[Document]:
+        out = []
+        for doc in docs:
+            if doc.id in self._seen:
+                why = "duplicate document id"
+                self._skipped.append(Skipped(doc.id, doc.source, "unreadable", why))
+                continue
+            self._seen.add(doc.id)
+            out.append(doc)
+        return out
+
+    def _too_short(self, doc: Document, n: int) -> bool:
+        if n >= self._opts.min_tokens:
+            return False
+        detail = f"{n} canonical tokens < min_tokens={self._opts.min_tokens}"
+        self._skipped.append(Skipped(doc.id, doc.source, "too-short", detail))
+        return True
 
     def _prepare(self, docs: list[Document]) -> list[list[str]]:
         out: list[list[str]] = []
-        min_tokens = self._opts.min_tokens
         for doc in docs:
-            if doc.id in self._seen:
-                self._skipped.append(
-                    Skipped(doc.id, doc.source, "unreadable", "duplicate document id")
-                )
-                continue
-            self._seen.add(doc.id)
             tokens = self._canonical.tokens(doc.text)
-            if len(tokens) < min_tokens:
-                detail = f"{len(tokens)} canonical tokens < min_tokens={min_tokens}"
-                self._skipped.append(Skipped(doc.id, doc.source, "too-short", detail))
+            if self._too_short(doc, len(tokens)):
                 continue
             self._ids.append(doc.id)
             self._lengths.append(len(tokens))
@@ -323,6 +342,27 @@ class _Ingest:
                 self.prepared.append(Prepared(doc.id, doc.text, tokens))
             out.append(tokens)
         return out
+
+    def _fingerprints(self, docs: list[Document]) -> tuple[np.ndarray, np.ndarray]:
+        """Vectorised token fingerprints of the documents that are long enough."""
+        from neardup.text.vectorized import canonical_fingerprints
+
+        fps, offsets = canonical_fingerprints(
+            [d.text for d in docs], self._canonical, self._shingling.seed
+        )
+        counts = np.diff(offsets)
+        keep = [i for i, d in enumerate(docs) if not self._too_short(d, int(counts[i]))]
+        for i in keep:
+            self._ids.append(docs[i].id)
+            self._lengths.append(int(counts[i]))
+        idx = np.array(keep, dtype=np.int64)
+        kept_offsets = np.zeros(idx.shape[0] + 1, dtype=np.int64)
+        np.cumsum(counts[idx], out=kept_offsets[1:])
+        return fps[seg_arange(offsets[idx], counts[idx])], kept_offsets
+
+    def _shingle_fast(self, fps: np.ndarray, offsets: np.ndarray) -> ShingleSets:
+        values, doc = self._shingling._from_token_fingerprints(fps, np.diff(offsets))
+        return ShingleSets.from_unsorted(values, doc, offsets.shape[0] - 1)
 
     def result(self) -> tuple[ShingleSets, list[str], np.ndarray, list[Skipped]]:
         lengths = np.array(self._lengths, dtype=np.int64)
@@ -355,6 +395,27 @@ def _verify(
 ) -> tuple[np.ndarray, np.ndarray, dict[int, int]]:
     """Rows ``(a, b, res, cab, cba, score)`` of matched pairs, the edges, containments."""
     prog.start("verify", int(cand.shape[0]))
+    t = opts.threshold
+    score = meth.similarity(sigs, cand) if cand.size else np.zeros(0)
+    if not opts.verify:  # the method decides; measure only the pairs it accepts
+        accepted = score >= t
+        cand, score = cand[accepted], score[accepted]
+    res, cab, cba = _exact_measures(sets, cand)
+    if not opts.verify:
+        ok = np.ones(cand.shape[0], dtype=bool)
+    elif opts.measure == "resemblance":
+        ok = res >= t
+    else:
+        ok = np.maximum(cab, cba) >= t
+    rows = np.column_stack([cand[ok, 0], cand[ok, 1], res[ok], cab[ok], cba[ok], score[ok]])
+    contained = _containments(rows, t) if opts.measure == "containment" else {}
+    prog.advance("verify", int(cand.shape[0]))
+    prog.finish("verify")
+    return rows, cand[ok], contained
+
+
+def _exact_measures(sets: ShingleSets, cand: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Resemblance and both containments of each pair on the exact shingle sets."""
     shared = intersection_sizes(sets, cand).astype(float)
     size_a = sets.sizes[cand[:, 0]].astype(float)
     size_b = sets.sizes[cand[:, 1]].astype(float)
@@ -362,25 +423,18 @@ def _verify(
     res = np.divide(shared, union, out=np.zeros_like(shared), where=union > 0)
     cab = np.divide(shared, size_a, out=np.zeros_like(shared), where=size_a > 0)
     cba = np.divide(shared, size_b, out=np.zeros_like(shared), where=size_b > 0)
-    score = meth.similarity(sigs, cand) if cand.size else np.zeros(0)
-    t = opts.threshold
-    if not opts.verify:
-        ok = score >= t
-    elif opts.measure == "resemblance":
-        ok = res >= t
-    else:
-        ok = np.maximum(cab, cba) >= t
-    rows = np.column_stack([cand[ok, 0], cand[ok, 1], res[ok], cab[ok], cba[ok], score[ok]])
+    return res, cab, cba
+
+
+def _containments(rows: np.ndarray, t: float) -> dict[int, int]:
+    """``{doc: container}`` for matched pairs where one side is contained in the other."""
     contained: dict[int, int] = {}
-    if opts.measure == "containment":
-        for a, b, _, ca, cb, _ in rows:
-            if ca >= t and ca > cb:
-                contained.setdefault(int(a), int(b))
-            elif cb >= t and cb > ca:
-                contained.setdefault(int(b), int(a))
-    prog.advance("verify", int(cand.shape[0]))
-    prog.finish("verify")
-    return rows, cand[ok], contained
+    for a, b, _, ca, cb, _ in rows:
+        if ca >= t and ca > cb:
+            contained.setdefault(int(a), int(b))
+        elif cb >= t and cb > ca:
+            contained.setdefault(int(b), int(a))
+    return contained
 
 
 def _cluster(

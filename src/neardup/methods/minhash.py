@@ -68,20 +68,34 @@ class MinHasher:
         """MinHash sketches of every set: uint64 array of shape (len(sets), num_perm)."""
         if self.scheme == "perm":
             return self._perm(sets)
-        return self._oph(sets)
+        return self.sketch_occurrences(sets.values, sets.doc_ids(), len(sets))
 
-    # -- one permutation + densification --------------------------------------------------
-    def _oph(self, sets: ShingleSets) -> np.ndarray:
-        n, k = len(sets), self.num_perm
+    def sketch_occurrences(self, values: np.ndarray, doc: np.ndarray, n: int) -> np.ndarray:
+        """Sketches from fingerprint occurrences in any order, repeats allowed.
+
+        A minimum does not care about repeats or order, so the sets need not be built.
+
+        Args:
+            values: uint64 (m,) fingerprints; doc: int64 (m,) document of each, in [0, n).
+            n: number of documents.
+
+        Returns:
+            uint64 array of shape (n, num_perm); equal to :meth:`sketches` of the sets.
+        """
+        if self.scheme == "perm":
+            return self._perm(ShingleSets.from_unsorted(values, doc, n))
+        k = self.num_perm
         salt = fmix64(np.array([self.seed], dtype=U64))[0]
-        g = fmix64(sets.values ^ salt)
+        g = fmix64(values ^ salt)
         slot = ((g >> np.uint64(32)) * np.uint64(k)) >> np.uint64(32)
-        cell = sets.doc_ids() * k + slot.astype(np.int64)
+        cell = doc * k + slot.astype(np.int64)
         sig = np.full(n * k, EMPTY, dtype=U64)
         np.minimum.at(sig, cell, g)
         sig = sig.reshape(n, k)
-        self._densify(sig, sets.sizes > 0)
+        self._densify(sig, np.bincount(doc, minlength=n)[:n] > 0)
         return sig
+
+    # -- one permutation + densification --------------------------------------------------
 
     def _densify(self, sig: np.ndarray, nonempty: np.ndarray) -> None:
         k = sig.shape[1]

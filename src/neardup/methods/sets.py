@@ -65,7 +65,8 @@ class ShingleSets:
         Args:
             values: uint64 (m,); doc: int64 (m,) with ``0 <= doc < n``; n: document count.
         """
-        order = np.lexsort((values, doc))
+        by_value = np.argsort(values)
+        order = by_value[np.argsort(doc[by_value], kind="stable")]  # (doc, value) order
         v, d = values[order], doc[order]
         if v.size:
             keep = np.empty(v.size, dtype=bool)

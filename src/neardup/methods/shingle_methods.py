@@ -266,6 +266,20 @@ class MinHashLSH(ShingleMethod):
     def _reduce(self, sets: ShingleSets) -> np.ndarray:
         return self.hasher.sketches(sets)
 
+    def sketch_texts(self, texts: Sequence[str]) -> np.ndarray:
+        """MinHash sketches straight from clean texts, vectorised end to end.
+
+        Canonical tokens, shingle fingerprints and one-permutation sketches without a
+        Python object per token or shingle (the signing fast path; see
+        :meth:`Shingling.occurrences_texts`).
+
+        Returns:
+            uint64 array of shape (len(texts), num_perm), equal to the sketches that
+            :meth:`sign` makes of the same texts.
+        """
+        values, doc = self.shingling.occurrences_texts(texts, self.canonical)
+        return self.hasher.sketch_occurrences(values, doc, len(texts))
+
     def candidates(self, sigs: Signatures) -> np.ndarray:
         """Pairs sharing an LSH bucket in some band: int64 (p, 2), ``a < b``."""
         return lsh_candidates(sigs.data, self.lsh, max_bucket=self.max_df)

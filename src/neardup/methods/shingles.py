@@ -33,6 +33,7 @@ import xxhash
 from neardup._array import U64, fmix64, seg_arange
 from neardup.errors import check_choice, check_int
 from neardup.methods.sets import ShingleSets
+from neardup.text.canonical import CanonicalForm
 
 FingerprintKind = Literal["xxh64", "crc32"]
 FINGERPRINTS: tuple[str, ...] = ("xxh64", "crc32")
@@ -128,6 +129,35 @@ class Shingling:
         values, doc = self._word_xxh64(token_lists)
         return ShingleSets.from_unsorted(values, doc, len(token_lists))
 
+    def batch_texts(self, texts: Sequence[str], canonical: CanonicalForm) -> ShingleSets:
+        """Fingerprint sets straight from clean texts (the vectorised fast path).
+
+        Equal to ``self.batch([canonical.tokens(t) for t in texts])``; word shingles with
+        ``xxh64`` fingerprints skip the per-token Python objects entirely
+        (:func:`neardup.text.vectorized.canonical_fingerprints`).
+
+        Returns:
+            :class:`ShingleSets`, one set per text, in order.
+        """
+        values, doc = self.occurrences_texts(texts, canonical)
+        return ShingleSets.from_unsorted(values, doc, len(texts))
+
+    def occurrences_texts(
+        self, texts: Sequence[str], canonical: CanonicalForm
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Every shingle occurrence's fingerprint and document index, repeats kept.
+
+        Returns:
+            ``(values, doc)``: uint64 (m,) and int64 (m,), documents in order.
+        """
+        if self.unit == "char" or self.fingerprint == "crc32":
+            sets = self.batch([canonical.tokens(t) for t in texts])
+            return sets.values, sets.doc_ids()
+        from neardup.text.vectorized import canonical_fingerprints
+
+        tok, offsets = canonical_fingerprints(texts, canonical, self.seed)
+        return self._from_token_fingerprints(tok, np.diff(offsets))
+
     def occurrences(self, tokens: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """Fingerprint of every shingle occurrence with its first token's index.
 
@@ -159,20 +189,26 @@ class Shingling:
         """Word-shingle XXH64-combined fingerprints of a batch (values, doc index)."""
         lengths = np.fromiter((len(t) for t in token_lists), dtype=np.int64, count=len(token_lists))
         tok = token_fingerprints(list(chain.from_iterable(token_lists)), self.seed)
+        return self._from_token_fingerprints(tok, lengths)
+
+    def _from_token_fingerprints(
+        self, tok: np.ndarray, lengths: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Shingle fingerprints and document indexes from concatenated token fingerprints."""
         w, s = self.size, self.step
         ends = np.cumsum(lengths)
         starts = ends - lengths
         # shingle starts per document: 0, s, 2s, ... <= n - w; short docs (0 < n < w) get one
         counts = np.where(lengths >= w, (lengths - w) // s + 1, (lengths > 0).astype(np.int64))
         first = np.repeat(starts, counts) + seg_arange(np.zeros_like(counts), counts) * s
-        doc = np.repeat(np.arange(len(token_lists), dtype=np.int64), counts)
+        doc = np.repeat(np.arange(lengths.shape[0], dtype=np.int64), counts)
         width = np.minimum(np.repeat(lengths, counts), w)
         values = _combine(tok, first, width, w)
         return values, doc
 
 
 def token_fingerprints(tokens: Sequence[str], seed: int = 0) -> np.ndarray:
-    """XXH64 of each token's UTF-8 bytes, each distinct token hashed once.
+    """XXH64 of each token's UTF-8 bytes.
 
     Args:
         tokens: any tokens.
@@ -182,8 +218,9 @@ def token_fingerprints(tokens: Sequence[str], seed: int = 0) -> np.ndarray:
         uint64 array of shape (len(tokens),).
     """
     h = xxhash.xxh64_intdigest
-    cache = {t: h(t.encode("utf-8", "surrogatepass"), seed) for t in set(tokens)}
-    return np.fromiter(map(cache.__getitem__, tokens), dtype=U64, count=len(tokens))
+    return np.fromiter(
+        (h(t.encode("utf-8", "surrogatepass"), seed) for t in tokens), dtype=U64, count=len(tokens)
+    )
 
 
 def _combine(tok: np.ndarray, first: np.ndarray, width: np.ndarray, w: int) -> np.ndarray:

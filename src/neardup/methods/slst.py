@@ -1,0 +1,564 @@
+"""SL+ST: sentence-length strings matched with a suffix automaton (seed 002, Feng Jinbo 2015).
+
+Seed 002 ("基于后缀树的重复文档检测") represents a document by the lengths of its sentences,
+finds the sentence blocks two documents share as common substrings of those strings with a
+linear-time suffix structure, verifies each block on the first two terms of its sentences,
+and scores the pair with the Jaccard similarity of the verified blocks. This module follows
+it step by step:
+
+1. **Length string** (§2.1). Sentences come from :func:`neardup.text.sentences.split_sentences`
+   on the clean text; a sentence's length is the number of its canonical tokens (stop words
+   removed by the default :class:`~neardup.text.canonical.CanonicalForm`). Lengths 0-9 are
+   the digits ``0``-``9``, lengths 10-35 the letters ``a``-``z``; a sentence longer than
+   ``max_length`` is ignored (left out of the string, as the seed does above 35).
+2. **Verification terms** (§2.1, "Kth-in-sentence"): the first two canonical terms of each
+   kept sentence, stored as one XXH64 hash of the terms joined by ``U+001F`` (seed
+   ``seed``); a sentence with fewer terms hashes the terms it has (possibly none).
+3. **Common blocks** (§2.1, "后缀树"). A suffix automaton (our linear-time suffix structure,
+   :class:`SuffixAutomaton`, O(n) to build over the string of document A, O(m) to run the
+   string of B through it) gives, for every sentence ``j`` of B, the longest substring of
+   B ending at ``j`` that occurs in A (the matching statistics ``l_j``). A *common block*
+   is such a match that cannot be extended to the right (``l_{j+1} != l_j + 1``) and has
+   ``l_j >= min_block``. Its position in A is the occurrence (among all end positions of
+   the automaton state, :meth:`SuffixAutomaton.end_positions`) whose sentences pass the
+   most verifications; ties go to the leftmost.
+4. **Verification** (§2.3). A block's aligned sentences are compared on their first-terms
+   hashes; the block is cut at every sentence that differs and the pieces shorter than
+   ``min_block`` are dropped ("长度如为1则丢弃": a block of 5 whose 3rd sentence differs
+   gives two blocks of 2; a block of 4 whose 2nd and 3rd differ is dropped).
+5. **Jaccard** (§2.4; the seed's equation is not in the text we have, so we define it).
+   The features of a document are its sentences (the characters of its length string);
+   ``C_A`` and ``C_B`` are the sentences of A and of B covered by verified blocks, and the
+   shared features are ``c = min(|C_A|, |C_B|)`` (a passage of A copied twice into B is
+   shared once). Then::
+
+       J(A, B) = c / (|A| + |B| - c),   0 <= J <= min(|A|, |B|) / max(|A|, |B|) <= 1.
+
+   Two identical non-empty strings (codes and terms) score 1 even when shorter than
+   ``min_block`` (the whole document is one verified block); an empty string scores 0.
+   The automaton is always built over the document with fewer sentences (ties: the smaller
+   payload bytes), so the score is symmetric.
+
+**Corpus candidates.** An inverted index over windows of ``window`` consecutive sentences,
+each window keyed by the hash of its (length code, first-terms hash) symbols (a document with
+fewer than ``window`` sentences has one window: its whole string). Every verified block of
+``min_block >= window`` sentences contains a shared window, so pairs with ``J > 0`` are
+never missed, except in windows shared by more than ``max_df`` documents (those give star
+candidates). Pairs whose sentence counts differ beyond the Jaccard bound
+``min(|A|, |B|) / max(|A|, |B|) < threshold`` are pruned.
+
+**Payload** of :meth:`SLST.signature`: uint64, shape ``(2n,)`` for ``n`` kept sentences:
+``payload[:n]`` the length codes (0-35, the string's characters as numbers) and
+``payload[n:]`` the first-terms hashes, in sentence order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+import xxhash
+
+from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, unique_pairs
+from neardup.errors import check_float, check_int
+from neardup.methods.base import Prepared, Signature, SignatureKey, Signatures
+from neardup.methods.registry import register
+from neardup.text.canonical import CanonicalForm
+from neardup.text.sentences import split_sentences
+
+#: Characters of the length string: length ``L`` is ``ALPHABET[L]`` (seed 002 §2.1).
+ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
+_SEP = "\x1f"
+_P = np.uint64(0x9E3779B97F4A7C15)
+
+
+# -- the length string -------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class SentenceString:
+    """One document as seed 002 sees it: sentence length codes and first-terms hashes.
+
+    Attributes:
+        codes: uint64 (n,), sentence lengths in ``[0, max_length]``.
+        terms: uint64 (n,), XXH64 of each sentence's first two canonical terms.
+    """
+
+    codes: np.ndarray
+    terms: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.codes.shape[0])
+
+    @property
+    def text(self) -> str:
+        """The length string (``0``-``9``, ``a``-``z``)."""
+        return "".join(ALPHABET[int(c)] for c in self.codes)
+
+    def payload(self) -> np.ndarray:
+        """uint64 (2n,): codes, then terms (the signature payload)."""
+        return np.concatenate([self.codes, self.terms]).astype(U64)
+
+    @classmethod
+    def from_payload(cls, payload: np.ndarray) -> SentenceString:
+        """Inverse of :meth:`payload`."""
+        n = payload.shape[0] // 2
+        return cls(payload[:n].astype(U64), payload[n:].astype(U64))
+
+
+def sentence_string(
+    text: str, canonical: CanonicalForm, *, max_length: int = 35, seed: int = 0
+) -> SentenceString:
+    """The length string and first-terms hashes of ``text`` (seed 002 §2.1).
+
+    Args:
+        text: clean text.
+        canonical: how each sentence becomes terms (stop words removed by default).
+        max_length: longest sentence kept, 1-35; longer sentences are left out.
+        seed: XXH64 seed of the first-terms hashes.
+
+    Returns:
+        :class:`SentenceString` with one entry per kept sentence, in text order.
+    """
+    codes: list[int] = []
+    firsts: list[str] = []
+    for start, end in split_sentences(text):
+        tokens = canonical.tokens(text[start:end])
+        if len(tokens) <= max_length:
+            codes.append(len(tokens))
+            firsts.append(_SEP.join(tokens[:2]))
+    h = xxhash.xxh64_intdigest
+    terms = np.fromiter((h(f.encode("utf-8", "surrogatepass"), seed) for f in firsts), U64)
+    return SentenceString(np.array(codes, dtype=U64), terms)
+
+
+# -- suffix automaton --------------------------------------------------------------------
+class SuffixAutomaton:
+    """Suffix automaton (directed acyclic word graph) of a sequence, built online in O(n).
+
+    Blumer et al. 1985; the construction of Crochemore & Hancart. State 0 is the root; every
+    state is a class of substrings with the same end positions. Built over document A's
+    length string, it answers "longest substring of B ending here that occurs in A" for all
+    positions of B in O(|B|) total (:meth:`match`): the linear-time common-substring step
+    that seed 002 does with a suffix tree.
+
+    Args:
+        s: the sequence (any hashable symbols; SL+ST uses the length codes).
+    """
+
+    __slots__ = ("_children", "_clone", "_first", "_len", "_link", "_next")
+
+    def __init__(self, s: Sequence[int]) -> None:
+        self._next: list[dict[int, int]] = [{}]
+        self._link: list[int] = [-1]
+        self._len: list[int] = [0]
+        self._first: list[int] = [-1]
+        self._clone: list[bool] = [False]
+        self._children: list[list[int]] | None = None
+        last = 0
+        for i, ch in enumerate(s):
+            last = self._extend(last, ch, i)
+
+    def _new(self, length: int, first: int, clone: bool, nxt: dict[int, int]) -> int:
+        self._next.append(nxt)
+        self._link.append(-1)
+        self._len.append(length)
+        self._first.append(first)
+        self._clone.append(clone)
+        return len(self._len) - 1
+
+    def _extend(self, last: int, ch: int, i: int) -> int:
+        nxt, link, ln = self._next, self._link, self._len
+        cur = self._new(ln[last] + 1, i, False, {})
+        p = last
+        while p != -1 and ch not in nxt[p]:
+            nxt[p][ch] = cur
+            p = link[p]
+        if p == -1:
+            link[cur] = 0
+            return cur
+        q = nxt[p][ch]
+        if ln[p] + 1 == ln[q]:
+            link[cur] = q
+            return cur
+        clone = self._new(ln[p] + 1, self._first[q], True, dict(nxt[q]))
+        link[clone] = link[q]
+        while p != -1 and nxt[p].get(ch) == q:
+            nxt[p][ch] = clone
+            p = link[p]
+        link[q] = clone
+        link[cur] = clone
+        return cur
+
+    @property
+    def num_states(self) -> int:
+        """Number of states (at most ``2n - 1`` for ``n >= 2``)."""
+        return len(self._len)
+
+    def match(self, t: Sequence[int]) -> tuple[list[int], list[int]]:
+        """Matching statistics of ``t``: for each end position ``j``, the longest match.
+
+        Returns:
+            ``(lengths, states)``: ``lengths[j]`` is the length of the longest substring of
+            ``t`` ending at ``j`` that occurs in ``s``; ``states[j]`` the automaton state
+            holding it (0 when ``lengths[j] == 0``). O(len(t)) amortised.
+        """
+        nxt, link, ln = self._next, self._link, self._len
+        v = length = 0
+        lengths: list[int] = []
+        states: list[int] = []
+        for ch in t:
+            while v and ch not in nxt[v]:
+                v = link[v]
+                length = ln[v]
+            if ch in nxt[v]:
+                v = nxt[v][ch]
+                length += 1
+            else:
+                length = 0
+            lengths.append(length)
+            states.append(v)
+        return lengths, states
+
+    def longest_common_substring(self, t: Sequence[int]) -> int:
+        """Length of the longest common substring of ``s`` and ``t`` (0 if none)."""
+        lengths, _ = self.match(t)
+        return max(lengths, default=0)
+
+    def end_positions(self, state: int) -> list[int]:
+        """Sorted end positions in ``s`` of the substrings of ``state`` (its endpos set)."""
+        if self._children is None:
+            children: list[list[int]] = [[] for _ in self._len]
+            for v, parent in enumerate(self._link):
+                if parent >= 0:
+                    children[parent].append(v)
+            self._children = children
+        out: list[int] = []
+        stack = [state]
+        while stack:
+            v = stack.pop()
+            if not self._clone[v] and v:
+                out.append(self._first[v])
+            stack.extend(self._children[v])
+        out.sort()
+        return out
+
+
+# -- blocks and verification -------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Block:
+    """Aligned sentences ``a .. a+length-1`` of A and ``b .. b+length-1`` of B."""
+
+    a: int
+    b: int
+    length: int
+
+
+def split_verified(
+    block: Block, a_terms: Sequence[int], b_terms: Sequence[int], min_block: int
+) -> list[Block]:
+    """Cut ``block`` at sentences whose first terms differ; drop pieces < ``min_block``.
+
+    Seed 002 §2.3: a block of 5 whose 3rd sentence differs gives two blocks of 2; a block
+    of 4 whose 2nd and 3rd differ gives nothing (both pieces have length 1).
+
+    Args:
+        block: an alignment of equal length codes.
+        a_terms, b_terms: first-terms hashes of A and B.
+        min_block: shortest verified block kept, >= 1.
+
+    Returns:
+        The verified pieces, left to right.
+    """
+    out: list[Block] = []
+    run = 0
+    for k in range(block.length + 1):
+        ok = k < block.length and a_terms[block.a + k] == b_terms[block.b + k]
+        if ok:
+            run += 1
+            continue
+        if run >= min_block:
+            out.append(Block(block.a + k - run, block.b + k - run, run))
+        run = 0
+    return out
+
+
+def _verified_count(
+    a0: int, b0: int, n: int, a_terms: Sequence[int], b_terms: Sequence[int]
+) -> int:
+    return sum(a_terms[a0 + k] == b_terms[b0 + k] for k in range(n))
+
+
+def common_blocks(
+    sam: SuffixAutomaton, a: SentenceString, b: SentenceString, min_block: int
+) -> list[Block]:
+    """Maximal common blocks of A (the automaton's string) and B, before verification.
+
+    A block ends at every sentence ``j`` of B whose longest match ``l_j`` (matching
+    statistics) has ``l_j >= min_block`` and does not extend to ``j + 1``; it is placed at
+    the occurrence in A whose sentences pass the most verifications (leftmost on ties).
+
+    Returns:
+        Blocks in order of their end in B (they may overlap in B or in A).
+    """
+    codes_b = b.codes.tolist()
+    lengths, states = sam.match(codes_b)
+    ta, tb = a.terms.tolist(), b.terms.tolist()
+    out: list[Block] = []
+    m = len(codes_b)
+    for j in range(m):
+        n = lengths[j]
+        if n < min_block or (j + 1 < m and lengths[j + 1] == n + 1):
+            continue
+        b0 = j - n + 1
+        best, best_ok = -1, -1
+        for end in sam.end_positions(states[j]):
+            ok = _verified_count(end - n + 1, b0, n, ta, tb)
+            if ok > best_ok:
+                best, best_ok = end - n + 1, ok
+                if ok == n:
+                    break
+        out.append(Block(best, b0, n))
+    return out
+
+
+def verified_blocks(a: SentenceString, b: SentenceString, min_block: int) -> list[Block]:
+    """Common blocks of A and B (automaton over A) cut by verification (seed 002 §2.1-2.3)."""
+    sam = SuffixAutomaton(a.codes.tolist())
+    return _verify_all(sam, a, b, min_block)
+
+
+def _verify_all(
+    sam: SuffixAutomaton, a: SentenceString, b: SentenceString, min_block: int
+) -> list[Block]:
+    ta, tb = a.terms.tolist(), b.terms.tolist()
+    out: list[Block] = []
+    for block in common_blocks(sam, a, b, min_block):
+        out.extend(split_verified(block, ta, tb, min_block))
+    return out
+
+
+def block_jaccard(blocks: Sequence[Block], size_a: int, size_b: int) -> float:
+    """``J = c / (|A| + |B| - c)`` with ``c = min(|C_A|, |C_B|)`` (module docstring, §2.4)."""
+    cov_a: set[int] = set()
+    cov_b: set[int] = set()
+    for blk in blocks:
+        cov_a.update(range(blk.a, blk.a + blk.length))
+        cov_b.update(range(blk.b, blk.b + blk.length))
+    c = min(len(cov_a), len(cov_b))
+    union = size_a + size_b - c
+    return c / union if union > 0 else 0.0
+
+
+def _ordered(x: SentenceString, y: SentenceString) -> tuple[SentenceString, SentenceString]:
+    """(automaton side, scanned side): fewer sentences first, then smaller payload bytes."""
+    kx, ky = (len(x), x.payload().tobytes()), (len(y), y.payload().tobytes())
+    return (x, y) if kx <= ky else (y, x)
+
+
+def _identical(x: SentenceString, y: SentenceString) -> bool:
+    return np.array_equal(x.codes, y.codes) and np.array_equal(x.terms, y.terms)
+
+
+def slst_similarity(x: SentenceString, y: SentenceString, min_block: int = 2) -> float:
+    """SL+ST similarity of two documents, symmetric, in [0, 1] (module docstring, step 5)."""
+    if len(x) and _identical(x, y):
+        return 1.0
+    a, b = _ordered(x, y)
+    if len(a) < min_block:
+        return 0.0
+    return block_jaccard(verified_blocks(a, b, min_block), len(a), len(b))
+
+
+# -- corpus columns ----------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class SentenceStrings:
+    """Sentence strings of a batch, concatenated.
+
+    Attributes:
+        codes, terms: uint64 (total,), all documents' codes and first-terms hashes.
+        offsets: int64 (count + 1,); document ``i`` is ``offsets[i]:offsets[i + 1]``.
+    """
+
+    codes: np.ndarray
+    terms: np.ndarray
+    offsets: np.ndarray
+
+    @classmethod
+    def from_list(cls, items: Sequence[SentenceString]) -> SentenceStrings:
+        """Concatenate per-document strings."""
+        sizes = np.fromiter((len(s) for s in items), np.int64, count=len(items))
+        offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        codes = np.concatenate([s.codes for s in items]) if items else np.zeros(0, U64)
+        terms = np.concatenate([s.terms for s in items]) if items else np.zeros(0, U64)
+        return cls(codes.astype(U64), terms.astype(U64), offsets)
+
+    @property
+    def sizes(self) -> np.ndarray:
+        """int64 (count,): sentences per document."""
+        return np.diff(self.offsets)
+
+    def get(self, i: int) -> SentenceString:
+        """Document ``i``'s :class:`SentenceString` (views)."""
+        lo, hi = int(self.offsets[i]), int(self.offsets[i + 1])
+        return SentenceString(self.codes[lo:hi], self.terms[lo:hi])
+
+
+def window_keys(
+    strings: SentenceStrings, window: int, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Hashes of all windows of ``window`` consecutive (code, terms) symbols, vectorised.
+
+    A document with ``0 < n < window`` sentences has one window, its whole string.
+
+    Returns:
+        ``(keys, docs)``: uint64 and int64 arrays of equal length.
+    """
+    sizes = strings.sizes
+    with np.errstate(over="ignore"):
+        sym = fmix64(strings.terms ^ fmix64(strings.codes + np.uint64(seed + 1)))
+    counts = np.where(sizes >= window, sizes - window + 1, (sizes > 0).astype(np.int64))
+    docs = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), counts)
+    starts = np.repeat(strings.offsets[:-1], counts)
+    starts += np.arange(docs.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts)
+    width = np.minimum(np.repeat(sizes, counts), window)
+    h = np.zeros(docs.shape[0], dtype=U64)
+    with np.errstate(over="ignore"):
+        for k in range(window):
+            live = width > k
+            idx = np.flatnonzero(live)
+            hk = h[idx]
+            h[idx] = fmix64(
+                ((hk << np.uint64(31)) | (hk >> np.uint64(33))) * _P ^ sym[starts[idx] + k]
+            )
+        h = fmix64(h ^ width.astype(U64))
+    return h, docs
+
+
+# -- the method --------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class SLST:
+    """SL+ST (seed 002): sentence-length strings, suffix-automaton blocks, verified Jaccard.
+
+    Args:
+        min_block: shortest verified block kept, 2-1000 (seed 002 drops blocks of 1).
+        max_length: longest sentence kept in the string, 1-35 (seed 002: 35, ``a``-``z``
+            stand for 10-35).
+        window: sentences per candidate-index window, ``1 <= window <= min_block``
+            (completeness needs ``window <= min_block``).
+        seed: XXH64 seed of the first-terms hashes, ``0 <= seed < 2**32``.
+        threshold: Jaccard the candidate length filter is built for, (0, 1]: pairs with
+            ``min(|A|,|B|) / max(|A|,|B|) < threshold`` cannot reach it and are pruned.
+        max_df: windows shared by more documents give star candidates only, >= 2.
+        canonical: how sentences become terms (stop words removed by default, §2.1).
+
+    Raises:
+        ParameterError: a parameter is out of range (the message names it).
+    """
+
+    name: ClassVar[str] = "sl-st"
+    source: ClassVar[str] = (
+        "Feng Jinbo 2015, seed 002 (SL+ST): sentence-length string, suffix-structure common "
+        "blocks, first-two-terms verification, J = c / (|A| + |B| - c)"
+    )
+    needs_fit: ClassVar[bool] = False
+    exact_key: ClassVar[bool] = False
+
+    min_block: int = 2
+    max_length: int = 35
+    window: int = 2
+    seed: int = 0
+    threshold: float = 0.5
+    max_df: int = 5000
+    canonical: CanonicalForm = field(default_factory=CanonicalForm)
+
+    def __post_init__(self) -> None:
+        check_int("min_block", self.min_block, low=2, high=1000)
+        check_int("max_length", self.max_length, low=1, high=len(ALPHABET) - 1)
+        check_int("window", self.window, low=1, high=self.min_block)
+        check_int("seed", self.seed, low=0, high=2**32 - 1)
+        check_float("threshold", self.threshold, low=0.0, high=1.0, low_open=True)
+        check_int("max_df", self.max_df, low=2)
+
+    def params(self) -> dict[str, Any]:
+        """JSON-ready parameters (recorded in signatures)."""
+        return {
+            "min_block": self.min_block,
+            "max_length": self.max_length,
+            "window": self.window,
+            "seed": self.seed,
+            "threshold": self.threshold,
+        }
+
+    def key(self) -> SignatureKey:
+        """The :class:`SignatureKey` of signatures this method makes."""
+        return SignatureKey.make(self.name, self.params(), self.canonical.params())
+
+    def fit(self, stats: object) -> None:
+        """No collection statistics are needed; does nothing."""
+
+    def string(self, text: str) -> SentenceString:
+        """The :class:`SentenceString` of one clean text."""
+        return sentence_string(text, self.canonical, max_length=self.max_length, seed=self.seed)
+
+    def sign(self, docs: Sequence[Prepared]) -> Signatures:
+        """Sentence strings of a batch (from ``Prepared.text``): :class:`SentenceStrings`."""
+        data = SentenceStrings.from_list([self.string(d.text) for d in docs])
+        return Signatures(self.key(), data, len(docs))
+
+    def candidates(self, sigs: Signatures) -> np.ndarray:
+        """Pairs sharing a sentence window and passing the length bound: int64 (p, 2)."""
+        strings: SentenceStrings = sigs.data
+        keys, docs = window_keys(strings, self.window, self.seed)
+        order = np.lexsort((docs, keys))
+        keys, docs = keys[order], docs[order]
+        keep = np.ones(keys.shape[0], bool)
+        keep[1:] = (keys[1:] != keys[:-1]) | (docs[1:] != docs[:-1])
+        keys, docs = keys[keep], docs[keep]
+        starts, sizes = group_bounds(keys)
+        pairs = unique_pairs(
+            pairs_in_groups(docs, starts, sizes, max_group=self.max_df), sigs.count
+        )
+        n = strings.sizes
+        lo = np.minimum(n[pairs[:, 0]], n[pairs[:, 1]])
+        hi = np.maximum(n[pairs[:, 0]], n[pairs[:, 1]])
+        return pairs[lo >= self.threshold * hi - 1e-9]
+
+    def similarity(self, sigs: Signatures, pairs: np.ndarray) -> np.ndarray:
+        """SL+ST Jaccard of each pair: float64 (p,); one automaton per document and group."""
+        strings: SentenceStrings = sigs.data
+        out = np.zeros(pairs.shape[0], dtype=np.float64)
+        groups: dict[int, list[tuple[int, int]]] = {}
+        for row, (i, j) in enumerate(pairs.tolist()):
+            x, y = strings.get(i), strings.get(j)
+            if len(x) and _identical(x, y):
+                out[row] = 1.0
+                continue
+            a, b = _ordered(x, y)
+            if len(a) < self.min_block:
+                continue
+            groups.setdefault(i if a is x else j, []).append((row, j if a is x else i))
+        for ai, members in groups.items():
+            a = strings.get(ai)
+            sam = SuffixAutomaton(a.codes.tolist())
+            for row, bi in members:
+                b = strings.get(bi)
+                out[row] = block_jaccard(_verify_all(sam, a, b, self.min_block), len(a), len(b))
+        return out
+
+    def signature(self, sigs: Signatures, i: int) -> Signature:
+        """Document ``i``'s signature: uint64 (2n,), codes then first-terms hashes."""
+        return Signature(sigs.key, sigs.data.get(i).payload())
+
+    def compare(self, a: Signature, b: Signature) -> float:
+        """SL+ST similarity of two signatures, in [0, 1].
+
+        Raises:
+            IncompatibleSignatureError: the signatures were made differently.
+        """
+        a.key.require_same(b.key)
+        x, y = SentenceString.from_payload(a.payload), SentenceString.from_payload(b.payload)
+        return slst_similarity(x, y, self.min_block)
+
+
+register(SLST)

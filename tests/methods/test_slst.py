@@ -1,0 +1,245 @@
+"""SL+ST (seed 002): length strings, suffix automaton, verification, Jaccard, job run."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neardup.errors import IncompatibleSignatureError, ParameterError
+from neardup.methods.base import Prepared, Signature
+from neardup.methods.registry import make_method
+from neardup.methods.slst import (
+    SLST,
+    Block,
+    SentenceString,
+    SuffixAutomaton,
+    block_jaccard,
+    split_verified,
+    verified_blocks,
+)
+
+DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+WORDS = [
+    "alpha",
+    "bravo",
+    "charlie",
+    "delta",
+    "echo",
+    "foxtrot",
+    "golf",
+    "hotel",
+    "india",
+    "juliet",
+    "kilo",
+    "lima",
+    "mike",
+    "november",
+    "oscar",
+    "papa",
+    "quebec",
+    "romeo",
+    "sierra",
+    "tango",
+    "uniform",
+    "victor",
+    "whiskey",
+    "xray",
+    "yankee",
+    "zulu",
+]
+
+
+def sentence(first: int, length: int) -> str:
+    """A sentence of ``length`` distinct non-stop words starting at ``WORDS[first]``."""
+    words = [WORDS[(first + k) % len(WORDS)] for k in range(length)]
+    return " ".join(words).capitalize() + "."
+
+
+def text(spec: list[tuple[int, int]]) -> str:
+    return " ".join(sentence(f, n) for f, n in spec)
+
+
+def prep(*texts: str) -> list[Prepared]:
+    return [Prepared(str(i), t, t.split()) for i, t in enumerate(texts)]
+
+
+def brute_lcs(a: list[int], b: list[int]) -> int:
+    best = 0
+    prev = [0] * (len(b) + 1)
+    for x in a:
+        cur = [0] * (len(b) + 1)
+        for j, y in enumerate(b):
+            if x == y:
+                cur[j + 1] = prev[j] + 1
+                best = max(best, cur[j + 1])
+        prev = cur
+    return best
+
+
+# -- the seed's rules --------------------------------------------------------------------
+def test_split_verified_seed_examples() -> None:
+    # block of 5, 3rd sentence differs -> two blocks of 2
+    a = [1, 2, 3, 4, 5]
+    assert split_verified(Block(0, 0, 5), a, [1, 2, 9, 4, 5], 2) == [
+        Block(0, 0, 2),
+        Block(3, 3, 2),
+    ]
+    # block of 4, 2nd and 3rd differ -> dropped entirely
+    assert split_verified(Block(0, 0, 4), [1, 2, 3, 4], [1, 8, 9, 4], 2) == []
+
+
+def test_pair_split_at_unverified_sentence_and_single_dropped() -> None:
+    base = [(0, 3), (5, 4), (10, 5), (15, 6), (20, 7)]
+    changed = [*base[:2], (13, 5), *base[3:]]  # 3rd sentence: same length, other terms
+    m = SLST()
+    sigs = m.sign(prep(text(base), text(changed)))
+    a, b = sigs.data.get(0), sigs.data.get(1)
+    assert a.text == b.text == "34567"
+    blocks = verified_blocks(a, b, 2)
+    assert sorted(blocks, key=lambda x: x.a) == [Block(0, 0, 2), Block(3, 3, 2)]
+    assert m.similarity(sigs, np.array([[0, 1]]))[0] == pytest.approx(4 / (5 + 5 - 4))
+    # 2nd and 3rd differ in a block of 4: both pieces have length 1 and are dropped
+    four = [(0, 3), (5, 4), (10, 5), (15, 6)]
+    other = [(0, 3), (7, 4), (13, 5), (15, 6)]
+    sigs = m.sign(prep(text(four), text(other)))
+    assert verified_blocks(sigs.data.get(0), sigs.data.get(1), 2) == []
+    assert m.similarity(sigs, np.array([[0, 1]]))[0] == 0.0
+
+
+def test_jaccard_counts_shared_sentences_once() -> None:
+    # A's block 0..1 copied twice into B: 2 shared sentences, not 4
+    assert block_jaccard([Block(0, 0, 2), Block(0, 2, 2)], 2, 4) == pytest.approx(2 / 4)
+
+
+def test_length_string_english_pinned() -> None:
+    t = (
+        "The quick brown fox jumps over the lazy dog. It was a very cold day! "
+        "Why? Because the sun had set at five o'clock in the evening."
+    )
+    # stop words out: quick brown fox jumps lazy dog (6); cold day (2); (0);
+    # sun set five o clock evening (6)
+    s = SLST().sign(prep(t)).data.get(0)
+    assert s.text == "6206"
+
+
+def test_length_string_russian_pinned_and_long_sentence_ignored() -> None:
+    long = " ".join(f"Слово{i}" for i in range(40)) + "."
+    t = f"Мама мыла раму. А. С. Пушкин написал много стихов и поэм! {long} Это было давно."
+    # мама мыла раму (3); пушкин написал стихов поэм (4: "а", "с", "много", "и" are stop
+    # words); 40 words > 35: ignored; это давно (2: "было" is a stop word)
+    s = SLST().sign(prep(t)).data.get(0)
+    assert s.text == "342"
+    assert SLST(max_length=3).sign(prep(t)).data.get(0).text == "32"
+
+
+def test_long_lengths_are_letters() -> None:
+    t = sentence(0, 10) + " " + sentence(1, 26)
+    assert SLST().sign(prep(t)).data.get(0).text == "aq"
+
+
+@settings(derandomize=True, max_examples=50, deadline=None)
+@given(
+    st.lists(st.integers(0, 3), max_size=40),
+    st.lists(st.integers(0, 3), max_size=40),
+)
+def test_suffix_automaton_lcs_equals_brute_force(a: list[int], b: list[int]) -> None:
+    assert SuffixAutomaton(a).longest_common_substring(b) == brute_lcs(a, b)
+
+
+@settings(derandomize=True, max_examples=30, deadline=None)
+@given(st.lists(st.integers(0, 2), min_size=1, max_size=25))
+def test_end_positions_are_all_occurrences(s: list[int]) -> None:
+    sam = SuffixAutomaton(s)
+    for length in (1, 2):
+        for start in range(len(s) - length + 1):
+            sub = s[start : start + length]
+            lengths, states = sam.match(sub)
+            expected = [
+                i + length - 1 for i in range(len(s) - length + 1) if s[i : i + length] == sub
+            ]
+            assert lengths[-1] == length
+            assert sam.end_positions(states[-1]) == expected
+
+
+# -- the method contract -----------------------------------------------------------------
+PARA = st.lists(st.tuples(st.integers(0, 25), st.integers(1, 8)), min_size=1, max_size=8)
+
+
+@settings(derandomize=True, max_examples=50, deadline=None)
+@given(PARA)
+def test_identical_texts_match_and_signatures_deterministic(spec: list[tuple[int, int]]) -> None:
+    t = text(spec)
+    s1 = SLST().sign(prep(t, t))
+    s2 = SLST().sign(prep(t))
+    assert SLST().signature(s1, 0) == SLST().signature(s2, 0)
+    assert SLST().similarity(s1, np.array([[0, 1]]))[0] == 1.0
+    assert [0, 1] in SLST().candidates(s1).tolist()
+
+
+def test_match_and_non_match_and_symmetry() -> None:
+    m = SLST()
+    spec = [(i * 3 % 26, 2 + i % 6) for i in range(10)]
+    edited = [*spec[:7], (25, 9), *spec[8:]]
+    unrelated = [(i * 5 % 26, 1 + (i * 7) % 9) for i in range(10)]
+    sigs = m.sign(prep(text(spec), text(edited), text(unrelated)))
+    sim = m.similarity(sigs, np.array([[0, 1], [0, 2]]))
+    assert sim[0] >= 0.5 > sim[1]
+    s = [m.signature(sigs, i) for i in range(3)]
+    for x in s:
+        for y in s:
+            assert m.compare(x, y) == m.compare(y, x)
+    assert m.compare(s[0], s[1]) == pytest.approx(sim[0])
+
+
+def test_payload_layout_and_round_trip() -> None:
+    m = SLST()
+    sig = m.signature(m.sign(prep(text([(0, 3), (5, 12)]))), 0)
+    assert sig.payload.dtype == np.uint64 and sig.payload.shape == (4,)
+    assert sig.payload[:2].tolist() == [3, 12]
+    back = Signature.from_bytes(sig.to_bytes())
+    assert back == sig
+    assert SentenceString.from_payload(back.payload).text == "3c"
+
+
+def test_different_parameters_are_incompatible() -> None:
+    t = prep(text([(0, 3), (5, 4)]))
+    a = SLST().signature(SLST().sign(t), 0)
+    b = SLST(max_length=20).signature(SLST(max_length=20).sign(t), 0)
+    with pytest.raises(IncompatibleSignatureError):
+        SLST().compare(a, b)
+
+
+@pytest.mark.parametrize(
+    ("param", "value"),
+    [("min_block", 1), ("max_length", 36), ("window", 3), ("threshold", 0.0), ("seed", -1)],
+)
+def test_bad_parameters_name_the_parameter(param: str, value: object) -> None:
+    with pytest.raises(ParameterError) as err:
+        make_method("sl-st", **{param: value})
+    assert err.value.name == param
+
+
+# -- the job -----------------------------------------------------------------------------
+def _data(name: str) -> Path:
+    path = DATA / name / "docs.jsonl"
+    if not path.is_file():
+        if os.environ.get("CI"):
+            pytest.fail(f"test data missing: {path}")
+        pytest.skip(f"test data missing: {path}")
+    return path.parent
+
+
+@pytest.mark.data
+def test_job_on_progit_ru() -> None:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from eval_methods_structural import evaluate
+
+    r = evaluate("progit-ru-revisions", "sl-st", 0.3, {}, data=_data("progit-ru-revisions").parent)
+    assert r["precision"] > 0.8 and r["recall"] > 0.5
