@@ -60,8 +60,9 @@ def main() -> None:
     (OUT / "chekhov").mkdir(parents=True)
     for name, text in texts.items():
         if name == "Налим":  # one story stored gzipped
-            with gzip.open(OUT / "chekhov" / f"{name}.txt.gz", "wt", encoding="utf-8") as fh:
-                fh.write(text)
+            path = OUT / "chekhov" / f"{name}.txt.gz"
+            with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as fh:
+                fh.write(text.encode("utf-8"))  # mtime=0: the same bytes on every build
         else:
             (OUT / "chekhov" / f"{name}.txt").write_text(text, encoding="utf-8")
     # containment: the first half of a story, alone
@@ -81,7 +82,7 @@ def main() -> None:
 <article><h1>Заметки читателя: Чехов и чиновники</h1>
 <p>Перечитывая раннего Чехова, я снова удивился тому, как мало слов ему нужно, чтобы
 показать целую жизнь. Вот начало рассказа, которое стоит привести целиком.</p>
-<blockquote><p>{death[1]}</p><p>{death[2]}</p></blockquote>
+<blockquote><p>{death[2]}</p><p>{death[3]}</p></blockquote>
 <p>Дальше всё развивается с беспощадной логикой: маленький человек не может остановиться,
 и извинение превращается в пытку для обоих. Рассказ написан в 1883 году и до сих пор
 читается как газетная заметка о нашем времени.</p></article>

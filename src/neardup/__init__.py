@@ -24,6 +24,7 @@ from neardup.methods.registry import make_method, method_names
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
 from neardup.output import write_result
+from neardup.passages import Passage, highlight, matched_passages
 from neardup.text import CanonicalForm, Document, Skipped, read_corpus
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "Overlap",
     "Pair",
     "ParameterError",
+    "Passage",
     "Prepared",
     "ShingleSets",
     "Shingling",
@@ -56,7 +58,9 @@ __all__ = [
     "__version__",
     "compare",
     "dedup",
+    "highlight",
     "make_method",
+    "matched_passages",
     "method_names",
     "optimal_params",
     "overlap",

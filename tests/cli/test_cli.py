@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -106,3 +107,19 @@ def test_methods_json_lists_parameters_and_sources():
 def test_version():
     res = _run("--version")
     assert res.exit_code == 0 and res.stdout.startswith("neardup ")
+
+
+def test_compare_passages_select_the_quoted_paragraphs():
+    corpus = Path(__file__).resolve().parents[2] / "examples" / "corpus"
+    story = corpus / "chekhov" / "Смерть чиновника.txt"
+    page = corpus / "web" / "zametki-chitatelya.html"
+    res = _run("compare", str(story), str(page), "--passages", "--json")
+    assert res.exit_code == 0, res.output
+    passages = json.loads(res.stdout)["passages"]
+    assert len(passages) == 1  # the two quoted paragraphs are adjacent in both texts
+    text = story.read_text(encoding="utf-8")
+    paragraphs = [p.strip() for p in text.splitlines() if p.strip()]
+    start, end = passages[0]["a_start"], passages[0]["a_end"]
+    assert start == text.index(paragraphs[2])
+    last_word_end = re.search(r"\w(?=\W*$)", paragraphs[3]).end()  # ...надо». -> надо
+    assert end == text.index(paragraphs[3]) + last_word_end

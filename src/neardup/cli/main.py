@@ -240,6 +240,10 @@ def compare(
             help="Collection the lexical methods take statistics from (default: A and B).",
         ),
     ] = None,
+    passages: Annotated[
+        bool,
+        typer.Option("--passages", help="List the shared passages, highlighted in both texts."),
+    ] = False,
     stop_words: StopOpt = None,
     morphology: MorphOpt = None,
     as_json: JsonOpt = False,
@@ -252,10 +256,14 @@ def compare(
         mparams = method_params(method, shingle_size, param, stop_words, morphology)
         reference = _corpus_texts(corpus) if corpus else None
         result = run_compare(text_a, text_b, method=method, corpus=reference, **mparams)
+        shared = _passages(text_a, text_b, mparams) if passages else None
     except NeardupError as exc:
         raise _fail(exc) from None
     if as_json:
-        sys.stdout.write(json.dumps(result.as_dict(), ensure_ascii=False, indent=2) + "\n")
+        row = result.as_dict()
+        if shared is not None:
+            row["passages"] = [dataclasses.asdict(p) for p in shared]
+        sys.stdout.write(json.dumps(row, ensure_ascii=False, indent=2) + "\n")
         return
     table = Table(title=f"{a.name} vs {b.name} ({result.method})", show_header=False)
     row = result.as_dict()
@@ -265,6 +273,36 @@ def compare(
     table.add_row("shared shingles", f"{row['shared']} (A: {row['size_a']}, B: {row['size_b']})")
     table.add_row("method score", f"{row['score']:.4f}")
     out.print(table)
+    if shared is not None:
+        _print_passages(shared, text_a, text_b, a.name, b.name)
+
+
+def _passages(text_a: str, text_b: str, mparams: dict[str, Any]) -> list[Any]:
+    from neardup.passages import matched_passages
+
+    return matched_passages(text_a, text_b, shingle_size=mparams.get("shingle_size", 5))
+
+
+def _print_passages(shared: list[Any], text_a: str, text_b: str, name_a: str, name_b: str) -> None:
+    from neardup.passages import highlight
+
+    if not shared:
+        out.print("no shared passages")
+        return
+    table = Table("#", f"{name_a} [start, end)", f"{name_b} [start, end)", "tokens", "text")
+    for i, p in enumerate(shared, 1):
+        preview = p.text_a(text_a).replace("\n", " ")
+        preview = preview if len(preview) <= 60 else preview[:57] + "..."
+        table.add_row(
+            str(i), f"{p.a_start}-{p.a_end}", f"{p.b_start}-{p.b_end}", str(p.tokens), preview
+        )
+    out.print(table)
+    for name, text, spans in (
+        (name_a, text_a, [p.a_span for p in shared]),
+        (name_b, text_b, [p.b_span for p in shared]),
+    ):
+        out.rule(name)
+        out.print(highlight(text, spans))
 
 
 def _corpus_texts(paths: list[Path]) -> list[str]:

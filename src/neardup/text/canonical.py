@@ -118,9 +118,7 @@ class CanonicalForm:
         for chunk in _WS_RE.finditer(text):
             original = chunk.group()
             norm = normalize(original)
-            same_length = len(norm) == len(original) and all(
-                len(normalize(c)) == 1 for c in original
-            )
+            same_length = len(norm) == len(original) and _char_for_char(original)
             base = chunk.start()
             for m in TOKEN_RE.finditer(norm):
                 raw.append(m.group())
@@ -166,6 +164,17 @@ class CanonicalForm:
                 cache.clear()
                 return [fn(t) for t in tokens]
         return [cache[t] for t in tokens]
+
+
+def _char_for_char(chunk: str) -> bool:
+    """True when :func:`normalize` maps ``chunk`` one character to one character.
+
+    Already-NFKC text whose lower case keeps its length maps character for character
+    (lower case never shortens a string); other chunks are checked character by character.
+    """
+    if unicodedata.is_normalized("NFKC", chunk) and len(chunk.lower()) == len(chunk):
+        return True
+    return all(len(normalize(c)) == 1 for c in chunk)
 
 
 def _is_cjk(token: str) -> bool:
