@@ -163,7 +163,7 @@ def run_neardup(docs: Sequence[str], batch: int, tok: Tokeniser = CANON.tokens) 
     Both give the sketches of the same shingle sets as the peers' input."""
     out = []
     for part in batches(docs, batch):
-        if tok is CANON.tokens:
+        if tok == CANON.tokens:  # raw text (bound methods compare equal, not identical)
             values, doc = SHINGLING.occurrences_texts(part, CANON)
             out.append(HASHER.sketch_occurrences(values, doc, len(part)))
         else:

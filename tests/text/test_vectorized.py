@@ -61,3 +61,9 @@ def test_fast_shingles_and_sketches_equal_the_slow_path():
     assert np.array_equal(fast.offsets, slow.offsets)
     m = MinHashLSH(shingle_size=3)
     assert np.array_equal(m.sketch_texts(texts), m.hasher.sketches(slow))
+
+
+def test_threaded_sketches_equal_single_threaded():
+    texts = [f"{s} {i} слово word" * (i % 7 + 1) for i, s in enumerate(SAMPLES * 20)]
+    m = MinHashLSH()
+    assert np.array_equal(m.sketch_texts(texts, workers=3), m.sketch_texts(texts))

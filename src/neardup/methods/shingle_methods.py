@@ -266,17 +266,36 @@ class MinHashLSH(ShingleMethod):
     def _reduce(self, sets: ShingleSets) -> np.ndarray:
         return self.hasher.sketches(sets)
 
-    def sketch_texts(self, texts: Sequence[str]) -> np.ndarray:
+    def sketch_texts(self, texts: Sequence[str], *, workers: int = 1) -> np.ndarray:
         """MinHash sketches straight from clean texts, vectorised end to end.
 
         Canonical tokens, shingle fingerprints and one-permutation sketches without a
         Python object per token or shingle (the signing fast path; see
         :meth:`Shingling.occurrences_texts`).
 
+        Args:
+            texts: clean texts.
+            workers: threads (1-64); the batch is cut into that many parts, signed in
+                parallel (numpy releases the GIL), and joined in order.
+
         Returns:
             uint64 array of shape (len(texts), num_perm), equal to the sketches that
-            :meth:`sign` makes of the same texts.
+            :meth:`sign` makes of the same texts, whatever ``workers``.
+
+        Raises:
+            ParameterError: ``workers`` out of range.
         """
+        check_int("workers", workers, low=1, high=64)
+        if workers == 1 or len(texts) < 2 * workers:
+            return self._sketch_part(texts)
+        from concurrent.futures import ThreadPoolExecutor
+
+        step = -(-len(texts) // workers)
+        parts = [texts[i : i + step] for i in range(0, len(texts), step)]
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return np.concatenate(list(pool.map(self._sketch_part, parts)))
+
+    def _sketch_part(self, texts: Sequence[str]) -> np.ndarray:
         values, doc = self.shingling.occurrences_texts(texts, self.canonical)
         return self.hasher.sketch_occurrences(values, doc, len(texts))
 

@@ -98,36 +98,54 @@ def tokenize_batch(texts: Sequence[str]) -> TokenBatch:
     return TokenBatch(buf, starts.astype(np.int64), ends.astype(np.int64), last - first, offsets)
 
 
+THREE_BYTE = 3  # marker in the pair table: the character needs its third byte
+
+
+@lru_cache(maxsize=1)
+def _pair_classes() -> np.ndarray:
+    """Class of the character that starts with bytes ``(b0, b1)``, for all 65,536 pairs.
+
+    One- and two-byte UTF-8 characters are decided by their first two bytes; a lead byte
+    of a longer character gives :data:`THREE_BYTE` (or 4-byte: decided separately).
+    """
+    bmp = _bmp_classes()
+    b0 = np.arange(256, dtype=np.int64)[:, None]
+    b1 = np.arange(256, dtype=np.int64)[None, :]
+    ascii_cls = bmp[np.minimum(b0, 0x7F)]
+    two_cp = ((b0 & 0x1F) << 6) | (b1 & 0x3F)
+    table = np.where(b0 < 0x80, ascii_cls, 0)
+    table = np.where((b0 >= 0xC0) & (b0 < 0xE0), bmp[two_cp], table)
+    table = np.where(b0 >= 0xE0, THREE_BYTE, table)
+    return np.ascontiguousarray(table.astype(np.uint8).reshape(-1))
+
+
 def _classes(buf: np.ndarray, lead: np.ndarray) -> np.ndarray:
     """Class (0, WORD, CJK) of every character, given the positions of its lead bytes."""
     padded = np.zeros(buf.shape[0] + 4, dtype=np.uint8)
     padded[: buf.shape[0]] = buf
-    b0 = padded[lead].astype(np.uint32)
-    cp = b0.copy()
-    two = np.flatnonzero((b0 >= 0xC0) & (b0 < 0xE0))
-    i = lead[two]
-    cp[two] = ((b0[two] & 0x1F) << 6) | (padded[i + 1] & 0x3F)
-    three = np.flatnonzero((b0 >= 0xE0) & (b0 < 0xF0))
-    i = lead[three]
-    cp[three] = (
-        ((b0[three] & 0x0F) << 12)
-        | ((padded[i + 1].astype(np.uint32) & 0x3F) << 6)
-        | (padded[i + 2] & 0x3F)
-    )
+    pairs = np.ndarray((buf.shape[0] + 1,), dtype=">u2", buffer=padded.data, strides=(1,))
+    cls = _pair_classes()[pairs[lead]]
+    longer = np.flatnonzero(cls == THREE_BYTE)
+    if longer.size:
+        cls[longer] = _long_classes(padded, lead[longer])
+    return cls
+
+
+def _long_classes(padded: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """Classes of 3- and 4-byte characters starting at ``pos``."""
+    b0 = padded[pos].astype(np.uint32)
+    b1 = padded[pos + 1].astype(np.uint32) & 0x3F
+    b2 = padded[pos + 2].astype(np.uint32) & 0x3F
+    cp3 = ((b0 & 0x0F) << 12) | (b1 << 6) | b2
+    out = _bmp_classes()[np.minimum(cp3, 0xFFFF)]
     four = np.flatnonzero(b0 >= 0xF0)
-    cls = _bmp_classes()[np.minimum(cp, 0xFFFF)]
     if four.size:
-        i = lead[four]
-        astral = (
-            ((b0[four] & 0x07) << 18)
-            | ((padded[i + 1].astype(np.uint32) & 0x3F) << 12)
-            | ((padded[i + 2].astype(np.uint32) & 0x3F) << 6)
-            | (padded[i + 3] & 0x3F)
-        )
+        b3 = padded[pos[four] + 3].astype(np.uint32) & 0x3F
+        astral = ((b0[four] & 0x07) << 18) | (b1[four] << 12) | (b2[four] << 6) | b3
         uniq, inverse = np.unique(astral, return_inverse=True)
         known = np.array([WORD if chr(int(c)).isalnum() else 0 for c in uniq], dtype=np.uint8)
-        cls[four] = known[inverse]
-    return cls
+        out[four] = known[inverse]
+    return out
 
 
 def canonical_fingerprints(
