@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -252,9 +253,9 @@ class MinHashLSH(ShingleMethod):
         """The :class:`MinHasher` of these parameters."""
         return MinHasher(num_perm=self.num_perm, seed=self.minhash_seed, scheme=self.scheme)
 
-    @property
+    @cached_property
     def lsh(self) -> LSHParams:
-        """Bands and rows in use."""
+        """Bands and rows in use (computed once per method object)."""
         if self.bands is not None and self.rows is not None:
             return LSHParams(self.bands, self.rows)
         return optimal_params(self.threshold, self.num_perm)

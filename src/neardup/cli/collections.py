@@ -1,0 +1,285 @@
+"""``neardup collection ...``, ``neardup add``, ``neardup check``, ``neardup remove``.
+
+Collections live in a database (``--db URL`` or ``$NEARDUP_DB``; default a SQLite file in
+the user data directory, see :mod:`neardup.store.engine`). Exit codes: 0 ok, 1 failure
+(missing collection or document, database error), 2 usage error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from neardup.errors import NeardupError
+
+DbOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--db", envvar="NEARDUP_DB", help="Database URL (sqlite:///FILE, postgresql://...)."
+    ),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
+
+collection_app = typer.Typer(
+    name="collection", help="Create, list, inspect and delete collections.", no_args_is_help=True
+)
+
+
+@contextmanager
+def _store(db: str | None) -> Iterator[Any]:
+    """Open the store; NeardupError in the body becomes the CLI exit code."""
+    from neardup.cli.main import _fail
+    from neardup.store import Store
+
+    try:
+        store = Store(db)
+    except NeardupError as exc:
+        raise _fail(exc) from None
+    try:
+        yield store
+    except NeardupError as exc:
+        raise _fail(exc) from None
+    finally:
+        store.close()
+
+
+def _print_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+@collection_app.command("create")
+def create(
+    name: Annotated[str, typer.Argument(help="Collection name (unique).")],
+    method: Annotated[str, typer.Option("--method", "-m", help="Method.")] = "minhash-lsh",
+    param: Annotated[
+        list[str] | None, typer.Option("--param", "-p", help="Method parameter KEY=VALUE.")
+    ] = None,
+    threshold: Annotated[
+        float, typer.Option("--threshold", "-t", help="Decision threshold in (0, 1].")
+    ] = 0.5,
+    measure: Annotated[str, typer.Option(help="resemblance | containment.")] = "resemblance",
+    min_tokens: Annotated[int, typer.Option(help="Skip shorter documents (tokens).")] = 3,
+    stop_words: Annotated[
+        bool, typer.Option("--stop-words/--no-stop-words", help="Drop stop words.")
+    ] = True,
+    morphology: Annotated[str, typer.Option(help="none | stem | lemma.")] = "none",
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Create a collection; its method and parameters are fixed from now on."""
+    from neardup.cli.main import _fail, method_params
+
+    try:
+        params = method_params(method, None, param, stop_words, morphology)
+    except NeardupError as exc:
+        raise _fail(exc) from None
+    with _store(db) as store:
+        info = store.create_collection(
+            name, method, params, threshold=threshold, measure=measure, min_tokens=min_tokens
+        )
+    if as_json:
+        _print_json(info.as_dict())
+    else:
+        typer.echo(f"created collection {info.name} ({info.method}, {info.params})")
+
+
+@collection_app.command("list")
+def list_(db: DbOpt = None, as_json: JsonOpt = False) -> None:
+    """List the collections."""
+    from neardup.cli.main import out
+
+    with _store(db) as store:
+        rows = [store.stats(c.name) for c in store.collections()]
+    if as_json:
+        _print_json(rows)
+        return
+    table = Table("name", "method", "threshold", "documents", "created")
+    for r in rows:
+        table.add_row(
+            r["name"], r["method"], str(r["threshold"]), str(r["documents"]), r["created_at"]
+        )
+    out.print(table)
+
+
+@collection_app.command("stats")
+def stats(
+    name: Annotated[str, typer.Argument(help="Collection name.")],
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show a collection's parameters and counts."""
+    from neardup.cli.main import out
+
+    with _store(db) as store:
+        row = store.stats(name)
+    if as_json:
+        _print_json(row)
+        return
+    table = Table(title=f"collection {name}", show_header=False)
+    for key, value in row.items():
+        table.add_row(key, json.dumps(value, ensure_ascii=False, default=str))
+    out.print(table)
+
+
+@collection_app.command("delete")
+def delete(name: Annotated[str, typer.Argument(help="Collection name.")], db: DbOpt = None) -> None:
+    """Delete a collection and all its documents."""
+    with _store(db) as store:
+        store.delete_collection(name)
+    typer.echo(f"deleted collection {name}")
+
+
+@collection_app.command("recompute")
+def recompute_cmd(
+    name: Annotated[str, typer.Argument(help="Collection name.")],
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Recompute word statistics and lexical signatures set-wise (seed 004)."""
+    with _store(db) as store:
+        report = store.recompute(name)
+    row = report.as_dict() if report is not None else {"documents": 0, "note": "no statistics"}
+    if as_json:
+        _print_json(row)
+    else:
+        typer.echo(f"recomputed {name}: {row}")
+
+
+def add(
+    name: Annotated[str, typer.Argument(help="Collection name.")],
+    inputs: Annotated[
+        list[Path], typer.Argument(help="Files or directories (txt, md, html, jsonl, csv; .gz).")
+    ],
+    id_field: Annotated[str, typer.Option(help="JSONL/CSV id field.")] = "id",
+    text_field: Annotated[str, typer.Option(help="JSONL/CSV text field.")] = "text",
+    content_type: Annotated[str, typer.Option(help="auto | text | html | wiki.")] = "auto",
+    max_bytes: Annotated[int, typer.Option(help="Skip larger documents (bytes).")] = 20_000_000,
+    batch_size: Annotated[int, typer.Option(help="Documents per transaction.")] = 500,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Add documents to a collection (idempotent: re-adding adds nothing; resumable)."""
+    from neardup.cli.main import _fail
+    from neardup.text.read import read_corpus
+
+    try:
+        items = read_corpus(
+            [str(p) for p in inputs],
+            id_field=id_field,
+            text_field=text_field,
+            content_type=content_type,
+            max_bytes=max_bytes,
+        )
+    except NeardupError as exc:
+        raise _fail(exc) from None
+    with _store(db) as store, _progress(quiet or as_json) as tick:
+        report = store.add(name, items, batch_size=batch_size, on_batch=tick)
+    _report_skipped(report.skipped)
+    if as_json:
+        _print_json(report.as_dict())
+    else:
+        typer.echo(f"added {report.added} documents to {name}, skipped {len(report.skipped)}")
+
+
+def _report_skipped(skipped: Any) -> None:
+    """One line per skipped document; already stored ones are only counted."""
+    from neardup.cli.main import err
+
+    exists = 0
+    for s in skipped:
+        if s.reason == "exists":
+            exists += 1
+            continue
+        err.print(f"[yellow]skipped[/yellow] {s.id}: {s.reason} {s.detail}".rstrip())
+    if exists:
+        err.print(f"[yellow]skipped[/yellow] {exists} documents already in the collection")
+
+
+@contextmanager
+def _progress(silent: bool) -> Iterator[Callable[[Any], None]]:
+    from neardup.cli.main import err
+
+    if silent or not err.is_terminal:
+        yield lambda _report: None
+        return
+    bars = Progress(
+        TextColumn("[bold]add"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("added {task.fields[added]}"),
+        TimeElapsedColumn(),
+        console=err,
+    )
+    with bars:
+        task = bars.add_task("add", total=None, added=0)
+        state = {"added": 0}
+
+        def tick(report: Any) -> None:
+            state["added"] += report.added
+            bars.update(task, advance=report.added + len(report.skipped), added=state["added"])
+
+        yield tick
+
+
+def check(
+    name: Annotated[str, typer.Argument(help="Collection name.")],
+    file: Annotated[Path, typer.Argument(help="The document to check (any readable file).")],
+    content_type: Annotated[str, typer.Option(help="auto | text | html | wiki.")] = "auto",
+    limit: Annotated[int, typer.Option(help="At most this many matches.")] = 20,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Is FILE a duplicate of documents in the collection, and of which?"""
+    from neardup.cli.main import _fail, _read_one, out
+
+    try:
+        text = _read_one(file, content_type)
+    except NeardupError as exc:
+        raise _fail(exc) from None
+    with _store(db) as store:
+        result = store.check(name, text, limit=limit)
+    if as_json:
+        _print_json(result.as_dict())
+        return
+    if not result.matches:
+        out.print(f"no duplicates of {file.name} in {name} ({result.candidates} candidates)")
+        return
+    table = Table("document", "resemblance", "in it", "of it", "score", title=f"{file.name}")
+    for m in result.matches:
+        score = m.evidence.get("score")
+        table.add_row(
+            m.doc_id,
+            f"{m.resemblance:.3f}",
+            f"{m.containment_query:.3f}",
+            f"{m.containment_doc:.3f}",
+            "-" if score is None else f"{score:.3f}",
+        )
+    out.print(table)
+
+
+def remove(
+    name: Annotated[str, typer.Argument(help="Collection name.")],
+    doc_id: Annotated[str, typer.Argument(help="Document id.")],
+    db: DbOpt = None,
+) -> None:
+    """Remove one document from a collection."""
+    with _store(db) as store:
+        store.remove(name, doc_id)
+    typer.echo(f"removed {doc_id} from {name}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``collection``, ``add``, ``check`` and ``remove`` to the ``neardup`` app."""
+    app.add_typer(collection_app, name="collection")
+    app.command("add")(add)
+    app.command("check")(check)
+    app.command("remove")(remove)

@@ -1,0 +1,20 @@
+"""Collections in a database (SQLite or PostgreSQL): add documents, check new ones.
+
+Seed 000 keeps the signatures of a collection and checks each new document against them;
+seed 004 builds the service around a PostgreSQL database. :class:`Store` is the entry point.
+"""
+
+from neardup.store.engine import default_url, resolve_url
+from neardup.store.results import AddReport, CheckResult, CollectionInfo, DocumentInfo, Match
+from neardup.store.store import Store
+
+__all__ = [
+    "AddReport",
+    "CheckResult",
+    "CollectionInfo",
+    "DocumentInfo",
+    "Match",
+    "Store",
+    "default_url",
+    "resolve_url",
+]

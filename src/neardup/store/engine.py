@@ -1,0 +1,162 @@
+"""Opening the store's database: URL choice, engines, SQLite pragmas and migrations.
+
+URL resolution (:func:`resolve_url`): the ``url`` argument (CLI ``--db``), else the
+``NEARDUP_DB`` environment variable, else a SQLite file ``neardup.db`` in the user data
+directory (``platformdirs.user_data_dir("neardup")``, i.e. ``$XDG_DATA_HOME/neardup`` or
+``~/.local/share/neardup`` on Linux). ``postgresql://`` URLs use psycopg 3.
+
+SQLite: WAL journal, ``synchronous=NORMAL``, foreign keys on, a 60 s busy timeout, and
+writes begin with ``BEGIN IMMEDIATE`` (writers queue instead of failing on lock upgrade).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sqlite3
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+
+from neardup.errors import UsageError
+from neardup.store.errors import StoreError
+
+ENV_VAR = "NEARDUP_DB"
+BUSY_TIMEOUT_S = 60
+
+
+def default_url() -> str:
+    """``sqlite:///<user data dir>/neardup/neardup.db`` (see the module docstring)."""
+    try:
+        from platformdirs import user_data_dir
+
+        base = Path(user_data_dir("neardup", appauthor=False))
+    except ImportError:  # pragma: no cover - platformdirs is a dependency
+        xdg = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+        base = Path(xdg) / "neardup"
+    return f"sqlite:///{base / 'neardup.db'}"
+
+
+def resolve_url(url: str | None = None) -> str:
+    """The database URL to use: ``url``, else ``$NEARDUP_DB``, else :func:`default_url`.
+
+    ``postgresql://`` and ``postgres://`` are rewritten to ``postgresql+psycopg://``.
+
+    Raises:
+        UsageError: the URL is malformed or names an unsupported database.
+    """
+    raw = url or os.environ.get(ENV_VAR) or default_url()
+    try:
+        parsed = make_url(raw)
+    except ArgumentError as exc:
+        raise UsageError(f"--db {raw!r} is not a database URL: {exc}") from None
+    backend = parsed.get_backend_name()
+    if parsed.drivername in ("postgres", "postgresql", "postgresql+psycopg2"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    elif backend != "sqlite" and backend != "postgresql":
+        raise UsageError(f"--db {raw!r}: only sqlite:// and postgresql:// are supported")
+    return parsed.render_as_string(hide_password=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Engines:
+    """The engines of one database: ``write`` and ``read`` (the same one for PostgreSQL).
+
+    Attributes:
+        write: engine for writing transactions (SQLite: ``BEGIN IMMEDIATE``).
+        read: engine for reads (SQLite: deferred transactions, readers never wait).
+        dialect: ``sqlite`` or ``postgresql``.
+    """
+
+    write: Engine
+    read: Engine
+    dialect: str
+
+    def dispose(self) -> None:
+        """Close every pooled connection."""
+        self.write.dispose()
+        if self.read is not self.write:
+            self.read.dispose()
+
+
+def open_engines(url: str) -> Engines:
+    """Create the engines for ``url`` (already resolved) and run the migrations.
+
+    Raises:
+        StoreError: the database cannot be reached or migrated.
+    """
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        engines = _sqlite_engines(url, parsed.database)
+    else:
+        engine = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+        engines = Engines(engine, engine, "postgresql")
+    try:
+        upgrade(engines.write)
+    except SQLAlchemyError as exc:
+        engines.dispose()
+        raise StoreError(f"cannot open database {_safe(url)}: {_short(exc)}") from exc
+    return engines
+
+
+def _sqlite_engines(url: str, database: str | None) -> Engines:
+    if database and database != ":memory:" and not database.startswith("file:"):
+        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    write = create_engine(url)
+    read = create_engine(url)
+    for engine, begin in ((write, "BEGIN IMMEDIATE"), (read, "BEGIN")):
+        _sqlite_events(engine, begin)
+    return Engines(write, read, "sqlite")
+
+
+def _sqlite_events(engine: Engine, begin: str) -> None:
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_conn: sqlite3.Connection, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # we emit BEGIN ourselves
+        cur = dbapi_conn.cursor()
+        cur.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_S * 1000}")
+        cur.execute("PRAGMA journal_mode = WAL")
+        cur.execute("PRAGMA synchronous = NORMAL")
+        cur.execute("PRAGMA foreign_keys = ON")
+        cur.close()
+        dbapi_conn.create_function("ln", 1, _ln, deterministic=True)
+        dbapi_conn.create_function("exp", 1, _exp, deterministic=True)
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Any) -> None:
+        conn.exec_driver_sql(begin)
+
+
+def _ln(x: float | None) -> float | None:
+    return math.log(x) if x is not None and x > 0 else None
+
+
+def _exp(x: float | None) -> float | None:
+    return math.exp(x) if x is not None else None
+
+
+def upgrade(engine: Engine) -> None:
+    """Bring the schema to the newest migration (Alembic, scripts shipped in the package)."""
+    from alembic import command
+    from alembic.config import Config
+
+    cfg = Config()
+    location = resources.files("neardup.store") / "migrations"
+    cfg.set_main_option("script_location", str(location))
+    with engine.connect() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "head")
+        conn.commit()
+
+
+def _safe(url: str) -> str:
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def _short(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0][:300]

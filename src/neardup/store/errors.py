@@ -1,0 +1,42 @@
+"""Errors of the collection store (all :class:`~neardup.errors.NeardupError` subclasses).
+
+The CLI maps them to exit codes like every ``NeardupError`` (``UsageError`` -> 2, the rest
+-> 1); the REST service maps them to HTTP statuses (see :data:`HTTP_STATUS`).
+"""
+
+from __future__ import annotations
+
+from neardup.errors import InputError, NeardupError, UsageError
+
+
+class StoreError(NeardupError):
+    """The database cannot be opened, migrated or written (HTTP 503)."""
+
+
+class CollectionNotFound(InputError):
+    """No collection of that name (HTTP 404)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"no collection named {name!r}")
+
+
+class CollectionExists(UsageError):
+    """A collection of that name exists already (HTTP 409)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"a collection named {name!r} exists already")
+
+
+class DocumentNotFound(InputError):
+    """No document with that id in the collection (HTTP 404)."""
+
+    def __init__(self, collection: str, doc_id: str) -> None:
+        self.collection = collection
+        self.doc_id = doc_id
+        super().__init__(f"no document {doc_id!r} in collection {collection!r}")
+
+
+class UnsupportedMethod(UsageError):
+    """The method cannot back a collection (no database index for it yet)."""

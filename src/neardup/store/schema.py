@@ -1,0 +1,135 @@
+"""The collection store's schema (SQLAlchemy Core), one for SQLite and PostgreSQL.
+
+Tables (``nd_`` prefix):
+
+* ``nd_collections``: name (unique), method and its parameters (JSON, fixed at creation),
+  canonical-form parameters (JSON), decision ``measure``/``threshold``, ``min_tokens``,
+  ``stats_dirty`` (lexical methods: signatures older than the statistics), created time.
+* ``nd_documents``: collection, ``doc_id`` (unique per collection), source, title,
+  ``content_hash`` (XXH3-128 of the text, 16 bytes), ``length`` (canonical tokens),
+  added time.
+* ``nd_signatures``: ``Signature.to_bytes()`` of each document (neardup.methods.base).
+* ``nd_shingles``: the exact shingle fingerprint set of each document, sorted unique
+  uint64, little-endian (verification).
+* ``nd_index``: ``(collection, key) -> document`` rows: LSH band keys (minhash-lsh) or
+  exact keys, 64-bit values stored as signed int64; ``band`` is the band or slot number.
+* ``nd_terms`` (term, df, cf per collection) and ``nd_doc_terms`` (per-document term
+  counts, seed 004's ``article_word``; no foreign keys, for fast set-wise updates): word
+  statistics, filled for lexical methods (``needs_fit``) only.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    SmallInteger,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+metadata = MetaData()
+
+#: Big integer primary keys that are still SQLite's rowid alias.
+BigId = BigInteger().with_variant(Integer(), "sqlite")
+
+collections = Table(
+    "nd_collections",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(200), nullable=False, unique=True),
+    Column("method", String(64), nullable=False),
+    Column("params", Text, nullable=False),
+    Column("canonical", Text, nullable=False),
+    Column("measure", String(16), nullable=False),
+    Column("threshold", Float, nullable=False),
+    Column("min_tokens", Integer, nullable=False),
+    Column("stats_dirty", Boolean, nullable=False, default=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+documents = Table(
+    "nd_documents",
+    metadata,
+    Column("id", BigId, primary_key=True, autoincrement=True),
+    Column(
+        "collection_id",
+        Integer,
+        ForeignKey("nd_collections.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    Column("doc_id", Text, nullable=False),
+    Column("source", Text, nullable=False, default=""),
+    Column("title", Text, nullable=False, default=""),
+    Column("content_hash", LargeBinary(16), nullable=False),
+    Column("length", Integer, nullable=False),
+    Column("added_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("collection_id", "doc_id", name="uq_nd_documents_collection_doc"),
+    Index("ix_nd_documents_hash", "collection_id", "content_hash"),
+)
+
+signatures = Table(
+    "nd_signatures",
+    metadata,
+    Column(
+        "document_id",
+        BigId,
+        ForeignKey("nd_documents.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("payload", LargeBinary, nullable=False),
+)
+
+shingles = Table(
+    "nd_shingles",
+    metadata,
+    Column(
+        "document_id",
+        BigId,
+        ForeignKey("nd_documents.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("fingerprints", LargeBinary, nullable=False),
+)
+
+index_rows = Table(
+    "nd_index",
+    metadata,
+    Column("collection_id", Integer, nullable=False),
+    Column("key", BigInteger, nullable=False),
+    Column("band", SmallInteger, nullable=False),
+    Column("document_id", BigInteger, nullable=False),
+    Index("ix_nd_index_lookup", "collection_id", "key"),
+    Index("ix_nd_index_document", "document_id"),
+)
+
+terms = Table(
+    "nd_terms",
+    metadata,
+    Column("id", BigId, primary_key=True, autoincrement=True),
+    Column("collection_id", Integer, nullable=False),
+    Column("term", Text, nullable=False),
+    Column("df", BigInteger, nullable=False),
+    Column("cf", BigInteger, nullable=False),
+    UniqueConstraint("collection_id", "term", name="uq_nd_terms_collection_term"),
+)
+
+doc_terms = Table(
+    "nd_doc_terms",
+    metadata,
+    Column("collection_id", Integer, nullable=False),
+    Column("document_id", BigInteger, nullable=False),
+    Column("term_id", BigInteger, nullable=False),
+    Column("count", Integer, nullable=False),
+    Index("ix_nd_doc_terms_document", "document_id"),
+)

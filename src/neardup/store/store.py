@@ -1,0 +1,837 @@
+"""The collection store: collections of documents kept with their signatures in a database.
+
+One :class:`Store` per database URL (see :mod:`neardup.store.engine`). Thread-safe: every
+call takes its own pooled connection. Each ``add`` batch is one transaction, and a
+document is inserted with ``INSERT ... ON CONFLICT DO NOTHING RETURNING``: only documents
+this transaction really inserted get signature, shingle, index and statistics rows. Re-adding
+the same input adds nothing; an interrupted add resumes where it stopped; two processes
+adding to one collection lose nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from itertools import islice
+from typing import Any
+
+import numpy as np
+import xxhash
+from sqlalchemy import Connection, bindparam, delete, func, insert, select, text, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
+
+from neardup.errors import (
+    IncompatibleSignatureError,
+    InputError,
+    NeardupError,
+    check_choice,
+    check_float,
+    check_int,
+)
+from neardup.methods.base import Method, Prepared, Signature
+from neardup.methods.measures import MEASURES, overlap
+from neardup.store import schema as s
+from neardup.store.engine import open_engines, resolve_url
+from neardup.store.errors import (
+    CollectionExists,
+    CollectionNotFound,
+    DocumentNotFound,
+    StoreError,
+)
+from neardup.store.methods import (
+    KeyRows,
+    build_method,
+    canonical_of,
+    creation_params,
+    index_keys,
+    shingling_of,
+    signs_from_sets,
+)
+from neardup.store.results import (
+    AddReport,
+    CheckResult,
+    CollectionInfo,
+    DocumentInfo,
+    Match,
+    SkippedDoc,
+)
+from neardup.store.stats import RecomputeReport, load_stats, recompute
+from neardup.text.types import Document, Skipped
+
+DEFAULT_BATCH = 500
+MAX_CANDIDATES = 1000
+_NAME_MAX = 200
+
+
+@dataclass(frozen=True, slots=True)
+class _Ready:
+    """One document prepared for insertion."""
+
+    doc: Document
+    tokens: list[str]
+    content_hash: bytes
+
+
+class Store:
+    """Collections in one SQLite or PostgreSQL database.
+
+    Args:
+        url: database URL (``sqlite:///path``, ``postgresql://user@host/db``); ``None``:
+            ``$NEARDUP_DB`` or the default SQLite file (:func:`~.engine.resolve_url`).
+
+    Raises:
+        UsageError: a malformed URL.
+        StoreError: the database cannot be opened or migrated.
+    """
+
+    def __init__(self, url: str | None = None) -> None:
+        self.url = resolve_url(url)
+        self._engines = open_engines(self.url)
+        self._methods: dict[tuple[int, str], Method] = {}
+        self._fitted: dict[int, tuple[tuple[int, int], Method]] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def dialect(self) -> str:
+        """``sqlite`` or ``postgresql``."""
+        return self._engines.dialect
+
+    def close(self) -> None:
+        """Release the database connections."""
+        self._engines.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- collections ------------------------------------------------------------------------
+    def create_collection(
+        self,
+        name: str,
+        method: str = "minhash-lsh",
+        params: dict[str, Any] | None = None,
+        *,
+        threshold: float = 0.5,
+        measure: str = "resemblance",
+        min_tokens: int = 3,
+    ) -> CollectionInfo:
+        """Create a collection; its method and parameters are fixed from now on.
+
+        Args:
+            name: unique name, 1-200 characters, no control characters.
+            method: registry name (default ``minhash-lsh``).
+            params: the method's parameters (``canonical`` may be a ``CanonicalForm``).
+            threshold: decision threshold in (0, 1]; also the method's own threshold (LSH
+                tuning) unless ``params`` sets one.
+            measure: ``resemblance`` or ``containment`` (max of both directions).
+            min_tokens: documents with fewer canonical tokens are skipped, >= 1.
+
+        Raises:
+            ParameterError / UnsupportedMethod: bad name, method, parameters or options.
+            CollectionExists: the name is taken.
+        """
+        check_name(name)
+        check_float("threshold", threshold, low=0.0, high=1.0, low_open=True)
+        check_choice("measure", measure, MEASURES)
+        check_int("min_tokens", min_tokens, low=1, high=1_000_000)
+        init, canonical = creation_params(method, dict(params or {}), threshold)
+        row = {
+            "name": name,
+            "method": method,
+            "params": _dumps(init),
+            "canonical": _dumps(canonical),
+            "measure": measure,
+            "threshold": float(threshold),
+            "min_tokens": min_tokens,
+            "stats_dirty": False,
+            "created_at": datetime.now(UTC),
+        }
+        try:
+            with self._write() as conn:
+                conn.execute(insert(s.collections).values(**row))
+        except IntegrityError:
+            raise CollectionExists(name) from None
+        return self.collection(name)
+
+    def collection(self, name: str) -> CollectionInfo:
+        """The collection ``name``.
+
+        Raises:
+            CollectionNotFound: no such collection.
+        """
+        with self._read() as conn:
+            return self._info(conn, name)
+
+    def collections(self) -> list[CollectionInfo]:
+        """All collections, by name."""
+        with self._read() as conn:
+            rows = conn.execute(select(s.collections).order_by(s.collections.c.name)).all()
+        return [_info(r) for r in rows]
+
+    def stats(self, name: str) -> dict[str, Any]:
+        """Counts of a collection: documents, tokens, index rows, terms, last addition.
+
+        Raises:
+            CollectionNotFound: no such collection.
+        """
+        with self._read() as conn:
+            info = self._info(conn, name)
+            c = {"c": info.id}
+            d = s.documents.c
+            docs = conn.execute(
+                select(
+                    func.count(), func.coalesce(func.sum(d.length), 0), func.max(d.added_at)
+                ).where(d.collection_id == info.id)
+            ).one()
+            index = conn.execute(
+                text("SELECT COUNT(*) FROM nd_index WHERE collection_id = :c"), c
+            ).scalar_one()
+            terms = conn.execute(
+                text("SELECT COUNT(*) FROM nd_terms WHERE collection_id = :c AND df > 0"), c
+            ).scalar_one()
+        last = docs[2]
+        return {
+            **info.as_dict(),
+            "documents": int(docs[0]),
+            "tokens": int(docs[1]),
+            "index_rows": int(index),
+            "terms": int(terms),
+            "last_added_at": None if last is None else _utc(last).isoformat(),
+        }
+
+    def delete_collection(self, name: str) -> None:
+        """Delete a collection with all its documents and rows.
+
+        Raises:
+            CollectionNotFound: no such collection.
+        """
+        with self._write() as conn:
+            info = self._info(conn, name, lock=True)
+            c = {"c": info.id}
+            docs = "SELECT id FROM nd_documents WHERE collection_id = :c"
+            for table in ("nd_index", "nd_doc_terms", "nd_terms"):
+                conn.execute(text(f"DELETE FROM {table} WHERE collection_id = :c"), c)
+            for table in ("nd_signatures", "nd_shingles"):
+                conn.execute(text(f"DELETE FROM {table} WHERE document_id IN ({docs})"), c)
+            conn.execute(text("DELETE FROM nd_documents WHERE collection_id = :c"), c)
+            conn.execute(delete(s.collections).where(s.collections.c.id == info.id))
+        self._forget(info.id)
+
+    # -- documents --------------------------------------------------------------------------
+    def add(
+        self,
+        name: str,
+        items: Iterable[Document | Skipped],
+        *,
+        batch_size: int = DEFAULT_BATCH,
+        on_batch: Callable[[AddReport], None] | None = None,
+        recompute_stats: bool = True,
+    ) -> AddReport:
+        """Add documents to a collection, one transaction per batch.
+
+        Args:
+            name: the collection.
+            items: documents (and text-stage skips, reported back), e.g.
+                :func:`neardup.text.read_corpus`.
+            batch_size: documents per transaction, >= 1.
+            on_batch: called after each committed batch with that batch's report.
+            recompute_stats: lexical methods: recompute statistics and signatures at the
+                end (:meth:`recompute`); otherwise the collection stays ``stats_dirty``
+                until the next :meth:`recompute` or :meth:`check`.
+
+        Returns:
+            :class:`AddReport` (documents added by this call, skipped ones with reasons).
+
+        Raises:
+            CollectionNotFound: no such collection.
+            StoreError: the database failed (batches committed before stay committed).
+        """
+        check_int("batch_size", batch_size, low=1, high=100_000)
+        info = self.collection(name)
+        meth = self._method(info)
+        report = AddReport(0)
+        seen: set[str] = set()
+        for chunk in _chunks(items, batch_size):
+            part = self._add_batch(info, meth, chunk, seen)
+            report = report + part
+            if on_batch is not None:
+                on_batch(part)
+        if meth.needs_fit and recompute_stats and report.added:
+            self.recompute(name)
+        return report
+
+    def _add_batch(
+        self,
+        info: CollectionInfo,
+        meth: Method,
+        chunk: list[Document | Skipped],
+        seen: set[str],
+    ) -> AddReport:
+        skipped: list[SkippedDoc] = []
+        docs: list[Document] = []
+        for item in chunk:
+            if isinstance(item, Skipped):
+                skipped.append(SkippedDoc(item.id, item.source, item.reason, item.detail))
+            elif item.id in seen:
+                skipped.append(SkippedDoc(item.id, item.source, "duplicate-id", "repeated"))
+            else:
+                seen.add(item.id)
+                docs.append(item)
+        ready = self._new_documents(info, meth, docs, skipped)
+        if not ready:
+            return AddReport(0, tuple(skipped), 0)
+        added, late = self._insert(info, meth, ready)
+        skipped.extend(late)
+        return AddReport(added, tuple(skipped), 1)
+
+    def _new_documents(
+        self,
+        info: CollectionInfo,
+        meth: Method,
+        docs: list[Document],
+        skipped: list[SkippedDoc],
+    ) -> list[_Ready]:
+        """Documents not stored yet and long enough, with tokens and content hash."""
+        if not docs:
+            return []
+        stored = self._stored_hashes(info.id, [d.id for d in docs])
+        canonical = canonical_of(meth)
+        ready: list[_Ready] = []
+        for doc in docs:
+            digest = content_hash(doc.text)
+            if doc.id in stored:
+                same = stored[doc.id] == digest
+                reason, detail = ("exists", "") if same else ("changed", "remove it first")
+                skipped.append(SkippedDoc(doc.id, doc.source, reason, detail))
+                continue
+            tokens = canonical.tokens(doc.text)
+            if len(tokens) < info.min_tokens:
+                detail = f"{len(tokens)} canonical tokens < min_tokens={info.min_tokens}"
+                skipped.append(SkippedDoc(doc.id, doc.source, "too-short", detail))
+                continue
+            ready.append(_Ready(doc, tokens, digest))
+        return ready
+
+    def _stored_hashes(self, collection_id: int, ids: list[str]) -> dict[str, bytes]:
+        stmt = select(s.documents.c.doc_id, s.documents.c.content_hash).where(
+            s.documents.c.collection_id == collection_id,
+            s.documents.c.doc_id.in_(bindparam("ids", expanding=True)),
+        )
+        with self._read() as conn:
+            return {r[0]: bytes(r[1]) for r in conn.execute(stmt, {"ids": ids})}
+
+    def _insert(
+        self, info: CollectionInfo, meth: Method, ready: list[_Ready]
+    ) -> tuple[int, list[SkippedDoc]]:
+        """One transaction: documents first (ON CONFLICT DO NOTHING), then their rows."""
+        sets = shingling_of(meth).batch([r.tokens for r in ready])
+        keys: KeyRows | None = None
+        payloads: list[bytes] = []
+        if signs_from_sets(meth):
+            sigs = meth.from_sets(sets)  # type: ignore[attr-defined]
+            keys = index_keys(meth, sigs)
+            payloads = [meth.signature(sigs, i).to_bytes() for i in range(len(ready))]
+        now = datetime.now(UTC)
+        rows = [_document_row(info.id, r, now) for r in ready]
+        with self._write() as conn:
+            if meth.needs_fit:  # serialise with recompute() on the collection row
+                self._mark_dirty(conn, info.id)
+            pks = self._insert_documents(conn, rows)
+            fresh = [i for i, r in enumerate(ready) if r.doc.id in pks]
+            self._insert_rows(conn, info, ready, fresh, pks, sets, keys, payloads)
+        late = [
+            SkippedDoc(r.doc.id, r.doc.source, "exists", "added concurrently")
+            for r in ready
+            if r.doc.id not in pks
+        ]
+        return len(fresh), late
+
+    def _insert_documents(self, conn: Connection, rows: list[dict[str, Any]]) -> dict[str, int]:
+        stmt = self._dialect_insert(s.documents).on_conflict_do_nothing(
+            index_elements=["collection_id", "doc_id"]
+        )
+        result = conn.execute(stmt.returning(s.documents.c.id, s.documents.c.doc_id), rows)
+        return {r[1]: int(r[0]) for r in result}
+
+    def _insert_rows(
+        self,
+        conn: Connection,
+        info: CollectionInfo,
+        ready: list[_Ready],
+        fresh: list[int],
+        pks: dict[str, int],
+        sets: Any,
+        keys: KeyRows | None,
+        payloads: list[bytes],
+    ) -> None:
+        if not fresh:
+            return
+        pk = [pks[ready[i].doc.id] for i in fresh]
+        conn.execute(
+            insert(s.shingles),
+            [
+                {"document_id": p, "fingerprints": fingerprint_bytes(sets.get(i))}
+                for p, i in zip(pk, fresh, strict=True)
+            ],
+        )
+        if payloads:
+            conn.execute(
+                insert(s.signatures),
+                [
+                    {"document_id": p, "payload": payloads[i]}
+                    for p, i in zip(pk, fresh, strict=True)
+                ],
+            )
+        if keys is not None:
+            self._insert_keys(conn, info.id, keys, fresh, pk)
+        if info.method and self._method(info).needs_fit:
+            self._insert_terms(conn, info.id, [ready[i].tokens for i in fresh], pk)
+
+    def _insert_keys(
+        self, conn: Connection, collection_id: int, keys: KeyRows, fresh: list[int], pk: list[int]
+    ) -> None:
+        to_pk = np.full(max(fresh) + 1, -1, dtype=np.int64)
+        to_pk[fresh] = pk
+        take = np.isin(keys.row, fresh)
+        docs = to_pk[keys.row[take]].tolist()
+        rows = [
+            {"collection_id": collection_id, "key": k, "band": b, "document_id": d}
+            for k, b, d in zip(keys.key[take].tolist(), keys.band[take].tolist(), docs, strict=True)
+        ]
+        if rows:
+            conn.execute(insert(s.index_rows), rows)
+
+    def _insert_terms(
+        self, conn: Connection, collection_id: int, token_lists: list[list[str]], pk: list[int]
+    ) -> None:
+        """Seed 004 §4.3: upsert df/cf of the batch's terms, then per-document counts."""
+        counts = [Counter(tokens) for tokens in token_lists]
+        df: Counter[str] = Counter()
+        cf: Counter[str] = Counter()
+        for c in counts:
+            df.update(c.keys())
+            cf.update(c)
+        ins = self._dialect_insert(s.terms)
+        stmt = ins.on_conflict_do_update(
+            index_elements=["collection_id", "term"],
+            set_={"df": s.terms.c.df + ins.excluded.df, "cf": s.terms.c.cf + ins.excluded.cf},
+        ).returning(s.terms.c.id, s.terms.c.term)
+        term_rows = [
+            {"collection_id": collection_id, "term": t, "df": df[t], "cf": cf[t]}
+            for t in sorted(df)  # one lock order for concurrent writers
+        ]
+        ids = {r[1]: int(r[0]) for r in conn.execute(stmt, term_rows)}
+        doc_rows = [
+            {"collection_id": collection_id, "document_id": p, "term_id": ids[t], "count": n}
+            for p, c in zip(pk, counts, strict=True)
+            for t, n in c.items()
+        ]
+        conn.execute(insert(s.doc_terms), doc_rows)
+
+    def document(self, name: str, doc_id: str) -> DocumentInfo:
+        """Metadata of one stored document.
+
+        Raises:
+            CollectionNotFound, DocumentNotFound: no such collection or document.
+        """
+        d, sh = s.documents, s.shingles
+        with self._read() as conn:
+            info = self._info(conn, name)
+            row = conn.execute(
+                select(d, func.length(sh.c.fingerprints))
+                .join(sh, sh.c.document_id == d.c.id)
+                .where(d.c.collection_id == info.id, d.c.doc_id == doc_id)
+            ).first()
+        if row is None:
+            raise DocumentNotFound(name, doc_id)
+        m = row._mapping
+        return DocumentInfo(
+            m["doc_id"],
+            m["source"],
+            m["title"],
+            bytes(m["content_hash"]).hex(),
+            int(m["length"]),
+            int(row[-1]) // 8,
+            _utc(m["added_at"]),
+        )
+
+    def remove(self, name: str, doc_id: str) -> None:
+        """Remove one document (and its rows; statistics are decremented set-wise).
+
+        Raises:
+            CollectionNotFound, DocumentNotFound: no such collection or document.
+        """
+        with self._write() as conn:
+            info = self._info(conn, name, lock=True)
+            pk = conn.execute(
+                select(s.documents.c.id).where(
+                    s.documents.c.collection_id == info.id, s.documents.c.doc_id == doc_id
+                )
+            ).scalar()
+            if pk is None:
+                raise DocumentNotFound(name, doc_id)
+            d = {"d": pk}
+            if self._method(info).needs_fit:
+                self._uncount(conn, info.id, pk)
+            for table in ("nd_index", "nd_doc_terms", "nd_signatures", "nd_shingles"):
+                conn.execute(text(f"DELETE FROM {table} WHERE document_id = :d"), d)
+            conn.execute(delete(s.documents).where(s.documents.c.id == pk))
+
+    def _uncount(self, conn: Connection, collection_id: int, pk: int) -> None:
+        conn.execute(
+            text(
+                "UPDATE nd_terms SET df = nd_terms.df - 1, cf = nd_terms.cf - dt.count "
+                "FROM nd_doc_terms AS dt WHERE dt.document_id = :d AND nd_terms.id = dt.term_id"
+            ),
+            {"d": pk},
+        )
+        self._mark_dirty(conn, collection_id)
+
+    # -- statistics -------------------------------------------------------------------------
+    def recompute(self, name: str) -> RecomputeReport | None:
+        """Recompute word statistics and lexical signatures set-wise (seed 004).
+
+        Returns:
+            The :class:`RecomputeReport`, or ``None`` for a method without statistics.
+
+        Raises:
+            CollectionNotFound: no such collection.
+        """
+        with self._write() as conn:
+            info = self._info(conn, name, lock=True)
+            meth = self._method(info)
+            if not meth.needs_fit:
+                return None
+            fresh = build_method(info.method, info.params, info.canonical)
+            report = recompute(conn, info.id, fresh)
+            conn.execute(
+                update(s.collections).where(s.collections.c.id == info.id).values(stats_dirty=False)
+            )
+        with self._lock:
+            self._fitted.pop(info.id, None)
+        return report
+
+    # -- check ------------------------------------------------------------------------------
+    def check(self, name: str, text_: str, *, limit: int = 100) -> CheckResult:
+        """Which stored documents does ``text_`` duplicate?
+
+        Candidates come from the index (keys looked up in SQL, at most
+        :data:`MAX_CANDIDATES`, most shared keys first); each is verified on the exact
+        shingle sets: a match has ``resemblance >= threshold`` (measure ``resemblance``) or
+        ``max(containment both ways) >= threshold`` (``containment``).
+
+        Args:
+            name: the collection.
+            text_: clean text of the document.
+            limit: at most this many matches, best first (>= 1).
+
+        Raises:
+            CollectionNotFound: no such collection.
+            InputError: the text has fewer canonical tokens than the collection's
+                ``min_tokens``.
+        """
+        check_int("limit", limit, low=1, high=100_000)
+        t0 = time.perf_counter()
+        info = self.collection(name)
+        meth = self._query_method(info)
+        tokens = canonical_of(meth).tokens(text_)
+        if len(tokens) < info.min_tokens:
+            raise InputError(
+                f"document too short to check: {len(tokens)} canonical tokens "
+                f"< min_tokens={info.min_tokens}"
+            )
+        sets = shingling_of(meth).batch([tokens])
+        sigs = (
+            meth.from_sets(sets)
+            if signs_from_sets(meth)
+            else meth.sign([Prepared("query", text_, tokens)])
+        )
+        keys = index_keys(meth, sigs).for_row(0)
+        query_sig = meth.signature(sigs, 0)
+        with self._read() as conn:
+            hits = self._candidates(conn, info.id, keys)
+            rows = self._candidate_rows(conn, list(hits)) if hits else []
+        matches = self._verify(info, meth, sets.get(0), query_sig, hits, len(keys), rows)
+        return CheckResult(
+            info.name,
+            info.method,
+            info.measure,
+            info.threshold,
+            len(tokens),
+            len(hits),
+            tuple(matches[:limit]),
+            time.perf_counter() - t0,
+        )
+
+    def _candidates(self, conn: Connection, collection_id: int, keys: np.ndarray) -> dict[int, int]:
+        if keys.size == 0:
+            return {}
+        r = s.index_rows
+        hits = func.count().label("hits")
+        stmt = (
+            select(r.c.document_id, hits)
+            .where(r.c.collection_id == collection_id)
+            .where(r.c.key.in_(bindparam("keys", expanding=True)))
+            .group_by(r.c.document_id)
+            .order_by(hits.desc(), r.c.document_id)
+            .limit(MAX_CANDIDATES)
+        )
+        result = conn.execute(stmt, {"keys": np.unique(keys).tolist()})
+        return {int(d): int(h) for d, h in result}
+
+    def _candidate_rows(self, conn: Connection, pks: list[int]) -> list[Any]:
+        d, sh, sg = s.documents, s.shingles, s.signatures
+        stmt = (
+            select(d.c.id, d.c.doc_id, d.c.source, d.c.title, sh.c.fingerprints, sg.c.payload)
+            .join(sh, sh.c.document_id == d.c.id)
+            .outerjoin(sg, sg.c.document_id == d.c.id)
+            .where(d.c.id.in_(bindparam("pks", expanding=True)))
+        )
+        return list(conn.execute(stmt, {"pks": pks}))
+
+    def _verify(
+        self,
+        info: CollectionInfo,
+        meth: Method,
+        query: np.ndarray,
+        query_sig: Signature,
+        hits: dict[int, int],
+        nkeys: int,
+        rows: Sequence[Any],
+    ) -> list[Match]:
+        out: list[Match] = []
+        for pk, doc_id, source, title, blob, payload in rows:
+            ov = overlap(query, np.frombuffer(blob, dtype="<u8"))
+            value = ov.resemblance
+            if info.measure == "containment":
+                value = max(ov.containment_ab, ov.containment_ba)
+            if value < info.threshold:
+                continue
+            evidence = {
+                "index_hits": hits[int(pk)],
+                "index_keys": nkeys,
+                "score": _score(meth, query_sig, payload),
+            }
+            out.append(
+                Match(
+                    doc_id,
+                    source,
+                    title,
+                    ov.resemblance,
+                    ov.containment_ab,
+                    ov.containment_ba,
+                    ov.shared,
+                    ov.size_a,
+                    ov.size_b,
+                    evidence,
+                )
+            )
+        out.sort(
+            key=lambda m: (-m.resemblance, -max(m.containment_query, m.containment_doc), m.doc_id)
+        )
+        return out
+
+    # -- internals --------------------------------------------------------------------------
+    def _method(self, info: CollectionInfo) -> Method:
+        key = (info.id, _dumps(info.params) + _dumps(info.canonical))
+        with self._lock:
+            meth = self._methods.get(key)
+        if meth is None:
+            meth = build_method(info.method, info.params, info.canonical)
+            with self._lock:
+                self._methods[key] = meth
+        return meth
+
+    def _query_method(self, info: CollectionInfo) -> Method:
+        """The collection's method, fitted on current statistics for lexical methods."""
+        meth = self._method(info)
+        if not meth.needs_fit:
+            return meth
+        if info.stats_dirty:
+            self.recompute(info.name)
+        with self._read() as conn:
+            marker = _marker(conn, info.id)
+            with self._lock:
+                cached = self._fitted.get(info.id)
+            if cached is not None and cached[0] == marker:
+                return cached[1]
+            stats, _ = load_stats(conn, info.id)
+        fitted = build_method(info.method, info.params, info.canonical)
+        fitted.fit(stats)
+        with self._lock:
+            self._fitted[info.id] = (marker, fitted)
+        return fitted
+
+    def _forget(self, collection_id: int) -> None:
+        with self._lock:
+            self._fitted.pop(collection_id, None)
+            for key in [k for k in self._methods if k[0] == collection_id]:
+                del self._methods[key]
+
+    def _info(self, conn: Connection, name: str, *, lock: bool = False) -> CollectionInfo:
+        stmt = select(s.collections).where(s.collections.c.name == name)
+        if lock and conn.dialect.name == "postgresql":
+            stmt = stmt.with_for_update()
+        row = conn.execute(stmt).first()
+        if row is None:
+            raise CollectionNotFound(name)
+        return _info(row)
+
+    def _mark_dirty(self, conn: Connection, collection_id: int) -> None:
+        conn.execute(
+            update(s.collections)
+            .where(s.collections.c.id == collection_id)
+            .values(stats_dirty=True)
+        )
+
+    def _dialect_insert(self, table: Any) -> Any:
+        mod = postgresql if self.dialect == "postgresql" else sqlite
+        return mod.insert(table)
+
+    def _write(self) -> _Tx:
+        return _Tx(self._engines.write, self.url)
+
+    def _read(self) -> _Tx:
+        return _Tx(self._engines.read, self.url)
+
+
+class _Tx:
+    """``with``: a connection in one transaction; database errors become :class:`StoreError`."""
+
+    def __init__(self, engine: Any, url: str) -> None:
+        self._engine = engine
+        self._url = url
+        self._cm: Any = None
+
+    def __enter__(self) -> Connection:
+        try:
+            self._cm = self._engine.begin()
+            return self._cm.__enter__()  # type: ignore[no-any-return]
+        except OperationalError as exc:
+            raise StoreError(f"database unavailable: {_first_line(exc)}") from exc
+
+    def __exit__(self, et: Any, ev: Any, tb: Any) -> bool:
+        try:
+            self._cm.__exit__(et, ev, tb)
+        except IntegrityError:
+            raise
+        except SQLAlchemyError as exc:
+            if ev is None or not isinstance(ev, NeardupError):
+                raise StoreError(f"database error: {_first_line(exc)}") from exc
+        if isinstance(ev, IntegrityError):
+            return False
+        if isinstance(ev, SQLAlchemyError):
+            raise StoreError(f"database error: {_first_line(ev)}") from ev
+        return False
+
+
+def check_name(name: object) -> str:
+    """Validate a collection name: 1-200 characters, printable, not only spaces.
+
+    Raises:
+        ParameterError: the name is not allowed.
+    """
+    from neardup.errors import ParameterError
+
+    if (
+        not isinstance(name, str)
+        or not name.strip()
+        or len(name) > _NAME_MAX
+        or not name.isprintable()
+        or "/" in name
+    ):
+        raise ParameterError("name", name, f"1-{_NAME_MAX} printable characters, no '/'")
+    return name
+
+
+def content_hash(text_: str) -> bytes:
+    """XXH3-128 of the text's UTF-8 bytes: 16 bytes."""
+    return xxhash.xxh3_128_digest(text_.encode("utf-8", "surrogatepass"))
+
+
+def fingerprint_bytes(values: np.ndarray) -> bytes:
+    """A fingerprint set as little-endian uint64 bytes (``nd_shingles.fingerprints``)."""
+    return np.ascontiguousarray(values, dtype="<u8").tobytes()
+
+
+def _rank(m: Match) -> tuple[float, float, str]:
+    return (-m.resemblance, -max(m.containment_query, m.containment_doc), m.doc_id)
+
+
+def _score(meth: Method, query: Signature, payload: bytes | None) -> float | None:
+    if payload is None:
+        return None
+    try:
+        return round(float(meth.compare(query, Signature.from_bytes(bytes(payload)))), 6)
+    except (IncompatibleSignatureError, NeardupError, ValueError):
+        return None
+
+
+def _document_row(collection_id: int, r: _Ready, now: datetime) -> dict[str, Any]:
+    return {
+        "collection_id": collection_id,
+        "doc_id": r.doc.id,
+        "source": r.doc.source or "",
+        "title": _title(r.doc.text),
+        "content_hash": r.content_hash,
+        "length": len(r.tokens),
+        "added_at": now,
+    }
+
+
+def _title(text_: str) -> str:
+    for line in text_.splitlines():
+        line = line.strip()
+        if line:
+            return line[:200]
+    return ""
+
+
+def _info(row: Any) -> CollectionInfo:
+    m = row._mapping
+    return CollectionInfo(
+        int(m["id"]),
+        m["name"],
+        m["method"],
+        json.loads(m["params"]),
+        json.loads(m["canonical"]),
+        m["measure"],
+        float(m["threshold"]),
+        int(m["min_tokens"]),
+        bool(m["stats_dirty"]),
+        _utc(m["created_at"]),
+    )
+
+
+def _marker(conn: Connection, collection_id: int) -> tuple[int, int]:
+    row = conn.execute(
+        text("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM nd_documents WHERE collection_id = :c"),
+        {"c": collection_id},
+    ).one()
+    return int(row[0]), int(row[1])
+
+
+def _utc(value: datetime) -> datetime:
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    it = iter(items)
+    while chunk := list(islice(it, size)):
+        yield chunk
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__

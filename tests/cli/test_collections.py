@@ -1,0 +1,72 @@
+"""CLI: neardup collection create/list/stats/delete, add, check, remove (exit codes 0/1/2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from neardup.cli.main import app
+from store._db import db_url, pg_database, unique  # noqa: F401  (fixtures)
+
+runner = CliRunner()
+TEXT = " ".join(f"word{i}" for i in range(80))
+
+
+def _run(*args: str) -> tuple[int, str]:
+    result = runner.invoke(app, list(args))
+    return result.exit_code, result.output
+
+
+def _json(out: str) -> dict:
+    """The JSON object printed on stdout (skip lines on stderr are mixed in by CliRunner)."""
+    return json.loads(out[out.index("{") :])
+
+
+def test_collection_commands(db_url: str, tmp_path: Path) -> None:  # noqa: F811
+    name = unique()
+    db = ["--db", db_url]
+    code, out = _run(
+        "collection",
+        "create",
+        name,
+        "--method",
+        "minhash-lsh",
+        "-t",
+        "0.5",
+        "--param",
+        "num_perm=64",
+        *db,
+    )
+    assert code == 0, out
+    assert _run("collection", "create", name, *db)[0] == 2  # exists: usage error
+    assert _run("collection", "create", unique(), "--param", "bogus=1", *db)[0] == 2
+    corpus = tmp_path / "c.jsonl"
+    rows = [{"id": "a", "text": TEXT}, {"id": "b", "text": TEXT + " more"}, {"id": "c", "text": ""}]
+    corpus.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    code, out = _run("add", name, str(corpus), "--json", *db)
+    assert code == 0, out
+    report = _json(out)
+    assert report["added"] == 2 and report["skipped"][0]["reason"] == "empty"
+    again = _json(_run("add", name, str(corpus), "--json", *db)[1])
+    assert again["added"] == 0
+    query = tmp_path / "q.txt"
+    query.write_text(TEXT)
+    code, out = _run("check", name, str(query), "--json", *db)
+    assert code == 0, out
+    result = json.loads(out)
+    assert result["duplicate"] and {m["id"] for m in result["matches"]} == {"a", "b"}
+    code, out = _run("collection", "stats", name, "--json", *db)
+    assert json.loads(out)["documents"] == 2
+    assert name in _run("collection", "list", *db)[1]
+    assert _run("remove", name, "a", *db)[0] == 0
+    assert _run("remove", name, "a", *db)[0] == 1  # no such document
+    assert _run("check", "no-such", str(query), *db)[0] == 1
+    assert _run("collection", "delete", name, *db)[0] == 0
+    assert _run("collection", "delete", name, *db)[0] == 1
+
+
+def test_bad_db_url_is_usage_error() -> None:
+    assert _run("collection", "list", "--db", "mysql://x/y")[0] == 2
+    assert _run("collection", "list", "--db", "::nonsense::")[0] == 2

@@ -1,0 +1,46 @@
+"""Database URL resolution and programmatic migrations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import inspect, text
+
+from neardup.errors import UsageError
+from neardup.store import Store, default_url, resolve_url
+
+
+def test_default_url_is_in_the_user_data_dir(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    monkeypatch.delenv("NEARDUP_DB", raising=False)
+    assert default_url() == f"sqlite:///{tmp_path / 'neardup' / 'neardup.db'}"
+    assert resolve_url(None) == default_url()
+    monkeypatch.setenv("NEARDUP_DB", "postgresql://u@h/db")
+    assert resolve_url(None) == "postgresql+psycopg://u@h/db"
+    assert resolve_url("sqlite:///x.db") == "sqlite:///x.db"
+
+
+@pytest.mark.parametrize("bad", ["mysql://u@h/db", "not a url"])
+def test_bad_urls(bad: str) -> None:
+    with pytest.raises(UsageError):
+        resolve_url(bad)
+
+
+def test_migrations_run_on_open_and_are_idempotent(db_url: str) -> None:
+    for _ in range(2):
+        with Store(db_url) as store:
+            engine = store._engines.write
+            names = set(inspect(engine).get_table_names())
+            with engine.connect() as conn:
+                version = conn.execute(text("SELECT version_num FROM nd_alembic_version")).scalar()
+    assert {"nd_collections", "nd_documents", "nd_index", "nd_terms", "nd_doc_terms"} <= names
+    assert version == "0001"
+
+
+def test_sqlite_uses_wal(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'sub' / 'x.db'}")
+    with store._engines.read.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
