@@ -39,6 +39,7 @@ from neardup.progress import NullProgress, Progress
 from neardup.text.types import Document, Skipped
 
 _BATCH = 2048
+_BATCH_CHARS = 2_000_000  # bounds the vectorised tokenizer's temporary arrays
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,6 +282,7 @@ class _Ingest:
     def run(self, items: Iterable[Document | Skipped], prog: Progress) -> None:
         prog.start("read", None)
         batch: list[Document] = []
+        chars = 0
         it = iter(items)
         while True:
             item = self._timer.run("read", next, it, None)
@@ -291,9 +293,10 @@ class _Ingest:
                 self._skipped.append(item)
                 continue
             batch.append(item)
-            if len(batch) >= _BATCH:
+            chars += len(item.text)
+            if len(batch) >= _BATCH or chars >= _BATCH_CHARS:
                 self._batch(batch)
-                batch = []
+                batch, chars = [], 0
         self._batch(batch)
         prog.finish("read")
 
