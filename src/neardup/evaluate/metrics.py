@@ -93,8 +93,28 @@ def score_pairs(
         gold: labelled pairs.
         scope: ``all`` (unlisted pairs are negatives) or ``labelled`` (only gold pairs count).
     """
+    pred = scoped_pairs(predicted, gold, scope=scope)
+    tp = len(pred & gold.positives)
+    return Scores(tp=tp, fp=len(pred) - tp, fn=len(gold.positives) - tp)
+
+
+def scoped_pairs(
+    predicted: Iterable[tuple[str, str]],
+    gold: Gold,
+    *,
+    scope: Literal["all", "labelled"] = "all",
+) -> set[PairKey]:
+    """The predicted pairs that count in ``scope``, as unordered keys.
+
+    Args:
+        predicted: ``(a, b)`` id pairs (order and repeats do not matter).
+        gold: labelled pairs.
+        scope: ``all`` keeps every pair; ``labelled`` keeps only pairs listed in ``gold``.
+
+    Returns:
+        A set of :func:`pair_key` keys.
+    """
     pred = {pair_key(a, b) for a, b in predicted}
     if scope == "labelled":
         pred &= gold.positives | gold.negatives
-    tp = len(pred & gold.positives)
-    return Scores(tp=tp, fp=len(pred) - tp, fn=len(gold.positives) - tp)
+    return pred

@@ -1,0 +1,337 @@
+"""``neardup evaluate``: methods x thresholds against a gold standard (issue 7).
+
+Usage::
+
+    neardup evaluate DOCS... --gold gold.jsonl [--methods a,b] [--thresholds 0.5:1.0:0.1]
+        [--scope all|labelled] [--measure resemblance|containment] [--no-verify]
+        [-w N] [--param [METHOD:]KEY=VALUE] [--html report.html] [--json]
+    neardup evaluate --pairs DEDUP_OUT_DIR --gold gold.jsonl [--thresholds ...]
+    neardup evaluate DOCS... --gold gold.jsonl --table2        # seed 000, Table 2
+    neardup evaluate --from-json saved.json --html report.html  # re-render, no runs
+
+Exit codes: 0 ok; 1 failure (unreadable gold, no document, every run failed, no matplotlib
+for ``--html``); 2 usage error (bad ``--thresholds``, unknown method or parameter...).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from neardup.errors import NeardupError, ParameterError, UsageError
+
+_WIDE = 180
+
+
+def _split_param(item: str) -> tuple[str | None, str, str]:
+    """``[METHOD:]KEY=VALUE`` -> ``(method or None, normalized key, "KEY=VALUE")``."""
+    head, sep, _ = item.partition("=")
+    if not sep:
+        raise ParameterError("--param", item, "[METHOD:]KEY=VALUE")
+    method, colon, key = head.rpartition(":")
+    body = item[len(method) + 1 :] if colon else item
+    return (method.strip() or None) if colon else None, key.strip().replace("-", "_"), body
+
+
+def collect_params(
+    methods: tuple[str, ...],
+    shingle_size: int | None,
+    params: list[str] | None,
+    stop_words: bool | None,
+    morphology: str | None,
+    defaults: dict[str, dict[str, Any]] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """Per-method ``dedup`` parameters from the common options.
+
+    ``--shingle-size`` and unscoped ``--param KEY=VALUE`` go to every method that has that
+    parameter; ``--param METHOD:KEY=VALUE`` to that method only. ``stop_words`` and
+    ``morphology`` replace those fields of each method's default canonical form (``None``:
+    keep the method's default, e.g. SpotSigs keeps stop words, TF-RIDF stems).
+    ``defaults`` (Table 2's ``m``, ``n``, ``w``) come first, the options override them.
+
+    Raises:
+        ParameterError: a malformed ``--param``, a parameter no selected method has, or a
+            scoped parameter for a method not selected.
+    """
+    from neardup.cli.main import method_params
+    from neardup.methods.registry import method_class
+
+    split = [_split_param(p) for p in params or []]
+    used: set[int] = set()
+    out: dict[str, dict[str, Any]] = {}
+    for m in methods:
+        fields = {f.name for f in dataclasses.fields(method_class(m)) if f.init}
+        mine = []
+        for i, (scope, key, body) in enumerate(split):
+            if (scope == m) or (scope is None and key in fields):
+                mine.append(body)
+                used.add(i)
+        size = shingle_size if shingle_size is not None and "shingle_size" in fields else None
+        built = method_params(m, size, mine, True, "none")
+        built.pop("canonical", None)
+        if "canonical" in fields:
+            form = _canonical(m, stop_words, morphology)
+            if form is not None:
+                built["canonical"] = form
+        out[m] = {**(defaults or {}).get(m, {}), **built}
+    for i, (scope, _key, _) in enumerate(split):
+        if i not in used:
+            where = f"method {scope}" if scope else "any selected method"
+            raise ParameterError("--param", params[i], f"a parameter of {where}")  # type: ignore[index]
+    return out
+
+
+def _canonical(method: str, stop_words: bool | None, morphology: str | None) -> Any:
+    """The method's default canonical form with the given options replaced; ``None`` if none.
+
+    Raises:
+        ParameterError: an unknown morphology.
+    """
+    from neardup.methods.registry import make_method
+
+    if stop_words is None and morphology is None:
+        return None
+    form = make_method(method).canonical  # type: ignore[attr-defined]
+    changes: dict[str, Any] = {}
+    if stop_words is not None:
+        changes["stop_words"] = stop_words
+    if morphology is not None:
+        changes["morphology"] = morphology
+    return dataclasses.replace(form, **changes)
+
+
+def _methods(text: str | None) -> tuple[str, ...]:
+    from neardup.methods.registry import method_class, method_names
+
+    if not text:
+        return method_names()
+    names = tuple(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    if not names:
+        raise ParameterError("--methods", text, "a comma list of method names")
+    for n in names:
+        method_class(n)  # raises ParameterError naming the known methods
+    return names
+
+
+def _read_docs(inputs: list[Path], read_opts: dict[str, Any], err: Console) -> list[Any]:
+    from neardup.errors import InputError
+    from neardup.text.read import read_corpus
+    from neardup.text.types import Document
+
+    docs, skipped = [], 0
+    for item in read_corpus([str(p) for p in inputs], **read_opts):
+        if isinstance(item, Document):
+            docs.append(item)
+        else:
+            skipped += 1
+    if skipped:
+        err.print(f"[yellow]skipped[/yellow] {skipped} unreadable inputs")
+    if not docs:
+        raise InputError("no document could be read")
+    return docs
+
+
+def _progress(err: Console, silent: bool) -> Any:
+    if silent:
+        return None
+
+    def on_row(row: Any) -> None:
+        if row.error is not None:
+            err.print(f"[red]{row.method} t={row.threshold:g}: {row.error}[/red]")
+            return
+        secs = f"{row.usage.seconds:.2f} s" if row.usage else ""
+        tag = " (reused)" if row.reused else ""
+        err.print(
+            f"{row.method} t={row.threshold:g}: {row.found} pairs, F1 {row.scores.f1:.3f}, "
+            f"{secs}{tag}"
+        )
+
+    return on_row
+
+
+def _make_config(
+    methods: str | None,
+    thresholds: str | None,
+    table2: bool,
+    common: dict[str, Any],
+    mparams: tuple[int | None, list[str] | None, bool | None, str | None],
+) -> Any:
+    from neardup.evaluate import table2 as t2
+    from neardup.evaluate.run import EvalConfig
+    from neardup.evaluate.thresholds import parse_thresholds
+
+    if table2:
+        if methods:
+            raise ParameterError("--methods", methods, "no --methods with --table2")
+        base = t2.table2_config(**common)
+        defaults = {m: dict(p) for m, p in base.method_params.items()}
+        params = collect_params(base.methods, *mparams, defaults=defaults)
+        ts = parse_thresholds(thresholds) if thresholds else base.thresholds
+        return dataclasses.replace(base, method_params=params, thresholds=ts)
+    names = _methods(methods)
+    ts = parse_thresholds(thresholds or "0.5:1.0:0.1")
+    params = collect_params(names, *mparams)
+    return EvalConfig(methods=names, thresholds=ts, method_params=params, **common)
+
+
+def evaluate(
+    gold: Annotated[
+        Path | None,
+        typer.Option(
+            "--gold", help="Gold standard: pairs {a,b,label} or clusters {id,cluster}, JSONL/CSV."
+        ),
+    ] = None,
+    inputs: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Corpus files or directories (as for `neardup dedup`)."),
+    ] = None,
+    methods: Annotated[
+        str | None, typer.Option("--methods", help="Comma list of methods (default: all).")
+    ] = None,
+    thresholds: Annotated[
+        str | None,
+        typer.Option(
+            "--thresholds", help="START:STOP:STEP (inclusive) or a comma list; default 0.5:1.0:0.1."
+        ),
+    ] = None,
+    scope: Annotated[
+        str, typer.Option(help="all (unlisted pairs are negatives) | labelled (gold pairs only).")
+    ] = "all",
+    measure: Annotated[str, typer.Option(help="resemblance | containment.")] = "resemblance",
+    verify: Annotated[
+        bool,
+        typer.Option("--verify/--no-verify", help="Decide on exact sets, or the method's score."),
+    ] = True,
+    shingle_size: Annotated[
+        int | None,
+        typer.Option("--shingle-size", "-w", help="Words per shingle, for methods that have it."),
+    ] = None,
+    param: Annotated[
+        list[str] | None,
+        typer.Option("--param", "-p", help="[METHOD:]KEY=VALUE method parameter (repeatable)."),
+    ] = None,
+    stop_words: Annotated[
+        bool | None,
+        typer.Option(
+            "--stop-words/--no-stop-words",
+            help="Drop Russian/English stop words (default: each method's own setting).",
+        ),
+    ] = None,
+    morphology: Annotated[
+        str | None,
+        typer.Option(help="none | stem | lemma (default: each method's own setting)."),
+    ] = None,
+    min_tokens: Annotated[int, typer.Option(help="Skip documents with fewer tokens.")] = 3,
+    table2: Annotated[
+        bool, typer.Option("--table2", help="Seed 000's Table 2: shingles mod/min/full, w=4.")
+    ] = False,
+    pairs: Annotated[
+        Path | None, typer.Option("--pairs", help="Score an existing `dedup --out` directory.")
+    ] = None,
+    from_json: Annotated[
+        Path | None,
+        typer.Option("--from-json", help="Re-render a saved `--json` report (no runs)."),
+    ] = None,
+    html_out: Annotated[
+        Path | None, typer.Option("--html", help="Write an HTML report with plots here.")
+    ] = None,
+    title: Annotated[str, typer.Option(help="Title of the HTML report.")] = "neardup evaluate",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    memory: Annotated[
+        str, typer.Option(help="Peak memory per run: rss | tracemalloc | off.")
+    ] = "rss",
+    bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates for the CIs.")] = 1000,
+    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    reuse: Annotated[
+        bool,
+        typer.Option("--reuse/--no-reuse", help="Reuse one run across thresholds where exact."),
+    ] = True,
+    id_field: Annotated[str, typer.Option(help="JSONL/CSV id field.")] = "id",
+    text_field: Annotated[str, typer.Option(help="JSONL/CSV text field.")] = "text",
+    content_type: Annotated[str, typer.Option(help="auto | text | html | wiki.")] = "auto",
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No per-run progress lines.")
+    ] = False,
+) -> None:
+    """Score methods x thresholds against a gold standard: precision, recall, F1, errors."""
+    from neardup.cli.main import _fail, err, out
+    from neardup.evaluate import report
+    from neardup.evaluate.gold import load_gold
+    from neardup.evaluate.run import evaluate_corpus, evaluate_pairs_dir
+    from neardup.evaluate.thresholds import parse_thresholds
+
+    try:
+        if sum((pairs is not None, bool(inputs), from_json is not None)) != 1:
+            raise UsageError("give corpus INPUTS, --pairs DIR or --from-json FILE (one of them)")
+        if gold is None and from_json is None:
+            raise UsageError("--gold FILE is required (except with --from-json)")
+        standard = load_gold(gold) if gold is not None else None
+        common = {"scope": scope, "memory": memory, "replicates": bootstrap, "seed": seed}
+        if from_json is not None:
+            result = _load_report(from_json)
+        elif pairs is not None:
+            ts = parse_thresholds(thresholds) if thresholds else None
+            result = evaluate_pairs_dir(
+                pairs,
+                standard,
+                thresholds=ts,
+                scope=scope,  # type: ignore[arg-type]
+                replicates=bootstrap,
+                seed=seed,
+            )
+        else:
+            mparams = (shingle_size, param, stop_words, morphology)
+            config = _make_config(methods, thresholds, table2, common, mparams)
+            changes = {"measure": measure, "min_tokens": min_tokens, "reuse": reuse}
+            config = dataclasses.replace(
+                config, **changes, **({} if table2 else {"verify": verify})
+            )
+            read_opts = {"id_field": id_field, "text_field": text_field}
+            docs = _read_docs(list(inputs or []), {**read_opts, "content_type": content_type}, err)
+            on_row = _progress(err, quiet or as_json)
+            result = evaluate_corpus(docs, standard, config, on_row=on_row)  # type: ignore[arg-type]
+        if html_out is not None:
+            report.write_html(result, html_out, title=title, table2=table2)
+    except NeardupError as exc:
+        raise _fail(exc) from None
+    _emit(result, as_json, table2, out)
+    if html_out is not None and not as_json:
+        err.print(f"HTML report: {html_out}")
+    if result.rows and all(r.error is not None for r in result.rows):
+        err.print("[red]error:[/red] every run failed")
+        raise typer.Exit(1)
+
+
+def _load_report(path: Path) -> Any:
+    from neardup.errors import FormatError, InputError
+    from neardup.evaluate.run import evaluation_from_dict
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc})") from None
+    except ValueError as exc:
+        raise FormatError(f"{path}: malformed JSON ({exc})") from None
+    return evaluation_from_dict(data)
+
+
+def _emit(result: Any, as_json: bool, table2: bool, out: Console) -> None:
+    from neardup.evaluate import report
+
+    if as_json:
+        data = report.report_dict(result, table2=table2)
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        return
+    console = out if out.is_terminal else Console(width=_WIDE)
+    report.print_report(result, console, table2=table2)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``evaluate`` command to the ``neardup`` app."""
+    app.command("evaluate")(evaluate)

@@ -1,0 +1,422 @@
+"""Reports of an :class:`~neardup.evaluate.run.Evaluation`: Rich tables, JSON, HTML with plots.
+
+The HTML report is one self-contained file: the tables and four matplotlib figures embedded
+as base64 PNG (``<img src="data:image/png;base64,...">``):
+
+* ``found``: pairs found vs threshold per method, gold positives as a dashed line (seed 000,
+  Fig. 3: number of similar pairs vs t); a method whose curve repeats an earlier one
+  exactly is labelled ``b (= a)`` in the legends;
+* ``pr``: precision-recall per method across thresholds, grey iso-F1 curves, the best-F1
+  point of each method starred;
+* ``f1``: F1 vs threshold per method with its bootstrap interval as a band;
+* ``cost``: median seconds per dedup run and peak memory (MiB) per method.
+
+matplotlib is needed only for the HTML report (``pip install matplotlib``).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import statistics
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from neardup.errors import NeardupError
+from neardup.evaluate.run import EvalRow, Evaluation
+from neardup.evaluate.table2 import table2_rows
+
+FIGURES: tuple[str, ...] = ("found", "pr", "f1", "cost")
+_MARKERS = "osD^v<>pPX*h"
+
+
+# -- terminal -----------------------------------------------------------------------------------
+def _f(x: float | None, digits: int = 3) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def _short(text: str, limit: int = 70) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _with_ci(value: float, ci: Any) -> str:
+    return f"{value:.3f}" if ci is None else f"{value:.3f} [{ci.low:.2f},{ci.high:.2f}]"
+
+
+def _cells(r: EvalRow) -> list[str]:
+    if r.error is not None:
+        return [r.method, f"{r.threshold:g}", f"error: {_short(r.error)}"] + [""] * 11
+    s, ci, cl, us = r.scores, r.intervals, r.clusters, r.usage
+    mem = None if us is None else us.peak_mib
+    return [
+        r.method,
+        f"{r.threshold:g}",
+        str(r.found),
+        str(s.tp),
+        str(s.fp),
+        _with_ci(s.precision, ci.precision if ci else None),
+        _with_ci(s.recall, ci.recall if ci else None),
+        _with_ci(s.f1, ci.f1 if ci else None),
+        f"{100 * s.type_i:.1f}",
+        f"{100 * s.type_ii:.1f}",
+        _f(cl.bcubed_f1 if cl else None),
+        _f(cl.ari if cl else None),
+        (_f(us.seconds, 2) if us else "-") + ("*" if r.reused else ""),
+        _f(mem, 1),
+    ]
+
+
+HEADERS: tuple[str, ...] = (
+    "method",
+    "t",
+    "found",
+    "TP",
+    "FP",
+    "precision [95% CI]",
+    "recall [95% CI]",
+    "F1 [95% CI]",
+    "type-I %",
+    "type-II %",
+    "B³ F1",
+    "ARI",
+    "seconds",
+    "peak MiB",
+)
+
+
+def rows_table(rows: Sequence[EvalRow], title: str) -> Table:
+    """A Rich table of ``rows`` (one line per method and threshold)."""
+    table = Table(*HEADERS, title=title)
+    for r in rows:
+        table.add_row(*_cells(r))
+    return table
+
+
+def table2_table(evaluation: Evaluation) -> Table:
+    """Seed 000's Table 2 layout: per threshold, pairs found and type-I error % per method."""
+    methods = evaluation.methods()
+    table = Table("t", title="Table 2 (seed 000): к. д. = pairs found, о. п. р. = type-I error %")
+    for m in methods:
+        table.add_column(f"{m}\nк. д.", justify="right")
+        table.add_column(f"{m}\nо. п. р., %", justify="right")
+    for row in table2_rows(evaluation):
+        cells = [f"{row['t']:g}"]
+        for m in methods:
+            cells.extend(_t2_cell(row[m]))
+        table.add_row(*cells)
+    return table
+
+
+def _t2_cell(cell: dict[str, Any] | None) -> list[str]:
+    if cell is None:
+        return ["", ""]
+    if "error" in cell:
+        return ["error", ""]
+    return [str(cell["found"]), f"{cell['type_i_pct']:g}"]
+
+
+def print_report(evaluation: Evaluation, console: Console, *, table2: bool = False) -> None:
+    """Print the evaluation: Table 2 (if asked), every row, and the best F1 per method."""
+    meta = evaluation.meta
+    if table2:
+        console.print(table2_table(evaluation))
+    console.print(rows_table(evaluation.rows, _title(meta)))
+    best = sorted(evaluation.best().values(), key=lambda r: -r.scores.f1)
+    console.print(rows_table(best, "best F1 per method (ties: higher t)"))
+    console.print(_footnote(meta))
+
+
+def _title(meta: dict[str, Any]) -> str:
+    verify = "verify" if meta.get("verify", True) else "no-verify (method's own score)"
+    return (
+        f"neardup evaluate: {meta.get('documents')} documents, "
+        f"{meta.get('gold_positives')} gold positives, scope {meta.get('scope')}, "
+        f"{meta.get('measure')}, {verify}"
+    )
+
+
+def _footnote(meta: dict[str, Any]) -> str:
+    memory = {
+        "rss": "peak RSS above the run's start (VmHWM reset per run)",
+        "tracemalloc": "tracemalloc peak (times inflated by tracing)",
+    }.get(str(meta.get("memory")), str(meta.get("memory")))
+    boot = meta.get("bootstrap", {})
+    return (
+        f"type-I % = share of found pairs not duplicates; type-II % = share of duplicates "
+        f"missed (seed 000). CIs: percentile bootstrap, {boot.get('replicates')} replicates, "
+        f"seed {boot.get('seed')}. Memory: {memory}. * = pairs reused from the method's run "
+        f"at its lowest threshold (exact; time and memory of that run)."
+    )
+
+
+# -- JSON ------------------------------------------------------------------------------------------
+def report_dict(evaluation: Evaluation, *, table2: bool = False) -> dict[str, Any]:
+    """JSON-ready ``{meta, rows, best[, table2]}``."""
+    out = evaluation.as_dict()
+    if table2:
+        out["table2"] = table2_rows(evaluation)
+    return out
+
+
+# -- figures ---------------------------------------------------------------------------------------
+def _figure(width: float = 7.0, height: float = 4.5) -> Any:
+    try:
+        from matplotlib.figure import Figure
+    except ModuleNotFoundError as exc:
+        raise NeardupError("the HTML report needs matplotlib: pip install matplotlib") from exc
+    return Figure(figsize=(width, height), dpi=110, layout="constrained")
+
+
+def _style(i: int) -> dict[str, Any]:
+    import matplotlib
+
+    cmap = matplotlib.colormaps["tab20" if i >= 10 else "tab10"]
+    return {"color": cmap(i % cmap.N), "marker": _MARKERS[i % len(_MARKERS)], "markersize": 4}
+
+
+def _series(evaluation: Evaluation) -> list[tuple[str, list[EvalRow]]]:
+    out = []
+    for m in evaluation.methods():
+        rows = sorted(
+            (r for r in evaluation.rows if r.method == m and r.error is None),
+            key=lambda r: r.threshold,
+        )
+        if rows:
+            out.append((m, rows))
+    return out
+
+
+def _labels(series: list[tuple[str, list[EvalRow]]]) -> dict[str, tuple[str, bool]]:
+    """Legend label of each method and whether it repeats an earlier method's curve exactly
+    (same thresholds, pairs found and true positives): ``"b (= a)"``, drawn without a band."""
+    seen: dict[tuple[Any, ...], str] = {}
+    out: dict[str, tuple[str, bool]] = {}
+    for m, rows in series:
+        key = tuple((r.threshold, r.found, r.scores.tp) for r in rows)
+        first = seen.setdefault(key, m)
+        out[m] = (m, False) if first == m else (f"{m} (= {first})", True)
+    return out
+
+
+def plot_found(evaluation: Evaluation) -> Any:
+    """Figure: pairs found vs threshold per method (seed 000, Fig. 3)."""
+    fig = _figure()
+    ax = fig.add_subplot()
+    series = _series(evaluation)
+    labels = _labels(series)
+    for i, (m, rows) in enumerate(series):
+        ax.plot(
+            [r.threshold for r in rows], [r.found for r in rows], label=labels[m][0], **_style(i)
+        )
+    positives = evaluation.meta.get("gold_positives")
+    if positives:
+        ax.axhline(positives, color="grey", linestyle="--", linewidth=1, label="gold positives")
+    ax.set_xlabel("threshold t")
+    ax.set_ylabel("pairs found")
+    ax.set_title("Pairs found vs threshold (cf. seed 000, Fig. 3)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    return fig
+
+
+def plot_pr(evaluation: Evaluation) -> Any:
+    """Figure: precision-recall per method across thresholds, best F1 starred."""
+    import numpy as np
+
+    fig = _figure(6.5, 5.5)
+    ax = fig.add_subplot()
+    grid = np.linspace(0.01, 1, 200)
+    for f in (0.2, 0.4, 0.6, 0.8, 0.9):
+        rec = grid[grid > f / (2 - f)]
+        ax.plot(rec, f * rec / (2 * rec - f), color="0.85", linewidth=0.8, zorder=0)
+        ax.annotate(f"F1={f}", (1.0, f / (2 - f)), fontsize=6, color="0.6", ha="right")
+    best = evaluation.best()
+    series = _series(evaluation)
+    labels = _labels(series)
+    for i, (m, rows) in enumerate(series):
+        style = _style(i)
+        recall, precision = [r.scores.recall for r in rows], [r.scores.precision for r in rows]
+        ax.plot(recall, precision, label=labels[m][0], **style)
+        b = best.get(m)
+        if b is not None:
+            ax.plot(
+                b.scores.recall,
+                b.scores.precision,
+                marker="*",
+                markersize=12,
+                color=style["color"],
+                markeredgecolor="black",
+                linestyle="none",
+            )
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("recall")
+    ax.set_ylabel("precision")
+    ax.set_title("Precision-recall across thresholds (★ = best F1)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="lower left")
+    return fig
+
+
+def plot_f1(evaluation: Evaluation) -> Any:
+    """Figure: F1 vs threshold per method, bootstrap interval as a band."""
+    fig = _figure()
+    ax = fig.add_subplot()
+    series = _series(evaluation)
+    labels = _labels(series)
+    for i, (m, rows) in enumerate(series):
+        style = _style(i)
+        xs = [r.threshold for r in rows]
+        label, repeat = labels[m]
+        ax.plot(xs, [r.scores.f1 for r in rows], label=label, **style)
+        bands = [r.intervals.f1 if r.intervals else None for r in rows]
+        if not repeat and len(xs) > 1 and any(b is not None for b in bands):
+            nan = float("nan")  # no interval (nothing predicted): a gap in the band
+            ax.fill_between(
+                xs,
+                [nan if b is None else b.low for b in bands],
+                [nan if b is None else b.high for b in bands],
+                color=style["color"],
+                alpha=0.12,
+                linewidth=0,
+            )
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("threshold t")
+    ax.set_ylabel("F1")
+    ax.set_title("F1 vs threshold (band: bootstrap 95% CI)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    return fig
+
+
+def plot_cost(evaluation: Evaluation) -> Any:
+    """Figure: median seconds per dedup run and peak memory per method (own runs only)."""
+    names, secs, mibs = [], [], []
+    for m, rows in _series(evaluation):
+        own = [r.usage for r in rows if r.usage is not None and not r.reused]
+        if not own:
+            continue
+        names.append(m)
+        secs.append(statistics.median(u.seconds for u in own))
+        mibs.append(max((u.peak_mib or 0.0) for u in own))
+    fig = _figure(8.0, 0.9 + 0.32 * max(len(names), 1))
+    ax_t, ax_m = fig.subplots(1, 2, sharey=True)
+    ax_t.barh(names, secs, color="tab:blue")
+    ax_t.set_xlabel("seconds per dedup run (median)")
+    ax_m.barh(names, mibs, color="tab:orange")
+    ax_m.set_xlabel(f"peak memory, MiB ({evaluation.meta.get('memory')})")
+    ax_t.invert_yaxis()
+    for ax in (ax_t, ax_m):
+        ax.grid(axis="x", alpha=0.3)
+        ax.tick_params(axis="y", labelsize=8)
+    fig.suptitle("Cost per method")
+    return fig
+
+
+PLOTS: dict[str, Callable[[Evaluation], Any]] = {
+    "found": plot_found,
+    "pr": plot_pr,
+    "f1": plot_f1,
+    "cost": plot_cost,
+}
+
+
+def figures_png(evaluation: Evaluation) -> dict[str, bytes]:
+    """PNG bytes of each figure of :data:`FIGURES`.
+
+    Raises:
+        NeardupError: matplotlib is not installed.
+    """
+    out: dict[str, bytes] = {}
+    for name in FIGURES:
+        buf = io.BytesIO()
+        PLOTS[name](evaluation).savefig(buf, format="png")
+        out[name] = buf.getvalue()
+    return out
+
+
+# -- HTML ------------------------------------------------------------------------------------------
+_CSS = """
+body{font-family:system-ui,sans-serif;margin:2em;color:#222}
+table{border-collapse:collapse;font-size:13px;margin:1em 0}
+th,td{border:1px solid #ccc;padding:3px 7px;text-align:right}
+th{background:#f3f3f3} td:first-child,th:first-child{text-align:left}
+img{max-width:100%;border:1px solid #eee;margin:0.5em 0} .note{color:#666;font-size:12px}
+"""
+
+
+def _html_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _table2_html(evaluation: Evaluation) -> str:
+    methods = evaluation.methods()
+    headers = ["t"] + [f"{m} {col}" for m in methods for col in ("к. д.", "о. п. р., %")]
+    rows = []
+    for row in table2_rows(evaluation):
+        cells = [f"{row['t']:g}"]
+        for m in methods:
+            cells.extend(_t2_cell(row[m]))
+        rows.append(cells)
+    return "<h2>Table 2 (seed 000)</h2>" + _html_table(headers, rows)
+
+
+def render_html(
+    evaluation: Evaluation, *, title: str = "neardup evaluate", table2: bool = False
+) -> str:
+    """The self-contained HTML report (see the module docstring).
+
+    Raises:
+        NeardupError: matplotlib is not installed.
+    """
+    pngs = figures_png(evaluation)
+    best = sorted(evaluation.best().values(), key=lambda r: -r.scores.f1)
+    meta = "".join(
+        f"<tr><td>{html.escape(str(k))}</td><td>{html.escape(str(v))}</td></tr>"
+        for k, v in evaluation.meta.items()
+    )
+    imgs = "".join(
+        f'<h3>{name}</h3><img alt="{name}" src="data:image/png;base64,'
+        f'{base64.b64encode(data).decode("ascii")}">'
+        for name, data in pngs.items()
+    )
+    parts = [
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
+        f"<style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>",
+        f"<p>{html.escape(_title(evaluation.meta))}</p><table>{meta}</table>",
+        "<h2>Best F1 per method</h2>",
+        _html_table(HEADERS, [_cells(r) for r in best]),
+        _table2_html(evaluation) if table2 else "",
+        f"<h2>Plots</h2>{imgs}",
+        "<h2>All runs</h2>",
+        _html_table(HEADERS, [_cells(r) for r in evaluation.rows]),
+        f"<p class='note'>{html.escape(_footnote(evaluation.meta))}</p></body></html>",
+    ]
+    return "\n".join(parts)
+
+
+def write_html(
+    evaluation: Evaluation,
+    path: str | Path,
+    *,
+    title: str = "neardup evaluate",
+    table2: bool = False,
+) -> Path:
+    """Write :func:`render_html` to ``path`` (parent directories created).
+
+    Raises:
+        NeardupError: matplotlib is not installed. OSError: the file cannot be written.
+    """
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render_html(evaluation, title=title, table2=table2), encoding="utf-8")
+    return out

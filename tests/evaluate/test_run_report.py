@@ -1,0 +1,187 @@
+"""Runs on clough-stevenson and a tiny corpus, the reuse shortcut, the HTML report, the CLI."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from neardup.cli.main import app
+from neardup.evaluate.gold import GoldStandard, load_gold
+from neardup.evaluate.run import EvalConfig, evaluate_corpus
+from neardup.text.types import Document
+from shared_data import data_path, load_docs
+
+runner = CliRunner()
+BASE = (
+    "the quick brown fox jumps over the lazy dog while the farmer watches from the old red barn "
+    "and the children laugh in the field near the river where the boats sail slowly past"
+)
+DOCS = [
+    Document("a", BASE),
+    Document("b", BASE.replace("lazy", "sleepy")),
+    Document("c", BASE.replace("children", "kids").replace("boats", "ships")),
+    Document(
+        "d",
+        "an entirely different text about compilers parsers and register allocation "
+        "in optimising compilers for small embedded targets with little memory",
+    ),
+]
+GOLD = GoldStandard.from_pairs([("a", "b", 1), ("a", "c", 1), ("b", "c", 1), ("a", "d", 0)])
+
+
+def _run(*args: str):
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    config = EvalConfig(
+        methods=("shingles-full", "imatch"),
+        thresholds=(0.3, 0.6, 0.9),
+        method_params={"shingles-full": {"shingle_size": 2}},
+        replicates=100,
+    )
+    return evaluate_corpus(DOCS, GOLD, config)
+
+
+def test_tiny_corpus_rows(tiny):
+    assert [(r.method, r.threshold) for r in tiny.rows] == [
+        ("shingles-full", 0.3), ("shingles-full", 0.6), ("shingles-full", 0.9),
+        ("imatch", 0.3), ("imatch", 0.6), ("imatch", 0.9),
+    ]  # fmt: skip
+    full = {r.threshold: r for r in tiny.rows if r.method == "shingles-full"}
+    assert full[0.3].scores.tp == 3 and full[0.3].scores.fp == 0
+    assert all(r.error is None and r.usage.seconds >= 0 for r in tiny.rows)
+    # imatch has no threshold parameter: one run, later thresholds reused from it.
+    assert [r.reused for r in tiny.rows if r.method == "imatch"] == [False, True, True]
+    assert tiny.best()["shingles-full"].scores.f1 == 1.0
+
+
+def test_html_report_contains_the_plots(tiny, tmp_path):
+    pytest.importorskip("matplotlib")
+    from neardup.evaluate.report import FIGURES, write_html
+
+    path = write_html(tiny, tmp_path / "r" / "report.html", title="tiny")
+    text = path.read_text(encoding="utf-8")
+    imgs = re.findall(r'<img alt="(\w+)" src="data:image/png;base64,([^"]+)"', text)
+    assert [name for name, _ in imgs] == list(FIGURES)
+    for _, data in imgs:
+        png = base64.b64decode(data)
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
+    assert "Best F1 per method" in text and "shingles-full" in text
+
+
+@pytest.mark.data
+def test_clough_containment_reaches_the_readme_figure():
+    # README: containment of word 2-shingles, lower-cased tokens, labelled scope: F1 0.964.
+    name = "clough-stevenson"
+    gold = load_gold(data_path(name, "gold.jsonl"))
+    from neardup.text.canonical import CanonicalForm
+
+    config = EvalConfig(
+        methods=("shingles-full",),
+        thresholds=(0.2,),
+        measure="containment",
+        scope="labelled",
+        method_params={
+            "shingles-full": {"shingle_size": 2, "canonical": CanonicalForm(stop_words=False)}
+        },
+        replicates=100,
+    )
+    row = evaluate_corpus(load_docs(name), gold, config).rows[0]
+    assert row.scores.f1 >= 0.95
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("method", ["simhash", "megashingles"])
+def test_reuse_equals_direct_runs(method):
+    name = "clough-stevenson"
+    gold = load_gold(data_path(name, "gold.jsonl"))
+    docs = load_docs(name)
+    kw = {"methods": (method,), "thresholds": (0.5, 0.9, 0.97), "verify": False, "replicates": 10}
+    reused = evaluate_corpus(docs, gold, EvalConfig(**kw))
+    direct = evaluate_corpus(docs, gold, EvalConfig(**kw, reuse=False))
+    assert [r.reused for r in reused.rows] == [False, True, True]
+    assert [r.scores for r in reused.rows] == [r.scores for r in direct.rows]
+
+
+@pytest.mark.data
+def test_cli_table2_json_on_clough():
+    d = data_path("clough-stevenson")
+    res = _run("evaluate", str(d / "docs.jsonl"), "--gold", str(d / "gold.jsonl"), "--table2",
+               "--json", "--bootstrap", "20", "--memory", "off")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    ts = [row["t"] for row in data["table2"]]
+    assert ts == [0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0]  # megashingles at 0.95 only
+    assert data["table2"][5]["shingles-full"] is None
+    assert set(data["table2"][5]["megashingles"]) == {"found", "type_i_pct"}
+    first = data["table2"][0]
+    for m in ("shingles-mod", "shingles-min", "shingles-full"):
+        assert set(first[m]) == {"found", "type_i_pct"}
+    assert data["meta"]["verify"] is False
+    params = {r["method"]: r["params"]["method"] for r in data["rows"]}
+    assert params["shingles-mod"]["m"] == 25 and params["shingles-min"]["n"] == 160
+    assert params["shingles-full"]["size"] == 4 and params["megashingles"]["shingle_size"] == 4
+
+
+def test_cli_exit_codes(tmp_path):
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text('{"a": "x", "b": "y", "label": 1}\n', encoding="utf-8")
+    corpus = tmp_path / "docs.jsonl"
+    corpus.write_text(
+        "".join(json.dumps({"id": d.id, "text": d.text}) + "\n" for d in DOCS), encoding="utf-8"
+    )
+    base = ["evaluate", str(corpus), "--gold", str(gold), "--memory", "off", "-q"]
+    for bad in ("0.5:0.1:0.1", "abc", "0:1:0.1", "2"):
+        res = _run(*base, "--thresholds", bad)
+        assert res.exit_code == 2, (bad, res.output)
+    assert _run(*base, "--methods", "no-such-method").exit_code == 2
+    for opt in ("--memory", "--scope", "--measure"):
+        assert _run(*base, opt, "nonsense").exit_code == 2, opt
+    assert _run(*base, "--param", "nonsense=1", "--methods", "imatch").exit_code == 2
+    assert _run("evaluate", "--gold", str(gold)).exit_code == 2  # neither inputs nor --pairs
+    assert _run(*base[:2], "--gold", str(tmp_path / "missing.jsonl")).exit_code == 1
+    ok = _run(*base, "--methods", "shingles-full", "--thresholds", "0.5,0.9", "--json",
+              "--bootstrap", "10")  # fmt: skip
+    assert ok.exit_code == 0, ok.output
+    rows = json.loads(ok.stdout)["rows"]
+    assert [r["threshold"] for r in rows] == [0.5, 0.9]
+
+
+def test_cli_scores_a_dedup_output(tmp_path):
+    corpus = tmp_path / "docs.jsonl"
+    corpus.write_text(
+        "".join(json.dumps({"id": d.id, "text": d.text}) + "\n" for d in DOCS), encoding="utf-8"
+    )
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(
+        "".join(json.dumps({"a": a, "b": b, "label": 1}) + "\n" for a, b in GOLD.positives),
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    assert _run("dedup", str(corpus), "-w", "2", "-t", "0.3", "-o", str(out), "-q").exit_code == 0
+    res = _run("evaluate", "--pairs", str(out), "--gold", str(gold), "--json",
+               "--thresholds", "0.3,0.95", "--bootstrap", "10")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.stdout)["rows"]
+    assert rows[0]["tp"] == 3 and rows[0]["f1"] == 1.0
+    assert rows[1]["found"] <= rows[0]["found"]
+    low = _run("evaluate", "--pairs", str(out), "--gold", str(gold), "--thresholds", "0.1")
+    assert low.exit_code == 2
+
+
+def test_json_report_round_trips(tiny, tmp_path):
+    from neardup.evaluate.run import evaluation_from_dict
+
+    data = tiny.as_dict()
+    again = evaluation_from_dict(json.loads(json.dumps(data))).as_dict()
+    assert again["rows"] == data["rows"] and again["best"] == data["best"]
+    saved = tmp_path / "saved.json"
+    saved.write_text(json.dumps(data), encoding="utf-8")
+    res = _run("evaluate", "--from-json", str(saved), "--json")
+    assert res.exit_code == 0 and json.loads(res.stdout)["rows"] == data["rows"]
