@@ -13,6 +13,8 @@ For each size N (10k, 100k) and database (SQLite file, PostgreSQL):
 Corpus: ``bash ../shared/data/bench-corpus.sh OUT 100000`` (``OUT/corpus.jsonl``).
 Usage: ``python benchmarks/bench_collections.py CORPUS.jsonl --sizes 10000 100000
 --pg postgresql://postgres@127.0.0.1:5432/test --out benchmarks/results/collections.json``.
+``--only-recompute`` runs the ``tf-ridf`` add + recompute only (no minhash-lsh add/check,
+no datasketch peer); ``--no-sqlite`` / ``--no-pg`` pick the databases.
 Targets: check p50 < 10 ms, p99 < 50 ms; recompute of 100k documents < 30 s.
 """
 
@@ -65,9 +67,15 @@ def pct(values: list[float], q: float) -> float:
     return round(float(np.percentile(np.array(values) * 1000, q)), 3)
 
 
-def bench_db(url: str, docs: list[Document], qs: list[str], lexical: bool) -> dict[str, Any]:
+def bench_db(
+    url: str, docs: list[Document], qs: list[str], lexical: bool, only_recompute: bool = False
+) -> dict[str, Any]:
     """Add, check and recompute timings on one database."""
     store = Store(url)
+    if only_recompute:
+        row = bench_lexical(store, docs)
+        store.close()
+        return row
     name = f"bench-{uuid.uuid4().hex[:8]}"
     store.create_collection(name, "minhash-lsh", threshold=0.5)
     t0 = time.perf_counter()
@@ -153,7 +161,11 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=500)
     ap.add_argument("--pg", default="postgresql://postgres@127.0.0.1:5432/test")
     ap.add_argument("--no-pg", action="store_true")
+    ap.add_argument("--no-sqlite", action="store_true")
     ap.add_argument("--no-lexical", action="store_true")
+    ap.add_argument(
+        "--only-recompute", action="store_true", help="only the tf-ridf add + recompute"
+    )
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     rows = []
@@ -161,13 +173,17 @@ def main() -> None:
         docs = load(args.corpus, n)
         qs = queries(docs, args.queries)
         with tempfile.TemporaryDirectory() as tmp:
-            dbs = {"sqlite": f"sqlite:///{tmp}/bench.db"}
+            dbs = {} if args.no_sqlite else {"sqlite": f"sqlite:///{tmp}/bench.db"}
             if not args.no_pg:
                 dbs["postgresql"] = args.pg
             for db, url in dbs.items():
-                row = {"n": n, "db": db, **bench_db(url, docs, qs, not args.no_lexical)}
+                lexical = not args.no_lexical or args.only_recompute
+                timings = bench_db(url, docs, qs, lexical, args.only_recompute)
+                row = {"n": n, "db": db, **timings}
                 print(json.dumps(row), flush=True)
                 rows.append(row)
+        if args.only_recompute:
+            continue
         row = {"n": n, "db": "datasketch (memory)", **bench_datasketch(docs, qs)}
         print(json.dumps(row), flush=True)
         rows.append(row)

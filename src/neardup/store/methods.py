@@ -168,6 +168,12 @@ def _lsh_keys(meth: MinHashLSH, sketches: np.ndarray) -> KeyRows:
 
 
 def _slot_keys(payloads: list[np.ndarray]) -> KeyRows:
+    if not payloads:
+        empty = np.zeros(0, np.int64)
+        return KeyRows(empty, empty, empty)
+    first = payloads[0]
+    if all(p.dtype == first.dtype and p.shape == first.shape for p in payloads):
+        return _stacked_slot_keys(np.stack(payloads))
     rows, bands, keys = [], [], []
     for i, payload in enumerate(payloads):
         vals, valid = _slot_values(payload)
@@ -176,10 +182,25 @@ def _slot_keys(payloads: list[np.ndarray]) -> KeyRows:
         rows.append(np.full(slots.shape[0], i, np.int64))
         bands.append(slots.astype(np.int64))
         keys.append(salted.view(np.int64))
-    if not rows:
-        empty = np.zeros(0, np.int64)
-        return KeyRows(empty, empty, empty)
     return KeyRows(np.concatenate(rows), np.concatenate(bands), np.concatenate(keys))
+
+
+def _stacked_slot_keys(stacked: np.ndarray) -> KeyRows:
+    """Slot keys of payloads of one dtype and shape, stacked (n, ...): vectorised, the same
+    rows in the same order (document, then slot) as one :func:`_slot_values` per payload."""
+    n = stacked.shape[0]
+    if stacked.dtype == np.uint8:
+        if stacked.ndim != 2 or stacked.shape[1] % _DIGEST:
+            raise FormatError(f"byte signature of {stacked.shape[1:]} bytes: not 20-byte slots")
+        slots = stacked.reshape(n, -1, _DIGEST)
+        vals = np.ascontiguousarray(slots[:, :, :8]).view("<u8")[:, :, 0].astype(U64)
+        valid = slots.any(axis=2)
+    else:
+        vals = stacked.reshape(n, -1).astype(U64)
+        valid = (vals != 0) & (vals != _EMPTY)
+    rows, slot = np.nonzero(valid)
+    salted = fmix64(vals[rows, slot] ^ fmix64(slot.astype(U64) + _SLOT_SALT))
+    return KeyRows(rows.astype(np.int64), slot.astype(np.int64), salted.view(np.int64))
 
 
 def _slot_values(payload: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
