@@ -30,7 +30,7 @@ test: lint
 
 bench: $(VENV)/.dev
 	$(PIP) install --quiet -e '.[bench]'
-	$(BIN)/python benchmarks/bench_minhash.py
+	$(BIN)/python benchmarks/run_all.py $(BENCH_FLAGS)
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .ruff_cache

@@ -210,8 +210,12 @@ def dedup(
     sets, ids, lengths, skipped = ingest.result()
     n = len(ids)
     sigs = timer.run("sign", _sign, ingest.prepared, meth, sets)
-    sets = timer.run("rank", rank_by_frequency, sets)
+    if opts.measure == "containment":  # the containment index needs frequency ranks
+        sets = timer.run("rank", rank_by_frequency, sets)
     cand = timer.run("candidates", _candidates, meth, sigs, sets, opts, prog)
+    if opts.measure != "containment" and _gather_volume(sets, cand) > sets.values.shape[0]:
+        # many candidates: ranks (< 2**32) make the exact intersections one int64 sort
+        sets = timer.run("rank", rank_by_frequency, sets)
     pairs, edges, contained = timer.run("verify", _verify, meth, sigs, sets, cand, opts, prog)
     clusters = timer.run("cluster", _cluster, n, edges, lengths, opts, contained)
     dropped = _dropped(clusters, ids, pairs, contained, opts.threshold)
@@ -377,6 +381,12 @@ def _sign(prepared: list[Prepared], meth: Method, sets: ShingleSets) -> Any:
         meth.fit(CorpusStatistics.from_token_lists(p.tokens for p in prepared))
     from_sets = getattr(meth, "from_sets", None)
     return from_sets(sets) if from_sets is not None else meth.sign(prepared)
+
+
+def _gather_volume(sets: ShingleSets, cand: np.ndarray) -> int:
+    """Fingerprints the exact verification of ``cand`` reads."""
+    sizes = sets.sizes
+    return int(sizes[cand[:, 0]].sum() + sizes[cand[:, 1]].sum()) if cand.size else 0
 
 
 def _candidates(
