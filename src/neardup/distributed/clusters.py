@@ -1,0 +1,172 @@
+"""Clusters, keep decisions and the dropped list from component labels, on the cluster.
+
+Labels ``{node, label}`` go to the nodes' document partitions to pick up lengths and ids,
+then by label to one task per group of clusters, which applies the single-process keep
+rule (:func:`neardup.cluster.make_clusters`: longest, ties to the earlier document, or the
+first). Dropped members go to the partition of their pair's earlier document to find
+the verified pair's resemblance (the ``reason``), then everything goes to the kept
+document's partition, so the concatenated part files are in cluster order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from neardup._array import group_bounds
+from neardup.distributed.io import write_part
+from neardup.distributed.shuffle import Table, concat, hash_dest, range_dest, split, take
+
+
+def split_to_docs(labels: Table, offsets: np.ndarray) -> list[Table]:
+    """Label rows by the node's document partition."""
+    return split(labels, range_dest(labels["node"], offsets), offsets.shape[0] - 1)
+
+
+def attach(p: int, part: dict[str, Any], offsets: np.ndarray, *pieces: Table) -> Table:
+    """Label rows with each node's length and id: ``{label, node, length, id}``."""
+    offset = int(offsets[p])
+    t = concat(pieces)
+    if not t:
+        return {
+            "label": np.zeros(0, np.int64),
+            "node": np.zeros(0, np.int64),
+            "length": np.zeros(0, np.int64),
+            "id": np.zeros(0, dtype=object),
+        }
+    local = t["node"] - offset
+    return {
+        "label": t["label"],
+        "node": t["node"],
+        "length": part["lengths"][local],
+        "id": part["ids"][local],
+    }
+
+
+def split_by_label(rows: Table, n_out: int) -> list[Table]:
+    """Member rows by hash of their cluster label."""
+    return split(rows, hash_dest(rows["label"], n_out), n_out)
+
+
+def make_groups(j: int, keep: str, *pieces: Table) -> Table:
+    """Members with their cluster's kept document: ``{keep, node, id, keep_id}``.
+
+    Keep rule of :func:`neardup.cluster.make_clusters`: ``longest`` (most canonical tokens,
+    ties to the smaller global index) or ``first`` (the smallest global index).
+    """
+    t = concat(pieces)
+    if not t or t["node"].size == 0:
+        return {
+            "keep": np.zeros(0, np.int64),
+            "node": np.zeros(0, np.int64),
+            "id": np.zeros(0, dtype=object),
+            "keep_id": np.zeros(0, dtype=object),
+        }
+    if keep == "first":
+        order = np.lexsort((t["node"], t["label"]))
+    else:
+        order = np.lexsort((t["node"], -t["length"], t["label"]))
+    t = take(t, order)
+    starts, sizes = group_bounds(t["label"])
+    kept = np.repeat(t["node"][starts], sizes)
+    kept_id = np.repeat(t["id"][starts], sizes)
+    return {"keep": kept, "node": t["node"], "id": t["id"], "keep_id": kept_id}
+
+
+def split_dropped(groups: Table, offsets: np.ndarray) -> list[Table]:
+    """Dropped members by the partition of ``min(member, kept)`` (where their pair lives)."""
+    d = take(groups, groups["node"] != groups["keep"])
+    lo = np.minimum(d["node"], d["keep"])
+    return split(d, range_dest(lo, offsets), offsets.shape[0] - 1)
+
+
+def add_reasons(p: int, verified: dict[str, Any], threshold: float, *pieces: Table) -> Table:
+    """Dropped rows with the single-process ``reason`` (direct pair's resemblance or not)."""
+    from neardup.dedup import _reason
+
+    t = concat(pieces)
+    if not t or t["node"].size == 0:
+        return {}
+    rows = verified["rows"]
+    lo, hi = np.minimum(t["node"], t["keep"]), np.maximum(t["node"], t["keep"])
+    n = int(max(hi.max(), rows["b"].max() if rows["b"].size else 0)) + 1
+    code = rows["a"] * n + rows["b"]  # rows are sorted by (a, b)
+    want = lo * n + hi
+    at = np.searchsorted(code, want)
+    found = (at < code.size) & (code[np.minimum(at, max(code.size - 1, 0))] == want)
+    reasons = np.empty(t["node"].size, dtype=object)
+    for i in range(t["node"].size):
+        direct = {}
+        if found[i]:
+            k = int(at[i])
+            row = np.array(
+                [
+                    rows["a"][k],
+                    rows["b"][k],
+                    rows["res"][k],
+                    rows["cab"][k],
+                    rows["cba"][k],
+                    rows["score"][k],
+                ]
+            )
+            direct = {(int(t["node"][i]), int(t["keep"][i])): row}
+        reasons[i] = _reason(int(t["node"][i]), int(t["keep"][i]), direct, {}, threshold)
+    return {**t, "reason": reasons}
+
+
+def split_to_keep(rows: Table, offsets: np.ndarray) -> list[Table]:
+    """Rows by the kept document's partition."""
+    if not rows:
+        return [{} for _ in range(offsets.shape[0] - 1)]
+    return split(rows, range_dest(rows["keep"], offsets), offsets.shape[0] - 1)
+
+
+def gather_final(p: int, n_members: int, *pieces: Any) -> dict[str, Table]:
+    """A partition's members and dropped rows (the first ``n_members`` pieces are members)."""
+    return {
+        "members": _sorted(concat(pieces[:n_members])),
+        "dropped": _sorted(concat(pieces[n_members:])),
+    }
+
+
+def _sorted(t: Table) -> Table:
+    if not t or t["node"].size == 0:
+        return t
+    return take(t, np.lexsort((t["node"], t["keep"])))
+
+
+def cluster_count(final: dict[str, Table]) -> int:
+    """Number of clusters (distinct kept documents) of a final partition."""
+    m = final["members"]
+    return 0 if not m else int(np.unique(m["keep"]).size)
+
+
+def write_clusters(final: dict[str, Table], first: int, out_dir: str, p: int) -> int:
+    """Write ``clusters.jsonl`` and ``dropped.jsonl`` parts; clusters numbered from ``first``.
+
+    Returns:
+        Number of dropped rows written.
+    """
+    m, d = final["members"], final["dropped"]
+    if not m or m["node"].size == 0:
+        write_part(out_dir, "clusters.jsonl", p, [])
+        write_part(out_dir, "dropped.jsonl", p, [])
+        return 0
+    starts, sizes = group_bounds(m["keep"])
+    number = {int(k): first + i for i, k in enumerate(m["keep"][starts].tolist())}
+    rows = (
+        {"cluster": first + i, "members": m["id"][s : s + z].tolist(), "keep": m["keep_id"][s]}
+        for i, (s, z) in enumerate(zip(starts.tolist(), sizes.tolist(), strict=True))
+    )
+    write_part(out_dir, "clusters.jsonl", p, rows)
+    dropped = (
+        {
+            "id": d["id"][i],
+            "kept": d["keep_id"][i],
+            "cluster": number[int(d["keep"][i])],
+            "reason": d["reason"][i],
+        }
+        for i in range(d["node"].size if d else 0)
+    )
+    return write_part(out_dir, "dropped.jsonl", p, dropped)

@@ -1,0 +1,287 @@
+"""Input blocks and output part files of the Dask engine, through fsspec.
+
+Inputs are sharded JSONL (``.jsonl``/``.ndjson``, optionally ``.gz``) or Parquet files, as
+local paths or any fsspec URL (``s3://``, ``gs://``, ``hdfs://``, ``file://``...). A plain
+JSONL file is cut into byte ranges of about ``block_bytes`` (a range owns every line that
+*starts* inside it); a ``.gz`` file is one block (gzip cannot be split); a Parquet file gives
+one block per row group. Records are turned into documents by the same code as the local
+reader (:mod:`neardup.text.read`), so ids, skip reasons and ``FILE:LINE`` sources agree.
+
+Outputs: every partition writes ``OUT/_parts/NAME-PPPPP.jsonl``; :func:`merge_parts`
+concatenates them in partition order into ``OUT/NAME`` (temporary name, then rename on
+local file systems) and removes the parts.
+"""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import json
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from neardup.errors import InputError
+from neardup.text.read import JSONL_SUFFIXES, _jsonl_record, _Options, _record
+from neardup.text.types import Document, Skipped
+
+PARQUET_SUFFIXES: tuple[str, ...] = (".parquet", ".pq")
+_CHUNK = 1 << 22
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One input partition.
+
+    Attributes:
+        url: fsspec URL or local path of the file (as given, used in ``source`` fields).
+        base: file name, the prefix of fallback ids (``base:LINE``).
+        kind: ``jsonl``, ``jsonl.gz`` or ``parquet``.
+        start, end: byte range for ``jsonl`` (lines starting in ``[start, end)``); the row
+            group number in ``start`` for ``parquet``; unused (0, -1) for ``jsonl.gz``.
+        first_line: 1-based number of the block's first line (``jsonl``; set by
+            :func:`number_lines`).
+    """
+
+    url: str
+    base: str
+    kind: str
+    start: int = 0
+    end: int = -1
+    first_line: int = 1
+
+
+def list_files(inputs: Sequence[str | os.PathLike[str]]) -> list[str]:
+    """Input files in order: files as given, directories walked (sorted), globs expanded.
+
+    Only JSONL(.gz) and Parquet files are taken from directories and globs.
+
+    Raises:
+        InputError: an input matches nothing or a given file has an unsupported suffix.
+    """
+    import fsspec
+
+    out: list[str] = []
+    for item in inputs:
+        url = os.fspath(item)
+        fs, path = fsspec.core.url_to_fs(url)
+        if fs.isdir(path):
+            found = sorted(p for p in fs.find(path) if _supported(p))
+            out += [_rejoin(url, path, p) for p in found]
+        elif fs.isfile(path):
+            if not _supported(path):
+                raise InputError(f"input {url!r}: the Dask engine reads JSONL(.gz) or Parquet")
+            out.append(url)
+        else:
+            found = sorted(p for p in fs.glob(path) if _supported(p))
+            if not found:
+                raise InputError(f"input {url!r} does not exist")
+            out += [_rejoin(url, path, p) for p in found]
+    return out
+
+
+def _supported(path: str) -> bool:
+    low = path.lower()
+    return low.endswith(JSONL_SUFFIXES) or low.endswith(PARQUET_SUFFIXES)
+
+
+def _rejoin(url: str, path: str, found: str) -> str:
+    """Give ``found`` the protocol prefix ``url`` had (``s3://``...), if any."""
+    if "://" in url and "://" not in found:
+        return url.split("://", 1)[0] + "://" + found
+    return found
+
+
+def make_blocks(files: Sequence[str], block_bytes: int) -> list[Block]:
+    """Blocks of the files: byte ranges of plain JSONL, whole ``.gz``, Parquet row groups."""
+    import fsspec
+
+    blocks: list[Block] = []
+    for url in files:
+        fs, path = fsspec.core.url_to_fs(url)
+        base = path.rstrip("/").rsplit("/", 1)[-1]
+        low = path.lower()
+        if low.endswith(PARQUET_SUFFIXES):
+            import pyarrow.parquet as pq
+
+            with fs.open(path, "rb") as fh:
+                groups = pq.ParquetFile(fh).num_row_groups
+            blocks += [Block(url, base, "parquet", g) for g in range(max(groups, 1))]
+        elif low.endswith(".gz"):
+            blocks.append(Block(url, base, "jsonl.gz"))
+        else:
+            size = fs.size(path)
+            cuts = [*list(range(0, max(size, 1), block_bytes)), max(size, 1)]
+            blocks += [Block(url, base, "jsonl", a, b) for a, b in itertools.pairwise(cuts)]
+    return blocks
+
+
+def count_lines(block: Block) -> int:
+    """Lines that start inside a ``jsonl`` block (0 for other kinds)."""
+    if block.kind != "jsonl":
+        return 0
+    return sum(1 for _ in _block_lines(block))
+
+
+def number_lines(blocks: Sequence[Block], counts: Sequence[int]) -> list[Block]:
+    """Blocks with ``first_line`` set from the line counts of the earlier blocks of a file."""
+    out: list[Block] = []
+    line, url = 1, None
+    for block, count in zip(blocks, counts, strict=True):
+        if block.url != url:
+            line, url = 1, block.url
+        out.append(Block(block.url, block.base, block.kind, block.start, block.end, line))
+        line += count
+    return out
+
+
+def _block_lines(block: Block) -> Iterator[bytes]:
+    """Raw lines (with their ``\\n``) that start in ``[start, end)`` of a plain JSONL file."""
+    import fsspec
+
+    fs, path = fsspec.core.url_to_fs(block.url)
+    with fs.open(path, "rb", block_size=_CHUNK) as fh:
+        pos = block.start
+        if pos > 0:
+            fh.seek(pos - 1)
+            if fh.read(1) != b"\n":  # mid-line: that line belongs to the previous block
+                pos += len(fh.readline())
+        while pos < block.end:
+            line = fh.readline()
+            if not line:
+                return
+            pos += len(line)
+            yield line
+
+
+def read_block(block: Block, read_options: dict[str, Any]) -> Iterator[Document | Skipped]:
+    """Documents and skips of a block, in file order (the local reader's rules).
+
+    Args:
+        block: the block; read_options: ``id_field``, ``text_field``, ``content_type``,
+            ``max_bytes`` as for :func:`neardup.text.read_corpus`.
+    """
+    opts = _Options(
+        read_options.get("id_field", "id"),
+        read_options.get("text_field", "text"),
+        read_options.get("content_type", "auto"),
+        read_options.get("max_bytes", 20_000_000),
+    )
+    if block.kind == "parquet":
+        yield from _parquet_records(block, opts)
+        return
+    lines: Iterable[bytes] = _gzip_lines(block) if block.kind == "jsonl.gz" else _block_lines(block)
+    for lineno, line in enumerate(lines, start=block.first_line):
+        fallback_id, source = f"{block.base}:{lineno}", f"{block.url}:{lineno}"
+        if len(line.rstrip(b"\r\n")) > opts.max_bytes:
+            yield Skipped(fallback_id, source, "oversize", f"line over max_bytes={opts.max_bytes}")
+        elif line.strip():
+            yield _jsonl_record(line, fallback_id, source, opts)
+
+
+def _gzip_lines(block: Block) -> Iterator[bytes]:
+    import fsspec
+
+    fs, path = fsspec.core.url_to_fs(block.url)
+    with fs.open(path, "rb") as raw, gzip.open(raw, "rb") as fh:
+        yield from fh
+
+
+def _parquet_records(block: Block, opts: _Options) -> Iterator[Document | Skipped]:
+    import fsspec
+    import pyarrow.parquet as pq
+
+    fs, path = fsspec.core.url_to_fs(block.url)
+    with fs.open(path, "rb") as fh:
+        pf = pq.ParquetFile(fh)
+        if pf.num_row_groups == 0:
+            return
+        names = set(pf.schema_arrow.names)
+        cols = [c for c in (opts.id_field, opts.text_field) if c in names]
+        table = pf.read_row_group(block.start, columns=cols)
+        offset = sum(pf.metadata.row_group(g).num_rows for g in range(block.start))
+    ids = table.column(opts.id_field).to_pylist() if opts.id_field in names else None
+    texts = table.column(opts.text_field).to_pylist() if opts.text_field in names else None
+    for i in range(table.num_rows):
+        row = offset + i + 1
+        fallback_id, source = f"{block.base}:{row}", f"{block.url}:{row}"
+        raw_id = ids[i] if ids is not None else None
+        doc_id = _id(raw_id, fallback_id)
+        yield _record(doc_id, source, texts[i] if texts is not None else None, opts)
+
+
+def _id(value: object, fallback: str) -> str:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return fallback
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+# -- output ---------------------------------------------------------------------------------
+def part_url(out_dir: str, name: str, part: int) -> str:
+    """``OUT/_parts/NAME-PPPPP.jsonl`` for partition ``part`` of output ``NAME.jsonl``."""
+    stem = name.removesuffix(".jsonl")
+    return f"{out_dir.rstrip('/')}/_parts/{stem}-{part:05d}.jsonl"
+
+
+def write_part(out_dir: str, name: str, part: int, rows: Iterable[dict[str, Any]]) -> int:
+    """Write one partition's rows as JSONL (overwriting a retried task's file).
+
+    Returns:
+        Number of rows written.
+    """
+    import fsspec
+
+    url = part_url(out_dir, name, part)
+    fs, path = fsspec.core.url_to_fs(url)
+    fs.makedirs(path.rsplit("/", 1)[0], exist_ok=True)
+    count = 0
+    with fs.open(path, "w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+            count += 1
+    return count
+
+
+def merge_parts(out_dir: str, name: str, parts: int) -> None:
+    """Concatenate ``parts`` part files of ``name`` in order into ``OUT/name``, then remove them.
+
+    Raises:
+        OSError / FileNotFoundError: a part file is missing or unreadable.
+    """
+    import fsspec
+
+    fs, root = fsspec.core.url_to_fs(out_dir)
+    final = f"{root.rstrip('/')}/{name}"
+    tmp = f"{root.rstrip('/')}/.{name}.tmp"
+    with fs.open(tmp, "wb") as out:
+        for p in range(parts):
+            _, src = fsspec.core.url_to_fs(part_url(out_dir, name, p))
+            with fs.open(src, "rb") as fh:
+                while chunk := fh.read(_CHUNK):
+                    out.write(chunk)
+    fs.mv(tmp, final)
+    for p in range(parts):
+        fs.rm(fsspec.core.url_to_fs(part_url(out_dir, name, p))[1])
+
+
+def write_text(out_dir: str, name: str, text: str) -> None:
+    """Write ``OUT/name`` whole (temporary name, then rename)."""
+    import fsspec
+
+    fs, root = fsspec.core.url_to_fs(out_dir)
+    tmp, final = f"{root.rstrip('/')}/.{name}.tmp", f"{root.rstrip('/')}/{name}"
+    with fs.open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    fs.mv(tmp, final)
+
+
+def prepare_out_dir(out_dir: str) -> None:
+    """Create ``out_dir`` and remove a stale ``summary.json`` (no complete result is claimed)."""
+    import fsspec
+
+    fs, root = fsspec.core.url_to_fs(out_dir)
+    fs.makedirs(root, exist_ok=True)
+    stale = f"{root.rstrip('/')}/summary.json"
+    if fs.exists(stale):
+        fs.rm(stale)

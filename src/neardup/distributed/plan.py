@@ -1,0 +1,418 @@
+"""The corpus dedup job on a Dask cluster (``dedup_dask``): same outputs as the local job.
+
+Plan (every arrow between partitions is a task-based shuffle, :mod:`.shuffle`):
+
+1. ``ingest``: input blocks (JSONL byte ranges, ``.gz`` files, Parquet row groups) ->
+   documents -> canonical tokens -> shingle sets, per partition;
+2. ``ids``: a shuffle by id hash finds repeated ids (the earliest in input order wins,
+   the others are skipped as in the local job); short documents are skipped; each partition
+   counts its documents and the client turns the counts into offsets, so a document's
+   global index (offset + position) is its index in the local job;
+3. ``sign``: the method's signatures per partition (methods that need a fit: per-partition
+   statistics are merged on the cluster, fitted once, then every partition signs);
+4. ``candidates``: grouping keys (LSH band keys, or the exact keys) shuffled by key; each
+   bucket gives its pairs (an oversized bucket a star from its earliest document) which
+   are shuffled to the partition of their earlier document and deduplicated;
+5. ``verify``: each partition fetches from the later partitions only the documents its
+   pairs need (the fetch runs where those documents live), computes exact resemblance and
+   containment on the shingle sets and writes its ``pairs.jsonl`` part;
+6. ``cluster``: connected components by large-star/small-star over the edge table
+   (:mod:`.components`), then clusters, keep decisions and dropped reasons (:mod:`.clusters`);
+7. ``write``: part files merged in partition order, ``summary.json`` last.
+
+The client only ever holds per-partition counts, offsets and fingerprints (and, for fit
+methods, the merged vocabulary statistics). Supported: the methods of :mod:`.keys`,
+``measure="resemblance"``; see ``docs/distributed.md`` for the differences from the local job.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import time
+from collections.abc import Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from neardup._version import __version__
+from neardup.dedup import DedupOptions, _resolve
+from neardup.distributed import clusters as cl
+from neardup.distributed import io
+from neardup.distributed import partition as pt
+from neardup.distributed.components import component_labels
+from neardup.distributed.keys import check_supported
+from neardup.distributed.keys import max_group as max_group_of
+from neardup.distributed.shuffle import shuffle
+from neardup.errors import ParameterError, check_int
+from neardup.methods.base import Method
+
+DEFAULT_BLOCK_BYTES = 64 << 20
+
+
+def dedup_dask(
+    inputs: Sequence[str | os.PathLike[str]],
+    out_dir: str | os.PathLike[str],
+    *,
+    method: str | Method = "minhash-lsh",
+    options: DedupOptions | None = None,
+    read_options: dict[str, Any] | None = None,
+    client: Any = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    block_bytes: int = DEFAULT_BLOCK_BYTES,
+    reduce_partitions: int | None = None,
+    **method_params: Any,
+) -> dict[str, Any]:
+    """Deduplicate a corpus on a Dask cluster; write the local job's files into ``out_dir``.
+
+    Args:
+        inputs: JSONL(.gz) / Parquet files, directories or globs; local paths or fsspec
+            URLs readable by every worker.
+        out_dir: output directory (local path or fsspec URL) writable by every worker and
+            by the client: ``pairs.jsonl``, ``clusters.jsonl``, ``dropped.jsonl``,
+            ``skipped.jsonl``, then ``summary.json``.
+        method: ``minhash-lsh`` (default), ``megashingles``, ``imatch`` or
+            ``imatch-random``, or such a :class:`Method` object.
+        options: :class:`~neardup.dedup.DedupOptions` (``measure`` must be resemblance).
+        read_options: ``id_field``, ``text_field``, ``content_type``, ``max_bytes``.
+        client: a ``distributed.Client`` to use; else one is made for ``scheduler``
+            (``tcp://host:8786``) or a ``LocalCluster`` of ``workers`` processes (default
+            2), one thread each, closed at the end.
+        block_bytes: target size of a plain JSONL block (partition), bytes (>= 1 MiB).
+        reduce_partitions: partitions of the shuffled key, pair and edge tables
+            (default: the number of input blocks, at least 2).
+        **method_params: the method's parameters, as for :func:`neardup.dedup.dedup`.
+
+    Returns:
+        The summary (also written to ``summary.json``): the local job's counts plus
+        ``engine``, ``partitions``, ``cc_rounds`` and ``worker_peak_memory_mib``.
+
+    Raises:
+        ParameterError: an unsupported method or measure, a bad option.
+        InputError: an input does not exist or is not JSONL/Parquet.
+    """
+    opts = options or DedupOptions()
+    if opts.measure != "resemblance":
+        raise ParameterError("measure", opts.measure, "resemblance with --engine dask")
+    check_int("block_bytes", block_bytes, low=1 << 20)
+    meth = _resolve(method, opts, dict(method_params))
+    check_supported(meth)
+    with _client(client, scheduler, workers) as cli:
+        job = _Job(cli, meth, opts, read_options or {}, os.fspath(out_dir), reduce_partitions)
+        return job.run(inputs, block_bytes)
+
+
+@contextmanager
+def _client(client: Any, scheduler: str | None, workers: int | None) -> Any:
+    if client is not None:
+        yield client
+        return
+    from distributed import Client, LocalCluster
+
+    if scheduler is not None:
+        with Client(scheduler) as cli:
+            yield cli
+        return
+    n = check_int("workers", workers if workers is not None else 2, low=1)
+    with (
+        LocalCluster(
+            n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as cli,
+    ):
+        yield cli
+
+
+class _Job:
+    """One run: holds futures of the partitions between stages."""
+
+    def __init__(
+        self,
+        client: Any,
+        meth: Method,
+        opts: DedupOptions,
+        read_options: dict[str, Any],
+        out_dir: str,
+        reduce: int | None,
+    ) -> None:
+        self.c = client
+        self.meth = meth
+        self.opts = opts
+        self.read_options = read_options
+        self.out = out_dir
+        self.reduce = reduce
+        self.seconds: dict[str, float] = {}
+
+    def _time(self, stage: str, t0: float) -> None:
+        self.seconds[stage] = round(time.perf_counter() - t0, 6)
+
+    def run(self, inputs: Sequence[str | os.PathLike[str]], block_bytes: int) -> dict[str, Any]:
+        io.prepare_out_dir(self.out)
+        parts, offsets, skip_reasons = self._ingest(inputs, block_bytes)
+        n_parts = len(parts)
+        r = self.reduce or max(2, n_parts)
+        cand = self._candidates(parts, offsets, r)
+        verified, n_cand, n_pairs = self._verify(parts, cand, offsets)
+        del cand
+        # clusters need ids and lengths only: let the sets and signatures go
+        parts = [self.c.submit(pt.slim, x) for x in parts]
+        self._wait(parts)
+        n_clusters, n_dropped, rounds = self._cluster(parts, verified, offsets, r)
+        t0 = time.perf_counter()
+        for name in ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl"):
+            io.merge_parts(self.out, name, n_parts)
+        self._time("merge", t0)
+        n = int(offsets[-1])
+        summary = self._summary(
+            n, skip_reasons, n_cand, n_pairs, n_clusters, n_dropped, n_parts, rounds
+        )
+        import json
+
+        io.write_text(
+            self.out, "summary.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
+        )
+        return summary
+
+    # -- stages ---------------------------------------------------------------------------
+    def _ingest(
+        self, inputs: Sequence[Any], block_bytes: int
+    ) -> tuple[list[Any], np.ndarray, dict[str, int]]:
+        t0 = time.perf_counter()
+        files = io.list_files(inputs)
+        blocks = io.make_blocks(files, block_bytes)
+        counts = self.c.gather(self.c.map(io.count_lines, blocks, pure=False))
+        blocks = io.number_lines(blocks, counts)
+        raw = self.c.map(
+            pt.ingest,
+            blocks,
+            meth=self.meth,
+            opts=self.opts,
+            read_options=self.read_options,
+            pure=False,
+        )
+        n_parts = len(raw)
+        losers = self._losers(raw)
+        parts = [
+            self.c.submit(pt.finalize, raw[p], self.meth, self.opts, *losers[p], pure=False)
+            for p in range(n_parts)
+        ]
+        del raw
+        if self.meth.needs_fit:
+            parts = self._fit(parts)
+        stats = self.c.gather([self.c.submit(pt.part_count, x) for x in parts])
+        sizes = np.array([s[0] for s in stats], dtype=np.int64)
+        offsets = np.zeros(n_parts + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        reasons: dict[str, int] = {}
+        for _, by_reason in stats:
+            for k, v in by_reason.items():
+                reasons[k] = reasons.get(k, 0) + v
+        writes = [self.c.submit(pt.write_skipped, x, self.out, p) for p, x in enumerate(parts)]
+        self.c.gather(writes)
+        self._time("ingest", t0)
+        return parts, offsets, reasons
+
+    def _losers(self, raw: list[Any]) -> list[list[Any]]:
+        """Per partition: futures of the loser pieces (repeated ids) from every id bucket."""
+        import operator
+
+        n = len(raw)
+        splits = [self.c.submit(pt.split_ids, x, p, n) for p, x in enumerate(raw)]
+        pieces = [[self.c.submit(operator.getitem, s, j) for s in splits] for j in range(n)]
+        found = [self.c.submit(pt.find_losers, j, n, *pieces[j]) for j in range(n)]
+        return [[self.c.submit(operator.getitem, f, p) for f in found] for p in range(n)]
+
+    def _fit(self, parts: list[Any]) -> list[Any]:
+        stats = [self.c.submit(pt.part_stats, x) for x in parts]
+        while len(stats) > 1:  # tree reduction on the cluster
+            stats = [
+                self.c.submit(pt.merge_stats, *stats[i : i + 8]) for i in range(0, len(stats), 8)
+            ]
+        self.meth.fit(stats[0].result())
+        return [self.c.submit(pt.sign_fitted, x, self.meth) for x in parts]
+
+    def _candidates(self, parts: list[Any], offsets: np.ndarray, r: int) -> list[Any]:
+        t0 = time.perf_counter()
+        n_parts = len(parts)
+        max_group = max_group_of(self.meth)
+        first = [
+            self.c.submit(pt.split_keys, x, int(offsets[p]), self.meth, r)
+            for p, x in enumerate(parts)
+        ]
+        buckets = shuffle(
+            self.c,
+            first,
+            pt.passthrough,
+            r,
+            pt.bucket_pairs,
+            split_args=(r,),
+            combine_args=(max_group, offsets),
+            name="buckets",
+        )
+        cand = shuffle(
+            self.c,
+            buckets,
+            pt.passthrough,
+            n_parts,
+            pt.unique_candidates,
+            split_args=(n_parts,),
+            combine_args=(int(offsets[-1]),),
+            name="pairs",
+        )
+        self._wait(cand)
+        self._time("candidates", t0)
+        return cand
+
+    def _verify(
+        self, parts: list[Any], cand: list[Any], offsets: np.ndarray
+    ) -> tuple[list[Any], int, int]:
+        """Verify partition by partition, at most ``2 x workers`` in flight.
+
+        A partition's verify task holds the documents it fetched from later partitions;
+        bounding the partitions in flight bounds that memory on every worker (fetches run
+        only for the partitions being verified).
+        """
+        from distributed import as_completed
+
+        t0 = time.perf_counter()
+        n_parts = len(parts)
+        window = max(2, 2 * len(self.c.scheduler_info().get("workers", {})))
+        verified: list[Any] = [None] * n_parts
+        counts: list[tuple[int, int]] = []
+        running = as_completed()
+        for p in range(n_parts):
+            if running.count() >= window:
+                counts.append(next(running).result())
+            verified[p] = self._verify_one(parts, cand, offsets, p)
+            running.add(self.c.submit(pt.verified_counts, verified[p]))
+        counts += [f.result() for f in running]
+        self._time("verify", t0)
+        return verified, sum(c[0] for c in counts), sum(c[1] for c in counts)
+
+    def _verify_one(self, parts: list[Any], cand: list[Any], offsets: np.ndarray, p: int) -> Any:
+        n_parts = len(parts)
+        fetched = [
+            self.c.submit(pt.fetch, parts[q], cand[p], int(offsets[q]))
+            for q in range(p + 1, n_parts)
+        ]
+        return self.c.submit(
+            pt.verify,
+            parts[p],
+            cand[p],
+            int(offsets[p]),
+            p,
+            self.meth,
+            self.opts,
+            self.out,
+            *fetched,
+        )
+
+    def _cluster(
+        self, parts: list[Any], verified: list[Any], offsets: np.ndarray, r: int
+    ) -> tuple[int, int, int]:
+        t0 = time.perf_counter()
+        n_parts = len(parts)
+        edges = [self.c.submit(pt.edges_of, v) for v in verified]
+        labels, rounds = component_labels(self.c, edges, r)
+        attached = shuffle(
+            self.c,
+            labels,
+            cl.split_to_docs,
+            n_parts,
+            cl.attach,
+            split_args=(offsets,),
+            combine_each=parts,
+            combine_args=(offsets,),
+            name="attach",
+        )
+        groups = shuffle(
+            self.c,
+            attached,
+            cl.split_by_label,
+            r,
+            cl.make_groups,
+            split_args=(r,),
+            combine_args=(self.opts.keep,),
+            name="groups",
+        )
+        reasons = shuffle(
+            self.c,
+            groups,
+            cl.split_dropped,
+            n_parts,
+            cl.add_reasons,
+            split_args=(offsets,),
+            combine_each=verified,
+            combine_args=(self.opts.threshold,),
+            name="reasons",
+        )
+        finals = self._finals(groups, reasons, offsets)
+        counts = self.c.gather([self.c.submit(cl.cluster_count, f) for f in finals])
+        first = np.concatenate([[0], np.cumsum(counts)]).astype(int)
+        writes = [
+            self.c.submit(cl.write_clusters, f, int(first[p]), self.out, p)
+            for p, f in enumerate(finals)
+        ]
+        dropped = sum(self.c.gather(writes))
+        self._time("cluster", t0)
+        return int(first[-1]), int(dropped), rounds
+
+    def _finals(self, groups: list[Any], reasons: list[Any], offsets: np.ndarray) -> list[Any]:
+        import operator
+
+        n_parts = offsets.shape[0] - 1
+        g_split = [self.c.submit(cl.split_to_keep, g, offsets) for g in groups]
+        d_split = [self.c.submit(cl.split_to_keep, d, offsets) for d in reasons]
+        finals = []
+        for p in range(n_parts):
+            gm = [self.c.submit(operator.getitem, s, p) for s in g_split]
+            dm = [self.c.submit(operator.getitem, s, p) for s in d_split]
+            finals.append(self.c.submit(cl.gather_final, p, len(gm), *gm, *dm))
+        return finals
+
+    def _wait(self, futures: list[Any]) -> None:
+        from distributed import wait
+
+        wait(futures)
+
+    def _summary(
+        self,
+        n: int,
+        reasons: dict[str, int],
+        n_cand: int,
+        n_pairs: int,
+        n_clusters: int,
+        n_dropped: int,
+        n_parts: int,
+        rounds: int,
+    ) -> dict[str, Any]:
+        meth = self.meth
+        peaks = self.c.run(_peak_mib)
+        return {
+            "neardup_version": __version__,
+            "method": meth.name,
+            "method_params": meth.params(),
+            "canonical": meth.canonical.params() if hasattr(meth, "canonical") else {},
+            "options": self.opts.as_dict(),
+            "documents": n,
+            "skipped": sum(reasons.values()),
+            "skipped_by_reason": dict(sorted(reasons.items())),
+            "candidate_pairs": n_cand,
+            "pairs": n_pairs,
+            "clusters": n_clusters,
+            "kept": n - n_dropped,
+            "dropped": n_dropped,
+            "seconds": {**self.seconds, "total": round(sum(self.seconds.values()), 6)},
+            "peak_memory_mib": round(_peak_mib(), 1),
+            "engine": "dask",
+            "partitions": n_parts,
+            "cc_rounds": rounds,
+            "worker_peak_memory_mib": {k: round(v, 1) for k, v in sorted(peaks.items())},
+        }
+
+
+def _peak_mib() -> float:
+    """Peak resident memory of this process, MiB (``ru_maxrss``)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -1,0 +1,185 @@
+"""The Dask engine gives the single-process job's files (LocalCluster, 2 worker processes)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("distributed")
+
+from distributed import Client, LocalCluster
+from neardup.dedup import DedupOptions, dedup
+from neardup.distributed import dedup_dask
+from neardup.errors import ParameterError
+from neardup.output import write_result
+from shared_data import load_docs
+
+FILES = ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl")
+COUNTS = ("documents", "skipped", "candidate_pairs", "pairs", "clusters", "kept", "dropped")
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as cli,
+    ):
+        yield cli
+
+
+def _shards(tmp: Path, rows: list[dict], n: int) -> list[str]:
+    size = -(-len(rows) // n)
+    paths = []
+    for i in range(n):
+        path = tmp / f"shard-{i:02d}.jsonl"
+        text = "".join(
+            json.dumps(r, ensure_ascii=False) + "\n" for r in rows[i * size : (i + 1) * size]
+        )
+        path.write_text(text, encoding="utf-8")
+        paths.append(str(path))
+    return paths
+
+
+def _rows(name: str) -> list[dict]:
+    return [{"id": d.id, "text": d.text} for d in load_docs(name)]
+
+
+def _same(
+    tmp: Path, files: list[str], client, method: str = "minhash-lsh", *, sorted_pairs=False
+) -> dict:
+    """Run both engines; the files must be equal (pairs as sorted lines if asked)."""
+    params: dict = {}
+    opts = DedupOptions(threshold=0.5)
+    local = dedup(files, method=method, options=opts, **params)
+    write_result(local, tmp / "local")
+    summary = dedup_dask(files, tmp / "dask", method=method, options=opts, client=client, **params)
+    for name in FILES:
+        got, want = ((tmp / d / name).read_text() for d in ("dask", "local"))
+        if sorted_pairs and name == "pairs.jsonl":
+            got, want = sorted(got.splitlines()), sorted(want.splitlines())
+        assert got == want, name
+    skipped = [(tmp / d / "skipped.jsonl").read_text().splitlines() for d in ("local", "dask")]
+    assert sorted(skipped[0]) == sorted(skipped[1])
+    for key in COUNTS:
+        assert summary[key] == local.summary[key], key
+    assert json.loads((tmp / "dask" / "summary.json").read_text())["engine"] == "dask"
+    return summary
+
+
+@pytest.mark.data
+@pytest.mark.parametrize(
+    "name",
+    ["clough-stevenson", "linux-doc-revisions", "linux-doc-zh-revisions", "progit-ru-revisions"],
+)
+def test_labelled_sets_match_the_local_job(tmp_path, client, name):
+    summary = _same(tmp_path, _shards(tmp_path, _rows(name), 3), client)
+    assert summary["partitions"] == 3
+    if name != "clough-stevenson":
+        assert summary["clusters"] > 0
+
+
+@pytest.mark.data
+def test_megashingles_exact_keys_match(tmp_path, client):
+    _same(tmp_path, _shards(tmp_path, _rows("progit-ru-revisions"), 2), client, "megashingles")
+
+
+@pytest.mark.data
+def test_imatch_fit_on_the_cluster_matches(tmp_path, client):
+    _same(tmp_path, _shards(tmp_path, _rows("progit-ru-revisions"), 2), client, "imatch")
+
+
+@pytest.mark.data
+def test_tf_ridf_fit_on_the_cluster_matches(tmp_path, client):
+    # the local tf-ridf index lists pairs by signature, not by (a, b): compare as sets
+    files = _shards(tmp_path, _rows("progit-ru-revisions"), 2)
+    _same(tmp_path, files, client, "tf-ridf", sorted_pairs=True)
+
+
+def test_skips_duplicate_ids_and_gzip(tmp_path, client):
+    text = "the quick brown fox jumps over the lazy dog again and again today"
+    rows = [
+        {"id": "a", "text": text},
+        {"id": "b", "text": text + " indeed"},
+        {"id": "short", "text": "too short"},
+        {"id": "a", "text": "a repeated id is skipped like the local job does it here"},
+        {"text": text + " with no id"},
+        {"id": "c", "text": None},
+    ]
+    files = _shards(tmp_path, rows, 2)
+    gz = tmp_path / "more.jsonl.gz"
+    with gzip.open(gz, "wt", encoding="utf-8") as fh:
+        fh.write(json.dumps({"id": "short", "text": text}) + "\nnot json\n")
+    _same(tmp_path, [*files, str(gz)], client)
+
+
+def test_unsupported_method_and_measure(tmp_path, client):
+    files = _shards(tmp_path, [{"id": "a", "text": "x y z w"}], 1)
+    with pytest.raises(ParameterError):
+        dedup_dask(files, tmp_path / "o", method="shingles-full", client=client)
+    with pytest.raises(ParameterError):
+        dedup_dask(
+            files, tmp_path / "o", options=DedupOptions(measure="containment"), client=client
+        )
+
+
+@pytest.mark.data
+def test_killing_a_worker_mid_job_gives_the_same_result(tmp_path, client):
+    files = _shards(tmp_path, _rows("linux-doc-zh-revisions"), 8)
+    opts = DedupOptions(threshold=0.5)
+    write_result(dedup(files, options=opts, method="minhash-lsh"), tmp_path / "local")
+    pids = client.run(os.getpid)
+    box: dict = {}
+
+    def job() -> None:
+        try:
+            box["summary"] = dedup_dask(files, tmp_path / "dask", options=opts, client=client)
+        except BaseException as exc:
+            box["error"] = exc
+
+    thread = threading.Thread(target=job)
+    thread.start()
+    killed = _kill_during(client, pids, ("buckets-", "pairs-", "cc-"), thread)
+    thread.join(120)
+    assert "error" not in box, box.get("error")
+    assert killed, "the job ended before a worker could be killed"
+    for name in FILES:
+        assert (tmp_path / "dask" / name).read_text() == (tmp_path / "local" / name).read_text()
+
+
+def _kill_during(client, pids: dict, prefixes: tuple[str, ...], thread) -> str | None:
+    """SIGKILL the worker that is running a shuffle task; returns its address."""
+    deadline = time.monotonic() + 60
+    while thread.is_alive() and time.monotonic() < deadline:
+        for addr, keys in client.processing().items():
+            if addr in pids and any(str(k).startswith(prefixes) for k in keys):
+                os.kill(pids[addr], signal.SIGKILL)
+                return addr
+        time.sleep(0.01)
+    return None
+
+
+@pytest.mark.data
+def test_cli_dask_dedup_on_a_running_scheduler(tmp_path, client):
+    from typer.testing import CliRunner
+
+    from neardup.cli.main import app
+
+    files = _shards(tmp_path, _rows("progit-ru-revisions"), 2)
+    address = client.scheduler.address
+    args = ["dask-dedup", *files, "--out", str(tmp_path / "o"), "--scheduler", address, "--json"]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    local = dedup(files, method="minhash-lsh", options=DedupOptions(threshold=0.5))
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["clusters"] == local.summary["clusters"] > 0
+    bad = CliRunner().invoke(app, [*args[:-1], "--method", "shingles-full"])
+    assert bad.exit_code == 2  # ParameterError is a usage error
