@@ -123,3 +123,9 @@ def test_compare_passages_select_the_quoted_paragraphs():
     assert start == text.index(paragraphs[2])
     last_word_end = re.search(r"\w(?=\W*$)", paragraphs[3]).end()  # ...надо». -> надо
     assert end == text.index(paragraphs[3]) + last_word_end
+
+
+def test_engine_options_are_validated():
+    assert _run("dedup", ".", "--engine", "spark").exit_code == 2
+    assert _run("dedup", ".", "--workers", "2").exit_code == 2  # --workers needs --engine dask
+    assert _run("dedup", ".", "--engine", "dask").exit_code == 2  # --out is required

@@ -158,6 +158,13 @@ def dedup(
     morphology: MorphOpt = None,
     as_json: JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    engine: Annotated[str, typer.Option(help="local | dask.")] = "local",
+    scheduler: Annotated[
+        str | None, typer.Option(help="Dask scheduler address (--engine dask).")
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option(help="LocalCluster workers (--engine dask).")
+    ] = None,
 ) -> None:
     """Deduplicate a corpus into pairs and clusters, and decide what to keep."""
     from neardup.dedup import DedupOptions
@@ -179,6 +186,16 @@ def dedup(
             "content_type": content_type,
             "max_bytes": max_bytes,
         }
+        if engine not in ("local", "dask"):
+            raise ParameterError("--engine", engine, "local or dask")
+        if engine == "local" and (scheduler is not None or workers is not None):
+            raise ParameterError("--scheduler/--workers", scheduler or workers, "--engine dask")
+        if engine == "dask":
+            summary = _dedup_dask(
+                inputs, out_dir, method, opts, read_opts, scheduler, workers, mparams
+            )
+            _report_summary(summary, out_dir, as_json)
+            return
         result = _run_with_progress(
             lambda prog: run_dedup(
                 [str(p) for p in inputs],
@@ -196,11 +213,41 @@ def dedup(
         raise _fail(exc) from None
     for s in result.skipped:
         err.print(f"[yellow]skipped[/yellow] {s.id}: {s.reason} {s.detail}".rstrip())
+    _report_summary(result.summary, out_dir, as_json)
+
+
+def _dedup_dask(
+    inputs: list[Path],
+    out_dir: Path | None,
+    method: str,
+    opts: Any,
+    read_opts: dict[str, Any],
+    scheduler: str | None,
+    workers: int | None,
+    mparams: dict[str, Any],
+) -> dict[str, Any]:
+    from neardup.distributed import dedup_dask
+
+    if out_dir is None:
+        raise ParameterError("--out", None, "an output directory with --engine dask")
+    return dedup_dask(
+        [str(p) for p in inputs],
+        str(out_dir),
+        method=method,
+        options=opts,
+        read_options=read_opts,
+        scheduler=scheduler,
+        workers=workers,
+        **mparams,
+    )
+
+
+def _report_summary(summary: dict[str, Any], out_dir: Path | None, as_json: bool) -> None:
     if as_json:
-        sys.stdout.write(json.dumps(result.summary, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
     else:
-        _print_summary(result.summary, out_dir)
-    if result.summary["documents"] == 0:
+        _print_summary(summary, out_dir)
+    if summary["documents"] == 0:
         err.print("[red]error:[/red] no document could be processed")
         raise typer.Exit(1)
 
