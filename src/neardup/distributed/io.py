@@ -265,6 +265,16 @@ def merge_parts(out_dir: str, name: str, parts: int) -> None:
         fs.rm(fsspec.core.url_to_fs(part_url(out_dir, name, p))[1])
 
 
+def remove_parts_dir(out_dir: str) -> None:
+    """Remove ``OUT/_parts`` once every part file has been merged (no error if absent)."""
+    import fsspec
+
+    fs, root = fsspec.core.url_to_fs(out_dir)
+    parts = f"{root.rstrip('/')}/_parts"
+    if fs.exists(parts):
+        fs.rm(parts, recursive=True)
+
+
 def write_text(out_dir: str, name: str, text: str) -> None:
     """Write ``OUT/name`` whole (temporary name, then rename)."""
     import fsspec

@@ -163,6 +163,7 @@ class _Job:
         t0 = time.perf_counter()
         for name in ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl"):
             io.merge_parts(self.out, name, n_parts)
+        io.remove_parts_dir(self.out)
         self._time("merge", t0)
         n = int(offsets[-1])
         summary = self._summary(
