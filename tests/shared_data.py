@@ -30,3 +30,15 @@ def load_docs(name: str) -> list[Document]:
     path = data_path(name, "docs.jsonl")
     with path.open(encoding="utf-8") as fh:
         return [Document(r["id"], r["text"], source=name) for r in map(json.loads, fh)]
+
+
+def paragraphs(name: str, count: int, *, min_words: int = 25) -> list[str]:
+    """The first ``count`` paragraphs of >= ``min_words`` words of a labelled set's documents."""
+    out: list[str] = []
+    with data_path(name, "docs.jsonl").open(encoding="utf-8") as fh:
+        for line in fh:
+            text = json.loads(line)["text"]
+            out += [p for p in text.split("\n\n") if len(p.split()) >= min_words]
+            if len(out) >= count:
+                return out[:count]
+    return out

@@ -4,9 +4,6 @@ signature, real Russian and English paragraphs, parameters, stored bytes, the jo
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,30 +18,9 @@ from neardup.methods.registry import make_method
 from neardup.methods.stats import CorpusStatistics
 from neardup.text.canonical import CanonicalForm
 from neardup.text.types import Document
+from shared_data import paragraphs
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 PLAIN = CanonicalForm(stop_words=False)
-
-
-def data_path(*parts: str) -> Path:
-    """A path under ../shared/data: fail when CI is set and it is missing, else skip."""
-    path = DATA.joinpath(*parts)
-    if not path.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"shared data missing: {path}")
-        pytest.skip(f"shared data missing: {path}")
-    return path
-
-
-def paragraphs(name: str, count: int) -> list[str]:
-    """The first ``count`` paragraphs of >= 25 words of a labelled set's documents."""
-    out: list[str] = []
-    with data_path(name, "docs.jsonl").open(encoding="utf-8") as fh:
-        for line in fh:
-            out += [p for p in json.loads(line)["text"].split("\n\n") if len(p.split()) >= 25]
-            if len(out) >= count:
-                return out[:count]
-    return out
 
 
 @pytest.fixture(scope="module")

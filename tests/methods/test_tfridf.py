@@ -3,11 +3,8 @@ incremental statistics, real Russian and English paragraphs, parameters, the job
 
 from __future__ import annotations
 
-import json
 import math
-import os
 import zlib
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,30 +19,9 @@ from neardup.methods.stats import CorpusStatistics
 from neardup.methods.tfridf import TFRIDF
 from neardup.text.canonical import CanonicalForm
 from neardup.text.types import Document
+from shared_data import paragraphs
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 PLAIN = CanonicalForm(stop_words=False, morphology="none", min_token_length=1)
-
-
-def data_path(*parts: str) -> Path:
-    """A path under ../shared/data: fail when CI is set and it is missing, else skip."""
-    path = DATA.joinpath(*parts)
-    if not path.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"shared data missing: {path}")
-        pytest.skip(f"shared data missing: {path}")
-    return path
-
-
-def paragraphs(name: str, count: int) -> list[str]:
-    """The first ``count`` paragraphs of >= 25 words of a labelled set's documents."""
-    out: list[str] = []
-    with data_path(name, "docs.jsonl").open(encoding="utf-8") as fh:
-        for line in fh:
-            out += [p for p in json.loads(line)["text"].split("\n\n") if len(p.split()) >= 25]
-            if len(out) >= count:
-                return out[:count]
-    return out
 
 
 @pytest.fixture(scope="module")
