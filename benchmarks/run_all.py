@@ -340,7 +340,8 @@ def report(res: dict[str, Any]) -> str:
         'estimated J >= t. neardup: `dedup(docs, method="minhash-lsh", '
         "options=DedupOptions(threshold=t))` (candidates verified on the exact shingle sets). "
         "Each library's figure is its best F1 over t in {0.3, 0.5}. neardup best: "
-        "`shingles-full` at its best t in 0.2..0.6 (revision sets); containment of "
+        "`shingles-full` at its best t in 0.1..0.7 over the preparations of "
+        "`bench_dedup.PREPARATIONS` (revision sets); containment of "
         "1-shingles at t = 0.4 (clough-stevenson). README reference: the data README's exact "
         "Jaccard of 5-shingles over lower-cased `\\w+` tokens, best t (containment of "
         "2-shingles on clough-stevenson in brackets).",
