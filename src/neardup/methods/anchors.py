@@ -30,8 +30,13 @@ from typing import Any, ClassVar
 import numpy as np
 
 from neardup.errors import ParameterError, UsageError, check_float, check_int
-from neardup.methods.base import CorpusStats, Prepared, Signature, SignatureKey, Signatures
-from neardup.methods.imatch import key_pairs, require_fitted, short_hash, vocabulary
+from neardup.methods.base import CorpusStats, Prepared, SignatureKey, Signatures
+from neardup.methods.imatch import (
+    SingleKeyMethod,
+    require_fitted,
+    short_hash,
+    vocabulary,
+)
 from neardup.methods.registry import register
 from neardup.text.canonical import CanonicalForm
 
@@ -43,7 +48,7 @@ def anchor_hash(anchors: Sequence[str]) -> int:
 
 
 @dataclass(kw_only=True)
-class AnchorWords:
+class AnchorWords(SingleKeyMethod):
     """Anchor words (Ilyinsky et al. 2002, interpreted; see the module docstring).
 
     Needs :meth:`fit` (the anchor dictionary). Signature payload: uint64 (1,); 0 means no
@@ -165,30 +170,6 @@ class AnchorWords:
             if len(chosen) >= self.min_anchors:
                 data[i] = anchor_hash(chosen)
         return Signatures(self.key(), data, len(docs))
-
-    def candidates(self, sigs: Signatures) -> np.ndarray:
-        """Pairs with equal non-zero signatures: int64 (p, 2), a < b."""
-        return key_pairs(sigs.data, sigs.data != 0)
-
-    def similarity(self, sigs: Signatures, pairs: np.ndarray) -> np.ndarray:
-        """1.0 for equal non-zero signatures, else 0.0: float64 (p,)."""
-        if pairs.size == 0:
-            return np.zeros(0)
-        a, b = sigs.data[pairs[:, 0]], sigs.data[pairs[:, 1]]
-        return ((a == b) & (a != 0)).astype(float)
-
-    def signature(self, sigs: Signatures, i: int) -> Signature:
-        """Document ``i``'s signature, uint64 (1,)."""
-        return Signature(sigs.key, sigs.data[i : i + 1].copy())
-
-    def compare(self, a: Signature, b: Signature) -> float:
-        """1.0 when the signatures are equal and non-zero, else 0.0.
-
-        Raises:
-            IncompatibleSignatureError: the signatures were made differently.
-        """
-        a.key.require_same(b.key)
-        return float(np.array_equal(a.payload, b.payload) and bool(a.payload.any()))
 
 
 register(AnchorWords)

@@ -108,6 +108,36 @@ def _matching_slots(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return same.any(axis=1)
 
 
+class SingleKeyMethod:
+    """Shared behaviour of methods whose signature is one integer key per document
+    (anchor words, TF-RIDF): 0 means "no signature" and matches nothing; equal non-zero
+    keys are duplicates. ``sigs.data`` is a 1-D unsigned integer array (n,)."""
+
+    def candidates(self, sigs: Signatures) -> np.ndarray:
+        """Pairs with equal non-zero signatures: int64 (p, 2), a < b."""
+        return key_pairs(sigs.data, sigs.data != 0)
+
+    def similarity(self, sigs: Signatures, pairs: np.ndarray) -> np.ndarray:
+        """1.0 for equal non-zero signatures, else 0.0: float64 (p,)."""
+        if pairs.size == 0:
+            return np.zeros(0)
+        a, b = sigs.data[pairs[:, 0]], sigs.data[pairs[:, 1]]
+        return ((a == b) & (a != 0)).astype(float)
+
+    def signature(self, sigs: Signatures, i: int) -> Signature:
+        """Document ``i``'s signature: the key, shape (1,), dtype of ``sigs.data``."""
+        return Signature(sigs.key, sigs.data[i : i + 1].copy())
+
+    def compare(self, a: Signature, b: Signature) -> float:
+        """1.0 when the signatures are equal and non-zero, else 0.0.
+
+        Raises:
+            IncompatibleSignatureError: the signatures were made differently.
+        """
+        a.key.require_same(b.key)
+        return float(np.array_equal(a.payload, b.payload) and bool(a.payload.any()))
+
+
 @dataclass(kw_only=True)
 class IMatch:
     """I-Match (Chowdhury et al. 2002, ACM TOIS 20(2)): SHA-1 of a document's lexicon terms.

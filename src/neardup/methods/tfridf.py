@@ -45,8 +45,13 @@ from typing import Any, ClassVar
 import numpy as np
 
 from neardup.errors import check_int
-from neardup.methods.base import CorpusStats, Prepared, Signature, SignatureKey, Signatures
-from neardup.methods.imatch import key_pairs, require_fitted, short_hash, vocabulary
+from neardup.methods.base import CorpusStats, Prepared, SignatureKey, Signatures
+from neardup.methods.imatch import (
+    SingleKeyMethod,
+    require_fitted,
+    short_hash,
+    vocabulary,
+)
 from neardup.methods.registry import register
 from neardup.text.canonical import CanonicalForm
 
@@ -90,7 +95,7 @@ def crc_signature(words: Sequence[str]) -> int:
 
 
 @dataclass(kw_only=True)
-class TFRIDF:
+class TFRIDF(SingleKeyMethod):
     """TF-RIDF signature (seed 004): CRC-32 of the 6 words of largest TF·RIDF, sorted.
 
     Needs :meth:`fit` (collection statistics, held by reference). Signature payload:
@@ -188,30 +193,6 @@ class TFRIDF:
             words = self._words(doc.tokens, weights)
             data[i] = crc_signature(words) if words else 0
         return Signatures(self.key(), data, len(docs))
-
-    def candidates(self, sigs: Signatures) -> np.ndarray:
-        """Pairs with equal non-zero signatures: int64 (p, 2), a < b."""
-        return key_pairs(sigs.data, sigs.data != 0)
-
-    def similarity(self, sigs: Signatures, pairs: np.ndarray) -> np.ndarray:
-        """1.0 for equal non-zero signatures, else 0.0: float64 (p,)."""
-        if pairs.size == 0:
-            return np.zeros(0)
-        a, b = sigs.data[pairs[:, 0]], sigs.data[pairs[:, 1]]
-        return ((a == b) & (a != 0)).astype(float)
-
-    def signature(self, sigs: Signatures, i: int) -> Signature:
-        """Document ``i``'s signature, uint32 (1,)."""
-        return Signature(sigs.key, sigs.data[i : i + 1].copy())
-
-    def compare(self, a: Signature, b: Signature) -> float:
-        """1.0 when the signatures are equal and non-zero, else 0.0.
-
-        Raises:
-            IncompatibleSignatureError: the signatures were made differently.
-        """
-        a.key.require_same(b.key)
-        return float(np.array_equal(a.payload, b.payload) and bool(a.payload.any()))
 
 
 register(TFRIDF)
