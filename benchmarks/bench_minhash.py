@@ -20,7 +20,9 @@ of the *same* shingle set:
 * rensa: ``rensa.RMinHash(num_perm=128, seed=1)`` per document, ``update(shingles)``,
   ``digest()``; and rensa's bulk API ``RMinHash.digest_matrix_from_token_sets`` on the same
   batches (its fastest full-set path). rensa runs with ``RAYON_NUM_THREADS=1`` unless
-  ``--threads`` says otherwise (neardup and datasketch are single-threaded).
+  ``--threads`` says otherwise (neardup and datasketch are single-threaded); the contender
+  ``neardup (2 threads)`` is neardup's own ``workers=2`` path (compare it with rensa run
+  with ``--threads 2``; datasketch is pure Python and cannot use a second core).
 
 Corpus: documents of ``--words`` (300) whitespace-separated words cut, as exact substrings,
 from RusLit (``../shared/data/ruslit/**/*.txt``, Russian, UTF-8; undecodable files skipped)
@@ -56,6 +58,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,6 +81,7 @@ _WS = re.compile(r"\S+")
 CANON = CanonicalForm(stop_words=False)
 SHINGLING = Shingling(size=SIZE)
 HASHER = MinHasher(num_perm=NUM_PERM, seed=SEED)
+POOL = ThreadPoolExecutor(max_workers=2)
 
 
 # -- corpus ----------------------------------------------------------------------------------
@@ -171,6 +175,19 @@ def run_neardup(docs: Sequence[str], batch: int, tok: Tokeniser = CANON.tokens) 
     return np.concatenate(out) if out else np.zeros((0, NUM_PERM), np.uint64)
 
 
+def run_neardup_threads(
+    docs: Sequence[str], batch: int, tok: Tokeniser = CANON.tokens, workers: int = 2
+) -> np.ndarray:
+    """neardup on ``workers`` threads: each chunk is cut in ``workers`` parts signed at
+    once (numpy releases the GIL; normalisation does not). Raw text only; from token
+    lists it is :func:`run_neardup`. The output equals the single-thread one."""
+    if tok != CANON.tokens:
+        return run_neardup(docs, batch, tok)
+    step = -(-len(docs) // workers)
+    parts = [docs[i : i + step] for i in range(0, len(docs), step)]
+    return np.concatenate(list(POOL.map(lambda part: run_neardup(part, batch), parts)))
+
+
 def run_neardup_stages(docs: Sequence[str], batch: int) -> dict[str, float]:
     """neardup's time split on raw text: canonical token fingerprints (vectorised
     tokenisation + XXH64), shingle fingerprints, sketching."""
@@ -248,6 +265,7 @@ def _given(tokens: list[str]) -> list[str]:
 
 CONTENDERS: dict[str, Callable[..., object]] = {
     "neardup": run_neardup,
+    "neardup (2 threads)": run_neardup_threads,
     "datasketch": run_datasketch,
     "rensa": run_rensa,
     "rensa (bulk)": run_rensa_bulk,

@@ -29,6 +29,17 @@ def fmix64(x: np.ndarray) -> np.ndarray:
     return x
 
 
+def fmix64_into(x: np.ndarray, tmp: np.ndarray) -> None:
+    """:func:`fmix64` in place: ``x`` (uint64, any shape) is overwritten, ``tmp`` (same
+    shape and dtype) is scratch; no allocation."""
+    with np.errstate(over="ignore"):
+        for mult in (_C1, _C2, None):
+            np.right_shift(x, _S33, out=tmp)
+            x ^= tmp
+            if mult is not None:
+                x *= mult
+
+
 def seg_arange(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Concatenate ``arange(s, s + n)`` for each ``(s, n)``; int64, total ``lengths.sum()``.
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import xxhash
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup.methods.xxh64 import xxh64_ranges
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _ranges(strings: list[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -31,3 +35,20 @@ def test_known_values():
     got = xxh64_ranges(buf, starts, ends, 0)
     assert int(got[0]) == 0xEF46DB3751D8E999
     assert int(got[1]) == 0x44BC2CF5AD770999
+
+
+@settings(derandomize=True, max_examples=40, deadline=None)
+@given(st.lists(st.binary(max_size=48), min_size=130, max_size=600), st.integers(0, 2**64 - 1))
+def test_equals_xxhash_on_large_batches(strings, seed):
+    # more than 4 * SHORT ranges: the length-grouped path for strings under 32 bytes
+    buf, starts, ends = _ranges(strings)
+    got = xxh64_ranges(buf, starts, ends, seed)
+    assert got.tolist() == [xxhash.xxh64_intdigest(s, seed) for s in strings]
+
+
+def test_equals_xxhash_on_the_words_of_a_real_text():
+    words = [w.encode() for w in (ROOT / "README.md").read_text(encoding="utf-8").split()]
+    buf, starts, ends = _ranges(words)
+    assert len(words) > 500
+    got = xxh64_ranges(buf, starts, ends, 11)
+    assert got.tolist() == [xxhash.xxh64_intdigest(w, 11) for w in words]

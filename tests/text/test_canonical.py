@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -66,6 +68,29 @@ def test_yo_folds_to_ye() -> None:
     assert normalize("Ёлка, ещё ЁЖИК") == "елка, еще ежик"
     assert CanonicalForm(stop_words=False).tokens("Ёлка, ещё ЁЖИК") == ["елка", "еще", "ежик"]
     assert CanonicalForm().tokens("Ёлка, ещё её") == ["елка"]  # "еще", "ее" are stop words
+
+
+def _reference(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).lower().replace("ё", "е")
+
+
+_SPELLED_OUT = st.text(
+    alphabet=st.sampled_from(list("aZ\u0301\u0308ёЁй\xa0\u2026.\u2024 ﬁＡ")) | st.characters(),
+    max_size=40,
+)
+
+
+@settings(derandomize=True, max_examples=400, deadline=None)
+@given(_SPELLED_OUT)
+def test_normalize_equals_nfkc_lower_yo(text: str) -> None:
+    # the ASCII shortcut and the no-break space / ellipsis spelled out before NFKC
+    # (for its quick check) give exactly NFKC + lower case + ё -> е
+    assert normalize(text) == _reference(text)
+
+
+def test_no_break_space_and_ellipsis_fold_like_nfkc() -> None:
+    text = "Ну\xa0и\u2026 Ё\u0308"
+    assert normalize(text) == "ну и... е\u0308" == _reference(text)
 
 
 def test_nfkc_full_width_and_ligatures() -> None:

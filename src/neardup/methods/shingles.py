@@ -30,7 +30,7 @@ from typing import Literal
 import numpy as np
 import xxhash
 
-from neardup._array import U64, fmix64, seg_arange
+from neardup._array import U64, fmix64, fmix64_into, seg_arange
 from neardup.errors import check_choice, check_int
 from neardup.methods.sets import ShingleSets
 from neardup.text.canonical import CanonicalForm
@@ -224,10 +224,15 @@ def token_fingerprints(tokens: Sequence[str], seed: int = 0) -> np.ndarray:
 
 
 def _combine(tok: np.ndarray, first: np.ndarray, width: np.ndarray, w: int) -> np.ndarray:
-    """Order-sensitive combination of ``width`` token fingerprints from each ``first``."""
+    """Order-sensitive combination of ``width`` token fingerprints from each ``first``.
+
+    ``h_0 = 0``, ``h_{i+1} = fmix64(rotl(h_i, 31) * P ^ t_i)`` over the shingle's tokens
+    (uint64 arithmetic mod 2**64), computed in place over all shingles at once.
+    """
     if first.size == 0:
         return np.zeros(0, dtype=U64)
     h = np.zeros(first.shape[0], dtype=U64)
+    tmp = np.empty_like(h)
     with np.errstate(over="ignore"):
         for i in range(w):
             live = width > i
@@ -236,7 +241,15 @@ def _combine(tok: np.ndarray, first: np.ndarray, width: np.ndarray, w: int) -> n
                 t = tok[first[idx] + i]
                 hi = h[idx]
                 h[idx] = fmix64(((hi << _R) | (hi >> _L)) * _P ^ t)
+                continue
+            if i == 0:
+                np.take(tok, first, out=h)
             else:
-                t = tok[first + i]
-                h = fmix64(((h << _R) | (h >> _L)) * _P ^ t)
+                np.right_shift(h, _L, out=tmp)
+                h <<= _R
+                h |= tmp
+                h *= _P
+                h ^= tok[first + i]
+            fmix64_into(h, tmp)
     return h
+

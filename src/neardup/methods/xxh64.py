@@ -59,6 +59,14 @@ def xxh64_ranges(
     r64, r32, padded = _views(np.ascontiguousarray(buffer, dtype=np.uint8))
     starts = np.asarray(starts, dtype=np.int64)
     length = np.asarray(ends, dtype=np.int64) - starts
+    short = length < SHORT
+    if short.all() and starts.shape[0] > 4 * SHORT:
+        return _short_ranges(r64, r32, padded, starts, length, np.uint64(seed))
+    if short.any() and not short.all() and starts.shape[0] > 4 * SHORT:
+        out = np.empty(starts.shape[0], dtype=U64)
+        out[short] = _short_ranges(r64, r32, padded, starts[short], length[short], np.uint64(seed))
+        out[~short] = xxh64_ranges(buffer, starts[~short], starts[~short] + length[~short], seed)
+        return out
     s = np.uint64(seed)
     with np.errstate(over="ignore"):
         h = np.full(starts.shape[0], s + P5, dtype=U64)
@@ -94,6 +102,85 @@ def xxh64_ranges(
         h *= P3
         h ^= h >> np.uint64(32)
     return h
+
+
+SHORT = 32  # strings shorter than this skip the stripe loop
+
+
+def _short_ranges(
+    r64: np.ndarray,
+    r32: np.ndarray,
+    padded: np.ndarray,
+    starts: np.ndarray,
+    length: np.ndarray,
+    seed: np.uint64,
+) -> np.ndarray:
+    """XXH64 of strings shorter than 32 bytes, one length at a time.
+
+    The strings are ordered by length (a stable radix sort of small integers), so each
+    length's steps (``L // 8`` eight-byte, ``L % 8 // 4`` four-byte and ``L % 4`` one-byte
+    rounds) run on one contiguous slice without masks or scatters.
+    """
+    order = np.argsort(length.astype(np.uint8), kind="stable")
+    sorted_starts = starts[order]
+    bounds = np.zeros(SHORT + 1, dtype=np.int64)
+    np.cumsum(np.bincount(length, minlength=SHORT), out=bounds[1:])
+    out = np.empty(starts.shape[0], dtype=U64)
+    with np.errstate(over="ignore"):
+        for size in range(SHORT):
+            lo, hi = bounds[size], bounds[size + 1]
+            if lo < hi:
+                out[lo:hi] = _short_one_length(r64, r32, padded, sorted_starts[lo:hi], size, seed)
+    result = np.empty_like(out)
+    result[order] = out
+    return result
+
+
+def _short_one_length(
+    r64: np.ndarray,
+    r32: np.ndarray,
+    padded: np.ndarray,
+    pos: np.ndarray,
+    size: int,
+    seed: np.uint64,
+) -> np.ndarray:
+    """XXH64 of ``size``-byte strings (``size < 32``) starting at ``pos``."""
+    h = np.full(pos.shape[0], seed + P5 + np.uint64(size), dtype=U64)
+    tmp = np.empty_like(h)
+    at = 0
+    for _ in range(size // 8):
+        k = r64[pos + at] * P2
+        np.bitwise_or(k << np.uint64(31), k >> np.uint64(33), out=k)
+        k *= P1
+        h ^= k
+        _rotl_into(h, 27, tmp)
+        h *= P1
+        h += P4
+        at += 8
+    if size - at >= 4:
+        h ^= r32[pos + at].astype(U64) * P1
+        _rotl_into(h, 23, tmp)
+        h *= P2
+        h += P3
+        at += 4
+    while at < size:
+        h ^= padded[pos + at].astype(U64) * P5
+        _rotl_into(h, 11, tmp)
+        h *= P1
+        at += 1
+    h ^= h >> np.uint64(33)
+    h *= P2
+    h ^= h >> np.uint64(29)
+    h *= P3
+    h ^= h >> np.uint64(32)
+    return h
+
+
+def _rotl_into(x: np.ndarray, r: int, tmp: np.ndarray) -> None:
+    """``x = rotl(x, r)`` in place (``tmp``: scratch of x's shape)."""
+    np.right_shift(x, np.uint64(64 - r), out=tmp)
+    x <<= np.uint64(r)
+    x |= tmp
 
 
 def _stripes(

@@ -50,7 +50,22 @@ def normalize(text: str) -> str:
     Returns:
         The normalized string (may differ in length from ``text``).
     """
-    return unicodedata.normalize("NFKC", text).lower().replace("ё", "е")
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", _spell_out(text))
+    return text.lower().replace("ё", "е")
+
+
+#: Characters common in real text whose NFKC form is plain ASCII; replacing them first
+#: gives the same NFKC result (their compatibility decompositions are starters) but lets
+#: ``unicodedata.normalize`` take its quick-check exit instead of a full normalization.
+_SPELLED = (("\xa0", " "), ("\u2026", "..."))
+
+
+def _spell_out(text: str) -> str:
+    for char, plain in _SPELLED:
+        if char in text:
+            text = text.replace(char, plain)
+    return text
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ import numpy as np
 
 from neardup.text.canonical import TOKEN_RE, CanonicalForm, normalize
 
-WORD, CJK = 1, 2
+OTHER, WORD, CJK, CONT, PAIR, TRIPLE, QUAD = 0, 1, 2, 3, 4, 5, 6
 
 
 @dataclass(frozen=True, eq=False)
@@ -28,15 +28,13 @@ class TokenBatch:
 
     Attributes:
         buffer: uint8 (b,): the normalized texts, UTF-8, joined by ``\\n``.
-        starts, ends: int64 (t,): byte range of each token in ``buffer``.
-        chars: int64 (t,): each token's length in characters.
+        starts, ends: int64 (t,): byte range of each token in ``buffer``, ascending.
         offsets: int64 (n + 1,): document i's tokens are ``offsets[i]:offsets[i+1]``.
     """
 
     buffer: np.ndarray
     starts: np.ndarray
     ends: np.ndarray
-    chars: np.ndarray
     offsets: np.ndarray
 
     def tokens(self, i: int) -> list[str]:
@@ -47,6 +45,12 @@ class TokenBatch:
             raw[s:e].decode("utf-8", "surrogatepass")
             for s, e in zip(self.starts[lo:hi], self.ends[lo:hi], strict=True)
         ]
+
+    def char_counts(self) -> np.ndarray:
+        """int64 (t,): each token's length in characters (UTF-8 lead bytes in its range)."""
+        leads = np.zeros(self.buffer.shape[0] + 1, dtype=np.int64)
+        np.cumsum(self.buffer.view(np.int8) >= -64, out=leads[1:])
+        return leads[self.ends] - leads[self.starts]
 
 
 @lru_cache(maxsize=1)
@@ -65,8 +69,37 @@ def _bmp_classes() -> np.ndarray:
     return table
 
 
+@lru_cache(maxsize=1)
+def _byte_table() -> bytes:
+    """Class code of every byte value, for ``bytes.translate``.
+
+    ASCII bytes, and the leads of two-byte characters whose 64 characters share one class
+    (the Cyrillic leads among them), get that class; other two-byte leads get
+    :data:`PAIR`, three- and four-byte leads :data:`TRIPLE` / :data:`QUAD` (their
+    characters are classified one by one), continuation bytes :data:`CONT`.
+    """
+    bmp = _bmp_classes()
+    table = bytearray(256)
+    for b in range(256):
+        if b < 0x80:
+            table[b] = int(bmp[b])
+        elif b < 0xC0:
+            table[b] = CONT
+        elif b < 0xE0:
+            block = bmp[(b & 0x1F) << 6 : ((b & 0x1F) << 6) + 64]
+            table[b] = int(block[0]) if bool((block == block[0]).all()) else PAIR
+        else:
+            table[b] = TRIPLE if b < 0xF0 else QUAD
+    return bytes(table)
+
+
 def tokenize_batch(texts: Sequence[str]) -> TokenBatch:
     """Canonical tokens (before stop words and morphology) of every text, vectorised.
+
+    Each byte gets a class from a 256-entry ``bytes.translate`` table; the few characters
+    its lead byte does not decide (non-uniform two-byte leads, all longer characters) are
+    classified from their code points; a continuation byte takes its character's class;
+    token boundaries are the edges of the word-byte runs, plus one token per CJK character.
 
     Args:
         texts: raw clean texts (normalization is applied here).
@@ -75,77 +108,64 @@ def tokenize_batch(texts: Sequence[str]) -> TokenBatch:
         :class:`TokenBatch`; ``batch.tokens(i) == TOKEN_RE.findall(normalize(texts[i]))``.
     """
     encoded = [normalize(t).encode("utf-8", "surrogatepass") for t in texts]
-    buf = np.frombuffer(b"\n".join(encoded), dtype=np.uint8)
-    lead = np.flatnonzero((buf < 0x80) | (buf >= 0xC0))
-    cls = _classes(buf, lead)
-    word = cls == WORD
-    before = np.empty_like(word)
-    before[0:1] = False
-    before[1:] = word[:-1]
-    after = np.empty_like(word)
-    after[-1:] = False
-    after[:-1] = word[1:]
-    cjk = cls == CJK
-    first = np.flatnonzero((word & ~before) | cjk)
-    last = np.flatnonzero((word & ~after) | cjk) + 1
-    char_end = np.append(lead, buf.shape[0])
-    starts, ends = lead[first], char_end[last]
+    raw = b"\n".join(encoded)
+    buf = np.frombuffer(raw, dtype=np.uint8)
+    n = buf.shape[0]
+    cls = np.frombuffer(raw.translate(_byte_table()), dtype=np.uint8).copy()
+    odd, width = _resolve(buf, cls)
+    word = np.zeros(n + 2, dtype=bool)  # word[i + 1]: byte i belongs to a word character
+    np.equal(cls, WORD, out=word[1 : n + 1])
+    word[2 : n + 1] |= (cls[1:] == CONT) & word[1:n]
+    long_word = (cls[odd] == WORD) & (width >= 3)  # bytes 3 and 4 of longer characters
+    word[odd[long_word] + 3] = True
+    word[odd[long_word & (width == 4)] + 4] = True
+    edges = np.flatnonzero(word[1:] != word[:-1])
+    starts, ends = edges[0::2], edges[1::2]
+    is_cjk = cls[odd] == CJK
+    if is_cjk.any():
+        starts = np.concatenate([starts, odd[is_cjk]])
+        ends = np.concatenate([ends, odd[is_cjk] + width[is_cjk]])
+        order = np.argsort(starts, kind="stable")
+        starts, ends = starts[order], ends[order]
     sizes = np.fromiter((len(e) + 1 for e in encoded), dtype=np.int64, count=len(encoded))
-    doc_ends = np.cumsum(sizes)  # byte just after each document's separator
-    doc_of_token = np.searchsorted(doc_ends, starts, side="right")
-    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(doc_of_token, minlength=len(texts))[: len(texts)], out=offsets[1:])
-    return TokenBatch(buf, starts.astype(np.int64), ends.astype(np.int64), last - first, offsets)
+    doc_starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]) if len(texts) else sizes
+    offsets = np.empty(len(texts) + 1, dtype=np.int64)
+    offsets[:-1] = np.searchsorted(starts, doc_starts)
+    offsets[-1] = starts.shape[0]
+    return TokenBatch(buf, starts.astype(np.int64), ends.astype(np.int64), offsets)
 
 
-THREE_BYTE = 3  # marker in the pair table: the character needs its third byte
+def _resolve(buf: np.ndarray, cls: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Classify the characters whose lead byte does not decide the class, in place.
 
-
-@lru_cache(maxsize=1)
-def _pair_classes() -> np.ndarray:
-    """Class of the character that starts with bytes ``(b0, b1)``, for all 65,536 pairs.
-
-    One- and two-byte UTF-8 characters are decided by their first two bytes; a lead byte
-    of a longer character gives :data:`THREE_BYTE` (or 4-byte: decided separately).
+    Returns:
+        ``(positions, widths)``: int64 (k,) lead positions of those characters and their
+        UTF-8 lengths (2, 3 or 4 bytes); ``cls[positions]`` then holds their classes.
     """
-    bmp = _bmp_classes()
-    b0 = np.arange(256, dtype=np.int64)[:, None]
-    b1 = np.arange(256, dtype=np.int64)[None, :]
-    ascii_cls = bmp[np.minimum(b0, 0x7F)]
-    two_cp = ((b0 & 0x1F) << 6) | (b1 & 0x3F)
-    table = np.where(b0 < 0x80, ascii_cls, 0)
-    table = np.where((b0 >= 0xC0) & (b0 < 0xE0), bmp[two_cp], table)
-    table = np.where(b0 >= 0xE0, THREE_BYTE, table)
-    return np.ascontiguousarray(table.astype(np.uint8).reshape(-1))
-
-
-def _classes(buf: np.ndarray, lead: np.ndarray) -> np.ndarray:
-    """Class (0, WORD, CJK) of every character, given the positions of its lead bytes."""
-    padded = np.zeros(buf.shape[0] + 4, dtype=np.uint8)
-    padded[: buf.shape[0]] = buf
-    pairs = np.ndarray((buf.shape[0] + 1,), dtype=">u2", buffer=padded.data, strides=(1,))
-    cls = _pair_classes()[pairs[lead]]
-    longer = np.flatnonzero(cls == THREE_BYTE)
-    if longer.size:
-        cls[longer] = _long_classes(padded, lead[longer])
-    return cls
-
-
-def _long_classes(padded: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    """Classes of 3- and 4-byte characters starting at ``pos``."""
-    b0 = padded[pos].astype(np.uint32)
-    b1 = padded[pos + 1].astype(np.uint32) & 0x3F
-    b2 = padded[pos + 2].astype(np.uint32) & 0x3F
-    cp3 = ((b0 & 0x0F) << 12) | (b1 << 6) | b2
-    out = _bmp_classes()[np.minimum(cp3, 0xFFFF)]
-    four = np.flatnonzero(b0 >= 0xF0)
-    if four.size:
-        b3 = padded[pos[four] + 3].astype(np.uint32) & 0x3F
-        astral = ((b0[four] & 0x07) << 18) | (b1[four] << 12) | (b2[four] << 6) | b3
-        uniq, inverse = np.unique(astral, return_inverse=True)
+    odd = np.flatnonzero(cls >= PAIR)
+    if odd.size == 0:
+        return odd, odd
+    width = cls[odd].astype(np.int64) - (PAIR - 2)
+    last = buf.shape[0] - 1
+    b0 = buf[odd].astype(np.uint32)
+    b1, b2, b3 = (buf[np.minimum(odd + k, last)].astype(np.uint32) & 0x3F for k in (1, 2, 3))
+    cp = np.where(
+        width == 2,
+        ((b0 & 0x1F) << 6) | b1,
+        np.where(
+            width == 3,
+            ((b0 & 0x0F) << 12) | (b1 << 6) | b2,
+            ((b0 & 0x07) << 18) | (b1 << 12) | (b2 << 6) | b3,
+        ),
+    )
+    out = _bmp_classes()[np.minimum(cp, 0xFFFF)]
+    astral = np.flatnonzero(cp > 0xFFFF)
+    if astral.size:
+        uniq, inverse = np.unique(cp[astral], return_inverse=True)
         known = np.array([WORD if chr(int(c)).isalnum() else 0 for c in uniq], dtype=np.uint8)
-        out[four] = known[inverse]
-    return out
+        out[astral] = known[inverse]
+    cls[odd] = out
+    return odd, width
 
 
 def canonical_fingerprints(
@@ -178,17 +198,62 @@ def canonical_fingerprints(
     batch = tokenize_batch(texts)
     fp = xxh64_ranges(batch.buffer, batch.starts, batch.ends, seed)
     keep = np.ones(fp.shape[0], dtype=bool)
-    stop = _stop_fingerprints(canonical.stop_words, seed)
-    if stop.size:
-        pos = np.minimum(np.searchsorted(stop, fp), stop.size - 1)
-        keep &= stop[pos] != fp
+    if canonical.stop_words:
+        keep &= ~_stop_table(seed).contains(fp)
     if canonical.min_token_length > 1:
         is_cjk = _bmp_classes()[_first_code_points(batch)] == CJK
-        keep &= (batch.chars >= canonical.min_token_length) | (is_cjk & (batch.chars == 1))
-    doc = np.repeat(np.arange(len(texts), dtype=np.int64), np.diff(batch.offsets))
-    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(doc[keep], minlength=len(texts)), out=offsets[1:])
-    return fp[keep], offsets
+        chars = batch.char_counts()
+        keep &= (chars >= canonical.min_token_length) | (is_cjk & (chars == 1))
+    kept = np.zeros(fp.shape[0] + 1, dtype=np.int64)
+    np.cumsum(keep, out=kept[1:])
+    return fp[keep], kept[batch.offsets]
+
+
+@dataclass(frozen=True, eq=False)
+class FingerprintTable:
+    """A set of uint64 fingerprints with vectorised membership (open addressing).
+
+    ``2**bits`` slots addressed by a fingerprint's top ``bits`` bits, linear probing; an
+    empty slot holds a value whose top bits differ from every slot that probes it, so it
+    never matches.
+
+    Attributes:
+        slots: uint64 (2**bits,); bits: address width; probes: longest probe sequence.
+    """
+
+    slots: np.ndarray
+    bits: int
+    probes: int
+
+    @classmethod
+    def build(cls, values: np.ndarray, *, bits: int = 16) -> FingerprintTable:
+        """Table of the distinct ``values`` (uint64 (k,), k < 2**bits / 2)."""
+        size = 1 << bits
+        slots = (np.arange(size, dtype=np.uint64) + np.uint64(1)) % np.uint64(size)
+        slots <<= np.uint64(64 - bits)
+        used = np.zeros(size, dtype=bool)
+        probes = 1
+        for v in np.unique(np.asarray(values, dtype=np.uint64)).tolist():
+            i, step = v >> (64 - bits), 1
+            while used[i]:
+                i, step = (i + 1) % size, step + 1
+            slots[i], used[i] = v, True
+            probes = max(probes, step)
+        return cls(slots, bits, probes)
+
+    def contains(self, values: np.ndarray) -> np.ndarray:
+        """bool (m,): which of ``values`` (uint64 (m,)) are in the table."""
+        home = (values >> np.uint64(64 - self.bits)).astype(np.intp)
+        found = self.slots[home] == values
+        mask = (1 << self.bits) - 1
+        for step in range(1, self.probes):
+            found |= self.slots[(home + step) & mask] == values
+        return found
+
+
+@lru_cache(maxsize=8)
+def _stop_table(seed: int) -> FingerprintTable:
+    return FingerprintTable.build(_stop_fingerprints(True, seed))
 
 
 @lru_cache(maxsize=8)
