@@ -6,8 +6,6 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from neardup.errors import IncompatibleSignatureError, ParameterError
 from neardup.methods.minhash import EMPTY, MinHasher, estimate_jaccard
@@ -21,14 +19,28 @@ def _pair(n_common: int, n_a: int, n_b: int, seed: int) -> tuple[np.ndarray, np.
     return np.unique(np.concatenate([common, only_a])), np.unique(np.concatenate([common, only_b]))
 
 
+def _three_sigma_cases(count: int = 40) -> list[tuple[int, int, int, int]]:
+    """Pinned (n_common, n_a, n_b, seed) cases from a fixed generator.
+
+    A 3-sigma bound fails by chance about 0.3% of the time per case, so the cases are
+    fixed (not drawn anew by Hypothesis, whose draws depend on what else is imported):
+    the test is deterministic and still fails if the estimator is biased or too noisy.
+    """
+    rng = np.random.default_rng(20261123)
+    return [
+        (int(c), int(a), int(b), int(s))
+        for c, a, b, s in zip(
+            rng.integers(1, 301, count),
+            rng.integers(0, 301, count),
+            rng.integers(0, 301, count),
+            rng.integers(0, 2**31, count),
+            strict=True,
+        )
+    ]
+
+
 @pytest.mark.parametrize("scheme", ["oph", "perm"])
-@settings(derandomize=True, max_examples=40, deadline=None)
-@given(
-    n_common=st.integers(1, 300),
-    n_a=st.integers(0, 300),
-    n_b=st.integers(0, 300),
-    seed=st.integers(0, 2**31),
-)
+@pytest.mark.parametrize(("n_common", "n_a", "n_b", "seed"), _three_sigma_cases())
 def test_estimate_within_three_sigma(scheme, n_common, n_a, n_b, seed):
     a, b = _pair(n_common, n_a, n_b, seed)
     exact = n_common / (n_common + n_a + n_b)
