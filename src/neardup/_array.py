@@ -40,6 +40,26 @@ def fmix64_into(x: np.ndarray, tmp: np.ndarray) -> None:
                 x *= mult
 
 
+def distinct_order(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct values of a 1-D array by one stable sort.
+
+    Args:
+        values: 1-D array of shape (m,).
+
+    Returns:
+        ``(order, uid, starts)``: int64 (m,) stable sorting permutation; uint64 (m,) the
+        distinct index of each *sorted* value (0, 0, 1, ...); int64 (u,) where each distinct
+        value starts in sorted order.
+    """
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    new = np.empty(ordered.shape[0], dtype=bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    uid = np.cumsum(new) - 1
+    return order, uid.astype(U64), np.flatnonzero(new)
+
+
 def seg_arange(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Concatenate ``arange(s, s + n)`` for each ``(s, n)``; int64, total ``lengths.sum()``.
 

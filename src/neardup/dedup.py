@@ -19,6 +19,7 @@ import resource
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from os import PathLike
 from typing import Any, Literal
 
@@ -210,13 +211,16 @@ def dedup(
     sets, ids, lengths, skipped = ingest.result()
     n = len(ids)
     sigs = timer.run("sign", _sign, ingest.prepared, meth, sets)
+    exact_scores = getattr(sigs, "data", None) is sets  # shingles-full: score = resemblance
     if opts.measure == "containment":  # the containment index needs frequency ranks
         sets = timer.run("rank", rank_by_frequency, sets)
     cand = timer.run("candidates", _candidates, meth, sigs, sets, opts, prog)
     if opts.measure != "containment" and _gather_volume(sets, cand) > sets.values.shape[0]:
-        # many candidates: ranks (< 2**32) make the exact intersections one int64 sort
-        sets = timer.run("rank", rank_by_frequency, sets)
-    pairs, edges, contained = timer.run("verify", _verify, meth, sigs, sets, cand, opts, prog)
+        # many candidates: dense labels (< 2**32) make the exact intersections one int64 sort
+        sets = timer.run("relabel", ShingleSets.dense_labels, sets)
+    pairs, edges, contained = timer.run(
+        "verify", partial(_verify, exact_scores=exact_scores), meth, sigs, sets, cand, opts, prog
+    )
     clusters = timer.run("cluster", _cluster, n, edges, lengths, opts, contained)
     dropped = _dropped(clusters, ids, pairs, contained, opts.threshold)
     pair_rows = [_pair(ids, row, meth.name) for row in pairs]
@@ -404,16 +408,34 @@ def _candidates(
 
 
 def _verify(
-    meth: Method, sigs: Any, sets: ShingleSets, cand: np.ndarray, opts: DedupOptions, prog: Progress
+    meth: Method,
+    sigs: Any,
+    sets: ShingleSets,
+    cand: np.ndarray,
+    opts: DedupOptions,
+    prog: Progress,
+    *,
+    exact_scores: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, dict[int, int]]:
-    """Rows ``(a, b, res, cab, cba, score)`` of matched pairs, the edges, containments."""
+    """Rows ``(a, b, res, cab, cba, score)`` of matched pairs, the edges, containments.
+
+    ``exact_scores``: the method's score is the resemblance of these very sets (its
+    signatures are the exact sets), so it is not computed twice.
+    """
     prog.start("verify", int(cand.shape[0]))
     t = opts.threshold
-    score = meth.similarity(sigs, cand) if cand.size else np.zeros(0)
-    if not opts.verify:  # the method decides; measure only the pairs it accepts
-        accepted = score >= t
-        cand, score = cand[accepted], score[accepted]
-    res, cab, cba = _exact_measures(sets, cand)
+    if exact_scores:
+        res, cab, cba = _exact_measures(sets, cand)
+        score = res
+        if not opts.verify:
+            accepted = score >= t
+            cand, score, res, cab, cba = (x[accepted] for x in (cand, score, res, cab, cba))
+    else:
+        score = meth.similarity(sigs, cand) if cand.size else np.zeros(0)
+        if not opts.verify:  # the method decides; measure only the pairs it accepts
+            accepted = score >= t
+            cand, score = cand[accepted], score[accepted]
+        res, cab, cba = _exact_measures(sets, cand)
     if not opts.verify:
         ok = np.ones(cand.shape[0], dtype=bool)
     elif opts.measure == "resemblance":

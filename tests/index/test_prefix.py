@@ -42,3 +42,15 @@ def test_ranking_preserves_intersections():
     assert overlap(ranked.get(0), ranked.get(1)).shared == 2
     # rare values rank first: 5 and 40 (df 1) before 9 and 11 (df 2)
     assert ranked.get(0).tolist() == [0, 2, 3]
+
+
+@settings(derandomize=True, max_examples=60, deadline=None)
+@given(sets_strategy)
+def test_ranks_are_positions_in_document_frequency_then_value_order(arrays):
+    sets = ShingleSets.from_arrays(arrays)
+    values, df = np.unique(sets.values, return_counts=True)
+    order = sorted(zip(df.tolist(), values.tolist(), strict=True))
+    rank = {int(v): r for r, (_, v) in enumerate(order)}
+    ranked = rank_by_frequency(sets)
+    for i, a in enumerate(arrays):
+        assert ranked.get(i).tolist() == sorted(rank[int(v)] for v in a)

@@ -81,3 +81,29 @@ def test_resemblance_symmetric_containment_swaps(arrays):
     assert ab.resemblance == ba.resemblance
     assert ab.containment_ab == ba.containment_ba
     assert 0.0 <= ab.resemblance <= min(ab.containment_ab, ab.containment_ba) or ab.shared == 0
+
+
+@settings(derandomize=True, max_examples=80, deadline=None)
+@given(sets_strategy, st.data())
+def test_batch_intersections_of_64_bit_fingerprints_equal_numpy(arrays, data):
+    # values above 2**32: many pairs go through dense labels, few through the lexsort
+    big = [np.unique(a * np.uint64(0x9E3779B97F4A7C15)) for a in arrays]
+    sets = ShingleSets.from_arrays(big)
+    n = len(big)
+    pairs = np.array(
+        data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=40))
+        or [(0, 1)],
+        dtype=np.int64,
+    )
+    got = intersection_sizes(sets, pairs, chunk=16)
+    assert got.tolist() == [np.intersect1d(big[a], big[b]).size for a, b in pairs]
+
+
+@settings(derandomize=True, max_examples=60, deadline=None)
+@given(sets_strategy)
+def test_dense_labels_keep_order_and_intersections(arrays):
+    big = [np.unique(a * np.uint64(0x9E3779B97F4A7C15)) for a in arrays]
+    dense = ShingleSets.from_arrays(big).dense_labels()
+    distinct = np.unique(np.concatenate(big))
+    for i, a in enumerate(big):
+        assert dense.get(i).tolist() == np.searchsorted(distinct, a).tolist()

@@ -84,3 +84,14 @@ def test_bad_parameters():
         MinHasher(scheme="bbit")
     with pytest.raises(IncompatibleSignatureError):
         estimate_jaccard(np.zeros(3, np.uint64), np.zeros(4, np.uint64))
+
+
+def test_sketches_in_chunks_equal_one_pass_over_all_documents():
+    # more documents than one chunk of MinHasher.sketches, some empty
+    rng = np.random.default_rng(5)
+    arrays = [np.unique(rng.integers(0, 2**63, rng.integers(0, 40)).astype(np.uint64))
+              for _ in range(2500)]  # fmt: skip
+    sets = ShingleSets.from_arrays(arrays)
+    mh = MinHasher(num_perm=32, seed=9)
+    whole = mh.sketch_occurrences(sets.values, sets.doc_ids(), len(sets))
+    assert np.array_equal(mh.sketches(sets), whole)

@@ -14,8 +14,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from neardup._array import U64, group_bounds, pairs_in_groups, seg_arange, unique_pairs
-from neardup.errors import check_float
+from neardup._array import (
+    U64,
+    distinct_order,
+    group_bounds,
+    pairs_in_groups,
+    seg_arange,
+    unique_pairs,
+)
+from neardup.errors import NeardupError, check_float
 from neardup.methods.sets import ShingleSets
 
 _EPS = 1e-9
@@ -30,12 +37,17 @@ def rank_by_frequency(sets: ShingleSets) -> ShingleSets:
     Returns:
         :class:`ShingleSets` of uint64 ranks, each set sorted ascending.
     """
-    uniq, inverse, df = np.unique(sets.values, return_inverse=True, return_counts=True)
-    order = np.lexsort((uniq, df))
-    rank_of = np.empty(uniq.shape[0], dtype=np.int64)
-    rank_of[order] = np.arange(uniq.shape[0], dtype=np.int64)
-    ranks = rank_of[inverse].astype(U64)
-    return ShingleSets.from_unsorted(ranks, sets.doc_ids(), len(sets))
+    order, uid, starts = distinct_order(sets.values)
+    if starts.shape[0] >= 2**32 or len(sets) >= 2**31:  # pragma: no cover - > 4e9 shingles
+        raise NeardupError("more than 2**32 distinct fingerprints or 2**31 documents")
+    df = np.diff(np.append(starts, sets.values.shape[0]))
+    by_df = np.argsort(df, kind="stable")  # distinct values ascend, so ties go by value
+    rank_of = np.empty(starts.shape[0], dtype=np.int64)
+    rank_of[by_df] = np.arange(starts.shape[0], dtype=np.int64)
+    ranks = np.empty(sets.values.shape[0], dtype=np.int64)
+    ranks[order] = rank_of[uid]
+    key = np.sort((sets.doc_ids() << 32) | ranks)  # each document's ranks ascending
+    return ShingleSets((key & 0xFFFFFFFF).astype(U64), sets.offsets.copy())
 
 
 def prefix_lengths(sizes: np.ndarray, threshold: float) -> np.ndarray:
@@ -59,10 +71,10 @@ def prefix_candidates(
     """
     t = check_float("threshold", threshold, low=0.0, high=1.0, low_open=True)
     values, doc = _prefix(ranked, t)
-    order = np.lexsort((doc, values))
-    starts, sizes = group_bounds(values[order])
+    sorted_vals, sorted_doc = _by_value_then_doc(values, doc)
+    starts, sizes = group_bounds(sorted_vals)
     return unique_pairs(
-        pairs_in_groups(doc[order], starts, sizes, max_group=max_group), len(ranked)
+        pairs_in_groups(sorted_doc, starts, sizes, max_group=max_group), len(ranked)
     )
 
 
@@ -76,10 +88,7 @@ def containment_candidates(ranked: ShingleSets, threshold: float) -> np.ndarray:
     """
     t = check_float("threshold", threshold, low=0.0, high=1.0, low_open=True)
     pv, pd = _prefix(ranked, t)
-    all_doc = ranked.doc_ids()
-    order = np.lexsort((all_doc, ranked.values))
-    sorted_vals = ranked.values[order]
-    sorted_doc = all_doc[order]
+    sorted_vals, sorted_doc = _by_value_then_doc(ranked.values, ranked.doc_ids())
     starts, sizes = group_bounds(sorted_vals)
     group_of = np.searchsorted(sorted_vals[starts], pv)
     g_start, g_size = starts[group_of], sizes[group_of]
@@ -89,6 +98,13 @@ def containment_candidates(ranked: ShingleSets, threshold: float) -> np.ndarray:
     pairs = pairs[pairs[:, 0] != pairs[:, 1]]
     lo, hi = np.minimum(pairs[:, 0], pairs[:, 1]), np.maximum(pairs[:, 0], pairs[:, 1])
     return unique_pairs(np.stack([lo, hi], axis=1), len(ranked))
+
+
+def _by_value_then_doc(values: np.ndarray, doc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(values, doc)`` sorted by value, then document: ranks (< 2**32) and document
+    indexes (< 2**31) packed in one int64 key, one sort instead of a lexsort."""
+    key = np.sort((values.astype(np.int64) << 31) | doc)
+    return (key >> 31).astype(U64), key & ((1 << 31) - 1)
 
 
 def _prefix(ranked: ShingleSets, t: float) -> tuple[np.ndarray, np.ndarray]:

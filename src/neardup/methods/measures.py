@@ -94,10 +94,17 @@ def intersection_sizes(
     if pairs.shape[0] == 0:
         return out
     cost = sets.sizes[pairs[:, 0]] + sets.sizes[pairs[:, 1]]
+    if int(cost.sum()) > sets.values.shape[0] and not _small(sets):
+        sets = sets.dense_labels()  # one pass over all sets beats a lexsort of the gather
     bounds = _chunk_bounds(cost, chunk)
     for lo, hi in pairwise(bounds):
         out[lo:hi] = _intersections(sets, pairs[lo:hi])
     return out
+
+
+def _small(sets: ShingleSets) -> bool:
+    """All values below 2**32 (labels, ranks, CRC-32)."""
+    return not sets.values.size or int(sets.values.max()) < 2**32
 
 
 def _chunk_bounds(cost: np.ndarray, chunk: int) -> list[int]:
@@ -108,17 +115,18 @@ def _chunk_bounds(cost: np.ndarray, chunk: int) -> list[int]:
 
 
 def _intersections(sets: ShingleSets, pairs: np.ndarray) -> np.ndarray:
+    """Both sets of every pair laid out side by side (``A_0 B_0 A_1 B_1 ...``), sorted by
+    (pair, value); a value seen twice in a row within one pair is shared."""
     sizes = sets.sizes
     a, b = pairs[:, 0], pairs[:, 1]
-    la, lb = sizes[a], sizes[b]
-    pid = np.arange(pairs.shape[0], dtype=np.int64)
-    vals = np.concatenate(
-        [sets.values[seg_arange(sets.offsets[a], la)], sets.values[seg_arange(sets.offsets[b], lb)]]
-    )
-    owner = np.concatenate([np.repeat(pid, la), np.repeat(pid, lb)])
-    if sets.values.size and int(sets.values.max()) < 2**32 and pairs.shape[0] < 2**31:
-        # small values (frequency ranks, CRC-32): one int64 sort instead of a lexsort
-        key = np.sort((owner << 32) | vals.astype(np.int64))
+    starts = np.column_stack([sets.offsets[a], sets.offsets[b]]).reshape(-1)
+    lengths = np.column_stack([sizes[a], sizes[b]]).reshape(-1)
+    vals = sets.values[seg_arange(starts, lengths)]
+    owner = np.repeat(np.arange(2 * pairs.shape[0], dtype=np.int64) >> 1, lengths)
+    if _small(sets) and pairs.shape[0] < 2**31:
+        # small values (dense labels, frequency ranks, CRC-32): one int64 key; each pair's
+        # keys are two sorted runs, which the stable (merge) sort only has to merge
+        key = np.sort((owner << 32) | vals.astype(np.int64), kind="stable")
         dup = key[1:] == key[:-1]
         return np.bincount(key[1:][dup] >> 32, minlength=pairs.shape[0]).astype(np.int64)
     order = np.lexsort((vals, owner))

@@ -34,6 +34,10 @@ SCHEMES: tuple[str, ...] = ("oph", "perm")
 _MAX_ROUNDS = 256
 
 
+#: Documents sketched at once by :meth:`MinHasher.sketches` (their cells fit in cache).
+_CHUNK_DOCS = 1024
+
+
 @dataclass(frozen=True, slots=True)
 class MinHasher:
     """Makes MinHash sketches of fingerprint sets.
@@ -68,7 +72,14 @@ class MinHasher:
         """MinHash sketches of every set: uint64 array of shape (len(sets), num_perm)."""
         if self.scheme == "perm":
             return self._perm(sets)
-        return self.sketch_occurrences(sets.values, sets.doc_ids(), len(sets))
+        n, sizes = len(sets), sets.sizes
+        out = np.empty((n, self.num_perm), dtype=U64)
+        for lo in range(0, n, _CHUNK_DOCS):  # a chunk's sketches stay in cache
+            hi = min(n, lo + _CHUNK_DOCS)
+            values = sets.values[sets.offsets[lo] : sets.offsets[hi]]
+            doc = np.repeat(np.arange(hi - lo, dtype=np.int64), sizes[lo:hi])
+            out[lo:hi] = self.sketch_occurrences(values, doc, hi - lo)
+        return out
 
     def sketch_occurrences(self, values: np.ndarray, doc: np.ndarray, n: int) -> np.ndarray:
         """Sketches from fingerprint occurrences in any order, repeats allowed.
