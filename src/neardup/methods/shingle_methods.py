@@ -32,6 +32,9 @@ from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import FingerprintKind, Shingling
 from neardup.text.canonical import CanonicalForm
 
+#: Pairs compared at once by :meth:`MinHashLSH.similarity` (2 x 64k x num_perm x 8 bytes).
+_SIMILARITY_CHUNK = 65_536
+
 
 @dataclass(frozen=True, kw_only=True)
 class ShingleMethod:
@@ -308,8 +311,12 @@ class MinHashLSH(ShingleMethod):
         """Estimated resemblance (share of equal sketch slots): float64 (p,)."""
         from neardup.methods.minhash import EMPTY
 
-        a, b = sigs.data[pairs[:, 0]], sigs.data[pairs[:, 1]]
-        return ((a == b) & (a != EMPTY)).mean(axis=1) if pairs.size else np.zeros(0)
+        out = np.zeros(pairs.shape[0], dtype=np.float64)
+        for lo in range(0, pairs.shape[0], _SIMILARITY_CHUNK):  # bounded memory
+            part = pairs[lo : lo + _SIMILARITY_CHUNK]
+            a, b = sigs.data[part[:, 0]], sigs.data[part[:, 1]]
+            out[lo : lo + part.shape[0]] = ((a == b) & (a != EMPTY)).mean(axis=1)
+        return out
 
     def signature(self, sigs: Signatures, i: int) -> Signature:
         """Document ``i``'s MinHash sketch, uint64 (num_perm,)."""
