@@ -20,6 +20,12 @@ KEEP_RULES: tuple[str, ...] = ("longest", "first")
 def components(n: int, edges: np.ndarray) -> np.ndarray:
     """Connected-component label of each of ``n`` nodes.
 
+    Hook-and-compress (Shiloach-Vishkin style, vectorised): every round, each edge whose
+    ends lie in different trees hooks the larger root under the smaller one, then pointer
+    jumping flattens every tree; edges inside one tree are dropped for good, so later
+    rounds touch fewer edges. A root only ever points to a smaller index, so no cycle can
+    form and each component ends labelled with its smallest member.
+
     Args:
         n: number of nodes; edges: int64 (e, 2) node pairs.
 
@@ -29,19 +35,20 @@ def components(n: int, edges: np.ndarray) -> np.ndarray:
     labels = np.arange(n, dtype=np.int64)
     if edges.size == 0:
         return labels
-    a, b = edges[:, 0], edges[:, 1]
-    while True:
-        m = np.minimum(labels[a], labels[b])
-        before = labels.copy()
-        np.minimum.at(labels, a, m)
-        np.minimum.at(labels, b, m)
+    a, b = edges[:, 0].astype(np.int64), edges[:, 1].astype(np.int64)
+    while a.size:
+        la, lb = labels[a], labels[b]
+        live = la != lb
+        a, b, la, lb = a[live], b[live], la[live], lb[live]
+        if not a.size:
+            break
+        np.minimum.at(labels, np.maximum(la, lb), np.minimum(la, lb))
         while True:  # pointer jumping: labels[i] <- labels[labels[i]] until stable
             jumped = labels[labels]
             if np.array_equal(jumped, labels):
                 break
             labels = jumped
-        if np.array_equal(before, labels):
-            return labels
+    return labels
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any
 from neardup.dedup import DedupResult
 
 FILES: tuple[str, ...] = ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def write_result(result: DedupResult, out_dir: str | os.PathLike[str]) -> Path:
@@ -38,15 +40,22 @@ def write_result(result: DedupResult, out_dir: str | os.PathLike[str]) -> Path:
     _write_jsonl(out / "clusters.jsonl", result.cluster_rows())
     _write_jsonl(out / "dropped.jsonl", (d.as_dict() for d in result.dropped))
     _write_jsonl(out / "skipped.jsonl", (s.as_dict() for s in result.skipped))
-    _atomic_write(
-        out / "summary.json", json.dumps(result.summary, indent=2, ensure_ascii=False) + "\n"
-    )
+    _atomic_write(out / "summary.json", _json(result.summary, indent=2) + "\n")
     return out
 
 
 def _write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> None:
-    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-    _atomic_write(path, text)
+    _atomic_write(path, "".join(_json(r) + "\n" for r in rows))
+
+
+def _json(obj: Any, **kwargs: Any) -> str:
+    """JSON text with non-ASCII characters as themselves; a value holding lone surrogates
+    (ids of documents built in Python, never UTF-8-encodable) is written with ``\\uXXXX``
+    escapes instead, which any JSON reader turns back into the same string."""
+    text = json.dumps(obj, ensure_ascii=False, **kwargs)
+    if _SURROGATE.search(text):
+        return json.dumps(obj, ensure_ascii=True, **kwargs)
+    return text
 
 
 def _atomic_write(path: Path, text: str) -> None:

@@ -394,7 +394,7 @@ def _register_extensions() -> None:
     """Commands defined in sibling modules: each has ``register(app)``."""
     import importlib
 
-    for name in ("collections", "serve", "evaluate", "distributed"):
+    for name in ("collections", "serve", "evaluate", "distributed", "crawl"):
         try:
             module = importlib.import_module(f"neardup.cli.{name}")
         except ModuleNotFoundError as exc:

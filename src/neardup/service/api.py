@@ -9,6 +9,13 @@ Routes (``{name}``: collection, ``{doc_id}``: document id, may contain ``/``):
   ``GET .../documents/{doc_id}``, ``DELETE .../documents/{doc_id}`` (204)
 * ``POST /collections/{name}/check`` (JSON ``{"text"}``),
   ``POST /collections/{name}/check/file`` (multipart upload, field ``file``)
+* ``GET /libraries``, ``POST /libraries`` (201), ``GET /libraries/{id}``,
+  ``DELETE /libraries/{id}`` (204), ``POST /libraries/{id}/stop``, ``POST .../resume``: the
+  crawl queue of digital libraries (seed 004; :mod:`neardup.crawl`)
+
+The web UI (:mod:`neardup.service.ui`) is served by the same app: ``/`` (queue), ``/check``,
+and ``/collections[/{name}]`` for browsers (``Accept: text/html``); API clients get JSON
+there as before. The crawl :class:`~neardup.crawl.Dispatcher` runs in the app's lifespan.
 
 Write routes need ``Authorization: Bearer <token>`` when a token is configured (compared
 with :func:`hmac.compare_digest`); 401 otherwise. Request bodies over ``max_body_bytes``
@@ -18,19 +25,28 @@ get 413. Errors are RFC 9457 problem details (:mod:`neardup.service.problems`).
 from __future__ import annotations
 
 import hmac
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import Depends, FastAPI, File, Path, Response, UploadFile
+from fastapi import Depends, FastAPI, File, Path, Request, Response, UploadFile
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
 
 from neardup._version import __version__
 from neardup.errors import InputError
-from neardup.service import problems
+from neardup.service import problems, ui
 from neardup.service.limits import BodyLimit
+from neardup.service.web import wants_html
 from neardup.store import Store
 from neardup.text.types import Document
+
+if TYPE_CHECKING:
+    import httpx
+
+    from neardup.crawl import CrawlQueue, CrawlSettings, Dispatcher
 
 DEFAULT_MAX_BODY = 10 * 1024 * 1024
 MAX_BATCH = 1000
@@ -45,11 +61,21 @@ class ServiceConfig:
         db: database URL (``None``: ``$NEARDUP_DB`` or the default SQLite file).
         token: API token required by write routes, or ``None`` (open).
         max_body_bytes: largest request body (JSON or upload), bytes.
+        crawl: run the crawl dispatcher in this process (``False``: the queue is shown and
+            edited, another process such as ``neardup crawl`` does the crawling).
+        crawl_settings: the crawler's settings (``None``: ``CrawlSettings()``); its
+            ``allow_private``, ``user_agent``, ``timeout`` and ``max_page_bytes`` also apply
+            when the check page fetches a matched document's source again.
+        fetch_sources: the check page may fetch a matched document's ``http(s)`` source
+            again to show the shared passages side by side (the store keeps no texts).
     """
 
     db: str | None = None
     token: str | None = None
     max_body_bytes: int = DEFAULT_MAX_BODY
+    crawl: bool = True
+    crawl_settings: CrawlSettings | None = None
+    fetch_sources: bool = True
 
 
 class CollectionIn(BaseModel):
@@ -83,6 +109,23 @@ class BatchIn(BaseModel):
     documents: list[DocumentIn] = Field(min_length=1, max_length=MAX_BATCH)
 
 
+class LibraryIn(BaseModel):
+    """A digital library to crawl into a collection (seed 004 §3.1)."""
+
+    model_config = ConfigDict(extra="forbid")
+    url: str = Field(min_length=1, max_length=2000, description="The library's home page.")
+    clarifications: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
+        default_factory=list,
+        max_length=50,
+        description="URL substrings that mark article pages, e.g. 'post'.",
+    )
+    collection: str | None = Field(
+        default=None, min_length=1, max_length=200, pattern=r"^[^/\x00-\x1f\x7f]+$"
+    )
+    method: str = Field(default="minhash-lsh", max_length=64)
+    threshold: float = Field(default=0.5, gt=0.0, le=1.0)
+
+
 class CheckIn(BaseModel):
     """A text to check."""
 
@@ -108,32 +151,88 @@ _PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
-def create_app(config: ServiceConfig | None = None, *, store: Store | None = None) -> Any:
-    """The ASGI application (FastAPI wrapped in the body-size limit).
+def create_app(
+    config: ServiceConfig | None = None,
+    *,
+    store: Store | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+    resolver: Callable[[str], list[str]] | None = None,
+) -> Any:
+    """The ASGI application (FastAPI wrapped in the body-size limit): API and web UI.
 
     Args:
         config: settings; defaults if omitted.
         store: an open :class:`Store` to use (else one is opened on ``config.db``).
+        transport: an httpx transport for the crawler and source fetches (tests); default:
+            the network.
+        resolver: host name -> addresses for the address checks (tests); default: DNS.
 
     Returns:
-        An ASGI app; the FastAPI instance is its ``.app`` attribute's target
-        (``app.fastapi``).
+        An ASGI app with attributes ``fastapi`` (the FastAPI instance), ``store``, ``queue``
+        (the :class:`~neardup.crawl.CrawlQueue`) and ``dispatcher`` (``None`` when
+        ``config.crawl`` is off). The dispatcher starts and stops with the app's lifespan.
+
+    Raises:
+        UsageError, StoreError: the database URL is bad or the database cannot be opened.
     """
+    from neardup.crawl import CrawlQueue, CrawlSettings, Dispatcher
+    from neardup.service.sources import SourceFetcher
+
     cfg = config or ServiceConfig()
     st = store if store is not None else Store(cfg.db)
+    settings = cfg.crawl_settings or CrawlSettings()
+    queue = CrawlQueue(st, settings)
+    dispatcher = Dispatcher(queue, transport=transport, resolver=resolver) if cfg.crawl else None
+    fetcher = (
+        SourceFetcher(
+            allow_private=settings.allow_private,
+            allow_hosts=settings.allow_hosts,
+            user_agent=settings.user_agent,
+            timeout=settings.timeout,
+            max_bytes=settings.max_page_bytes,
+            transport=transport,
+            resolver=resolver,
+        )
+        if cfg.fetch_sources
+        else None
+    )
     api = FastAPI(
         title="neardup",
         version=__version__,
         description="Near-duplicate document collections: add documents, check new ones.",
         responses=_PROBLEM_RESPONSES,
+        lifespan=_lifespan(queue, dispatcher),
     )
     problems.install(api)
     require = _token_dependency(cfg.token)
-    _routes(api, st, require)
+    state = ui.UiState(st, queue, dispatcher, cfg.token, fetcher, cfg.max_body_bytes)
+    _routes(api, st, require, state)
+    _library_routes(api, queue, dispatcher, require)
+    ui.install(api, state)
     wrapped = BodyLimit(api, cfg.max_body_bytes)
     wrapped.fastapi = api  # type: ignore[attr-defined]
     wrapped.store = st  # type: ignore[attr-defined]
+    wrapped.queue = queue  # type: ignore[attr-defined]
+    wrapped.dispatcher = dispatcher  # type: ignore[attr-defined]
     return wrapped
+
+
+def _lifespan(queue: CrawlQueue, dispatcher: Dispatcher | None) -> Any:
+    """Start the crawl dispatcher with the app; at shutdown stop it (running crawls resume
+    later) and release the queue's connections."""
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        if dispatcher is not None:
+            await dispatcher.start()
+        try:
+            yield
+        finally:
+            if dispatcher is not None:
+                await dispatcher.stop()
+            queue.close()
+
+    return lifespan
 
 
 def _token_dependency(token: str | None) -> Any:
@@ -151,16 +250,18 @@ def _token_dependency(token: str | None) -> Any:
     return Depends(require_token)
 
 
-def _routes(api: FastAPI, st: Store, require: Any) -> None:
+def _routes(api: FastAPI, st: Store, require: Any, state: ui.UiState) -> None:
     @api.get("/health", tags=["service"])
     def health() -> dict[str, str]:
         """Liveness and the database dialect."""
         return {"status": "ok", "database": st.dialect}
 
     @api.get("/collections", tags=["collections"])
-    def list_collections() -> list[dict[str, Any]]:
-        """All collections with their parameters."""
-        return [c.as_dict() for c in st.collections()]
+    async def list_collections(request: Request) -> list[dict[str, Any]]:
+        """All collections with their parameters (browsers get the HTML list)."""
+        if wants_html(request):
+            return await ui.collections_page(request, state)  # type: ignore[return-value]
+        return [c.as_dict() for c in await run_in_threadpool(st.collections)]
 
     @api.post("/collections", status_code=201, dependencies=[require], tags=["collections"])
     def create_collection(body: CollectionIn) -> dict[str, Any]:
@@ -176,9 +277,11 @@ def _routes(api: FastAPI, st: Store, require: Any) -> None:
         return info.as_dict()
 
     @api.get("/collections/{name}", tags=["collections"])
-    def collection_stats(name: Name) -> dict[str, Any]:
-        """A collection's parameters and counts."""
-        return st.stats(name)
+    async def collection_stats(name: Name, request: Request) -> dict[str, Any]:
+        """A collection's parameters and counts (browsers get the stats page)."""
+        if wants_html(request):
+            return await ui.collection_page(request, state, name)  # type: ignore[return-value]
+        return await run_in_threadpool(st.stats, name)
 
     @api.delete(
         "/collections/{name}", status_code=204, dependencies=[require], tags=["collections"]
@@ -235,11 +338,74 @@ def _routes(api: FastAPI, st: Store, require: Any) -> None:
     @api.post("/collections/{name}/check/file", tags=["check"])
     def check_file(name: Name, file: Annotated[UploadFile, File()]) -> dict[str, Any]:
         """Check an uploaded file (text, HTML, wiki; any encoding neardup can read)."""
-        return st.check(name, _upload_text(file)).as_dict()
+        return st.check(name, upload_text(file)).as_dict()
 
 
-def _upload_text(file: UploadFile) -> str:
-    """Clean text of an uploaded file, through the same steps as ``read_corpus``."""
+LibraryId = Annotated[int, Path(ge=1, le=2**62)]
+
+
+def _library_routes(
+    api: FastAPI, queue: CrawlQueue, dispatcher: Dispatcher | None, require: Any
+) -> None:
+    def wake() -> None:
+        if dispatcher is not None:
+            dispatcher.wake()
+
+    @api.get("/libraries", tags=["libraries"])
+    async def list_libraries() -> list[dict[str, Any]]:
+        """The crawl queue: every library with its stage and progress, oldest first."""
+        return [lib.as_dict() for lib in await run_in_threadpool(queue.libraries)]
+
+    @api.post("/libraries", status_code=201, dependencies=[require], tags=["libraries"])
+    async def add_library(body: LibraryIn) -> dict[str, Any]:
+        """Queue a library: its home page and clarifications (seed 004 §3.1).
+
+        The address must be ``http(s)`` and public unless the service allows private ones.
+        """
+        lib = await run_in_threadpool(
+            lambda: queue.add(
+                body.url,
+                body.clarifications,
+                collection=body.collection,
+                method=body.method,
+                threshold=body.threshold,
+            )
+        )
+        wake()
+        return lib.as_dict()
+
+    @api.get("/libraries/{library_id}", tags=["libraries"])
+    async def get_library(library_id: LibraryId) -> dict[str, Any]:
+        """One library's stage and progress."""
+        return (await run_in_threadpool(queue.library, library_id)).as_dict()
+
+    @api.delete(
+        "/libraries/{library_id}", status_code=204, dependencies=[require], tags=["libraries"]
+    )
+    async def remove_library(library_id: LibraryId) -> Response:
+        """Remove a library from the queue (its collection and documents stay)."""
+        await run_in_threadpool(queue.remove, library_id)
+        return Response(status_code=204)
+
+    @api.post("/libraries/{library_id}/stop", dependencies=[require], tags=["libraries"])
+    async def stop_library(library_id: LibraryId) -> dict[str, Any]:
+        """Stop a queued or running crawl (it can be resumed)."""
+        return (await run_in_threadpool(queue.stop, library_id)).as_dict()
+
+    @api.post("/libraries/{library_id}/resume", dependencies=[require], tags=["libraries"])
+    async def resume_library(library_id: LibraryId) -> dict[str, Any]:
+        """Queue a stopped or failed crawl again; it goes on where it stopped."""
+        lib = await run_in_threadpool(queue.resume, library_id)
+        wake()
+        return lib.as_dict()
+
+
+def upload_text(file: UploadFile) -> str:
+    """Clean text of an uploaded file, through the same steps as ``read_corpus``.
+
+    Raises:
+        InputError: the file is empty, binary, undecodable or has no text.
+    """
     from neardup.errors import DecodeError
     from neardup.text.encoding import decode, looks_binary
     from neardup.text.extract import extract

@@ -1,7 +1,7 @@
 """RFC 9457 problem details (``application/problem+json``) for every error the API returns.
 
 Bad input always gets a 4xx: request validation 422, neardup ``UsageError``/``InputError``
-400/422, missing collection/document 404, existing collection 409, body too large 413,
+400/422, missing collection/document/library 404, existing collection 409, body too large 413,
 missing/wrong token 401; a database outage is 503. Anything unexpected is a 500 problem
 without internals.
 """
@@ -17,6 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from neardup.crawl.status import LibraryNotFound
 from neardup.errors import InputError, NeardupError, UsageError
 from neardup.store.errors import (
     CollectionExists,
@@ -44,7 +45,7 @@ def problem(status: int, detail: str, **extra: Any) -> JSONResponse:
 
 def status_of(exc: NeardupError) -> int:
     """HTTP status of a neardup error."""
-    if isinstance(exc, CollectionNotFound | DocumentNotFound):
+    if isinstance(exc, CollectionNotFound | DocumentNotFound | LibraryNotFound):
         return 404
     if isinstance(exc, CollectionExists):
         return 409

@@ -38,5 +38,19 @@ class DocumentNotFound(InputError):
         super().__init__(f"no document {doc_id!r} in collection {collection!r}")
 
 
+class TextNotStored(DocumentNotFound):
+    """The document is stored but its text is not: it was added before the store kept texts
+    (migration 0003). A :class:`DocumentNotFound` (HTTP 404); ``remove`` and ``add`` the
+    document again to keep its text.
+    """
+
+    def __init__(self, collection: str, doc_id: str) -> None:
+        super().__init__(collection, doc_id)
+        self.args = (
+            f"document {doc_id!r} in collection {collection!r} has no stored text: it was "
+            "added before the store kept texts (remove it and add it again to keep it)",
+        )
+
+
 class UnsupportedMethod(UsageError):
     """The method cannot back a collection (no database index for it yet)."""

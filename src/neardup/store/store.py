@@ -6,13 +6,19 @@ document is inserted with ``INSERT ... ON CONFLICT DO NOTHING RETURNING``: only 
 this transaction really inserted get signature, shingle, index and statistics rows. Re-adding
 the same input adds nothing; an interrupted add resumes where it stopped; two processes
 adding to one collection lose nothing.
+
+Each document's text is kept too (``nd_texts``, zlib-compressed, written in the document's
+transaction, deleted with it) and read back by :meth:`Store.document_text`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
 import threading
 import time
+import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -27,9 +33,11 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 
 from neardup.errors import (
+    FormatError,
     IncompatibleSignatureError,
     InputError,
     NeardupError,
+    UsageError,
     check_choice,
     check_float,
     check_int,
@@ -43,6 +51,7 @@ from neardup.store.errors import (
     CollectionNotFound,
     DocumentNotFound,
     StoreError,
+    TextNotStored,
 )
 from neardup.store.methods import (
     KeyRows,
@@ -67,6 +76,9 @@ from neardup.text.types import Document, Skipped
 DEFAULT_BATCH = 500
 MAX_CANDIDATES = 1000
 _NAME_MAX = 200
+#: Format byte of ``nd_texts.body`` (see :mod:`neardup.store.schema`): 1 = zlib(UTF-8).
+TEXT_FORMAT = 1
+_TEXT_LEVEL = 1  # fastest: 37% of UTF-8 size on kernel docs vs 33% at level 6, twice as fast
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +231,7 @@ class Store:
             docs = "SELECT id FROM nd_documents WHERE collection_id = :c"
             for table in ("nd_index", "nd_doc_terms", "nd_terms"):
                 conn.execute(text(f"DELETE FROM {table} WHERE collection_id = :c"), c)
-            for table in ("nd_signatures", "nd_shingles"):
+            for table in ("nd_signatures", "nd_shingles", "nd_texts"):
                 conn.execute(text(f"DELETE FROM {table} WHERE document_id IN ({docs})"), c)
             conn.execute(text("DELETE FROM nd_documents WHERE collection_id = :c"), c)
             conn.execute(delete(s.collections).where(s.collections.c.id == info.id))
@@ -265,8 +277,15 @@ class Store:
             if on_batch is not None:
                 on_batch(part)
         if meth.needs_fit and recompute_stats and report.added:
-            self.recompute(name)
+            self._recompute_after_add(name)
         return report
+
+    def _recompute_after_add(self, name: str) -> None:
+        """Recompute after an add whose batches are committed; a method that cannot fit yet
+        (I-Match needs >= 2 documents) leaves the collection ``stats_dirty`` instead of
+        failing an add that did store its documents."""
+        with contextlib.suppress(UsageError):
+            self.recompute(name)
 
     def _add_batch(
         self,
@@ -280,6 +299,8 @@ class Store:
         for item in chunk:
             if isinstance(item, Skipped):
                 skipped.append(SkippedDoc(item.id, item.source, item.reason, item.detail))
+            elif (why := bad_doc_id(item.id)) is not None:
+                skipped.append(SkippedDoc(scrub(item.id), scrub(item.source), "unreadable", why))
             elif item.id in seen:
                 skipped.append(SkippedDoc(item.id, item.source, "duplicate-id", "repeated"))
             else:
@@ -339,6 +360,7 @@ class Store:
             sigs = meth.from_sets(sets)  # type: ignore[attr-defined]
             keys = index_keys(meth, sigs)
             payloads = [meth.signature(sigs, i).to_bytes() for i in range(len(ready))]
+        bodies = [encode_text(r.doc.text) for r in ready]  # compressed outside the transaction
         now = datetime.now(UTC)
         rows = [_document_row(info.id, r, now) for r in ready]
         with self._write() as conn:
@@ -346,7 +368,7 @@ class Store:
                 self._mark_dirty(conn, info.id)
             pks = self._insert_documents(conn, rows)
             fresh = [i for i, r in enumerate(ready) if r.doc.id in pks]
-            self._insert_rows(conn, info, ready, fresh, pks, sets, keys, payloads)
+            self._insert_rows(conn, info, ready, fresh, pks, sets, keys, payloads, bodies)
         late = [
             SkippedDoc(r.doc.id, r.doc.source, "exists", "added concurrently")
             for r in ready
@@ -371,10 +393,15 @@ class Store:
         sets: Any,
         keys: KeyRows | None,
         payloads: list[bytes],
+        bodies: list[bytes],
     ) -> None:
         if not fresh:
             return
         pk = [pks[ready[i].doc.id] for i in fresh]
+        conn.execute(
+            insert(s.texts),
+            [{"document_id": p, "body": bodies[i]} for p, i in zip(pk, fresh, strict=True)],
+        )
         conn.execute(
             insert(s.shingles),
             [
@@ -413,7 +440,7 @@ class Store:
         self, conn: Connection, collection_id: int, token_lists: list[list[str]], pk: list[int]
     ) -> None:
         """Seed 004 §4.3: upsert df/cf of the batch's terms, then per-document counts."""
-        counts = [Counter(tokens) for tokens in token_lists]
+        counts = [_term_counts(Counter(tokens)) for tokens in token_lists]
         df: Counter[str] = Counter()
         cf: Counter[str] = Counter()
         for c in counts:
@@ -442,6 +469,9 @@ class Store:
         Raises:
             CollectionNotFound, DocumentNotFound: no such collection or document.
         """
+        if bad_doc_id(doc_id) is not None:  # never stored (PostgreSQL refuses NUL in a query)
+            self.collection(name)
+            raise DocumentNotFound(name, doc_id)
         d, sh = s.documents, s.shingles
         with self._read() as conn:
             info = self._info(conn, name)
@@ -463,12 +493,45 @@ class Store:
             _utc(m["added_at"]),
         )
 
+    def document_text(self, name: str, doc_id: str) -> str:
+        """The text of one stored document, exactly as it was added.
+
+        Returns:
+            The text (``str``; equal to the added ``Document.text``, lone surrogates included).
+
+        Raises:
+            CollectionNotFound: no such collection.
+            DocumentNotFound: no such document; :class:`TextNotStored` (a subclass): the
+                document was added before the store kept texts (migration 0003).
+            FormatError: the stored bytes are of an unknown format version, corrupt, or do not
+                match the document's content hash.
+        """
+        if bad_doc_id(doc_id) is not None:  # never stored (PostgreSQL refuses NUL in a query)
+            self.collection(name)
+            raise DocumentNotFound(name, doc_id)
+        d, t = s.documents, s.texts
+        with self._read() as conn:
+            info = self._info(conn, name)
+            row = conn.execute(
+                select(d.c.content_hash, t.c.body)
+                .outerjoin(t, t.c.document_id == d.c.id)
+                .where(d.c.collection_id == info.id, d.c.doc_id == doc_id)
+            ).first()
+        if row is None:
+            raise DocumentNotFound(name, doc_id)
+        if row[1] is None:
+            raise TextNotStored(name, doc_id)
+        return decode_text(bytes(row[1]), expected_hash=bytes(row[0]))
+
     def remove(self, name: str, doc_id: str) -> None:
         """Remove one document (and its rows; statistics are decremented set-wise).
 
         Raises:
             CollectionNotFound, DocumentNotFound: no such collection or document.
         """
+        if bad_doc_id(doc_id) is not None:  # never stored (PostgreSQL refuses NUL in a query)
+            self.collection(name)
+            raise DocumentNotFound(name, doc_id)
         with self._write() as conn:
             info = self._info(conn, name, lock=True)
             pk = conn.execute(
@@ -481,7 +544,7 @@ class Store:
             d = {"d": pk}
             if self._method(info).needs_fit:
                 self._uncount(conn, info.id, pk)
-            for table in ("nd_index", "nd_doc_terms", "nd_signatures", "nd_shingles"):
+            for table in ("nd_index", "nd_doc_terms", "nd_signatures", "nd_shingles", "nd_texts"):
                 conn.execute(text(f"DELETE FROM {table} WHERE document_id = :d"), d)
             conn.execute(delete(s.documents).where(s.documents.c.id == pk))
 
@@ -552,7 +615,7 @@ class Store:
         sigs = (
             meth.from_sets(sets)
             if signs_from_sets(meth)
-            else meth.sign([Prepared("query", text_, tokens)])
+            else meth.sign([Prepared("query", text_, [term_key(t) for t in tokens])])
         )
         keys = index_keys(meth, sigs).for_row(0)
         query_sig = meth.signature(sigs, 0)
@@ -677,6 +740,8 @@ class Store:
                 del self._methods[key]
 
     def _info(self, conn: Connection, name: str, *, lock: bool = False) -> CollectionInfo:
+        if not _valid_name(name):  # never stored; and PostgreSQL refuses NUL in a query
+            raise CollectionNotFound(name)
         stmt = select(s.collections).where(s.collections.c.name == name)
         if lock and conn.dialect.name == "postgresql":
             stmt = stmt.with_for_update()
@@ -733,6 +798,60 @@ class _Tx:
         return False
 
 
+#: Longest document id, UTF-8 bytes: PostgreSQL's B-tree entries (the unique index on
+#: collection and id) hold at most 2704 bytes.
+MAX_ID_BYTES = 2000
+#: Longest term kept as itself in the statistics tables, UTF-8 bytes (see :func:`term_key`).
+MAX_TERM_BYTES = 1000
+_UNPAIRED = re.compile("[\x00\ud800-\udfff]")
+
+
+def bad_doc_id(doc_id: object) -> str | None:
+    """Why ``doc_id`` cannot be stored (``None``: it can): not a string, NUL characters
+    (PostgreSQL text cannot hold them), lone surrogates (not encodable), over
+    :data:`MAX_ID_BYTES` UTF-8 bytes."""
+    if not isinstance(doc_id, str):
+        return f"document id is a {type(doc_id).__name__}, not a string"
+    if _UNPAIRED.search(doc_id):
+        return "document id holds NUL or lone surrogate characters"
+    if len(doc_id.encode("utf-8")) > MAX_ID_BYTES:
+        return f"document id over {MAX_ID_BYTES} UTF-8 bytes"
+    return None
+
+
+def scrub(value: str) -> str:
+    """``value`` with NUL and lone surrogates replaced by U+FFFD (storable and printable)."""
+    return _UNPAIRED.sub("\ufffd", value) if _UNPAIRED.search(value) else value
+
+
+def term_key(term: str) -> str:
+    """The statistics tables' form of a term: the term itself, or for a term over
+    :data:`MAX_TERM_BYTES` UTF-8 bytes (a 'word' no index can hold: PostgreSQL's B-tree
+    entries stop at 2704 bytes) ``#`` and its XXH3-128 in hex. Canonical tokens are letters
+    and digits only, so the stand-in never equals a real term; documents and queries map
+    their terms the same way, so signatures stay comparable."""
+    if len(term) * 4 <= MAX_TERM_BYTES or len(term.encode("utf-8")) <= MAX_TERM_BYTES:
+        return term
+    return "#" + xxhash.xxh3_128_hexdigest(term.encode("utf-8"))
+
+
+def _term_counts(counts: Counter[str]) -> Counter[str]:
+    if all(len(t) * 4 <= MAX_TERM_BYTES for t in counts):
+        return counts
+    out: Counter[str] = Counter()
+    for t, n in counts.items():
+        out[term_key(t)] += n
+    return out
+
+
+def _valid_name(name: object) -> bool:
+    try:
+        check_name(name)
+    except NeardupError:
+        return False
+    return True
+
+
 def check_name(name: object) -> str:
     """Validate a collection name: 1-200 characters, printable, not only spaces.
 
@@ -757,6 +876,35 @@ def content_hash(text_: str) -> bytes:
     return xxhash.xxh3_128_digest(text_.encode("utf-8", "surrogatepass"))
 
 
+def encode_text(text_: str) -> bytes:
+    """``nd_texts.body`` of a text: the format byte :data:`TEXT_FORMAT`, then zlib (level 1)
+    of its UTF-8 bytes (``surrogatepass``: lone surrogates survive the round trip)."""
+    raw = text_.encode("utf-8", "surrogatepass")
+    return bytes((TEXT_FORMAT,)) + zlib.compress(raw, _TEXT_LEVEL)
+
+
+def decode_text(body: bytes, *, expected_hash: bytes | None = None) -> str:
+    """The text of an ``nd_texts.body`` (:func:`encode_text`).
+
+    Args:
+        body: the stored bytes.
+        expected_hash: the document's ``content_hash``; checked when given.
+
+    Raises:
+        FormatError: empty, an unknown format byte, bad zlib data, or a hash mismatch.
+    """
+    if not body or body[0] != TEXT_FORMAT:
+        found = "no format byte" if not body else f"format byte {body[0]}"
+        raise FormatError(f"stored text: {found}, this neardup reads format {TEXT_FORMAT}")
+    try:
+        raw = zlib.decompress(body[1:])
+    except zlib.error as exc:
+        raise FormatError(f"stored text: corrupt zlib data ({exc})") from None
+    if expected_hash is not None and xxhash.xxh3_128_digest(raw) != expected_hash:
+        raise FormatError("stored text does not match the document's content hash")
+    return raw.decode("utf-8", "surrogatepass")
+
+
 def fingerprint_bytes(values: np.ndarray) -> bytes:
     """A fingerprint set as little-endian uint64 bytes (``nd_shingles.fingerprints``)."""
     return np.ascontiguousarray(values, dtype="<u8").tobytes()
@@ -779,8 +927,8 @@ def _document_row(collection_id: int, r: _Ready, now: datetime) -> dict[str, Any
     return {
         "collection_id": collection_id,
         "doc_id": r.doc.id,
-        "source": r.doc.source or "",
-        "title": _title(r.doc.text),
+        "source": scrub(r.doc.source or ""),
+        "title": scrub(_title(r.doc.text)),
         "content_hash": r.content_hash,
         "length": len(r.tokens),
         "added_at": now,

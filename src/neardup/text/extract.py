@@ -12,6 +12,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
+import time
+from collections.abc import Iterator
 from html.parser import HTMLParser
 
 from neardup.errors import ParameterError
@@ -165,6 +167,15 @@ def wiki_to_text(text: str) -> str:
     category links are removed; then ``strip_code()`` keeps link texts (or titles),
     external link titles, heading and table cell text, and drops comments and formatting.
 
+    mwparserfromhell's tokenizer is quadratic on unclosed constructs (``<div class="``,
+    ``{{a|``, ``[http://x y`` repeated: 36 KB of them take 12 s), so a text longer than
+    :data:`WIKI_BLOCK` characters is parsed in blocks of at most that size, cut at the last
+    blank line (else line break) where ``{{``/``}}`` and ``{|``/``|}`` are balanced, else
+    hard; and once the parsing budget of the text (:data:`WIKI_BUDGET_S` plus
+    :data:`WIKI_BUDGET_S_PER_MB` per million characters) is spent, the rest is reduced by
+    :func:`_plain_wiki` (linear regular expressions). Texts of ordinary pages
+    (balanced markup) parse well inside the budget, so only hostile input is affected.
+
     Args:
         text: wikitext.
 
@@ -173,13 +184,82 @@ def wiki_to_text(text: str) -> str:
     """
     import mwparserfromhell
 
-    try:
-        code = mwparserfromhell.parse(text)
-        _drop_wiki_nodes(code)
-        stripped = code.strip_code(normalize=True, collapse=True, keep_template_params=False)
-    except Exception:  # the parser is lenient; this is a last resort
-        return ""
-    return _tidy(stripped)
+    parts: list[str] = []
+    spent = 0.0
+    budget = WIKI_BUDGET_S + WIKI_BUDGET_S_PER_MB * len(text) / 1e6
+    for block, sep in _wiki_blocks(text, WIKI_BLOCK):
+        if spent > budget:
+            parts.append(_plain_wiki(block) + sep)
+            continue
+        t0 = time.perf_counter()
+        try:
+            code = mwparserfromhell.parse(block)
+            _drop_wiki_nodes(code)
+            stripped = code.strip_code(normalize=True, collapse=True, keep_template_params=False)
+        except Exception:  # the parser is lenient; this is a last resort
+            stripped = ""
+        spent += time.perf_counter() - t0
+        parts.append(stripped + sep)
+    return _tidy("".join(parts))
+
+
+#: Largest block of wikitext parsed at once, characters (see :func:`wiki_to_text`).
+WIKI_BLOCK = 8_000
+#: Parsing time per text after which the rest is reduced by regular expressions:
+#: ``WIKI_BUDGET_S + WIKI_BUDGET_S_PER_MB * characters / 1e6`` seconds (ordinary wikitext
+#: parses at about 6 MB/s, a sixth of that allowance).
+WIKI_BUDGET_S = 1.0
+WIKI_BUDGET_S_PER_MB = 1.0
+_BLOCK_BREAK = re.compile(r"\n[ \t]*\n")
+_WIKI_TEMPLATE = re.compile(r"\{\{[^{}]*\}\}")
+_WIKI_LINK = re.compile(r"\[\[(?:[^\[\]|]*\|)?([^\[\]]*)\]\]")
+_WIKI_EXTERNAL = re.compile(r"\[(?:https?|ftp|mailto):[^\s\]]*\s*([^\]]*)\]")
+_WIKI_TAG = re.compile(r"<[^<>]*>")
+_WIKI_FORMAT = re.compile(r"'{2,}|^=+|=+$|\{\||\|\}|^\|-?|^!|\{\{|\}\}|\[\[|\]\]", re.M)
+
+
+def _wiki_blocks(text: str, size: int) -> Iterator[tuple[str, str]]:
+    """Consecutive blocks of ``text`` of at most ``size`` characters with their separators:
+    ``(block, separator)``, ``"".join`` of both giving ``text`` back (see :func:`wiki_to_text`).
+    """
+    pos, n = 0, len(text)
+    while pos < n:
+        if n - pos <= size:
+            yield text[pos:], ""
+            return
+        cut, end = _wiki_cut(text, pos, pos + size)
+        yield text[pos:cut], text[cut:end]
+        pos = end
+
+
+def _wiki_cut(text: str, start: int, stop: int) -> tuple[int, int]:
+    """``(cut, resume)``: the block ``text[start:cut]`` ends at the last balanced blank line
+    (else line break, else ``stop``) before ``stop``; the separator ``text[cut:resume]``."""
+    window = text[start:stop]
+    for pattern in (_BLOCK_BREAK, re.compile(r"\n")):
+        best: tuple[int, int] | None = None
+        done = 0
+        balance = [0, 0]
+        for m in pattern.finditer(window):
+            piece = window[done : m.start()]
+            balance[0] += piece.count("{{") - piece.count("}}")
+            balance[1] += piece.count("{|") - piece.count("|}")
+            done = m.start()
+            if m.start() > 0 and balance == [0, 0]:
+                best = (start + m.start(), start + m.end())
+        if best is not None:
+            return best
+    return stop, stop
+
+
+def _plain_wiki(block: str) -> str:
+    """Cheap wikitext reduction (linear regexes) for text past the parsing budget."""
+    for _ in range(3):  # innermost templates first, a few levels deep
+        block = _WIKI_TEMPLATE.sub("", block)
+    block = _WIKI_LINK.sub(r"\1", block)
+    block = _WIKI_EXTERNAL.sub(r"\1", block)
+    block = _WIKI_TAG.sub("", block)
+    return _WIKI_FORMAT.sub("", block)
 
 
 def _drop_wiki_nodes(code) -> None:  # type: ignore[no-untyped-def]

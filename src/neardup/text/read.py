@@ -9,10 +9,12 @@ path or a bad parameter raises.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import gzip
 import json
 import os
+import re
 import sys
 import zlib
 from collections.abc import Iterator, Sequence
@@ -33,6 +35,7 @@ JSONL_SUFFIXES: tuple[str, ...] = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz
 CSV_SUFFIXES: tuple[str, ...] = (".csv",)
 _GZIP_ERRORS = (OSError, EOFError, zlib.error)
 _CHUNK = 1 << 20
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,9 +126,9 @@ def _iterate(
     for path in paths:
         if path.is_dir():
             for file, rel in _walk(path, glob):
-                yield from _read_file(file, rel, options)
+                yield from _read_file(file, scrub(rel), options)
         else:
-            yield from _read_file(path, path.name, options)
+            yield from _read_file(path, scrub(path.name), options)
 
 
 def _walk(root: Path, glob: str | None) -> Iterator[tuple[Path, str]]:
@@ -164,7 +167,7 @@ def _read_file(path: Path, doc_id: str, options: _Options) -> Iterator[Document 
 
 # -- one document a file ----------------------------------------------------------------
 def _read_document(path: Path, doc_id: str, options: _Options) -> Document | Skipped:
-    source = str(path)
+    source = scrub(str(path))
     limit = options.max_bytes
     try:
         size = path.stat().st_size
@@ -217,6 +220,7 @@ def _record(doc_id: str, source: str, text: object, options: _Options) -> Docume
     if not isinstance(text, str):
         what = "missing" if text is None else f"a {type(text).__name__}, not a string"
         return Skipped(doc_id, source, "unreadable", f"field {options.text_field!r} is {what}")
+    text = scrub(text)
     raw = len(text.encode("utf-8", errors="surrogatepass"))
     if raw > options.max_bytes:
         return Skipped(doc_id, source, "oversize", f"{raw} bytes > max_bytes={options.max_bytes}")
@@ -227,7 +231,7 @@ def _record(doc_id: str, source: str, text: object, options: _Options) -> Docume
 
 # -- JSONL --------------------------------------------------------------------------------
 def _read_jsonl(path: Path, base: str, options: _Options) -> Iterator[Document | Skipped]:
-    source = str(path)
+    source = scrub(str(path))
     try:
         opener = gzip.open if path.name.lower().endswith(".gz") else open
         with opener(path, "rb") as f:
@@ -240,12 +244,13 @@ def _jsonl_records(
     f: IO[bytes], path: Path, base: str, options: _Options
 ) -> Iterator[Document | Skipped]:
     lineno = 0
+    where = scrub(str(path))
     while True:
         line = f.readline(options.max_bytes + 2)  # a line, its "\n" and one byte more
         if not line:
             return
         lineno += 1
-        fallback_id, source = f"{base}:{lineno}", f"{path}:{lineno}"
+        fallback_id, source = f"{base}:{lineno}", f"{where}:{lineno}"
         if len(line.rstrip(b"\r\n")) > options.max_bytes:
             if not line.endswith(b"\n"):
                 _skip_rest_of_line(f)
@@ -269,7 +274,7 @@ def _jsonl_record(
     line: bytes, fallback_id: str, source: str, options: _Options
 ) -> Document | Skipped:
     try:
-        obj = json.loads(line)
+        obj = json.loads(line.removeprefix(codecs.BOM_UTF8))
     except UnicodeDecodeError as exc:
         return Skipped(fallback_id, source, "undecodable", f"not UTF-8: {exc}")
     except ValueError as exc:
@@ -283,12 +288,22 @@ def _jsonl_record(
 def _record_id(value: object, fallback: str) -> str:
     if value is None or (isinstance(value, str) and not value.strip()):
         return fallback
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return scrub(value) if isinstance(value, str) else scrub(json.dumps(value, ensure_ascii=False))
+
+
+def scrub(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD.
+
+    JSON escapes (``"\\ud800"``) and undecodable file-name bytes (``os.walk``'s
+    ``surrogateescape``) give strings no UTF-8 writer or database accepts; a document keeps
+    its text with U+FFFD in their place, as a decoder with ``errors="replace"`` would.
+    """
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
 
 
 # -- CSV ------------------------------------------------------------------------------------
 def _read_csv(path: Path, base: str, options: _Options) -> Iterator[Document | Skipped]:
-    source = str(path)
+    source = scrub(str(path))
     _raise_field_size_limit(options.max_bytes)
     try:
         with open(path, encoding="utf-8-sig", newline="") as f:
@@ -310,20 +325,21 @@ def _csv_records(
     f: IO[str], path: Path, base: str, options: _Options
 ) -> Iterator[Document | Skipped]:
     reader = csv.DictReader(f)
+    where = scrub(str(path))
     try:
         fields = reader.fieldnames
     except csv.Error as exc:
-        yield Skipped(base, str(path), "unreadable", f"bad CSV header: {exc}")
+        yield Skipped(base, scrub(str(path)), "unreadable", f"bad CSV header: {exc}")
         return
     if fields is None:
         return
     if options.text_field not in fields:
         detail = f"no column {options.text_field!r} in the header {fields!r}"
-        yield Skipped(base, str(path), "unreadable", detail)
+        yield Skipped(base, scrub(str(path)), "unreadable", detail)
         return
     while True:
         lineno = reader.line_num + 1
-        fallback_id, source = f"{base}:{lineno}", f"{path}:{lineno}"
+        fallback_id, source = f"{base}:{lineno}", f"{where}:{lineno}"
         try:
             row = next(reader)
         except StopIteration:

@@ -1,0 +1,115 @@
+"""Side-by-side view of a checked document and a stored one, shared passages marked.
+
+The passages come from :func:`neardup.matched_passages` (greedy string tiling on word
+shingles); this module only cuts both texts into plain and marked segments for the
+templates, which escape them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from neardup.errors import check_int
+from neardup.passages import Passage, matched_passages
+
+#: Characters of each text shown at most (longer texts are cut, and say so).
+MAX_SHOWN = 200_000
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A piece of a shown text.
+
+    Attributes:
+        text: the characters (raw; the template escapes them).
+        passage: 1-based number of the shared passage it belongs to, or 0 for plain text.
+    """
+
+    text: str
+    passage: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SideBySide:
+    """Both texts of a pair cut into segments, passage ``k`` marked ``k`` on both sides.
+
+    Attributes:
+        query: segments of the checked document.
+        stored: segments of the stored document.
+        passages: number of shared passages.
+        shared_chars: characters of the checked document inside a passage.
+        query_cut, stored_cut: the text was longer than :data:`MAX_SHOWN` and is cut.
+    """
+
+    query: tuple[Segment, ...]
+    stored: tuple[Segment, ...]
+    passages: int
+    shared_chars: int
+    query_cut: bool = False
+    stored_cut: bool = False
+
+
+def side_by_side(
+    query: str, stored: str, *, shingle_size: int = 5, max_shown: int = MAX_SHOWN
+) -> SideBySide:
+    """The shared passages of ``query`` and ``stored``, marked in both texts.
+
+    Args:
+        query: the checked document's text.
+        stored: the stored document's text.
+        shingle_size: words per shingle (the shortest passage), 1-64.
+        max_shown: characters of each text kept for display, >= 1.
+
+    Returns:
+        :class:`SideBySide`; passages are numbered in the checked document's order.
+
+    Raises:
+        ParameterError: ``shingle_size`` or ``max_shown`` out of range.
+    """
+    limit = check_int("max_shown", max_shown, low=1)
+    found = matched_passages(query, stored, shingle_size=shingle_size)
+    numbered = list(enumerate(found, start=1))
+    q_spans = [(p.a_start, p.a_end, k) for k, p in numbered]
+    s_spans = sorted((p.b_start, p.b_end, k) for k, p in numbered)
+    return SideBySide(
+        query=tuple(segments(query[:limit], _clip(q_spans, limit))),
+        stored=tuple(segments(stored[:limit], _clip(s_spans, limit))),
+        passages=len(found),
+        shared_chars=_covered(found),
+        query_cut=len(query) > limit,
+        stored_cut=len(stored) > limit,
+    )
+
+
+def segments(text: str, spans: Sequence[tuple[int, int, int]]) -> list[Segment]:
+    """``text`` cut at ``spans``: plain segments between marked ones.
+
+    Args:
+        text: the text.
+        spans: ``(start, end, passage)`` with ``[start, end)`` character offsets, sorted by
+            start and not overlapping; ``passage`` >= 1.
+
+    Returns:
+        Segments whose texts concatenate to ``text``.
+    """
+    out: list[Segment] = []
+    pos = 0
+    for start, end, k in spans:
+        if start < pos or end <= start:
+            continue
+        if start > pos:
+            out.append(Segment(text[pos:start]))
+        out.append(Segment(text[start:end], k))
+        pos = end
+    if pos < len(text):
+        out.append(Segment(text[pos:]))
+    return out
+
+
+def _clip(spans: list[tuple[int, int, int]], limit: int) -> list[tuple[int, int, int]]:
+    return [(s, min(e, limit), k) for s, e, k in spans if s < limit]
+
+
+def _covered(found: list[Passage]) -> int:
+    return sum(p.a_end - p.a_start for p in found)

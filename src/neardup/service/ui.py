@@ -1,0 +1,386 @@
+"""The web UI of seed 004 (§5, Fig. 4-7): the crawl queue, document checks, collection stats.
+
+Pages (HTML, server-rendered with Jinja2, autoescaped; not in the OpenAPI schema):
+
+* ``GET /``: the queue: every library's address, stage, pages found and fetched, documents
+  added, updated live (``/static/app.js`` polls ``GET /queue/live`` every second); forms
+  to add a library (address, clarifications, collection) and to stop, resume or remove one;
+* ``GET /check``, ``POST /check``: check a pasted text or an uploaded file against a
+  library's collection: "No duplicates", or the duplicates with their scores and the
+  shared passages marked side by side (:mod:`neardup.service.highlight`);
+* ``GET /collections`` and ``GET /collections/{name}`` answer a browser (``Accept:
+  text/html``) with the collection list and the stats page, and API clients with JSON as
+  before (:func:`neardup.service.web.wants_html`).
+
+Every form is a plain ``POST`` answered with a redirect (303) or with the page and its
+error, so the UI works without JavaScript; the script only adds live progress, a
+confirmation before removal and scrolling between matched passages.
+
+Write forms (add, stop, resume, remove) need the service's API token when one is configured:
+a "API token" field in the form; once accepted it is kept in an ``HttpOnly``,
+``SameSite=Strict`` cookie (``neardup_token``) for the next forms. Checks are open, as in the
+JSON API.
+"""
+
+from __future__ import annotations
+
+import hmac
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
+
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+
+from neardup.errors import InputError, NeardupError
+from neardup.methods.registry import method_class, method_names
+from neardup.service import web
+from neardup.service.highlight import SideBySide, side_by_side
+from neardup.service.sources import SourceFetcher, StoredText, stored_texts
+from neardup.store import CheckResult, Store
+from neardup.store.errors import CollectionNotFound
+
+if TYPE_CHECKING:
+    from neardup.crawl import CrawlQueue, Dispatcher, LibraryStatus
+
+COOKIE = "neardup_token"
+ACTIVE = ("link search", "pattern detection", "in work")
+#: Matches shown side by side (the others are listed with their scores).
+SIDE_BY_SIDE = 5
+_SPLIT = re.compile(r"[,\n\r]+")
+
+
+@dataclass(slots=True)
+class UiState:
+    """What the pages work on.
+
+    Attributes:
+        store: the collection store.
+        queue: the crawl queue.
+        dispatcher: the running dispatcher (``None``: crawling is off in this process).
+        token: the API token write forms need, or ``None``.
+        fetcher: fetches sources again for the side-by-side view (``None``: off).
+        max_body_bytes: the upload limit, shown on the check page.
+    """
+
+    store: Store
+    queue: CrawlQueue
+    dispatcher: Dispatcher | None
+    token: str | None
+    fetcher: SourceFetcher | None
+    max_body_bytes: int
+    methods: tuple[str, ...] = field(default_factory=method_names)
+
+
+def install(api: FastAPI, state: UiState) -> None:
+    """Mount ``/static`` and add the UI pages to ``api``."""
+    api.mount("/static", StaticFiles(directory=web.STATIC), name="static")
+    _queue_routes(api, state)
+    _check_routes(api, state)
+
+
+# -- queue ----------------------------------------------------------------------------------
+def _queue_routes(api: FastAPI, state: UiState) -> None:
+    @api.get("/", include_in_schema=False)
+    async def queue_page(request: Request) -> HTMLResponse:
+        return await _queue_page(request, state)
+
+    @api.get("/queue/live", include_in_schema=False)
+    async def queue_live(request: Request) -> HTMLResponse:
+        libraries = await run_in_threadpool(state.queue.libraries)
+        return web.fragment("_queue_live.html", **_queue_context(state, libraries))
+
+    @api.post("/queue/add", include_in_schema=False)
+    async def queue_add(request: Request) -> Response:
+        form = await request.form()
+        values = {k: str(form.get(k, "")) for k in ("url", "clarifications", "collection")}
+        denied = _check_token(state, request, form)
+        if denied:
+            return await _queue_page(request, state, 401, error=denied, values=values)
+        try:
+            added = await run_in_threadpool(_add_library, state.queue, values)
+        except NeardupError as exc:
+            return await _queue_page(request, state, _status(exc), error=str(exc), values=values)
+        if state.dispatcher is not None:
+            state.dispatcher.wake()
+        return _redirect(request, state, form, "/", done="added", id=added.id)
+
+    @api.post("/token", include_in_schema=False)
+    async def remember_token(request: Request) -> Response:
+        form = await request.form()
+        nxt = str(form.get("next", "/"))
+        if not nxt.startswith("/") or nxt.startswith("//"):
+            nxt = "/"
+        denied = _check_token(state, request, form)
+        if denied or not str(form.get("token", "")):
+            return await _queue_page(request, state, 401, error=denied or "enter the token")
+        return _redirect(request, state, form, nxt)
+
+    for action in ("stop", "resume", "remove"):
+        _queue_action(api, state, action)
+
+
+def _queue_action(api: FastAPI, state: UiState, action: str) -> None:
+    async def run(library_id: int, request: Request) -> Response:
+        form = await request.form()
+        denied = _check_token(state, request, form)
+        if denied:
+            return await _queue_page(request, state, 401, error=denied)
+        try:
+            await run_in_threadpool(getattr(state.queue, action), library_id)
+        except NeardupError as exc:
+            return await _queue_page(request, state, _status(exc), error=str(exc))
+        if action == "resume" and state.dispatcher is not None:
+            state.dispatcher.wake()
+        done = {"stop": "stopped", "resume": "resumed", "remove": "removed"}[action]
+        return _redirect(request, state, form, "/", done=done, id=library_id)
+
+    api.add_api_route(
+        f"/queue/{{library_id}}/{action}",
+        run,
+        methods=["POST"],
+        include_in_schema=False,
+        name=f"queue_{action}",
+    )
+
+
+def _add_library(queue: CrawlQueue, values: Mapping[str, str]) -> LibraryStatus:
+    url = values["url"].strip()
+    if not url:
+        raise InputError("enter the library's home page address")
+    clarifications = [c.strip() for c in _SPLIT.split(values["clarifications"]) if c.strip()]
+    collection = values["collection"].strip() or None
+    return queue.add(url, clarifications, collection=collection)
+
+
+async def _queue_page(
+    request: Request,
+    state: UiState,
+    status: int = 200,
+    *,
+    error: str = "",
+    values: Mapping[str, str] | None = None,
+) -> HTMLResponse:
+    libraries = await run_in_threadpool(state.queue.libraries)
+    return web.render(
+        request,
+        "queue.html",
+        status,
+        form_error=error if values is not None else "",
+        banner_error=error if values is None else "",
+        values=values or {"url": "", "clarifications": "", "collection": ""},
+        notice=_notice(request),
+        need_token=_need_token(state, request),
+        crawling=state.dispatcher is not None,
+        **_queue_context(state, libraries),
+    )
+
+
+def _queue_context(state: UiState, libraries: list[LibraryStatus]) -> dict[str, Any]:
+    running = [lib for lib in libraries if lib.stage in ACTIVE]
+    waiting = [lib for lib in libraries if lib.stage == "queued"]
+    return {
+        "libraries": libraries,
+        "running": running,
+        "waiting": waiting,
+        "active_stages": ACTIVE,
+    }
+
+
+def _notice(request: Request) -> str:
+    done = request.query_params.get("done", "")
+    ident = request.query_params.get("id", "")
+    if done not in ("added", "stopped", "resumed", "removed") or not ident.isdigit():
+        return ""
+    return f"Library #{ident} {done}" + (" to the queue." if done == "added" else ".")
+
+
+# -- check ----------------------------------------------------------------------------------
+def _check_routes(api: FastAPI, state: UiState) -> None:
+    @api.get("/check", include_in_schema=False)
+    async def check_form(request: Request) -> HTMLResponse:
+        chosen = request.query_params.get("collection", "")
+        return await _check_page(request, state, chosen=chosen)
+
+    @api.get("/check/about", include_in_schema=False)
+    async def check_about(request: Request) -> HTMLResponse:
+        chosen = request.query_params.get("collection", "")
+        about = await run_in_threadpool(_about, state, chosen)
+        return web.fragment("_about.html", about=about)
+
+    @api.post("/check", include_in_schema=False)
+    async def check_submit(request: Request) -> HTMLResponse:
+        form = await request.form()
+        chosen = str(form.get("collection", ""))
+        pasted = str(form.get("text", ""))
+        try:
+            text = await _submitted_text(pasted, form.get("file"))
+            result = await run_in_threadpool(state.store.check, chosen, text, limit=50)
+        except NeardupError as exc:
+            return await _check_page(
+                request, state, _status(exc), chosen=chosen, text=pasted, error=str(exc)
+            )
+        views = await _side_by_side(state, result, text)
+        return await _check_page(
+            request, state, chosen=chosen, text=pasted, result=result, views=views
+        )
+
+
+async def _submitted_text(pasted: str, upload: object) -> str:
+    """The pasted text, or the uploaded file's clean text when a file was chosen."""
+    from neardup.service.api import upload_text
+
+    if isinstance(upload, UploadFile) and upload.filename:
+        if pasted.strip():
+            raise InputError("paste a text or choose a file, not both")
+        return await run_in_threadpool(upload_text, upload)
+    if not pasted.strip():
+        raise InputError("paste the document's text or choose a file")
+    return pasted
+
+
+@dataclass(frozen=True, slots=True)
+class MatchView:
+    """One duplicate as shown: where its text came from and the marked texts (or ``None``)."""
+
+    stored: StoredText
+    pair: SideBySide | None
+
+
+async def _side_by_side(state: UiState, result: CheckResult, text: str) -> list[MatchView]:
+    shown = list(result.matches[:SIDE_BY_SIDE])
+    texts = await stored_texts(state.store, result.collection, shown, state.fetcher)
+    views: list[MatchView] = []
+    for st in texts:
+        pair = None
+        if st.text is not None:
+            pair = await run_in_threadpool(side_by_side, text, st.text)
+        views.append(MatchView(st, pair))
+    return views
+
+
+async def _check_page(
+    request: Request,
+    state: UiState,
+    status: int = 200,
+    *,
+    chosen: str = "",
+    text: str = "",
+    error: str = "",
+    result: CheckResult | None = None,
+    views: list[MatchView] | None = None,
+) -> HTMLResponse:
+    options = await run_in_threadpool(_options, state)
+    names = [o["name"] for o in options]
+    if chosen not in names:
+        chosen = names[0] if names else ""
+    about = await run_in_threadpool(_about, state, chosen) if chosen else None
+    return web.render(
+        request,
+        "check.html",
+        status,
+        options=options,
+        chosen=chosen,
+        text=text,
+        error=error,
+        result=result,
+        views=views or [],
+        about=about,
+        max_upload=state.max_body_bytes,
+    )
+
+
+def _options(state: UiState) -> list[dict[str, str]]:
+    """Collections to check against, libraries first (labelled with their address)."""
+    by_collection = {lib.collection: lib for lib in state.queue.libraries()}
+    out: list[dict[str, str]] = []
+    for info in state.store.collections():
+        lib = by_collection.get(info.name)
+        label = f"{lib.url} ({info.name})" if lib else info.name
+        out.append({"name": info.name, "label": label, "group": "lib" if lib else "col"})
+    out.sort(key=lambda o: (o["group"] != "lib", o["label"]))
+    return out
+
+
+# -- collection pages -------------------------------------------------------------------------
+def _about(state: UiState, name: str) -> dict[str, Any] | None:
+    """Stats of a collection and its library (``None`` when there is no such collection)."""
+    try:
+        stats = state.store.stats(name)
+    except CollectionNotFound:
+        return None
+    libraries = [lib for lib in state.queue.libraries() if lib.collection == name]
+    lexical = bool(getattr(method_class(stats["method"]), "needs_fit", False))
+    return {"stats": stats, "libraries": libraries, "lexical": lexical}
+
+
+async def collection_page(request: Request, state: UiState, name: str) -> HTMLResponse:
+    """The stats page of collection ``name`` (404 page when it does not exist)."""
+    about = await run_in_threadpool(_about, state, name)
+    if about is None:
+        return web.render(request, "missing.html", 404, name=name)
+    return web.render(request, "collection.html", name=name, about=about)
+
+
+async def collections_page(request: Request, state: UiState) -> HTMLResponse:
+    """All collections with their method, documents and library."""
+
+    def rows() -> list[dict[str, Any]]:
+        out = []
+        for info in state.store.collections():
+            about = _about(state, info.name)
+            if about is not None:
+                out.append(about)
+        return out
+
+    return web.render(request, "collections.html", rows=await run_in_threadpool(rows))
+
+
+# -- token ------------------------------------------------------------------------------------
+def _need_token(state: UiState, request: Request) -> bool:
+    """True when a token is configured and the browser's cookie does not hold it."""
+    if state.token is None:
+        return False
+    return not _same(request.cookies.get(COOKIE, ""), state.token)
+
+
+def _check_token(state: UiState, request: Request, form: Mapping[str, Any]) -> str:
+    """``""`` when the write is allowed, else the message to show."""
+    if state.token is None:
+        return ""
+    given = str(form.get("token", "") or request.cookies.get(COOKIE, ""))
+    if _same(given, state.token):
+        return ""
+    return "API token missing or wrong: enter the token the service was started with."
+
+
+def _same(given: str, token: str) -> bool:
+    return hmac.compare_digest(given.encode(), token.encode())
+
+
+def _redirect(
+    request: Request, state: UiState, form: Mapping[str, Any], path: str, **query: Any
+) -> RedirectResponse:
+    resp = RedirectResponse(f"{path}?{urlencode(query)}" if query else path, status_code=303)
+    given = str(form.get("token", ""))
+    if state.token is not None and given and _same(given, state.token):
+        resp.set_cookie(
+            COOKIE,
+            given,
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+            path="/",
+        )
+    return resp
+
+
+def _status(exc: NeardupError) -> int:
+    from neardup.service.problems import status_of
+
+    return status_of(exc)

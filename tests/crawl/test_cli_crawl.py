@@ -1,0 +1,113 @@
+"""``neardup crawl``: kill -9 mid-crawl and run again; exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from crawl._helpers import doc_ids
+from fake_library import serve_library
+from neardup.cli.main import app
+from neardup.crawl import CrawlQueue, CrawlSettings
+from neardup.store import Store
+from neardup.store.errors import CollectionNotFound
+
+NEARDUP = [sys.executable, "-c", "from neardup.cli.main import run; run()"]
+WAIT_S = 120.0
+
+
+def documents(db: str, name: str) -> int:
+    with Store(db) as store:
+        try:
+            return int(store.stats(name)["documents"])
+        except CollectionNotFound:
+            return 0
+
+
+def test_kill_9_mid_crawl_resumes_without_refetching(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'crawl.db'}"
+    with serve_library(n_articles=90) as site:
+        args = [*NEARDUP, "crawl", site.base_url, "--clarification", "post"]
+        args += ["--collection", "lib", "--db", db, "--allow-private", "--retries", "1"]
+        proc = subprocess.Popen([*args, "--delay", "0.02", "--quiet"], env={**os.environ})
+        deadline = time.monotonic() + WAIT_S
+        try:
+            while documents(db, "lib") < 25:
+                assert proc.poll() is None, "the crawl ended before it could be killed"
+                assert time.monotonic() < deadline, "no progress"
+                time.sleep(0.05)
+        finally:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=60)
+        assert proc.returncode == -signal.SIGKILL
+
+        mark = len(site.requests())
+        with Store(db) as store:
+            queue = CrawlQueue(store, CrawlSettings(allow_private=True))
+            (lib,) = queue.libraries()
+            assert lib.stage == "in work"  # the killed run left it running
+            finished = {p.url for p in queue.pages(lib.id, "collected") if p.document}
+            stored_before = set(doc_ids(store, "lib"))
+            queue.close()
+        assert len(finished) >= 20
+        assert finished <= stored_before  # a page is collected only after its document
+
+        done = subprocess.run(
+            [*args, "--delay", "0", "--json"], capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode == 0, done.stderr
+        report = json.loads(done.stdout)
+        assert report["stage"] == "done"
+        assert report["pattern"] == site.pattern
+        assert [p["url"] for p in report["failed_pages"]] == [site.broken_url]
+
+        after = Counter(site.requests()[mark:])
+        refetched = [u for u in finished if after[u.removeprefix(site.base_url)]]
+        assert refetched == []  # nothing finished before the kill was fetched again
+        with Store(db) as store:
+            ids = doc_ids(store, "lib")
+            queue = CrawlQueue(store, CrawlSettings(allow_private=True))
+            assert queue.pages(lib.id, "reserved") == []
+            queue.close()
+        assert sorted(ids) == sorted(site.articles)  # each article stored exactly once
+
+
+def test_exit_codes(tmp_path: Path) -> None:
+    runner = CliRunner()
+    db = f"sqlite:///{tmp_path / 'codes.db'}"
+    refused = runner.invoke(app, ["crawl", "http://10.0.0.1/", "-c", "post", "--db", db])
+    assert refused.exit_code == 1
+    assert "10.0.0.1 is a private address" in refused.output
+    local = runner.invoke(app, ["crawl", "file:///etc/passwd", "-c", "post", "--db", db])
+    assert local.exit_code == 1
+    assert "scheme file:// is not allowed" in local.output
+    bad = runner.invoke(app, ["crawl", "http://example.org/", "-c", "post", "--delay", "-1"])
+    assert bad.exit_code == 2
+    assert "delay=-1.0 is not allowed" in bad.output
+    missing = runner.invoke(app, ["crawl", "http://example.org/", "--db", db])
+    assert missing.exit_code == 2
+
+
+def test_crawl_command_reports(tmp_path: Path) -> None:
+    runner = CliRunner()
+    db = f"sqlite:///{tmp_path / 'small.db'}"
+    with serve_library(n_articles=20, numbered=False) as site:
+        args = ["crawl", site.base_url, "-c", "post", "--db", db, "--allow-private"]
+        result = runner.invoke(app, [*args, "--delay", "0", "--retries", "0"])
+        assert result.exit_code == 0, result.output
+        assert "documents added" in result.output
+        assert f"failed page {site.broken_url}: HTTP 500" in result.output
+        # without retries the page that answers 503 once is lost (and reported)
+        assert f"failed page {site.flaky_url}: HTTP 503 (1 attempt)" in result.output
+        with Store(db) as store:
+            name = site.base_url.removeprefix("http://").replace(":", "-")
+            expected = set(site.articles) - {site.flaky_url}
+            assert sorted(doc_ids(store, name)) == sorted(expected)
