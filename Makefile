@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint audit bench clean
 
 $(BIN)/neardup: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,11 @@ lint: $(VENV)/.dev
 
 test: lint
 	$(BIN)/python -m pytest
+
+# Known vulnerabilities in the installed dependencies (pip-audit; fatal when found,
+# a warning when the vulnerability service cannot be reached). See .ci/audit.py.
+audit: $(VENV)/.dev
+	$(BIN)/python .ci/audit.py
 
 bench: $(VENV)/.dev
 	$(PIP) install --quiet -e '.[bench]'

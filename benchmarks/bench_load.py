@@ -23,7 +23,7 @@ For each database (a SQLite file under ``/work/load-db/``, a dedicated PostgreSQ
    PostgreSQL backends, and the load average at start and end (the machine is shared);
 5. stops the server, removes the documents the run added (the collection stays at
    ``--docs``), prints a markdown table and merges the rows into ``--out`` (one row per
-   database, the newest run wins).
+   database, traffic mode and worker count; the newest run wins).
 
 Corpus: ``bash ../shared/data/bench-corpus.sh /work/bench-corpus 100000``.
 Usage: ``python benchmarks/bench_load.py --db both --duration 120 --concurrency 16``;
@@ -55,6 +55,7 @@ from urllib.parse import quote
 import httpx
 import numpy as np
 import psutil
+from sqlalchemy.engine import make_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_collections import load
@@ -75,7 +76,6 @@ def ensure_pg_database(url: str) -> None:
     """Create the PostgreSQL database named in ``url`` if it does not exist (connecting to
     the ``test`` database of the same server)."""
     import psycopg
-    from sqlalchemy.engine import make_url
 
     u = make_url(url)
     admin = f"postgresql://{u.username or 'postgres'}@{u.host}:{u.port or 5432}/{PG_ADMIN_DB}"
@@ -452,13 +452,29 @@ def cpu_seconds(procs: list[psutil.Process]) -> float:
     return total
 
 
-def postgres_processes() -> list[psutil.Process]:
-    """Every process named ``postgres`` (the server and its backends)."""
-    out = []
-    for p in psutil.process_iter(["name"]):
-        if p.info["name"] == "postgres":
-            out.append(p)
+def postgres_cpu(database: str) -> dict[int, float]:
+    """CPU seconds of the PostgreSQL server by pid: the postmaster with the backends it has
+    reaped (``children_*``: backends that ended, of every database), and each live backend
+    connected to ``database`` (other databases' live backends are left out)."""
+    out = {}
+    for p in psutil.process_iter(["name", "cmdline", "ppid"]):
+        with contextlib.suppress(psutil.Error):
+            if p.info["name"] != "postgres":
+                continue
+            title = " ".join(p.info["cmdline"] or [])
+            t = p.cpu_times()
+            if p.info["ppid"] == 1 or not title.startswith("postgres:"):  # the postmaster
+                out[p.pid] = t.user + t.system + t.children_user + t.children_system
+            elif f" {database} " in title:
+                out[p.pid] = t.user + t.system
     return out
+
+
+def cpu_delta(before: dict[int, float], after: dict[int, float]) -> float:
+    """CPU seconds used between two :func:`postgres_cpu` snapshots (a backend that ended
+    meanwhile is counted by the postmaster's reaped-children time; one that started counts
+    from zero)."""
+    return sum(v - before.get(pid, 0.0) for pid, v in after.items())
 
 
 # -- statistics -------------------------------------------------------------------------------
@@ -509,14 +525,15 @@ def run_db(db: str, url: str, pools: Pools, args: Any, build: dict[str, Any]) ->
         print(f"[{db}] server up: {' '.join(server.command)}", file=sys.stderr, flush=True)
         specs = client_specs(server.base_url, build["collection"], run_id, args)
         srv_procs = server.processes()
-        pg_procs = postgres_processes() if db == "postgresql" else []
+        pg_db = make_url(url).database if db == "postgresql" else None
         load0 = os.getloadavg()
         sys0 = psutil.cpu_times()
-        srv0, pg0 = cpu_seconds(srv_procs), cpu_seconds(pg_procs)
+        srv0, pg0 = cpu_seconds(srv_procs), postgres_cpu(pg_db) if pg_db else {}
         t0 = time.perf_counter()
         results = run_clients(specs, pools)
         wall = time.perf_counter() - t0
-        srv1, pg1 = cpu_seconds(srv_procs), cpu_seconds(pg_procs + postgres_processes())
+        srv1 = cpu_seconds(srv_procs)
+        pg_s = cpu_delta(pg0, postgres_cpu(pg_db)) if pg_db else 0.0
         sys1 = psutil.cpu_times()
         load1 = os.getloadavg()
         rss = sum(p.memory_info().rss for p in srv_procs if p.is_running())
@@ -525,7 +542,9 @@ def run_db(db: str, url: str, pools: Pools, args: Any, build: dict[str, Any]) ->
     samples = [s for r in results for s in r.samples]
     added = [i for r in results for i in r.added_ids]
     busy = (sum(sys1) - sys1.idle - sys1.iowait) - (sum(sys0) - sys0.idle - sys0.iowait)
+    mode = f"open {args.rate:g}/s" if args.rate else f"closed c={args.concurrency}"
     row = {
+        "label": f"{db}, {mode}, {args.workers} worker(s)",
         "db": db,
         "url": url,
         "server_command": " ".join(server.command),
@@ -545,16 +564,14 @@ def run_db(db: str, url: str, pools: Pools, args: Any, build: dict[str, Any]) ->
             "wall_s": round(wall, 1),
             "server_s": round(srv1 - srv0, 1),
             "clients_s": round(sum(r.cpu_s for r in results), 1),
-            "postgres_s": round(pg1 - pg0, 1) if db == "postgresql" else None,
+            "postgres_s": round(pg_s, 1) if pg_db else None,
             "machine_busy_s": round(busy, 1),
             "cores": psutil.cpu_count(),
             "server_rss_mb": round(rss / 2**20),
             "ms_per_request": {
                 "server": round(1000 * (srv1 - srv0) / max(1, len(samples)), 2),
                 "clients": round(1000 * sum(r.cpu_s for r in results) / max(1, len(samples)), 2),
-                "postgres": round(1000 * (pg1 - pg0) / max(1, len(samples)), 2)
-                if db == "postgresql"
-                else None,
+                "postgres": round(1000 * pg_s / max(1, len(samples)), 2) if pg_db else None,
             },
         },
         "loadavg_start": [round(x, 2) for x in load0],
@@ -602,9 +619,9 @@ def run_clients(specs: list[ClientSpec], pools: Pools) -> list[ClientResult]:
 def table(rows: list[dict[str, Any]]) -> str:
     """A markdown table: one line per database and operation."""
     head = (
-        "| db | op | req/s | p50 ms | p95 ms | p99 ms | max ms | errors | timeouts |"
-        " server CPU | client CPU | PG CPU | load avg start→end |\n"
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n"
+        "| db | traffic | workers | op | req/s | p50 ms | p95 ms | p99 ms | max ms | errors |"
+        " timeouts | server CPU | client CPU | PG CPU | load avg start→end |\n"
+        "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n"
     )
     lines = []
     for r in rows:
@@ -617,7 +634,8 @@ def table(rows: list[dict[str, Any]]) -> str:
         for op in ("check", "add", "all"):
             o = r["ops"][op]
             lines.append(
-                f"| {r['db']} | {op} | {o['ok_per_s']} | {o['p50_ms']} | {o['p95_ms']} | "
+                f"| {r['db']} | {r['label'].split(', ')[1]} | {r['workers']} | {op} | "
+                f"{o['ok_per_s']} | {o['p50_ms']} | {o['p95_ms']} | "
                 f"{o['p99_ms']} | {o['max_ms']} | {o['errors']} | {o['timeouts']} | "
                 f"{share('server_s')} | {share('clients_s')} | {share('postgres_s')} | "
                 f"{r['loadavg_start'][0]}→{r['loadavg_end'][0]} |"
@@ -626,13 +644,15 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 
 def write_results(path: Path, rows: list[dict[str, Any]], meta: dict[str, Any]) -> None:
-    """Merge ``rows`` into ``path`` (one row per database; these replace older ones)."""
+    """Merge ``rows`` into ``path`` (one row per database, mode and workers: a new run
+    replaces the older one with the same ``label``)."""
     old: dict[str, Any] = {}
     if path.exists():
         with contextlib.suppress(ValueError):
             old = json.loads(path.read_text())
-    keep = [r for r in old.get("runs", []) if r["db"] not in {x["db"] for x in rows}]
-    runs = sorted(keep + rows, key=lambda r: r["db"])
+    new = {x["label"] for x in rows}
+    keep = [r for r in old.get("runs", []) if r.get("label", r["db"]) not in new]
+    runs = sorted(keep + rows, key=lambda r: r.get("label", r["db"]))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"meta": meta, "runs": runs}, indent=2) + "\n")
 

@@ -178,9 +178,13 @@ def _one_worker(
             finished = True
             continue
         tally.cases += 1
+        if tally.cases % 1000 == 0:
+            print(f"  {name}: {tally.cases} cases", file=sys.stderr, flush=True)
         if row["kind"] != "ok":
             setattr(tally, _FIELD[row["kind"]], getattr(tally, _FIELD[row["kind"]]) + 1)
             tally.failures.append(row)
+            print(f"  {name}: {row['kind']}: {row.get('detail', '')[:2000]}\n  input: "
+                  f"{row.get('input', '')[:1500]}", file=sys.stderr, flush=True)  # fmt: skip
     code = proc.wait()
     err = proc.stderr.read() if proc.stderr else ""
     if not finished and code not in (0, -9):

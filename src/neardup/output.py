@@ -3,6 +3,9 @@
 Every file is written to a temporary name in the same directory and renamed into place
 (atomic on POSIX), and ``summary.json`` is written only after all the others: a directory
 with a ``summary.json`` holds a complete result; one without it holds none that is claimed.
+A job killed while writing leaves at most hidden temporary files (``.pairs.jsonl.XXXX``);
+the next write into the directory removes them. Two jobs must not write one directory at
+the same time.
 """
 
 from __future__ import annotations
@@ -31,17 +34,40 @@ def write_result(result: DedupResult, out_dir: str | os.PathLike[str]) -> Path:
     Raises:
         OSError: the directory cannot be created or written.
     """
-    out = Path(out_dir)
+    out = Path(out_dir).resolve()  # "a/../out" is out: no stray "a" made by mkdir(parents)
     out.mkdir(parents=True, exist_ok=True)
     stale = out / "summary.json"
     if stale.exists():
         stale.unlink()  # the old result is no longer claimed complete
+    _remove_temporaries(out)
     _write_jsonl(out / "pairs.jsonl", (p.as_dict() for p in result.pairs))
     _write_jsonl(out / "clusters.jsonl", result.cluster_rows())
     _write_jsonl(out / "dropped.jsonl", (d.as_dict() for d in result.dropped))
     _write_jsonl(out / "skipped.jsonl", (s.as_dict() for s in result.skipped))
     _atomic_write(out / "summary.json", _json(result.summary, indent=2) + "\n")
+    _fsync_dir(out)
     return out
+
+
+def _remove_temporaries(out: Path) -> None:
+    """Temporary files a killed job left behind (``.NAME.XXXXXXXX``, see :func:`_atomic_write`)."""
+    for name in (*FILES, "summary.json"):
+        for tmp in out.glob(f".{name}.*"):
+            tmp.unlink(missing_ok=True)
+
+
+def _fsync_dir(path: Path) -> None:
+    """Make the renames in ``path`` durable (POSIX; a no-op where directories cannot be opened)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> None:

@@ -2,10 +2,12 @@
 
 * Errors: a case may raise only the documented :class:`~neardup.errors.NeardupError` family
   (:class:`~neardup.errors.ParameterError` included); anything else is a *crash*.
-* Time: a wall-clock deadline per case (``SIGALRM`` via :func:`signal.setitimer`); the
-  interrupt is a :class:`CaseTimeout`, a ``BaseException``, so library code that catches
-  ``Exception`` as a last resort (the extractors do) cannot swallow it. A case past the
-  deadline is a *hang*.
+* Time: a CPU-time deadline per case (``SIGPROF`` via :func:`signal.setitimer`
+  ``ITIMER_PROF``: the process's CPU seconds, so a loaded machine does not turn a slow case
+  into a "hang") and a wall-clock one ten times longer (``SIGALRM``: a case blocked on a
+  lock or a socket uses no CPU). The interrupt is a :class:`CaseTimeout`, a
+  ``BaseException``, so library code that catches ``Exception`` as a last resort (the
+  extractors do) cannot swallow it. A case past either deadline is a *hang*.
 * Memory: the process's peak resident set (``ru_maxrss``, C allocations of lxml, zlib and
   numpy included) may grow by at most a bound during the case; over it is a *memory*
   failure. The peak only rises, so a case is measured against the highest peak before it
@@ -32,8 +34,9 @@ from typing import Any
 
 from neardup.errors import NeardupError
 
-#: Per-case deadline of the CI suite, seconds (generous: a loaded 2-core machine).
+#: Per-case deadline, CPU seconds (the wall-clock one is :data:`WALL_FACTOR` times longer).
 DEADLINE_S = 20.0
+WALL_FACTOR = 10
 #: Default bound on the growth of the peak resident set during one case, MiB.
 MEMORY_MIB = 512
 
@@ -62,18 +65,26 @@ class Outcome:
 
 @contextmanager
 def deadline(seconds: float) -> Iterator[None]:
-    """Raise :class:`CaseTimeout` in the main thread after ``seconds`` of wall time."""
+    """Raise :class:`CaseTimeout` in the main thread after ``seconds`` of CPU time or
+    ``WALL_FACTOR * seconds`` of wall time, whichever comes first."""
 
-    def _alarm(_signum: int, _frame: Any) -> None:
-        raise CaseTimeout(f"over the {seconds:g} s deadline")
+    def _cpu(_signum: int, _frame: Any) -> None:
+        raise CaseTimeout(f"over the {seconds:g} CPU-second deadline")
 
-    previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    def _wall(_signum: int, _frame: Any) -> None:
+        raise CaseTimeout(f"over the {seconds * WALL_FACTOR:g} s wall-clock deadline")
+
+    prev_prof = signal.signal(signal.SIGPROF, _cpu)
+    prev_alarm = signal.signal(signal.SIGALRM, _wall)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds * WALL_FACTOR)
     try:
         yield
     finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.signal(signal.SIGPROF, prev_prof)
+        signal.signal(signal.SIGALRM, prev_alarm)
 
 
 def run_case(
@@ -147,7 +158,7 @@ def _describe(exc: BaseException) -> str:
 
 
 def _where(exc: BaseException) -> str:
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.name != "_alarm"]
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.name not in ("_cpu", "_wall")]
     if not frames:
         return "?"
     last = frames[-1]

@@ -592,7 +592,7 @@ TARGETS: tuple[Target, ...] = (
             st.sampled_from([0, 3, 2**32 - 1]),
         ),
         run_vectorized,
-        200,
+        100,
     ),
     Target("read_corpus", corpus_files(), run_read, 60),
     Target("methods", method_cases(), run_methods, 150),

@@ -47,6 +47,18 @@ def test_wiki_on_unclosed_markup_finishes(unit: str) -> None:
     assert "кот сидел на окне" in out[0]
 
 
+@pytest.mark.parametrize("tail", ["[http://a" + " " * 200_000, "[http://" + "a" * 200_000,
+                                  "[[a|" + "b" * 200_000, "{{" + "c" * 200_000])  # fmt: skip
+def test_wiki_fallback_regexes_do_not_backtrack(tail: str) -> None:
+    """The regex reduction used past the budget is linear on unclosed constructs (the first
+    version backtracked quadratically on ``[http://a`` and 200 K spaces)."""
+    from neardup.text.extract import _plain_wiki
+
+    out: list[str] = []
+    check_case(lambda: out.append(_plain_wiki(tail * 2)), seconds=10)
+    assert len(out[0]) > 100_000
+
+
 def test_wiki_blocks_keep_the_output_of_a_real_page() -> None:
     """A page over the block size parses to the same text as in one piece."""
     import mwparserfromhell

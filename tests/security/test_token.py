@@ -8,7 +8,6 @@ client find the token byte by byte) records nothing and fails the test.
 from __future__ import annotations
 
 import hmac
-from pathlib import Path
 
 import pytest
 
@@ -43,8 +42,10 @@ WRONG = [
 ]
 
 
-@pytest.fixture
-def api(tmp_path: Path):  # type: ignore[no-untyped-def]
+@pytest.fixture(scope="module")
+def api(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """One app for the module: the tests that write clean up after themselves."""
+    tmp_path = tmp_path_factory.mktemp("token")
     with client(f"sqlite:///{tmp_path / 'db.sqlite'}") as c:
         assert c.post("/collections", json={"name": "c"}, headers=AUTH).status_code == 201
         text = paragraphs("progit-ru-revisions", 1)[0]

@@ -256,8 +256,10 @@ class Store:
             batch_size: documents per transaction, >= 1.
             on_batch: called after each committed batch with that batch's report.
             recompute_stats: lexical methods: recompute statistics and signatures at the
-                end (:meth:`recompute`); otherwise the collection stays ``stats_dirty``
-                until the next :meth:`recompute` or :meth:`check`.
+                end (:meth:`recompute`) when this call added documents or the collection is
+                ``stats_dirty`` (an earlier add stopped before its recompute, so re-running
+                an interrupted add finishes it); otherwise the collection stays
+                ``stats_dirty`` until the next :meth:`recompute` or :meth:`check`.
 
         Returns:
             :class:`AddReport` (documents added by this call, skipped ones with reasons).
@@ -276,9 +278,12 @@ class Store:
             report = report + part
             if on_batch is not None:
                 on_batch(part)
-        if meth.needs_fit and recompute_stats and report.added:
-            self._recompute_after_add(name)
+        if meth.needs_fit and recompute_stats and (report.added or self._dirty(name)):
+            self._recompute_after_add(name)  # also an add killed before its recompute
         return report
+
+    def _dirty(self, name: str) -> bool:
+        return self.collection(name).stats_dirty
 
     def _recompute_after_add(self, name: str) -> None:
         """Recompute after an add whose batches are committed; a method that cannot fit yet

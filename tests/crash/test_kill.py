@@ -1,0 +1,133 @@
+"""SIGKILL ``neardup add``, ``dedup --out`` and ``serve`` at seeded random points (bounded).
+
+18 kills in all (about a minute and a half on a loaded 2-core machine); the long run,
+``benchmarks/kill_harness.py``, does >= 100. After every kill and every completed run the
+harness checks (:mod:`crash.harness`): no document lost or stored twice, every stored
+document identical to a clean rebuild's (signature bytes, index rows, term statistics,
+collection stats once complete), no orphan rows, and no partial ``dedup`` output claimed
+complete.
+"""
+
+from __future__ import annotations
+
+import random
+import uuid
+from pathlib import Path
+
+import pytest
+
+from crash.harness import AddHarness, Counts, DedupHarness, ServeHarness, write_corpus
+from shared_data import data_path
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """2000 Linux-doc revisions, texts cut to 1500 characters (bounded CI time)."""
+    data_path("linux-doc-revisions", "docs.jsonl")
+    return write_corpus(tmp_path_factory.mktemp("kill") / "docs.jsonl", docs=2000, max_chars=1500)
+
+
+def _assert_clean(counts: Counts, kills: int) -> None:
+    assert counts.kills >= kills, counts
+    assert counts.completed >= 1, counts
+    assert counts.ok(), counts.problems
+
+
+@pytest.mark.parametrize(
+    ("db", "method", "kills"), [("sqlite", "tf-ridf", 5), ("postgresql", "minhash-lsh", 4)]
+)
+def test_add_survives_kills(
+    corpus: Path, tmp_path: Path, request: pytest.FixtureRequest, db: str, method: str, kills: int
+) -> None:
+    url = (
+        f"sqlite:///{tmp_path / 'kill.db'}"
+        if db == "sqlite"
+        else request.getfixturevalue("pg_database")
+    )
+    harness = AddHarness(url, corpus, method, f"kill-{uuid.uuid4().hex[:8]}", estimate_s=4.0)
+    _assert_clean(harness.run(kills, random.Random(11)), kills)
+
+
+def test_dedup_out_survives_kills(corpus: Path, tmp_path: Path) -> None:
+    harness = DedupHarness(corpus, tmp_path)
+    _assert_clean(harness.run(5, random.Random(12)), 5)
+
+
+def test_serve_survives_kills(corpus: Path, tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'serve.db'}"
+    harness = ServeHarness(url, corpus, "minhash-lsh", f"kill-{uuid.uuid4().hex[:8]}")
+    counts = harness.run(4, random.Random(13))
+    _assert_clean(counts, 4)
+
+
+def test_the_checks_see_damage(tmp_path: Path) -> None:
+    """The checker is not blind: a missing row, a lost document, a changed statistic and a
+    cut output file are each reported."""
+    from sqlalchemy import create_engine, text
+
+    from crash.harness import check_complete, reference, snapshot
+
+    small = write_corpus(tmp_path / "small.jsonl", docs=60, max_chars=1500)
+    url = f"sqlite:///{tmp_path / 'damage.db'}"
+    ref = reference(url, "ref", small, "tf-ridf")
+    reference(url, "copy", small, "tf-ridf")
+    clean = Counts("clean")
+    check_complete(snapshot(url, "copy"), ref, True, clean, "copy")
+    assert clean.ok(), clean.problems
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        c = {"c": conn.execute(text("SELECT id FROM nd_collections WHERE name = 'copy'")).scalar()}
+        docs = "SELECT id FROM nd_documents WHERE collection_id = :c"
+        conn.execute(text(f"DELETE FROM nd_shingles WHERE document_id = ({docs} LIMIT 1)"), c)
+        conn.execute(
+            text(
+                "UPDATE nd_terms SET df = df + 1 WHERE id = "
+                "(SELECT MIN(id) FROM nd_terms WHERE collection_id = :c)"
+            ),
+            c,
+        )
+        conn.execute(
+            text(f"DELETE FROM nd_documents WHERE id = ({docs} ORDER BY id DESC LIMIT 1)"), c
+        )
+    engine.dispose()
+    damaged = Counts("damaged")
+    check_complete(snapshot(url, "copy"), ref, True, damaged, "copy")
+    assert damaged.lost == 1 and damaged.inconsistent >= 1, damaged
+    problems = " ".join(damaged.problems)
+    assert "document/shingles/text row differs" in problems and "df/cf disagree" in problems
+
+
+def test_dedup_checks_see_a_cut_file(corpus: Path, tmp_path: Path) -> None:
+    harness = DedupHarness(corpus, tmp_path)
+    out = tmp_path / "cut"
+    out.mkdir()
+    (out / "pairs.jsonl").write_bytes(harness.ref["pairs.jsonl"][:-7])
+    harness._check(out, "cut", complete=False)
+    assert harness.counts.inconsistent == 1
+    (out / "pairs.jsonl").write_bytes(harness.ref["pairs.jsonl"])
+    (out / "summary.json").write_bytes((harness.ref_dir / "summary.json").read_bytes())
+    harness._check(out, "claimed", complete=False)
+    assert harness.counts.inconsistent == 2  # summary.json without the other outputs
+
+
+def test_an_add_killed_before_its_recompute_is_finished_by_the_rerun(tmp_path: Path) -> None:
+    """Regression: every batch committed, killed before the statistics recompute; the
+    re-run added nothing and so did not recompute, leaving stale signatures behind."""
+    import subprocess
+
+    from crash.harness import NEARDUP, check_complete, reference, snapshot
+    from neardup.store import Store
+    from neardup.text.read import read_corpus
+
+    small = write_corpus(tmp_path / "small.jsonl", docs=80, max_chars=1500)
+    url = f"sqlite:///{tmp_path / 'stale.db'}"
+    ref = reference(url, "ref", small, "tf-ridf")
+    with Store(url) as store:
+        store.create_collection("t", "tf-ridf")
+        store.add("t", read_corpus([small]), recompute_stats=False)  # the killed run
+        assert store.collection("t").stats_dirty
+    cmd = [NEARDUP, "add", "t", str(small), "--db", url, "-q"]
+    subprocess.run(cmd, check=True, capture_output=True, timeout=300)
+    counts = Counts("rerun")
+    check_complete(snapshot(url, "t"), ref, True, counts, "rerun")
+    assert counts.ok(), counts.problems

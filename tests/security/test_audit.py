@@ -1,0 +1,65 @@
+"""The dependency audit: wired into CI after the tests, fatal on a vulnerability."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _audit():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("ci_audit", REPO / ".ci" / "audit.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_ci_runs_the_audit_after_the_tests() -> None:
+    run = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert "make audit" in run and run.index("make audit") > run.index("make test")
+    make = (REPO / "Makefile").read_text(encoding="utf-8")
+    assert "\naudit: " in make and ".ci/audit.py" in make
+    assert "pip-audit" in (REPO / "pyproject.toml").read_text(encoding="utf-8")
+
+
+def test_pip_audit_is_installed() -> None:
+    exe = Path(sys.executable).with_name("pip-audit")
+    out = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.startswith("pip-audit")
+
+
+def test_a_vulnerability_fails_the_audit(capsys) -> None:  # type: ignore[no-untyped-def]
+    audit = _audit()
+    deps = [
+        {"name": "ok", "version": "1.0", "vulns": []},
+        {"name": "bad", "version": "0.1", "vulns": [{"id": "PYSEC-0", "fix_versions": ["0.2"]}]},
+    ]
+    assert audit._judge(deps) == 1
+    assert "VULNERABLE bad 0.1: PYSEC-0 (fixed in 0.2)" in capsys.readouterr().out
+    assert audit._judge(deps[:1]) == 0
+
+
+def test_latest_release_record_audits_a_skipped_dependency(monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    """An index answering only /pypi/NAME/json still audits distributions at their latest
+    release, and a vulnerability found there is fatal."""
+    audit = _audit()
+    monkeypatch.setattr(audit, "_installed", lambda name: "2.0")
+    record = {"info": {"version": "2.0"}, "vulnerabilities": [{"id": "GHSA-x", "fixed_in": []}]}
+    monkeypatch.setattr(audit, "_latest_record", lambda name: record)
+    skipped = [
+        {
+            "name": "pkg",
+            "skip_reason": "Dependency not found on PyPI and could not be audited: pkg (2.0)",
+        }
+    ]
+    assert audit._judge(skipped) == 1
+    assert "VULNERABLE pkg 2.0: GHSA-x (fixed in no fix yet)" in capsys.readouterr().out
+    record["vulnerabilities"] = [{"id": "GHSA-y", "withdrawn": "2024-01-01"}]
+    assert audit._judge(skipped) == 0
+    record["info"]["version"] = "3.0"
+    assert audit._judge(skipped) == 0
+    assert "only the latest release is answered" in capsys.readouterr().out
