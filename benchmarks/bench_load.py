@@ -69,6 +69,8 @@ DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/neardup_load"
 PG_ADMIN_DB = "test"
 RESULTS = Path(__file__).resolve().parent / "results" / "load.json"
 BUILD_BATCH = 1000
+#: ids of the documents a run adds start with this (corpus ids are ``d0``, ``d1``, ...)
+ADD_PREFIX = "load-"
 
 
 # -- collections ------------------------------------------------------------------------------
@@ -98,23 +100,47 @@ def build_collection(url: str, name: str, docs: list[Document]) -> dict[str, Any
                 print(f"  {url.split('://')[0]}: +{part.added}", file=sys.stderr, flush=True)
 
         report = store.add(name, docs, batch_size=BUILD_BATCH, on_batch=progress)
+    leftovers = remove_added(url, name)
+    with Store(url) as store:
         stats = store.stats(name)
     return {
         "collection": name,
         "documents": stats["documents"],
         "added_now": report.added,
+        "leftovers_removed": leftovers["removed"],
         "build_s": round(time.perf_counter() - t0, 1),
     }
 
 
-def remove_documents(url: str, name: str, ids: list[str]) -> float:
-    """Remove the documents a run added; returns seconds."""
+def remove_added(url: str, name: str) -> dict[str, Any]:
+    """Remove every document a load run added (ids start with :data:`ADD_PREFIX`; corpus
+    ids do not), including adds whose answer timed out and leftovers of interrupted runs.
+
+    Returns:
+        ``{"removed": count, "seconds": s}``.
+    """
+    from sqlalchemy import create_engine, select
+
+    from neardup.store import schema
+    from neardup.store.engine import resolve_url
+
     t0 = time.perf_counter()
+    d, c = schema.documents, schema.collections
+    stmt = (
+        select(d.c.doc_id)
+        .join(c, c.c.id == d.c.collection_id)
+        .where(c.c.name == name, d.c.doc_id.like(f"{ADD_PREFIX}%"))
+    )
+    engine = create_engine(resolve_url(url))
+    try:
+        with engine.connect() as conn:
+            ids = [r[0] for r in conn.execute(stmt)]
+    finally:
+        engine.dispose()
     with Store(url) as store:
         for doc_id in ids:
-            with contextlib.suppress(Exception):
-                store.remove(name, doc_id)
-    return round(time.perf_counter() - t0, 1)
+            store.remove(name, doc_id)
+    return {"removed": len(ids), "seconds": round(time.perf_counter() - t0, 1)}
 
 
 # -- traffic ----------------------------------------------------------------------------------
@@ -190,7 +216,7 @@ class ClientResult:
     """Raw samples of one client: ``(t_rel, op, kind, latency_s, outcome, matched)``."""
 
     samples: list[tuple[float, str, str, float, str, bool]] = field(default_factory=list)
-    added_ids: list[str] = field(default_factory=list)
+    added: int = 0
     cpu_s: float = 0.0
     wall_s: float = 0.0
 
@@ -281,7 +307,7 @@ class Client:
         name = quote(self.spec.collection, safe="")
         if self.rng.random() < self.spec.add_fraction:
             self.counter += 1
-            doc_id = f"load-{self.spec.run_id}-{self.spec.index}-{self.counter}"
+            doc_id = f"{ADD_PREFIX}{self.spec.run_id}-{self.spec.index}-{self.counter}"
             text = self.rng.choice(self.pools.adds)
             body = json.dumps({"id": doc_id, "text": text}).encode()
             return "add", doc_id, f"/collections/{name}/documents", body
@@ -302,7 +328,7 @@ class Client:
                 if op == "check":
                     matched = bool(answer.get("matches"))
                 elif answer.get("added"):
-                    self.result.added_ids.append(tag)
+                    self.result.added += 1
         except (TimeoutError, httpx.TimeoutException):
             outcome = "timeout"
             conn.close()
@@ -540,7 +566,6 @@ def run_db(db: str, url: str, pools: Pools, args: Any, build: dict[str, Any]) ->
     finally:
         server.stop()
     samples = [s for r in results for s in r.samples]
-    added = [i for r in results for i in r.added_ids]
     busy = (sum(sys1) - sys1.idle - sys1.iowait) - (sum(sys0) - sys0.idle - sys0.iowait)
     mode = f"open {args.rate:g}/s" if args.rate else f"closed c={args.concurrency}"
     row = {
@@ -577,7 +602,8 @@ def run_db(db: str, url: str, pools: Pools, args: Any, build: dict[str, Any]) ->
         "loadavg_start": [round(x, 2) for x in load0],
         "loadavg_end": [round(x, 2) for x in load1],
     }
-    row["cleanup_s"] = remove_documents(url, build["collection"], added)
+    row["documents_added"] = sum(r.added for r in results)
+    row["cleanup"] = remove_added(url, build["collection"])
     return row
 
 

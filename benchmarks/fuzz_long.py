@@ -31,6 +31,7 @@ import json
 import os
 import resource
 import selectors
+import signal
 import subprocess
 import sys
 import tempfile
@@ -157,21 +158,35 @@ def _one_worker(
         json.dumps(db_urls),
     ]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        finished = _follow(name, proc, silence, tally)
+    finally:
+        if proc.poll() is None:  # killed as silent, or the parent is being stopped
+            proc.kill()
+    code = proc.wait()
+    err = proc.stderr.read() if proc.stderr else ""
+    if not finished and code not in (0, -9):
+        tally.cases += 1
+        tally.crashes += 1
+        tally.failures.append({"kind": "worker died", "detail": f"exit {code}: {err[-2000:]}"})
+    return finished
+
+
+def _follow(name: str, proc: subprocess.Popen[str], silence: float, tally: Tally) -> bool:
+    """Read the worker's case lines into ``tally``; ``True`` when it reported ``done``."""
     assert proc.stdout is not None
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ)
     finished = False
     while True:
         if not sel.select(timeout=silence):
-            proc.kill()
-            proc.wait()
             tally.cases += 1
             tally.hangs += 1
             tally.failures.append({"kind": "hang", "detail": f"worker silent > {silence} s"})
-            break
+            return False
         line = proc.stdout.readline()
         if not line:
-            break
+            return finished
         row = json.loads(line)
         if row["kind"] == "done":
             tally.peak_rss_mib = max(tally.peak_rss_mib, row["peak_rss_mib"])
@@ -185,13 +200,6 @@ def _one_worker(
             tally.failures.append(row)
             print(f"  {name}: {row['kind']}: {row.get('detail', '')[:2000]}\n  input: "
                   f"{row.get('input', '')[:1500]}", file=sys.stderr, flush=True)  # fmt: skip
-    code = proc.wait()
-    err = proc.stderr.read() if proc.stderr else ""
-    if not finished and code not in (0, -9):
-        tally.cases += 1
-        tally.crashes += 1
-        tally.failures.append({"kind": "worker died", "detail": f"exit {code}: {err[-2000:]}"})
-    return finished
 
 
 _FIELD = {"crash": "crashes", "hang": "hangs", "memory": "memory"}
@@ -258,6 +266,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from fuzz.targets import TARGETS
 
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # clean up (finally) on kill
     names = [n for n in args.targets.split(",") if n] or [t.name for t in TARGETS]
     needs = {t.name: t.needs for t in TARGETS}
     pg_url, pg_note = (None, "") if "store_postgresql" not in names else _pg_database()

@@ -24,6 +24,7 @@ from neardup.methods.registry import make_method, method_names
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
 from neardup.output import write_result
+from neardup.pairs import PairTable
 from neardup.passages import Passage, highlight, matched_passages
 from neardup.text import CanonicalForm, Document, Skipped, read_corpus
 
@@ -45,6 +46,7 @@ __all__ = [
     "NeardupError",
     "Overlap",
     "Pair",
+    "PairTable",
     "ParameterError",
     "Passage",
     "Prepared",

@@ -36,44 +36,12 @@ from neardup.methods.registry import make_method
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
 from neardup.methods.stats import CorpusStatistics
+from neardup.pairs import Pair, PairTable
 from neardup.progress import NullProgress, Progress
 from neardup.text.types import Document, Skipped
 
 _BATCH = 2048
 _BATCH_CHARS = 2_000_000  # bounds the vectorised tokenizer's temporary arrays
-
-
-@dataclass(frozen=True, slots=True)
-class Pair:
-    """A verified pair of near-duplicates (``pairs.jsonl`` row).
-
-    Attributes:
-        a, b: document ids (``a`` earlier in input order).
-        resemblance: Jaccard of the full shingle sets, in [0, 1].
-        containment_ab: share of ``a``'s shingles found in ``b``; containment_ba: the reverse.
-        score: the method's own score for the pair, in [0, 1].
-        method: method name.
-    """
-
-    a: str
-    b: str
-    resemblance: float
-    containment_ab: float
-    containment_ba: float
-    score: float
-    method: str
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-ready row, values rounded to 6 decimals."""
-        return {
-            "a": self.a,
-            "b": self.b,
-            "resemblance": round(self.resemblance, 6),
-            "containment_ab": round(self.containment_ab, 6),
-            "containment_ba": round(self.containment_ba, 6),
-            "score": round(self.score, 6),
-            "method": self.method,
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,13 +64,14 @@ class DedupResult:
 
     Attributes:
         ids: ids of the processed documents, in input order (index = document number).
-        pairs: verified pairs; clusters: clusters of size >= 2 with their kept member
+        pairs: verified pairs (a :class:`~neardup.pairs.PairTable`: a sequence of
+            :class:`Pair` stored as columns); clusters: clusters of size >= 2 with their kept member
             (indexes into ``ids``); dropped: dropped documents; skipped: skipped inputs;
         summary: counts, parameters, version, seconds per stage, peak memory.
     """
 
     ids: list[str]
-    pairs: list[Pair]
+    pairs: Sequence[Pair]
     clusters: list[Cluster]
     dropped: list[Dropped]
     skipped: list[Skipped]
@@ -222,10 +191,10 @@ def dedup(
         "verify", partial(_verify, exact_scores=exact_scores), meth, sigs, sets, cand, opts, prog
     )
     clusters = timer.run("cluster", _cluster, n, edges, lengths, opts, contained)
-    dropped = _dropped(clusters, ids, pairs, contained, opts.threshold)
-    pair_rows = [_pair(ids, row, meth.name) for row in pairs]
-    summary = _summary(meth, opts, timer, n, skipped, cand, pair_rows, clusters, dropped)
-    return DedupResult(ids, pair_rows, clusters, dropped, skipped, summary)
+    dropped = timer.run("keep", _dropped, clusters, ids, pairs, contained, opts.threshold)
+    pair_table = PairTable(ids, pairs, meth.name)
+    summary = _summary(meth, opts, timer, n, skipped, cand, pair_table, clusters, dropped)
+    return DedupResult(ids, pair_table, clusters, dropped, skipped, summary)
 
 
 def _resolve(method: str | Method, opts: DedupOptions, params: dict[str, Any]) -> Method:
@@ -462,25 +431,21 @@ def _exact_measures(sets: ShingleSets, cand: np.ndarray) -> tuple[np.ndarray, ..
 
 
 def _containments(rows: np.ndarray, t: float) -> dict[int, int]:
-    """``{doc: container}`` for matched pairs where one side is contained in the other."""
-    contained: dict[int, int] = {}
-    for a, b, _, ca, cb, _ in rows:
-        if ca >= t and ca > cb:
-            contained.setdefault(int(a), int(b))
-        elif cb >= t and cb > ca:
-            contained.setdefault(int(b), int(a))
-    return contained
+    """``{doc: container}`` for matched pairs where one side is contained in the other
+    (the first such pair in row order decides for a document)."""
+    ca, cb = rows[:, 3], rows[:, 4]
+    a_in_b = (ca >= t) & (ca > cb)
+    b_in_a = ~a_in_b & (cb >= t) & (cb > ca)
+    doc = np.where(a_in_b, rows[:, 0], rows[:, 1])[a_in_b | b_in_a].astype(np.int64)
+    box = np.where(a_in_b, rows[:, 1], rows[:, 0])[a_in_b | b_in_a].astype(np.int64)
+    first = np.unique(doc, return_index=True)[1]
+    return dict(zip(doc[first].tolist(), box[first].tolist(), strict=True))
 
 
 def _cluster(
     n: int, edges: np.ndarray, lengths: np.ndarray, opts: DedupOptions, contained: dict[int, int]
 ) -> list[Cluster]:
     return make_clusters(n, edges, lengths, keep=opts.keep, contained_in=contained)
-
-
-def _pair(ids: list[str], row: np.ndarray, method: str) -> Pair:
-    a, b = int(row[0]), int(row[1])
-    return Pair(ids[a], ids[b], float(row[2]), float(row[3]), float(row[4]), float(row[5]), method)
 
 
 def _dropped(
@@ -490,29 +455,42 @@ def _dropped(
     contained: dict[int, int],
     threshold: float,
 ) -> list[Dropped]:
-    direct: dict[tuple[int, int], np.ndarray] = {}
-    for row in rows:
-        a, b = int(row[0]), int(row[1])
-        direct[(a, b)] = row
-        direct[(b, a)] = row
+    """One :class:`Dropped` per cluster member other than the kept one, with its reason."""
+    members = [(m, c.keep, c.cluster) for c in clusters for m in c.members if m != c.keep]
+    if not members:
+        return []
+    doc, kept, _ = (np.array(col, dtype=np.int64) for col in zip(*members, strict=True))
+    row_of = _direct_rows(rows, doc, kept)
     out: list[Dropped] = []
-    for c in clusters:
-        for m in c.members:
-            if m == c.keep:
-                continue
-            why = _reason(m, c.keep, direct, contained, threshold)
-            out.append(Dropped(ids[m], ids[c.keep], c.cluster, why))
+    for (m, k, cluster), r in zip(members, row_of.tolist(), strict=True):
+        why = _reason(m, k, rows[r] if r >= 0 else None, contained, threshold)
+        out.append(Dropped(ids[m], ids[k], cluster, why))
     return out
+
+
+def _direct_rows(rows: np.ndarray, doc: np.ndarray, kept: np.ndarray) -> np.ndarray:
+    """Row index of the pair ``{doc[i], kept[i]}`` in ``rows`` (``-1``: not a direct pair);
+    the last such row when a pair occurs twice."""
+    if rows.shape[0] == 0:
+        return np.full(doc.shape[0], -1, dtype=np.int64)
+    a, b = rows[:, 0].astype(np.int64), rows[:, 1].astype(np.int64)
+    span = int(max(a.max(), b.max(), doc.max(), kept.max())) + 1
+    keys = np.minimum(a, b) * span + np.maximum(a, b)
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    want = np.minimum(doc, kept) * span + np.maximum(doc, kept)
+    pos = np.searchsorted(sorted_keys, want, side="right") - 1
+    hit = (pos >= 0) & (sorted_keys[np.maximum(pos, 0)] == want)
+    return np.where(hit, order[np.maximum(pos, 0)], -1)
 
 
 def _reason(
     doc: int,
     kept: int,
-    direct: dict[tuple[int, int], np.ndarray],
+    row: np.ndarray | None,
     contained: dict[int, int],
     threshold: float,
 ) -> str:
-    row = direct.get((doc, kept))
     if row is None:
         return "in the same cluster as the kept document (through other members)"
     if contained.get(doc) == kept and row[2] < threshold:
@@ -528,7 +506,7 @@ def _summary(
     n: int,
     skipped: list[Skipped],
     cand: np.ndarray,
-    pairs: list[Pair],
+    pairs: Sequence[Pair],
     clusters: list[Cluster],
     dropped: list[Dropped],
 ) -> dict[str, Any]:

@@ -15,13 +15,16 @@ import os
 import re
 import tempfile
 from collections.abc import Iterable
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
 from neardup.dedup import DedupResult
+from neardup.pairs import PairTable
 
 FILES: tuple[str, ...] = ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_BLOCK = 8192  # lines per write
 
 
 def write_result(result: DedupResult, out_dir: str | os.PathLike[str]) -> Path:
@@ -40,7 +43,11 @@ def write_result(result: DedupResult, out_dir: str | os.PathLike[str]) -> Path:
     if stale.exists():
         stale.unlink()  # the old result is no longer claimed complete
     _remove_temporaries(out)
-    _write_jsonl(out / "pairs.jsonl", (p.as_dict() for p in result.pairs))
+    pairs = result.pairs
+    if isinstance(pairs, PairTable):
+        _atomic_write_lines(out / "pairs.jsonl", pairs.lines())
+    else:
+        _write_jsonl(out / "pairs.jsonl", (p.as_dict() for p in pairs))
     _write_jsonl(out / "clusters.jsonl", result.cluster_rows())
     _write_jsonl(out / "dropped.jsonl", (d.as_dict() for d in result.dropped))
     _write_jsonl(out / "skipped.jsonl", (s.as_dict() for s in result.skipped))
@@ -71,7 +78,7 @@ def _fsync_dir(path: Path) -> None:
 
 
 def _write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> None:
-    _atomic_write(path, "".join(_json(r) + "\n" for r in rows))
+    _atomic_write_lines(path, (_json(r) + "\n" for r in rows))
 
 
 def _json(obj: Any, **kwargs: Any) -> str:
@@ -85,10 +92,18 @@ def _json(obj: Any, **kwargs: Any) -> str:
 
 
 def _atomic_write(path: Path, text: str) -> None:
+    _atomic_write_lines(path, (text,))
+
+
+def _atomic_write_lines(path: Path, lines: Iterable[str]) -> None:
+    """Write ``lines`` to a temporary file beside ``path`` in blocks of :data:`_BLOCK`
+    lines, fsync, rename onto ``path``; memory stays one block however many lines."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+            it = iter(lines)
+            while block := list(islice(it, _BLOCK)):
+                fh.write("".join(block))
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)

@@ -1,7 +1,8 @@
 """The CI fuzz suite: every target, a bounded number of derandomized cases.
 
 Each case runs under :mod:`fuzz.guard`: only the ``NeardupError`` family may escape, a case
-has a wall-clock deadline, and its traced peak allocation is bounded. The long run
+has a CPU-time (and a longer wall-clock) deadline, and the growth of the process's peak
+resident set during it is bounded. The long run
 (``benchmarks/fuzz_long.py``) runs the same targets for >= 10,000 cases each.
 """
 
@@ -18,9 +19,7 @@ from fuzz.targets import TARGETS, Context, Target
 
 
 @pytest.fixture(scope="module")
-def ctx(
-    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
-) -> Iterator[Context]:
+def ctx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Context]:
     c = Context(tmp_path_factory.mktemp("fuzz"))
     c.db_urls["sqlite"] = f"sqlite:///{c.tmp / 'fuzz.db'}"
     c.db_urls["postgresql"] = ""

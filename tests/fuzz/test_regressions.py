@@ -110,6 +110,31 @@ def test_output_of_python_documents_with_surrogates(tmp_path: Path) -> None:
     assert (out / "summary.json").exists()
 
 
+def test_wiki_character_references_to_surrogates(tmp_path: Path) -> None:
+    """mwparserfromhell turned ``&#xD800;`` into a lone surrogate (found by the long fuzz
+    run through a ``.wiki`` file); HTML5 gives U+FFFD, and so does ``wiki_to_text`` now."""
+    text = "&#xD800; кот сидел на окне &#55296; и смотрел на улицу"
+    assert wiki_to_text(text) == "\ufffd кот сидел на окне \ufffd и смотрел на улицу"
+    (tmp_path / "a.wiki").write_text(text, encoding="utf-8")
+    [doc] = list(read_corpus([tmp_path / "a.wiki"]))
+    doc.text.encode("utf-8")
+
+
+@pytest.mark.parametrize(
+    ("data", "text"),
+    [
+        (b"\xff\xfe\x00\x00h\x00\x00\x00a\x00\x00\x00s\x00\x00\x00h\x00", "has\ufffd"),
+        (b"\xff\xfe" + "кот сидел на окне".encode("utf-16-le")[:-1], "кот сидел на окн\ufffd"),
+    ],
+)
+def test_cut_utf16_and_utf32_files_keep_their_text(tmp_path: Path, data: bytes, text: str) -> None:
+    """A UTF-16/32 file cut inside its last code unit was "guessed" as UTF-8 after its BOM:
+    a document of NUL characters (found by the long fuzz run)."""
+    (tmp_path / "cut.txt").write_bytes(data)
+    [doc] = list(read_corpus([tmp_path / "cut.txt"]))
+    assert isinstance(doc, Document) and doc.text == text
+
+
 # -- 3. BOM ----------------------------------------------------------------------------------
 def test_jsonl_with_a_utf8_bom_keeps_its_first_record(tmp_path: Path) -> None:
     texts = paragraphs("progit-ru-revisions", 2)

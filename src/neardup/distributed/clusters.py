@@ -97,21 +97,11 @@ def add_reasons(p: int, verified: dict[str, Any], threshold: float, *pieces: Tab
     found = (at < code.size) & (code[np.minimum(at, max(code.size - 1, 0))] == want)
     reasons = np.empty(t["node"].size, dtype=object)
     for i in range(t["node"].size):
-        direct = {}
+        row = None
         if found[i]:
             k = int(at[i])
-            row = np.array(
-                [
-                    rows["a"][k],
-                    rows["b"][k],
-                    rows["res"][k],
-                    rows["cab"][k],
-                    rows["cba"][k],
-                    rows["score"][k],
-                ]
-            )
-            direct = {(int(t["node"][i]), int(t["keep"][i])): row}
-        reasons[i] = _reason(int(t["node"][i]), int(t["keep"][i]), direct, {}, threshold)
+            row = np.array([rows[c][k] for c in ("a", "b", "res", "cab", "cba", "score")])
+        reasons[i] = _reason(int(t["node"][i]), int(t["keep"][i]), row, {}, threshold)
     return {**t, "reason": reasons}
 
 

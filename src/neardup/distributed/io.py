@@ -230,16 +230,29 @@ def write_part(out_dir: str, name: str, part: int, rows: Iterable[dict[str, Any]
     Returns:
         Number of rows written.
     """
+    return write_part_lines(
+        out_dir, name, part, (json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    )
+
+
+def write_part_lines(out_dir: str, name: str, part: int, lines: Iterable[str]) -> int:
+    """Write one partition's ready JSONL ``lines`` (each ending in ``\\n``), overwriting a
+    retried task's file, in blocks of 8,192 lines.
+
+    Returns:
+        Number of lines written.
+    """
     import fsspec
 
     url = part_url(out_dir, name, part)
     fs, path = fsspec.core.url_to_fs(url)
     fs.makedirs(path.rsplit("/", 1)[0], exist_ok=True)
     count = 0
+    it = iter(lines)
     with fs.open(path, "w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-            count += 1
+        while block := list(itertools.islice(it, 8192)):
+            fh.write("".join(block))
+            count += len(block)
     return count
 
 

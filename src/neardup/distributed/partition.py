@@ -15,12 +15,13 @@ import numpy as np
 import xxhash
 
 from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, unique_pairs
-from neardup.distributed.io import Block, read_block, write_part
+from neardup.distributed.io import Block, read_block, write_part, write_part_lines
 from neardup.distributed.keys import method_keys
 from neardup.distributed.shuffle import Table, concat, hash_dest, range_dest, split
 from neardup.methods.base import Prepared, Signatures
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
+from neardup.pairs import pair_lines
 from neardup.text.types import Document, Skipped
 
 _BATCH = 2048
@@ -310,8 +311,10 @@ def verify(
         "cba": cba[ok],
         "score": score[ok],
     }
-    ia, ib = ids[local[ok, 0]] if local.size else [], ids[local[ok, 1]] if local.size else []
-    write_part(out_dir, "pairs.jsonl", p, _pair_rows(rows, ia, ib, meth.name))
+    ok_local = local[ok] if local.size else np.zeros((0, 2), np.int64)
+    values = np.stack([rows["res"], rows["cab"], rows["cba"], rows["score"]], axis=1)
+    lines = pair_lines(ids, ok_local[:, 0], ok_local[:, 1], values, meth.name)
+    write_part_lines(out_dir, "pairs.jsonl", p, lines)
     return {"rows": rows, "candidates": int(pairs.shape[0])}
 
 
@@ -322,21 +325,6 @@ def _scores(meth: Any, sigs: Signatures, pairs: np.ndarray, chunk: int = 50_000)
     return np.concatenate(
         [meth.similarity(sigs, pairs[i : i + chunk]) for i in range(0, pairs.shape[0], chunk)]
     )
-
-
-def _pair_rows(rows: Table, ia: Any, ib: Any, method: str) -> Any:
-    from neardup.dedup import Pair
-
-    for i in range(rows["a"].shape[0]):
-        yield Pair(
-            str(ia[i]),
-            str(ib[i]),
-            float(rows["res"][i]),
-            float(rows["cab"][i]),
-            float(rows["cba"][i]),
-            float(rows["score"][i]),
-            method,
-        ).as_dict()
 
 
 def slim(part: dict[str, Any]) -> dict[str, Any]:

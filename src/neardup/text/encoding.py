@@ -57,8 +57,9 @@ def decode(data: bytes, *, source: str = "") -> str:
     """Decode ``data`` to text.
 
     Steps: (1) a UTF-8/16/32 byte-order mark picks the codec (the BOM is not part of the
-    result); (2) strict UTF-8; (3) charset-normalizer's best guess
-    (``charset_normalizer.from_bytes(data).best()``).
+    result; under a UTF-16/32 BOM undecodable code units become U+FFFD, under a UTF-8 BOM
+    that does not decode the rest goes on to the next steps); (2) strict UTF-8;
+    (3) charset-normalizer's best guess (``charset_normalizer.from_bytes(data).best()``).
 
     Args:
         data: raw bytes of one document.
@@ -75,10 +76,16 @@ def decode(data: bytes, *, source: str = "") -> str:
     bom = bom_encoding(data)
     if bom is not None:
         name, size = bom
+        if name != "utf-8":
+            # A UTF-16/32 BOM decides (looks_binary vetted the head under it): a file cut
+            # inside its last code unit or holding a stray surrogate keeps its text, the bad
+            # units as U+FFFD. Guessing from the rest instead read the UTF-16 bytes as UTF-8
+            # text full of NULs.
+            return data[size:].decode(name, errors="replace")
         try:
             return data[size:].decode(name)
         except UnicodeDecodeError:
-            data = data[size:]  # a lying BOM: guess from the rest
+            data = data[size:]  # a lying UTF-8 BOM: guess from the rest
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:

@@ -180,7 +180,8 @@ def wiki_to_text(text: str) -> str:
         text: wikitext.
 
     Returns:
-        The text, blank-line runs collapsed; ``""`` at worst (never raises).
+        The text, blank-line runs collapsed, character references to surrogates as U+FFFD;
+        ``""`` at worst (never raises).
     """
     import mwparserfromhell
 
@@ -200,7 +201,9 @@ def wiki_to_text(text: str) -> str:
             stripped = ""
         spent += time.thread_time() - t0
         parts.append(stripped + sep)
-    return _tidy("".join(parts))
+    # mwparserfromhell decodes "&#xD800;" to a lone surrogate; HTML5 (and html.unescape)
+    # give U+FFFD for a surrogate character reference, and so does this.
+    return _SURROGATE.sub("\ufffd", _tidy("".join(parts)))
 
 
 #: Largest block of wikitext parsed at once, characters (see :func:`wiki_to_text`).
@@ -213,6 +216,7 @@ WIKI_BUDGET_S = 1.0
 WIKI_BUDGET_S_PER_MB = 1.0
 _BLOCK_BREAK = re.compile(r"\n[ \t]*\n")
 _LINE_BREAK = re.compile(r"\n")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # Possessive quantifiers (*+): no backtracking, linear time on unclosed constructs.
 _WIKI_TEMPLATE = re.compile(r"\{\{[^{}]*+\}\}")
 _WIKI_LINK = re.compile(r"\[\[(?:[^\[\]|]*+\|)?([^\[\]]*+)\]\]")

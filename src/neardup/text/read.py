@@ -188,6 +188,8 @@ def _read_document(path: Path, doc_id: str, options: _Options) -> Document | Ski
         text = decode(data, source=source)
     except DecodeError as exc:
         return Skipped(doc_id, source, "undecodable", str(exc))
+    if "\x00" in text:  # NUL past the sniffed head, or decoded from a multi-byte codec
+        return Skipped(doc_id, source, "binary", "NUL characters in the decoded text")
     return _make_document(doc_id, source, text, path.name, len(data), options)
 
 
@@ -209,7 +211,7 @@ def _make_document(
         ctype = sniff_content_type(text, name=name)
     else:
         ctype = options.content_type  # type: ignore[assignment]
-    clean = extract(text, ctype)
+    clean = scrub(extract(text, ctype))  # no extractor may hand on a lone surrogate
     if not clean.strip():
         return Skipped(doc_id, source, "no-text", f"no text left after {ctype} extraction")
     return Document(doc_id, clean, source, ctype, raw_bytes)

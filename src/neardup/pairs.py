@@ -1,0 +1,167 @@
+"""Verified pairs: the :class:`Pair` value, the column-stored :class:`PairTable` and their
+``pairs.jsonl`` lines.
+
+A corpus job may verify tens of millions of pairs (27 million at one million documents of
+the benchmark corpus); one Python object per pair costs ~200 bytes and ~1 µs to build, so
+the job keeps its pairs as numpy columns and makes a :class:`Pair` only when one is asked
+for. :func:`pair_lines` formats the JSONL rows straight from the columns, byte for byte
+what ``json.dumps(pair.as_dict(), ensure_ascii=False)`` gives.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, overload
+
+import numpy as np
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+#: Rows formatted per chunk by :func:`pair_lines` (bounds the temporary Python floats).
+LINE_CHUNK = 65_536
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """A verified pair of near-duplicates (``pairs.jsonl`` row).
+
+    Attributes:
+        a, b: document ids (``a`` earlier in input order).
+        resemblance: Jaccard of the full shingle sets, in [0, 1].
+        containment_ab: share of ``a``'s shingles found in ``b``; containment_ba: the reverse.
+        score: the method's own score for the pair, in [0, 1].
+        method: method name.
+    """
+
+    a: str
+    b: str
+    resemblance: float
+    containment_ab: float
+    containment_ba: float
+    score: float
+    method: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready row, values rounded to 6 decimals."""
+        return {
+            "a": self.a,
+            "b": self.b,
+            "resemblance": round(self.resemblance, 6),
+            "containment_ab": round(self.containment_ab, 6),
+            "containment_ba": round(self.containment_ba, 6),
+            "score": round(self.score, 6),
+            "method": self.method,
+        }
+
+
+class PairTable(Sequence[Pair]):
+    """The verified pairs of a job as columns; a read-only sequence of :class:`Pair`.
+
+    Args:
+        ids: document ids; ``rows[:, 0:2]`` index into them.
+        rows: float64 array of shape ``(n_pairs, 6)``: ``a, b, resemblance, containment_ab,
+            containment_ba, score`` (document numbers are exact in float64 below 2**53).
+        method: method name written in every row.
+
+    Raises:
+        ValueError: ``rows`` is not two-dimensional with 6 columns.
+    """
+
+    __slots__ = ("_ids", "_rows", "method")
+
+    def __init__(self, ids: Sequence[str], rows: np.ndarray, method: str) -> None:
+        rows = np.asarray(rows, dtype=np.float64)
+        if rows.ndim != 2 or rows.shape[1] != 6:
+            raise ValueError(f"rows must have shape (n, 6), got {rows.shape}")
+        self._ids = ids
+        self._rows = rows
+        self.method = method
+
+    @property
+    def rows(self) -> np.ndarray:
+        """The ``(n_pairs, 6)`` float64 columns (read-only view)."""
+        view = self._rows.view()
+        view.flags.writeable = False
+        return view
+
+    def __len__(self) -> int:
+        return int(self._rows.shape[0])
+
+    @overload
+    def __getitem__(self, i: int) -> Pair: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Pair]: ...
+    def __getitem__(self, i: int | slice) -> Pair | list[Pair]:
+        if isinstance(i, slice):
+            return [self._pair(j) for j in range(*i.indices(len(self)))]
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(f"pair index {i} out of range for {n} pairs")
+        return self._pair(i % n if n else i)
+
+    def __iter__(self) -> Iterator[Pair]:
+        for start in range(0, len(self), LINE_CHUNK):
+            chunk = self._rows[start : start + LINE_CHUNK]
+            for a, b, r, cab, cba, s in chunk.tolist():
+                yield Pair(self._ids[int(a)], self._ids[int(b)], r, cab, cba, s, self.method)
+
+    def __repr__(self) -> str:
+        return f"PairTable({len(self)} pairs, method={self.method!r})"
+
+    def _pair(self, i: int) -> Pair:
+        a, b, r, cab, cba, s = self._rows[i].tolist()
+        return Pair(self._ids[int(a)], self._ids[int(b)], r, cab, cba, s, self.method)
+
+    def lines(self) -> Iterator[str]:
+        """``pairs.jsonl`` lines (with ``\\n``) in pair order; see :func:`pair_lines`."""
+        rows = self._rows
+        a = rows[:, 0].astype(np.int64)
+        b = rows[:, 1].astype(np.int64)
+        yield from pair_lines(self._ids, a, b, rows[:, 2:6], self.method)
+
+
+def pair_lines(
+    ids: Sequence[str], a: np.ndarray, b: np.ndarray, values: np.ndarray, method: str
+) -> Iterator[str]:
+    """JSONL lines of pairs, each equal to ``json.dumps(Pair(...).as_dict(),
+    ensure_ascii=False) + "\\n"`` (a line whose ids hold lone surrogates is written with
+    ``ensure_ascii=True``, as :mod:`neardup.output` does for any row).
+
+    Args:
+        ids: document ids, indexed by ``a`` and ``b``.
+        a, b: int arrays of shape ``(n,)``; document numbers of each pair.
+        values: float array of shape ``(n, 4)``: resemblance, containment_ab,
+            containment_ba, score (rounded to 6 decimals as in :meth:`Pair.as_dict`).
+        method: method name.
+
+    Yields:
+        One string per pair, in order.
+    """
+    quoted: dict[int, str] = {}
+    tail = f', "method": {json.dumps(method, ensure_ascii=False)}}}\n'
+    for start in range(0, int(a.shape[0]), LINE_CHUNK):
+        stop = start + LINE_CHUNK
+        va, vb = a[start:stop].tolist(), b[start:stop].tolist()
+        for i, (r, cab, cba, s) in enumerate(values[start:stop].tolist()):
+            ja = quoted.get(va[i]) or _quote(quoted, ids, va[i])
+            jb = quoted.get(vb[i]) or _quote(quoted, ids, vb[i])
+            if ja[0] != '"' or jb[0] != '"':  # a lone surrogate in an id: the whole row ASCII
+                ja, jb = json.dumps(ids[va[i]]), json.dumps(ids[vb[i]])
+            yield (
+                f'{{"a": {ja}, "b": {jb}, "resemblance": {round(r, 6)!r}, '
+                f'"containment_ab": {round(cab, 6)!r}, "containment_ba": {round(cba, 6)!r}, '
+                f'"score": {round(s, 6)!r}{tail}'
+            )
+
+
+def _quote(cache: dict[int, str], ids: Sequence[str], i: int) -> str:
+    """JSON string of ``ids[i]`` (non-ASCII as itself), cached; ``!``-marked when the id
+    holds a lone surrogate (the caller then writes the row ASCII-escaped)."""
+    doc_id = ids[i]
+    text = json.dumps(doc_id, ensure_ascii=False)
+    if _SURROGATE.search(doc_id):
+        text = "!" + text
+    cache[i] = text
+    return text
