@@ -1,10 +1,12 @@
-"""The long kill run: >= 100 SIGKILLs of ``neardup add``, ``dedup --out`` and ``serve``.
+"""The long kill run: >= 100 SIGKILLs of ``neardup add``, ``dedup --out``, ``crawl``, ``serve``.
 
 The harness is ``tests/crash/harness.py`` (what is checked after each kill and each
 completed run is described there); this script runs it on the first 2000 documents of
 ``../shared/data/linux-doc-revisions`` (full texts, 22 MB) on SQLite and PostgreSQL, with
 seeded random kill points, and prints the counts per process: kills, completed runs, lost
-and doubled documents, inconsistent states.
+and doubled documents, inconsistent states. ``crawl`` crawls the fake library of
+``tests/fake_library.py`` (90 article numbers, Russian prose from ``../shared/data/ruslit``)
+served on 127.0.0.1 by this process, 5 kills per crawl into a new collection.
 
 PostgreSQL: a fresh database ``neardup_kill_<random>`` on ``$NEARDUP_TEST_PG`` (default
 ``postgresql+psycopg://postgres@127.0.0.1:5432/test``), dropped at the end; its rows are
@@ -12,8 +14,9 @@ left out when the server is unreachable.
 
 Usage::
 
-    nice -n 10 .venv/bin/python benchmarks/kill_harness.py              # 110 kills
+    nice -n 10 .venv/bin/python benchmarks/kill_harness.py              # 135 kills
     .venv/bin/python benchmarks/kill_harness.py --scale 0.2             # a quick run
+    .venv/bin/python benchmarks/kill_harness.py --only crawl            # the crawl rows
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ PLAN = (
     ("add", "postgresql", "tf-ridf", 15),
     ("add", "postgresql", "minhash-lsh", 10),
     ("dedup", "", "minhash-lsh", 20),
+    ("crawl", "sqlite", "minhash-lsh", 15),
+    ("crawl", "postgresql", "minhash-lsh", 10),
     ("serve", "sqlite", "minhash-lsh", 15),
     ("serve", "postgresql", "tf-ridf", 15),
 )
@@ -68,12 +73,25 @@ def _drop(url: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from crash.harness import AddHarness, Counts, DedupHarness, ServeHarness, write_corpus
+    from crash.harness import (
+        AddHarness,
+        Counts,
+        CrawlHarness,
+        DedupHarness,
+        ServeHarness,
+        write_corpus,
+    )
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="Multiply every kill count.")
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--docs", type=int, default=2000)
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=sorted({row[0] for row in PLAN}),
+        help="Run only the rows of this process (repeatable; default: all).",
+    )
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     pg = _pg_database()
@@ -84,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
         corpus = write_corpus(tmp / "docs.jsonl", docs=args.docs)
         try:
             for i, (process, db, method, kills) in enumerate(PLAN):
+                if args.only and process not in args.only:
+                    continue
                 n = max(1, round(kills * args.scale))
                 if db == "postgresql" and pg is None:
                     rows.append((Counts(f"{process} {method} postgresql (unreachable)"), 0.0))
@@ -100,6 +120,9 @@ def main(argv: list[str] | None = None) -> int:
                     work = tmp / f"dedup{i}"
                     work.mkdir()
                     counts = DedupHarness(corpus, work, method).run(n, rng, timeout_s=3600)
+                elif process == "crawl":
+                    with CrawlHarness(url, method, tag) as crawl:
+                        counts = crawl.run(n, rng, timeout_s=3600)
                 else:
                     harness = ServeHarness(str(url), corpus, method, tag, batch=50)
                     counts = harness.run(n, rng, timeout_s=3600)

@@ -1,4 +1,4 @@
-"""Kill harness: SIGKILL ``neardup add``, ``dedup --out`` and ``serve`` at random points.
+"""Kill harness: SIGKILL ``neardup add``/``dedup --out``/``crawl``/``serve`` at random points.
 
 Each harness runs the real command as a subprocess, kills it (``SIGKILL``: no cleanup, no
 ``finally``) after a random, seeded delay, checks what the kill left behind, restarts it,
@@ -10,6 +10,13 @@ and so on; when a run completes, the result is compared with a clean run.
   rebuild, no orphan rows, word statistics equal to the per-document counts. After a run
   completes: the same document set as the clean rebuild (lost ones counted) and everything
   identical: per-document signature bytes, index rows, term statistics, collection stats.
+* ``crawl`` (:class:`CrawlHarness`): ``neardup crawl`` of the fake library
+  (``tests/fake_library.py``, served on 127.0.0.1 in a thread) into a collection; a clean
+  crawl is the reference. After each kill: the ``add`` checks of the stored documents (none
+  outside the article set), and every page the crawl queue has finished with a document
+  has it stored (else lost). After a run completes: exactly the article set, each document
+  once and identical to the reference, stage ``done``, no page left unfinished,
+  ``documents_added`` right, and no article page finished before a kill fetched again.
 * ``serve`` (:class:`ServeHarness`): ``neardup serve`` with a client thread adding the
   corpus in batches over HTTP, retrying a batch whose answer it did not get; the same
   checks, and every document whose batch was acknowledged must be stored (else lost).
@@ -23,6 +30,7 @@ and so on; when a run completes, the result is compared with a clean run.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -30,6 +38,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -422,6 +431,242 @@ def _summary(out: Path) -> dict[str, Any]:
     for key in ("seconds", "peak_memory_mib"):
         data.pop(key, None)
     return data
+
+
+# -- crawl ---------------------------------------------------------------------------------------
+#: Page statuses of a crawl still under way (none may be left once it is done).
+UNFINISHED_PAGES = ("new", "reserved", "fetched")
+#: An empty collection (a crawl killed before it created its collection).
+EMPTY = Snapshot({}, 0, {}, {}, set(), {}, 0, {})
+
+
+@dataclass
+class CrawlState:
+    """The crawl queue's view of the library crawled into one collection."""
+
+    libraries: int
+    stage: str
+    documents_added: int
+    pages: dict[str, tuple[str, bool]]  # url -> (status, document stored)
+
+    def finished(self) -> set[str]:
+        """Pages finished with a document (never fetched again when the crawl resumes)."""
+        return {u for u, (s, doc) in self.pages.items() if doc and s in ("collected", "skipped")}
+
+
+def crawl_state(url: str, name: str) -> CrawlState:
+    """Read the crawl tables for collection ``name`` (bound parameters only; without a
+    library yet: stage ``""``, no pages)."""
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            libs = conn.execute(
+                text(
+                    "SELECT id, stage, documents_added FROM nd_crawl_libraries "
+                    "WHERE collection = :n ORDER BY id"
+                ),
+                {"n": name},
+            ).all()
+            if not libs:
+                return CrawlState(0, "", 0, {})
+            lib_id, stage, added = libs[-1]
+            pages = {
+                u: (str(status), bool(doc))
+                for u, status, doc in conn.execute(
+                    text("SELECT url, status, document FROM nd_crawl_pages WHERE library_id = :l"),
+                    {"l": lib_id},
+                )
+            }
+    finally:
+        engine.dispose()
+    return CrawlState(len(libs), str(stage), int(added), pages)
+
+
+def collection_snapshot(url: str, name: str) -> Snapshot:
+    """:func:`snapshot`, or :data:`EMPTY` when the collection does not exist yet."""
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            found = conn.execute(
+                text("SELECT COUNT(*) FROM nd_collections WHERE name = :n"), {"n": name}
+            ).scalar_one()
+    finally:
+        engine.dispose()
+    return snapshot(url, name) if found else EMPTY
+
+
+class CrawlHarness:
+    """Kill ``neardup crawl`` of the fake library (``tests/fake_library.py``) repeatedly.
+
+    The library is served on 127.0.0.1 by a thread of this process (``--allow-private``
+    lets the crawler reach it; its ``--delay`` makes a crawl last a few seconds). A clean
+    crawl into ``{tag}-ref`` is the reference: it must store exactly the site's article set,
+    and its duration is the estimate kill delays are drawn from. Each round crawls into a
+    new collection: killed, checked, restarted, ``per_round`` times, then the last run
+    completes. After each kill: no document twice, none outside the article set, every
+    stored document equal to the reference's (shingles, text, signature, index rows), no
+    orphan rows, every page the queue has finished with a document stored (else it is
+    lost: a resumed crawl does not fetch it again). After a completed run: stage ``done``,
+    the documents exactly the article set and equal to the reference, no page left
+    ``new``/``reserved``/``fetched``, ``documents_added`` equal to the documents stored,
+    and no article page finished before a kill requested again after it.
+
+    Use it as a context manager (or call :meth:`close`): that stops the fake library.
+
+    Args:
+        url: database URL; method: the method of the collections the crawl creates; tag:
+            unique prefix of the collection names; n_articles: article numbers of the fake
+            library; delay: the crawler's ``--delay`` (seconds between requests);
+            per_round: kills per round (per collection).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        method: str,
+        tag: str,
+        *,
+        n_articles: int = 90,
+        delay: float = 0.02,
+        per_round: int = 5,
+    ) -> None:
+        from fake_library import serve_library
+
+        self.url, self.method, self.tag = url, method, tag
+        self.delay, self.per_round = delay, per_round
+        self.lexical = method in ("tf-ridf", "imatch", "imatch-random", "anchor-words")
+        self.counts = Counts(f"crawl {method} {url.split(':')[0].split('+')[0]}")
+        self._stack = contextlib.ExitStack()
+        self.site = self._stack.enter_context(serve_library(n_articles=n_articles))
+        tmp = self._stack.enter_context(tempfile.TemporaryDirectory(prefix="neardup-crawl-"))
+        self._stderr = Path(tmp) / "stderr.txt"
+        try:
+            t0 = time.monotonic()
+            proc = self._start(f"{tag}-ref")
+            if proc.wait(timeout=1800) != 0:
+                raise RuntimeError(f"the reference crawl exited {proc.returncode}: {self._err()}")
+            self.estimate_s = time.monotonic() - t0
+            self.ref = snapshot(url, f"{tag}-ref")
+            if sorted(self.ref.docs) != sorted(self.site.articles) or self.ref.duplicates:
+                raise RuntimeError("the reference crawl did not store exactly the article set")
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Stop the fake library."""
+        self._stack.close()
+
+    def __enter__(self) -> CrawlHarness:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def run(self, kills: int, rng: random.Random, *, timeout_s: float = 900) -> Counts:
+        """Kill until ``kills`` kills happened; every round ends with a completed crawl."""
+        deadline = time.monotonic() + timeout_s
+        rounds = 0
+        while self.counts.kills < kills and time.monotonic() < deadline:
+            rounds += 1
+            budget = min(kills, self.counts.kills + self.per_round)
+            self._round(f"{self.tag}-c{rounds}", budget, rng, deadline)
+        return self.counts
+
+    def _round(self, name: str, budget: int, rng: random.Random, deadline: float) -> None:
+        finished: dict[str, int] = {}  # article URL -> request-log length when seen finished
+        while True:
+            proc = self._start(name)
+            wait_s = rng.uniform(0.2, self.estimate_s)
+            done = self.counts.kills >= budget or time.monotonic() > deadline
+            if done:
+                proc.wait(timeout=1800)
+            else:
+                time.sleep(wait_s)
+            if not done and kill(proc):
+                self.counts.kills += 1
+                where = f"{name} kill {self.counts.kills} at {wait_s:.2f}s"
+                self.check_partial(name, where, finished)
+                continue
+            if proc.returncode != 0:
+                self.counts.flag(
+                    "inconsistent", f"{name}: crawl exited {proc.returncode}: {self._err()}"
+                )
+            self.counts.completed += 1
+            self.check_complete(name, name, finished)
+            return
+
+    def check_partial(self, name: str, where: str, finished: dict[str, int]) -> None:
+        """After a kill (see the class docstring); adds the article pages finished by now to
+        ``finished``, with the request-log length (later requests for them are refetches)."""
+        snap = collection_snapshot(self.url, name)
+        check_partial(snap, self.ref, self.lexical, self.counts, where)
+        state = self._check_pages(name, snap, where)
+        mark = len(self.site.log.items())
+        for u in state.finished() & set(self.site.articles):
+            finished.setdefault(u, mark)
+
+    def check_complete(self, name: str, where: str, finished: dict[str, int]) -> None:
+        """After a completed run (see the class docstring); ``finished`` as filled by
+        :meth:`check_partial` after the kills of the round."""
+        snap = collection_snapshot(self.url, name)
+        check_complete(snap, self.ref, self.lexical, self.counts, where)
+        state = self._check_pages(name, snap, where, count_lost=False)  # counted just above
+        if state.stage != "done":
+            self.counts.flag("inconsistent", f"{where}: stage {state.stage!r}, not done")
+        left = Counter(s for s, _ in state.pages.values() if s in UNFINISHED_PAGES)
+        if left:
+            self.counts.flag("inconsistent", f"{where}: pages left {dict(left)}")
+        if state.documents_added != len(snap.docs):
+            self.counts.flag(
+                "inconsistent",
+                f"{where}: documents_added {state.documents_added}, {len(snap.docs)} stored",
+            )
+        base = self.site.base_url
+        requests = [t for _, t in self.site.log.items()]
+        refetched = sorted(
+            u for u, mark in finished.items() if u.removeprefix(base) in requests[mark:]
+        )
+        if refetched:
+            self.counts.flag(
+                "inconsistent",
+                f"{where}: {len(refetched)} article pages finished before a kill were "
+                f"fetched again, e.g. {refetched[:3]}",
+            )
+
+    def _check_pages(
+        self, name: str, snap: Snapshot, where: str, *, count_lost: bool = True
+    ) -> CrawlState:
+        """The crawl tables against the stored documents: one library, and every page
+        finished with a document stored (an article)."""
+        state = crawl_state(self.url, name)
+        if state.libraries > 1:
+            self.counts.flag("inconsistent", f"{where}: {state.libraries} libraries queued")
+        finished = state.finished()
+        unstored = sorted(finished - set(snap.docs))
+        if unstored and count_lost:
+            self.counts.flag(
+                "lost",
+                f"{where}: {len(unstored)} pages finished with a document that is not stored, "
+                f"e.g. {unstored[:3]}",
+                len(unstored),
+            )
+        strays = sorted(finished - set(self.site.articles))
+        if strays:
+            self.counts.flag("inconsistent", f"{where}: non-articles stored {strays[:3]}")
+        return state
+
+    def _start(self, name: str) -> subprocess.Popen[bytes]:
+        cmd = [NEARDUP, "crawl", self.site.base_url, "--clarification",
+               self.site.clarification, "--collection", name, "--db", self.url,
+               "--allow-private", "--method", self.method, "--delay", str(self.delay),
+               "--retries", "1", "-q"]  # fmt: skip
+        with self._stderr.open("wb") as errors:  # the child keeps its own descriptor
+            return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=errors)
+
+    def _err(self) -> str:
+        """The end of the last run's standard error."""
+        return self._stderr.read_text(encoding="utf-8", errors="replace").strip()[-500:]
 
 
 # -- serve ---------------------------------------------------------------------------------------

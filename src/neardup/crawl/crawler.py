@@ -469,6 +469,9 @@ class Crawler:
         added = 0
         doc = content.document(final, len(result.body)) if is_article and final else None
         if doc is not None and not indexed:
+            # "storing" tells a resumed run that a kill may have come after this add
+            # committed and before the page is marked below (CrawlDB.reset_unfinished)
+            db.set_page(page.id, "storing")
             report = self.store.add(self.lib.collection, [doc], recompute_stats=False)
             added = report.added
             self.added += added

@@ -254,14 +254,60 @@ class CrawlDB:
         )
 
     def reset_unfinished(self, library_id: int) -> int:
-        """Pages ``reserved``/``fetched`` by a run that ended go back to ``new``."""
+        """Pages left unfinished by a run that ended (``reserved``, ``fetched``, ``storing``)
+        go back to ``new``, or are repaired, in one transaction.
+
+        A run killed after a page's document was stored and before the page was marked
+        (two transactions) leaves the page ``storing`` with its document in the collection:
+        that document counts in ``documents_added`` now. In a range walk (``mode`` pattern)
+        an unfinished page whose URL is a stored document is finished as ``collected`` with
+        a document, since the walk treats a stored URL as found without a request and would
+        never finish it; elsewhere it goes back to ``new`` and is fetched again for its
+        links (and found indexed).
+
+        Returns:
+            Pages put back to ``new``.
+        """
+        unfinished = P.c.status.in_(["reserved", "fetched", "storing"])
         with self.write() as conn:
+            lib = conn.execute(select(L.c.collection, L.c.mode).where(L.c.id == library_id)).first()
+            stored = self._stored_pages(conn, library_id, lib, unfinished)
+            added = sum(1 for _, status in stored if status == "storing")
+            walking = lib is not None and lib.mode == "pattern"
+            ids = [i for i, _ in stored] if walking else []
+            for start in range(0, len(ids), _CHUNK):
+                conn.execute(
+                    update(P)
+                    .where(P.c.id.in_(ids[start : start + _CHUNK]))
+                    .values(status="collected", document=True, error=None, updated_at=now())
+                )
+            self.bump(conn, library_id, pages_fetched=len(ids), documents_added=added)
             result = conn.execute(
                 update(P)
-                .where(P.c.library_id == library_id, P.c.status.in_(["reserved", "fetched"]))
+                .where(P.c.library_id == library_id, unfinished)
                 .values(status="new", updated_at=now())
             )
         return int(result.rowcount or 0)
+
+    def _stored_pages(
+        self, conn: Connection, library_id: int, lib: Any, unfinished: Any
+    ) -> list[tuple[int, str]]:
+        """``(page id, status)`` of the unfinished pages whose URL is a stored document id."""
+        if lib is None:
+            return []
+        collection = lib.collection
+        d, c = s.documents, s.collections
+        stored = (
+            select(d.c.doc_id)
+            .join(c, c.c.id == d.c.collection_id)
+            .where(c.c.name == collection, d.c.doc_id == P.c.url)
+        )
+        rows = conn.execute(
+            select(P.c.id, P.c.status).where(
+                P.c.library_id == library_id, unfinished, stored.exists()
+            )
+        ).all()
+        return [(int(r[0]), str(r[1])) for r in rows]
 
     def requeue(self, library_id: int, where: Any, *, conn: Connection | None = None) -> int:
         """Finished pages matching ``where`` become ``new`` again (a new crawl round); the

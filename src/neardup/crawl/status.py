@@ -16,11 +16,13 @@ RUNNING = ("link search", "pattern detection", "in work")
 FINISHED = ("done", "stopped", "failed")
 
 #: Page statuses (seed 004 section 4.2): new -> reserved -> fetched ("checked") ->
-#: collected (links collected; for an article: its document stored); or the page ended
+#: [storing (its document being added)] -> collected (links collected; for an article: its
+#: document stored); or the page ended
 #: missing (404/410, no text), blocked (robots.txt), failed (errors after retries), or
 #: skipped (not needed: a link-search page outside the address pattern).
 PAGE_STATUSES = (
-    "new", "reserved", "fetched", "collected", "missing", "blocked", "failed", "skipped"
+    "new", "reserved", "fetched", "storing", "collected", "missing", "blocked", "failed",
+    "skipped",
 )  # fmt: skip
 #: Statuses a page keeps (it is not fetched again when the crawl resumes).
 PAGE_DONE = ("collected", "missing", "blocked", "failed", "skipped")

@@ -20,6 +20,8 @@ there as before. The crawl :class:`~neardup.crawl.Dispatcher` runs in the app's 
 Write routes need ``Authorization: Bearer <token>`` when a token is configured (compared
 with :func:`hmac.compare_digest`); 401 otherwise. Request bodies over ``max_body_bytes``
 get 413. Errors are RFC 9457 problem details (:mod:`neardup.service.problems`).
+The hot routes (check, add one document) return a ready :class:`JSONResponse`: FastAPI
+would otherwise validate the returned dict in a second thread-pool hop per request.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Depends, FastAPI, File, Path, Request, Response, UploadFile
+from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
@@ -303,10 +306,10 @@ def _routes(api: FastAPI, st: Store, require: Any, state: ui.UiState) -> None:
         dependencies=[require],
         tags=["documents"],
     )
-    def add_document(name: Name, body: DocumentIn) -> dict[str, Any]:
+    def add_document(name: Name, body: DocumentIn) -> JSONResponse:
         """Add one document (idempotent by id: an existing id is reported as skipped)."""
         doc = Document(body.id, body.text, body.source)
-        return st.add(name, [doc]).as_dict()
+        return JSONResponse(st.add(name, [doc]).as_dict(), status_code=201)
 
     @api.post("/collections/{name}/documents/batch", dependencies=[require], tags=["documents"])
     def add_batch(name: Name, body: BatchIn) -> dict[str, Any]:
@@ -331,14 +334,14 @@ def _routes(api: FastAPI, st: Store, require: Any, state: ui.UiState) -> None:
         return Response(status_code=204)
 
     @api.post("/collections/{name}/check", tags=["check"])
-    def check(name: Name, body: CheckIn) -> dict[str, Any]:
+    def check(name: Name, body: CheckIn) -> JSONResponse:
         """Is this text a duplicate, and of which stored documents?"""
-        return st.check(name, body.text, limit=body.limit).as_dict()
+        return JSONResponse(st.check(name, body.text, limit=body.limit).as_dict())
 
     @api.post("/collections/{name}/check/file", tags=["check"])
-    def check_file(name: Name, file: Annotated[UploadFile, File()]) -> dict[str, Any]:
+    def check_file(name: Name, file: Annotated[UploadFile, File()]) -> JSONResponse:
         """Check an uploaded file (text, HTML, wiki; any encoding neardup can read)."""
-        return st.check(name, upload_text(file)).as_dict()
+        return JSONResponse(st.check(name, upload_text(file)).as_dict())
 
 
 LibraryId = Annotated[int, Path(ge=1, le=2**62)]

@@ -608,62 +608,46 @@ class Store:
         """
         check_int("limit", limit, low=1, high=100_000)
         t0 = time.perf_counter()
-        info = self.collection(name)
-        meth = self._query_method(info)
-        tokens = canonical_of(meth).tokens(text_)
-        if len(tokens) < info.min_tokens:
-            raise InputError(
-                f"document too short to check: {len(tokens)} canonical tokens "
-                f"< min_tokens={info.min_tokens}"
-            )
-        sets = shingling_of(meth).batch([tokens])
-        sigs = (
-            meth.from_sets(sets)
-            if signs_from_sets(meth)
-            else meth.sign([Prepared("query", text_, [term_key(t) for t in tokens])])
-        )
-        keys = index_keys(meth, sigs).for_row(0)
-        query_sig = meth.signature(sigs, 0)
-        with self._read() as conn:
-            hits = self._candidates(conn, info.id, keys)
-            rows = self._candidate_rows(conn, list(hits)) if hits else []
-        matches = self._verify(info, meth, sets.get(0), query_sig, hits, len(keys), rows)
+        with self._read() as conn:  # one transaction (and pooled connection) per check
+            info = self._info(conn, name)
+            meth = self._method(info)
+            if not meth.needs_fit:
+                query = _Query.of(info, meth, text_)
+                hits, rows = self._lookup(conn, info, query.keys)
+        if meth.needs_fit:  # lexical: fitted on current statistics (may recompute them first)
+            meth = self._query_method(info)
+            query = _Query.of(info, meth, text_)
+            with self._read() as conn:
+                hits, rows = self._lookup(conn, info, query.keys)
+        matches = self._verify(info, meth, query.set, query.signature, hits, len(query.keys), rows)
         return CheckResult(
             info.name,
             info.method,
             info.measure,
             info.threshold,
-            len(tokens),
+            query.tokens,
             len(hits),
             tuple(matches[:limit]),
             time.perf_counter() - t0,
         )
 
+    def _lookup(
+        self, conn: Connection, info: CollectionInfo, keys: np.ndarray
+    ) -> tuple[dict[int, int], list[Any]]:
+        """Candidates (``{document pk: shared keys}``) and their stored rows."""
+        hits = self._candidates(conn, info.id, keys)
+        return hits, (self._candidate_rows(conn, list(hits)) if hits else [])
+
     def _candidates(self, conn: Connection, collection_id: int, keys: np.ndarray) -> dict[int, int]:
         if keys.size == 0:
             return {}
-        r = s.index_rows
-        hits = func.count().label("hits")
-        stmt = (
-            select(r.c.document_id, hits)
-            .where(r.c.collection_id == collection_id)
-            .where(r.c.key.in_(bindparam("keys", expanding=True)))
-            .group_by(r.c.document_id)
-            .order_by(hits.desc(), r.c.document_id)
-            .limit(MAX_CANDIDATES)
+        result = conn.execute(
+            _CANDIDATES, {"collection_id": collection_id, "keys": np.unique(keys).tolist()}
         )
-        result = conn.execute(stmt, {"keys": np.unique(keys).tolist()})
         return {int(d): int(h) for d, h in result}
 
     def _candidate_rows(self, conn: Connection, pks: list[int]) -> list[Any]:
-        d, sh, sg = s.documents, s.shingles, s.signatures
-        stmt = (
-            select(d.c.id, d.c.doc_id, d.c.source, d.c.title, sh.c.fingerprints, sg.c.payload)
-            .join(sh, sh.c.document_id == d.c.id)
-            .outerjoin(sg, sg.c.document_id == d.c.id)
-            .where(d.c.id.in_(bindparam("pks", expanding=True)))
-        )
-        return list(conn.execute(stmt, {"pks": pks}))
+        return list(conn.execute(_CANDIDATE_ROWS, {"pks": pks}))
 
     def _verify(
         self,
@@ -747,10 +731,8 @@ class Store:
     def _info(self, conn: Connection, name: str, *, lock: bool = False) -> CollectionInfo:
         if not _valid_name(name):  # never stored; and PostgreSQL refuses NUL in a query
             raise CollectionNotFound(name)
-        stmt = select(s.collections).where(s.collections.c.name == name)
-        if lock and conn.dialect.name == "postgresql":
-            stmt = stmt.with_for_update()
-        row = conn.execute(stmt).first()
+        stmt = _COLLECTION_FOR_UPDATE if lock and conn.dialect.name == "postgresql" else _COLLECTION
+        row = conn.execute(stmt, {"name": name}).first()
         if row is None:
             raise CollectionNotFound(name)
         return _info(row)
@@ -855,6 +837,63 @@ def _valid_name(name: object) -> bool:
     except NeardupError:
         return False
     return True
+
+
+# The statements of the check path, built once (building a select per call cost ~0.3 ms;
+# SQLAlchemy caches only the compiled form). All values are bound parameters.
+_COLLECTION = select(s.collections).where(s.collections.c.name == bindparam("name"))
+_COLLECTION_FOR_UPDATE = _COLLECTION.with_for_update()
+_HITS = func.count().label("hits")
+_CANDIDATES = (
+    select(s.index_rows.c.document_id, _HITS)
+    .where(s.index_rows.c.collection_id == bindparam("collection_id"))
+    .where(s.index_rows.c.key.in_(bindparam("keys", expanding=True)))
+    .group_by(s.index_rows.c.document_id)
+    .order_by(_HITS.desc(), s.index_rows.c.document_id)
+    .limit(MAX_CANDIDATES)
+)
+_CANDIDATE_ROWS = (
+    select(
+        s.documents.c.id,
+        s.documents.c.doc_id,
+        s.documents.c.source,
+        s.documents.c.title,
+        s.shingles.c.fingerprints,
+        s.signatures.c.payload,
+    )
+    .join(s.shingles, s.shingles.c.document_id == s.documents.c.id)
+    .outerjoin(s.signatures, s.signatures.c.document_id == s.documents.c.id)
+    .where(s.documents.c.id.in_(bindparam("pks", expanding=True)))
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Query:
+    """A checked text made ready for lookup: its shingle set, signature and index keys."""
+
+    tokens: int
+    set: np.ndarray
+    signature: Signature
+    keys: np.ndarray
+
+    @classmethod
+    def of(cls, info: CollectionInfo, meth: Method, text_: str) -> _Query:
+        """Raises:
+        InputError: fewer canonical tokens than the collection's ``min_tokens``."""
+        tokens = canonical_of(meth).tokens(text_)
+        if len(tokens) < info.min_tokens:
+            raise InputError(
+                f"document too short to check: {len(tokens)} canonical tokens "
+                f"< min_tokens={info.min_tokens}"
+            )
+        sets = shingling_of(meth).batch([tokens])
+        sigs = (
+            meth.from_sets(sets)
+            if signs_from_sets(meth)
+            else meth.sign([Prepared("query", text_, [term_key(t) for t in tokens])])
+        )
+        keys = index_keys(meth, sigs).for_row(0)
+        return cls(len(tokens), sets.get(0), meth.signature(sigs, 0), keys)
 
 
 def check_name(name: object) -> str:
