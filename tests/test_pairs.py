@@ -66,6 +66,8 @@ def test_table_is_a_sequence_of_pairs_across_chunks():
     assert pairs[-1] == table[-1] == Pair(f"d{n - 1}", f"d{n}", 0.75, 0.8, 0.7, 1.0, "m")
     assert table[LINE_CHUNK] == pairs[LINE_CHUNK]
     assert table[1:3] == pairs[1:3]
+    assert table == pairs and table == PairTable(ids, rows.copy(), "m")
+    assert table != pairs[:-1] and table != PairTable(ids, rows[::-1], "m")
     assert "".join(table.lines()) == "".join(_json(p.as_dict()) + "\n" for p in pairs)
     with pytest.raises(IndexError):
         table[n]

@@ -110,6 +110,14 @@ class PairTable(Sequence[Pair]):
     def __repr__(self) -> str:
         return f"PairTable({len(self)} pairs, method={self.method!r})"
 
+    def __eq__(self, other: object) -> bool:
+        """Equal to a :class:`PairTable`, list or tuple holding the same pairs in order."""
+        if not isinstance(other, PairTable | list | tuple):
+            return NotImplemented
+        return len(self) == len(other) and all(p == q for p, q in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
     def _pair(self, i: int) -> Pair:
         a, b, r, cab, cba, s = self._rows[i].tolist()
         return Pair(self._ids[int(a)], self._ids[int(b)], r, cab, cba, s, self.method)
