@@ -44,7 +44,6 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
-PG_ADMIN = os.environ.get("NEARDUP_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 #: Address-space cap of a worker, bytes.
 ADDRESS_SPACE = 8 << 30
 
@@ -207,27 +206,14 @@ _FIELD = {"crash": "crashes", "hang": "hangs", "memory": "memory"}
 
 def _pg_database() -> tuple[str | None, str]:
     """A fresh PostgreSQL database URL (and a note), or ``None`` when unreachable."""
-    from sqlalchemy import create_engine, text
     from sqlalchemy.exc import OperationalError
 
-    name = f"neardup_fuzz_{uuid.uuid4().hex[:10]}"
+    from store._db import create_database
+
     try:
-        engine = create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
-        with engine.connect() as conn:
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
-        engine.dispose()
+        return create_database("neardup_fuzz"), ""
     except OperationalError as exc:
         return None, f"PostgreSQL unreachable: {str(exc).splitlines()[0]}"
-    return f"{PG_ADMIN.rsplit('/', 1)[0]}/{name}", ""
-
-
-def _drop_pg(url: str) -> None:
-    from sqlalchemy import create_engine, text
-
-    engine = create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
-    with engine.connect() as conn:
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{url.rsplit("/", 1)[1]}" WITH (FORCE)'))
-    engine.dispose()
 
 
 def print_table(tallies: list[Tally]) -> None:
@@ -289,7 +275,9 @@ def main(argv: list[str] | None = None) -> int:
                 )
         finally:
             if pg_url:
-                _drop_pg(pg_url)
+                from store._db import drop_database
+
+                drop_database(pg_url)
     print(
         f"fuzz_long: {args.cases} cases per target, seed {args.seed}, "
         f"{time.time() - started:.0f} s, load {os.getloadavg()[0]:.1f}, "

@@ -33,7 +33,6 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
-PG_ADMIN = os.environ.get("NEARDUP_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 #: (process, database, method, kills) of a full run.
 PLAN = (
     ("add", "sqlite", "tf-ridf", 20),
@@ -49,27 +48,14 @@ PLAN = (
 
 
 def _pg_database() -> str | None:
-    from sqlalchemy import create_engine, text
     from sqlalchemy.exc import OperationalError
 
-    name = f"neardup_kill_{uuid.uuid4().hex[:10]}"
+    from store._db import create_database
+
     try:
-        engine = create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
-        with engine.connect() as conn:
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
-        engine.dispose()
+        return create_database("neardup_kill")
     except OperationalError:
         return None
-    return f"{PG_ADMIN.rsplit('/', 1)[0]}/{name}"
-
-
-def _drop(url: str) -> None:
-    from sqlalchemy import create_engine, text
-
-    engine = create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
-    with engine.connect() as conn:
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{url.rsplit("/", 1)[1]}" WITH (FORCE)'))
-    engine.dispose()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -81,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         ServeHarness,
         write_corpus,
     )
+    from store._db import drop_database
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="Multiply every kill count.")
@@ -133,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"inconsistent, {seconds:.0f} s", file=sys.stderr, flush=True)  # fmt: skip
         finally:
             if pg is not None:
-                _drop(pg)
+                drop_database(pg)
     print(f"kill_harness: {args.docs} Linux-doc documents, seed {args.seed}, "
           f"{time.time() - started:.0f} s, load {os.getloadavg()[0]:.1f}\n")  # fmt: skip
     print("| process | kills | completed runs | lost | doubled | inconsistent | seconds |")

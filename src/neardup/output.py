@@ -17,7 +17,7 @@ import tempfile
 from collections.abc import Iterable
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from neardup.dedup import DedupResult
 from neardup.pairs import PairTable
@@ -91,6 +91,17 @@ def _json(obj: Any, **kwargs: Any) -> str:
     return text
 
 
+def write_lines(fh: IO[str], lines: Iterable[str]) -> int:
+    """Write ``lines`` (each with its ``\\n``) to ``fh`` in blocks of :data:`_BLOCK` lines,
+    so memory stays one block however many lines; returns the number of lines."""
+    count = 0
+    it = iter(lines)
+    while block := list(islice(it, _BLOCK)):
+        fh.write("".join(block))
+        count += len(block)
+    return count
+
+
 def _atomic_write(path: Path, text: str) -> None:
     _atomic_write_lines(path, (text,))
 
@@ -101,9 +112,7 @@ def _atomic_write_lines(path: Path, lines: Iterable[str]) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            it = iter(lines)
-            while block := list(islice(it, _BLOCK)):
-                fh.write("".join(block))
+            write_lines(fh, lines)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)

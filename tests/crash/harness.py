@@ -107,6 +107,25 @@ def kill(proc: subprocess.Popen[Any]) -> bool:
     return alive
 
 
+def kill_after(
+    proc: subprocess.Popen[Any], wait_s: float, counts: Counts, budget: int, deadline: float
+) -> bool:
+    """Kill ``proc`` after ``wait_s`` seconds while ``counts.kills < budget`` and the
+    ``deadline`` (monotonic) has not passed, counting the kill; else let it run to its end.
+
+    Returns:
+        ``True`` when it was killed; ``False`` when it finished (``proc.returncode`` set).
+    """
+    if counts.kills >= budget or time.monotonic() > deadline:
+        proc.wait(timeout=1800)
+        return False
+    time.sleep(wait_s)
+    if not kill(proc):
+        return False
+    counts.kills += 1
+    return True
+
+
 # -- collection snapshots ----------------------------------------------------------------------
 @dataclass
 class Snapshot:
@@ -326,13 +345,7 @@ class AddHarness:
         while True:
             proc = self._start(name)
             wait_s = rng.uniform(0.2, self.estimate_s)
-            done = self.counts.kills >= kills or time.monotonic() > deadline
-            if done:
-                proc.wait(timeout=1800)
-            else:
-                time.sleep(wait_s)
-            if not done and kill(proc):
-                self.counts.kills += 1
+            if kill_after(proc, wait_s, self.counts, kills, deadline):
                 where = f"{name} kill {self.counts.kills} at {wait_s:.2f}s"
                 check_partial(snapshot(self.url, name), self.ref, self.lexical, self.counts, where)
                 continue
@@ -578,13 +591,7 @@ class CrawlHarness:
         while True:
             proc = self._start(name)
             wait_s = rng.uniform(0.2, self.estimate_s)
-            done = self.counts.kills >= budget or time.monotonic() > deadline
-            if done:
-                proc.wait(timeout=1800)
-            else:
-                time.sleep(wait_s)
-            if not done and kill(proc):
-                self.counts.kills += 1
+            if kill_after(proc, wait_s, self.counts, budget, deadline):
                 where = f"{name} kill {self.counts.kills} at {wait_s:.2f}s"
                 self.check_partial(name, where, finished)
                 continue

@@ -22,29 +22,52 @@ def _admin_engine():  # type: ignore[no-untyped-def]
     return create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
 
 
+def create_database(prefix: str) -> str:
+    """Create a fresh database ``{prefix}_<random>`` on :data:`PG_ADMIN`'s server; its URL.
+
+    Raises:
+        sqlalchemy.exc.OperationalError: the server is unreachable.
+    """
+    from sqlalchemy import text
+
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    engine = _admin_engine()
+    try:
+        with engine.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    finally:
+        engine.dispose()
+    return f"{PG_ADMIN.rsplit('/', 1)[0]}/{name}"
+
+
+def drop_database(url: str) -> None:
+    """Drop the database of ``url`` (made by :func:`create_database`), connections and all."""
+    from sqlalchemy import text
+
+    engine = _admin_engine()
+    try:
+        with engine.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{url.rsplit("/", 1)[1]}" WITH (FORCE)'))
+    finally:
+        engine.dispose()
+
+
 @pytest.fixture(scope="session")
 def pg_database() -> Iterator[str]:
     """URL of a fresh PostgreSQL database for this session."""
-    from sqlalchemy import text
     from sqlalchemy.exc import OperationalError
 
-    name = f"neardup_test_{uuid.uuid4().hex[:12]}"
     try:
-        engine = _admin_engine()
-        with engine.connect() as conn:
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
+        url = create_database("neardup_test")
     except OperationalError as exc:
         msg = f"PostgreSQL unreachable at {PG_ADMIN}: {exc}"
         if os.environ.get("CI"):
             pytest.fail(msg)
         pytest.skip(msg)
-    base = PG_ADMIN.rsplit("/", 1)[0]
     try:
-        yield f"{base}/{name}"
+        yield url
     finally:
-        with engine.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        engine.dispose()
+        drop_database(url)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

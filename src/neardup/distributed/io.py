@@ -237,23 +237,20 @@ def write_part(out_dir: str, name: str, part: int, rows: Iterable[dict[str, Any]
 
 def write_part_lines(out_dir: str, name: str, part: int, lines: Iterable[str]) -> int:
     """Write one partition's ready JSONL ``lines`` (each ending in ``\\n``), overwriting a
-    retried task's file, in blocks of 8,192 lines.
+    retried task's file, in blocks (:func:`neardup.output.write_lines`).
 
     Returns:
         Number of lines written.
     """
     import fsspec
 
+    from neardup.output import write_lines
+
     url = part_url(out_dir, name, part)
     fs, path = fsspec.core.url_to_fs(url)
     fs.makedirs(path.rsplit("/", 1)[0], exist_ok=True)
-    count = 0
-    it = iter(lines)
     with fs.open(path, "w", encoding="utf-8") as fh:
-        while block := list(itertools.islice(it, 8192)):
-            fh.write("".join(block))
-            count += len(block)
-    return count
+        return write_lines(fh, lines)
 
 
 def merge_parts(out_dir: str, name: str, parts: int) -> None:
