@@ -136,8 +136,14 @@ class _Clock:
     def run(self, stage: str, fn: Any, *args: Any) -> Any:
         t0 = self._clock()
         out = fn(*args)
-        self.seconds[stage] = round(self.seconds.get(stage, 0.0) + self._clock() - t0, 6)
+        self.add(stage, self._clock() - t0)
         return out
+
+    def now(self) -> float:
+        return float(self._clock())
+
+    def add(self, stage: str, seconds: float) -> None:
+        self.seconds[stage] = round(self.seconds.get(stage, 0.0) + seconds, 6)
 
 
 def dedup(
@@ -148,6 +154,7 @@ def dedup(
     read_options: dict[str, Any] | None = None,
     progress: Progress | None = None,
     clock: Any = time.perf_counter,
+    jobs: int | None = None,
     **method_params: Any,
 ) -> DedupResult:
     """Find near-duplicate pairs and clusters in a corpus and decide what to keep.
@@ -159,6 +166,10 @@ def dedup(
         options: :class:`DedupOptions`; defaults if omitted.
         progress: stage progress receiver (the CLI's bars); silent by default.
         clock: ``() -> seconds`` used for stage timings.
+        jobs: worker processes that read, prepare and shingle input paths (default: the
+            cores available; 1: this process only). The result does not depend on it. Used
+            for word shingles with XXH64 fingerprints and methods that sign from the
+            shingle sets; other methods read in this process.
         **method_params: parameters of the named method (``shingle_size=4``, ``m=25``...).
             For ``minhash-lsh``, ``threshold`` defaults to ``options.threshold``.
 
@@ -176,8 +187,14 @@ def dedup(
     shingling = getattr(meth, "shingling", None) or Shingling()
     streaming = hasattr(meth, "from_sets") and not meth.needs_fit
     ingest = _Ingest(meth, shingling, opts, timer, keep_docs=not streaming)
-    ingest.run(_items(source, read_options or {}), prog)
-    sets, ids, lengths, skipped = ingest.result()
+    if streaming and ingest.fast and _is_paths(source):
+        parallel = _ParallelIngest(ingest, read_options or {}, jobs)
+        sets, ids, lengths, skipped = parallel.run(source, prog)  # type: ignore[arg-type]
+        worker_seconds = parallel.worker_seconds
+    else:
+        ingest.run(_items(source, read_options or {}), prog)
+        sets, ids, lengths, skipped = ingest.result()
+        worker_seconds = {}
     n = len(ids)
     sigs = timer.run("sign", _sign, ingest.prepared, meth, sets)
     exact_scores = getattr(sigs, "data", None) is sets  # shingles-full: score = resemblance
@@ -194,6 +211,8 @@ def dedup(
     dropped = timer.run("keep", _dropped, clusters, ids, pairs, contained, opts.threshold)
     pair_table = PairTable(ids, pairs, meth.name)
     summary = _summary(meth, opts, timer, n, skipped, cand, pair_table, clusters, dropped)
+    if worker_seconds:
+        summary["worker_seconds"] = worker_seconds
     return DedupResult(ids, pair_table, clusters, dropped, skipped, summary)
 
 
@@ -215,14 +234,67 @@ def _resolve(method: str | Method, opts: DedupOptions, params: dict[str, Any]) -
     return meth
 
 
+def _is_paths(source: object) -> bool:
+    return isinstance(source, Sequence) and all(isinstance(s, str | PathLike) for s in source)
+
+
 def _items(
     source: Iterable[Document] | Sequence[str | PathLike[str]], read_options: dict[str, Any]
 ) -> Iterable[Document | Skipped]:
-    if isinstance(source, Sequence) and all(isinstance(s, str | PathLike) for s in source):
+    if _is_paths(source):
         from neardup.text.read import read_corpus
 
         return read_corpus(list(source), **read_options)  # type: ignore[arg-type]
     return source  # type: ignore[return-value]
+
+
+class _ParallelIngest:
+    """Read, prepare and shingle input paths on ``jobs`` worker processes
+    (:mod:`neardup.ingest`); the stage ``read+prepare`` is the wall time of all three."""
+
+    def __init__(self, ingest: _Ingest, read_options: dict[str, Any], jobs: int | None) -> None:
+        from neardup.ingest import PrepareConfig, default_jobs, pool_safe
+        from neardup.text.read import read_options as make_read_options
+
+        self._ingest = ingest
+        self._read = make_read_options(**read_options)
+        self._config = PrepareConfig(
+            self._read, ingest.canonical, ingest.shingling, ingest.opts.min_tokens
+        )
+        if jobs is not None:
+            check_int("jobs", jobs, low=1)
+        self._jobs = (jobs or default_jobs()) if pool_safe() else 1
+        self.worker_seconds: dict[str, float] = {}
+
+    def run(
+        self, paths: Sequence[str | PathLike[str]], prog: Progress
+    ) -> tuple[ShingleSets, list[str], np.ndarray, list[Skipped]]:
+        from neardup.ingest import UnitMerger, prepared_units
+        from neardup.text.units import Spool, plan_units, resolve_inputs
+
+        timer = self._ingest.timer
+        t0 = timer.now()
+        spool = Spool()
+        merger = UnitMerger(self._ingest.opts.min_tokens)
+        prog.start("read", None)
+        try:
+            resolved = resolve_inputs([str(p) for p in paths], spool)
+            units = plan_units(resolved, self._read)
+            for item in prepared_units(units, self._config, jobs=self._jobs):
+                prog.advance("read", merger.add(item))
+        finally:
+            spool.close()
+        prog.finish("read")
+        timer.add("read+prepare", timer.now() - t0)
+        read_s, prepare_s, shingle_s = (round(float(x), 6) for x in merger.seconds)
+        self.worker_seconds = {
+            "jobs": self._jobs,
+            "read": read_s,
+            "prepare": prepare_s,
+            "shingle": shingle_s,
+        }
+        lengths = np.array(merger.lengths, dtype=np.int64)
+        return ShingleSets.concat(merger.parts), merger.ids, lengths, merger.skipped
 
 
 class _Ingest:
@@ -248,6 +320,8 @@ class _Ingest:
         self._shingling = shingling
         self._opts = opts
         self._timer = timer
+        self.canonical, self.shingling = self._canonical, shingling
+        self.opts, self.timer = opts, timer
         self._keep_docs = keep_docs
         self.prepared: list[Prepared] = []
         self._ids: list[str] = []
@@ -287,6 +361,11 @@ class _Ingest:
             return
         fps, offsets = self._timer.run("prepare", self._fingerprints, docs)
         self._parts.append(self._timer.run("shingle", self._shingle_fast, fps, offsets))
+
+    @property
+    def fast(self) -> bool:
+        """Word shingles with XXH64 fingerprints: the vectorised path."""
+        return self._fast
 
     @property
     def _fast(self) -> bool:

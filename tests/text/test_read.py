@@ -46,8 +46,8 @@ def tree(tmp_path: Path) -> Path:
     (root / "broken.html").write_text("<p>Broken <b>markup</p></span><td>cell", encoding="utf-8")
     (root / "scripts.htm").write_text("<html><script>x()</script></html>", encoding="utf-8")
     (root / "article.wiki").write_text("'''Moscow''' is in [[Russia]].", encoding="utf-8")
-    (root / "ignored.pdf").write_bytes(b"%PDF-1.4")
-    (root / "ignored.jsonl").write_text('{"id": "x", "text": "y"}\n', encoding="utf-8")
+    (root / "broken.pdf").write_bytes(b"%PDF-1.4")
+    (root / "records.jsonl").write_text('{"id": "x", "text": "y"}\n', encoding="utf-8")
     (root / "README").write_text("no suffix", encoding="utf-8")
     return root
 
@@ -59,6 +59,7 @@ def _summary(items: list[Document | Skipped]) -> list[tuple[str, str]]:
 def test_directory_tree(tree: Path) -> None:
     items = list(read_corpus([tree], max_bytes=MAX))
     assert _summary(items) == [
+        ("README", "unsupported"),  # a file kind neardup does not read: a row, not silence
         ("a.txt", "text"),
         ("article.wiki", "wiki"),
         ("big.txt", "oversize"),
@@ -66,12 +67,14 @@ def test_directory_tree(tree: Path) -> None:
         ("blank.rst", "empty"),
         ("bomb.txt.gz", "oversize"),
         ("broken.html", "html"),
+        ("broken.pdf", "unreadable"),  # a PDF header and nothing else
         ("cp1251.txt", "text"),
         ("empty.txt", "empty"),
         ("exact.txt", "text"),
         ("noise.txt", "undecodable"),
         ("notgz.txt.gz", "unreadable"),
         ("page.html", "html"),
+        ("x", "text"),  # records.jsonl: a record file in a tree is read as records
         ("scripts.htm", "no-text"),
         ("sub/c.md", "text"),
         ("sub/deep/b.txt.gz", "text"),
@@ -84,7 +87,7 @@ def test_directory_tree(tree: Path) -> None:
     assert docs["sub/deep/b.txt.gz"].text == "Вложенный текст."
     assert docs["sub/deep/b.txt.gz"].raw_bytes == len("Вложенный текст.".encode())
     assert docs["page.html"].text == HTML_TEXT
-    assert docs["broken.html"].text == "Broken markup"  # trafilatura drops the stray <td>
+    assert docs["broken.html"].text == "Broken markup\ncell"  # resiliparse keeps the stray <td>
     assert docs["article.wiki"].text == "Moscow is in Russia."
     assert docs["sub/c.md"].text == "# Title\n\nSome *markdown*."
     skips = {x.id: x for x in items if isinstance(x, Skipped)}

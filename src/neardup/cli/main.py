@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from neardup._version import __version__
@@ -126,7 +127,10 @@ def _fail(exc: NeardupError) -> typer.Exit:
 def dedup(
     inputs: Annotated[
         list[Path],
-        typer.Argument(help="Files or directories (txt, md, html, jsonl, csv; .gz too)."),
+        typer.Argument(
+            help="Files, directories or - (stdin): JSONL, Parquet, CSV, Arrow, datasets "
+            "folders, txt/md/html/wiki, PDF, DOCX; .gz/.zst too.",
+        ),
     ],
     method: MethodOpt = "shingles-full",
     measure: Annotated[str, typer.Option(help="resemblance | containment.")] = "resemblance",
@@ -154,6 +158,28 @@ def dedup(
     max_bytes: Annotated[
         int, typer.Option(help="Skip documents larger than this many bytes.")
     ] = 20_000_000,
+    extractor: Annotated[
+        str, typer.Option(help="HTML main-text extractor: resiliparse | trafilatura.")
+    ] = "resiliparse",
+    follow_symlinks: Annotated[
+        bool,
+        typer.Option("--follow-symlinks", help="Read symbolic links that leave an input tree."),
+    ] = False,
+    kept: Annotated[
+        Path | None,
+        typer.Option(
+            "--kept",
+            help="Write the kept records, all fields, here (.jsonl[.gz|.zst] or .parquet).",
+        ),
+    ] = None,
+    removed: Annotated[
+        Path | None,
+        typer.Option("--removed", help="Write the dropped records here (same formats)."),
+    ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option("--jobs", "-j", help="Processes reading and preparing (default: cores)."),
+    ] = None,
     stop_words: StopOpt = None,
     morphology: MorphOpt = None,
     as_json: JsonOpt = False,
@@ -170,7 +196,9 @@ def dedup(
     from neardup.dedup import DedupOptions
     from neardup.dedup import dedup as run_dedup
     from neardup.output import write_result
+    from neardup.text.units import Spool
 
+    spool = Spool()
     try:
         opts = DedupOptions(
             measure=measure,  # type: ignore[arg-type]
@@ -180,12 +208,15 @@ def dedup(
             min_tokens=min_tokens,
         )
         mparams = method_params(method, shingle_size, param, stop_words, morphology)
-        read_opts = {
+        read_opts: dict[str, Any] = {
             "id_field": id_field,
             "text_field": text_field,
             "content_type": content_type,
             "max_bytes": max_bytes,
+            "extractor": extractor,
+            "follow_symlinks": follow_symlinks,
         }
+        _check_outputs(kept, removed, engine)
         if engine not in ("local", "dask"):
             raise ParameterError("--engine", engine, "local or dask")
         if engine == "local" and (scheduler is not None or workers is not None):
@@ -196,24 +227,72 @@ def dedup(
             )
             _report_summary(summary, out_dir, as_json)
             return
+        paths = _spooled_inputs(inputs, spool)
         result = _run_with_progress(
             lambda prog: run_dedup(
-                [str(p) for p in inputs],
+                paths,
                 method=method,
                 options=opts,
                 read_options=read_opts,
                 progress=prog,
+                jobs=jobs,
                 **mparams,
             ),
             quiet or as_json,
         )
         if out_dir is not None:
             write_result(result, out_dir)
+        _export(result, paths, read_opts, kept, removed)
     except NeardupError as exc:
         raise _fail(exc) from None
+    finally:
+        spool.close()
     for s in result.skipped:
         err.print(f"[yellow]skipped[/yellow] {s.id}: {s.reason} {s.detail}".rstrip())
     _report_summary(result.summary, out_dir, as_json)
+
+
+def _check_outputs(kept: Path | None, removed: Path | None, engine: str) -> None:
+    from neardup.export import output_format
+
+    for path in (kept, removed):
+        if path is not None:
+            output_format(path)
+            if engine != "local":
+                raise ParameterError("--kept/--removed", str(path), "the local engine")
+
+
+def _spooled_inputs(inputs: list[Path], spool: Any) -> list[str]:
+    """Input paths as strings, standard input (``-``) spooled once to a temporary file so
+    that ``--kept``/``--removed`` can read it again."""
+    from neardup.text.units import resolve_inputs
+
+    if not any(str(p) == "-" for p in inputs):
+        return [str(p) for p in inputs]
+    return [str(p) for p in resolve_inputs([str(p) for p in inputs], spool)]
+
+
+def _export(
+    result: Any,
+    paths: list[str],
+    read_opts: dict[str, Any],
+    kept: Path | None,
+    removed: Path | None,
+) -> None:
+    if kept is None and removed is None:
+        return
+    from neardup.export import export_records
+    from neardup.text.read import read_options
+
+    opts = read_options(**read_opts)
+    dropped = {d.id for d in result.dropped}
+    if kept is not None:
+        ids = {i for i in result.ids if i not in dropped}
+        n = export_records(paths, kept, ids, opts)
+        err.print(f"kept records: {n} written to {escape(str(kept))}")
+    if removed is not None:
+        n = export_records(paths, removed, dropped, opts)
+        err.print(f"removed records: {n} written to {escape(str(removed))}")
 
 
 def _dedup_dask(

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from neardup.errors import InputError
-from neardup.text.read import JSONL_SUFFIXES, _jsonl_record, _Options, _record
+from neardup.text.read import JSONL_SUFFIXES, jsonl_record, read_options, record_document
 from neardup.text.types import Document, Skipped
+from neardup.text.units import ReadOptions
 
 PARQUET_SUFFIXES: tuple[str, ...] = (".parquet", ".pq")
 _CHUNK = 1 << 22
@@ -155,19 +156,16 @@ def _block_lines(block: Block) -> Iterator[bytes]:
             yield line
 
 
-def read_block(block: Block, read_options: dict[str, Any]) -> Iterator[Document | Skipped]:
+def read_block(
+    block: Block, read_options_dict: dict[str, Any]
+) -> Iterator[Document | Skipped]:
     """Documents and skips of a block, in file order (the local reader's rules).
 
     Args:
-        block: the block; read_options: ``id_field``, ``text_field``, ``content_type``,
+        block: the block; read_options_dict: ``id_field``, ``text_field``, ``content_type``,
             ``max_bytes`` as for :func:`neardup.text.read_corpus`.
     """
-    opts = _Options(
-        read_options.get("id_field", "id"),
-        read_options.get("text_field", "text"),
-        read_options.get("content_type", "auto"),
-        read_options.get("max_bytes", 20_000_000),
-    )
+    opts = read_options(**read_options_dict)
     if block.kind == "parquet":
         yield from _parquet_records(block, opts)
         return
@@ -177,7 +175,7 @@ def read_block(block: Block, read_options: dict[str, Any]) -> Iterator[Document 
         if len(line.rstrip(b"\r\n")) > opts.max_bytes:
             yield Skipped(fallback_id, source, "oversize", f"line over max_bytes={opts.max_bytes}")
         elif line.strip():
-            yield _jsonl_record(line, fallback_id, source, opts)
+            yield jsonl_record(line, fallback_id, source, opts)
 
 
 def _gzip_lines(block: Block) -> Iterator[bytes]:
@@ -188,7 +186,7 @@ def _gzip_lines(block: Block) -> Iterator[bytes]:
         yield from fh
 
 
-def _parquet_records(block: Block, opts: _Options) -> Iterator[Document | Skipped]:
+def _parquet_records(block: Block, opts: ReadOptions) -> Iterator[Document | Skipped]:
     import fsspec
     import pyarrow.parquet as pq
 
@@ -208,7 +206,8 @@ def _parquet_records(block: Block, opts: _Options) -> Iterator[Document | Skippe
         fallback_id, source = f"{block.base}:{row}", f"{block.url}:{row}"
         raw_id = ids[i] if ids is not None else None
         doc_id = _id(raw_id, fallback_id)
-        yield _record(doc_id, source, texts[i] if texts is not None else None, opts)
+        text = texts[i] if texts is not None else None
+        yield record_document(doc_id, source, text, opts, trusted=False)
 
 
 def _id(value: object, fallback: str) -> str:

@@ -51,7 +51,11 @@ def normalize(text: str) -> str:
         The normalized string (may differ in length from ``text``).
     """
     if not text.isascii():
-        text = unicodedata.normalize("NFKC", _spell_out(text))
+        text = _spell_out(text)
+        # is_normalized is the quick check alone: ~10x cheaper than normalize() on text that
+        # is already NFKC (nearly all real text), and normalize() returns the same string then.
+        if not unicodedata.is_normalized("NFKC", text):
+            text = unicodedata.normalize("NFKC", text)
     return text.lower().replace("ё", "е")
 
 

@@ -40,22 +40,27 @@ _DROP_LINK_PREFIXES = ("file:", "image:", "media:", "category:", "файл:", "�
 _DROP_WIKI_TAGS = frozenset({"ref", "references", "gallery", "math", "timeline", "score"})
 
 
-def extract(text: str, content_type: ContentType) -> str:
+#: HTML main-text extractors (``--extractor``); the first is the default.
+EXTRACTORS: tuple[str, ...] = ("resiliparse", "trafilatura")
+
+
+def extract(text: str, content_type: ContentType, *, extractor: str = "resiliparse") -> str:
     """Clean text of a document whose markup is ``content_type``.
 
     Args:
         text: the decoded document.
         content_type: ``"html"`` (:func:`html_to_text`), ``"wiki"`` (:func:`wiki_to_text`)
             or ``"text"`` (returned unchanged).
+        extractor: the HTML main-text extractor, one of :data:`EXTRACTORS`.
 
     Returns:
         The clean text (may be ``""``).
 
     Raises:
-        ParameterError: ``content_type`` is none of the three.
+        ParameterError: ``content_type`` is none of the three, or a bad ``extractor``.
     """
     if content_type == "html":
-        return html_to_text(text)
+        return html_to_text(text, extractor=extractor)
     if content_type == "wiki":
         return wiki_to_text(text)
     if content_type == "text":
@@ -63,8 +68,18 @@ def extract(text: str, content_type: ContentType) -> str:
     raise ParameterError("content_type", content_type, "one of text, html, wiki")
 
 
-def html_to_text(html: str) -> str:
+def html_to_text(html: str, *, extractor: str = "resiliparse") -> str:
     """Main text of an HTML page, boilerplate removed.
+
+    ``extractor="resiliparse"`` (the default): Resiliparse's
+    ``extract_plain_text(main_content=True)`` (Bevendorff et al., "Elastic ChatNoir", ECIR
+    2018; the Resiliparse toolkit), block formatting kept; list bullets, alt texts, comment
+    sections and post metadata off.
+    On the article-extraction benchmark (``benchmarks/bench_extraction.py``, 181 pages) it
+    scores about the same token F1 as trafilatura at tens of times its speed (the README
+    has the table). When it finds nothing, trafilatura's path below runs.
+
+    ``extractor="trafilatura"``:
 
     trafilatura ``extract(favor_precision=True, include_comments=False,
     include_tables=True)``, plain-text output, paragraphs on their own lines, no network
@@ -80,10 +95,38 @@ def html_to_text(html: str) -> str:
     Returns:
         The text; ``""`` when the page has no visible text. Never raises on bad markup.
     """
+    if extractor not in EXTRACTORS:
+        raise ParameterError("extractor", extractor, f"one of {', '.join(EXTRACTORS)}")
     if not html or not html.strip():
         return ""
+    if extractor == "resiliparse":
+        main = _resiliparse(html)
+        if main:
+            return main
     main = _trafilatura(html, precision=True) or _trafilatura(html, precision=False)
     return main or visible_text(html)
+
+
+def _resiliparse(html: str) -> str:
+    from resiliparse.extract.html2text import extract_plain_text
+
+    try:
+        out = extract_plain_text(
+            html,
+            preserve_formatting=True,
+            main_content=True,
+            comments=False,
+            post_meta=False,
+            list_bullets=False,
+            alt_texts=False,
+            links=False,
+            form_fields=False,
+            noscript=False,
+        )
+    except Exception:  # a third-party parser on hostile input; fall back
+        return ""
+    # one paragraph a line, as trafilatura gives it
+    return "\n".join(line for line in _tidy(out).split("\n") if line)
 
 
 def _trafilatura(html: str, *, precision: bool) -> str:

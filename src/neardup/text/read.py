@@ -1,187 +1,223 @@
-"""Read a corpus: files, directory trees, JSONL and CSV into documents (or skips).
+"""Read a corpus: files, directory trees, JSONL, Parquet, CSV, Arrow, ``datasets`` folders,
+PDF, DOCX and standard input into documents (or skips).
 
-Every document goes through the same steps: size limit, empty check, binary check
-(:func:`.encoding.looks_binary`), decoding (:func:`.encoding.decode`), content type (forced
-or :func:`.sniff.sniff_content_type`), markup removal (:func:`.extract.extract`). A document
-that fails a step is yielded as a :class:`Skipped` value with a reason; only a missing input
-path or a bad parameter raises.
+:func:`read_corpus` is the one reader of neardup: the local dedup job, collections, ``check``
+and the upload forms go through it (the dedup job through its two halves,
+:func:`neardup.text.units.plan_units` and :func:`read_unit`, so that workers can share the
+costly half). Every document goes through the same steps: size limit, empty check, binary
+check (:func:`.encoding.looks_binary`), decoding (:func:`.encoding.decode`; a record field is
+strict UTF-8, a bad byte costing that record only), content type (forced, or per record:
+:mod:`.formats`), markup removal (:func:`.extract.extract`). A document that fails a step is
+a :class:`Skipped` value with a reason; only a missing input path or a bad parameter raises.
 """
 
 from __future__ import annotations
 
 import codecs
-import csv
-import gzip
 import json
 import os
-import re
-import sys
-import zlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from fnmatch import fnmatchcase
-from pathlib import Path, PurePosixPath
-from typing import IO
+from pathlib import Path
+from typing import Any
 
-from neardup.errors import DecodeError, InputError, ParameterError, check_choice, check_int
+from neardup.errors import DecodeError, ParameterError, check_choice, check_int
 from neardup.text.encoding import decode, looks_binary
-from neardup.text.extract import extract
+from neardup.text.extract import EXTRACTORS, extract
+from neardup.text.formats import input_kind
+from neardup.text.scrub import scrub
 from neardup.text.sniff import sniff_content_type
-from neardup.text.types import CONTENT_TYPES, ContentType, Document, Skipped, SkipReason
+from neardup.text.types import CONTENT_TYPES, ContentType, Document, Skipped
+from neardup.text.units import (
+    LinesUnit,
+    ReadOptions,
+    RecordsUnit,
+    Spool,
+    Unit,
+    open_stream,
+    plan_units,
+    record_id,
+    resolve_inputs,
+)
 
-#: Document files a directory walk reads (each may also end in ``.gz``).
-DOCUMENT_SUFFIXES: tuple[str, ...] = (".txt", ".md", ".rst", ".asc", ".html", ".htm", ".wiki")
+__all__ = ["ReadOptions", "document_from_bytes", "read_corpus", "read_options", "read_unit"]
+
+#: Kept for callers of the earlier reader (the Dask engine's blocks).
 JSONL_SUFFIXES: tuple[str, ...] = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")
-CSV_SUFFIXES: tuple[str, ...] = (".csv",)
-_GZIP_ERRORS = (OSError, EOFError, zlib.error)
-_CHUNK = 1 << 20
-_SURROGATE = re.compile("[\ud800-\udfff]")
+#: Substrings without which a text cannot be HTML or wiki under the sniffing rules.
+_MARKUP_HINTS: tuple[str, ...] = ("<", "[[", "{{", "==", "'''", "{|")
 
 
-@dataclass(frozen=True, slots=True)
-class _Options:
-    id_field: str
-    text_field: str
-    content_type: str
-    max_bytes: int
-
-
-def read_corpus(
-    inputs: Sequence[str | os.PathLike[str]],
+def read_options(
     *,
     id_field: str = "id",
     text_field: str = "text",
     content_type: str = "auto",
     max_bytes: int = 20_000_000,
     glob: str | None = None,
-) -> Iterator[Document | Skipped]:
-    """Documents of ``inputs``, in input order, each directory walked in sorted order.
-
-    Inputs:
-
-    * a directory: every file below it (recursively, sorted by path components) whose name
-      ends in one of :data:`DOCUMENT_SUFFIXES`, optionally followed by ``.gz``; other files
-      are ignored. With ``glob``, the files whose relative POSIX path matches it
-      (:func:`fnmatch.fnmatchcase`, where ``*`` also matches ``/``; a pattern without ``/``
-      is matched against the file name) are read instead, JSONL and CSV ones as record
-      files. Document id: the path relative to the directory, POSIX slashes
-      (``a/b.txt.gz``).
-    * a ``.jsonl``/``.ndjson`` file (optionally ``.gz``): one JSON object a line; id from
-      ``id_field`` (``FILE:LINE`` when absent or null), text from ``text_field``; blank lines
-      are passed over; a malformed line is skipped as ``unreadable``.
-    * a ``.csv`` file (UTF-8, header row): the same fields, by column name.
-    * any other file: one document, id = the file name.
-
-    Skip reasons: ``empty`` (no bytes, or only whitespace), ``binary``, ``undecodable``,
-    ``oversize`` (raw payload over ``max_bytes``: file size checked before reading, a
-    ``.gz`` decompressed at most ``max_bytes + 1`` bytes far, a JSONL line or a record's
-    text over the limit), ``unreadable`` (I/O or gzip error, malformed JSON/CSV record,
-    missing text field), ``no-text`` (nothing left after markup removal).
-
-    Args:
-        inputs: file and directory paths (a single path is accepted too).
-        id_field: JSONL/CSV field holding the document id.
-        text_field: JSONL/CSV field holding the document text.
-        content_type: ``auto`` (sniff each document: file name and content; JSONL/CSV
-            fields by content), or force ``text``, ``html`` or ``wiki``.
-        max_bytes: largest raw payload read, in bytes (>= 1).
-        glob: pattern selecting the files of directory inputs (see above), or ``None``.
-
-    Returns:
-        An iterator of :class:`Document` (text = clean extracted text, raw_bytes = payload
-        size before decoding) and :class:`Skipped` values.
+    extractor: str = "resiliparse",
+    follow_symlinks: bool = False,
+) -> ReadOptions:
+    """Validated :class:`ReadOptions` (the parameters of :func:`read_corpus`).
 
     Raises:
-        ParameterError: bad ``content_type``, ``max_bytes``, ``id_field``, ``text_field`` or
-            ``glob`` (raised by this call, before iteration).
-        InputError: an input does not exist or is neither a file nor a directory (raised by
-            this call, before anything is yielded).
+        ParameterError: a bad value, naming the parameter and what is allowed.
     """
-    if isinstance(inputs, str | os.PathLike):
-        inputs = [inputs]
     check_choice("content_type", content_type, CONTENT_TYPES)
+    check_choice("extractor", extractor, EXTRACTORS)
     check_int("max_bytes", max_bytes, low=1)
     for name, value in (("id_field", id_field), ("text_field", text_field)):
         if not isinstance(value, str) or not value:
             raise ParameterError(name, value, "a non-empty string")
     if glob is not None and (not isinstance(glob, str) or not glob):
         raise ParameterError("glob", glob, "a non-empty pattern string or None")
-    paths = [_check_input(p) for p in inputs]
-    options = _Options(id_field, text_field, content_type, max_bytes)
-    return _iterate(paths, options, glob)
+    return ReadOptions(
+        id_field, text_field, content_type, max_bytes, extractor, glob, bool(follow_symlinks)
+    )
 
 
-def _check_input(value: str | os.PathLike[str]) -> Path:
-    path = Path(value)
-    if not path.exists():
-        raise InputError(f"input {os.fspath(value)!r} does not exist")
-    if not (path.is_file() or path.is_dir()):
-        raise InputError(f"input {os.fspath(value)!r} is neither a file nor a directory")
-    return path
-
-
-def _iterate(
-    paths: list[Path], options: _Options, glob: str | None
+def read_corpus(
+    inputs: Sequence[str | os.PathLike[str]] | str | os.PathLike[str],
+    *,
+    id_field: str = "id",
+    text_field: str = "text",
+    content_type: str = "auto",
+    max_bytes: int = 20_000_000,
+    glob: str | None = None,
+    extractor: str = "resiliparse",
+    follow_symlinks: bool = False,
 ) -> Iterator[Document | Skipped]:
-    for path in paths:
-        if path.is_dir():
-            for file, rel in _walk(path, glob):
-                yield from _read_file(file, scrub(rel), options)
-        else:
-            yield from _read_file(path, scrub(path.name), options)
+    """Documents of ``inputs``, in input order, each directory walked in sorted order.
+
+    Inputs (kinds by file name, :mod:`neardup.text.formats`; ``.gz``, ``.zst``, ``.bz2``
+    and ``.xz`` are decompressed for the line- and document-oriented kinds):
+
+    * a directory: every file below it, sorted by path components. Document files
+      (``.txt``, ``.md``, ``.html``, ``.wiki``, ``.pdf``, ``.docx``...) are one document each
+      with the relative POSIX path as id; record files (JSONL, Parquet, CSV, Arrow) are read
+      as records. Every other entry is a skip row: a file of a kind neardup does not read
+      (``unsupported``), a hidden entry, a symbolic link leaving the tree (unless
+      ``follow_symlinks``), an unreadable directory (``unreadable``). With ``glob``, only the
+      files whose relative POSIX path matches it (:func:`fnmatch.fnmatchcase`, ``*`` also
+      matching ``/``; a pattern without ``/`` is matched against the file name) are read,
+      and the others pass without a row.
+    * a ``datasets`` folder (``save_to_disk``): the records of its Arrow files.
+    * JSONL: one JSON object a line; id from ``id_field`` (``FILE:LINE`` when absent or
+      null), text from ``text_field``; blank lines are passed over; a malformed line, or one
+      that is not UTF-8, is skipped alone (with its line number).
+    * Parquet, Arrow: the same fields by column (fallback id ``FILE:ROW``).
+    * CSV (UTF-8, header row): the same fields by column name; a bad byte or a field over
+      ``max_bytes`` costs its record only (fallback id ``FILE:LINE``).
+    * ``-``: standard input, JSONL when its first non-blank byte is ``{``, else one document.
+    * any other file: one document, id = the file name (PDF and DOCX by their text).
+
+    Skip reasons: ``empty``, ``binary``, ``undecodable``, ``oversize`` (raw payload over
+    ``max_bytes``; never read past ``max_bytes`` into memory), ``unreadable`` (I/O error,
+    malformed record, missing text field, unreadable PDF/DOCX), ``unsupported`` (an entry of
+    a tree that is not read), ``no-text`` (nothing left after markup removal).
+
+    Args:
+        inputs: file and directory paths and ``-`` (a single path is accepted too).
+        id_field: record field holding the document id.
+        text_field: record field holding the document text.
+        content_type: ``auto`` (per document: file name and content) or force ``text``,
+            ``html`` or ``wiki``.
+        max_bytes: largest raw payload read, in bytes (>= 1).
+        glob: pattern selecting the files of directory inputs (see above), or ``None``.
+        extractor: HTML main-text extractor, ``resiliparse`` (default) or ``trafilatura``.
+        follow_symlinks: read symbolic links that leave a walked tree.
+
+    Returns:
+        An iterator of :class:`Document` (text = clean extracted text, raw_bytes = payload
+        size before decoding) and :class:`Skipped` values.
+
+    Raises:
+        ParameterError: a bad option (raised by this call, before iteration).
+        InputError: an input does not exist or is neither a file nor a directory (raised
+            when iteration starts, before anything is yielded).
+    """
+    opts = read_options(
+        id_field=id_field,
+        text_field=text_field,
+        content_type=content_type,
+        max_bytes=max_bytes,
+        glob=glob,
+        extractor=extractor,
+        follow_symlinks=follow_symlinks,
+    )
+    names = [inputs] if isinstance(inputs, str | os.PathLike) else list(inputs)
+    spool = Spool()
+    paths = resolve_inputs([os.fspath(p) for p in names], spool)
+    return _iterate(paths, opts, spool)
 
 
-def _walk(root: Path, glob: str | None) -> Iterator[tuple[Path, str]]:
-    """``(file, relative POSIX path)`` below ``root`` selected by suffix or ``glob``, sorted."""
-    found: list[tuple[tuple[str, ...], Path]] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames.sort()
-        base = Path(dirpath)
-        for name in filenames:
-            file = base / name
-            rel = file.relative_to(root).parts
-            if _selected(PurePosixPath(*rel), glob) and file.is_file():
-                found.append((rel, file))
-    found.sort(key=lambda item: item[0])
-    for rel, file in found:
-        yield file, "/".join(rel)
+def _iterate(paths: list[Path], opts: ReadOptions, spool: Spool) -> Iterator[Document | Skipped]:
+    try:
+        for unit in plan_units(paths, opts):
+            if isinstance(unit, Skipped):
+                yield unit
+            else:
+                yield from read_unit(unit, opts)
+    finally:
+        spool.close()
 
 
-def _selected(rel: PurePosixPath, glob: str | None) -> bool:
-    if glob is None:
-        name = rel.name.lower().removesuffix(".gz")
-        return name.endswith(DOCUMENT_SUFFIXES)
-    target = str(rel) if "/" in glob else rel.name
-    return fnmatchcase(target, glob)
+def read_unit(unit: Unit, options: ReadOptions) -> list[Document | Skipped]:
+    """The documents and skips of one unit, in order (the costly half of reading)."""
+    if isinstance(unit, LinesUnit):
+        return _lines_documents(unit, options)
+    if isinstance(unit, RecordsUnit):
+        return [
+            record_document(i, w, t, options, trusted=False)
+            for i, w, t in zip(unit.ids, unit.where, unit.texts, strict=True)
+        ]
+    return [_file_document(Path(p), doc_id, options) for p, doc_id in unit.files]
 
 
-def _read_file(path: Path, doc_id: str, options: _Options) -> Iterator[Document | Skipped]:
-    lower = path.name.lower()
-    if lower.endswith(JSONL_SUFFIXES):
-        yield from _read_jsonl(path, doc_id, options)
-    elif lower.endswith(CSV_SUFFIXES):
-        yield from _read_csv(path, doc_id, options)
-    else:
-        yield _read_document(path, doc_id, options)
-
-
-# -- one document a file ----------------------------------------------------------------
-def _read_document(path: Path, doc_id: str, options: _Options) -> Document | Skipped:
-    source = scrub(str(path))
+# -- one document a file ---------------------------------------------------------------------
+def _file_document(path: Path, doc_id: str, options: ReadOptions) -> Document | Skipped:
+    source = "-" if doc_id == "-" else scrub(str(path))
     limit = options.max_bytes
     try:
         size = path.stat().st_size
-        if size > limit:
+        compressed = path.suffix.lower() in (".gz", ".zst", ".bz2", ".xz")
+        if size > limit and not compressed:
             return Skipped(doc_id, source, "oversize", f"{size} bytes > max_bytes={limit}")
-        data = _read_gzip(path, limit) if path.name.lower().endswith(".gz") else path.read_bytes()
-    except _GZIP_ERRORS as exc:
+        with open_stream(path) as f:
+            data = f.read(limit + 1)
+    except (OSError, EOFError, ValueError) as exc:
         return Skipped(doc_id, source, "unreadable", f"{type(exc).__name__}: {exc}")
-    if data is None:
-        return Skipped(doc_id, source, "oversize", f"decompresses to more than max_bytes={limit}")
-    if len(data) > limit:  # the file grew after stat()
-        return Skipped(doc_id, source, "oversize", f"{len(data)} bytes > max_bytes={limit}")
+    except Exception as exc:  # zlib/lzma/zstandard errors on a corrupt compressed file
+        return Skipped(doc_id, source, "unreadable", f"{type(exc).__name__}: {exc}")
+    if len(data) > limit:
+        what = "decompresses to more than" if compressed else "grew past"
+        return Skipped(doc_id, source, "oversize", f"{what} max_bytes={limit}")
+    name = "" if doc_id == "-" else path.name
+    return document_from_bytes(data, doc_id=doc_id, source=source, name=name, options=options)
+
+
+def document_from_bytes(
+    data: bytes, *, doc_id: str, source: str, name: str, options: ReadOptions
+) -> Document | Skipped:
+    """One document from a file's bytes: PDF and DOCX by name or signature, else decoded
+    text (HTML, wiki or plain, by ``name`` and content). Used for files and uploads.
+
+    Args:
+        data: the payload (at most ``options.max_bytes``, not checked here).
+        doc_id, source: the document's id and where it came from.
+        name: the file name (decides the kind and helps the content type), or ``""``.
+        options: read options (content type, extractor).
+
+    Returns:
+        :class:`Document` or :class:`Skipped` (``empty``, ``binary``, ``undecodable``,
+        ``unreadable``, ``no-text``).
+    """
     if not data:
         return Skipped(doc_id, source, "empty", "0 bytes")
+    kind = input_kind(name) if name else "unknown"
+    if kind == "pdf" or data.startswith(b"%PDF-"):
+        return _office(data, doc_id, source, "pdf")
+    if kind == "docx" or (data.startswith(b"PK\x03\x04") and b"word/" in data[:4096]):
+        return _office(data, doc_id, source, "docx")
     if looks_binary(data):
         return Skipped(doc_id, source, "binary", "NUL or control bytes in the first 8 KiB")
     try:
@@ -190,91 +226,154 @@ def _read_document(path: Path, doc_id: str, options: _Options) -> Document | Ski
         return Skipped(doc_id, source, "undecodable", str(exc))
     if "\x00" in text:  # NUL past the sniffed head, or decoded from a multi-byte codec
         return Skipped(doc_id, source, "binary", "NUL characters in the decoded text")
-    return _make_document(doc_id, source, text, path.name, len(data), options)
+    return _make_document(doc_id, source, text, name, len(data), options)
 
 
-def _read_gzip(path: Path, limit: int) -> bytes | None:
-    """Decompressed bytes of ``path``, or ``None`` past ``limit`` (a gzip bomb stops there)."""
-    with gzip.open(path, "rb") as f:
-        data = f.read(limit + 1)
-    return None if len(data) > limit else data
+def _office(data: bytes, doc_id: str, source: str, kind: str) -> Document | Skipped:
+    from neardup.text.office import OfficeError, docx_text, pdf_text
+
+    try:
+        text = pdf_text(data) if kind == "pdf" else docx_text(data)
+    except OfficeError as exc:
+        return Skipped(doc_id, source, "unreadable", str(exc))
+    text = scrub(text)
+    if not text.strip():
+        return Skipped(doc_id, source, "no-text", f"no text layer in the {kind.upper()}")
+    return Document(doc_id, text, source, "text", len(data))
 
 
 def _make_document(
-    doc_id: str, source: str, text: str, name: str, raw_bytes: int, options: _Options
+    doc_id: str, source: str, text: str, name: str, raw_bytes: int, options: ReadOptions
 ) -> Document | Skipped:
     """Content type, extraction and the empty/no-text checks shared by every input kind."""
     if not text.strip():
         return Skipped(doc_id, source, "empty", "only whitespace")
     ctype: ContentType
-    if options.content_type == "auto":
-        ctype = sniff_content_type(text, name=name)
-    else:
+    if options.content_type != "auto":
         ctype = options.content_type  # type: ignore[assignment]
-    clean = scrub(extract(text, ctype))  # no extractor may hand on a lone surrogate
+    elif not name and not any(h in text for h in _MARKUP_HINTS):
+        ctype = "text"  # no markup the sniffing rules could see (formats module docstring)
+    else:
+        ctype = sniff_content_type(text, name=name)
+    if ctype == "text":
+        return Document(doc_id, text, source, ctype, raw_bytes)
+    clean = scrub(extract(text, ctype, extractor=options.extractor))
     if not clean.strip():
         return Skipped(doc_id, source, "no-text", f"no text left after {ctype} extraction")
     return Document(doc_id, clean, source, ctype, raw_bytes)
 
 
-def _record(doc_id: str, source: str, text: object, options: _Options) -> Document | Skipped:
-    """A JSONL/CSV record's text field to a document (type by content only)."""
-    if not isinstance(text, str):
-        what = "missing" if text is None else f"a {type(text).__name__}, not a string"
+# -- records ---------------------------------------------------------------------------------
+def record_document(
+    doc_id: str, source: str, value: Any, options: ReadOptions, *, trusted: bool
+) -> Document | Skipped:
+    """A record's text field to a document (content type by content only).
+
+    Args:
+        value: the field's value: ``str``, UTF-8 ``bytes`` (decoded strictly: a bad byte
+            skips the record as ``undecodable``), or anything else (``unreadable``).
+        trusted: the string came from a valid UTF-8 buffer (Arrow), so it holds no lone
+            surrogate and needs no scrubbing.
+    """
+    if isinstance(value, bytes | bytearray | memoryview):
+        raw_bytes = bytes(value)
+        if len(raw_bytes) > options.max_bytes:
+            detail = f"{len(raw_bytes)} bytes > max_bytes={options.max_bytes}"
+            return Skipped(doc_id, source, "oversize", detail)
+        try:
+            value = raw_bytes.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            detail = f"not UTF-8 at byte {exc.start} of the field: {exc.reason}"
+            return Skipped(doc_id, source, "undecodable", detail)
+        trusted = True
+    if not isinstance(value, str):
+        what = "missing" if value is None else f"a {type(value).__name__}, not a string"
         return Skipped(doc_id, source, "unreadable", f"field {options.text_field!r} is {what}")
-    text = scrub(text)
-    raw = len(text.encode("utf-8", errors="surrogatepass"))
+    text = value if trusted else scrub(value)
+    raw = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
     if raw > options.max_bytes:
         return Skipped(doc_id, source, "oversize", f"{raw} bytes > max_bytes={options.max_bytes}")
-    if "\x00" in text or looks_binary(text[:8192].encode("utf-8", errors="surrogatepass")):
+    if "\x00" in text or looks_binary(text[:8192].encode("utf-8", "surrogatepass")):
         return Skipped(doc_id, source, "binary", "NUL or control characters in the text")
     return _make_document(doc_id, source, text, "", raw, options)
 
 
-# -- JSONL --------------------------------------------------------------------------------
-def _read_jsonl(path: Path, base: str, options: _Options) -> Iterator[Document | Skipped]:
-    source = scrub(str(path))
+def _lines_documents(unit: LinesUnit, options: ReadOptions) -> list[Document | Skipped]:
+    """Documents of a block of JSONL lines: Arrow's JSON reader for a clean block (no blank
+    or oversize lines, string id and text), else one ``json.loads`` a line."""
+    fast = _arrow_lines(unit, options)
+    if fast is not None:
+        return fast
+    out: list[Document | Skipped] = []
+    lines = unit.data.split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    for k, line in enumerate(lines):
+        lineno = unit.first_line + k
+        fallback_id, source = f"{unit.base}:{lineno}", f"{unit.path}:{lineno}"
+        if len(line.rstrip(b"\r")) > options.max_bytes:
+            detail = f"line over max_bytes={options.max_bytes}"
+            out.append(Skipped(fallback_id, source, "oversize", detail))
+        elif line.strip():
+            out.append(jsonl_record(line, fallback_id, source, options))
+    return out
+
+
+def _arrow_lines(unit: LinesUnit, options: ReadOptions) -> list[Document | Skipped] | None:
+    data = unit.data
+    if b"\n\n" in data or data[:1].isspace() or b"\r" in data or len(data) < 2:
+        return None
+    if options.max_bytes < len(data) and _longest_line(data) > options.max_bytes:
+        return None
     try:
-        opener = gzip.open if path.name.lower().endswith(".gz") else open
-        with opener(path, "rb") as f:
-            yield from _jsonl_records(f, path, base, options)  # type: ignore[arg-type]
-    except _GZIP_ERRORS as exc:
-        yield Skipped(base, source, "unreadable", f"{type(exc).__name__}: {exc}")
+        import pyarrow as pa
+        import pyarrow.json as pj
+
+        table = pj.read_json(pa.BufferReader(data), read_options=pj.ReadOptions(use_threads=False))
+    except Exception:  # malformed or non-UTF-8 lines, mixed types: the line-by-line path
+        return None
+    n = table.num_rows
+    if n != data.count(b"\n") + (0 if data.endswith(b"\n") else 1):
+        return None
+    names = table.schema.names
+    if options.text_field not in names:
+        return None
+    texts = table.column(options.text_field)
+    if not pa.types.is_string(texts.type) and not pa.types.is_large_string(texts.type):
+        return None
+    if options.id_field in names:
+        ids_col = table.column(options.id_field)
+        if not pa.types.is_string(ids_col.type) and not pa.types.is_null(ids_col.type):
+            return None
+        try:
+            raw_ids = ids_col.to_pylist()
+        except UnicodeDecodeError:
+            return None
+    else:
+        raw_ids = [None] * n
+    try:
+        values = texts.to_pylist()  # Arrow's JSON reader does not check UTF-8: this does
+    except UnicodeDecodeError:
+        return None
+    out: list[Document | Skipped] = []
+    for k, (raw_id, text) in enumerate(zip(raw_ids, values, strict=True)):
+        lineno = unit.first_line + k
+        doc_id = record_id(raw_id, f"{unit.base}:{lineno}")
+        out.append(record_document(doc_id, f"{unit.path}:{lineno}", text, options, trusted=True))
+    return out
 
 
-def _jsonl_records(
-    f: IO[bytes], path: Path, base: str, options: _Options
-) -> Iterator[Document | Skipped]:
-    lineno = 0
-    where = scrub(str(path))
-    while True:
-        line = f.readline(options.max_bytes + 2)  # a line, its "\n" and one byte more
-        if not line:
-            return
-        lineno += 1
-        fallback_id, source = f"{base}:{lineno}", f"{where}:{lineno}"
-        if len(line.rstrip(b"\r\n")) > options.max_bytes:
-            if not line.endswith(b"\n"):
-                _skip_rest_of_line(f)
-            yield Skipped(
-                fallback_id, source, "oversize", f"line over max_bytes={options.max_bytes}"
-            )
-            continue
-        if not line.strip():
-            continue
-        yield _jsonl_record(line, fallback_id, source, options)
+def _longest_line(data: bytes) -> int:
+    import numpy as np
+
+    ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    bounds = np.concatenate([[-1], ends, [len(data)]])
+    return int(np.diff(bounds).max()) - 1
 
 
-def _skip_rest_of_line(f: IO[bytes]) -> None:
-    while True:
-        chunk = f.readline(_CHUNK)
-        if not chunk or chunk.endswith(b"\n"):
-            return
-
-
-def _jsonl_record(
-    line: bytes, fallback_id: str, source: str, options: _Options
-) -> Document | Skipped:
+def jsonl_record(line: bytes, fallback_id: str, source: str, options: Any) -> Document | Skipped:
+    """One JSONL line to a document: a malformed line, a line that is not UTF-8 or not a JSON
+    object is skipped alone."""
     try:
         obj = json.loads(line.removeprefix(codecs.BOM_UTF8))
     except UnicodeDecodeError as exc:
@@ -283,72 +382,6 @@ def _jsonl_record(
         return Skipped(fallback_id, source, "unreadable", f"malformed JSON: {exc}")
     if not isinstance(obj, dict):
         return Skipped(fallback_id, source, "unreadable", "not a JSON object")
-    doc_id = _record_id(obj.get(options.id_field), fallback_id)
-    return _record(doc_id, source, obj.get(options.text_field), options)
+    doc_id = record_id(obj.get(options.id_field), fallback_id)
+    return record_document(doc_id, source, obj.get(options.text_field), options, trusted=False)
 
-
-def _record_id(value: object, fallback: str) -> str:
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return fallback
-    return scrub(value) if isinstance(value, str) else scrub(json.dumps(value, ensure_ascii=False))
-
-
-def scrub(text: str) -> str:
-    """``text`` with every lone surrogate replaced by U+FFFD.
-
-    JSON escapes (``"\\ud800"``) and undecodable file-name bytes (``os.walk``'s
-    ``surrogateescape``) give strings no UTF-8 writer or database accepts; a document keeps
-    its text with U+FFFD in their place, as a decoder with ``errors="replace"`` would.
-    """
-    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
-
-
-# -- CSV ------------------------------------------------------------------------------------
-def _read_csv(path: Path, base: str, options: _Options) -> Iterator[Document | Skipped]:
-    source = scrub(str(path))
-    _raise_field_size_limit(options.max_bytes)
-    try:
-        with open(path, encoding="utf-8-sig", newline="") as f:
-            yield from _csv_records(f, path, base, options)
-    except UnicodeDecodeError as exc:
-        yield Skipped(base, source, "undecodable", f"not UTF-8 from byte {exc.start} on: {exc}")
-    except OSError as exc:
-        yield Skipped(base, source, "unreadable", f"{type(exc).__name__}: {exc}")
-
-
-def _raise_field_size_limit(max_bytes: int) -> None:
-    """Let the csv module read fields up to ``max_bytes`` (+1, to tell oversize apart)."""
-    wanted = min(max_bytes + 1, sys.maxsize, 2**31 - 1)
-    if csv.field_size_limit() < wanted:
-        csv.field_size_limit(wanted)
-
-
-def _csv_records(
-    f: IO[str], path: Path, base: str, options: _Options
-) -> Iterator[Document | Skipped]:
-    reader = csv.DictReader(f)
-    where = scrub(str(path))
-    try:
-        fields = reader.fieldnames
-    except csv.Error as exc:
-        yield Skipped(base, scrub(str(path)), "unreadable", f"bad CSV header: {exc}")
-        return
-    if fields is None:
-        return
-    if options.text_field not in fields:
-        detail = f"no column {options.text_field!r} in the header {fields!r}"
-        yield Skipped(base, scrub(str(path)), "unreadable", detail)
-        return
-    while True:
-        lineno = reader.line_num + 1
-        fallback_id, source = f"{base}:{lineno}", f"{where}:{lineno}"
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            reason: SkipReason = "oversize" if "field larger" in str(exc) else "unreadable"
-            yield Skipped(fallback_id, source, reason, f"bad CSV record: {exc}")
-            continue
-        doc_id = _record_id(row.get(options.id_field), fallback_id)
-        yield _record(doc_id, source, row.get(options.text_field), options)

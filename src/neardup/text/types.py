@@ -9,7 +9,14 @@ ContentType = Literal["text", "html", "wiki"]
 CONTENT_TYPES: tuple[str, ...] = ("auto", "text", "html", "wiki")
 
 SkipReason = Literal[
-    "empty", "binary", "undecodable", "oversize", "unreadable", "too-short", "no-text"
+    "empty",
+    "binary",
+    "undecodable",
+    "oversize",
+    "unreadable",
+    "unsupported",
+    "too-short",
+    "no-text",
 ]
 
 

@@ -1,0 +1,337 @@
+"""Write the deduplicated corpus: the kept (or removed) records with all their fields.
+
+``neardup dedup in.parquet --kept out.parquet`` is the whole job of text-dedup or
+datatrove users: a second, streaming pass over the inputs writes every record whose
+document was kept (``--kept``) or dropped as a near-duplicate (``--removed``), in the
+format the output's name asks for:
+
+* ``.jsonl`` / ``.ndjson`` (optionally ``.gz`` or ``.zst``): JSONL input lines are copied
+  byte for byte; other records become one JSON object a line with all their fields.
+* ``.parquet``: Parquet and Arrow inputs keep their schema (record batches are filtered,
+  not rebuilt); JSONL and CSV records are written with the schema of their first batch.
+
+Records are matched by document id, read by the same reader as the job, so ids agree;
+a repeated id is written once (its first record, the one the job used). Documents that
+were skipped (too short, empty, unreadable...) are in neither output: they are listed in
+``skipped.jsonl``. Document files (a directory of ``.txt``/``.html``/``.pdf``...) become
+records ``{"id", "text", "source"}`` with the clean text.
+
+Each output is written to a temporary name and renamed into place when complete.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any, Literal
+
+from neardup.errors import ParameterError
+from neardup.text.formats import datasets_files, input_kind, is_datasets_folder
+from neardup.text.read import read_unit
+from neardup.text.types import Document
+from neardup.text.units import (
+    BATCH_ROWS,
+    FilesUnit,
+    LinesUnit,
+    ReadOptions,
+    RecordsUnit,
+    Spool,
+    display_name,
+    open_stream,
+    plan_file,
+    record_id,
+    resolve_inputs,
+    walk,
+)
+
+OutputFormat = Literal["jsonl", "parquet"]
+_JSONL = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz", ".jsonl.zst", ".ndjson.zst")
+
+
+def output_format(path: str | os.PathLike[str]) -> OutputFormat:
+    """The format an output path asks for.
+
+    Raises:
+        ParameterError: a name that is neither JSONL nor Parquet.
+    """
+    name = Path(path).name.lower()
+    if name.endswith(_JSONL):
+        return "jsonl"
+    if name.endswith((".parquet", ".pq")):
+        return "parquet"
+    raise ParameterError("output", os.fspath(path), "a .jsonl[.gz|.zst] or .parquet file name")
+
+
+def export_records(
+    inputs: Sequence[str | os.PathLike[str]],
+    out: str | os.PathLike[str],
+    ids: set[str],
+    options: ReadOptions,
+) -> int:
+    """Write the records of ``inputs`` whose document id is in ``ids`` to ``out``.
+
+    Args:
+        inputs: the job's inputs (standard input cannot be read twice: pass the spooled
+            copy, see :func:`neardup.text.units.resolve_inputs`).
+        out: the output path; its name decides the format (:func:`output_format`).
+        ids: the document ids to write.
+        options: the read options the job used (same ids).
+
+    Returns:
+        The number of records written.
+
+    Raises:
+        ParameterError: a bad output name.
+        OSError: the output cannot be written.
+    """
+    fmt = output_format(out)
+    spool = Spool()
+    try:
+        paths = resolve_inputs([os.fspath(p) for p in inputs], spool)
+        batches = _selected(paths, ids, options)
+        if fmt == "jsonl":
+            return _write_jsonl(Path(out), batches)
+        return _write_parquet(Path(out), batches)
+    finally:
+        spool.close()
+
+
+# A selected batch: ("lines", raw JSONL lines), ("rows", dicts) or ("arrow", a record batch).
+_Batch = tuple[str, Any]
+
+
+def _selected(paths: list[Path], ids: set[str], options: ReadOptions) -> Iterator[_Batch]:
+    """The wanted records of ``paths``, file by file in the job's order."""
+    written: set[str] = set()
+
+    def want(doc_id: str) -> bool:
+        if doc_id in ids and doc_id not in written:
+            written.add(doc_id)
+            return True
+        return False
+
+    for path in paths:
+        if path.is_dir() and is_datasets_folder(path):
+            for file, rel in datasets_files(path):
+                yield from _arrow_batches(file, rel, "arrow", want, options)
+        elif path.is_dir():
+            files: list[tuple[str, str]] = []
+            for entry in walk(path, options):
+                if isinstance(entry, tuple):
+                    kind = input_kind(entry[0].name)
+                    if kind in ("document", "pdf", "docx"):
+                        files.append((str(entry[0]), entry[1]))
+                        continue
+                    yield from _documents(files, want, options)
+                    files = []
+                    yield from _file_batches(entry[0], entry[1], kind, want, options)
+            yield from _documents(files, want, options)
+        else:
+            name = display_name(path)
+            if name == "-" and path.suffix == ".stdin":
+                yield from _documents([(str(path), "-")], want, options)
+            else:
+                yield from _file_batches(path, name, input_kind(path.name), want, options)
+
+
+def _file_batches(
+    path: Path, name: str, kind: str, want: Any, options: ReadOptions
+) -> Iterator[_Batch]:
+    if kind in ("parquet", "arrow"):
+        yield from _arrow_batches(path, name, kind, want, options)
+    elif kind == "jsonl":
+        for unit in plan_file(path, name, "jsonl", options):
+            if isinstance(unit, LinesUnit):
+                yield from _lines_of(unit, want, options)
+    elif kind == "csv":
+        yield from _csv_rows(path, name, want, options)
+    else:
+        yield from _documents([(str(path), name)], want, options)
+
+
+def _lines_of(unit: LinesUnit, want: Any, options: ReadOptions) -> Iterator[_Batch]:
+    """Lines of a JSONL block whose document is wanted, byte for byte."""
+    lines = unit.data.split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    picked: list[bytes] = []
+    for k, line in enumerate(lines):
+        if not line.strip() or len(line.rstrip(b"\r")) > options.max_bytes:
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(obj, dict):
+            continue
+        doc_id = record_id(obj.get(options.id_field), f"{unit.base}:{unit.first_line + k}")
+        if want(doc_id):
+            picked.append(line.rstrip(b"\r"))
+    if picked:
+        yield ("lines", picked)
+
+
+def _documents(files: list[tuple[str, str]], want: Any, options: ReadOptions) -> Iterator[_Batch]:
+    """Document files as records ``{id, text, source}`` (clean text)."""
+    if not files:
+        return
+    rows = []
+    for item in read_unit(FilesUnit(tuple(files)), options):
+        if isinstance(item, Document) and want(item.id):
+            rows.append({"id": item.id, "text": item.text, "source": item.source})
+    if rows:
+        yield ("rows", rows)
+
+
+def _csv_rows(path: Path, name: str, want: Any, options: ReadOptions) -> Iterator[_Batch]:
+    """Whole CSV rows (every column) of the wanted records: the job's ids by record line,
+    then one pass writing those lines' rows."""
+    import csv
+
+    wanted: dict[int, str] = {}
+    for unit in plan_file(path, name, "csv", options):
+        if isinstance(unit, RecordsUnit):
+            for doc_id, where in zip(unit.ids, unit.where, strict=True):
+                wanted[int(where.rsplit(":", 1)[1])] = doc_id
+    rows: list[dict[str, Any]] = []
+    with open_stream(path) as f:
+        reader = csv.reader(line.decode("utf-8", "replace") for line in f)
+        header = next(reader, [])
+        while True:
+            start = reader.line_num + 1
+            try:
+                row = next(reader)
+            except StopIteration:
+                break
+            except csv.Error:
+                continue
+            doc_id = wanted.get(start)
+            if doc_id is not None and want(doc_id):
+                rows.append(dict(zip(header, row, strict=False)))
+            if len(rows) >= BATCH_ROWS:
+                yield ("rows", rows)
+                rows = []
+    if rows:
+        yield ("rows", rows)
+
+
+def _arrow_batches(
+    path: Path, name: str, kind: str, want: Any, options: ReadOptions
+) -> Iterator[_Batch]:
+    """Record batches of a Parquet or Arrow file, filtered to the wanted records."""
+    import pyarrow as pa
+
+    row = 0
+    for batch in _read_arrow(path, kind):
+        names = batch.schema.names
+        if options.text_field not in names:
+            return
+        raw_ids = (
+            batch.column(names.index(options.id_field)).to_pylist()
+            if options.id_field in names
+            else [None] * batch.num_rows
+        )
+        mask = [
+            want(record_id(v, f"{name}:{row + i + 1}")) for i, v in enumerate(raw_ids)
+        ]
+        row += batch.num_rows
+        if any(mask):
+            yield ("arrow", batch.filter(pa.array(mask, type=pa.bool_())))
+
+
+def _read_arrow(path: Path, kind: str) -> Iterator[Any]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if kind == "parquet":
+        yield from pq.ParquetFile(path).iter_batches(batch_size=BATCH_ROWS)
+        return
+    with pa.memory_map(str(path)) as source:
+        try:
+            reader = pa.ipc.open_file(source)
+            for i in range(reader.num_record_batches):
+                yield reader.get_batch(i)
+        except pa.ArrowInvalid:
+            source.seek(0)
+            yield from pa.ipc.open_stream(source)
+
+
+# -- writers -------------------------------------------------------------------------------
+@contextmanager
+def _atomic(path: Path) -> Iterator[Path]:
+    """A temporary path beside ``path``, renamed onto it when the block succeeds."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _open_text_out(path: Path, final: Path) -> IO[bytes]:
+    name = final.name.lower()
+    if name.endswith(".gz"):
+        return gzip.open(path, "wb")  # type: ignore[return-value]
+    if name.endswith(".zst"):
+        import zstandard
+
+        return zstandard.ZstdCompressor().stream_writer(open(path, "wb"), closefd=True)  # type: ignore[return-value]
+    return open(path, "wb")
+
+
+def _write_jsonl(out: Path, batches: Iterator[_Batch]) -> int:
+    count = 0
+    with _atomic(out) as tmp, _open_text_out(tmp, out) as f:
+        for kind, data in batches:
+            if kind == "lines":
+                lines = data
+            elif kind == "rows":
+                lines = [_dumps(r) for r in data]
+            else:
+                lines = [_dumps(r) for r in data.to_pylist()]
+            f.write(b"\n".join(lines) + b"\n")
+            count += len(lines)
+    return count
+
+
+def _dumps(row: dict[str, Any]) -> bytes:
+    return json.dumps(row, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass")
+
+
+def _write_parquet(out: Path, batches: Iterator[_Batch]) -> int:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    count = 0
+    writer = None
+    with _atomic(out) as tmp:
+        try:
+            for kind, data in batches:
+                if kind == "lines":
+                    table = pa.Table.from_pylist([json.loads(x) for x in data])
+                elif kind == "rows":
+                    table = pa.Table.from_pylist(data)
+                else:
+                    table = pa.Table.from_batches([data])
+                if writer is None:
+                    writer = pq.ParquetWriter(tmp, table.schema)
+                writer.write_table(table.cast(writer.schema))
+                count += table.num_rows
+            if writer is None:  # nothing selected: an empty file with the id/text schema
+                schema = pa.schema([("id", pa.string()), ("text", pa.string())])
+                writer = pq.ParquetWriter(tmp, schema)
+        finally:
+            if writer is not None:
+                writer.close()
+    return count

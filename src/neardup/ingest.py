@@ -1,0 +1,204 @@
+"""Read and prepare a corpus on every core: read units -> token counts and shingle sets.
+
+The dedup job's first stages (read, prepare, shingle) for word shingles with XXH64
+fingerprints: each read unit (:mod:`neardup.text.units`) is read, canonicalised and
+shingled by :func:`prepare_unit`, in a pool of worker processes (``jobs`` > 1) or in this
+one. Results come back in input order, so the output does not depend on ``jobs``: the
+same input gives the same ids, sets and skip rows byte for byte.
+
+The decisions that need the whole corpus stay in the calling process
+(:class:`UnitMerger`): a repeated document id is skipped (``unreadable``, "duplicate
+document id") wherever its first occurrence was, then documents with fewer than
+``min_tokens`` canonical tokens are skipped as ``too-short``, exactly as the one-process
+path does it.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from neardup._array import seg_arange
+from neardup.methods.sets import ShingleSets
+from neardup.methods.shingles import Shingling
+from neardup.text.canonical import CanonicalForm
+from neardup.text.read import read_unit
+from neardup.text.types import Document, Skipped
+from neardup.text.units import ReadOptions, Unit
+
+#: Units in flight per worker (bounds memory: each holds a few MB of text).
+_AHEAD = 3
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PreparedUnit:
+    """One unit, read and shingled.
+
+    Attributes:
+        ids, sources: every document of the unit, in order.
+        positions: int64 (d,): each document's position among the unit's items.
+        counts: int64 (d,): canonical tokens per document.
+        sets: the shingle sets of the documents with ``counts >= min_tokens``, in order.
+        skipped: ``(position, Skipped)`` of the reading skips.
+        items: documents plus reading skips (for progress).
+        seconds: worker seconds of its ``read``, ``prepare`` and ``shingle`` steps.
+    """
+
+    ids: list[str]
+    sources: list[str]
+    positions: np.ndarray
+    counts: np.ndarray
+    sets: ShingleSets
+    skipped: list[tuple[int, Skipped]]
+    items: int
+    seconds: tuple[float, float, float]
+
+
+@dataclass(frozen=True, slots=True)
+class PrepareConfig:
+    """What a worker needs besides the unit (pickled once per task)."""
+
+    read: ReadOptions
+    canonical: CanonicalForm
+    shingling: Shingling
+    min_tokens: int
+
+
+def prepare_unit(unit: Unit, config: PrepareConfig) -> PreparedUnit:
+    """Read ``unit``, tokenise its documents (vectorised) and shingle the long enough ones."""
+    from neardup.text.vectorized import canonical_fingerprints
+
+    docs: list[Document] = []
+    positions: list[int] = []
+    skipped: list[tuple[int, Skipped]] = []
+    t0 = time.perf_counter()
+    items = read_unit(unit, config.read)
+    for pos, item in enumerate(items):
+        if isinstance(item, Skipped):
+            skipped.append((pos, item))
+        else:
+            docs.append(item)
+            positions.append(pos)
+    t1 = time.perf_counter()
+    fps, offsets = canonical_fingerprints(
+        [d.text for d in docs], config.canonical, config.shingling.seed
+    )
+    t2 = time.perf_counter()
+    counts = np.diff(offsets)
+    keep = np.flatnonzero(counts >= config.min_tokens)
+    kept_counts = counts[keep]
+    tokens = fps[seg_arange(offsets[keep], kept_counts)]
+    values, doc = config.shingling._from_token_fingerprints(tokens, kept_counts)
+    sets = ShingleSets.from_unsorted(values, doc, int(keep.shape[0]))
+    return PreparedUnit(
+        [d.id for d in docs],
+        [d.source for d in docs],
+        np.array(positions, dtype=np.int64),
+        counts.astype(np.int64),
+        sets,
+        skipped,
+        len(items),
+        (t1 - t0, t2 - t1, time.perf_counter() - t2),
+    )
+
+
+def prepared_units(
+    units: Iterable[Unit | Skipped], config: PrepareConfig, *, jobs: int
+) -> Iterator[PreparedUnit | Skipped]:
+    """:func:`prepare_unit` of every unit, in order; planning skips pass through.
+
+    Args:
+        units: the planner's output; config: what the workers need.
+        jobs: worker processes (1: in this process).
+    """
+    if jobs <= 1:
+        for unit in units:
+            yield unit if isinstance(unit, Skipped) else prepare_unit(unit, config)
+        return
+    context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        pending: list[Future[PreparedUnit] | Skipped] = []
+        for unit in units:
+            if isinstance(unit, Skipped):
+                pending.append(unit)
+            else:
+                pending.append(pool.submit(prepare_unit, unit, config))
+            while sum(isinstance(p, Future) for p in pending) > jobs * _AHEAD:
+                yield _result(pending.pop(0))
+        while pending:
+            yield _result(pending.pop(0))
+
+
+def _result(item: Future[PreparedUnit] | Skipped) -> PreparedUnit | Skipped:
+    return item if isinstance(item, Skipped) else item.result()
+
+
+def default_jobs() -> int:
+    """Worker processes by default: the cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class UnitMerger:
+    """Corpus-wide decisions over prepared units, in order: repeated ids, too-short.
+
+    Attributes:
+        ids: accepted document ids; lengths: their token counts; parts: their shingle
+        sets per unit; skipped: skip rows in input order.
+    """
+
+    def __init__(self, min_tokens: int) -> None:
+        self._min_tokens = min_tokens
+        self._seen: set[str] = set()
+        self.ids: list[str] = []
+        self.lengths: list[int] = []
+        self.parts: list[ShingleSets] = []
+        self.skipped: list[Skipped] = []
+        self.seconds = np.zeros(3)
+
+    def add(self, item: PreparedUnit | Skipped) -> int:
+        """Take one unit (or planning skip); returns the items it covered (for progress)."""
+        if isinstance(item, Skipped):
+            self.skipped.append(item)
+            return 1
+        self.seconds += item.seconds
+        rows = list(item.skipped)
+        has_set = item.counts >= self._min_tokens
+        set_index = np.cumsum(has_set) - 1
+        take: list[int] = []
+        for k, doc_id in enumerate(item.ids):
+            pos = int(item.positions[k])
+            if doc_id in self._seen:
+                why = "duplicate document id"
+                rows.append((pos, Skipped(doc_id, item.sources[k], "unreadable", why)))
+                continue
+            self._seen.add(doc_id)
+            n = int(item.counts[k])
+            if n < self._min_tokens:
+                detail = f"{n} canonical tokens < min_tokens={self._min_tokens}"
+                rows.append((pos, Skipped(doc_id, item.sources[k], "too-short", detail)))
+                continue
+            self.ids.append(doc_id)
+            self.lengths.append(n)
+            take.append(int(set_index[k]))
+        if take:
+            sets = item.sets
+            if len(take) != len(sets):
+                sets = sets.take(np.array(take, dtype=np.int64))
+            self.parts.append(sets)
+        rows.sort(key=lambda r: r[0])
+        self.skipped.extend(s for _, s in rows)
+        return item.items
+
+
+def pool_safe() -> bool:
+    """Whether worker processes may be started here (not inside a daemon process)."""
+    return not multiprocessing.current_process().daemon

@@ -1,0 +1,585 @@
+"""Cut a corpus into read units: the batches of work that :func:`neardup.text.read.read_unit`
+turns into documents, one process or several.
+
+The planner (:func:`plan_units`) runs in one process and touches every input once: it walks
+directory trees, cuts JSONL into blocks of whole lines (raw bytes, decompressed), reads
+Parquet, CSV and Hugging Face ``datasets`` folders into record batches, and spools standard
+input (``-``) to a temporary file. What it cannot read becomes a :class:`Skipped` value with
+its reason, in input order; nothing is dropped silently. The expensive steps (JSON parsing,
+decoding, markup extraction, PDF and DOCX text) happen in :func:`read_unit`, so a pool of
+workers can share them.
+
+Memory is bounded by the unit size: a JSONL block holds at most :data:`BLOCK_BYTES` plus one
+line, and a line over ``max_bytes`` is skipped while it is read, never held whole.
+"""
+
+from __future__ import annotations
+
+import bz2
+import contextlib
+import csv
+import gzip
+import json
+import lzma
+import os
+import shutil
+import sys
+import tempfile
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import IO, Any
+
+from neardup.errors import InputError
+from neardup.text.formats import (
+    DOCUMENT_SUFFIXES,
+    InputKind,
+    input_kind,
+    is_datasets_folder,
+)
+from neardup.text.scrub import scrub
+from neardup.text.types import Skipped, SkipReason
+
+#: Bytes of JSONL lines in one block (a block also ends at the end of a file).
+BLOCK_BYTES = 4 << 20
+#: Records in one batch of a Parquet, Arrow or CSV file.
+BATCH_ROWS = 2048
+#: Documents files in one unit (or fewer, when their sizes add up to :data:`BLOCK_BYTES`).
+FILES_PER_UNIT = 64
+_PIECE = 1 << 20
+_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError)
+
+
+@dataclass(frozen=True, slots=True)
+class ReadOptions:
+    """How records become documents (validated by :func:`neardup.text.read.read_corpus`).
+
+    Attributes:
+        id_field, text_field: record fields holding the id and the text.
+        content_type: ``auto`` or a forced ``text``, ``html``, ``wiki``.
+        max_bytes: largest payload read (bytes).
+        extractor: HTML main-text extractor (``resiliparse`` or ``trafilatura``).
+        glob: pattern selecting the files of directory inputs, or ``None``.
+        follow_symlinks: read symbolic links whose target lies outside the walked tree.
+    """
+
+    id_field: str = "id"
+    text_field: str = "text"
+    content_type: str = "auto"
+    max_bytes: int = 20_000_000
+    extractor: str = "resiliparse"
+    glob: str | None = None
+    follow_symlinks: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FilesUnit:
+    """Document files (one document each): ``(path, document id)`` pairs, in order."""
+
+    files: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LinesUnit:
+    """A block of whole JSONL lines of one file.
+
+    Attributes:
+        path: the file as shown in skip rows; base: prefix of fallback ids (``base:LINE``);
+        data: the lines' bytes (decompressed); first_line: 1-based number of the first line.
+    """
+
+    path: str
+    base: str
+    data: bytes
+    first_line: int
+
+
+@dataclass(frozen=True, slots=True)
+class RecordsUnit:
+    """Records already split into fields (Parquet, Arrow, CSV), in order.
+
+    Attributes:
+        path: the file; ids: document ids; texts: raw text values (``str``, ``bytes`` or
+        anything a record held); where: each record's locator for skip rows
+        (``file:row N`` or ``file:LINE``).
+    """
+
+    path: str
+    ids: tuple[str, ...]
+    texts: tuple[Any, ...]
+    where: tuple[str, ...]
+
+
+Unit = FilesUnit | LinesUnit | RecordsUnit
+
+
+@dataclass
+class Spool:
+    """Temporary copies of standard input, removed by :meth:`close`."""
+
+    paths: list[Path] = field(default_factory=list)
+
+    def close(self) -> None:
+        for p in self.paths:
+            p.unlink(missing_ok=True)
+        self.paths.clear()
+
+
+def resolve_inputs(inputs: list[str], spool: Spool) -> list[Path]:
+    """Input paths, with ``-`` spooled from standard input to a temporary file.
+
+    Standard input holding JSON lines (its first non-blank byte is ``{``) is read as JSONL,
+    anything else as one document with id ``-``.
+
+    Raises:
+        InputError: an input does not exist or is neither a file nor a directory.
+    """
+    out: list[Path] = []
+    for raw in inputs:
+        if raw == "-":
+            out.append(_spool_stdin(spool))
+            continue
+        path = Path(raw)
+        if not path.exists():
+            raise InputError(f"input {os.fspath(raw)!r} does not exist")
+        if not (path.is_file() or path.is_dir()):
+            raise InputError(f"input {os.fspath(raw)!r} is neither a file nor a directory")
+        out.append(path)
+    return out
+
+
+def _spool_stdin(spool: Spool) -> Path:
+    stream = sys.stdin.buffer
+    fd, name = tempfile.mkstemp(prefix="neardup-stdin-")
+    with os.fdopen(fd, "wb") as f:
+        shutil.copyfileobj(stream, f, _PIECE)
+    path = Path(name)
+    with open(path, "rb") as f:
+        head = f.read(4096).lstrip()
+    target = path.with_name(path.name + (".jsonl" if head.startswith(b"{") else ".stdin"))
+    path.rename(target)
+    spool.paths.append(target)
+    return target
+
+
+def display_name(path: Path) -> str:
+    """How an input is named in ids and skip rows (``-`` for standard input)."""
+    return "-" if path.name.startswith("neardup-stdin-") else scrub(path.name)
+
+
+def plan_units(paths: list[Path], options: ReadOptions) -> Iterator[Unit | Skipped]:
+    """The read units (and planning skips) of ``paths``, in input order.
+
+    A directory is walked in sorted order (:func:`walk`); a datasets folder
+    (``save_to_disk``) is read as records; a file is read by its kind
+    (:func:`neardup.text.formats.input_kind`).
+    """
+    for path in paths:
+        if path.is_dir():
+            if is_datasets_folder(path):
+                yield from _plan_datasets(path, options)
+                continue
+            yield from _plan_tree(path, options)
+        else:
+            name = display_name(path)
+            if name == "-" and path.suffix == ".stdin":
+                yield FilesUnit(((str(path), "-"),))
+                continue
+            yield from plan_file(path, name, input_kind(path.name), options)
+
+
+def _plan_tree(root: Path, options: ReadOptions) -> Iterator[Unit | Skipped]:
+    batch: list[tuple[str, str]] = []
+    size = 0
+    for item in walk(root, options):
+        if isinstance(item, Skipped):
+            if batch:  # keep path order: the files before the skip go first
+                yield FilesUnit(tuple(batch))
+                batch, size = [], 0
+            yield item
+            continue
+        file, rel = item
+        kind = input_kind(file.name)
+        if kind in ("document", "pdf", "docx"):
+            batch.append((str(file), rel))
+            with contextlib.suppress(OSError):
+                size += file.stat().st_size
+            if len(batch) >= FILES_PER_UNIT or size >= BLOCK_BYTES:
+                yield FilesUnit(tuple(batch))
+                batch, size = [], 0
+            continue
+        if batch:
+            yield FilesUnit(tuple(batch))
+            batch, size = [], 0
+        yield from plan_file(file, rel, kind, options)
+    if batch:
+        yield FilesUnit(tuple(batch))
+
+
+def walk(root: Path, options: ReadOptions) -> Iterator[tuple[Path, str] | Skipped]:
+    """``(file, relative POSIX path)`` below ``root``, sorted by path components, and a
+    :class:`Skipped` row for each entry that is not read: an unreadable directory, a
+    symbolic link leaving the tree (unless ``follow_symlinks``), a hidden entry (name
+    starting with ``.``), a file of a kind neardup does not read. With ``glob``, only the
+    files whose relative path matches (``*`` also matches ``/``; a pattern without ``/`` is
+    matched against the file name) are listed, and others pass without a row."""
+    found: list[tuple[tuple[str, ...], Path | Skipped]] = []
+    root_real = root.resolve()
+
+    def unreadable(exc: OSError) -> None:
+        where = Path(exc.filename) if exc.filename else root
+        rel = _rel_parts(where, root)
+        why = f"directory not readable: {exc.strerror or exc}"
+        found.append((rel, Skipped("/".join(rel) or ".", scrub(str(where)), "unreadable", why)))
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable, followlinks=False):
+        base = Path(dirpath)
+        for name in list(dirnames):
+            sub = base / name
+            rel = _rel_parts(sub, root)
+            if name.startswith("."):
+                dirnames.remove(name)
+                if options.glob is None:
+                    found.append((rel, _skip(rel, sub, "unsupported", "hidden directory")))
+            elif sub.is_symlink():
+                found.append((rel, _skip(rel, sub, "unsupported", "symbolic link to a directory")))
+        dirnames.sort()
+        for name in filenames:
+            file = base / name
+            rel = _rel_parts(file, root)
+            entry = _walk_entry(file, rel, root_real, options)
+            if entry is not None:
+                found.append((rel, entry))
+    found.sort(key=lambda item: item[0])
+    for rel, entry in found:
+        yield entry if isinstance(entry, Skipped) else (entry, "/".join(rel))
+
+
+def _walk_entry(
+    file: Path, rel: tuple[str, ...], root_real: Path, options: ReadOptions
+) -> Path | Skipped | None:
+    if options.glob is not None:
+        target = "/".join(rel) if "/" in options.glob else rel[-1]
+        if not fnmatchcase(target, options.glob):
+            return None
+    elif rel[-1].startswith("."):
+        return _skip(rel, file, "unsupported", "hidden file")
+    if file.is_symlink() and not options.follow_symlinks:
+        try:
+            inside = file.resolve().is_relative_to(root_real)
+        except (OSError, RuntimeError):
+            inside = False
+        if not inside:
+            why = "symbolic link leaving the input tree (--follow-symlinks to read it)"
+            return _skip(rel, file, "unsupported", why)
+    if not file.is_file():
+        return _skip(rel, file, "unsupported", "not a regular file")
+    if options.glob is None and input_kind(file.name) == "unknown":
+        why = f"not a file type neardup reads (readable: {', '.join(DOCUMENT_SUFFIXES)}, ...)"
+        return _skip(rel, file, "unsupported", why)
+    return file
+
+
+def _rel_parts(path: Path, root: Path) -> tuple[str, ...]:
+    try:
+        return tuple(scrub(p) for p in path.relative_to(root).parts)
+    except ValueError:
+        return (scrub(path.name),)
+
+
+def _skip(rel: tuple[str, ...], path: Path, reason: SkipReason, detail: str) -> Skipped:
+    return Skipped("/".join(rel), scrub(str(path)), reason, detail)
+
+
+def plan_file(
+    path: Path, name: str, kind: InputKind, options: ReadOptions
+) -> Iterator[Unit | Skipped]:
+    """The units of one record or document file; ``name`` prefixes its fallback ids."""
+    if kind == "jsonl":
+        yield from _plan_jsonl(path, name, options)
+    elif kind == "parquet":
+        yield from _plan_parquet(path, name, options)
+    elif kind == "csv":
+        yield from _plan_csv(path, name, options)
+    elif kind == "arrow":
+        yield from _plan_arrow(path, name, options)
+    else:
+        yield FilesUnit(((str(path), name),))
+
+
+# -- JSONL ----------------------------------------------------------------------------------
+def open_stream(path: Path) -> IO[bytes]:
+    """``path`` opened for reading bytes, decompressed by its suffix (.gz, .zst, .bz2, .xz)."""
+    lower = path.name.lower()
+    if lower.endswith(".gz"):
+        return gzip.open(path, "rb")
+    if lower.endswith(".zst"):
+        import zstandard
+
+        return zstandard.ZstdDecompressor().stream_reader(open(path, "rb"), closefd=True)
+    if lower.endswith(".bz2"):
+        return bz2.open(path, "rb")
+    if lower.endswith(".xz"):
+        return lzma.open(path, "rb")
+    return open(path, "rb")
+
+
+def _plan_jsonl(path: Path, name: str, options: ReadOptions) -> Iterator[Unit | Skipped]:
+    shown = scrub(str(path)) if name != "-" else "-"
+    try:
+        with open_stream(path) as f:
+            for first, data, skip in line_blocks(f, options.max_bytes):
+                if skip is not None:
+                    where = f"{shown}:{first}"
+                    yield Skipped(f"{name}:{first}", where, "oversize", skip)
+                    continue
+                yield LinesUnit(shown, name, data, first)
+    except _ERRORS as exc:
+        yield Skipped(name, shown, "unreadable", f"{type(exc).__name__}: {exc}")
+
+
+def line_blocks(f: IO[bytes], max_bytes: int) -> Iterator[tuple[int, bytes, str | None]]:
+    """``(first line number, block of whole lines, None)`` of ``f``, and
+    ``(line number, b"", reason)`` for each line over ``max_bytes`` (read past, never held:
+    memory stays under a few times ``min(max_bytes, BLOCK_BYTES)``).
+
+    Blocks hold about :data:`BLOCK_BYTES`; the last line of the stream needs no ``\\n``.
+    A block may still hold lines over ``max_bytes`` when ``max_bytes`` is below the block
+    size: :func:`neardup.text.read.read_unit` skips those.
+    """
+    reason = f"line over max_bytes={max_bytes}"
+    line, pending, skipping = 1, b"", False
+    size = min(BLOCK_BYTES, max_bytes + 2)  # a small limit reads small pieces
+    while True:
+        piece = f.read(size)
+        if not piece:
+            if skipping:
+                yield line, b"", reason
+            elif pending:
+                yield line, pending, None
+            return
+        if skipping:
+            nl = piece.find(b"\n")
+            if nl < 0:
+                continue
+            yield line, b"", reason
+            line, skipping, piece = line + 1, False, piece[nl + 1 :]
+            if not piece:
+                continue
+        buf = pending + piece if pending else piece
+        cut = buf.rfind(b"\n")
+        if cut < 0:
+            pending, skipping = (b"", True) if len(buf) > max_bytes + 1 else (buf, False)
+            continue
+        block, pending = buf[: cut + 1], buf[cut + 1 :]
+        yield line, block, None
+        line += block.count(b"\n")
+        if len(pending) > max_bytes + 1:
+            pending, skipping = b"", True
+
+
+# -- Parquet, Arrow, datasets ------------------------------------------------------------------
+def _plan_parquet(path: Path, name: str, options: ReadOptions) -> Iterator[Unit | Skipped]:
+    shown = scrub(str(path))
+    try:
+        import pyarrow.parquet as pq
+
+        pf = pq.ParquetFile(path)
+        columns = _columns(pf.schema_arrow.names, options)
+        if isinstance(columns, str):
+            yield Skipped(name, shown, "unreadable", columns)
+            return
+        batches = pf.iter_batches(batch_size=BATCH_ROWS, columns=columns)
+        yield from _record_batches(batches, shown, name, options)
+    except Exception as exc:  # pyarrow raises ArrowInvalid, OSError and others on bad files
+        yield Skipped(name, shown, "unreadable", f"{type(exc).__name__}: {exc}")
+
+
+def _plan_arrow(path: Path, name: str, options: ReadOptions) -> Iterator[Unit | Skipped]:
+    """An Arrow IPC file or stream (what ``datasets`` writes)."""
+    shown = scrub(str(path))
+    try:
+        import pyarrow as pa
+
+        with pa.memory_map(str(path)) as source:
+            try:
+                reader: Any = pa.ipc.open_file(source)
+                batches: Any = (reader.get_batch(i) for i in range(reader.num_record_batches))
+                names = reader.schema.names
+            except pa.ArrowInvalid:
+                source.seek(0)
+                reader = pa.ipc.open_stream(source)
+                batches, names = iter(reader), reader.schema.names
+            columns = _columns(names, options)
+            if isinstance(columns, str):
+                yield Skipped(name, shown, "unreadable", columns)
+                return
+            picked = (b.select(columns) for b in batches)
+            yield from _record_batches(picked, shown, name, options)
+    except Exception as exc:
+        yield Skipped(name, shown, "unreadable", f"{type(exc).__name__}: {exc}")
+
+
+def _plan_datasets(root: Path, options: ReadOptions) -> Iterator[Unit | Skipped]:
+    """A Hugging Face ``datasets`` folder saved with ``save_to_disk``: its Arrow files in
+    the order ``state.json`` lists them (a ``DatasetDict``: each split folder in turn)."""
+    from neardup.text.formats import datasets_files
+
+    for file, rel in datasets_files(root):
+        yield from _plan_arrow(file, rel, options)
+
+
+def _columns(names: list[str], options: ReadOptions) -> list[str] | str:
+    if options.text_field not in names:
+        return f"no column {options.text_field!r} (columns: {', '.join(names)})"
+    return [c for c in (options.id_field, options.text_field) if c in names]
+
+
+def _record_batches(
+    batches: Any, shown: str, name: str, options: ReadOptions
+) -> Iterator[RecordsUnit]:
+    row = 0
+    for batch in batches:
+        texts = batch.column(batch.schema.names.index(options.text_field)).to_pylist()
+        if options.id_field in batch.schema.names:
+            raw_ids = batch.column(batch.schema.names.index(options.id_field)).to_pylist()
+        else:
+            raw_ids = [None] * len(texts)
+        where = tuple(f"{shown}:row {row + i + 1}" for i in range(len(texts)))
+        ids = tuple(
+            record_id(v, f"{name}:{row + i + 1}") for i, v in enumerate(raw_ids)
+        )
+        row += len(texts)
+        yield RecordsUnit(shown, ids, tuple(texts), where)
+
+
+def record_id(value: object, fallback: str) -> str:
+    """A record's document id: the id field as text, or ``fallback`` when absent/blank."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return fallback
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, bytes):
+        return scrub(value.decode("utf-8", "replace"))
+    return scrub(json.dumps(value, ensure_ascii=False, default=str))
+
+
+# -- CSV ----------------------------------------------------------------------------------------
+def _plan_csv(path: Path, name: str, options: ReadOptions) -> Iterator[Unit | Skipped]:
+    """CSV with a header row, read from bytes: a bad byte costs its record only (the text is
+    decoded per record), and a field over ``max_bytes`` is skipped while read."""
+    shown = scrub(str(path))
+    try:
+        with open_stream(path) as f:
+            yield from _csv_units(f, shown, name, options)
+    except _ERRORS as exc:
+        yield Skipped(name, shown, "unreadable", f"{type(exc).__name__}: {exc}")
+
+
+def _csv_units(
+    f: IO[bytes], shown: str, name: str, options: ReadOptions
+) -> Iterator[RecordsUnit | Skipped]:
+    lines = _BoundedLines(f, options.max_bytes)
+    wanted = min(options.max_bytes + 1, sys.maxsize, 2**31 - 1)
+    if csv.field_size_limit() < wanted:
+        csv.field_size_limit(wanted)
+    reader = csv.reader(lines)
+    try:
+        header = next(reader)
+    except StopIteration:
+        return
+    except csv.Error as exc:
+        yield Skipped(name, shown, "unreadable", f"bad CSV header: {exc}")
+        return
+    header = [h.lstrip("\ufeff") if i == 0 else h for i, h in enumerate(header)]
+    if options.text_field not in header:
+        detail = f"no column {options.text_field!r} in the header {header!r}"
+        yield Skipped(name, shown, "unreadable", detail)
+        return
+    ti = header.index(options.text_field)
+    ii = header.index(options.id_field) if options.id_field in header else -1
+    rows: list[tuple[str, Any, str]] = []
+    for item in _csv_rows(reader, lines, shown, name, ti, ii, options):
+        if isinstance(item, Skipped):
+            if rows:  # keep input order: the records before the skip go first
+                yield _csv_unit(shown, rows)
+                rows = []
+            yield item
+            continue
+        rows.append(item)
+        if len(rows) >= BATCH_ROWS:
+            yield _csv_unit(shown, rows)
+            rows = []
+    if rows:
+        yield _csv_unit(shown, rows)
+
+
+def _csv_rows(
+    reader: Any, lines: _BoundedLines, shown: str, name: str, ti: int, ii: int,
+    options: ReadOptions,
+) -> Iterator[tuple[str, str, str] | Skipped]:
+    """``(id, raw text, locator)`` of each record, or its skip row."""
+    while True:
+        line = lines.line_no + 1
+        fallback, where = f"{name}:{line}", f"{shown}:{line}"
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            reason: SkipReason = "oversize" if "larger than" in str(exc) else "unreadable"
+            yield Skipped(fallback, where, reason, f"bad CSV record: {exc}")
+            continue
+        if lines.oversize:
+            lines.oversize = False
+            why = f"record over max_bytes={options.max_bytes}"
+            yield Skipped(fallback, where, "oversize", why)
+            continue
+        doc_id = record_id(_undo_escape(row[ii]) if 0 <= ii < len(row) else None, fallback)
+        if len(row) <= ti:
+            yield Skipped(doc_id, where, "unreadable", "record has no text column")
+            continue
+        yield doc_id, row[ti], where
+
+
+def _undo_escape(value: str) -> str:
+    return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _csv_unit(shown: str, rows: list[tuple[str, Any, str]]) -> RecordsUnit:
+    # The text goes on as the field's bytes: read_unit decodes it strictly per record, so a
+    # bad byte skips its record as undecodable and nothing else.
+    ids, texts, where = zip(*rows, strict=True)
+    raw = tuple(t.encode("utf-8", "surrogateescape") for t in texts)
+    return RecordsUnit(shown, tuple(ids), raw, tuple(where))
+
+
+class _BoundedLines:
+    """Text lines of a binary stream for :mod:`csv`, decoded with ``surrogateescape``; a
+    line over ``max_bytes`` is read past and replaced by an empty line (``oversize`` set),
+    so a huge field is never held whole."""
+
+    def __init__(self, f: IO[bytes], max_bytes: int) -> None:
+        self._f = f
+        self._max = max_bytes
+        self.line_no = 0
+        self.oversize = False
+
+    def __iter__(self) -> _BoundedLines:
+        return self
+
+    def __next__(self) -> str:
+        raw = self._f.readline(self._max + 2)
+        if not raw:
+            raise StopIteration
+        self.line_no += 1
+        if len(raw) > self._max + 1 and not raw.endswith(b"\n"):
+            while True:
+                rest = self._f.readline(_PIECE)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            self.oversize = True
+            return "\n"
+        return raw.decode("utf-8", "surrogateescape")

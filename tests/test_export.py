@@ -1,0 +1,162 @@
+"""Every input format round-trips ids and extra fields to ``--kept`` / ``--removed``.
+
+The corpus is real: the Chekhov stories of ``examples/corpus`` as records with extra
+fields, plus a copy of one story with every 15th word deleted (resemblance ~0.7 with its
+original, so the job drops it).
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import zstandard
+from typer.testing import CliRunner
+
+from neardup.cli.main import app
+from neardup.dedup import dedup
+from neardup.export import export_records, output_format
+from neardup.text.read import read_options
+
+CHEKHOV = Path(__file__).resolve().parents[1] / "examples" / "corpus" / "chekhov"
+
+
+def _records() -> list[dict[str, Any]]:
+    rows = []
+    for i, path in enumerate(sorted(CHEKHOV.glob("*.txt"))):
+        text = path.read_text(encoding="utf-8")
+        rows.append({"id": f"s{i}", "text": text, "title": path.stem, "n": i})
+    words = rows[0]["text"].split(" ")
+    copy = " ".join(w for k, w in enumerate(words) if k % 15 != 7)
+    rows.append({"id": "copy", "text": copy, "title": "copy", "n": -1})
+    return rows
+
+
+def _write(fmt: str, rows: list[dict[str, Any]], root: Path) -> Path:
+    if fmt in ("jsonl", "jsonl.gz", "jsonl.zst"):
+        data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode()
+        path = root / f"in.{fmt}"
+        if fmt.endswith(".gz"):
+            data = gzip.compress(data)
+        elif fmt.endswith(".zst"):
+            data = zstandard.ZstdCompressor().compress(data)
+        path.write_bytes(data)
+        return path
+    table = pa.Table.from_pylist(rows)
+    if fmt == "parquet":
+        path = root / "in.parquet"
+        pq.write_table(table, path, row_group_size=5)
+        return path
+    if fmt == "arrow":
+        path = root / "in.arrow"
+        with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, table.schema) as w:
+            w.write_table(table, max_chunksize=4)
+        return path
+    if fmt == "datasets":  # the layout datasets' save_to_disk writes
+        path = root / "ds"
+        path.mkdir()
+        name = "data-00000-of-00001.arrow"
+        with pa.OSFile(str(path / name), "wb") as sink, pa.ipc.new_stream(sink, table.schema) as w:
+            w.write_table(table, max_chunksize=4)
+        (path / "state.json").write_text(json.dumps({"_data_files": [{"filename": name}]}))
+        (path / "dataset_info.json").write_text("{}")
+        return path
+    assert fmt == "csv"
+    path = root / "in.csv"
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=["id", "text", "title", "n"])
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def _read_back(path: Path) -> list[dict[str, Any]]:
+    if output_format(path) == "parquet":
+        return pq.read_table(path).to_pylist()
+    raw = path.read_bytes()
+    if path.name.endswith(".gz"):
+        raw = gzip.decompress(raw)
+    return [json.loads(line) for line in raw.decode().splitlines()]
+
+
+FORMATS = ["jsonl", "jsonl.gz", "jsonl.zst", "parquet", "arrow", "datasets", "csv"]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("out_name", ["kept.jsonl", "kept.parquet"])
+def test_kept_and_removed_round_trip_every_field(tmp_path: Path, fmt: str, out_name: str) -> None:
+    rows = _records()
+    src = _write(fmt, rows, tmp_path)
+    result = dedup([str(src)], jobs=1)
+    assert [d.id for d in result.dropped] == ["copy"]
+    assert result.dropped[0].kept == "s0"
+    opts = read_options()
+    kept_ids = {i for i in result.ids if i != "copy"}
+    out = tmp_path / out_name
+    assert export_records([str(src)], out, kept_ids, opts) == len(rows) - 1
+    back = _read_back(out)
+    want = [r for r in rows if r["id"] != "copy"]
+    if fmt == "csv":  # CSV has no types: every field comes back as text
+        want = [{k: str(v) for k, v in r.items()} for r in want]
+    assert back == want
+    removed = tmp_path / ("removed" + out_name.removeprefix("kept"))
+    assert export_records([str(src)], removed, {"copy"}, opts) == 1
+    assert [r["id"] for r in _read_back(removed)] == ["copy"]
+
+
+def test_jsonl_lines_are_copied_byte_for_byte(tmp_path: Path) -> None:
+    rows = _records()
+    src = tmp_path / "in.jsonl"
+    lines = [json.dumps(r, ensure_ascii=True, indent=None, separators=(",", ":")) for r in rows]
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "kept.jsonl"
+    export_records([str(src)], out, {"s1", "s3"}, read_options())
+    assert out.read_text(encoding="utf-8") == lines[1] + "\n" + lines[3] + "\n"
+
+
+def test_cli_kept_parquet_is_the_deduplicated_corpus(tmp_path: Path) -> None:
+    rows = _records()
+    src = _write("parquet", rows, tmp_path)
+    out = tmp_path / "out.parquet"
+    res = CliRunner().invoke(app, ["dedup", str(src), "--kept", str(out), "-q", "--jobs", "2"])
+    assert res.exit_code == 0, res.output
+    assert pq.read_table(out).to_pylist() == [r for r in rows if r["id"] != "copy"]
+    assert pq.read_schema(out) == pq.read_schema(src)
+
+
+def test_document_tree_exports_clean_text(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    rows = _records()
+    for r in rows[:3] + rows[-1:]:
+        (tree / f"{r['id']}.txt").write_text(r["text"], encoding="utf-8")
+    result = dedup([str(tree)], jobs=1)
+    assert [d.id for d in result.dropped] == ["copy.txt"]
+    out = tmp_path / "kept.jsonl"
+    export_records([str(tree)], out, set(result.ids) - {"copy.txt"}, read_options())
+    back = _read_back(out)
+    assert [r["id"] for r in back] == ["s0.txt", "s1.txt", "s2.txt"]
+    assert back[1]["text"] == rows[1]["text"]
+
+
+def test_output_names_are_checked() -> None:
+    from neardup.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="output"):
+        output_format("kept.csv")
+
+
+def test_jobs_do_not_change_the_result(tmp_path: Path) -> None:
+    src = _write("jsonl", _records() * 1, tmp_path)
+    one = dedup([str(src)], jobs=1, method="minhash-lsh")
+    two = dedup([str(src)], jobs=2, method="minhash-lsh")
+    assert one.ids == two.ids
+    assert list(one.pairs) == list(two.pairs)
+    assert one.skipped == two.skipped
+    assert one.dropped == two.dropped

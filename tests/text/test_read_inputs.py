@@ -1,0 +1,186 @@
+"""The reader on the inputs users have: PDF, DOCX, stdin, Parquet, and bad input that must
+cost its own record only (a bad byte, an oversize field, an unreadable directory, a link
+leaving the tree)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from neardup.text.read import read_corpus
+from neardup.text.types import Document, Skipped
+from neardup.text.units import BLOCK_BYTES
+
+STORY = Path(__file__).resolve().parents[2] / "examples" / "corpus" / "chekhov" / "Тоска.txt"
+
+
+def _paragraphs() -> list[str]:
+    return [p.strip() for p in STORY.read_text(encoding="utf-8").split("\n") if p.strip()]
+
+
+def make_pdf(path: Path, lines: list[str]) -> None:
+    """A real PDF with a text layer (matplotlib, TrueType fonts with a ToUnicode map)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with matplotlib.rc_context({"pdf.fonttype": 42}):
+        fig = plt.figure(figsize=(8.5, 11))
+        for k, line in enumerate(lines):
+            fig.text(0.05, 0.95 - 0.03 * k, line, fontsize=8)
+        fig.savefig(path)
+        plt.close(fig)
+
+
+def make_docx(path: Path, paragraphs: list[str]) -> None:
+    import docx
+
+    document = docx.Document()
+    for p in paragraphs:
+        document.add_paragraph(p)
+    table = document.add_table(rows=1, cols=2)
+    table.rows[0].cells[0].text, table.rows[0].cells[1].text = "Иона", "Потапов"
+    document.save(str(path))
+
+
+def test_pdf_and_docx_in_a_tree(tmp_path: Path) -> None:
+    words = _paragraphs()[2].split()
+    lines = [" ".join(words[i : i + 12]) for i in range(0, 48, 12)]
+    make_pdf(tmp_path / "a.pdf", lines)
+    make_docx(tmp_path / "b.docx", _paragraphs()[:3])
+    (tmp_path / "c.pdf").write_bytes(b"%PDF-1.7 truncated")
+    items = {x.id: x for x in read_corpus([tmp_path])}
+    pdf = items["a.pdf"]
+    assert isinstance(pdf, Document)
+    assert pdf.text.split() == " ".join(lines).split()
+    docx_doc = items["b.docx"]
+    assert isinstance(docx_doc, Document)
+    assert docx_doc.text == "\n".join([*_paragraphs()[:3], "Иона\tПотапов"])
+    broken = items["c.pdf"]
+    assert isinstance(broken, Skipped) and broken.reason == "unreadable"
+    assert broken.detail.startswith("unreadable PDF")
+
+
+def test_csv_bad_byte_costs_its_record_only(tmp_path: Path) -> None:
+    paragraphs = _paragraphs()
+    rows = [f'{i},"{paragraphs[i % len(paragraphs)]}"' for i in range(2000)]
+    data = ("id,text\n" + "\n".join(rows) + "\n").encode("utf-8")
+    at = data.index(b"\n1000,") + 8  # inside record 1000 (line 1002)
+    data = data[:at] + b"\xff" + data[at:]
+    path = tmp_path / "docs.csv"
+    path.write_bytes(data)
+    items = list(read_corpus([path]))
+    skips = [x for x in items if isinstance(x, Skipped)]
+    assert [(s.id, s.reason, s.source) for s in skips] == [
+        ("1000", "undecodable", f"{path}:1002")
+    ]
+    assert len([x for x in items if isinstance(x, Document)]) == 1999
+
+
+def test_csv_oversize_field_is_not_read_into_memory(tmp_path: Path) -> None:
+    path = tmp_path / "big.csv"
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("id,text\na,Короткий текст о лошади.\nb,")
+        f.write("x" * 30_000_000)
+        f.write("\nc,Ещё один короткий текст.\n")
+    tracemalloc.start()
+    items = list(read_corpus([path], max_bytes=100_000))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert [(x.id, getattr(x, "reason", "doc")) for x in items] == [
+        ("a", "doc"),
+        ("big.csv:3", "oversize"),
+        ("c", "doc"),
+    ]
+    assert peak < 5_000_000  # the 30 MB field was never held
+
+
+def test_jsonl_line_longer_than_a_block_is_skipped_alone(tmp_path: Path) -> None:
+    path = tmp_path / "docs.jsonl"
+    text = _paragraphs()[1]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps({"id": "a", "text": text}, ensure_ascii=False) + "\n")
+        f.write(json.dumps({"id": "huge", "text": "y" * (2 * BLOCK_BYTES)}) + "\n")
+        f.write(json.dumps({"id": "c", "text": text}, ensure_ascii=False) + "\n")
+    items = list(read_corpus([path], max_bytes=BLOCK_BYTES // 2))
+    assert [(x.id, getattr(x, "reason", "doc")) for x in items] == [
+        ("a", "doc"),
+        ("docs.jsonl:2", "oversize"),
+        ("c", "doc"),
+    ]
+
+
+def test_unreadable_directory_is_a_skip_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "ok").mkdir()
+    (tmp_path / "ok" / "a.txt").write_text(_paragraphs()[0], encoding="utf-8")
+    (tmp_path / "locked").mkdir()
+    (tmp_path / "locked" / "b.txt").write_text(_paragraphs()[1], encoding="utf-8")
+    real_scandir = os.scandir
+
+    def scandir(path: object = ".") -> object:  # root ignores permissions: refuse by hand
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    items = list(read_corpus([tmp_path]))
+    assert [(x.id, getattr(x, "reason", "doc")) for x in items] == [
+        ("locked", "unreadable"),
+        ("ok/a.txt", "doc"),
+    ]
+    assert "Permission denied" in items[0].detail  # type: ignore[union-attr]
+
+
+def test_symlink_leaving_the_tree(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text(_paragraphs()[0], encoding="utf-8")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "inner.txt").write_text(_paragraphs()[1], encoding="utf-8")
+    (tree / "alias.txt").symlink_to(tree / "inner.txt")
+    (tree / "escape.txt").symlink_to(outside)
+    items = list(read_corpus([tree]))
+    assert [(x.id, getattr(x, "reason", "doc")) for x in items] == [
+        ("alias.txt", "doc"),
+        ("escape.txt", "unsupported"),
+        ("inner.txt", "doc"),
+    ]
+    followed = list(read_corpus([tree], follow_symlinks=True))
+    assert [getattr(x, "reason", "doc") for x in followed] == ["doc", "doc", "doc"]
+
+
+def test_stdin_jsonl_and_plain_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    p = _paragraphs()
+    lines = "".join(json.dumps({"id": f"r{i}", "text": t}) + "\n" for i, t in enumerate(p[:3]))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(lines.encode())))
+    assert [x.id for x in read_corpus(["-"])] == ["r0", "r1", "r2"]
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(p[0].encode())))
+    (doc,) = read_corpus(["-"])
+    assert isinstance(doc, Document) and doc.id == "-" and doc.text == p[0]
+
+
+def test_parquet_records(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    p = _paragraphs()
+    table = pa.table({"id": ["a", None, "c"], "text": [p[0], p[1], None], "lang": ["ru"] * 3})
+    pq.write_table(table, tmp_path / "t.parquet")
+    items = list(read_corpus([tmp_path / "t.parquet"]))
+    assert [(x.id, getattr(x, "reason", "doc")) for x in items] == [
+        ("a", "doc"),
+        ("t.parquet:2", "doc"),
+        ("c", "unreadable"),
+    ]
+    pq.write_table(pa.table({"body": [p[0]]}), tmp_path / "u.parquet")
+    (skip,) = read_corpus([tmp_path / "u.parquet"])
+    assert isinstance(skip, Skipped) and "no column 'text'" in skip.detail
