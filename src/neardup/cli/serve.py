@@ -28,7 +28,11 @@ def serve(
     port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
     token: Annotated[
         str | None,
-        typer.Option("--token", envvar="NEARDUP_TOKEN", help="API token required by write routes (an empty one is a usage error)."),
+        typer.Option(
+            "--token",
+            envvar="NEARDUP_TOKEN",
+            help="API token required by write routes (an empty one is a usage error).",
+        ),
     ] = None,
     max_body_bytes: Annotated[int, typer.Option(help="Largest request body or upload, bytes.")] = 10
     * 1024

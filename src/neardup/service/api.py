@@ -27,6 +27,7 @@ would otherwise validate the returned dict in a second thread-pool hop per reque
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 from collections.abc import AsyncIterator, Callable, Coroutine
@@ -112,7 +113,7 @@ def _unknown_fields(data: Any, allowed: frozenset[str]) -> None:
         ValueError: ``data`` is an object with keys outside ``allowed`` (names the first
             few and counts all).
     """
-    if not isinstance(data, dict) or len(data) <= len(allowed) and data.keys() <= allowed:
+    if not isinstance(data, dict) or (len(data) <= len(allowed) and data.keys() <= allowed):
         return
     unknown = [k for k in data if k not in allowed]
     if unknown:
@@ -146,11 +147,12 @@ class _Body(BaseModel):
 
 class CollectionIn(_Body):
     """A collection to create."""
+
     name: str = Field(min_length=1, max_length=200, pattern=r"^[^/\x00-\x1f\x7f]+$")
     method: str = Field(default="minhash-lsh", max_length=64)
-    params: Annotated[
-        dict[str, int | float | str | bool | None], BeforeValidator(_small_map)
-    ] = Field(default_factory=dict)
+    params: Annotated[dict[str, int | float | str | bool | None], BeforeValidator(_small_map)] = (
+        Field(default_factory=dict)
+    )
     canonical: Annotated[dict[str, int | str | bool] | None, BeforeValidator(_small_map)] = Field(
         default=None, description="CanonicalForm fields: stop_words, morphology, ..."
     )
@@ -317,10 +319,9 @@ class OffLoopJsonRoute(APIRoute):
             if request.method in ("POST", "PUT", "PATCH") and "json" in kind.lower():
                 body = await request.body()
                 if body:
-                    try:
+                    # invalid JSON: FastAPI parses again and answers 422 with the position
+                    with contextlib.suppress(ValueError):
                         request._json = await run_in_threadpool(json.loads, body)
-                    except ValueError:
-                        pass  # FastAPI parses again and answers 422 with the position
             return await handler(request)
 
         return route

@@ -95,9 +95,7 @@ def install(app: FastAPI) -> None:
             {"loc": [str(x) for x in e.get("loc", ())], "msg": str(e.get("msg", ""))[:500]}
             for e in every[:MAX_ERRORS]
         ]
-        return problem(
-            422, "request validation failed", errors=errors, error_count=len(every)
-        )
+        return problem(422, "request validation failed", errors=errors, error_count=len(every))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -114,7 +114,9 @@ def _queue_routes(api: FastAPI, state: UiState) -> None:
         try:
             added = await run_in_threadpool(_add_library, state.queue, values)
         except NeardupError as exc:
-            return await _queue_page(request, state, _status(exc), error=_detail(exc), values=values)
+            return await _queue_page(
+                request, state, _status(exc), error=_detail(exc), values=values
+            )
         if state.dispatcher is not None:
             state.dispatcher.wake()
         return _redirect(request, state, form, "/", done="added", id=added.id)
@@ -401,7 +403,8 @@ def cross_site(request: Request) -> str:
     origin = request.headers.get("origin")
     if origin is None:
         return ""
-    if _host_port(origin) != _host_port(f"{request.url.scheme}://{request.headers.get('host', '')}"):
+    own = f"{request.url.scheme}://{request.headers.get('host', '')}"
+    if _host_port(origin) != _host_port(own):
         return "refused: a form post from another origin (only this site's own pages may post here)"
     return ""
 
