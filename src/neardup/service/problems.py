@@ -81,6 +81,24 @@ def public_detail(exc: NeardupError) -> str:
     return str(exc)
 
 
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route of the app answers at the request's path, sorted.
+
+    Starlette's 405 names the methods of the first route matching the path only (``GET``
+    for ``/collections``, though ``POST`` is there too); RFC 9110 wants them all in
+    ``Allow``.
+    """
+    from starlette.routing import Match
+
+    router = getattr(request.scope.get("app"), "router", None)
+    methods: set[str] = set()
+    for route in getattr(router, "routes", ()):
+        match, _ = route.matches(request.scope)
+        if match is not Match.NONE:
+            methods |= set(getattr(route, "methods", None) or ())
+    return sorted(methods)
+
+
 def install(app: FastAPI) -> None:
     """Register the exception handlers on ``app``."""
 
@@ -98,8 +116,13 @@ def install(app: FastAPI) -> None:
         return problem(422, "request validation failed", errors=errors, error_count=len(every))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return problem(exc.status_code, str(exc.detail), headers=exc.headers)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            allowed = allowed_methods(request)
+            if allowed:
+                headers["Allow"] = ", ".join(allowed)
+        return problem(exc.status_code, str(exc.detail), headers=headers)
 
     @app.exception_handler(Exception)
     async def _unexpected(_request: Request, exc: Exception) -> JSONResponse:
