@@ -216,7 +216,6 @@ def _matches(template: str, path: str) -> bool:
 
     parts = re.split(r"(\{[^}]+\})", template)
     pattern = "".join(
-        (".+" if p == "{doc_id}" else "[^/]+") if p.startswith("{") else re.escape(p)
-        for p in parts
+        (".+" if p == "{doc_id}" else "[^/]+") if p.startswith("{") else re.escape(p) for p in parts
     )
     return re.fullmatch(pattern, path) is not None
