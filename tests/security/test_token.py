@@ -92,7 +92,7 @@ def test_every_state_changing_route_is_covered(api) -> None:  # type: ignore[no-
         and not r.path.endswith(("/check", "/check/file"))
     }
     normalised = {
-        (m, p.replace("{name}", "c").replace("{doc_id:path}", "d0").replace("{library_id}", "1"))
+        (m, p.replace("{name}", "c").replace("{doc_id:docid}", "d0").replace("{library_id}", "1"))
         for m, p in routes
     }
     assert normalised <= covered, normalised - covered
@@ -147,4 +147,4 @@ def test_ui_forms_need_the_token_and_compare_it_in_constant_time(api, monkeypatc
     assert (b"guess", TOKEN.encode()) in calls
     assert api.get("/libraries").json() == []
     r = api.post("/token", data={"token": "guess"}, headers=html, follow_redirects=False)
-    assert r.status_code == 401 and "neardup_token" not in r.headers.get("set-cookie", "")
+    assert r.status_code == 401 and "neardup_session" not in r.headers.get("set-cookie", "")

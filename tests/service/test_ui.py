@@ -194,12 +194,17 @@ def test_forms_need_the_token_when_configured(store: Store) -> None:
         r = c.post("/queue/add", data={**form, "token": TOKEN}, follow_redirects=False)
         assert r.status_code == 303
         cookie = r.headers["set-cookie"]
-        assert "neardup_token=" in cookie and "HttpOnly" in cookie
-        assert "samesite=strict" in cookie.lower()
+        assert "neardup_session=" in cookie and "HttpOnly" in cookie
+        assert "samesite=strict" in cookie.lower() and TOKEN not in cookie
         lib_id = c.app.queue.libraries()[0].id  # type: ignore[attr-defined]
-        # the cookie now authorises the buttons, which have no token field
-        assert c.post(f"/queue/{lib_id}/stop", follow_redirects=False).status_code == 303
-        assert 'name="token"' not in c.get("/", headers=HTML).text
+        # the session cookie and the page's CSRF token authorise the buttons
+        page = c.get("/", headers=HTML).text
+        assert 'name="token"' not in page
+        csrf = re.search(r'name="csrf" value="([0-9a-f]{64})"', page)
+        assert csrf, "no CSRF token in the page"
+        assert c.post(f"/queue/{lib_id}/stop", follow_redirects=False).status_code == 403
+        r = c.post(f"/queue/{lib_id}/stop", data={"csrf": csrf[1]}, follow_redirects=False)
+        assert r.status_code == 303
         # the JSON API still wants the Bearer header, the cookie is not enough
         assert c.post(f"/libraries/{lib_id}/resume").status_code == 401
         c.cookies.clear()
@@ -213,7 +218,7 @@ def test_token_bar_remembers_the_token(store: Store) -> None:
             "/token", data={"token": TOKEN, "next": "//evil.example/"}, follow_redirects=False
         )
         assert r.status_code == 303 and r.headers["location"] == "/"
-        assert "neardup_token=" in r.headers["set-cookie"]
+        assert "neardup_session=" in r.headers["set-cookie"]
 
 
 # -- check page ---------------------------------------------------------------------------------

@@ -105,7 +105,8 @@ def test_looks_binary_on_text(pushkin_cp1251: bytes) -> None:
 def test_looks_binary_on_binary() -> None:
     assert looks_binary(random.Random(0).randbytes(4096))
     assert looks_binary(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
-    assert looks_binary("Hello, world".encode("utf-16-le"))  # no BOM: NUL bytes
+    assert looks_binary(b"\x01\x00" * 100)  # NULs on one side, but control characters
+    assert looks_binary(bytes(range(256)) * 4)  # NULs on both sides
     assert looks_binary(b"abc\x01\x02\x03\x04def")  # 4 controls in 10 bytes
     assert not looks_binary(b"abcdefghij" * 10 + b"\x01")  # 1 control in 101 bytes
     assert looks_binary(codecs.BOM_UTF16_LE + "A\x00\x01\x02".encode("utf-16-le"))
@@ -114,3 +115,56 @@ def test_looks_binary_on_binary() -> None:
 def test_looks_binary_reads_only_the_first_8_kib() -> None:
     assert not looks_binary(b"a" * 8192 + b"\x00")
     assert looks_binary(b"a" * 8191 + b"\x00")
+
+
+# -- hardening round 2 (issue 16, rows 7 and 10) --------------------------------------------------
+@pytest.mark.data
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_bom_is_text_and_decoded(pushkin_cp1251: bytes, codec: str) -> None:
+    """Row 10: UTF-16 without a BOM was skipped as ``binary``."""
+    text = pushkin_cp1251.decode("cp1251")
+    data = text.encode(codec)
+    assert not data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+    assert not looks_binary(data)
+    assert decode(data) == text
+    english = "Hello, world: plain English in UTF-16 without a byte order mark.\n" * 3
+    assert not looks_binary(english.encode(codec))
+    assert decode(english.encode(codec)) == english
+
+
+@pytest.mark.data
+def test_utf16_without_bom_read_from_a_directory(pushkin_cp1251: bytes, tmp_path: Path) -> None:
+    """Row 10 through the corpus reader: the file is a document, not a ``binary`` skip."""
+    from neardup.text.read import read_corpus
+
+    text = pushkin_cp1251.decode("cp1251")
+    (tmp_path / "ruslan.txt").write_bytes(text.encode("utf-16-le"))
+    docs = list(read_corpus(tmp_path))
+    assert len(docs) == 1 and getattr(docs[0], "text", None) is not None, docs
+    assert "РУСЛАН И ЛЮДМИЛА" in docs[0].text
+
+
+@pytest.mark.data
+def test_mostly_ascii_utf8_with_a_few_bad_bytes_keeps_its_russian(caplog) -> None:  # type: ignore[no-untyped-def]
+    """Row 7: two Russian words and three invalid bytes in English text were read under a
+    wrong legacy code page, the Russian garbled; now UTF-8 with U+FFFD, and a warning."""
+    from shared_data import paragraphs
+
+    english = "\n\n".join(paragraphs("linux-doc-revisions", 3))
+    assert english.isascii()
+    data = english.encode() + " Привет, мир".encode() + b" \xff\xfe\x80 " + english.encode()
+    with pytest.raises(UnicodeDecodeError):
+        data.decode("utf-8")
+    with caplog.at_level("WARNING", logger="neardup.text"):
+        text = decode(data, source="mixed.txt")
+    assert "Привет, мир" in text
+    assert text == data.decode("utf-8", errors="replace")
+    assert text.count("\ufffd") == 3
+    assert "mixed.txt" in caplog.text and "U+FFFD" in caplog.text
+
+
+def test_legacy_russian_is_not_taken_for_broken_utf8() -> None:
+    """The UTF-8-with-replacement step must leave cp1251/koi8-r text to the code-page step."""
+    sentence = "Съешь же ещё этих мягких французских булок, да выпей же чаю. " * 20
+    for codec in ("cp1251", "koi8_r", "cp866"):
+        assert decode(sentence.encode(codec)) == sentence

@@ -28,7 +28,11 @@ def serve(
     port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
     token: Annotated[
         str | None,
-        typer.Option("--token", envvar="NEARDUP_TOKEN", help="API token required by write routes."),
+        typer.Option(
+            "--token",
+            envvar="NEARDUP_TOKEN",
+            help="API token required by write routes (an empty one is a usage error).",
+        ),
     ] = None,
     max_body_bytes: Annotated[int, typer.Option(help="Largest request body or upload, bytes.")] = 10
     * 1024
@@ -77,6 +81,8 @@ def serve(
             f"--workers {workers} needs --no-crawl: each worker would run its own crawl "
             "dispatcher (run `neardup crawl` beside the server instead)"
         )
+    if token is None and os.environ.get("NEARDUP_TOKEN") is not None:
+        token = os.environ["NEARDUP_TOKEN"]  # Click drops an empty variable: refuse it below
     try:
         settings = CrawlSettings(parallel=parallel, allow_private=allow_private)
         config = ServiceConfig(

@@ -26,6 +26,8 @@ from neardup.store.errors import StoreError
 L = s.crawl_libraries
 P = s.crawl_pages
 _CHUNK = 500
+#: Largest library id (``nd_crawl_libraries.id`` is an ``INTEGER``: 32-bit on PostgreSQL).
+MAX_LIBRARY_ID = 2**31 - 1
 
 
 def now() -> datetime:
@@ -89,8 +91,12 @@ class CrawlDB:
         """The library's row.
 
         Raises:
-            LibraryNotFound: no such library.
+            LibraryNotFound: no such library (also for ids no library can have: outside
+                ``[1, 2**31 - 1]``, the range of the ``INTEGER`` key on PostgreSQL, whose
+                driver would refuse the parameter itself).
         """
+        if not 1 <= library_id <= MAX_LIBRARY_ID:
+            raise LibraryNotFound(library_id)
         with self.read() as conn:
             found = conn.execute(select(L).where(L.c.id == library_id)).first()
         if found is None:

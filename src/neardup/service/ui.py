@@ -17,19 +17,25 @@ error, so the UI works without JavaScript; the script only adds live progress, a
 confirmation before removal and scrolling between matched passages.
 
 Write forms (add, stop, resume, remove) need the service's API token when one is configured:
-a "API token" field in the form; once accepted it is kept in an ``HttpOnly``,
-``SameSite=Strict`` cookie (``neardup_token``) for the next forms. Checks are open, as in the
-JSON API.
+entered once in the page's "API token" bar, it opens a session whose ``HttpOnly``,
+``SameSite=Strict`` cookie (``neardup_session``) holds a nonce and its HMAC under the token,
+never the token itself. Every write form carries a CSRF token (hidden field ``csrf``, an
+HMAC of the session's nonce); a post relying on the cookie without it gets 403. Cross-site
+posts (``Sec-Fetch-Site`` other than ``same-origin``, or an ``Origin`` of another host or
+port) get 403 whatever they carry, also on a service without a token. Checks are open, as
+in the JSON API.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import re
+import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -48,7 +54,8 @@ from neardup.store.errors import CollectionNotFound
 if TYPE_CHECKING:
     from neardup.crawl import CrawlQueue, Dispatcher, LibraryStatus
 
-COOKIE = "neardup_token"
+#: The session cookie (never the API token itself; see :func:`_session`).
+COOKIE = "neardup_session"
 ACTIVE = ("link search", "pattern detection", "in work")
 #: Matches shown side by side (the others are listed with their scores).
 SIDE_BY_SIDE = 5
@@ -93,19 +100,23 @@ def _queue_routes(api: FastAPI, state: UiState) -> None:
     @api.get("/queue/live", include_in_schema=False)
     async def queue_live(request: Request) -> HTMLResponse:
         libraries = await run_in_threadpool(state.queue.libraries)
-        return web.fragment("_queue_live.html", **_queue_context(state, libraries))
+        return web.fragment(
+            "_queue_live.html", csrf=csrf_token(state, request), **_queue_context(state, libraries)
+        )
 
     @api.post("/queue/add", include_in_schema=False)
     async def queue_add(request: Request) -> Response:
         form = await request.form()
         values = {k: str(form.get(k, "")) for k in ("url", "clarifications", "collection")}
-        denied = _check_token(state, request, form)
+        status, denied = _check_token(state, request, form)
         if denied:
-            return await _queue_page(request, state, 401, error=denied, values=values)
+            return await _queue_page(request, state, status, error=denied, values=values)
         try:
             added = await run_in_threadpool(_add_library, state.queue, values)
         except NeardupError as exc:
-            return await _queue_page(request, state, _status(exc), error=str(exc), values=values)
+            return await _queue_page(
+                request, state, _status(exc), error=_detail(exc), values=values
+            )
         if state.dispatcher is not None:
             state.dispatcher.wake()
         return _redirect(request, state, form, "/", done="added", id=added.id)
@@ -116,9 +127,11 @@ def _queue_routes(api: FastAPI, state: UiState) -> None:
         nxt = str(form.get("next", "/"))
         if not nxt.startswith("/") or nxt.startswith("//"):
             nxt = "/"
-        denied = _check_token(state, request, form)
+        status, denied = _check_token(state, request, form)
         if denied or not str(form.get("token", "")):
-            return await _queue_page(request, state, 401, error=denied or "enter the token")
+            return await _queue_page(
+                request, state, status or 401, error=denied or "enter the token"
+            )
         return _redirect(request, state, form, nxt)
 
     for action in ("stop", "resume", "remove"):
@@ -128,13 +141,13 @@ def _queue_routes(api: FastAPI, state: UiState) -> None:
 def _queue_action(api: FastAPI, state: UiState, action: str) -> None:
     async def run(library_id: int, request: Request) -> Response:
         form = await request.form()
-        denied = _check_token(state, request, form)
+        status, denied = _check_token(state, request, form)
         if denied:
-            return await _queue_page(request, state, 401, error=denied)
+            return await _queue_page(request, state, status, error=denied)
         try:
             await run_in_threadpool(getattr(state.queue, action), library_id)
         except NeardupError as exc:
-            return await _queue_page(request, state, _status(exc), error=str(exc))
+            return await _queue_page(request, state, _status(exc), error=_detail(exc))
         if action == "resume" and state.dispatcher is not None:
             state.dispatcher.wake()
         done = {"stop": "stopped", "resume": "resumed", "remove": "removed"}[action]
@@ -176,6 +189,7 @@ async def _queue_page(
         values=values or {"url": "", "clarifications": "", "collection": ""},
         notice=_notice(request),
         need_token=_need_token(state, request),
+        csrf=csrf_token(state, request),
         crawling=state.dispatcher is not None,
         **_queue_context(state, libraries),
     )
@@ -223,7 +237,7 @@ def _check_routes(api: FastAPI, state: UiState) -> None:
             result = await run_in_threadpool(state.store.check, chosen, text, limit=50)
         except NeardupError as exc:
             return await _check_page(
-                request, state, _status(exc), chosen=chosen, text=pasted, error=str(exc)
+                request, state, _status(exc), chosen=chosen, text=pasted, error=_detail(exc)
             )
         views = await _side_by_side(state, result, text)
         return await _check_page(
@@ -341,22 +355,92 @@ async def collections_page(request: Request, state: UiState) -> HTMLResponse:
     return web.render(request, "collections.html", rows=await run_in_threadpool(rows))
 
 
-# -- token ------------------------------------------------------------------------------------
+# -- token, session and cross-site checks -------------------------------------------------------
+def _session(state: UiState, request: Request) -> str | None:
+    """The nonce of the browser's valid session cookie, or ``None``.
+
+    The cookie is ``NONCE.MAC`` with ``MAC = HMAC-SHA256(token, "session:" + NONCE)``: it
+    proves the token was entered here without holding it (it is no Bearer token, and a
+    new token voids every cookie).
+    """
+    if state.token is None:
+        return None
+    nonce, _, mac = request.cookies.get(COOKIE, "").partition(".")
+    if not nonce or not _same(mac, _mac(state.token, "session", nonce)):
+        return None
+    return nonce
+
+
+def _mac(token: str, purpose: str, nonce: str) -> str:
+    msg = f"{purpose}:{nonce}".encode()
+    return hmac.new(token.encode(), msg, hashlib.sha256).hexdigest()
+
+
+def csrf_token(state: UiState, request: Request) -> str:
+    """The CSRF token the write forms carry (field ``csrf``): an HMAC of the session's
+    nonce under the API token; ``""`` without a session."""
+    nonce = _session(state, request)
+    return "" if nonce is None or state.token is None else _mac(state.token, "csrf", nonce)
+
+
 def _need_token(state: UiState, request: Request) -> bool:
-    """True when a token is configured and the browser's cookie does not hold it."""
-    if state.token is None:
-        return False
-    return not _same(request.cookies.get(COOKIE, ""), state.token)
+    """True when a token is configured and the browser has no valid session cookie."""
+    return state.token is not None and _session(state, request) is None
 
 
-def _check_token(state: UiState, request: Request, form: Mapping[str, Any]) -> str:
-    """``""`` when the write is allowed, else the message to show."""
+def cross_site(request: Request) -> str:
+    """``""`` for a same-origin request (or one without browser headers), else why not.
+
+    A browser sends ``Sec-Fetch-Site`` and ``Origin`` with every form ``POST``: anything but
+    ``same-origin`` (or ``none``, typed by the user), or an ``Origin`` whose host and port
+    differ from the request's ``Host`` (another site, or another port of this host), is a
+    cross-site request (CSRF). Clients that send neither (curl, scripts) are not browsers,
+    and need the token anyway when one is configured.
+    """
+    fetch_site = request.headers.get("sec-fetch-site", "").lower()
+    if fetch_site and fetch_site not in ("same-origin", "none"):
+        return f"refused: a {fetch_site} form post (only this site's own pages may post here)"
+    origin = request.headers.get("origin")
+    if origin is None:
+        return ""
+    own = f"{request.url.scheme}://{request.headers.get('host', '')}"
+    if _host_port(origin) != _host_port(own):
+        return "refused: a form post from another origin (only this site's own pages may post here)"
+    return ""
+
+
+def _host_port(url: str) -> tuple[str, int] | None:
+    try:
+        parts = urlsplit(url)
+        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    except ValueError:
+        return None
+    if not parts.hostname or port is None:
+        return None
+    return parts.hostname.lower(), port
+
+
+def _check_token(state: UiState, request: Request, form: Mapping[str, Any]) -> tuple[int, str]:
+    """``(0, "")`` when the write is allowed, else ``(HTTP status, message to show)``.
+
+    Refused: a cross-site post (403, :func:`cross_site`); with a token configured, a post
+    without the right token field or a valid session cookie (401), or one relying on the
+    cookie without the form's CSRF token (403).
+    """
+    crossed = cross_site(request)
+    if crossed:
+        return 403, crossed
     if state.token is None:
-        return ""
-    given = str(form.get("token", "") or request.cookies.get(COOKIE, ""))
-    if _same(given, state.token):
-        return ""
-    return "API token missing or wrong: enter the token the service was started with."
+        return 0, ""
+    wrong = "API token missing or wrong: enter the token the service was started with."
+    given = str(form.get("token", ""))
+    if given:
+        return (0, "") if _same(given, state.token) else (401, wrong)
+    if _session(state, request) is None:
+        return 401, wrong
+    if not _same(str(form.get("csrf", "")), csrf_token(state, request)):
+        return 403, "the form's CSRF token is missing or stale: reload the page and try again"
+    return 0, ""
 
 
 def _same(given: str, token: str) -> bool:
@@ -369,15 +453,22 @@ def _redirect(
     resp = RedirectResponse(f"{path}?{urlencode(query)}" if query else path, status_code=303)
     given = str(form.get("token", ""))
     if state.token is not None and given and _same(given, state.token):
+        nonce = secrets.token_urlsafe(18)
         resp.set_cookie(
             COOKIE,
-            given,
+            f"{nonce}.{_mac(state.token, 'session', nonce)}",
             httponly=True,
             samesite="strict",
             secure=request.url.scheme == "https",
             path="/",
         )
     return resp
+
+
+def _detail(exc: NeardupError) -> str:
+    from neardup.service.problems import public_detail
+
+    return public_detail(exc)
 
 
 def _status(exc: NeardupError) -> int:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import xxhash
@@ -72,6 +72,9 @@ from neardup.store.results import (
 )
 from neardup.store.stats import RecomputeReport, load_stats, recompute
 from neardup.text.types import Document, Skipped
+
+if TYPE_CHECKING:
+    from neardup.store.maintenance import VacuumReport
 
 DEFAULT_BATCH = 500
 MAX_CANDIDATES = 1000
@@ -562,6 +565,17 @@ class Store:
             {"d": pk},
         )
         self._mark_dirty(conn, collection_id)
+
+    def vacuum(self) -> VacuumReport:
+        """Reclaim the space of removed rows (``VACUUM``; see :mod:`neardup.store.maintenance`):
+        run it after removing many documents. Covers every collection (they share tables).
+
+        Raises:
+            StoreError: the database refused or is unreachable.
+        """
+        from neardup.store.maintenance import vacuum
+
+        return vacuum(self._engines)
 
     # -- statistics -------------------------------------------------------------------------
     def recompute(self, name: str) -> RecomputeReport | None:

@@ -1,8 +1,14 @@
-"""Bytes to text: byte-order marks, strict UTF-8, Russian code pages, charset-normalizer.
+"""Bytes to text: byte-order marks, UTF-16 without one, strict UTF-8, UTF-8 with a few bad
+bytes, Russian code pages, charset-normalizer.
 
 The order follows the WHATWG "decode" algorithm in spirit (a BOM wins over everything else),
-then strict UTF-8 (by far the commonest encoding and one that random legacy bytes almost
-never pass), then the legacy Russian code pages (cp1251, koi8-r, cp866, ISO 8859-5,
+then UTF-16 without a BOM when the NUL bytes of the ASCII characters all sit on one side of
+the code units and the result reads as text (:func:`utf16_without_bom`), then strict UTF-8
+(by far the commonest encoding and one that random legacy bytes almost never pass), then
+UTF-8 with replacement when nearly all non-ASCII bytes form valid UTF-8 sequences and only a
+few do not (:func:`mostly_utf8`: the invalid bytes become U+FFFD and a warning is logged on
+the ``neardup.text`` logger; a wrong legacy guess would garble every non-ASCII letter
+instead), then the legacy Russian code pages (cp1251, koi8-r, cp866, ISO 8859-5,
 mac-cyrillic) when one yields well-formed Russian words only, then charset-normalizer
 (https://github.com/jawah/charset_normalizer), which tries every legacy code page and keeps
 the decoding with the least "chaos" (cp1252, Shift-JIS, GB18030, ...).
@@ -11,6 +17,7 @@ the decoding with the least "chaos" (cp1252, Shift-JIS, GB18030, ...).
 from __future__ import annotations
 
 import codecs
+import logging
 import re
 
 from neardup.errors import DecodeError
@@ -39,6 +46,16 @@ _RUSSIAN_WORD_RE = re.compile(r"[а-яёА-ЯЁ]+")
 _ODD_SYMBOL_RE = re.compile(r"[^\x00-\x7f\w\s«»„“”‘’—–…№°•·\u00a0\u2116]")
 _CONTROL = frozenset(range(32)) - {9, 10, 11, 12, 13, 27}
 _CONTROL_BYTES = bytes(sorted(_CONTROL))
+_HIGH_BYTES = bytes(range(0x80, 0x100))
+#: Share of the non-ASCII bytes that must form valid UTF-8 sequences for :func:`decode` to
+#: read the data as UTF-8 with the other bytes replaced by U+FFFD.
+UTF8_SHARE = 0.75
+#: Share of the NUL bytes that must sit on one side of the 16-bit code units (odd offsets:
+#: little-endian, even: big-endian) for :func:`utf16_without_bom` to try UTF-16.
+UTF16_NUL_SIDE = 0.95
+#: Share of printable characters (or white space) a UTF-16 decoding without a BOM must have.
+UTF16_PRINTABLE = 0.95
+log = logging.getLogger("neardup.text")
 
 
 def bom_encoding(data: bytes) -> tuple[str, int] | None:
@@ -58,8 +75,11 @@ def decode(data: bytes, *, source: str = "") -> str:
 
     Steps: (1) a UTF-8/16/32 byte-order mark picks the codec (the BOM is not part of the
     result; under a UTF-16/32 BOM undecodable code units become U+FFFD, under a UTF-8 BOM
-    that does not decode the rest goes on to the next steps); (2) strict UTF-8;
-    (3) charset-normalizer's best guess (``charset_normalizer.from_bytes(data).best()``).
+    that does not decode the rest goes on to the next steps); (2) UTF-16 without a BOM
+    (:func:`utf16_without_bom`); (3) strict UTF-8; (4) UTF-8 with U+FFFD for the few
+    invalid bytes when nearly all non-ASCII bytes are valid UTF-8 (:func:`mostly_utf8`; a
+    warning is logged); (5) the legacy Russian code pages; (6) charset-normalizer's best
+    guess (``charset_normalizer.from_bytes(data).best()``).
 
     Args:
         data: raw bytes of one document.
@@ -86,11 +106,74 @@ def decode(data: bytes, *, source: str = "") -> str:
             return data[size:].decode(name)
         except UnicodeDecodeError:
             data = data[size:]  # a lying UTF-8 BOM: guess from the rest
+    utf16 = utf16_without_bom(data[:SNIFF_BYTES])
+    if utf16 is not None:
+        return data.decode(utf16, errors="replace")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         pass
+    if mostly_utf8(data):
+        text = data.decode("utf-8", errors="replace")
+        log.warning(
+            "%s: not valid UTF-8 in a few places: read as UTF-8, %d invalid byte run(s) "
+            "replaced with U+FFFD",
+            source or "<bytes>",
+            text.count("\ufffd"),
+        )
+        return text
     return _guess(data, source)
+
+
+def mostly_utf8(data: bytes) -> bool:
+    """Whether ``data`` is UTF-8 but for a few bytes.
+
+    True when at least one multi-byte UTF-8 sequence decodes and the bytes inside valid
+    sequences are at least :data:`UTF8_SHARE` of all non-ASCII bytes. Legacy 8-bit text
+    (cp1251, koi8-r, cp1252) almost never forms valid UTF-8 sequences, so it stays false
+    for it.
+    """
+    text = data.decode("utf-8", errors="surrogateescape")
+    bad = sum(1 for c in text if "\udc80" <= c <= "\udcff")
+    high = len(data) - len(data.translate(None, _HIGH_BYTES))
+    good = high - bad
+    return good >= 2 and good >= UTF8_SHARE * high
+
+
+def utf16_without_bom(head: bytes) -> str | None:
+    """``"utf-16-le"`` or ``"utf-16-be"`` when ``head`` reads as UTF-16 without a BOM.
+
+    UTF-16 text has a NUL byte in every code unit of an ASCII character (space, digits,
+    punctuation, Latin letters), always on the same side: the odd offsets in little-endian,
+    the even ones in big-endian. When at least :data:`UTF16_NUL_SIDE` of the NULs sit on
+    one side, that byte order is tried: strict decoding (a unit cut at the end allowed), no
+    NUL characters, and at least :data:`UTF16_PRINTABLE` printable characters or white
+    space. Text without a single ASCII character (no NUL byte) is not detected.
+
+    Args:
+        head: the first bytes of the data (:data:`SNIFF_BYTES` are enough).
+
+    Returns:
+        The codec name, or ``None``.
+    """
+    nuls = head.count(b"\x00")
+    if nuls < 2 or len(head) < 4:
+        return None
+    odd = head[1::2].count(b"\x00")
+    if odd >= UTF16_NUL_SIDE * nuls:
+        name = "utf-16-le"
+    elif nuls - odd >= UTF16_NUL_SIDE * nuls:
+        name = "utf-16-be"
+    else:
+        return None
+    try:
+        text = codecs.getincrementaldecoder(name)("strict").decode(head, final=False)
+    except UnicodeDecodeError:
+        return None
+    if not text or "\x00" in text:
+        return None
+    printable = sum(1 for c in text if c.isprintable() or c in "\t\n\r\f\v")
+    return name if printable >= UTF16_PRINTABLE * len(text) else None
 
 
 def _guess(data: bytes, source: str) -> str:
@@ -152,8 +235,9 @@ def looks_binary(data: bytes) -> bool:
     """Whether ``data`` looks like a binary (non-text) payload.
 
     Inspects the first :data:`SNIFF_BYTES` bytes: data that starts with a UTF-16/32 BOM and
-    decodes under it is text; otherwise any NUL byte, or a share of control bytes above
-    :data:`CONTROL_SHARE`, means binary (the heuristic of ``file(1)`` and git).
+    decodes under it is text, and so is UTF-16 without a BOM (:func:`utf16_without_bom`);
+    otherwise any NUL byte, or a share of control bytes above :data:`CONTROL_SHARE`, means
+    binary (the heuristic of ``file(1)`` and git).
 
     Args:
         data: raw bytes (only the head is read).
@@ -174,7 +258,7 @@ def looks_binary(data: bytes) -> bool:
             return True
         return "\x00" in text or _control_count(text) > CONTROL_SHARE * len(text)
     if b"\x00" in head:
-        return True
+        return utf16_without_bom(head) is None
     controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
     return controls > CONTROL_SHARE * len(head)
 
