@@ -39,6 +39,7 @@ broken by A's position.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -426,8 +427,7 @@ def align_passages(
         k = check_int("sorted_size", sorted_size, low=2, high=16)
     gap = check_int("max_gap", max_gap, low=0, high=100_000)
     shortest = check_int("min_chars", min_chars, low=1, high=100_000)
-    vocab: dict[str, int] = {}
-    ta, tb = _token_arrays(text_a, vocab), _token_arrays(text_b, vocab)
+    ta, tb = _token_arrays(text_a, text_b)
     if ta.ids.size == 0 or tb.ids.size == 0:
         return []
     seeds, occ_a, occ_b = _seed_pairs(ta, tb, n, k)
@@ -446,14 +446,44 @@ def align_passages(
     return _one_place(boxes[long_enough])
 
 
-def _token_arrays(text: str, vocab: dict[str, int]) -> _Tokens:
-    """Tokens of ``text`` (every word kept) as arrays; ``vocab`` maps words to ids (shared)."""
+def _token_arrays(text_a: str, text_b: str) -> tuple[_Tokens, _Tokens]:
+    """Tokens of both texts (every word kept) as arrays, with ids shared by the two texts."""
+    (tok_a, start_a, end_a), (tok_b, start_b, end_b) = _spans(text_a), _spans(text_b)
+    if not tok_a or not tok_b:
+        empty = np.zeros(0, np.int64)
+        return (_Tokens(empty, empty, empty, empty.astype(bool)),) * 2
+    words, inverse = np.unique(np.array(tok_a + tok_b), return_inverse=True)
+    stop = np.array(sorted(_stop_words()))
+    content = ~np.isin(words, stop)[inverse]
+    n = len(tok_a)
+    return (
+        _Tokens(inverse[:n].astype(np.int64), start_a, end_a, content[:n]),
+        _Tokens(inverse[n:].astype(np.int64), start_b, end_b, content[n:]),
+    )
+
+
+def _spans(text: str) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """:meth:`CanonicalForm.tokens_with_spans` (every word kept), spans as int64 arrays.
+
+    When normalization maps the whole text character for character (the usual case) the
+    tokens and the text between them come from two C-speed regular-expression passes
+    over the normalized text, and the spans from their cumulated lengths.
+    """
+    from neardup.text.canonical import TOKEN_RE, normalize
+
+    plain = text.replace("\xa0", " ")  # NFKC maps it to one space: same length
+    if unicodedata.is_normalized("NFKC", plain) and len(plain.lower()) == len(plain):
+        norm = normalize(plain)
+        tokens = TOKEN_RE.findall(norm)
+        between = TOKEN_RE.split(norm)
+        lengths = np.empty(2 * len(tokens) + 1, dtype=np.int64)
+        lengths[0::2] = np.fromiter(map(len, between), np.int64, len(between))
+        lengths[1::2] = np.fromiter(map(len, tokens), np.int64, len(tokens))
+        ends = np.cumsum(lengths)
+        return tokens, ends[0:-1:2].copy(), ends[1::2].copy()
     tokens, spans = _DEFAULT_CANONICAL.tokens_with_spans(text)
-    ids = np.fromiter((vocab.setdefault(t, len(vocab)) for t in tokens), np.int64, len(tokens))
     pos = np.array(spans, dtype=np.int64).reshape(-1, 2)
-    stop = _stop_words()
-    content = np.fromiter((t not in stop for t in tokens), bool, len(tokens))
-    return _Tokens(ids, pos[:, 0].copy(), pos[:, 1].copy(), content)
+    return tokens, pos[:, 0].copy(), pos[:, 1].copy()
 
 
 def _stop_words() -> frozenset[str]:
