@@ -24,9 +24,10 @@ import json
 import math
 import xml.etree.ElementTree as ET
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from neardup.errors import FormatError, InputError
 
@@ -330,3 +331,50 @@ def html_report(scores: PanScores, *, title: str) -> str:
         "<th>a length</th><th>b</th><th>b offset</th><th>b length</th><th>recall</th>"
         f"<th>detections</th></tr>{rows}</table></body></html>\n"
     )
+
+
+def align_gold_pairs(
+    texts: dict[str, str],
+    gold: PassageGold,
+    *,
+    align: Callable[[str, str], Sequence[Any]] | None = None,
+) -> PanScores:
+    """Align every pair of ``gold`` and score the passages found against its cases.
+
+    Args:
+        texts: document id -> text (the strings the offsets refer to). An id of the gold
+            that is not a key may match a key by its file name (``susp/x.txt`` for
+            ``x.txt``), as PAN's XML names documents by file name.
+        gold: from :func:`load_passage_gold`.
+        align: ``(text_a, text_b) -> passages`` with ``a_start``, ``a_end``, ``b_start``,
+            ``b_end``; default :func:`neardup.passages.align_passages`.
+
+    Returns:
+        PAN's measures with the per-case table.
+
+    Raises:
+        InputError: a document of the gold is not in ``texts``.
+    """
+    from neardup.passages import align_passages
+
+    fn = align or align_passages
+    by_name: dict[str, str] = {}
+    for key in texts:
+        by_name.setdefault(key.rsplit("/", 1)[-1], key)
+    found: list[Span] = []
+    for a, b in gold.pairs:
+        ta, tb = _text_of(texts, by_name, a), _text_of(texts, by_name, b)
+        found += [
+            Span(a, b, p.a_start, p.a_end - p.a_start, p.b_start, p.b_end - p.b_start)
+            for p in fn(ta, tb)
+        ]
+    return pan_scores(gold.cases, found)
+
+
+def _text_of(texts: dict[str, str], by_name: dict[str, str], doc_id: str) -> str:
+    if doc_id in texts:
+        return texts[doc_id]
+    key = by_name.get(doc_id.rsplit("/", 1)[-1])
+    if key is None:
+        raise InputError(f"document {doc_id!r} of the passage gold is not among the inputs")
+    return texts[key]
