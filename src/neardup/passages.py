@@ -308,6 +308,10 @@ ALIGN_MAX_GAP = 250
 #: characters, in each text.
 ALIGN_MIN_CHARS = 150
 
+#: A passage needs this many different seeds (a phrase repeated in both texts, such as a
+#: line of code, is one seed however often it repeats).
+MIN_DISTINCT_SEEDS = 8
+
 _KIND_EXACT = np.uint64(0x9E3779B97F4A7C15)
 _KIND_SORTED = np.uint64(0xC2B2AE3D27D4EB4F)
 
@@ -392,10 +396,12 @@ def align_passages(
        the rest are clustered again with gaps up to ``2 * max_gap``, which joins a passage
        across a heavily edited stretch (Sanchez-Perez, Sidorov & Gelbukh 2014 extend in
        the same two stages).
-    3. **Filtering** -- passages shorter than ``min_chars`` characters in A or in B are
-       dropped; of passages that overlap in A or in B only the one with the most seeds is
-       kept (ties: longer, then nearer the texts' starts), so each passage of A has one
-       place in B.
+    3. **Filtering** -- passages shorter than ``min_chars`` characters in A or in B, or
+       with fewer than :data:`MIN_DISTINCT_SEEDS` different seeds, are dropped; of
+       passages that overlap in A or in B only the one with the most seeds is kept (ties:
+       longer, then nearer the texts' starts), so each passage of A has one place in B.
+       Before the extension, a seed repeated in a text keeps only its pairings in the
+       largest cluster, nearest that cluster's diagonal (see ``_unambiguous``).
 
     Deterministic; swapping A and B swaps the offsets (every step treats A and B alike,
     except for the last tie-break between mirror-image passages).
@@ -430,19 +436,23 @@ def align_passages(
     ta, tb = _token_arrays(text_a, text_b)
     if ta.ids.size == 0 or tb.ids.size == 0:
         return []
-    seeds, occ_a, occ_b = _seed_pairs(ta, tb, n, k)
+    seeds, occ_a, occ_b, hashes = _seed_pairs(ta, tb, n, k)
     if seeds.shape[0] == 0:
         return []
     keep = _unambiguous(seeds, occ_a, occ_b, _cluster(seeds, gap))
-    seeds = seeds[keep]
+    seeds, hashes = seeds[keep], hashes[keep]
     label = _cluster(seeds, gap)
     keep = _dense_clusters(seeds, label, min_seeds=3, min_chars=max(1, shortest // 2))
-    seeds = seeds[keep]
+    seeds, hashes = seeds[keep], hashes[keep]
     if seeds.shape[0] == 0:
         return []
     label = _cluster(seeds, 2 * gap)
     boxes = _boxes(seeds, label)
-    long_enough = (boxes[:, 1] - boxes[:, 0] >= shortest) & (boxes[:, 3] - boxes[:, 2] >= shortest)
+    long_enough = (
+        (boxes[:, 1] - boxes[:, 0] >= shortest)
+        & (boxes[:, 3] - boxes[:, 2] >= shortest)
+        & (_distinct(label, hashes) >= MIN_DISTINCT_SEEDS)
+    )
     return _one_place(boxes[long_enough])
 
 
@@ -529,13 +539,13 @@ def _seeds_of(t: _Tokens, n: int, k: int) -> tuple[np.ndarray, np.ndarray, np.nd
 
 def _seed_pairs(
     ta: _Tokens, tb: _Tokens, n: int, k: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every pair of equal seeds as character boxes, with the seed occurrences paired.
 
     Returns:
-        ``(boxes, occ_a, occ_b)``: int64 arrays of shapes (p, 4) (``a_start, a_end,
+        ``(boxes, occ_a, occ_b, hashes)``: int64 arrays of shapes (p, 4) (``a_start, a_end,
         b_start, b_end``), (p,) and (p,) (the index of the pair's seed occurrence in A's and
-        in B's seed list).
+        in B's seed list), and the seeds' uint64 hashes (p,).
     """
     ha, fa, la = _seeds_of(ta, n, k)
     hb, fb, lb = _seeds_of(tb, n, k)
@@ -549,7 +559,16 @@ def _seed_pairs(
         [ta.start[fa[pick_a]], ta.end[la[pick_a]], tb.start[fb[pick_b]], tb.end[lb[pick_b]]],
         axis=1,
     )
-    return boxes, pick_a, pick_b
+    return boxes, pick_a, pick_b, ha[pick_a]
+
+
+def _distinct(label: np.ndarray, hashes: np.ndarray) -> np.ndarray:
+    """Distinct seeds (hash values) per cluster: int64 (c,)."""
+    order = np.lexsort((hashes, label))
+    lab, h = label[order], hashes[order]
+    new = np.ones(lab.size, dtype=bool)
+    new[1:] = (lab[1:] != lab[:-1]) | (h[1:] != h[:-1])
+    return np.bincount(lab[new], minlength=int(label.max()) + 1)
 
 
 def _unambiguous(
