@@ -279,10 +279,9 @@ def _load_xml(path: Path) -> PassageGold:
             raise FormatError(f"{path}: bad feature ({exc})") from None
         pairs[(a, b)] = None
         cases.append(Span(a, b, *values))
-    if not cases and "-" in path.stem:
-        susp, _, src = path.stem.partition("-")
-        if f"{susp}.txt" == a:
-            pairs[(a, f"{src}.txt")] = None
+    stem = path.stem
+    if not cases and stem.startswith(a.removesuffix(".txt") + "-"):
+        pairs[(a, stem[len(a.removesuffix(".txt")) + 1 :] + ".txt")] = None
     return PassageGold(tuple(pairs), tuple(cases))
 
 
