@@ -39,6 +39,8 @@ broken by A's position.
 
 from __future__ import annotations
 
+import itertools
+import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -49,7 +51,7 @@ import numpy as np
 from neardup._array import seg_arange
 from neardup.errors import ParameterError, check_int
 from neardup.methods.shingles import Shingling
-from neardup.text.canonical import CanonicalForm
+from neardup.text.canonical import TOKEN_RE, CanonicalForm
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -58,6 +60,7 @@ if TYPE_CHECKING:
 MAX_PAIRS = 1_000_000
 
 _DEFAULT_CANONICAL = CanonicalForm(stop_words=False)
+_TOKEN_SPLIT = re.compile(f"({TOKEN_RE.pattern})")  # split() keeps the tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -462,13 +465,15 @@ def _token_arrays(text_a: str, text_b: str) -> tuple[_Tokens, _Tokens]:
     if not tok_a or not tok_b:
         empty = np.zeros(0, np.int64)
         return (_Tokens(empty, empty, empty, empty.astype(bool)),) * 2
-    words, inverse = np.unique(np.array(tok_a + tok_b), return_inverse=True)
-    stop = np.array(sorted(_stop_words()))
-    content = ~np.isin(words, stop)[inverse]
+    tokens = tok_a + tok_b
+    vocab: dict[str, int] = {}  # a word's id: the index of its first occurrence
+    ids = np.fromiter(map(vocab.setdefault, tokens, itertools.count()), np.int64, len(tokens))
+    stop = _stop_words()
+    content = ~np.fromiter(map(stop.__contains__, tokens), bool, len(tokens))
     n = len(tok_a)
     return (
-        _Tokens(inverse[:n].astype(np.int64), start_a, end_a, content[:n]),
-        _Tokens(inverse[n:].astype(np.int64), start_b, end_b, content[n:]),
+        _Tokens(ids[:n], start_a, end_a, content[:n]),
+        _Tokens(ids[n:], start_b, end_b, content[n:]),
     )
 
 
@@ -476,20 +481,16 @@ def _spans(text: str) -> tuple[list[str], np.ndarray, np.ndarray]:
     """:meth:`CanonicalForm.tokens_with_spans` (every word kept), spans as int64 arrays.
 
     When normalization maps the whole text character for character (the usual case) the
-    tokens and the text between them come from two C-speed regular-expression passes
-    over the normalized text, and the spans from their cumulated lengths.
+    tokens and the text between them come from one C-speed regular-expression split of
+    the normalized text, and the spans from their cumulated lengths.
     """
-    from neardup.text.canonical import TOKEN_RE, normalize
+    from neardup.text.canonical import normalize
 
     plain = text.replace("\xa0", " ")  # NFKC maps it to one space: same length
     if unicodedata.is_normalized("NFKC", plain) and len(plain.lower()) == len(plain):
-        norm = normalize(plain)
-        tokens = TOKEN_RE.findall(norm)
-        between = TOKEN_RE.split(norm)
-        lengths = np.empty(2 * len(tokens) + 1, dtype=np.int64)
-        lengths[0::2] = np.fromiter(map(len, between), np.int64, len(between))
-        lengths[1::2] = np.fromiter(map(len, tokens), np.int64, len(tokens))
-        ends = np.cumsum(lengths)
+        pieces = _TOKEN_SPLIT.split(normalize(plain))  # text, token, text, ..., token, text
+        tokens = pieces[1::2]
+        ends = np.cumsum(np.fromiter(map(len, pieces), np.int64, len(pieces)))
         return tokens, ends[0:-1:2].copy(), ends[1::2].copy()
     tokens, spans = _DEFAULT_CANONICAL.tokens_with_spans(text)
     pos = np.array(spans, dtype=np.int64).reshape(-1, 2)
