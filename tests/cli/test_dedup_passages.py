@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from neardup.cli.main import app
 from neardup.passages import align_passages
 from shared_data import data_path
+from store._db import db_url, pg_database, unique  # noqa: F401  (fixtures)
 
 runner = CliRunner()
 
@@ -43,3 +44,30 @@ def test_dedup_writes_the_passages_of_each_verified_pair(tmp_path: Path) -> None
     assert found[1]["b_end"] - found[1]["b_start"] == found[1]["a_end"] - found[1]["a_start"]
     bad = runner.invoke(app, ["dedup", str(corpus), "--passages", "-q"])
     assert bad.exit_code == 2
+
+
+@pytest.mark.data
+def test_check_passages_align_the_query_with_each_match(db_url: str, tmp_path: Path) -> None:  # noqa: F811
+    prose = data_path("ruslit", "prose", "Chekhov")
+    story = (prose / "Ариадна.txt").read_text("utf-8")[:6000]
+    other = (prose / "Архиерей.txt").read_text("utf-8")[:3000]
+    name = unique()
+    db = ["--db", db_url]
+    assert runner.invoke(app, ["collection", "create", name, *db]).exit_code == 0
+    corpus = tmp_path / "c.jsonl"
+    rows = [{"id": "story", "text": story}, {"id": "other", "text": other}]
+    corpus.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    assert runner.invoke(app, ["add", name, str(corpus), *db]).exit_code == 0
+    query_text = other[:1200] + "\n\n" + story[:5000]
+    query = tmp_path / "q.txt"
+    query.write_text(query_text, encoding="utf-8")
+    result = runner.invoke(app, ["check", name, str(query), "--passages", "--json", *db])
+    assert result.exit_code == 0, result.output
+    matches = {m["id"]: m for m in json.loads(result.stdout)["matches"]}
+    expected = align_passages(query_text, story)
+    assert [
+        (p["a_start"], p["a_end"], p["b_start"], p["b_end"]) for p in matches["story"]["passages"]
+    ] == [(p.a_start, p.a_end, p.b_start, p.b_end) for p in expected]
+    assert expected[0].b_start == 0 and expected[0].a_start == len(other[:1200]) + 2
+    plain = runner.invoke(app, ["check", name, str(query), "--passages", *db])
+    assert f"story [{expected[0].b_start}, {expected[0].b_end})" in plain.stdout
