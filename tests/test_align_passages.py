@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from functools import cache
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from neardup.errors import ParameterError
 from neardup.evaluate.planted import LEVELS, build_set, shared_texts
@@ -223,3 +226,42 @@ def test_aligned_passage_helpers() -> None:
     assert p.swapped() == AlignedPassage(4, 6, 1, 3, 5)
     assert p.swapped().swapped() == p
     assert set(LEVELS) == {"none", "replace", "edit", "reorder"}
+
+
+# -- properties ---------------------------------------------------------------------------------
+VOCAB = [
+    *("мир", "дом", "лес", "река", "море", "поле", "ночь"),
+    *("the", "fox", "runs", "over", "a", "lazy", "dog", "while", "and", "of", "in"),
+]
+SEPARATORS = [" ", ", ", ".\n", " — ", "\n\n"]
+texts_st = st.lists(st.sampled_from(VOCAB), min_size=0, max_size=120)
+
+
+def _render(words: list[str], seps: list[str]) -> str:
+    return "".join(w + seps[i % len(seps)] for i, w in enumerate(words))
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    texts_st,
+    texts_st,
+    st.lists(st.sampled_from(VOCAB), min_size=0, max_size=80),
+    st.lists(st.sampled_from(SEPARATORS), min_size=1, max_size=4),
+    st.integers(20, 200),
+)
+def test_passages_are_within_bounds_long_enough_disjoint_and_symmetric(
+    a_words: list[str], b_words: list[str], shared: list[str], seps: list[str], min_chars: int
+) -> None:
+    a = _render(a_words[:40] + shared + a_words[40:], seps)
+    b = _render(b_words[:60] + shared + b_words[60:], seps[::-1])
+    found = align_passages(a, b, min_chars=min_chars)
+    for p in found:
+        assert p.a_start >= 0 and p.a_start + min_chars <= p.a_end <= len(a)
+        assert p.b_start >= 0 and p.b_start + min_chars <= p.b_end <= len(b)
+    for first, second in itertools.pairwise(found):
+        assert first.a_end <= second.a_start
+    by_b = sorted(found, key=lambda p: p.b_start)
+    for first, second in itertools.pairwise(by_b):
+        assert first.b_end <= second.b_start
+    back = align_passages(b, a, min_chars=min_chars)
+    assert {p.swapped() for p in back} == set(found)
