@@ -1,6 +1,10 @@
 """Matched passages: where two texts share text, as character offsets in both originals.
 
-This is the "plagiarism detector" view of a near-duplicate pair. Method:
+This is the "plagiarism detector" view of a near-duplicate pair. Two functions:
+:func:`align_passages`, a text-alignment pipeline (seeding, extension, filtering) that finds
+passages with words replaced, deleted, inserted or reordered (see its docstring and
+``docs/passages.md``); and :func:`matched_passages`, exact token-equal tiles, whose method
+follows:
 
 1. canonical tokens of each text with their ``[start, end)`` character spans
    (:meth:`CanonicalForm.tokens_with_spans`);
