@@ -25,10 +25,11 @@ from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
 from neardup.output import write_result
 from neardup.pairs import PairTable
-from neardup.passages import Passage, highlight, matched_passages
+from neardup.passages import AlignedPassage, Passage, align_passages, highlight, matched_passages
 from neardup.text import CanonicalForm, Document, Skipped, read_corpus
 
 __all__ = [
+    "AlignedPassage",
     "CanonicalForm",
     "Cluster",
     "Comparison",
@@ -58,6 +59,7 @@ __all__ = [
     "Skipped",
     "UsageError",
     "__version__",
+    "align_passages",
     "compare",
     "dedup",
     "highlight",

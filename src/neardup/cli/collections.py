@@ -237,6 +237,10 @@ def check(
     limit: Annotated[int, typer.Option(help="At most this many matches.")] = 20,
     db: DbOpt = None,
     as_json: JsonOpt = False,
+    passages: Annotated[
+        bool,
+        typer.Option("--passages", help="Also give each match's aligned passages (offsets)."),
+    ] = False,
 ) -> None:
     """Is FILE a duplicate of documents in the collection, and of which?"""
     from neardup.cli.main import _fail, _read_one, out
@@ -247,8 +251,12 @@ def check(
         raise _fail(exc) from None
     with _store(db) as store:
         result = store.check(name, text, limit=limit)
+        shared = _match_passages(store, name, text, result.matches) if passages else {}
     if as_json:
-        _print_json(result.as_dict())
+        data = result.as_dict()
+        for row in data.get("matches", []) if passages else []:
+            row["passages"] = shared.get(row["id"], [])
+        _print_json(data)
         return
     if not result.matches:
         out.print(f"no duplicates of {file.name} in {name} ({result.candidates} candidates)")
@@ -264,6 +272,35 @@ def check(
             "-" if score is None else f"{score:.3f}",
         )
     out.print(table)
+    for doc_id, found in shared.items():
+        for p in found:
+            out.print(
+                f"{doc_id}: {file.name} [{p['a_start']}, {p['a_end']}) = "
+                f"{doc_id} [{p['b_start']}, {p['b_end']})"
+            )
+
+
+def _match_passages(store: Any, name: str, text: str, matches: Any) -> dict[str, list[Any]]:
+    """``align_passages(text, stored text)`` of each match, as JSON rows, by document id.
+
+    A match whose text is not stored (added before the store kept texts, or removed since)
+    has no entry.
+    """
+    from neardup.passages import align_passages
+    from neardup.store.errors import DocumentNotFound
+
+    out: dict[str, list[Any]] = {}
+    for m in matches:
+        try:
+            stored = store.document_text(name, m.doc_id)
+        except DocumentNotFound:
+            continue
+        found = align_passages(text, stored)
+        out[m.doc_id] = [
+            {"a_start": p.a_start, "a_end": p.a_end, "b_start": p.b_start, "b_end": p.b_end}
+            for p in found
+        ]
+    return out
 
 
 def remove(

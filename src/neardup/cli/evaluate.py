@@ -8,6 +8,8 @@ Usage::
     neardup evaluate --pairs DEDUP_OUT_DIR --gold gold.jsonl [--thresholds ...]
     neardup evaluate DOCS... --gold gold.jsonl --table2        # seed 000, Table 2
     neardup evaluate --from-json saved.json --html report.html  # re-render, no runs
+    neardup evaluate DOCS... --passages gold.jsonl [--json] [--html report.html]
+        # text alignment: PAN's precision, recall, granularity, plagdet (issue 19)
 
 Exit codes: 0 ok; 1 failure (unreadable gold, no document, every run failed, no matplotlib
 for ``--html``); 2 usage error (bad ``--thresholds``, unknown method or parameter...).
@@ -24,7 +26,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from neardup.errors import NeardupError, ParameterError, UsageError
+from neardup.errors import InputError, NeardupError, ParameterError, UsageError
 
 _WIDE = 180
 
@@ -234,6 +236,14 @@ def evaluate(
     pairs: Annotated[
         Path | None, typer.Option("--pairs", help="Score an existing `dedup --out` directory.")
     ] = None,
+    passages: Annotated[
+        Path | None,
+        typer.Option(
+            "--passages",
+            help="Passage gold (JSONL {a,b,a_offset,a_length,b_offset,b_length} or PAN XML): "
+            "score text alignment with PAN's measures (Potthast et al. 2010).",
+        ),
+    ] = None,
     from_json: Annotated[
         Path | None,
         typer.Option("--from-json", help="Re-render a saved `--json` report (no runs)."),
@@ -266,6 +276,13 @@ def evaluate(
     from neardup.evaluate.run import evaluate_corpus, evaluate_pairs_dir
     from neardup.evaluate.thresholds import parse_thresholds
 
+    if passages is not None:
+        read_opts = {"id_field": id_field, "text_field": text_field}
+        ctype = "text" if content_type == "auto" else content_type  # offsets refer to raw text
+        _evaluate_passages(
+            passages, inputs, {**read_opts, "content_type": ctype}, as_json, html_out, title
+        )
+        return
     try:
         if sum((pairs is not None, bool(inputs), from_json is not None)) != 1:
             raise UsageError("give corpus INPUTS, --pairs DIR or --from-json FILE (one of them)")
@@ -306,6 +323,47 @@ def evaluate(
     if result.rows and all(r.error is not None for r in result.rows):
         err.print("[red]error:[/red] every run failed")
         raise typer.Exit(1)
+
+
+def _evaluate_passages(
+    gold_path: Path,
+    inputs: list[Path] | None,
+    read_opts: dict[str, Any],
+    as_json: bool,
+    html_out: Path | None,
+    title: str,
+) -> None:
+    """``evaluate --passages``: align the gold's pairs, print PAN's measures."""
+    from neardup.cli.main import _fail, err, out
+    from neardup.evaluate.pan import align_gold_pairs, html_report, load_passage_gold
+
+    try:
+        if not inputs:
+            raise UsageError("--passages needs the documents as INPUTS")
+        gold = load_passage_gold(gold_path)
+        docs = _read_docs(list(inputs), read_opts, err)
+        scores = align_gold_pairs({d.id: d.text for d in docs}, gold)
+        if html_out is not None:
+            try:
+                html_out.write_text(html_report(scores, title=title), encoding="utf-8")
+            except OSError as exc:
+                raise InputError(f"{html_out}: cannot write ({exc})") from None
+    except NeardupError as exc:
+        raise _fail(exc) from None
+    if as_json:
+        data = {"pairs": len(gold.pairs), **scores.as_dict(per_case=True)}
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        return
+    out.print(
+        f"{len(gold.pairs)} pairs, {scores.cases} cases, {scores.detections} detections "
+        "(PAN measures, Potthast et al. 2010)"
+    )
+    out.print(
+        f"precision {scores.precision:.3f}  recall {scores.recall:.3f}  "
+        f"granularity {scores.granularity:.3f}  plagdet {scores.plagdet:.3f}"
+    )
+    if html_out is not None:
+        err.print(f"HTML report: {html_out}")
 
 
 def _load_report(path: Path) -> Any:

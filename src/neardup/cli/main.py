@@ -152,6 +152,12 @@ def dedup(
         Path | None,
         typer.Option("--out", "-o", help="Write pairs/clusters/dropped/skipped/summary here."),
     ] = None,
+    passages: Annotated[
+        bool,
+        typer.Option(
+            "--passages", help="With --out: also write passages.jsonl (align_passages per pair)."
+        ),
+    ] = False,
     id_field: Annotated[str, typer.Option(help="JSONL/CSV id field.")] = "id",
     text_field: Annotated[str, typer.Option(help="JSONL/CSV text field.")] = "text",
     content_type: Annotated[str, typer.Option(help="auto | text | html | wiki.")] = "auto",
@@ -221,6 +227,8 @@ def dedup(
             raise ParameterError("--engine", engine, "local or dask")
         if engine == "local" and (scheduler is not None or workers is not None):
             raise ParameterError("--scheduler/--workers", scheduler or workers, "--engine dask")
+        if passages and (out_dir is None or engine != "local"):
+            raise ParameterError("--passages", True, "--out DIR with --engine local")
         if engine == "dask":
             summary = _dedup_dask(
                 inputs, out_dir, method, opts, read_opts, scheduler, workers, mparams
@@ -242,6 +250,10 @@ def dedup(
         )
         if out_dir is not None:
             write_result(result, out_dir)
+            if passages:
+                from neardup.passages import write_pair_passages
+
+                write_pair_passages(result.pairs, paths, read_opts, out_dir)
         _export(result, paths, read_opts, kept, removed)
     except NeardupError as exc:
         raise _fail(exc) from None
