@@ -11,6 +11,9 @@
 4. Cost growth (``bench_growth.py``): dedup at 1k, 10k, 100k documents of the Debian-doc
    corpus, fresh subprocess per size: seconds, peak memory, fitted exponent; datasketch
    MinHashLSH at 1k and 10k (100k when its extrapolated time fits the budget).
+5. Corpus scale end to end (``bench_scale.py``, 100k planted documents): neardup's default
+   ``minhash-lsh`` job from the JSONL file against rensa and datasketch, with recall of the
+   planted pairs (``benchmarks/bench_scale.py --docs 100000 1000000`` runs the 1M size).
 
 Every comparison runs the contenders one after the other on the same data in the same run,
 so the ratios hold on a shared machine even when the absolute seconds do not. The load
@@ -56,6 +59,7 @@ FULL = {
     "growth_sizes": [1_000, 10_000, 100_000],
     "growth_datasketch_max": 10_000,
     "growth_budget_s": 150.0,
+    "scale_docs": ["100000"],
 }
 QUICK = {
     "minhash_args": ["--docs", "2000", "--pairs", "50", "--no-memory"],
@@ -66,6 +70,7 @@ QUICK = {
     "growth_sizes": [1_000, 10_000],
     "growth_datasketch_max": 10_000,
     "growth_budget_s": 0.0,
+    "scale_docs": ["5000"],
 }
 
 
@@ -420,6 +425,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         ),
     )
     print(bench_growth.markdown(growth), flush=True)
+    scale = part("scale", lambda: run_scale(cfg["scale_docs"], args.out))
     wall = time.perf_counter() - start
     sampler.__exit__()
     res = {
@@ -439,11 +445,23 @@ def main(argv: Sequence[str] | None = None) -> None:
         "dedup_summary": bench_dedup.summary_rows(dedup),
         "simhash": simhash,
         "growth": growth,
+        "scale": scale,
     }
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "bench.json").write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
     (args.out / "BENCHMARKS.md").write_text(report(res), encoding="utf-8")
     print(f"\ntotal wall time {wall:.0f} s; wrote {args.out / 'bench.json'} and BENCHMARKS.md")
+
+
+def run_scale(docs: list[str], out: Path) -> Any:
+    """``bench_scale.py`` in a subprocess (it times whole processes): neardup vs rensa and
+    datasketch end to end on a planted corpus (made in a temporary folder when missing)."""
+    corpus_dir = Path(os.environ.get("NEARDUP_SCALE_DIR", tempfile.gettempdir())) / "neardup-scale"
+    target = out / "scale.json"
+    cmd = [sys.executable, str(HERE / "bench_scale.py"), "--docs", *docs]
+    cmd += ["--corpus-dir", str(corpus_dir), "--out", str(target)]
+    subprocess.run(cmd, check=True)
+    return json.loads(target.read_text(encoding="utf-8"))
 
 
 def _log(msg: str) -> None:

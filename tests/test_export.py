@@ -160,3 +160,15 @@ def test_jobs_do_not_change_the_result(tmp_path: Path) -> None:
     assert list(one.pairs) == list(two.pairs)
     assert one.skipped == two.skipped
     assert one.dropped == two.dropped
+
+
+def test_pdf_pairs_with_its_text_in_dedup(tmp_path: Path) -> None:
+    from text.test_read_inputs import make_pdf
+
+    text = _records()[1]["text"]
+    words = text.split()[:200]
+    (tmp_path / "story.txt").write_text(" ".join(words), encoding="utf-8")
+    make_pdf(tmp_path / "story.pdf", [" ".join(words[i : i + 12]) for i in range(0, 200, 12)])
+    result = dedup([str(tmp_path)], jobs=2)
+    assert [(p.a, p.b) for p in result.pairs] == [("story.pdf", "story.txt")]
+    assert result.pairs[0].resemblance == 1.0

@@ -213,6 +213,8 @@ def dedup(
     summary = _summary(meth, opts, timer, n, skipped, cand, pair_table, clusters, dropped)
     if worker_seconds:
         summary["worker_seconds"] = worker_seconds
+        children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        summary["worker_peak_memory_mib"] = {"largest": round(children / 1024, 1)}
     return DedupResult(ids, pair_table, clusters, dropped, skipped, summary)
 
 

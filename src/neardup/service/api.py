@@ -511,26 +511,27 @@ def _library_routes(
 
 
 def upload_text(file: UploadFile) -> str:
-    """Clean text of an uploaded file, through the same steps as ``read_corpus``.
+    """Clean text of an uploaded file, through the same steps as ``read_corpus``
+    (:func:`neardup.text.read.document_from_bytes`: text, HTML, wiki, PDF, DOCX).
 
     Raises:
-        InputError: the file is empty, binary, undecodable or has no text.
+        InputError: the file is empty, binary, undecodable, unreadable or has no text.
     """
-    from neardup.errors import DecodeError
-    from neardup.text.encoding import decode, looks_binary
-    from neardup.text.extract import extract
-    from neardup.text.sniff import sniff_content_type
+    from neardup.text.read import document_from_bytes, read_options
+    from neardup.text.types import Skipped
 
     data = file.file.read()
     if not data.strip():
         raise InputError("uploaded file is empty")
-    if looks_binary(data):
-        raise InputError("uploaded file looks binary")
-    try:
-        text = decode(data, source=file.filename or "upload")
-    except DecodeError as exc:
-        raise InputError(str(exc)) from None
-    clean = extract(text, sniff_content_type(text, name=file.filename or ""))
-    if not clean.strip():
-        raise InputError("no text left after markup removal")
-    return clean
+    name = file.filename or "upload"
+    doc = document_from_bytes(
+        data, doc_id=name, source=name, name=file.filename or "", options=read_options()
+    )
+    if isinstance(doc, Skipped):
+        messages = {
+            "binary": "uploaded file looks binary",
+            "no-text": "no text left after markup removal",
+            "empty": "uploaded file is empty",
+        }
+        raise InputError(messages.get(doc.reason, doc.detail or doc.reason))
+    return doc.text

@@ -290,10 +290,14 @@ def record_document(
         what = "missing" if value is None else f"a {type(value).__name__}, not a string"
         return Skipped(doc_id, source, "unreadable", f"field {options.text_field!r} is {what}")
     text = value if trusted else scrub(value)
-    raw = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+    if text.isascii():
+        raw, head = len(text), text[:8192].encode("ascii")
+    else:  # one encoding serves the size and the binary check
+        encoded = text.encode("utf-8", "surrogatepass")
+        raw, head = len(encoded), encoded[:8192]
     if raw > options.max_bytes:
         return Skipped(doc_id, source, "oversize", f"{raw} bytes > max_bytes={options.max_bytes}")
-    if "\x00" in text or looks_binary(text[:8192].encode("utf-8", "surrogatepass")):
+    if "\x00" in text or looks_binary(head):
         return Skipped(doc_id, source, "binary", "NUL or control characters in the text")
     return _make_document(doc_id, source, text, "", raw, options)
 

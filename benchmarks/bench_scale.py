@@ -1,0 +1,343 @@
+"""Corpus-scale dedup end to end: neardup against rensa and datasketch on planted corpora.
+
+Data: ``../shared/data/scale-corpus.py`` corpora (real English and Russian sentences, 10 %
+planted near-duplicates with their exact word 5-shingle Jaccard in ``corpus-N.gold.jsonl``).
+A corpus missing from ``--corpus-dir`` is cut from the head of a larger one there (gold rows
+whose copy is among the first N documents), else made with ``scale-corpus.py``.
+
+Contenders, each in its own process one after the other (whole-process wall seconds; peak
+RSS from ``wait4``), on the same JSONL file:
+
+* **neardup**: ``neardup dedup CORPUS --method minhash-lsh -t 0.5 --out DIR`` (the default
+  job: 128 permutations, verification on the exact shingle sets, reading on every core).
+  Stage seconds come from its ``summary.json``; peak memory is the main process plus the
+  largest worker (a sum of peaks: an upper bound).
+* **rensa** (``RMinHash`` + ``RMinHashLSH``): ``json.loads`` per line, lower-cased ``\\w+``
+  word 5-shingles made in Python, 128 permutations, bands chosen for t = 0.5 by
+  datasketch's false-positive/false-negative rule among the divisors of 128, every document
+  inserted then queried, candidates kept when rensa's estimated Jaccard >= 0.5.
+* **datasketch** ``MinHash`` + ``MinHashLSH(threshold=0.5, num_perm=128)`` the same way
+  (only up to ``--datasketch-max`` documents: it takes minutes at 100k).
+* **previous release** (``--previous REV``, a git revision): neardup's read + prepare
+  stages of that revision on the 100k corpus, from a temporary worktree, for the
+  read + prepare ratio.
+
+Recall: the share of gold pairs with Jaccard >= 0.6 that a contender reports. Load: the
+1-minute load average before and after each contender is recorded; figures taken beside
+other work are not evidence.
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_scale.py --docs 100000 1000000 \\
+        --corpus-dir /tmp/neardup-scale [--previous c2749dc] [--out benchmarks/results/scale.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+SHARED = REPO.parent / "shared" / "data"
+THRESHOLD = 0.5
+GOLD_MIN_JACCARD = 0.6
+NUM_PERM = 128
+_WORD = re.compile(r"\w+")
+
+
+# -- corpora ------------------------------------------------------------------------------
+def corpus(dir_: Path, n: int) -> tuple[Path, Path]:
+    """``(corpus, gold)`` of ``n`` documents in ``dir_`` (cut or made when missing)."""
+    path, gold = dir_ / f"corpus-{n}.jsonl", dir_ / f"corpus-{n}.gold.jsonl"
+    if path.is_file() and gold.is_file():
+        return path, gold
+    bigger = sorted(
+        (int(p.stem.split("-")[1]), p)
+        for p in dir_.glob("corpus-*.jsonl")
+        if not p.name.endswith(".gold.jsonl") and int(p.stem.split("-")[1]) > n
+    )
+    if not bigger:
+        dir_.mkdir(parents=True, exist_ok=True)
+        script = SHARED / "scale-corpus.py"
+        subprocess.run([sys.executable, str(script), str(dir_), str(n)], check=True)
+        return path, gold
+    m, src = bigger[0]
+    with open(src, "rb") as f, open(path, "wb") as out:
+        for _ in range(n):
+            out.write(f.readline())
+    with open(dir_ / f"corpus-{m}.gold.jsonl", "rb") as f, open(gold, "wb") as out:
+        for line in f:
+            if int(json.loads(line)["a"][1:]) < n:
+                out.write(line)
+    return path, gold
+
+
+def gold_pairs(gold: Path) -> set[tuple[str, str]]:
+    out = set()
+    with open(gold, encoding="utf-8") as f:
+        for line in f:
+            row = json.loads(line)
+            if row["jaccard"] >= GOLD_MIN_JACCARD:
+                out.add(tuple(sorted((row["a"], row["b"]))))
+    return out  # type: ignore[return-value]
+
+
+def recall(found: set[tuple[str, str]], gold: set[tuple[str, str]]) -> float:
+    return len(found & gold) / len(gold) if gold else 1.0
+
+
+# -- running one contender ------------------------------------------------------------------
+def timed(cmd: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run ``cmd``; wall seconds, peak RSS (MiB, the process or its largest descendant),
+    the load average before and after, and its stdout."""
+    load0 = os.getloadavg()[0]
+    t0 = time.perf_counter()
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen(cmd, stdout=out, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        out.seek(0)
+        text = out.read().decode("utf-8", "replace")
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{cmd[:4]} failed ({status}): {text[-2000:]}")
+    return {
+        "wall_s": round(wall, 2),
+        "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
+        "load_before": round(load0, 2),
+        "load_after": round(os.getloadavg()[0], 2),
+        "stdout": text,
+    }
+
+
+def run_neardup(path: Path, work: Path) -> dict[str, Any]:
+    out_dir = work / "neardup-out"
+    shutil.rmtree(out_dir, ignore_errors=True)
+    cmd = [
+        sys.executable, "-c", "from neardup.cli.main import run; run()", "dedup", str(path),
+        "--method", "minhash-lsh", "-t", str(THRESHOLD), "--out", str(out_dir), "-q",
+    ]  # fmt: skip
+    r = timed(cmd)
+    summary = json.loads((out_dir / "summary.json").read_text(encoding="utf-8"))
+    pairs = set()
+    with open(out_dir / "pairs.jsonl", encoding="utf-8") as f:
+        for line in f:
+            row = json.loads(line)
+            pairs.add(tuple(sorted((row["a"], row["b"]))))
+    r.pop("stdout")
+    r["stages_s"] = summary["seconds"]
+    r["worker_seconds"] = summary.get("worker_seconds", {})
+    r["main_peak_mib"] = summary["peak_memory_mib"]
+    r["worker_peak_mib"] = summary.get("worker_peak_memory_mib", {}).get("largest", 0.0)
+    r["peak_rss_mib"] = round(r["main_peak_mib"] + r["worker_peak_mib"], 1)
+    r["pairs"] = summary["pairs"]
+    r["_found"] = pairs
+    shutil.rmtree(out_dir, ignore_errors=True)
+    return r
+
+
+def run_peer(name: str, path: Path, work: Path) -> dict[str, Any]:
+    pairs_file = work / f"{name}-pairs.jsonl"
+    cmd = [sys.executable, __file__, "--contender", name, str(path), str(pairs_file)]
+    r = timed(cmd)
+    r.update(json.loads(r.pop("stdout").strip().splitlines()[-1]))
+    with open(pairs_file, encoding="utf-8") as f:
+        r["_found"] = {tuple(json.loads(line)) for line in f}
+    pairs_file.unlink()
+    return r
+
+
+def run_previous(rev: str, path: Path, work: Path) -> dict[str, Any]:
+    """read + prepare seconds of neardup at git revision ``rev`` (temporary worktree)."""
+    tree = work / f"prev-{rev}"
+    subprocess.run(["git", "-C", str(REPO), "worktree", "add", "-f", "--detach", str(tree), rev],
+                   check=True, capture_output=True)  # fmt: skip
+    try:
+        out_dir = work / "prev-out"
+        env = {**os.environ, "PYTHONPATH": str(tree / "src")}
+        cmd = [
+            sys.executable, "-c", "from neardup.cli.main import run; run()", "dedup",
+            str(path), "--method", "minhash-lsh", "-t", str(THRESHOLD), "--out", str(out_dir),
+            "-q",
+        ]  # fmt: skip
+        r = timed(cmd, env)
+        r.pop("stdout")
+        summary = json.loads((out_dir / "summary.json").read_text(encoding="utf-8"))
+        s = summary["seconds"]
+        r["stages_s"] = s
+        r["read_prepare_s"] = round(s.get("read", 0) + s.get("prepare", 0), 2)
+        shutil.rmtree(out_dir, ignore_errors=True)
+        return r
+    finally:
+        subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(tree)],
+                       check=False, capture_output=True)  # fmt: skip
+
+
+# -- the peers, in their own process -----------------------------------------------------------
+def _shingles(text: str) -> list[str]:
+    toks = _WORD.findall(text.lower())
+    if len(toks) < 5:
+        return [" ".join(toks)] if toks else []
+    return list({" ".join(toks[i : i + 5]) for i in range(len(toks) - 4)})
+
+
+def _bands() -> tuple[int, int]:
+    """(bands, rows) with bands * rows = 128, best for t = 0.5 by datasketch's rule."""
+    from datasketch.lsh import _false_negative_probability, _false_positive_probability
+
+    best = None
+    for r in (1, 2, 4, 8, 16, 32):
+        b = NUM_PERM // r
+        err = 0.5 * _false_positive_probability(THRESHOLD, b, r) + 0.5 * (
+            _false_negative_probability(THRESHOLD, b, r)
+        )
+        if best is None or err < best[0]:
+            best = (err, b, r)
+    assert best is not None
+    return best[1], best[2]
+
+
+def contender_rensa(path: Path, pairs_out: Path) -> dict[str, Any]:
+    from rensa import RMinHash, RMinHashLSH
+
+    t0 = time.perf_counter()
+    with open(path, encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f]
+    t_load = time.perf_counter() - t0
+    bands, _ = _bands()
+    lsh = RMinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM, num_bands=bands)
+    sketches = []
+    for i, row in enumerate(rows):
+        m = RMinHash(num_perm=NUM_PERM, seed=42)
+        m.update(_shingles(row["text"]))
+        lsh.insert(i, m)
+        sketches.append(m)
+    found = []
+    for i, m in enumerate(sketches):
+        for j in lsh.query(m):
+            if j > i and m.jaccard(sketches[j]) >= THRESHOLD:
+                found.append(sorted((rows[i]["id"], rows[j]["id"])))
+    with open(pairs_out, "w", encoding="utf-8") as f:
+        f.writelines(json.dumps(p) + "\n" for p in found)
+    return {"load_json_s": round(t_load, 2), "bands": bands, "pairs": len(found)}
+
+
+def contender_datasketch(path: Path, pairs_out: Path) -> dict[str, Any]:
+    from datasketch import MinHash, MinHashLSH
+
+    t0 = time.perf_counter()
+    with open(path, encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f]
+    t_load = time.perf_counter() - t0
+    lsh = MinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM)
+    proto = MinHash(num_perm=NUM_PERM, seed=1)
+    sketches = []
+    for i, row in enumerate(rows):
+        m = MinHash(
+            num_perm=NUM_PERM, seed=1, permutations=proto.permutations, scheme=proto.scheme
+        )
+        m.update_batch([s.encode("utf-8") for s in _shingles(row["text"])])
+        lsh.insert(i, m)
+        sketches.append(m)
+    found = []
+    for i, m in enumerate(sketches):
+        for j in lsh.query(m):
+            if j > i and m.jaccard(sketches[j]) >= THRESHOLD:
+                found.append(sorted((rows[i]["id"], rows[j]["id"])))
+    with open(pairs_out, "w", encoding="utf-8") as f:
+        f.writelines(json.dumps(p) + "\n" for p in found)
+    return {"load_json_s": round(t_load, 2), "pairs": len(found)}
+
+
+# -- the run -----------------------------------------------------------------------------------
+def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    path, gold_path = corpus(args.corpus_dir, n)
+    gold = gold_pairs(gold_path)
+    row: dict[str, Any] = {"docs": n, "gold_pairs_j60": len(gold), "bytes": path.stat().st_size}
+    contenders: list[tuple[str, Any]] = [("neardup", lambda: run_neardup(path, work))]
+    contenders.append(("rensa", lambda: run_peer("rensa", path, work)))
+    if n <= args.datasketch_max:
+        contenders.append(("datasketch", lambda: run_peer("datasketch", path, work)))
+    if args.previous and n <= args.previous_max:
+        contenders.append(("previous", lambda: run_previous(args.previous, path, work)))
+    for name, fn in contenders:
+        print(f"[{n:,}] {name} ...", flush=True)
+        r = fn()
+        found = r.pop("_found", None)
+        if found is not None:
+            r["recall_j60"] = round(recall(found, gold), 4)
+        row[name] = r
+        print(f"[{n:,}] {name}: {json.dumps(r)}", flush=True)
+    nd = row["neardup"]["wall_s"]
+    row["ratio_rensa_over_neardup"] = round(row["rensa"]["wall_s"] / nd, 2)
+    if "datasketch" in row:
+        row["ratio_datasketch_over_neardup"] = round(row["datasketch"]["wall_s"] / nd, 2)
+    if "previous" in row:
+        now = row["neardup"]["stages_s"].get("read+prepare", 0.0)
+        row["read_prepare_now_s"] = now
+        row["read_prepare_ratio_previous_over_now"] = round(
+            row["previous"]["read_prepare_s"] / now, 2
+        ) if now else None
+    return row
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "| docs | contender | wall s | peak MiB | recall J>=0.6 | load before/after |",
+        "|---:|---|---:|---:|---:|---|",
+    ]
+    for row in rows:
+        for name in ("neardup", "rensa", "datasketch", "previous"):
+            if name in row:
+                r = row[name]
+                lines.append(
+                    f"| {row['docs']:,} | {name} | {r['wall_s']:.1f} | {r['peak_rss_mib']:,.0f} "
+                    f"| {r.get('recall_j60', '')} | {r['load_before']}/{r['load_after']} |"
+                )
+        stages = ", ".join(f"{k} {v:.1f}" for k, v in row["neardup"]["stages_s"].items())
+        lines.append(f"|  | neardup stages (s) | {stages} | | | |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--contender":
+        name, path, pairs = sys.argv[2], Path(sys.argv[3]), Path(sys.argv[4])
+        fn = contender_rensa if name == "rensa" else contender_datasketch
+        print(json.dumps(fn(path, pairs)))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--docs", type=int, nargs="+", default=[100_000, 1_000_000])
+    parser.add_argument("--corpus-dir", type=Path, default=Path("/tmp/neardup-scale"))
+    parser.add_argument("--datasketch-max", type=int, default=100_000)
+    parser.add_argument("--previous", default=None, help="git revision for read + prepare")
+    parser.add_argument("--previous-max", type=int, default=100_000)
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "scale.json")
+    args = parser.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="neardup-scale-") as tmp:
+        for n in args.docs:
+            rows.append(bench_size(n, args, Path(tmp)))
+    result = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}, "rows": rows}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(table(rows))
+    for row in rows:
+        extra = ""
+        if "ratio_datasketch_over_neardup" in row:
+            extra = f", datasketch/neardup {row['ratio_datasketch_over_neardup']}x"
+        if row.get("read_prepare_ratio_previous_over_now"):
+            extra += f", read+prepare previous/now {row['read_prepare_ratio_previous_over_now']}x"
+        print(f"{row['docs']:,}: rensa/neardup {row['ratio_rensa_over_neardup']}x{extra}")
+
+
+if __name__ == "__main__":
+    main()
