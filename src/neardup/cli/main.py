@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from neardup._version import __version__
@@ -156,7 +157,22 @@ def dedup(
     ] = 20_000_000,
     stop_words: StopOpt = None,
     morphology: MorphOpt = None,
-    as_json: JsonOpt = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Same as --format json.")
+    ] = False,
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            "-f",
+            help="table (counts, largest clusters, closest pairs) | json (one document with "
+            "summary, pairs, clusters, dropped, skipped) | jsonl (one line per pair, cluster, "
+            "dropped and skipped document, then the summary; for large runs).",
+        ),
+    ] = "table",
+    top: Annotated[
+        int, typer.Option("--top", help="Clusters and pairs the table shows.")
+    ] = 10,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
     engine: Annotated[str, typer.Option(help="local | dask.")] = "local",
     scheduler: Annotated[
@@ -186,6 +202,7 @@ def dedup(
             "content_type": content_type,
             "max_bytes": max_bytes,
         }
+        fmt = _output_format(fmt, as_json, top)
         if engine not in ("local", "dask"):
             raise ParameterError("--engine", engine, "local or dask")
         if engine == "local" and (scheduler is not None or workers is not None):
@@ -194,7 +211,7 @@ def dedup(
             summary = _dedup_dask(
                 inputs, out_dir, method, opts, read_opts, scheduler, workers, mparams
             )
-            _report_summary(summary, out_dir, as_json)
+            _report_dask(summary, out_dir, fmt)
             return
         result = _run_with_progress(
             lambda prog: run_dedup(
@@ -205,15 +222,15 @@ def dedup(
                 progress=prog,
                 **mparams,
             ),
-            quiet or as_json,
+            quiet or fmt != "table",
         )
         if out_dir is not None:
             write_result(result, out_dir)
     except NeardupError as exc:
         raise _fail(exc) from None
     for s in result.skipped:
-        err.print(f"[yellow]skipped[/yellow] {s.id}: {s.reason} {s.detail}".rstrip())
-    _report_summary(result.summary, out_dir, as_json)
+        err.print(f"[yellow]skipped[/yellow] {escape(f'{s.id}: {s.reason} {s.detail}'.rstrip())}")
+    _report_result(result, out_dir, fmt, top)
 
 
 def _dedup_dask(
@@ -242,11 +259,45 @@ def _dedup_dask(
     )
 
 
-def _report_summary(summary: dict[str, Any], out_dir: Path | None, as_json: bool) -> None:
-    if as_json:
-        sys.stdout.write(json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
+def _output_format(fmt: str, as_json: bool, top: int) -> str:
+    """``--format`` checked against ``--json`` (its alias) and ``--top``.
+
+    Raises:
+        ParameterError: an unknown format, ``--json`` with another format, ``--top`` < 0.
+    """
+    from neardup.cli.results import FORMATS
+    from neardup.errors import check_choice, check_int
+
+    check_choice("--format", fmt, FORMATS)
+    check_int("--top", top, low=0)
+    if as_json and fmt not in ("table", "json"):
+        raise ParameterError("--json", f"--format {fmt}", "--json alone or --format json")
+    return "json" if as_json else fmt
+
+
+def _report_result(result: Any, out_dir: Path | None, fmt: str, top: int) -> None:
+    from neardup.cli import results
+
+    if fmt == "json":
+        results.write_json(sys.stdout, result)
+    elif fmt == "jsonl":
+        results.write_jsonl(sys.stdout, result)
     else:
+        results.print_table(out, result, out_dir, top=top)
+    _exit_if_empty(result.summary)
+
+
+def _report_dask(summary: dict[str, Any], out_dir: Path | None, fmt: str) -> None:
+    from neardup.cli.results import summary_only
+
+    if fmt == "table":
         _print_summary(summary, out_dir)
+    else:
+        sys.stdout.write(summary_only(summary, out_dir, fmt))
+    _exit_if_empty(summary)
+
+
+def _exit_if_empty(summary: dict[str, Any]) -> None:
     if summary["documents"] == 0:
         err.print("[red]error:[/red] no document could be processed")
         raise typer.Exit(1)
@@ -268,7 +319,7 @@ def _print_summary(summary: dict[str, Any], out_dir: Path | None) -> None:
     table.add_row("seconds", f"{summary['seconds']['total']:.2f}")
     table.add_row("peak memory", f"{summary['peak_memory_mib']} MiB")
     if out_dir is not None:
-        table.add_row("output", str(out_dir))
+        table.add_row("output", escape(str(out_dir)))
     out.print(table)
 
 
