@@ -14,7 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from neardup._version import __version__
-from neardup.errors import NeardupError, ParameterError, UsageError
+from neardup.errors import NeardupError, ParameterError, UsageError, check_int
 
 app = typer.Typer(
     name="neardup",
@@ -126,8 +126,11 @@ def _fail(exc: NeardupError) -> typer.Exit:
 @app.command()
 def dedup(
     inputs: Annotated[
-        list[Path],
-        typer.Argument(help="Files or directories (txt, md, html, jsonl, csv; .gz too)."),
+        list[str],
+        typer.Argument(
+            help="Files or directories (txt, md, html, jsonl, csv; .gz too); with --engine "
+            "dask also globs and fsspec URLs (s3://...)."
+        ),
     ],
     method: MethodOpt = "shingles-full",
     measure: Annotated[str, typer.Option(help="resemblance | containment.")] = "resemblance",
@@ -146,8 +149,12 @@ def dedup(
         int, typer.Option(help="Skip documents with fewer canonical tokens.")
     ] = 3,
     out_dir: Annotated[
-        Path | None,
-        typer.Option("--out", "-o", help="Write pairs/clusters/dropped/skipped/summary here."),
+        str | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Write pairs/clusters/dropped/skipped/summary here (a URL with --engine dask).",
+        ),
     ] = None,
     id_field: Annotated[str, typer.Option(help="JSONL/CSV id field.")] = "id",
     text_field: Annotated[str, typer.Option(help="JSONL/CSV text field.")] = "text",
@@ -181,6 +188,9 @@ def dedup(
     workers: Annotated[
         int | None, typer.Option(help="LocalCluster workers (--engine dask).")
     ] = None,
+    block_mib: Annotated[
+        int | None, typer.Option(help="JSONL block (partition) size, MiB (--engine dask).")
+    ] = None,
 ) -> None:
     """Deduplicate a corpus into pairs and clusters, and decide what to keep."""
     from neardup.dedup import DedupOptions
@@ -205,9 +215,16 @@ def dedup(
         fmt = _output_format(fmt, as_json, top)
         if engine not in ("local", "dask"):
             raise ParameterError("--engine", engine, "local or dask")
-        if engine == "local" and (scheduler is not None or workers is not None):
-            raise ParameterError("--scheduler/--workers", scheduler or workers, "--engine dask")
+        dask_only = {"--scheduler": scheduler, "--workers": workers, "--block-mib": block_mib}
+        for flag, value in dask_only.items():
+            if engine == "local" and value is not None:
+                raise ParameterError(flag, value, "only with --engine dask")
+        if scheduler is not None and workers is not None:
+            raise ParameterError("--workers", workers, "--scheduler or --workers, not both")
         if engine == "dask":
+            if block_mib is not None:
+                block = check_int("--block-mib", block_mib, low=1)
+                mparams = {**mparams, "block_bytes": block << 20}
             summary = _dedup_dask(
                 inputs, out_dir, method, opts, read_opts, scheduler, workers, mparams
             )
@@ -215,7 +232,7 @@ def dedup(
             return
         result = _run_with_progress(
             lambda prog: run_dedup(
-                [str(p) for p in inputs],
+                list(inputs),
                 method=method,
                 options=opts,
                 read_options=read_opts,
@@ -234,8 +251,8 @@ def dedup(
 
 
 def _dedup_dask(
-    inputs: list[Path],
-    out_dir: Path | None,
+    inputs: list[str],
+    out_dir: str | None,
     method: str,
     opts: Any,
     read_opts: dict[str, Any],
@@ -248,8 +265,8 @@ def _dedup_dask(
     if out_dir is None:
         raise ParameterError("--out", None, "an output directory with --engine dask")
     return dedup_dask(
-        [str(p) for p in inputs],
-        str(out_dir),
+        list(inputs),
+        out_dir,
         method=method,
         options=opts,
         read_options=read_opts,
@@ -275,7 +292,7 @@ def _output_format(fmt: str, as_json: bool, top: int) -> str:
     return "json" if as_json else fmt
 
 
-def _report_result(result: Any, out_dir: Path | None, fmt: str, top: int) -> None:
+def _report_result(result: Any, out_dir: str | None, fmt: str, top: int) -> None:
     from neardup.cli import results
 
     if fmt == "json":
@@ -287,7 +304,7 @@ def _report_result(result: Any, out_dir: Path | None, fmt: str, top: int) -> Non
     _exit_if_empty(result.summary)
 
 
-def _report_dask(summary: dict[str, Any], out_dir: Path | None, fmt: str) -> None:
+def _report_dask(summary: dict[str, Any], out_dir: str | None, fmt: str) -> None:
     from neardup.cli.results import summary_only
 
     if fmt == "table":
@@ -312,7 +329,7 @@ def _run_with_progress(fn: Any, silent: bool) -> Any:
         return fn(prog)
 
 
-def _print_summary(summary: dict[str, Any], out_dir: Path | None) -> None:
+def _print_summary(summary: dict[str, Any], out_dir: str | None) -> None:
     table = Table(title=f"neardup dedup ({summary['method']})", show_header=False)
     for key in ("documents", "skipped", "candidate_pairs", "pairs", "clusters", "kept", "dropped"):
         table.add_row(key.replace("_", " "), str(summary[key]))
@@ -445,7 +462,7 @@ def _register_extensions() -> None:
     """Commands defined in sibling modules: each has ``register(app)``."""
     import importlib
 
-    for name in ("collections", "serve", "evaluate", "distributed", "crawl"):
+    for name in ("collections", "serve", "evaluate", "crawl"):
         try:
             module = importlib.import_module(f"neardup.cli.{name}")
         except ModuleNotFoundError as exc:

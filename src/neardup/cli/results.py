@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import IO, Any
 
 from rich.console import Console
@@ -55,7 +54,7 @@ def largest_clusters(clusters: Sequence[Any], n: int) -> list[Any]:
     return sorted(clusters, key=lambda c: -len(c.members))[: max(n, 0)]
 
 
-def print_table(console: Console, result: Any, out_dir: Path | None, *, top: int = 10) -> None:
+def print_table(console: Console, result: Any, out_dir: str | None, *, top: int = 10) -> None:
     """Counts, then the ``top`` largest clusters and closest pairs, then where the rest is."""
     summary = result.summary
     table = Table(title=f"neardup dedup ({escape(summary['method'])})", show_header=False)
@@ -110,7 +109,7 @@ def _title(what: str, shown: int, total: int) -> str:
     return f"{what} ({shown} of {total})" if shown < total else what
 
 
-def _where(out_dir: Path | None, n_pairs: int) -> str:
+def _where(out_dir: str | None, n_pairs: int) -> str:
     if out_dir is not None:
         names = "pairs.jsonl, clusters.jsonl, dropped.jsonl, skipped.jsonl, summary.json"
         return f"full results in {escape(str(out_dir))}/ ({names})"
@@ -168,7 +167,7 @@ def write_jsonl(fh: IO[str], result: Any) -> int:
     return write_lines(fh, jsonl_lines(result))
 
 
-def summary_only(summary: dict[str, Any], out_dir: Path | None, fmt: str) -> str:
+def summary_only(summary: dict[str, Any], out_dir: str | None, fmt: str) -> str:
     """JSON for a run whose pairs and clusters are only in files (``--engine dask``)."""
     files = {} if out_dir is None else {"out": str(out_dir)}
     if fmt == "jsonl":
