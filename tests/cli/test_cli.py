@@ -101,7 +101,7 @@ def test_methods_json_lists_parameters_and_sources():
     rows = {r["name"]: r for r in json.loads(res.stdout)}
     assert {"shingles-full", "shingles-mod", "shingles-min", "minhash-lsh"} <= set(rows)
     assert rows["shingles-mod"]["parameters"]["m"]["default"] == 25
-    assert "seed 000" in rows["shingles-min"]["source"]
+    assert "Zagorulko et al. 2013" in rows["shingles-min"]["source"]
 
 
 def test_version():

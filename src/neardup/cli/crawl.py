@@ -1,6 +1,6 @@
 """``neardup crawl URL --clarification post --collection NAME``: crawl a digital library.
 
-Runs the crawler of :mod:`neardup.crawl` (seed 004 section 3.1) in this process, with a
+Runs the crawler of :mod:`neardup.crawl` (Romanov 2019 section 3.1) in this process, with a
 progress bar on a terminal. The library is kept in the crawl queue of the database: running
 the same command again after an interruption (Ctrl-C, a crash, ``kill -9``) resumes the
 crawl where it stopped; running it after the crawl is done looks for new pages. Exit codes:
@@ -61,7 +61,7 @@ def crawl_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
-    """Crawl a digital library into a collection (seed 004): link search, address pattern,
+    """Crawl a digital library into a collection (Romanov 2019): link search, address pattern,
     range walk or recursive crawl; resumable."""
     from neardup.cli.main import _fail
     from neardup.crawl import CrawlSettings

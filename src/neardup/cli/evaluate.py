@@ -6,7 +6,7 @@ Usage::
         [--scope all|labelled] [--measure resemblance|containment] [--no-verify]
         [-w N] [--param [METHOD:]KEY=VALUE] [--html report.html] [--json]
     neardup evaluate --pairs DEDUP_OUT_DIR --gold gold.jsonl [--thresholds ...]
-    neardup evaluate DOCS... --gold gold.jsonl --table2        # seed 000, Table 2
+    neardup evaluate DOCS... --gold gold.jsonl --table2        # Zagorulko et al. 2013, Table 2
     neardup evaluate --from-json saved.json --html report.html  # re-render, no runs
 
 Exit codes: 0 ok; 1 failure (unreadable gold, no document, every run failed, no matplotlib
@@ -229,7 +229,10 @@ def evaluate(
     ] = None,
     min_tokens: Annotated[int, typer.Option(help="Skip documents with fewer tokens.")] = 3,
     table2: Annotated[
-        bool, typer.Option("--table2", help="Seed 000's Table 2: shingles mod/min/full, w=4.")
+        bool,
+        typer.Option(
+            "--table2", help="Table 2 of Zagorulko et al. 2013: shingles mod/min/full, w=4."
+        ),
     ] = False,
     pairs: Annotated[
         Path | None, typer.Option("--pairs", help="Score an existing `dedup --out` directory.")

@@ -18,7 +18,8 @@ from neardup.errors import NeardupError, ParameterError, UsageError, check_int
 
 app = typer.Typer(
     name="neardup",
-    help="Find near-duplicate documents: shingles, MinHash-LSH and the methods of the seeds.",
+    help="Find near-duplicate documents: shingles (Broder 1997), MinHash-LSH, mega-shingles, "
+    "I-Match, TF-RIDF and more (`neardup methods`).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -454,7 +455,7 @@ def methods(as_json: JsonOpt = False) -> None:
     table = Table("method", "parameters", "source")
     for r in rows:
         params = ", ".join(f"{k}={v['default']}" for k, v in r["parameters"].items())
-        table.add_row(r["name"], params, r["source"])
+        table.add_row(escape(r["name"]), escape(params), escape(r["source"]))
     out.print(table)
 
 

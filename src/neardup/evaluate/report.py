@@ -3,7 +3,8 @@
 The HTML report is one self-contained file: the tables and four matplotlib figures embedded
 as base64 PNG (``<img src="data:image/png;base64,...">``):
 
-* ``found``: pairs found vs threshold per method, gold positives as a dashed line (seed 000,
+* ``found``: pairs found vs threshold per method, gold positives as a dashed line (Zagorulko et al.
+  2013,
   Fig. 3: number of similar pairs vs t); a method whose curve repeats an earlier one
   exactly is labelled ``b (= a)`` in the legends;
 * ``pr``: precision-recall per method across thresholds, grey iso-F1 curves, the best-F1
@@ -98,9 +99,13 @@ def rows_table(rows: Sequence[EvalRow], title: str) -> Table:
 
 
 def table2_table(evaluation: Evaluation) -> Table:
-    """Seed 000's Table 2 layout: per threshold, pairs found and type-I error % per method."""
+    """Zagorulko et al.'s (2013) Table 2 layout: per threshold, pairs found and type-I error % per
+    method."""
     methods = evaluation.methods()
-    table = Table("t", title="Table 2 (seed 000): к. д. = pairs found, о. п. р. = type-I error %")
+    table = Table(
+        "t",
+        title="Table 2 (Zagorulko et al. 2013): к. д. = pairs found, о. п. р. = type-I error %",
+    )
     for m in methods:
         table.add_column(f"{m}\nк. д.", justify="right")
         table.add_column(f"{m}\nо. п. р., %", justify="right")
@@ -148,7 +153,8 @@ def _footnote(meta: dict[str, Any]) -> str:
     boot = meta.get("bootstrap", {})
     return (
         f"type-I % = share of found pairs not duplicates; type-II % = share of duplicates "
-        f"missed (seed 000). CIs: percentile bootstrap, {boot.get('replicates')} replicates, "
+        f"missed (Zagorulko et al. 2013). CIs: percentile bootstrap, "
+        f"{boot.get('replicates')} replicates, "
         f"seed {boot.get('seed')}. Memory: {memory}. * = pairs reused from the method's run "
         f"at its lowest threshold (exact; time and memory of that run)."
     )
@@ -204,7 +210,7 @@ def _labels(series: list[tuple[str, list[EvalRow]]]) -> dict[str, tuple[str, boo
 
 
 def plot_found(evaluation: Evaluation) -> Any:
-    """Figure: pairs found vs threshold per method (seed 000, Fig. 3)."""
+    """Figure: pairs found vs threshold per method (Zagorulko et al. 2013, Fig. 3)."""
     fig = _figure()
     ax = fig.add_subplot()
     series = _series(evaluation)
@@ -218,7 +224,7 @@ def plot_found(evaluation: Evaluation) -> Any:
         ax.axhline(positives, color="grey", linestyle="--", linewidth=1, label="gold positives")
     ax.set_xlabel("threshold t")
     ax.set_ylabel("pairs found")
-    ax.set_title("Pairs found vs threshold (cf. seed 000, Fig. 3)")
+    ax.set_title("Pairs found vs threshold (cf. Zagorulko et al. 2013, Fig. 3)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
     return fig
@@ -367,7 +373,7 @@ def _table2_html(evaluation: Evaluation) -> str:
         for m in methods:
             cells.extend(_t2_cell(row[m]))
         rows.append(cells)
-    return "<h2>Table 2 (seed 000)</h2>" + _html_table(headers, rows)
+    return "<h2>Table 2 (Zagorulko et al. 2013)</h2>" + _html_table(headers, rows)
 
 
 def render_html(

@@ -11,7 +11,7 @@ Routes (``{name}``: collection, ``{doc_id}``: document id, may contain ``/``):
   ``POST /collections/{name}/check/file`` (multipart upload, field ``file``)
 * ``GET /libraries``, ``POST /libraries`` (201), ``GET /libraries/{id}``,
   ``DELETE /libraries/{id}`` (204), ``POST /libraries/{id}/stop``, ``POST .../resume``: the
-  crawl queue of digital libraries (seed 004; :mod:`neardup.crawl`)
+  crawl queue of digital libraries (Romanov 2019; :mod:`neardup.crawl`)
 
 The web UI (:mod:`neardup.service.ui`) is served by the same app: ``/`` (queue), ``/check``,
 and ``/collections[/{name}]`` for browsers (``Accept: text/html``); API clients get JSON
@@ -113,7 +113,7 @@ class BatchIn(BaseModel):
 
 
 class LibraryIn(BaseModel):
-    """A digital library to crawl into a collection (seed 004 §3.1)."""
+    """A digital library to crawl into a collection (Romanov 2019 §3.1)."""
 
     model_config = ConfigDict(extra="forbid")
     url: str = Field(min_length=1, max_length=2000, description="The library's home page.")
@@ -296,7 +296,7 @@ def _routes(api: FastAPI, st: Store, require: Any, state: ui.UiState) -> None:
 
     @api.post("/collections/{name}/recompute", dependencies=[require], tags=["collections"])
     def recompute(name: Name) -> dict[str, Any]:
-        """Recompute word statistics and lexical signatures (seed 004)."""
+        """Recompute word statistics and lexical signatures (Romanov 2019)."""
         report = st.recompute(name)
         return report.as_dict() if report is not None else {"documents": 0}
 
@@ -361,7 +361,7 @@ def _library_routes(
 
     @api.post("/libraries", status_code=201, dependencies=[require], tags=["libraries"])
     async def add_library(body: LibraryIn) -> dict[str, Any]:
-        """Queue a library: its home page and clarifications (seed 004 §3.1).
+        """Queue a library: its home page and clarifications (Romanov 2019 §3.1).
 
         The address must be ``http(s)`` and public unless the service allows private ones.
         """
