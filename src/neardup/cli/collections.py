@@ -16,8 +16,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from neardup.errors import NeardupError
 
@@ -30,6 +28,7 @@ DbOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
 
 collection_app = typer.Typer(
+    rich_markup_mode=None,
     name="collection",
     help="Collections: create, list, stats, delete; add, check and remove documents.",
     no_args_is_help=True,
@@ -104,6 +103,8 @@ def list_(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     if as_json:
         _print_json(rows)
         return
+    from rich.table import Table
+
     table = Table("name", "method", "threshold", "documents", "created")
     for r in rows:
         table.add_row(
@@ -126,6 +127,8 @@ def stats(
     if as_json:
         _print_json(row)
         return
+    from rich.table import Table
+
     table = Table(title=f"collection {name}", show_header=False)
     for key, value in row.items():
         table.add_row(key, json.dumps(value, ensure_ascii=False, default=str))
@@ -249,6 +252,14 @@ def _progress(silent: bool) -> Iterator[Callable[[Any], None]]:
     if silent or not err.is_terminal:
         yield lambda _report: None
         return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     bars = Progress(
         TextColumn("[bold]add"),
         BarColumn(),

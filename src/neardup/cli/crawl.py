@@ -9,14 +9,16 @@ crawl where it stopped; running it after the crawl is done looks for new pages. 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from neardup.errors import NeardupError
+
+if TYPE_CHECKING:
+    import asyncio
 
 DbOpt = Annotated[
     str | None,
@@ -143,6 +145,8 @@ def _library(
 
 def _run(queue: Any, library_id: int, *, show: bool) -> Any:
     """Crawl with a progress bar; Ctrl-C leaves the library resumable."""
+    import asyncio
+
     from neardup.cli.main import err
     from neardup.crawl import crawl
 
@@ -160,6 +164,8 @@ def _run(queue: Any, library_id: int, *, show: bool) -> Any:
 
 
 async def _progress(queue: Any, library_id: int, task: asyncio.Task[Any]) -> None:
+    import asyncio
+
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from neardup.cli.main import err

@@ -19,12 +19,14 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
 from neardup.errors import NeardupError, ParameterError, UsageError
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 _WIDE = 180
 
@@ -331,6 +333,8 @@ def _emit(result: Any, as_json: bool, table2: bool, out: Console) -> None:
         data = report.report_dict(result, table2=table2)
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
+    from rich.console import Console
+
     console = out if out.is_terminal else Console(width=_WIDE)
     report.print_report(result, console, table2=table2)
 

@@ -9,14 +9,12 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
 from neardup._version import __version__
 from neardup.errors import NeardupError, ParameterError, UsageError, check_int
 
 app = typer.Typer(
+    rich_markup_mode=None,  # plain click help: rich.markdown alone costs ~0.2 s of start-up
     name="neardup",
     help="Find near-duplicate documents: shingles (Broder 1997), MinHash-LSH, mega-shingles, "
     "I-Match, TF-RIDF and more (`neardup methods`).",
@@ -24,8 +22,32 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-err = Console(stderr=True)
-out = Console()
+
+
+def _console(name: str) -> Any:
+    """``err`` (stderr) or ``out`` (stdout): Rich consoles made on first use, so that
+    ``--help`` and ``--version`` do not import Rich's console (see :func:`__getattr__`)."""
+    console = globals().get(name)
+    if console is None:
+        from rich.console import Console
+
+        console = globals()[name] = Console(stderr=name == "err")
+    return console
+
+
+def __getattr__(name: str) -> Any:
+    """``from neardup.cli.main import err, out`` (PEP 562): the consoles of :func:`_console`."""
+    if name in ("err", "out"):
+        return _console(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def escape(text: str) -> str:
+    """``text`` with Rich markup escaped (file names such as ``[draft].txt`` print as is)."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
 
 MethodOpt = Annotated[
     str, typer.Option("--method", "-m", help="Detection method (see `neardup methods`).")
@@ -55,7 +77,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON 
 
 def _version(value: bool) -> None:
     if value:
-        out.print(f"neardup {__version__}")
+        sys.stdout.write(f"neardup {__version__}\n")
         raise typer.Exit(0)
 
 
@@ -120,7 +142,7 @@ def method_params(
 
 
 def _fail(exc: NeardupError) -> typer.Exit:
-    err.print(f"[red]error:[/red] {exc}")
+    _console("err").print(f"[red]error:[/red] {escape(str(exc))}")
     return typer.Exit(2 if isinstance(exc, UsageError) else 1)
 
 
@@ -247,7 +269,8 @@ def dedup(
     except NeardupError as exc:
         raise _fail(exc) from None
     for s in result.skipped:
-        err.print(f"[yellow]skipped[/yellow] {escape(f'{s.id}: {s.reason} {s.detail}'.rstrip())}")
+        line = f"{s.id}: {s.reason} {s.detail}".rstrip()
+        _console("err").print(f"[yellow]skipped[/yellow] {escape(line)}")
     _report_result(result, out_dir, fmt, top)
 
 
@@ -301,7 +324,7 @@ def _report_result(result: Any, out_dir: str | None, fmt: str, top: int) -> None
     elif fmt == "jsonl":
         results.write_jsonl(sys.stdout, result)
     else:
-        results.print_table(out, result, out_dir, top=top)
+        results.print_table(_console("out"), result, out_dir, top=top)
     _exit_if_empty(result.summary)
 
 
@@ -317,20 +340,22 @@ def _report_dask(summary: dict[str, Any], out_dir: str | None, fmt: str) -> None
 
 def _exit_if_empty(summary: dict[str, Any]) -> None:
     if summary["documents"] == 0:
-        err.print("[red]error:[/red] no document could be processed")
+        _console("err").print("[red]error:[/red] no document could be processed")
         raise typer.Exit(1)
 
 
 def _run_with_progress(fn: Any, silent: bool) -> Any:
-    if silent or not err.is_terminal:
+    if silent or not _console("err").is_terminal:
         return fn(None)
     from neardup.cli.progress import RichProgress
 
-    with RichProgress(err) as prog:
+    with RichProgress(_console("err")) as prog:
         return fn(prog)
 
 
 def _print_summary(summary: dict[str, Any], out_dir: str | None) -> None:
+    from rich.table import Table
+
     table = Table(title=f"neardup dedup ({summary['method']})", show_header=False)
     for key in ("documents", "skipped", "candidate_pairs", "pairs", "clusters", "kept", "dropped"):
         table.add_row(key.replace("_", " "), str(summary[key]))
@@ -338,7 +363,7 @@ def _print_summary(summary: dict[str, Any], out_dir: str | None) -> None:
     table.add_row("peak memory", f"{summary['peak_memory_mib']} MiB")
     if out_dir is not None:
         table.add_row("output", escape(str(out_dir)))
-    out.print(table)
+    _console("out").print(table)
 
 
 @app.command()
@@ -381,6 +406,8 @@ def compare(
             row["passages"] = [dataclasses.asdict(p) for p in shared]
         sys.stdout.write(json.dumps(row, ensure_ascii=False, indent=2) + "\n")
         return
+    from rich.table import Table
+
     table = Table(title=f"{a.name} vs {b.name} ({result.method})", show_header=False)
     row = result.as_dict()
     table.add_row("resemblance", f"{row['resemblance']:.4f}")
@@ -388,7 +415,7 @@ def compare(
     table.add_row("containment B in A", f"{row['containment_ba']:.4f}")
     table.add_row("shared shingles", f"{row['shared']} (A: {row['size_a']}, B: {row['size_b']})")
     table.add_row("method score", f"{row['score']:.4f}")
-    out.print(table)
+    _console("out").print(table)
     if shared is not None:
         _print_passages(shared, text_a, text_b, a.name, b.name)
 
@@ -403,8 +430,10 @@ def _print_passages(shared: list[Any], text_a: str, text_b: str, name_a: str, na
     from neardup.passages import highlight
 
     if not shared:
-        out.print("no shared passages")
+        _console("out").print("no shared passages")
         return
+    from rich.table import Table
+
     table = Table("#", f"{name_a} [start, end)", f"{name_b} [start, end)", "tokens", "text")
     for i, p in enumerate(shared, 1):
         preview = p.text_a(text_a).replace("\n", " ")
@@ -412,13 +441,13 @@ def _print_passages(shared: list[Any], text_a: str, text_b: str, name_a: str, na
         table.add_row(
             str(i), f"{p.a_start}-{p.a_end}", f"{p.b_start}-{p.b_end}", str(p.tokens), preview
         )
-    out.print(table)
+    _console("out").print(table)
     for name, text, spans in (
         (name_a, text_a, [p.a_span for p in shared]),
         (name_b, text_b, [p.b_span for p in shared]),
     ):
-        out.rule(name)
-        out.print(highlight(text, spans))
+        _console("out").rule(name)
+        _console("out").print(highlight(text, spans))
 
 
 def _corpus_texts(paths: list[Path]) -> list[str]:
@@ -452,11 +481,13 @@ def methods(as_json: JsonOpt = False) -> None:
     if as_json:
         sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2, default=str) + "\n")
         return
+    from rich.table import Table
+
     table = Table("method", "parameters", "source")
     for r in rows:
         params = ", ".join(f"{k}={v['default']}" for k, v in r["parameters"].items())
         table.add_row(escape(r["name"]), escape(params), escape(r["source"]))
-    out.print(table)
+    _console("out").print(table)
 
 
 def _register_extensions() -> None:
@@ -476,6 +507,51 @@ def _register_extensions() -> None:
 _register_extensions()
 
 
+def app_for(argv: list[str]) -> typer.Typer:
+    """The app that runs ``neardup ARGV``, built only as far as ``argv`` needs.
+
+    Typer builds the options of every command it holds before it parses anything (about
+    10 ms a command). So: ``neardup``, ``neardup --help`` and ``neardup --version`` get a
+    listing of the commands (names and help only); ``neardup COMMAND ...`` gets an app
+    holding that command alone; an unknown command gets the whole app, so that the error
+    lists the choices. Help and error texts are the same as the whole app's.
+    """
+    import copy
+    import inspect
+
+    name = next((a for a in argv if not a.startswith("-")), None)
+    sub = copy.copy(app)
+    if name is None:
+        sub.registered_commands = []
+        for info in app.registered_commands:
+            stub = copy.copy(info)
+            stub.name = info.name or info.callback.__name__.replace("_", "-")  # type: ignore[union-attr]
+            stub.help = info.help or inspect.getdoc(info.callback)
+            stub.callback = _listed
+            sub.registered_commands.append(stub)
+        sub.registered_groups = []
+        for group in app.registered_groups:
+            empty = copy.copy(group.typer_instance)
+            empty.registered_commands, empty.registered_groups = [], []
+            stub_group = copy.copy(group)
+            stub_group.typer_instance = empty
+            sub.registered_groups.append(stub_group)
+        return sub
+    sub.registered_commands = [
+        c
+        for c in app.registered_commands
+        if (c.name or c.callback.__name__.replace("_", "-")) == name  # type: ignore[union-attr]
+    ]
+    sub.registered_groups = [g for g in app.registered_groups if g.name == name]
+    if not sub.registered_commands and not sub.registered_groups:
+        return app
+    return sub
+
+
+def _listed() -> None:
+    """Stand-in callback of a command that is only listed (never run)."""
+
+
 def run() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point (see :func:`app_for`)."""
+    app_for(sys.argv[1:])()
