@@ -272,6 +272,8 @@ def evaluate(
     from neardup.evaluate.thresholds import parse_thresholds
 
     try:
+        if html_out is not None:
+            report.require_matplotlib()  # before any run, not after
         if sum((pairs is not None, bool(inputs), from_json is not None)) != 1:
             raise UsageError("give corpus INPUTS, --pairs DIR or --from-json FILE (one of them)")
         if gold is None and from_json is None:
@@ -301,16 +303,36 @@ def evaluate(
             docs = _read_docs(list(inputs or []), {**read_opts, "content_type": content_type}, err)
             on_row = _progress(err, quiet or as_json)
             result = evaluate_corpus(docs, standard, config, on_row=on_row)  # type: ignore[arg-type]
-        if html_out is not None:
-            report.write_html(result, html_out, title=title, table2=table2)
     except NeardupError as exc:
         raise _fail(exc) from None
-    _emit(result, as_json, table2, out)
-    if html_out is not None and not as_json:
-        err.print(f"HTML report: {html_out}")
+    _emit(result, as_json, table2, out)  # the scores first: a failing report loses nothing
+    if html_out is not None:
+        _write_report(result, html_out, title, table2, quiet=as_json)
     if result.rows and all(r.error is not None for r in result.rows):
         err.print("[red]error:[/red] every run failed")
         raise typer.Exit(1)
+
+
+def _write_report(result: Any, path: Path, title: str, table2: bool, *, quiet: bool) -> None:
+    """Write the HTML report; when that fails, save the scores as JSON beside it (to be
+    re-rendered with ``--from-json``) and exit 1."""
+    from neardup.cli.main import err, escape
+    from neardup.evaluate import report
+
+    try:
+        report.write_html(result, path, title=title, table2=table2)
+    except (NeardupError, OSError) as exc:
+        saved = path.with_name(path.name + ".json")
+        data = report.report_dict(result, table2=table2)
+        try:
+            saved.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+            kept = f"the scores are saved in {saved} (re-render: neardup evaluate --from-json)"
+        except OSError:
+            kept = "the scores are printed above"
+        err.print(f"[red]error:[/red] HTML report not written: {escape(str(exc))}; {escape(kept)}")
+        raise typer.Exit(1) from None
+    if not quiet:
+        err.print(f"HTML report: {escape(str(path))}")
 
 
 def _load_report(path: Path) -> Any:
