@@ -40,7 +40,7 @@ from starlette.concurrency import run_in_threadpool
 
 from neardup._version import __version__
 from neardup.errors import InputError
-from neardup.service import problems, ui
+from neardup.service import docs, problems, ui
 from neardup.service.limits import BodyLimit
 from neardup.service.web import wants_html
 from neardup.store import Store
@@ -205,8 +205,11 @@ def create_app(
         description="Near-duplicate document collections: add documents, check new ones.",
         responses=_PROBLEM_RESPONSES,
         lifespan=_lifespan(queue, dispatcher),
+        docs_url=None,  # served from the package by neardup.service.docs (offline)
+        redoc_url=None,
     )
     problems.install(api)
+    docs.install(api)
     require = _token_dependency(cfg.token)
     state = ui.UiState(st, queue, dispatcher, cfg.token, fetcher, cfg.max_body_bytes)
     _routes(api, st, require, state)
