@@ -30,6 +30,12 @@ _EXPORTS: dict[str, str] = {
     "NeardupError": "neardup.errors",
     "ParameterError": "neardup.errors",
     "UsageError": "neardup.errors",
+    "Index": "neardup.index.memory",
+    "IndexMatch": "neardup.index.memory",
+    "QueryResult": "neardup.index.memory",
+    "Store": "neardup.store",
+    "CollectionInfo": "neardup.store",
+    "CheckResult": "neardup.store",
     "LSHParams": "neardup.index.lsh",
     "optimal_params": "neardup.index.lsh",
     "Method": "neardup.methods.base",
@@ -57,7 +63,9 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "CanonicalForm",
+    "CheckResult",
     "Cluster",
+    "CollectionInfo",
     "Comparison",
     "DecodeError",
     "DedupOptions",
@@ -66,6 +74,8 @@ __all__ = [
     "Dropped",
     "FormatError",
     "IncompatibleSignatureError",
+    "Index",
+    "IndexMatch",
     "InputError",
     "LSHParams",
     "Method",
@@ -77,12 +87,14 @@ __all__ = [
     "ParameterError",
     "Passage",
     "Prepared",
+    "QueryResult",
     "ShingleSets",
     "Shingling",
     "Signature",
     "SignatureKey",
     "Signatures",
     "Skipped",
+    "Store",
     "UsageError",
     "__version__",
     "compare",
@@ -142,6 +154,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
         UsageError,
     )
     from neardup.index.lsh import LSHParams, optimal_params
+    from neardup.index.memory import Index, IndexMatch, QueryResult
     from neardup.methods.base import Method, Prepared, Signature, SignatureKey, Signatures
     from neardup.methods.measures import Overlap, overlap
     from neardup.methods.minhash import MinHasher
@@ -151,4 +164,5 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     from neardup.output import write_result
     from neardup.pairs import PairTable
     from neardup.passages import Passage, highlight, matched_passages
+    from neardup.store import CheckResult, CollectionInfo, Store
     from neardup.text import CanonicalForm, Document, Skipped, read_corpus
