@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from neardup.cli.main import app
 
 ROOT = Path(__file__).resolve().parents[2]
-SEED = re.compile(r"\bseeds?\s+0\d\d|\bthe seeds\b", re.IGNORECASE)
+SEED = re.compile(r"\bseeds?\s+0\d\d|\bthe seeds\b|\bseed papers?\b", re.IGNORECASE)
 runner = CliRunner()
 
 
