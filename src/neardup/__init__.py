@@ -1,37 +1,74 @@
 """neardup: find near-duplicate documents.
 
-The public API; everything else may change between versions.
+The public API; everything else may change between versions. Names are imported on first
+use (PEP 562), so ``import neardup`` and the command line start without loading numpy.
 """
 
+from __future__ import annotations
+
+import sys
+from importlib import import_module
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
 from neardup._version import __version__
-from neardup.cluster import Cluster
-from neardup.compare import Comparison, compare
-from neardup.dedup import DedupOptions, DedupResult, Dropped, Pair, dedup
-from neardup.errors import (
-    DecodeError,
-    FormatError,
-    IncompatibleSignatureError,
-    InputError,
-    NeardupError,
-    ParameterError,
-    UsageError,
-)
-from neardup.index.lsh import LSHParams, optimal_params
-from neardup.methods.base import Method, Prepared, Signature, SignatureKey, Signatures
-from neardup.methods.measures import Overlap, overlap
-from neardup.methods.minhash import MinHasher
-from neardup.methods.registry import make_method, method_names
-from neardup.methods.sets import ShingleSets
-from neardup.methods.shingles import Shingling
-from neardup.output import write_result
-from neardup.pairs import PairTable
-from neardup.passages import AlignedPassage, Passage, align_passages, highlight, matched_passages
-from neardup.text import CanonicalForm, Document, Skipped, read_corpus
+
+#: Public name -> module that defines it.
+_EXPORTS: dict[str, str] = {
+    "Cluster": "neardup.cluster",
+    "Comparison": "neardup.compare",
+    "compare": "neardup.compare",
+    "DedupOptions": "neardup.dedup",
+    "DedupResult": "neardup.dedup",
+    "Dropped": "neardup.dedup",
+    "Pair": "neardup.dedup",
+    "dedup": "neardup.dedup",
+    "DecodeError": "neardup.errors",
+    "FormatError": "neardup.errors",
+    "IncompatibleSignatureError": "neardup.errors",
+    "InputError": "neardup.errors",
+    "NeardupError": "neardup.errors",
+    "ParameterError": "neardup.errors",
+    "UsageError": "neardup.errors",
+    "Index": "neardup.index.memory",
+    "IndexMatch": "neardup.index.memory",
+    "QueryResult": "neardup.index.memory",
+    "Store": "neardup.store",
+    "CollectionInfo": "neardup.store",
+    "CheckResult": "neardup.store",
+    "LSHParams": "neardup.index.lsh",
+    "optimal_params": "neardup.index.lsh",
+    "Method": "neardup.methods.base",
+    "Prepared": "neardup.methods.base",
+    "Signature": "neardup.methods.base",
+    "SignatureKey": "neardup.methods.base",
+    "Signatures": "neardup.methods.base",
+    "Overlap": "neardup.methods.measures",
+    "overlap": "neardup.methods.measures",
+    "MinHasher": "neardup.methods.minhash",
+    "make_method": "neardup.methods.registry",
+    "method_names": "neardup.methods.registry",
+    "ShingleSets": "neardup.methods.sets",
+    "Shingling": "neardup.methods.shingles",
+    "write_result": "neardup.output",
+    "PairTable": "neardup.pairs",
+    "AlignedPassage": "neardup.passages",
+    "Passage": "neardup.passages",
+    "align_passages": "neardup.passages",
+    "highlight": "neardup.passages",
+    "matched_passages": "neardup.passages",
+    "CanonicalForm": "neardup.text",
+    "Document": "neardup.text",
+    "Skipped": "neardup.text",
+    "read_corpus": "neardup.text",
+}
 
 __all__ = [
     "AlignedPassage",
     "CanonicalForm",
+    "CheckResult",
     "Cluster",
+    "CollectionInfo",
     "Comparison",
     "DecodeError",
     "DedupOptions",
@@ -40,6 +77,8 @@ __all__ = [
     "Dropped",
     "FormatError",
     "IncompatibleSignatureError",
+    "Index",
+    "IndexMatch",
     "InputError",
     "LSHParams",
     "Method",
@@ -51,12 +90,14 @@ __all__ = [
     "ParameterError",
     "Passage",
     "Prepared",
+    "QueryResult",
     "ShingleSets",
     "Shingling",
     "Signature",
     "SignatureKey",
     "Signatures",
     "Skipped",
+    "Store",
     "UsageError",
     "__version__",
     "align_passages",
@@ -71,3 +112,61 @@ __all__ = [
     "read_corpus",
     "write_result",
 ]
+
+
+#: Functions named like their module (``neardup.dedup``, ``neardup.compare``): the function wins.
+_SHADOWED = frozenset(n for n, m in _EXPORTS.items() if m == f"neardup.{n}")
+
+
+class _Package(ModuleType):
+    """The package module: importing ``neardup.dedup`` must not replace the function
+    ``neardup.dedup`` with the module of that name (as it would by default)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _SHADOWED and isinstance(value, ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'neardup' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value  # the next access is a plain lookup
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})
+
+
+if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
+    from neardup.cluster import Cluster
+    from neardup.compare import Comparison, compare
+    from neardup.dedup import DedupOptions, DedupResult, Dropped, Pair, dedup
+    from neardup.errors import (
+        DecodeError,
+        FormatError,
+        IncompatibleSignatureError,
+        InputError,
+        NeardupError,
+        ParameterError,
+        UsageError,
+    )
+    from neardup.index.lsh import LSHParams, optimal_params
+    from neardup.index.memory import Index, IndexMatch, QueryResult
+    from neardup.methods.base import Method, Prepared, Signature, SignatureKey, Signatures
+    from neardup.methods.measures import Overlap, overlap
+    from neardup.methods.minhash import MinHasher
+    from neardup.methods.registry import make_method, method_names
+    from neardup.methods.sets import ShingleSets
+    from neardup.methods.shingles import Shingling
+    from neardup.output import write_result
+    from neardup.pairs import PairTable
+    from neardup.passages import Passage, highlight, matched_passages
+    from neardup.store import CheckResult, CollectionInfo, Store
+    from neardup.text import CanonicalForm, Document, Skipped, read_corpus

@@ -1,6 +1,7 @@
 """Compare two documents: resemblance, containment both ways, shared and total shingles.
 
-The measures are computed on the exact shingle sets (seed 000, eqs. 1-2; seed 001's
+The measures are computed on the exact shingle sets (Zagorulko et al. 2013, eqs. 1-2; Rodnenko's
+(2009)
 ``2|A∩B|/(|A|+|B|)`` as ``dice``) and, for the chosen method, its own score on the two
 signatures (for example MinHash's estimate).
 """
@@ -36,12 +37,12 @@ class Comparison:
 
     @property
     def resemblance(self) -> float:
-        """Jaccard of the shingle sets (seed 000, eq. 1)."""
+        """Jaccard of the shingle sets (Zagorulko et al. 2013, eq. 1)."""
         return self.overlap.resemblance
 
     @property
     def containment_ab(self) -> float:
-        """Share of A's shingles found in B (seed 000, eq. 2)."""
+        """Share of A's shingles found in B (Zagorulko et al. 2013, eq. 2)."""
         return self.overlap.containment_ab
 
     @property

@@ -232,7 +232,9 @@ def _resolve(method: str | Method, opts: DedupOptions, params: dict[str, Any]) -
         params.setdefault("threshold", opts.threshold)
     meth = make_method(method, **params)
     if opts.measure == "containment" and method == "shingles-min" and not opts.verify:
-        raise ParameterError("measure", "containment", "resemblance with shingles-min (seed 000)")
+        raise ParameterError(
+            "measure", "containment", "resemblance with shingles-min (Zagorulko et al. 2013)"
+        )
     return meth
 
 

@@ -102,6 +102,21 @@ def write_lines(fh: IO[str], lines: Iterable[str]) -> int:
     return count
 
 
+def current_umask() -> int:
+    """The process umask (read from ``/proc/self/status`` where there is one, else by setting
+    and restoring it), so files written through a temporary name get the mode ``open`` gives."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def _atomic_write(path: Path, text: str) -> None:
     _atomic_write_lines(path, (text,))
 
@@ -111,6 +126,7 @@ def _atomic_write_lines(path: Path, lines: Iterable[str]) -> None:
     lines, fsync, rename onto ``path``; memory stays one block however many lines."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp makes 0600; a plain open would not
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             write_lines(fh, lines)
             fh.flush()

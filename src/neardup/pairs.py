@@ -21,6 +21,7 @@ import numpy as np
 _SURROGATE = re.compile("[\ud800-\udfff]")
 #: Rows formatted per chunk by :func:`pair_lines` (bounds the temporary Python floats).
 LINE_CHUNK = 65_536
+_VALUE_COLUMNS = ("resemblance", "containment_ab", "containment_ba", "score")
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +122,51 @@ class PairTable(Sequence[Pair]):
     def _pair(self, i: int) -> Pair:
         a, b, r, cab, cba, s = self._rows[i].tolist()
         return Pair(self._ids[int(a)], self._ids[int(b)], r, cab, cba, s, self.method)
+
+    def to_arrow(self) -> Any:
+        """The pairs as a ``pyarrow.Table``: columns ``a``, ``b`` (ids), ``resemblance``,
+        ``containment_ab``, ``containment_ba``, ``score`` (float64) and ``method``.
+
+        Raises:
+            InputError: pyarrow is not installed.
+        """
+        try:
+            import pyarrow as pa
+        except ModuleNotFoundError:
+            from neardup.errors import InputError
+
+            raise InputError("to_arrow() needs pyarrow: pip install pyarrow") from None
+        rows = self._rows
+        ids = self._ids
+        columns: dict[str, Any] = {
+            "a": [ids[int(i)] for i in rows[:, 0]],
+            "b": [ids[int(i)] for i in rows[:, 1]],
+        }
+        for j, name in enumerate(_VALUE_COLUMNS, start=2):
+            columns[name] = pa.array(rows[:, j], type=pa.float64())
+        columns["method"] = [self.method] * len(self)
+        return pa.table(columns)
+
+    def to_pandas(self) -> Any:
+        """The pairs as a ``pandas.DataFrame`` (the columns of :meth:`to_arrow`).
+
+        Raises:
+            InputError: pandas is not installed.
+        """
+        try:
+            import pandas as pd
+        except ModuleNotFoundError:
+            from neardup.errors import InputError
+
+            raise InputError("to_pandas() needs pandas: pip install pandas") from None
+        rows = self._rows
+        frame = pd.DataFrame({
+            "a": [self._ids[int(i)] for i in rows[:, 0]],
+            "b": [self._ids[int(i)] for i in rows[:, 1]],
+            **{name: rows[:, j] for j, name in enumerate(_VALUE_COLUMNS, start=2)},
+        })  # fmt: skip
+        frame["method"] = self.method
+        return frame
 
     def lines(self) -> Iterator[str]:
         """``pairs.jsonl`` lines (with ``\\n``) in pair order; see :func:`pair_lines`."""

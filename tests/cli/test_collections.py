@@ -54,7 +54,7 @@ def test_collection_commands(db_url: str, tmp_path: Path) -> None:  # noqa: F811
     query = tmp_path / "q.txt"
     query.write_text(TEXT)
     code, out = _run("check", name, str(query), "--json", *db)
-    assert code == 0, out
+    assert code == 1, out  # a duplicate was found (grep's exit code)
     result = json.loads(out)
     assert result["duplicate"] and {m["id"] for m in result["matches"]} == {"a", "b"}
     code, out = _run("collection", "stats", name, "--json", *db)
@@ -62,9 +62,10 @@ def test_collection_commands(db_url: str, tmp_path: Path) -> None:  # noqa: F811
     assert name in _run("collection", "list", *db)[1]
     assert _run("remove", name, "a", *db)[0] == 0
     assert _run("remove", name, "a", *db)[0] == 1  # no such document
-    assert _run("check", "no-such", str(query), *db)[0] == 1
-    assert _run("collection", "delete", name, *db)[0] == 0
-    assert _run("collection", "delete", name, *db)[0] == 1
+    assert _run("check", "no-such", str(query), *db)[0] == 2  # an error, not "found"
+    assert _run("collection", "delete", name, *db)[0] == 2  # not a terminal: --yes needed
+    assert _run("collection", "delete", name, "--yes", *db)[0] == 0
+    assert _run("collection", "delete", name, "--yes", *db)[0] == 1
 
 
 def test_bad_db_url_is_usage_error() -> None:

@@ -62,7 +62,7 @@ def test_check_passages_align_the_query_with_each_match(db_url: str, tmp_path: P
     query = tmp_path / "q.txt"
     query.write_text(query_text, encoding="utf-8")
     result = runner.invoke(app, ["check", name, str(query), "--passages", "--json", *db])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # 1: a duplicate was found
     matches = {m["id"]: m for m in json.loads(result.stdout)["matches"]}
     expected = align_passages(query_text, story)
     assert [

@@ -42,10 +42,12 @@ def test_dedup_runs_every_method(method, tmp_path):
         ],
     )
     assert res.exit_code == 0, res.output
-    summary = json.loads(res.stdout)
+    doc = json.loads(res.stdout)
+    summary = doc["summary"]
     assert summary["method"] == method and summary["documents"] == 12
     pairs = [json.loads(x) for x in (tmp_path / "pairs.jsonl").read_text().splitlines()]
     assert all(p["method"] == method for p in pairs)
+    assert doc["pairs"] == pairs and len(doc["clusters"]) == summary["clusters"]
 
 
 @pytest.mark.parametrize("method", method_names())

@@ -175,7 +175,8 @@ def test_cli_dask_dedup_on_a_running_scheduler(tmp_path, client):
 
     files = _shards(tmp_path, _rows("progit-ru-revisions"), 2)
     address = client.scheduler.address
-    args = ["dask-dedup", *files, "--out", str(tmp_path / "o"), "--scheduler", address, "--json"]
+    args = ["dedup", *files, "--engine", "dask", "--method", "minhash-lsh"]
+    args += ["--out", str(tmp_path / "o"), "--scheduler", address, "--json"]
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
     local = dedup(files, method="minhash-lsh", options=DedupOptions(threshold=0.5))

@@ -63,12 +63,12 @@ def test_tiny_corpus_rows(tiny):
 
 def test_html_report_contains_the_plots(tiny, tmp_path):
     pytest.importorskip("matplotlib")
-    from neardup.evaluate.report import FIGURES, write_html
+    from neardup.evaluate.report import FIGURE_TITLES, FIGURES, write_html
 
     path = write_html(tiny, tmp_path / "r" / "report.html", title="tiny")
     text = path.read_text(encoding="utf-8")
-    imgs = re.findall(r'<img alt="(\w+)" src="data:image/png;base64,([^"]+)"', text)
-    assert [name for name, _ in imgs] == list(FIGURES)
+    imgs = re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,([^"]+)"', text)
+    assert [name for name, _ in imgs] == [FIGURE_TITLES[f] for f in FIGURES]
     for _, data in imgs:
         png = base64.b64decode(data)
         assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000

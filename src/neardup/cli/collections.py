@@ -1,4 +1,5 @@
-"""``neardup collection ...``, ``neardup add``, ``neardup check``, ``neardup remove``.
+"""``neardup collection create|list|stats|delete|add|check|remove|recompute``; the
+top-level ``neardup add``, ``neardup check`` and ``neardup remove`` are aliases.
 
 Collections live in a database (``--db URL`` or ``$NEARDUP_DB``; default a SQLite file in
 the user data directory, see :mod:`neardup.store.engine`). Exit codes: 0 ok, 1 failure
@@ -15,8 +16,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from neardup.errors import NeardupError
 
@@ -29,7 +28,10 @@ DbOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
 
 collection_app = typer.Typer(
-    name="collection", help="Create, list, inspect and delete collections.", no_args_is_help=True
+    rich_markup_mode=None,
+    name="collection",
+    help="Collections: create, list, stats, delete; add, check and remove documents.",
+    no_args_is_help=True,
 )
 
 
@@ -101,6 +103,8 @@ def list_(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     if as_json:
         _print_json(rows)
         return
+    from rich.table import Table
+
     table = Table("name", "method", "threshold", "documents", "created")
     for r in rows:
         table.add_row(
@@ -123,16 +127,53 @@ def stats(
     if as_json:
         _print_json(row)
         return
+    from rich.table import Table
+
     table = Table(title=f"collection {name}", show_header=False)
     for key, value in row.items():
         table.add_row(key, json.dumps(value, ensure_ascii=False, default=str))
     out.print(table)
 
 
+YesOpt = Annotated[
+    bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")
+]
+
+
+def interactive() -> bool:
+    """Is standard input a terminal (someone who can answer a question)?"""
+    return sys.stdin.isatty()
+
+
+def confirm(question: str, yes: bool) -> None:
+    """Go on when ``yes``, or when the user answers yes at the terminal.
+
+    Raises:
+        typer.Exit: code 1 when the user says no; code 2 when stdin is not a terminal and
+            ``--yes`` was not given (a script must say ``--yes``).
+    """
+    from neardup.cli.main import err
+
+    if yes:
+        return
+    if not interactive():
+        err.print(f"{question} Not a terminal: pass --yes to confirm.", markup=False)
+        raise typer.Exit(2)
+    if not typer.confirm(question, default=False, err=True):
+        err.print("cancelled", markup=False)
+        raise typer.Exit(1)
+
+
 @collection_app.command("delete")
-def delete(name: Annotated[str, typer.Argument(help="Collection name.")], db: DbOpt = None) -> None:
-    """Delete a collection and all its documents."""
+def delete(
+    name: Annotated[str, typer.Argument(help="Collection name.")],
+    db: DbOpt = None,
+    yes: YesOpt = False,
+) -> None:
+    """Delete a collection and all its documents (asks first unless --yes)."""
     with _store(db) as store:
+        info = store.stats(name)  # no such collection: fail before asking
+        confirm(f"Delete collection {name} and its {info['documents']} documents?", yes)
         store.delete_collection(name)
     typer.echo(f"deleted collection {name}")
 
@@ -143,7 +184,7 @@ def recompute_cmd(
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Recompute word statistics and lexical signatures set-wise (seed 004)."""
+    """Recompute word statistics and lexical signatures set-wise (Kolcz et al. 2004)."""
     with _store(db) as store:
         report = store.recompute(name)
     row = report.as_dict() if report is not None else {"documents": 0, "note": "no statistics"}
@@ -211,6 +252,14 @@ def _progress(silent: bool) -> Iterator[Callable[[Any], None]]:
     if silent or not err.is_terminal:
         yield lambda _report: None
         return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     bars = Progress(
         TextColumn("[bold]add"),
         BarColumn(),
@@ -228,79 +277,6 @@ def _progress(silent: bool) -> Iterator[Callable[[Any], None]]:
             bars.update(task, advance=report.added + len(report.skipped), added=state["added"])
 
         yield tick
-
-
-def check(
-    name: Annotated[str, typer.Argument(help="Collection name.")],
-    file: Annotated[Path, typer.Argument(help="The document to check (any readable file).")],
-    content_type: Annotated[str, typer.Option(help="auto | text | html | wiki.")] = "auto",
-    limit: Annotated[int, typer.Option(help="At most this many matches.")] = 20,
-    db: DbOpt = None,
-    as_json: JsonOpt = False,
-    passages: Annotated[
-        bool,
-        typer.Option("--passages", help="Also give each match's aligned passages (offsets)."),
-    ] = False,
-) -> None:
-    """Is FILE a duplicate of documents in the collection, and of which?"""
-    from neardup.cli.main import _fail, _read_one, out
-
-    try:
-        text = _read_one(file, content_type)
-    except NeardupError as exc:
-        raise _fail(exc) from None
-    with _store(db) as store:
-        result = store.check(name, text, limit=limit)
-        shared = _match_passages(store, name, text, result.matches) if passages else {}
-    if as_json:
-        data = result.as_dict()
-        for row in data.get("matches", []) if passages else []:
-            row["passages"] = shared.get(row["id"], [])
-        _print_json(data)
-        return
-    if not result.matches:
-        out.print(f"no duplicates of {file.name} in {name} ({result.candidates} candidates)")
-        return
-    table = Table("document", "resemblance", "in it", "of it", "score", title=f"{file.name}")
-    for m in result.matches:
-        score = m.evidence.get("score")
-        table.add_row(
-            m.doc_id,
-            f"{m.resemblance:.3f}",
-            f"{m.containment_query:.3f}",
-            f"{m.containment_doc:.3f}",
-            "-" if score is None else f"{score:.3f}",
-        )
-    out.print(table)
-    for doc_id, found in shared.items():
-        for p in found:
-            out.print(
-                f"{doc_id}: {file.name} [{p['a_start']}, {p['a_end']}) = "
-                f"{doc_id} [{p['b_start']}, {p['b_end']})"
-            )
-
-
-def _match_passages(store: Any, name: str, text: str, matches: Any) -> dict[str, list[Any]]:
-    """``align_passages(text, stored text)`` of each match, as JSON rows, by document id.
-
-    A match whose text is not stored (added before the store kept texts, or removed since)
-    has no entry.
-    """
-    from neardup.passages import align_passages
-    from neardup.store.errors import DocumentNotFound
-
-    out: dict[str, list[Any]] = {}
-    for m in matches:
-        try:
-            stored = store.document_text(name, m.doc_id)
-        except DocumentNotFound:
-            continue
-        found = align_passages(text, stored)
-        out[m.doc_id] = [
-            {"a_start": p.a_start, "a_end": p.a_end, "b_start": p.b_start, "b_end": p.b_end}
-            for p in found
-        ]
-    return out
 
 
 def remove(
@@ -334,8 +310,14 @@ def vacuum_cmd(db: DbOpt = None, as_json: JsonOpt = False) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``collection``, ``add``, ``check`` and ``remove`` to the ``neardup`` app."""
+    """Add ``collection`` (with ``add``, ``check``, ``remove``) to the ``neardup`` app, and
+    the top-level aliases ``add``, ``check``, ``remove``."""
+    from neardup.cli.check import check
+
+    collection_app.command("add")(add)
+    collection_app.command("check")(check)
+    collection_app.command("remove")(remove)
     app.add_typer(collection_app, name="collection")
-    app.command("add")(add)
-    app.command("check")(check)
-    app.command("remove")(remove)
+    for command in (add, check, remove):
+        name = command.__name__
+        app.command(name, help=f"Alias of `neardup collection {name}`.")(command)

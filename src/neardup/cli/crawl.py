@@ -1,6 +1,6 @@
 """``neardup crawl URL --clarification post --collection NAME``: crawl a digital library.
 
-Runs the crawler of :mod:`neardup.crawl` (seed 004 section 3.1) in this process, with a
+Runs the crawler of :mod:`neardup.crawl` (Romanov 2019 section 3.1) in this process, with a
 progress bar on a terminal. The library is kept in the crawl queue of the database: running
 the same command again after an interruption (Ctrl-C, a crash, ``kill -9``) resumes the
 crawl where it stopped; running it after the crawl is done looks for new pages. Exit codes:
@@ -9,14 +9,16 @@ crawl where it stopped; running it after the crawl is done looks for new pages. 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from neardup.errors import NeardupError
+
+if TYPE_CHECKING:
+    import asyncio
 
 DbOpt = Annotated[
     str | None,
@@ -61,7 +63,7 @@ def crawl_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
-    """Crawl a digital library into a collection (seed 004): link search, address pattern,
+    """Crawl a digital library into a collection (Romanov 2019): link search, address pattern,
     range walk or recursive crawl; resumable."""
     from neardup.cli.main import _fail
     from neardup.crawl import CrawlSettings
@@ -143,6 +145,8 @@ def _library(
 
 def _run(queue: Any, library_id: int, *, show: bool) -> Any:
     """Crawl with a progress bar; Ctrl-C leaves the library resumable."""
+    import asyncio
+
     from neardup.cli.main import err
     from neardup.crawl import crawl
 
@@ -160,6 +164,8 @@ def _run(queue: Any, library_id: int, *, show: bool) -> Any:
 
 
 async def _progress(queue: Any, library_id: int, task: asyncio.Task[Any]) -> None:
+    import asyncio
+
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from neardup.cli.main import err

@@ -6,7 +6,7 @@ Usage::
         [--scope all|labelled] [--measure resemblance|containment] [--no-verify]
         [-w N] [--param [METHOD:]KEY=VALUE] [--html report.html] [--json]
     neardup evaluate --pairs DEDUP_OUT_DIR --gold gold.jsonl [--thresholds ...]
-    neardup evaluate DOCS... --gold gold.jsonl --table2        # seed 000, Table 2
+    neardup evaluate DOCS... --gold gold.jsonl --table2        # Zagorulko et al. 2013, Table 2
     neardup evaluate --from-json saved.json --html report.html  # re-render, no runs
     neardup evaluate DOCS... --passages gold.jsonl [--json] [--html report.html]
         # text alignment: PAN's precision, recall, granularity, plagdet (issue 19)
@@ -21,12 +21,14 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
 from neardup.errors import InputError, NeardupError, ParameterError, UsageError
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 _WIDE = 180
 
@@ -231,7 +233,10 @@ def evaluate(
     ] = None,
     min_tokens: Annotated[int, typer.Option(help="Skip documents with fewer tokens.")] = 3,
     table2: Annotated[
-        bool, typer.Option("--table2", help="Seed 000's Table 2: shingles mod/min/full, w=4.")
+        bool,
+        typer.Option(
+            "--table2", help="Table 2 of Zagorulko et al. 2013: shingles mod/min/full, w=4."
+        ),
     ] = False,
     pairs: Annotated[
         Path | None, typer.Option("--pairs", help="Score an existing `dedup --out` directory.")
@@ -284,6 +289,8 @@ def evaluate(
         )
         return
     try:
+        if html_out is not None:
+            report.require_matplotlib()  # before any run, not after
         if sum((pairs is not None, bool(inputs), from_json is not None)) != 1:
             raise UsageError("give corpus INPUTS, --pairs DIR or --from-json FILE (one of them)")
         if gold is None and from_json is None:
@@ -313,13 +320,11 @@ def evaluate(
             docs = _read_docs(list(inputs or []), {**read_opts, "content_type": content_type}, err)
             on_row = _progress(err, quiet or as_json)
             result = evaluate_corpus(docs, standard, config, on_row=on_row)  # type: ignore[arg-type]
-        if html_out is not None:
-            report.write_html(result, html_out, title=title, table2=table2)
     except NeardupError as exc:
         raise _fail(exc) from None
-    _emit(result, as_json, table2, out)
-    if html_out is not None and not as_json:
-        err.print(f"HTML report: {html_out}")
+    _emit(result, as_json, table2, out)  # the scores first: a failing report loses nothing
+    if html_out is not None:
+        _write_report(result, html_out, title, table2, quiet=as_json)
     if result.rows and all(r.error is not None for r in result.rows):
         err.print("[red]error:[/red] every run failed")
         raise typer.Exit(1)
@@ -366,6 +371,28 @@ def _evaluate_passages(
         err.print(f"HTML report: {html_out}")
 
 
+def _write_report(result: Any, path: Path, title: str, table2: bool, *, quiet: bool) -> None:
+    """Write the HTML report; when that fails, save the scores as JSON beside it (to be
+    re-rendered with ``--from-json``) and exit 1."""
+    from neardup.cli.main import err, escape
+    from neardup.evaluate import report
+
+    try:
+        report.write_html(result, path, title=title, table2=table2)
+    except (NeardupError, OSError) as exc:
+        saved = path.with_name(path.name + ".json")
+        data = report.report_dict(result, table2=table2)
+        try:
+            saved.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+            kept = f"the scores are saved in {saved} (re-render: neardup evaluate --from-json)"
+        except OSError:
+            kept = "the scores are printed above"
+        err.print(f"[red]error:[/red] HTML report not written: {escape(str(exc))}; {escape(kept)}")
+        raise typer.Exit(1) from None
+    if not quiet:
+        err.print(f"HTML report: {escape(str(path))}")
+
+
 def _load_report(path: Path) -> Any:
     from neardup.errors import FormatError, InputError
     from neardup.evaluate.run import evaluation_from_dict
@@ -386,6 +413,8 @@ def _emit(result: Any, as_json: bool, table2: bool, out: Console) -> None:
         data = report.report_dict(result, table2=table2)
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
+    from rich.console import Console
+
     console = out if out.is_terminal else Console(width=_WIDE)
     report.print_report(result, console, table2=table2)
 

@@ -9,22 +9,45 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
 from neardup._version import __version__
-from neardup.errors import NeardupError, ParameterError, UsageError
+from neardup.errors import NeardupError, ParameterError, UsageError, check_int
 
 app = typer.Typer(
+    rich_markup_mode=None,  # plain click help: rich.markdown alone costs ~0.2 s of start-up
     name="neardup",
-    help="Find near-duplicate documents: shingles, MinHash-LSH and the methods of the seeds.",
+    help="Find near-duplicate documents: shingles (Broder 1997), MinHash-LSH, mega-shingles, "
+    "I-Match, TF-RIDF and more (`neardup methods`).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-err = Console(stderr=True)
-out = Console()
+
+
+def _console(name: str) -> Any:
+    """``err`` (stderr) or ``out`` (stdout): Rich consoles made on first use, so that
+    ``--help`` and ``--version`` do not import Rich's console (see :func:`__getattr__`)."""
+    console = globals().get(name)
+    if console is None:
+        from rich.console import Console
+
+        console = globals()[name] = Console(stderr=name == "err")
+    return console
+
+
+def __getattr__(name: str) -> Any:
+    """``from neardup.cli.main import err, out`` (PEP 562): the consoles of :func:`_console`."""
+    if name in ("err", "out"):
+        return _console(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def escape(text: str) -> str:
+    """``text`` with Rich markup escaped (file names such as ``[draft].txt`` print as is)."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
 
 MethodOpt = Annotated[
     str, typer.Option("--method", "-m", help="Detection method (see `neardup methods`).")
@@ -54,7 +77,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON 
 
 def _version(value: bool) -> None:
     if value:
-        out.print(f"neardup {__version__}")
+        sys.stdout.write(f"neardup {__version__}\n")
         raise typer.Exit(0)
 
 
@@ -119,17 +142,18 @@ def method_params(
 
 
 def _fail(exc: NeardupError) -> typer.Exit:
-    err.print(f"[red]error:[/red] {exc}")
+    _console("err").print(f"[red]error:[/red] {escape(str(exc))}")
     return typer.Exit(2 if isinstance(exc, UsageError) else 1)
 
 
 @app.command()
 def dedup(
     inputs: Annotated[
-        list[Path],
+        list[str],
         typer.Argument(
             help="Files, directories or - (stdin): JSONL, Parquet, CSV, Arrow, datasets "
-            "folders, txt/md/html/wiki, PDF, DOCX; .gz/.zst too.",
+            "folders, txt/md/html/wiki, PDF, DOCX; .gz/.zst too; with --engine dask also "
+            "globs and fsspec URLs (s3://...)."
         ),
     ],
     method: MethodOpt = "shingles-full",
@@ -149,8 +173,12 @@ def dedup(
         int, typer.Option(help="Skip documents with fewer canonical tokens.")
     ] = 3,
     out_dir: Annotated[
-        Path | None,
-        typer.Option("--out", "-o", help="Write pairs/clusters/dropped/skipped/summary here."),
+        str | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Write pairs/clusters/dropped/skipped/summary here (a URL with --engine dask).",
+        ),
     ] = None,
     passages: Annotated[
         bool,
@@ -188,7 +216,22 @@ def dedup(
     ] = None,
     stop_words: StopOpt = None,
     morphology: MorphOpt = None,
-    as_json: JsonOpt = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Same as --format json.")
+    ] = False,
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            "-f",
+            help="table (counts, largest clusters, closest pairs) | json (one document with "
+            "summary, pairs, clusters, dropped, skipped) | jsonl (one line per pair, cluster, "
+            "dropped and skipped document, then the summary; for large runs).",
+        ),
+    ] = "table",
+    top: Annotated[
+        int, typer.Option("--top", help="Clusters and pairs the table shows.")
+    ] = 10,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
     engine: Annotated[str, typer.Option(help="local | dask.")] = "local",
     scheduler: Annotated[
@@ -196,6 +239,9 @@ def dedup(
     ] = None,
     workers: Annotated[
         int | None, typer.Option(help="LocalCluster workers (--engine dask).")
+    ] = None,
+    block_mib: Annotated[
+        int | None, typer.Option(help="JSONL block (partition) size, MiB (--engine dask).")
     ] = None,
 ) -> None:
     """Deduplicate a corpus into pairs and clusters, and decide what to keep."""
@@ -223,17 +269,25 @@ def dedup(
             "follow_symlinks": follow_symlinks,
         }
         _check_outputs(kept, removed, engine)
+        fmt = _output_format(fmt, as_json, top)
         if engine not in ("local", "dask"):
             raise ParameterError("--engine", engine, "local or dask")
-        if engine == "local" and (scheduler is not None or workers is not None):
-            raise ParameterError("--scheduler/--workers", scheduler or workers, "--engine dask")
+        dask_only = {"--scheduler": scheduler, "--workers": workers, "--block-mib": block_mib}
+        for flag, value in dask_only.items():
+            if engine == "local" and value is not None:
+                raise ParameterError(flag, value, "only with --engine dask")
+        if scheduler is not None and workers is not None:
+            raise ParameterError("--workers", workers, "--scheduler or --workers, not both")
         if passages and (out_dir is None or engine != "local"):
             raise ParameterError("--passages", True, "--out DIR with --engine local")
         if engine == "dask":
+            if block_mib is not None:
+                block = check_int("--block-mib", block_mib, low=1)
+                mparams = {**mparams, "block_bytes": block << 20}
             summary = _dedup_dask(
                 inputs, out_dir, method, opts, read_opts, scheduler, workers, mparams
             )
-            _report_summary(summary, out_dir, as_json)
+            _report_dask(summary, out_dir, fmt)
             return
         paths = _spooled_inputs(inputs, spool)
         result = _run_with_progress(
@@ -246,7 +300,7 @@ def dedup(
                 jobs=jobs,
                 **mparams,
             ),
-            quiet or as_json,
+            quiet or fmt != "table",
         )
         if out_dir is not None:
             write_result(result, out_dir)
@@ -260,8 +314,9 @@ def dedup(
     finally:
         spool.close()
     for s in result.skipped:
-        err.print(f"[yellow]skipped[/yellow] {s.id}: {s.reason} {s.detail}".rstrip())
-    _report_summary(result.summary, out_dir, as_json)
+        line = f"{s.id}: {s.reason} {s.detail}".rstrip()
+        _console("err").print(f"[yellow]skipped[/yellow] {escape(line)}")
+    _report_result(result, out_dir, fmt, top)
 
 
 def _check_outputs(kept: Path | None, removed: Path | None, engine: str) -> None:
@@ -274,7 +329,7 @@ def _check_outputs(kept: Path | None, removed: Path | None, engine: str) -> None
                 raise ParameterError("--kept/--removed", str(path), "the local engine")
 
 
-def _spooled_inputs(inputs: list[Path], spool: Any) -> list[str]:
+def _spooled_inputs(inputs: list[str], spool: Any) -> list[str]:
     """Input paths as strings, standard input (``-``) spooled once to a temporary file so
     that ``--kept``/``--removed`` can read it again."""
     from neardup.text.units import resolve_inputs
@@ -301,15 +356,15 @@ def _export(
     if kept is not None:
         ids = {i for i in result.ids if i not in dropped}
         n = export_records(paths, kept, ids, opts)
-        err.print(f"kept records: {n} written to {escape(str(kept))}")
+        _console("err").print(f"kept records: {n} written to {escape(str(kept))}")
     if removed is not None:
         n = export_records(paths, removed, dropped, opts)
-        err.print(f"removed records: {n} written to {escape(str(removed))}")
+        _console("err").print(f"removed records: {n} written to {escape(str(removed))}")
 
 
 def _dedup_dask(
-    inputs: list[Path],
-    out_dir: Path | None,
+    inputs: list[str],
+    out_dir: str | None,
     method: str,
     opts: Any,
     read_opts: dict[str, Any],
@@ -322,8 +377,8 @@ def _dedup_dask(
     if out_dir is None:
         raise ParameterError("--out", None, "an output directory with --engine dask")
     return dedup_dask(
-        [str(p) for p in inputs],
-        str(out_dir),
+        list(inputs),
+        out_dir,
         method=method,
         options=opts,
         read_options=read_opts,
@@ -333,34 +388,70 @@ def _dedup_dask(
     )
 
 
-def _report_summary(summary: dict[str, Any], out_dir: Path | None, as_json: bool) -> None:
-    if as_json:
-        sys.stdout.write(json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
+def _output_format(fmt: str, as_json: bool, top: int) -> str:
+    """``--format`` checked against ``--json`` (its alias) and ``--top``.
+
+    Raises:
+        ParameterError: an unknown format, ``--json`` with another format, ``--top`` < 0.
+    """
+    from neardup.cli.results import FORMATS
+    from neardup.errors import check_choice, check_int
+
+    check_choice("--format", fmt, FORMATS)
+    check_int("--top", top, low=0)
+    if as_json and fmt not in ("table", "json"):
+        raise ParameterError("--json", f"--format {fmt}", "--json alone or --format json")
+    return "json" if as_json else fmt
+
+
+def _report_result(result: Any, out_dir: str | None, fmt: str, top: int) -> None:
+    from neardup.cli import results
+
+    if fmt == "json":
+        results.write_json(sys.stdout, result)
+    elif fmt == "jsonl":
+        results.write_jsonl(sys.stdout, result)
     else:
+        results.print_table(_console("out"), result, out_dir, top=top)
+    _exit_if_empty(result.summary)
+
+
+def _report_dask(summary: dict[str, Any], out_dir: str | None, fmt: str) -> None:
+    from neardup.cli.results import summary_only
+
+    if fmt == "table":
         _print_summary(summary, out_dir)
+    else:
+        sys.stdout.write(summary_only(summary, out_dir, fmt))
+    _exit_if_empty(summary)
+
+
+def _exit_if_empty(summary: dict[str, Any]) -> None:
     if summary["documents"] == 0:
-        err.print("[red]error:[/red] no document could be processed")
+        _console("err").print("[red]error:[/red] no document could be processed")
         raise typer.Exit(1)
 
 
 def _run_with_progress(fn: Any, silent: bool) -> Any:
-    if silent or not err.is_terminal:
+    if silent or not _console("err").is_terminal:
         return fn(None)
     from neardup.cli.progress import RichProgress
 
-    with RichProgress(err) as prog:
+    with RichProgress(_console("err")) as prog:
         return fn(prog)
 
 
-def _print_summary(summary: dict[str, Any], out_dir: Path | None) -> None:
+def _print_summary(summary: dict[str, Any], out_dir: str | None) -> None:
+    from rich.table import Table
+
     table = Table(title=f"neardup dedup ({summary['method']})", show_header=False)
     for key in ("documents", "skipped", "candidate_pairs", "pairs", "clusters", "kept", "dropped"):
         table.add_row(key.replace("_", " "), str(summary[key]))
     table.add_row("seconds", f"{summary['seconds']['total']:.2f}")
     table.add_row("peak memory", f"{summary['peak_memory_mib']} MiB")
     if out_dir is not None:
-        table.add_row("output", str(out_dir))
-    out.print(table)
+        table.add_row("output", escape(str(out_dir)))
+    _console("out").print(table)
 
 
 @app.command()
@@ -403,6 +494,8 @@ def compare(
             row["passages"] = [dataclasses.asdict(p) for p in shared]
         sys.stdout.write(json.dumps(row, ensure_ascii=False, indent=2) + "\n")
         return
+    from rich.table import Table
+
     table = Table(title=f"{a.name} vs {b.name} ({result.method})", show_header=False)
     row = result.as_dict()
     table.add_row("resemblance", f"{row['resemblance']:.4f}")
@@ -410,7 +503,7 @@ def compare(
     table.add_row("containment B in A", f"{row['containment_ba']:.4f}")
     table.add_row("shared shingles", f"{row['shared']} (A: {row['size_a']}, B: {row['size_b']})")
     table.add_row("method score", f"{row['score']:.4f}")
-    out.print(table)
+    _console("out").print(table)
     if shared is not None:
         _print_passages(shared, text_a, text_b, a.name, b.name)
 
@@ -425,8 +518,10 @@ def _print_passages(shared: list[Any], text_a: str, text_b: str, name_a: str, na
     from neardup.passages import highlight
 
     if not shared:
-        out.print("no shared passages")
+        _console("out").print("no shared passages")
         return
+    from rich.table import Table
+
     table = Table("#", f"{name_a} [start, end)", f"{name_b} [start, end)", "tokens", "text")
     for i, p in enumerate(shared, 1):
         preview = p.text_a(text_a).replace("\n", " ")
@@ -434,13 +529,13 @@ def _print_passages(shared: list[Any], text_a: str, text_b: str, name_a: str, na
         table.add_row(
             str(i), f"{p.a_start}-{p.a_end}", f"{p.b_start}-{p.b_end}", str(p.tokens), preview
         )
-    out.print(table)
+    _console("out").print(table)
     for name, text, spans in (
         (name_a, text_a, [p.a_span for p in shared]),
         (name_b, text_b, [p.b_span for p in shared]),
     ):
-        out.rule(name)
-        out.print(highlight(text, spans))
+        _console("out").rule(name)
+        _console("out").print(highlight(text, spans))
 
 
 def _corpus_texts(paths: list[Path]) -> list[str]:
@@ -474,18 +569,20 @@ def methods(as_json: JsonOpt = False) -> None:
     if as_json:
         sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2, default=str) + "\n")
         return
+    from rich.table import Table
+
     table = Table("method", "parameters", "source")
     for r in rows:
         params = ", ".join(f"{k}={v['default']}" for k, v in r["parameters"].items())
-        table.add_row(r["name"], params, r["source"])
-    out.print(table)
+        table.add_row(escape(r["name"]), escape(params), escape(r["source"]))
+    _console("out").print(table)
 
 
 def _register_extensions() -> None:
     """Commands defined in sibling modules: each has ``register(app)``."""
     import importlib
 
-    for name in ("collections", "serve", "evaluate", "distributed", "crawl"):
+    for name in ("collections", "serve", "evaluate", "crawl"):
         try:
             module = importlib.import_module(f"neardup.cli.{name}")
         except ModuleNotFoundError as exc:
@@ -498,6 +595,51 @@ def _register_extensions() -> None:
 _register_extensions()
 
 
+def app_for(argv: list[str]) -> typer.Typer:
+    """The app that runs ``neardup ARGV``, built only as far as ``argv`` needs.
+
+    Typer builds the options of every command it holds before it parses anything (about
+    10 ms a command). So: ``neardup``, ``neardup --help`` and ``neardup --version`` get a
+    listing of the commands (names and help only); ``neardup COMMAND ...`` gets an app
+    holding that command alone; an unknown command gets the whole app, so that the error
+    lists the choices. Help and error texts are the same as the whole app's.
+    """
+    import copy
+    import inspect
+
+    name = next((a for a in argv if not a.startswith("-")), None)
+    sub = copy.copy(app)
+    if name is None:
+        sub.registered_commands = []
+        for info in app.registered_commands:
+            stub = copy.copy(info)
+            stub.name = info.name or info.callback.__name__.replace("_", "-")  # type: ignore[union-attr]
+            stub.help = info.help or inspect.getdoc(info.callback)
+            stub.callback = _listed
+            sub.registered_commands.append(stub)
+        sub.registered_groups = []
+        for group in app.registered_groups:
+            empty = copy.copy(group.typer_instance)
+            empty.registered_commands, empty.registered_groups = [], []
+            stub_group = copy.copy(group)
+            stub_group.typer_instance = empty
+            sub.registered_groups.append(stub_group)
+        return sub
+    sub.registered_commands = [
+        c
+        for c in app.registered_commands
+        if (c.name or c.callback.__name__.replace("_", "-")) == name  # type: ignore[union-attr]
+    ]
+    sub.registered_groups = [g for g in app.registered_groups if g.name == name]
+    if not sub.registered_commands and not sub.registered_groups:
+        return app
+    return sub
+
+
+def _listed() -> None:
+    """Stand-in callback of a command that is only listed (never run)."""
+
+
 def run() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point (see :func:`app_for`)."""
+    app_for(sys.argv[1:])()

@@ -1,5 +1,5 @@
 """``neardup serve``: the web UI and the REST service (FastAPI under uvicorn; OpenAPI at
-``/docs``), with the crawl dispatcher of seed 004 running in the same process."""
+``/docs``), with the crawl dispatcher of Romanov 2019 running in the same process."""
 
 from __future__ import annotations
 

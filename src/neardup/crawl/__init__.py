@@ -1,4 +1,4 @@
-"""Crawling digital libraries into collections (seed 004 section 3.1, issue 6).
+"""Crawling digital libraries into collections (Romanov 2019 section 3.1, issue 6).
 
 A library (home page + "clarifications", URL substrings that mark articles) is queued in
 a :class:`CrawlQueue` (persistent, in the store's database); a :class:`Dispatcher` crawls

@@ -1,4 +1,4 @@
-"""One library's crawl, following seed 004 section 3.1 (and 4.2 for the page statuses).
+"""One library's crawl, following Romanov 2019 section 3.1 (and 4.2 for the page statuses).
 
 Stages:
 
@@ -24,7 +24,7 @@ never stores a page twice; pages a killed run had reserved go back to ``new``. T
 and the last page walked are remembered (seed: "запоминать как сам диапазон ссылок, так и
 последнюю обработанную страницу").
 
-Handshakes (seed 004): when the collection already holds documents from this library's
+Handshakes (Romanov 2019): when the collection already holds documents from this library's
 site that the crawl's own page table does not know (the library was indexed before, by
 another queue entry), those pages are not fetched again, except that until ``handshake``
 new links have been found, already indexed pages are still fetched for their links
@@ -547,7 +547,7 @@ class Crawler:
         self.db.update(self.id, when=RUNNING, stage="queued")
 
     def _recompute(self) -> None:
-        """Lexical methods: word statistics after the crawl (seed 004 section 4.3)."""
+        """Lexical methods: word statistics after the crawl (Romanov 2019 section 4.3)."""
         self.store.recompute(self.lib.collection)
 
     def _window(self) -> int:
@@ -557,7 +557,7 @@ class Crawler:
 def prepare_recrawl(db: CrawlDB, library_id: int) -> None:
     """Before crawling a ``done`` library again: the pages that may lead to new articles
     (the missing numbers past the range, the pages that were not articles) and the failed
-    ones become ``new`` (seed 004: re-indexing goes on from the last page)."""
+    ones become ``new`` (Romanov 2019: re-indexing goes on from the last page)."""
     lib = db.status(library_id)
     failed = P.c.status == "failed"
     if lib.mode == "pattern" and lib.range is not None:

@@ -1,4 +1,4 @@
-"""The dispatcher: runs the head of the crawl queue (seed 004 section 4.2, Fig. 3).
+"""The dispatcher: runs the head of the crawl queue (Romanov 2019 section 4.2, Fig. 3).
 
 The seed's dispatcher is a thread that watches the head of the queue, starts the processing
 of new libraries, waits while one is processed and takes the next when it is finished. Here

@@ -112,7 +112,7 @@ def in_scope(link: str, home: str) -> str | None:
 
 
 def has_clarification(url: str, clarifications: tuple[str, ...]) -> bool:
-    """Does ``url``'s path or query contain a clarification (seed 004)?
+    """Does ``url``'s path or query contain a clarification (Romanov 2019)?
 
     Case-insensitive; the host is not looked at (``post`` must not match
     ``postgres.org``); percent-encoded addresses are compared decoded too.

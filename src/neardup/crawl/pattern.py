@@ -1,4 +1,4 @@
-"""Article address patterns with a numeric range (seed 004, section 3.1).
+"""Article address patterns with a numeric range (Romanov 2019, section 3.1).
 
 After the link search has found a handful of URLs containing a clarification, the seed
 looks for "a regularity in the distribution of article addresses" so that the articles can

@@ -1,4 +1,4 @@
-"""The crawl queue of digital libraries (seed 004 sections 3.3 and 4.2), kept in the database.
+"""The crawl queue of digital libraries (Romanov 2019 sections 3.3 and 4.2), kept in the database.
 
 A user adds a library (home page + clarifications); it waits in stage ``queued`` until the
 :class:`~neardup.crawl.Dispatcher` runs it. The queue is persistent (``nd_crawl_libraries``
@@ -65,7 +65,7 @@ class CrawlQueue:
         Args:
             url: the library's home page (http/https, a public address unless the settings
                 allow private ones).
-            clarifications: URL substrings that mark article pages (seed 004), 1-20
+            clarifications: URL substrings that mark article pages (Romanov 2019), 1-20
                 non-empty strings, e.g. ``["post"]``.
             collection: the collection the documents go to; created with ``method`` and
                 ``threshold`` when missing; default: derived from the host
@@ -150,7 +150,7 @@ class CrawlQueue:
         """Queue a stopped, failed or done library again; its crawl goes on where it ended.
 
         A ``done`` library is crawled again for new pages (the missing numbers past the end
-        of its range, the pages that link to articles; seed 004's re-indexing).
+        of its range, the pages that link to articles; Romanov's (2019) re-indexing).
         Queued or running libraries are returned unchanged.
 
         Raises:

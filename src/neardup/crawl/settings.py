@@ -12,7 +12,7 @@ DEFAULT_USER_AGENT = f"neardup/{__version__} (+https://github.com/neardup/neardu
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CrawlSettings:
-    """How the crawler behaves (seed 004 section 3.1, with the usual politeness rules).
+    """How the crawler behaves (Romanov 2019 section 3.1, with the usual politeness rules).
 
     Attributes:
         user_agent: the ``User-Agent`` header and the robots.txt agent name.
@@ -29,12 +29,12 @@ class CrawlSettings:
         allow_hosts: host names or IP networks allowed even when ``allow_private`` is off
             (e.g. ``("127.0.0.1",)`` for a test site; anything else is still checked).
         link_search_target: URLs containing a clarification to collect in the link search
-            before the pattern detection (seed 004: ten), 1-10,000.
+            before the pattern detection (Romanov 2019: ten), 1-10,000.
         max_pages: at most this many pages per library, >= 1.
         max_missing: a range walk stops after this many consecutive missing numbers past
             the last article found (both directions), 1-100,000.
         handshake: new links to find before already indexed pages are skipped again, when a
-            library is partly indexed (seed 004's "handshakes"), 0-100,000.
+            library is partly indexed (Romanov's (2019) "handshakes"), 0-100,000.
         max_depth: link depth limit of the recursive crawl (home page = 0), >= 1.
 
     Raises:

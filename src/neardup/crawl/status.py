@@ -15,7 +15,7 @@ RUNNING = ("link search", "pattern detection", "in work")
 #: Stages a crawl ended in.
 FINISHED = ("done", "stopped", "failed")
 
-#: Page statuses (seed 004 section 4.2): new -> reserved -> fetched ("checked") ->
+#: Page statuses (Romanov 2019 section 4.2): new -> reserved -> fetched ("checked") ->
 #: [storing (its document being added)] -> collected (links collected; for an article: its
 #: document stored); or the page ended
 #: missing (404/410, no text), blocked (robots.txt), failed (errors after retries), or
@@ -43,7 +43,7 @@ class LibraryStatus:
     Attributes:
         id: the queue id.
         url: the home page (normalised).
-        clarifications: URL substrings that mark articles (seed 004 "уточнения").
+        clarifications: URL substrings that mark articles (Romanov 2019 "уточнения").
         collection: the neardup collection the documents go to.
         stage: one of :data:`STAGES`.
         pattern: the article address pattern, e.g. ``http://h/post/{n}``, once detected

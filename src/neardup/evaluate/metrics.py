@@ -1,4 +1,5 @@
-"""Pair-level quality against labelled pairs (seed 000's error types, precision, recall, F1).
+"""Pair-level quality against labelled pairs (Zagorulko et al.'s (2013) error types, precision,
+recall, F1).
 
 Gold rows are ``{a, b, label}``; a predicted pair is a true positive when gold labels it 1.
 Two scopes: ``labelled`` scores only pairs that appear in the gold file (for sets such as
@@ -6,7 +7,8 @@ clough-stevenson where unlabelled pairs are unknown); ``all`` presumes unlisted 
 non-duplicates (the revision sets), so every predicted pair outside the gold positives is
 a false positive.
 
-Seed 000: type-I error = share of reported pairs that are not duplicates (``1 - precision``);
+Zagorulko et al. 2013: type-I error = share of reported pairs that are not duplicates (``1 -
+precision``);
 type-II error = share of duplicates missed (``1 - recall``).
 """
 
@@ -71,12 +73,13 @@ class Scores:
 
     @property
     def type_i(self) -> float:
-        """Seed 000's type-I error: share of reported pairs that are not duplicates."""
+        """Zagorulko et al.'s (2013) type-I error: share of reported pairs that are not
+        duplicates."""
         return 1.0 - self.precision
 
     @property
     def type_ii(self) -> float:
-        """Seed 000's type-II error: share of duplicates missed."""
+        """Zagorulko et al.'s (2013) type-II error: share of duplicates missed."""
         return 1.0 - self.recall
 
 

@@ -3,7 +3,8 @@
 The HTML report is one self-contained file: the tables and four matplotlib figures embedded
 as base64 PNG (``<img src="data:image/png;base64,...">``):
 
-* ``found``: pairs found vs threshold per method, gold positives as a dashed line (seed 000,
+* ``found``: pairs found vs threshold per method, gold positives as a dashed line (Zagorulko et al.
+  2013,
   Fig. 3: number of similar pairs vs t); a method whose curve repeats an earlier one
   exactly is labelled ``b (= a)`` in the legends;
 * ``pr``: precision-recall per method across thresholds, grey iso-F1 curves, the best-F1
@@ -11,7 +12,8 @@ as base64 PNG (``<img src="data:image/png;base64,...">``):
 * ``f1``: F1 vs threshold per method with its bootstrap interval as a band;
 * ``cost``: median seconds per dedup run and peak memory (MiB) per method.
 
-matplotlib is needed only for the HTML report (``pip install matplotlib``).
+matplotlib is needed only for the HTML report (``pip install 'neardup[report]'``);
+:func:`require_matplotlib` checks for it before any run starts.
 """
 
 from __future__ import annotations
@@ -19,19 +21,57 @@ from __future__ import annotations
 import base64
 import html
 import io
+import itertools
 import statistics
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-from neardup.errors import NeardupError
+from neardup.errors import NeardupError, UsageError
 from neardup.evaluate.run import EvalRow, Evaluation
 from neardup.evaluate.table2 import table2_rows
 
 FIGURES: tuple[str, ...] = ("found", "pr", "f1", "cost")
+#: Headings of the figures in the HTML report.
+FIGURE_TITLES: dict[str, str] = {
+    "found": "Pairs found vs threshold",
+    "pr": "Precision and recall",
+    "f1": "F1 vs threshold",
+    "cost": "Time and memory per method",
+}
+#: Labels of the metadata keys in the HTML report (other keys are shown as they are).
+META_LABELS: dict[str, str] = {
+    "mode": "Evaluation of",
+    "documents": "Documents",
+    "gold": "Gold standard",
+    "gold_kind": "Gold standard kind",
+    "gold_positives": "Duplicate pairs in the gold standard",
+    "gold_negatives": "Non-duplicate pairs in the gold standard",
+    "gold_ids": "Documents named in the gold standard",
+    "gold_ids_not_in_corpus": "Gold documents missing from the corpus",
+    "scope": "Pairs scored",
+    "measure": "Measure",
+    "verify": "Verified on exact shingle sets",
+    "methods": "Methods",
+    "thresholds": "Thresholds",
+    "method_thresholds": "Thresholds per method",
+    "memory": "Memory measured as",
+    "bootstrap": "Bootstrap",
+    "reuse": "Runs reused across thresholds",
+    "pairs_dir": "dedup output read",
+}
+_META_VALUES: dict[str, dict[str, str]] = {
+    "mode": {"run": "methods run on the corpus", "pairs": "an existing dedup output"},
+    "scope": {
+        "all": "all pairs (pairs the gold standard does not list are non-duplicates)",
+        "labelled": "only the pairs the gold standard labels",
+    },
+    "memory": {"rss": "peak resident memory", "tracemalloc": "tracemalloc peak", "off": "off"},
+}
 _MARKERS = "osD^v<>pPX*h"
 
 
@@ -98,9 +138,13 @@ def rows_table(rows: Sequence[EvalRow], title: str) -> Table:
 
 
 def table2_table(evaluation: Evaluation) -> Table:
-    """Seed 000's Table 2 layout: per threshold, pairs found and type-I error % per method."""
+    """Zagorulko et al.'s (2013) Table 2 layout: per threshold, pairs found and type-I error % per
+    method."""
     methods = evaluation.methods()
-    table = Table("t", title="Table 2 (seed 000): к. д. = pairs found, о. п. р. = type-I error %")
+    table = Table(
+        "t",
+        title="Table 2 (Zagorulko et al. 2013): к. д. = pairs found, о. п. р. = type-I error %",
+    )
     for m in methods:
         table.add_column(f"{m}\nк. д.", justify="right")
         table.add_column(f"{m}\nо. п. р., %", justify="right")
@@ -128,6 +172,8 @@ def print_report(evaluation: Evaluation, console: Console, *, table2: bool = Fal
     console.print(rows_table(evaluation.rows, _title(meta)))
     best = sorted(evaluation.best().values(), key=lambda r: -r.scores.f1)
     console.print(rows_table(best, "best F1 per method (ties: higher t)"))
+    for hint in edge_hints(evaluation):
+        console.print(f"[yellow]hint:[/yellow] {escape(hint)}")
     console.print(_footnote(meta))
 
 
@@ -148,10 +194,71 @@ def _footnote(meta: dict[str, Any]) -> str:
     boot = meta.get("bootstrap", {})
     return (
         f"type-I % = share of found pairs not duplicates; type-II % = share of duplicates "
-        f"missed (seed 000). CIs: percentile bootstrap, {boot.get('replicates')} replicates, "
+        f"missed (Zagorulko et al. 2013). CIs: percentile bootstrap, "
+        f"{boot.get('replicates')} replicates, "
         f"seed {boot.get('seed')}. Memory: {memory}. * = pairs reused from the method's run "
         f"at its lowest threshold (exact; time and memory of that run)."
     )
+
+
+def edge_hints(evaluation: Evaluation) -> list[str]:
+    """One hint per method whose best F1 sits at the lowest or highest threshold it was run
+    at (the best may lie outside the range): widen ``--thresholds``."""
+    hints = []
+    for method, best in evaluation.best().items():
+        tried = sorted({r.threshold for r in evaluation.rows if r.method == method})
+        if len(tried) < 2:
+            continue
+        low, high = tried[0], tried[-1]
+        step = min(b - a for a, b in itertools.pairwise(tried))
+        if best.threshold == low and low > step / 2:
+            lower = max(round(low - 3 * step, 6), round(step, 6))
+            hints.append(
+                f"{method}: the best F1 is at t={low:g}, the lowest threshold tried; "
+                f"lower thresholds may do better (e.g. --thresholds {lower:g}:{high:g}:{step:g})"
+            )
+        elif best.threshold == high and high < 1.0:
+            hints.append(
+                f"{method}: the best F1 is at t={high:g}, the highest threshold tried; "
+                f"higher thresholds may do better (e.g. --thresholds {low:g}:1.0:{step:g})"
+            )
+    return hints
+
+
+def meta_rows(meta: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(label, value)`` rows of the metadata for people: labels of :data:`META_LABELS`,
+    lists joined with commas, mappings as ``key: value``, booleans as yes/no."""
+    return [(META_LABELS.get(k, k), _meta_value(k, v)) for k, v in meta.items()]
+
+
+def _meta_value(key: str, value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if key in _META_VALUES and isinstance(value, str):
+        return _META_VALUES[key].get(value, value)
+    if key == "bootstrap" and isinstance(value, dict):
+        level = value.get("level")
+        share = f"{100 * level:g}% intervals, " if isinstance(level, int | float) else ""
+        return f"{share}{value.get('replicates')} replicates, seed {value.get('seed')}"
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {_meta_value('', v)}" for k, v in value.items()) or "none"
+    if isinstance(value, list | tuple):
+        return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in value) or "none"
+    return str(value)
+
+
+def require_matplotlib() -> None:
+    """Raise before any work when the HTML report cannot be drawn.
+
+    Raises:
+        UsageError: matplotlib is not installed (names ``pip install 'neardup[report]'``).
+    """
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is None:
+        raise UsageError(
+            "--html needs matplotlib, which is not installed: pip install 'neardup[report]'"
+        )
 
 
 # -- JSON ------------------------------------------------------------------------------------------
@@ -168,7 +275,9 @@ def _figure(width: float = 7.0, height: float = 4.5) -> Any:
     try:
         from matplotlib.figure import Figure
     except ModuleNotFoundError as exc:
-        raise NeardupError("the HTML report needs matplotlib: pip install matplotlib") from exc
+        raise NeardupError(
+            "the HTML report needs matplotlib: pip install 'neardup[report]'"
+        ) from exc
     return Figure(figsize=(width, height), dpi=110, layout="constrained")
 
 
@@ -204,7 +313,7 @@ def _labels(series: list[tuple[str, list[EvalRow]]]) -> dict[str, tuple[str, boo
 
 
 def plot_found(evaluation: Evaluation) -> Any:
-    """Figure: pairs found vs threshold per method (seed 000, Fig. 3)."""
+    """Figure: pairs found vs threshold per method (Zagorulko et al. 2013, Fig. 3)."""
     fig = _figure()
     ax = fig.add_subplot()
     series = _series(evaluation)
@@ -218,7 +327,7 @@ def plot_found(evaluation: Evaluation) -> Any:
         ax.axhline(positives, color="grey", linestyle="--", linewidth=1, label="gold positives")
     ax.set_xlabel("threshold t")
     ax.set_ylabel("pairs found")
-    ax.set_title("Pairs found vs threshold (cf. seed 000, Fig. 3)")
+    ax.set_title("Pairs found vs threshold (cf. Zagorulko et al. 2013, Fig. 3)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
     return fig
@@ -347,6 +456,7 @@ table{border-collapse:collapse;font-size:13px;margin:1em 0}
 th,td{border:1px solid #ccc;padding:3px 7px;text-align:right}
 th{background:#f3f3f3} td:first-child,th:first-child{text-align:left}
 img{max-width:100%;border:1px solid #eee;margin:0.5em 0} .note{color:#666;font-size:12px}
+.hint{color:#8a5a00}
 """
 
 
@@ -367,7 +477,7 @@ def _table2_html(evaluation: Evaluation) -> str:
         for m in methods:
             cells.extend(_t2_cell(row[m]))
         rows.append(cells)
-    return "<h2>Table 2 (seed 000)</h2>" + _html_table(headers, rows)
+    return "<h2>Table 2 (Zagorulko et al. 2013)</h2>" + _html_table(headers, rows)
 
 
 def render_html(
@@ -381,20 +491,23 @@ def render_html(
     pngs = figures_png(evaluation)
     best = sorted(evaluation.best().values(), key=lambda r: -r.scores.f1)
     meta = "".join(
-        f"<tr><td>{html.escape(str(k))}</td><td>{html.escape(str(v))}</td></tr>"
-        for k, v in evaluation.meta.items()
+        f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
+        for k, v in meta_rows(evaluation.meta)
     )
     imgs = "".join(
-        f'<h3>{name}</h3><img alt="{name}" src="data:image/png;base64,'
+        f"<h3>{html.escape(FIGURE_TITLES.get(name, name))}</h3>"
+        f'<img alt="{html.escape(FIGURE_TITLES.get(name, name))}" src="data:image/png;base64,'
         f'{base64.b64encode(data).decode("ascii")}">'
         for name, data in pngs.items()
     )
+    hints = "".join(f"<li>{html.escape(h)}</li>" for h in edge_hints(evaluation))
     parts = [
         f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
         f"<style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>",
         f"<p>{html.escape(_title(evaluation.meta))}</p><table>{meta}</table>",
         "<h2>Best F1 per method</h2>",
         _html_table(HEADERS, [_cells(r) for r in best]),
+        f"<ul class='hint'>{hints}</ul>" if hints else "",
         _table2_html(evaluation) if table2 else "",
         f"<h2>Plots</h2>{imgs}",
         "<h2>All runs</h2>",

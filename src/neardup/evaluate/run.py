@@ -109,7 +109,7 @@ class EvalRow:
 
     @property
     def found(self) -> int:
-        """Pairs counted in the scope (seed 000's "к. д.", duplicates found)."""
+        """Pairs counted in the scope (Zagorulko et al.'s (2013) "к. д.", duplicates found)."""
         return self.scores.tp + self.scores.fp
 
     def as_dict(self) -> dict[str, Any]:

@@ -1,6 +1,7 @@
-"""Seed 000's Table 2 in form: duplicates found and type-I error % per shingle method and t.
+"""Zagorulko et al.'s (2013) Table 2 in form: duplicates found and type-I error % per shingle
+method and t.
 
-Seed 000 (Zagorulko et al.), Table 2: shingles with a "mod m" sample (m = 25), with the n
+Zagorulko et al. (2013), Table 2: shingles with a "mod m" sample (m = 25), with the n
 smallest fingerprints (n = 160) and with the full fingerprint sets, shingle length w = 4,
 t = 0.5 ... 1.0; each method decides on its own sample (``verify=False``). Columns per method:
 "к. д." (pairs found) and "о. п. р., %" (type-I error: share of found pairs that are not

@@ -3,7 +3,8 @@
 A sketch of ``k`` slots is cut into ``b`` bands of ``r`` rows (``b·r <= k``); two
 documents become candidates when all ``r`` rows of at least one band agree. For a pair of
 resemblance ``s`` the probability is ``P(s) = 1 - (1 - s^r)^b`` (Leskovec, Rajaraman &
-Ullman, *Mining of Massive Datasets*, §3.4; the super-shingle formula (3) of seed 000 is
+Ullman, *Mining of Massive Datasets*, §3.4; the super-shingle formula (3) of Zagorulko et al. 2013
+is
 the same curve read for "at least two bands").
 
 :func:`optimal_params` picks ``(b, r)`` for a threshold ``t`` by minimising

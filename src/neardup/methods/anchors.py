@@ -1,6 +1,6 @@
 """The anchor-words method ("метод опорных слов": Ilyinsky, Kuzmin, Melkov & Segalovich 2002,
 "An efficient method to detect duplicates of Web documents with the use of inverted index",
-WWW 2002 poster; seed 000 cites it as [1]).
+WWW 2002 poster; Zagorulko et al. 2013 cites it as [1]).
 
 The poster's exact selection rules could not be retrieved; this module follows the method
 as later summarised in the Russian literature (an anchor dictionary chosen from the index
@@ -70,7 +70,7 @@ class AnchorWords(SingleKeyMethod):
     name: ClassVar[str] = "anchor-words"
     source: ClassVar[str] = (
         "Ilyinsky, Kuzmin, Melkov & Segalovich 2002 (anchor words from the inverted index; "
-        "rule interpreted, see neardup.methods.anchors); seed 000 [1]"
+        "rule interpreted, see neardup.methods.anchors); Zagorulko et al. 2013 [1]"
     )
     needs_fit: ClassVar[bool] = True
     exact_key: ClassVar[bool] = True

@@ -1,6 +1,6 @@
 """I-Match (Chowdhury, Frieder, Grossman & McCabe 2002) and its lexicon randomization
-(Kołcz, Chowdhury & Alspector 2004), seed 000 ("I-Match ... слова со средним значением
-IDF") and seed 004 §1 (SHA-1 of the sorted lexicon terms; 30-35 % of the lexicon removed
+(Kołcz, Chowdhury & Alspector 2004), Zagorulko et al. 2013 ("I-Match ... слова со средним значением
+IDF") and Romanov 2019 §1 (SHA-1 of the sorted lexicon terms; 30-35 % of the lexicon removed
 in each extra lexicon; duplicates when any coordinate matches).
 
 The lexicon is fitted on collection statistics: a term ``t`` with document frequency
@@ -150,7 +150,7 @@ class IMatch:
         min_nidf: lower bound of the normalised idf ``log(N/df) / log(N)``, in [0, 1]
             (drops terms found in more than ``N^(1 - min_nidf)`` documents).
         max_nidf: upper bound, in [min_nidf, 1] (``< 1`` drops terms of one document).
-        min_terms: lexicon terms a document needs to get a signature, >= 1 (seed 004:
+        min_terms: lexicon terms a document needs to get a signature, >= 1 (Romanov 2019:
             "если размер этого пересечения больше некоторого минимального порога").
         canonical: the canonical form tokens are made with.
 
@@ -161,7 +161,7 @@ class IMatch:
     name: ClassVar[str] = "imatch"
     source: ClassVar[str] = (
         "Chowdhury, Frieder, Grossman & McCabe 2002 (I-Match: SHA-1 of the terms with "
-        "mid-range idf = log(N/df)); seeds 000 and 004"
+        "mid-range idf = log(N/df)); Zagorulko et al. 2013 and Romanov 2019"
     )
     needs_fit: ClassVar[bool] = True
     exact_key: ClassVar[bool] = True
@@ -294,7 +294,7 @@ class IMatchRandom(IMatch):
 
     Args:
         K: extra lexicons, 1-256 (default 10).
-        drop: fraction of ``L`` removed in each extra lexicon, in [0, 1) (seed 004: 30-35 %).
+        drop: fraction of ``L`` removed in each extra lexicon, in [0, 1) (Romanov 2019: 30-35 %).
         seed: seed of the random removals, ``0 <= seed < 2**63``.
         min_nidf, max_nidf, min_terms, canonical: as :class:`IMatch`.
 
@@ -305,7 +305,7 @@ class IMatchRandom(IMatch):
     name: ClassVar[str] = "imatch-random"
     source: ClassVar[str] = (
         "Kołcz, Chowdhury & Alspector 2004 (K randomized lexicons, match on any I-Match "
-        "signature); Chowdhury et al. 2002; seed 004"
+        "signature); Chowdhury et al. 2002; Romanov 2019"
     )
 
     K: int = 10

@@ -1,8 +1,10 @@
-"""Measures on shingle sets (seed 000 eqs. 1-2, seed 001), one pair or many pairs at once.
+"""Measures on shingle sets (Zagorulko et al. 2013 eqs. 1-2, Rodnenko 2009), one pair or many pairs
+at once.
 
-* resemblance ``res(A, B) = |A ∩ B| / |A ∪ B|`` (Jaccard; seed 000, eq. 1);
-* containment ``cont(A, B) = |A ∩ B| / |A|``: how much of A lies in B (seed 000, eq. 2);
-* ``dice(A, B) = 2 |A ∩ B| / (|A| + |B|)``: the similarity printed by seed 001's script.
+* resemblance ``res(A, B) = |A ∩ B| / |A ∪ B|`` (Jaccard; Zagorulko et al. 2013, eq. 1);
+* containment ``cont(A, B) = |A ∩ B| / |A|``: how much of A lies in B (Zagorulko et al. 2013, eq.
+  2);
+* ``dice(A, B) = 2 |A ∩ B| / (|A| + |B|)``: the similarity printed by Rodnenko's (2009) script.
 
 Two empty sets have resemblance 0 (nothing is shared), so empty documents never match.
 """
@@ -22,7 +24,7 @@ MEASURES: tuple[str, ...] = ("resemblance", "containment")
 
 @dataclass(frozen=True, slots=True)
 class Overlap:
-    """Set sizes and intersection of a pair, with the seeds' measures derived from them.
+    """Set sizes and intersection of a pair, with the papers' measures derived from them.
 
     Attributes:
         size_a, size_b: ``|A|``, ``|B|``; shared: ``|A ∩ B|``.
@@ -39,12 +41,12 @@ class Overlap:
 
     @property
     def resemblance(self) -> float:
-        """Jaccard ``|A ∩ B| / |A ∪ B|`` in [0, 1] (seed 000, eq. 1)."""
+        """Jaccard ``|A ∩ B| / |A ∪ B|`` in [0, 1] (Zagorulko et al. 2013, eq. 1)."""
         return self.shared / self.union if self.union else 0.0
 
     @property
     def containment_ab(self) -> float:
-        """``|A ∩ B| / |A|`` in [0, 1]: share of A found in B (seed 000, eq. 2)."""
+        """``|A ∩ B| / |A|`` in [0, 1]: share of A found in B (Zagorulko et al. 2013, eq. 2)."""
         return self.shared / self.size_a if self.size_a else 0.0
 
     @property
@@ -54,7 +56,7 @@ class Overlap:
 
     @property
     def dice(self) -> float:
-        """``2 |A ∩ B| / (|A| + |B|)`` in [0, 1] (seed 001)."""
+        """``2 |A ∩ B| / (|A| + |B|)`` in [0, 1] (Rodnenko 2009)."""
         total = self.size_a + self.size_b
         return 2 * self.shared / total if total else 0.0
 

@@ -1,6 +1,8 @@
-"""Fetterly's mega-shingles (Fetterly, Manasse & Najork 2003, as described in seed 000).
+"""Fetterly's mega-shingles (Fetterly, Manasse & Najork 2003, as described in Zagorulko et al.
+2013).
 
-Seed 000, "Метод мегашинглов" (Fig. 2): a document is cut into 5-word shingles with 64-bit
+Zagorulko et al. 2013, "Метод мегашинглов" (Fig. 2): a document is cut into 5-word shingles with
+64-bit
 fingerprints (the "прообразы"); 84 fixed, randomly chosen injective maps are applied to the
 set and each keeps the fingerprint of smallest image, giving a sketch ``S_i`` of length 84
 (:class:`~neardup.methods.minhash.MinHasher`, ``scheme="perm"``). The sketch is cut into 6
@@ -8,7 +10,7 @@ set and each keeps the fingerprint of smallest image, giving a sketch ``S_i`` of
 the 15 *mega-shingles* ``MS_i`` are hashes of every pair of super-shingles. Two documents
 are near-duplicates when at least one mega-shingle matches, i.e. when at least two
 super-shingles match. If each sketch slot matches with probability ``p`` (the resemblance),
-the probability of that is seed 000's formula (3)::
+the probability of that is Zagorulko et al.'s (2013) formula (3)::
 
     P(p) = 1 - (1 - p^14)^6 - 6 · p^14 · (1 - p^14)^5           (3)
 
@@ -41,7 +43,8 @@ _MEGA_TAG = np.uint64(0x4D454741)  # "MEGA": domain of mega-shingle hashes
 
 
 def recall_curve(p: float | np.ndarray, r: int = 14, s: int = 6) -> float | np.ndarray:
-    """Seed 000 formula (3): probability that at least two of ``s`` super-shingles match.
+    """Zagorulko et al. 2013 formula (3): probability that at least two of ``s`` super-shingles
+    match.
 
     With ``q = p^r`` (a super-shingle of ``r`` slots matches when all its slots do)::
 
@@ -109,16 +112,18 @@ def megashingles(supers: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True, kw_only=True)
 class Megashingles:
-    """Fetterly's mega-shingles (seed 000, Fig. 2, formula (3)): exact-key mega-shingle match.
+    """Fetterly's mega-shingles (Zagorulko et al. 2013, Fig. 2, formula (3)): exact-key
+    mega-shingle match.
 
     Signature payload: uint64 array of shape ``(s + s(s-1)/2,)``: the ``s`` super-shingles
     followed by the mega-shingles (21 values with the defaults). A document with no
     shingle gets all ``EMPTY`` (2**64 - 1) and matches nothing.
 
     Args:
-        shingle_size: words per shingle, 1-64 (seed 000: 5).
-        num_maps: injective maps, i.e. sketch length, 2-4096 (seed 000: 84).
-        supershingles: super-shingles per document, >= 2, dividing ``num_maps`` (seed 000: 6).
+        shingle_size: words per shingle, 1-64 (Zagorulko et al. 2013: 5).
+        num_maps: injective maps, i.e. sketch length, 2-4096 (Zagorulko et al. 2013: 84).
+        supershingles: super-shingles per document, >= 2, dividing ``num_maps`` (Zagorulko et al.
+        2013: 6).
         seed: seed of the shingle fingerprints (``0 <= seed < 2**32``) and of the maps.
         canonical: the canonical form tokens are made with.
 
@@ -128,7 +133,7 @@ class Megashingles:
 
     name: ClassVar[str] = "megashingles"
     source: ClassVar[str] = (
-        "Fetterly, Manasse & Najork 2003; seed 000 (84 maps, 6 super-shingles, "
+        "Fetterly, Manasse & Najork 2003; Zagorulko et al. 2013 (84 maps, 6 super-shingles, "
         "15 mega-shingles), formula (3)"
     )
     needs_fit: ClassVar[bool] = False

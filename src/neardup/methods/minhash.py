@@ -10,7 +10,7 @@ Two schemes, both with ``num_perm`` slots and a ``seed``:
   hash of slot and attempt). ``P[slot_i(A) == slot_i(B)] = J(A, B)``; the cost is O(|A|)
   instead of O(k·|A|).
 * ``perm``: ``k`` independent injective maps ``π_j(x) = fmix64(x ^ s_j)`` (a bijection on
-  64-bit words) and the minimum image under each (Broder 1997; seed 000's 84 maps).
+  64-bit words) and the minimum image under each (Broder 1997; Zagorulko et al.'s (2013) 84 maps).
   O(k·|A|); used by the mega-shingle method.
 
 For both, ``P[sig_j(A) == sig_j(B)] = J(A, B)`` and the estimate

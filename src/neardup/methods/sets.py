@@ -2,7 +2,7 @@
 
 ``values[offsets[i]:offsets[i+1]]`` is document ``i``'s set, sorted and unique. One flat
 array instead of a list of arrays keeps a 100k-document corpus to two numpy allocations.
-Samples of seed 000 live here too: "mod m" (fingerprints divisible by ``m``) and
+Samples of Zagorulko et al. 2013 live here too: "mod m" (fingerprints divisible by ``m``) and
 "n smallest" (the ``n`` smallest fingerprints, Broder's bottom-n sketch).
 """
 
@@ -116,9 +116,9 @@ class ShingleSets:
         np.cumsum(sizes, out=offsets[1:])
         return ShingleSets(values, offsets)
 
-    # -- samples of seed 000 --------------------------------------------------------------
+    # ---------------------------------------------------------------------------------------------
     def mod_sample(self, m: int) -> ShingleSets:
-        """Keep fingerprints divisible by ``m`` (seed 000, "method 1"; m=25 there).
+        """Keep fingerprints divisible by ``m`` (Zagorulko et al. 2013, "method 1"; m=25 there).
 
         Raises:
             ParameterError: ``m`` < 1.
@@ -133,7 +133,8 @@ class ShingleSets:
         return ShingleSets(self.values[keep], offsets)
 
     def min_sample(self, n: int) -> ShingleSets:
-        """Keep each set's ``n`` smallest fingerprints (seed 000, "method 2"; n=160 there).
+        """Keep each set's ``n`` smallest fingerprints (Zagorulko et al. 2013, "method 2"; n=160
+        there).
 
         Raises:
             ParameterError: ``n`` < 1.

@@ -1,4 +1,4 @@
-"""Broder's shingle methods (seed 000, Fig. 1) and MinHash-LSH behind :class:`Method`.
+"""Broder's shingle methods (Zagorulko et al. 2013, Fig. 1) and MinHash-LSH behind :class:`Method`.
 
 * ``shingles-full``: the whole fingerprint set ("сигнатура полностью совпадает с индексом");
 * ``shingles-mod``: fingerprints divisible by ``m`` ("кратные m", method 1, m=25);
@@ -41,8 +41,9 @@ class ShingleMethod:
     """Common part of the shingle methods: shingling, canonical form, signatures of sets.
 
     Args:
-        shingle_size: words (or characters) per shingle, 1-64 (seed 000 uses 4).
-        step: distance between shingle starts (1 = overlapping; = size: seed 003's
+        shingle_size: words (or characters) per shingle, 1-64 (Zagorulko et al. 2013 uses 4).
+        step: distance between shingle starts (1 = overlapping; = size: the shingle-method
+        tutorial's
             non-overlapping shingles).
         unit: ``word`` or ``char``.
         fingerprint: ``xxh64`` or ``crc32``.
@@ -54,7 +55,7 @@ class ShingleMethod:
     """
 
     name: ClassVar[str] = "shingles-full"
-    source: ClassVar[str] = "Broder 1997; seed 000 eq. (1)-(2), full fingerprint set"
+    source: ClassVar[str] = "Broder 1997; Zagorulko et al. 2013 eq. (1)-(2), full fingerprint set"
     needs_fit: ClassVar[bool] = False
     exact_key: ClassVar[bool] = False
 
@@ -144,14 +145,17 @@ class ShinglesFull(ShingleMethod):
 
 @dataclass(frozen=True, kw_only=True)
 class ShinglesMod(ShingleMethod):
-    """Broder's shingles sampled "mod m": fingerprints divisible by ``m`` (seed 000, m=25).
+    """Broder's shingles sampled "mod m": fingerprints divisible by ``m`` (Zagorulko et al. 2013,
+    m=25).
 
     Args:
         m: modulus, >= 1 (1 keeps every fingerprint).
     """
 
     name: ClassVar[str] = "shingles-mod"
-    source: ClassVar[str] = "Broder 1997; seed 000 method 1 (fingerprints divisible by m), eq. (1)"
+    source: ClassVar[str] = (
+        "Broder 1997; Zagorulko et al. 2013 method 1 (fingerprints divisible by m), eq. (1)"
+    )
     m: int = 25
 
     def __post_init__(self) -> None:
@@ -167,17 +171,19 @@ class ShinglesMod(ShingleMethod):
 
 @dataclass(frozen=True, kw_only=True)
 class ShinglesMin(ShingleMethod):
-    """Broder's bottom-n sketch: the ``n`` smallest fingerprints (seed 000, n=160).
+    """Broder's bottom-n sketch: the ``n`` smallest fingerprints (Zagorulko et al. 2013, n=160).
 
     Resemblance is estimated as ``|min_n(S_A ∪ S_B) ∩ S_A ∩ S_B| / |min_n(S_A ∪ S_B)|``
-    (Broder 1997, Theorem 1); containment is not defined on this sample (seed 000).
+    (Broder 1997, Theorem 1); containment is not defined on this sample (Zagorulko et al. 2013).
 
     Args:
         n: sketch size, >= 1.
     """
 
     name: ClassVar[str] = "shingles-min"
-    source: ClassVar[str] = "Broder 1997; seed 000 method 2 (n smallest fingerprints), eq. (1)"
+    source: ClassVar[str] = (
+        "Broder 1997; Zagorulko et al. 2013 method 2 (n smallest fingerprints), eq. (1)"
+    )
     n: int = 160
 
     def __post_init__(self) -> None:

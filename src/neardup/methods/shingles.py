@@ -1,11 +1,12 @@
 """Shingles and their fingerprints, one document or a whole batch at a time.
 
-A *shingle* is a run of ``size`` consecutive canonical tokens (Broder 1997, seed 000) taken
-every ``step`` tokens: ``step=1`` gives overlapping shingles, ``step=size`` the
-non-overlapping ones of seed 003. ``unit="char"`` gives character k-shingles of the
+A *shingle* is a run of ``size`` consecutive canonical tokens (Broder 1997; Zagorulko et
+al. 2013) taken every ``step`` tokens: ``step=1`` gives overlapping shingles, ``step=size`` the
+non-overlapping ones of the shingle-method tutorial («Метод шинглов: алгоритм, применение и
+основные параметры», n.d.). ``unit="char"`` gives character k-shingles of the
 canonical text (tokens joined by one space), for short texts.
 
-Fingerprints (the seeds' "контрольные суммы"):
+Fingerprints (the "контрольные суммы" of Zagorulko et al. 2013 and Rodnenko 2009):
 
 * ``xxh64`` (default): every token is hashed once with XXH64 (``xxhash.xxh64_intdigest``
   of its UTF-8 bytes, seed ``seed``); a word shingle's fingerprint is the order-sensitive
@@ -13,7 +14,8 @@ Fingerprints (the seeds' "контрольные суммы"):
   (``P = 0x9E3779B97F4A7C15``, ``fmix64`` MurmurHash3's finalizer), computed for all
   shingles of a batch with numpy. Character shingles are XXH64 of their UTF-8 bytes.
 * ``crc32``: CRC-32 (zlib) of the shingle text, tokens joined by one space: the 32-bit
-  checksum of seeds 000/001, slower (one call per shingle), kept for compatibility.
+  checksum of Zagorulko et al. 2013 and Rodnenko 2009, slower (one call per shingle), kept for
+  compatibility.
 
 A document with fewer tokens than ``size`` (but at least one) has one shingle: all of
 its tokens. A document with no tokens has the empty set.
@@ -51,7 +53,8 @@ class Shingling:
         size: tokens (``unit="word"``) or characters (``unit="char"``) per shingle, 1-64.
         step: distance between shingle starts, ``1 <= step <= size``.
         unit: ``word`` or ``char``.
-        fingerprint: ``xxh64`` (64-bit, default) or ``crc32`` (32-bit, seeds 000/001).
+        fingerprint: ``xxh64`` (64-bit, default) or ``crc32`` (32-bit, Zagorulko et al. 2013 and
+        Rodnenko 2009).
         seed: hash seed, ``0 <= seed < 2**32``.
 
     Raises:

@@ -1,6 +1,6 @@
-"""SL+ST: sentence-length strings matched with a suffix automaton (seed 002, Feng Jinbo 2015).
+"""SL+ST: sentence-length strings matched with a suffix automaton (Feng 2015).
 
-Seed 002 ("基于后缀树的重复文档检测") represents a document by the lengths of its sentences,
+Feng 2015 ("基于后缀树的重复文档检测") represents a document by the lengths of its sentences,
 finds the sentence blocks two documents share as common substrings of those strings with a
 linear-time suffix structure, verifies each block on the first two terms of its sentences,
 and scores the pair with the Jaccard similarity of the verified blocks. This module follows
@@ -68,7 +68,7 @@ from neardup.methods.registry import register
 from neardup.text.canonical import CanonicalForm
 from neardup.text.sentences import split_sentences
 
-#: Characters of the length string: length ``L`` is ``ALPHABET[L]`` (seed 002 §2.1).
+#: Characters of the length string: length ``L`` is ``ALPHABET[L]`` (Feng 2015 §2.1).
 ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 _SEP = "\x1f"
 _P = np.uint64(0x9E3779B97F4A7C15)
@@ -77,7 +77,7 @@ _P = np.uint64(0x9E3779B97F4A7C15)
 # -- the length string -------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class SentenceString:
-    """One document as seed 002 sees it: sentence length codes and first-terms hashes.
+    """One document as Feng 2015 sees it: sentence length codes and first-terms hashes.
 
     Attributes:
         codes: uint64 (n,), sentence lengths in ``[0, max_length]``.
@@ -109,7 +109,7 @@ class SentenceString:
 def sentence_string(
     text: str, canonical: CanonicalForm, *, max_length: int = 35, seed: int = 0
 ) -> SentenceString:
-    """The length string and first-terms hashes of ``text`` (seed 002 §2.1).
+    """The length string and first-terms hashes of ``text`` (Feng 2015 §2.1).
 
     Args:
         text: clean text.
@@ -140,7 +140,7 @@ class SuffixAutomaton:
     state is a class of substrings with the same end positions. Built over document A's
     length string, it answers "longest substring of B ending here that occurs in A" for all
     positions of B in O(|B|) total (:meth:`match`): the linear-time common-substring step
-    that seed 002 does with a suffix tree.
+    that Feng 2015 does with a suffix tree.
 
     Args:
         s: the sequence (any hashable symbols; SL+ST uses the length codes).
@@ -259,7 +259,7 @@ def split_verified(
 ) -> list[Block]:
     """Cut ``block`` at sentences whose first terms differ; drop pieces < ``min_block``.
 
-    Seed 002 §2.3: a block of 5 whose 3rd sentence differs gives two blocks of 2; a block
+    Feng 2015 §2.3: a block of 5 whose 3rd sentence differs gives two blocks of 2; a block
     of 4 whose 2nd and 3rd differ gives nothing (both pieces have length 1).
 
     Args:
@@ -323,7 +323,7 @@ def common_blocks(
 
 
 def verified_blocks(a: SentenceString, b: SentenceString, min_block: int) -> list[Block]:
-    """Common blocks of A and B (automaton over A) cut by verification (seed 002 §2.1-2.3)."""
+    """Common blocks of A and B (automaton over A) cut by verification (Feng 2015 §2.1-2.3)."""
     sam = SuffixAutomaton(a.codes.tolist())
     return _verify_all(sam, a, b, min_block)
 
@@ -438,11 +438,11 @@ def window_keys(
 # -- the method --------------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class SLST:
-    """SL+ST (seed 002): sentence-length strings, suffix-automaton blocks, verified Jaccard.
+    """SL+ST (Feng 2015): sentence-length strings, suffix-automaton blocks, verified Jaccard.
 
     Args:
-        min_block: shortest verified block kept, 2-1000 (seed 002 drops blocks of 1).
-        max_length: longest sentence kept in the string, 1-35 (seed 002: 35, ``a``-``z``
+        min_block: shortest verified block kept, 2-1000 (Feng 2015 drops blocks of 1).
+        max_length: longest sentence kept in the string, 1-35 (Feng 2015: 35, ``a``-``z``
             stand for 10-35).
         window: sentences per candidate-index window, ``1 <= window <= min_block``
             (completeness needs ``window <= min_block``).
@@ -458,7 +458,7 @@ class SLST:
 
     name: ClassVar[str] = "sl-st"
     source: ClassVar[str] = (
-        "Feng Jinbo 2015, seed 002 (SL+ST): sentence-length string, suffix-structure common "
+        "Feng 2015 (SL+ST): sentence-length string, suffix-structure common "
         "blocks, first-two-terms verification, J = c / (|A| + |B| - c)"
     )
     needs_fit: ClassVar[bool] = False

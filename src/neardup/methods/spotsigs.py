@@ -1,7 +1,7 @@
 """SpotSigs: spot signatures anchored at stop words (Theobald, Siddharth & Paepcke 2008).
 
 M. Theobald, J. Siddharth, A. Paepcke, "SpotSigs: robust and efficient near duplicate
-detection in large web collections", SIGIR 2008. Seed 002 (§1) summarises it: a stop word is
+detection in large web collections", SIGIR 2008. Feng 2015 (§1) summarises it: a stop word is
 an *antecedent*, and the words after it form one spot signature.
 
 **Spot signatures** (paper §3). For every occurrence of an antecedent ``a`` in the token

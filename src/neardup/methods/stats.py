@@ -1,7 +1,7 @@
 """Collection statistics for lexical methods: document and collection frequencies.
 
 ``df(t)``: number of documents containing term ``t``; ``cf(t)``: total occurrences of ``t``
-in the collection; ``N``: number of documents (seed 004's ``word``/``article_word``
+in the collection; ``N``: number of documents (Romanov's (2019) ``word``/``article_word``
 tables). Statistics grow incrementally with :meth:`CorpusStatistics.add`.
 """
 

@@ -1,6 +1,6 @@
-"""TF-RIDF signatures (seed 004 §3.2, §3.3 and §4.4, after Church & Gale's residual IDF).
+"""TF-RIDF signatures (Romanov 2019 §3.2, §3.3 and §4.4, after Church & Gale's residual IDF).
 
-Seed 004: words are stemmed, stop words and words shorter than three characters removed
+Romanov 2019: words are stemmed, stop words and words shorter than three characters removed
 (default canonical form: ``CanonicalForm(stop_words=True, morphology="stem",
 min_token_length=3)``, and ``min_length`` is applied again to the stems). For each word of a
 document, with ``N`` documents in the collection, ``df`` documents containing the word and
@@ -29,7 +29,7 @@ Details the seed leaves open, fixed here:
 
 Statistics are held by reference: :meth:`TFRIDF.fit` on a
 :class:`~neardup.methods.stats.CorpusStatistics` that later grows with ``add`` makes the
-next :meth:`TFRIDF.sign` use the updated statistics (seed 004's recomputation after
+next :meth:`TFRIDF.sign` use the updated statistics (Romanov's (2019) recomputation after
 indexing). The signature key records a fingerprint of the statistics at signing time, so
 signatures made against different statistics refuse comparison.
 """
@@ -61,7 +61,7 @@ def _stemmed() -> CanonicalForm:
 
 
 def ridf(df: np.ndarray, cf: np.ndarray, n: int) -> np.ndarray:
-    """Residual IDF (seed 004 §3.2): ``-log(df/N) + log(1 - exp(-cf/N))``, float64.
+    """Residual IDF (Romanov 2019 §3.2): ``-log(df/N) + log(1 - exp(-cf/N))``, float64.
 
     Args:
         df, cf: document and collection frequencies, arrays of one shape, ``1 <= df <= cf``.
@@ -90,20 +90,20 @@ def top_words(counts: dict[str, int], weights: dict[str, float], top: int) -> li
 
 
 def crc_signature(words: Sequence[str]) -> int:
-    """CRC-32 of the words concatenated without separator (seed 004 §4.4), UTF-8."""
+    """CRC-32 of the words concatenated without separator (Romanov 2019 §4.4), UTF-8."""
     return zlib.crc32("".join(words).encode("utf-8", "surrogatepass")) & 0xFFFFFFFF
 
 
 @dataclass(kw_only=True)
 class TFRIDF(SingleKeyMethod):
-    """TF-RIDF signature (seed 004): CRC-32 of the 6 words of largest TF·RIDF, sorted.
+    """TF-RIDF signature (Romanov 2019): CRC-32 of the 6 words of largest TF·RIDF, sorted.
 
     Needs :meth:`fit` (collection statistics, held by reference). Signature payload:
     uint32 (1,); 0 = no signature, matches nothing. Duplicates: equal non-zero signatures.
 
     Args:
-        top: words in the signature, 1-1000 (seed 004: 6).
-        min_length: shortest word kept (after stemming), 1-100 (seed 004: 3).
+        top: words in the signature, 1-1000 (Romanov 2019: 6).
+        min_length: shortest word kept (after stemming), 1-100 (Romanov 2019: 3).
         canonical: the canonical form (default: stop words out, Snowball stems, >= 3 chars).
 
     Raises:
@@ -112,7 +112,7 @@ class TFRIDF(SingleKeyMethod):
 
     name: ClassVar[str] = "tf-ridf"
     source: ClassVar[str] = (
-        "seed 004 §3.2/§4.4: w = (0.5 + 0.5·tf/tf_max)·(IDF - PIDF), IDF = -log(df/N), "
+        "Romanov 2019 §3.2/§4.4: w = (0.5 + 0.5·tf/tf_max)·(IDF - PIDF), IDF = -log(df/N), "
         "PIDF = -log(1 - exp(-cf/N)); CRC32 of the top 6 words sorted and concatenated"
     )
     needs_fit: ClassVar[bool] = True

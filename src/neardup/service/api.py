@@ -12,7 +12,7 @@ breaks, see :class:`DocIdConvertor`):
   ``POST /collections/{name}/check/file`` (multipart upload, field ``file``)
 * ``GET /libraries``, ``POST /libraries`` (201), ``GET /libraries/{id}``,
   ``DELETE /libraries/{id}`` (204), ``POST /libraries/{id}/stop``, ``POST .../resume``: the
-  crawl queue of digital libraries (seed 004; :mod:`neardup.crawl`)
+  crawl queue of digital libraries (Romanov 2019; :mod:`neardup.crawl`)
 
 The web UI (:mod:`neardup.service.ui`) is served by the same app: ``/`` (queue), ``/check``,
 and ``/collections[/{name}]`` for browsers (``Accept: text/html``); API clients get JSON
@@ -45,7 +45,7 @@ from starlette.convertors import Convertor, register_url_convertor
 
 from neardup._version import __version__
 from neardup.errors import InputError, ParameterError
-from neardup.service import problems, ui
+from neardup.service import docs, problems, ui
 from neardup.service.limits import BodyLimit
 from neardup.service.web import wants_html
 from neardup.store import Store
@@ -176,7 +176,7 @@ class BatchIn(_Body):
 
 
 class LibraryIn(_Body):
-    """A digital library to crawl into a collection (seed 004 §3.1)."""
+    """A digital library to crawl into a collection (Romanov 2019 §3.1)."""
 
     url: str = Field(min_length=1, max_length=2000, description="The library's home page.")
     clarifications: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
@@ -285,9 +285,12 @@ def create_app(
         description="Near-duplicate document collections: add documents, check new ones.",
         responses=_PROBLEM_RESPONSES,
         lifespan=_lifespan(queue, dispatcher),
+        docs_url=None,  # served from the package by neardup.service.docs (offline)
+        redoc_url=None,
     )
     api.router.route_class = OffLoopJsonRoute
     problems.install(api)
+    docs.install(api)
     require = _token_dependency(cfg.token)
     state = ui.UiState(st, queue, dispatcher, cfg.token, fetcher, cfg.max_body_bytes)
     _routes(api, st, require, state)
@@ -403,7 +406,7 @@ def _routes(api: FastAPI, st: Store, require: Any, state: ui.UiState) -> None:
 
     @api.post("/collections/{name}/recompute", dependencies=[require], tags=["collections"])
     def recompute(name: Name) -> dict[str, Any]:
-        """Recompute word statistics and lexical signatures (seed 004)."""
+        """Recompute word statistics and lexical signatures (Romanov 2019)."""
         report = st.recompute(name)
         return report.as_dict() if report is not None else {"documents": 0}
 
@@ -468,7 +471,7 @@ def _library_routes(
 
     @api.post("/libraries", status_code=201, dependencies=[require], tags=["libraries"])
     async def add_library(body: LibraryIn) -> dict[str, Any]:
-        """Queue a library: its home page and clarifications (seed 004 §3.1).
+        """Queue a library: its home page and clarifications (Romanov 2019 §3.1).
 
         The address must be ``http(s)`` and public unless the service allows private ones.
         """

@@ -292,7 +292,7 @@ async def _check_page(
     options = await run_in_threadpool(_options, state)
     names = [o["name"] for o in options]
     if chosen not in names:
-        chosen = names[0] if names else ""
+        chosen = await run_in_threadpool(default_collection, state, names)
     about = await run_in_threadpool(_about, state, chosen) if chosen else None
     return web.render(
         request,
@@ -319,6 +319,19 @@ def _options(state: UiState) -> list[dict[str, str]]:
         out.append({"name": info.name, "label": label, "group": "lib" if lib else "col"})
     out.sort(key=lambda o: (o["group"] != "lib", o["label"]))
     return out
+
+
+def default_collection(state: UiState, names: list[str]) -> str:
+    """The collection the check page preselects: the first of ``names`` (libraries first)
+    that holds documents, so an empty one left by a failed crawl is not the default; the
+    first name when all are empty; ``""`` when there are none."""
+    for name in names:
+        try:
+            if state.store.stats(name)["documents"] > 0:
+                return name
+        except CollectionNotFound:  # deleted meanwhile
+            continue
+    return names[0] if names else ""
 
 
 # -- collection pages -------------------------------------------------------------------------

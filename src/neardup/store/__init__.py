@@ -1,7 +1,8 @@
 """Collections in a database (SQLite or PostgreSQL): add documents, check new ones.
 
-Seed 000 keeps the signatures of a collection and checks each new document against them;
-seed 004 builds the service around a PostgreSQL database. :class:`Store` is the entry point.
+Zagorulko et al. 2013 keeps the signatures of a collection and checks each new document against
+them;
+Romanov 2019 builds the service around a PostgreSQL database. :class:`Store` is the entry point.
 """
 
 from neardup.store.engine import default_url, resolve_url

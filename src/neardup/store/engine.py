@@ -154,8 +154,49 @@ def _exp(x: float | None) -> float | None:
     return math.exp(x) if x is not None else None
 
 
+def head_revisions() -> set[str]:
+    """Revisions no migration builds on, read from the shipped scripts' ``revision`` and
+    ``down_revision`` lines (without importing Alembic)."""
+    import re
+
+    revisions: set[str] = set()
+    parents: set[str] = set()
+    for script in (resources.files("neardup.store") / "migrations" / "versions").iterdir():
+        if not script.name.endswith(".py") or script.name.startswith("_"):
+            continue
+        text = script.read_text(encoding="utf-8")
+        if found := re.search(r'^revision\s*=\s*["\']([^"\']+)', text, re.M):
+            revisions.add(found.group(1))
+        parents.update(re.findall(r'["\']([^"\']+)["\']', _line(text, "down_revision")))
+    return revisions - parents
+
+
+def _line(text: str, name: str) -> str:
+    for line in text.splitlines():
+        if line.startswith(name):
+            return line.partition("=")[2]
+    return ""
+
+
+def _at_head(engine: Engine) -> bool:
+    """Is the database already at the newest migration? (a cheap query; False on doubt)."""
+    from sqlalchemy import text
+    from sqlalchemy.exc import SQLAlchemyError
+
+    try:
+        with engine.connect() as conn:
+            query = text("SELECT version_num FROM nd_alembic_version")  # see migrations/env.py
+            rows = {r[0] for r in conn.execute(query)}
+    except SQLAlchemyError:  # no table yet, permissions...: let Alembic decide
+        return False
+    return bool(rows) and rows == head_revisions()
+
+
 def upgrade(engine: Engine) -> None:
-    """Bring the schema to the newest migration (Alembic, scripts shipped in the package)."""
+    """Bring the schema to the newest migration (Alembic, scripts shipped in the package);
+    a database already there is left alone without importing Alembic (faster start-up)."""
+    if _at_head(engine):
+        return
     from alembic import command
     from alembic.config import Config
 

@@ -132,7 +132,7 @@ class Match:
 
     Attributes:
         doc_id, source, title: the stored document.
-        resemblance: Jaccard of the exact shingle sets, in [0, 1] (seed 000, eq. 1).
+        resemblance: Jaccard of the exact shingle sets, in [0, 1] (Zagorulko et al. 2013, eq. 1).
         containment_query: share of the checked document's shingles found in the stored one;
         containment_doc: share of the stored document's shingles found in the checked one.
         shared, size_query, size_doc: shingle counts behind the measures.

@@ -1,14 +1,14 @@
 """Canonical form of a text: the token sequence shingles are built from.
 
-Follows seed 000 ("приведение текста к каноническому виду": stop symbols and stop words
-out, lower case) and seed 001 (``canonize``: lower case, stop symbols stripped, stop words
+Follows Zagorulko et al. 2013 ("приведение текста к каноническому виду": stop symbols and stop words
+out, lower case) and Rodnenko 2009 (``canonize``: lower case, stop symbols stripped, stop words
 dropped), with the steps a multilingual corpus needs on top:
 
 1. Unicode NFKC (full-width and compatibility forms fold to their plain letters);
 2. lower case, and Russian ``ё`` -> ``е``;
 3. tokens are runs of letters and digits (``[^\\W_]+``); every other symbol is a stop symbol.
    A CJK ideograph, kana or hangul syllable is a token by itself (character unigrams:
-   seed 002 is Chinese, and shingles of w characters are the usual CJK practice);
+   Feng 2015 is Chinese, and shingles of w characters are the usual CJK practice);
 4. optional stop-word removal (Russian and English Snowball lists, :mod:`.stopwords`);
 5. optional stemming (Snowball via PyStemmer: Cyrillic tokens with the Russian stemmer,
    the rest with the English one) or lemmatization (pymorphy3, Russian only; an extra).
@@ -74,7 +74,7 @@ def _spell_out(text: str) -> str:
 
 @dataclass(frozen=True)
 class CanonicalForm:
-    """How a text becomes canonical tokens (the ``TC_i`` of seed 000, Fig. 1).
+    """How a text becomes canonical tokens (the ``TC_i`` of Zagorulko et al. 2013, Fig. 1).
 
     Args:
         stop_words: drop Russian and English stop words (Snowball lists).

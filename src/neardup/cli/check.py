@@ -1,0 +1,162 @@
+"""``neardup collection check NAME INPUT...`` (alias ``neardup check``): record by record.
+
+Every input record (a file, a file of a folder, a JSONL/CSV line, ``-`` for standard input;
+whatever :func:`neardup.text.read.read_corpus` reads) is checked against the collection on
+its own, and one result is printed per record as soon as it is known: a line of text, or with
+``--json`` one JSON object per line. Exit codes, as grep's: 0 no record matched, 1 at least
+one record is a duplicate, 2 a usage or other error (no such collection, unreadable input).
+A record that cannot be checked (too short, empty, binary...) is reported as ``skipped`` and
+does not change the exit code.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from neardup.errors import NeardupError
+
+#: Exit codes of ``check``: nothing matched, a duplicate found, an error.
+EXIT_UNIQUE, EXIT_DUPLICATE, EXIT_ERROR = 0, 1, 2
+
+
+def check(
+    name: Annotated[str, typer.Argument(help="Collection name.")],
+    inputs: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Files, folders, JSONL/CSV record files or - (standard input); every "
+            "record is checked on its own."
+        ),
+    ],
+    id_field: Annotated[str, typer.Option(help="JSONL/CSV id field.")] = "id",
+    text_field: Annotated[str, typer.Option(help="JSONL/CSV text field.")] = "text",
+    content_type: Annotated[str, typer.Option(help="auto | text | html | wiki.")] = "auto",
+    max_bytes: Annotated[
+        int, typer.Option(help="Skip records larger than this many bytes.")
+    ] = 20_000_000,
+    limit: Annotated[int, typer.Option(help="At most this many matches per record.")] = 20,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            "--db", envvar="NEARDUP_DB", help="Database URL (sqlite:///FILE, postgresql://...)."
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="One JSON object per record on stdout.")
+    ] = False,
+    passages: Annotated[
+        bool,
+        typer.Option("--passages", help="Also give each match's aligned passages (offsets)."),
+    ] = False,
+) -> None:
+    """Is each record of INPUT a duplicate of documents in the collection, and of which?
+    Exit 0: none is; 1: at least one is; 2: usage or other error."""
+    from neardup.cli.main import err
+    from neardup.store import Store
+    from neardup.text.read import read_corpus
+
+    try:
+        items = read_corpus(
+            [str(p) for p in inputs],
+            id_field=id_field,
+            text_field=text_field,
+            content_type=content_type,
+            max_bytes=max_bytes,
+        )
+        store = Store(db)
+    except NeardupError as exc:
+        raise _error(err, exc) from None
+    found = False
+    try:
+        store.collection(name)  # no such collection: an error before any record is read
+        for item in items:
+            row = _check_one(store, name, item, limit)
+            if passages and row["status"] == "duplicate":
+                _add_passages(store, name, item.text, row)
+            found = found or row["status"] == "duplicate"
+            _emit(row, as_json)
+    except NeardupError as exc:
+        raise _error(err, exc) from None
+    finally:
+        store.close()
+    raise typer.Exit(EXIT_DUPLICATE if found else EXIT_UNIQUE)
+
+
+def _error(console: Any, exc: NeardupError) -> typer.Exit:
+    from rich.markup import escape
+
+    console.print(f"[red]error:[/red] {escape(str(exc))}")
+    return typer.Exit(EXIT_ERROR)
+
+
+def _check_one(store: Any, name: str, item: Any, limit: int) -> dict[str, Any]:
+    """One JSON-ready result: ``{id, source, status, ...}`` with ``status`` ``duplicate``,
+    ``unique`` or ``skipped`` (then ``reason`` and ``detail``)."""
+    from neardup.errors import InputError
+    from neardup.text.types import Skipped
+
+    head = {"id": item.id, "source": item.source}
+    if isinstance(item, Skipped):
+        return {**head, "status": "skipped", "reason": item.reason, "detail": item.detail}
+    try:
+        result = store.check(name, item.text, limit=limit)
+    except InputError as exc:
+        if type(exc) is not InputError:  # a subclass: no such collection, a store failure
+            raise
+        return {**head, "status": "skipped", "reason": "too-short", "detail": str(exc)}
+    status = "duplicate" if result.duplicate else "unique"
+    return {**head, "status": status, **result.as_dict()}
+
+
+def _add_passages(store: Any, name: str, text: str, row: dict[str, Any]) -> None:
+    """``align_passages(text, stored text)`` of each match as ``passages`` rows
+    (``{a_start, a_end, b_start, b_end}``: A is the record, B the stored document); a match
+    whose text is not stored has none."""
+    from neardup.passages import align_passages
+    from neardup.store.errors import DocumentNotFound
+
+    for match in row.get("matches", []):
+        try:
+            stored = store.document_text(name, match["id"])
+        except DocumentNotFound:
+            continue
+        match["passages"] = [
+            {"a_start": p.a_start, "a_end": p.a_end, "b_start": p.b_start, "b_end": p.b_end}
+            for p in align_passages(text, stored)
+        ]
+
+
+def _emit(row: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        sys.stdout.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+        sys.stdout.flush()
+        return
+    typer.echo(result_line(row))
+
+
+def result_line(row: dict[str, Any]) -> str:
+    """One line of text for a result of :func:`_check_one` (plain text, no markup)."""
+    doc = row["id"]
+    if row["status"] == "skipped":
+        return f"{doc}: skipped ({row['reason']}: {row['detail']})".replace(": )", ")")
+    if row["status"] == "unique":
+        return f"{doc}: no duplicate ({row['candidates']} candidates)"
+    best = row["matches"][0]
+    more = len(row["matches"]) - 1
+    tail = f"; and {more} more" if more else ""
+    line = (
+        f"{doc}: duplicate of {best['id']} (resemblance {best['resemblance']:.3f}, "
+        f"{best['containment_query']:.3f} of it in that document, "
+        f"{best['containment_doc']:.3f} of that document in it){tail}"
+    )
+    for p in best.get("passages", []):
+        line += (
+            f"\n  passage: {doc} [{p['a_start']}, {p['a_end']}) = "
+            f"{best['id']} [{p['b_start']}, {p['b_end']})"
+        )
+    return line

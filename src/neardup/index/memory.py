@@ -1,0 +1,398 @@
+"""An in-memory, incremental near-duplicate index: insert, query, remove, save, load.
+
+Like datasketch's ``MinHashLSH``, but it returns verified matches with resemblance and
+containment, finds a small document inside a large one, and removes documents.
+
+A document becomes canonical tokens (:class:`~neardup.text.canonical.CanonicalForm`),
+then word shingles with 64-bit fingerprints (Broder 1997; Zagorulko et al. 2013). Candidates
+come from MinHash-LSH buckets (``measure="resemblance"``: ``b`` bands of ``r`` rows chosen
+by :func:`~neardup.index.lsh.optimal_params` for the threshold; Leskovec et al., MMDS
+§3.4) or from fingerprint postings (``measure="containment"``: every stored document that
+shares a shingle, postings longer than ``max_df`` passed over). Every candidate is then
+verified on the exact shingle sets, as collections and ``dedup`` do: a match has
+``resemblance >= threshold``, or ``max(containment both ways) >= threshold``.
+
+Memory: the fingerprint set of every document (8 bytes a shingle) plus its LSH keys or
+postings. Not thread-safe: one writer at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from neardup.errors import (
+    FormatError,
+    InputError,
+    ParameterError,
+    check_choice,
+    check_float,
+    check_int,
+)
+from neardup.index.lsh import LSHParams, band_keys, optimal_params
+from neardup.methods.minhash import MinHasher
+from neardup.methods.sets import ShingleSets
+from neardup.methods.shingles import Shingling
+from neardup.text.canonical import CanonicalForm
+
+#: What :meth:`Index.insert` did: stored it, the id was there already, too few tokens.
+Inserted = Literal["added", "exists", "too-short"]
+_FORMAT = "neardup-index/1"
+
+
+@dataclass(frozen=True, slots=True)
+class IndexMatch:
+    """A stored document that the queried one duplicates.
+
+    Attributes:
+        id: the stored document's id.
+        resemblance: Jaccard of the exact shingle sets, in [0, 1].
+        containment_query: share of the query's shingles found in the stored document;
+        containment_doc: share of the stored document's shingles found in the query.
+        shared: shingles in common.
+    """
+
+    id: str
+    resemblance: float
+    containment_query: float
+    containment_doc: float
+    shared: int
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready row, measures rounded to 6 decimals."""
+        return {
+            "id": self.id,
+            "resemblance": round(self.resemblance, 6),
+            "containment_query": round(self.containment_query, 6),
+            "containment_doc": round(self.containment_doc, 6),
+            "shared": self.shared,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class QueryResult:
+    """Verified matches of one query, best first, and the counts behind them.
+
+    Attributes:
+        matches: the matches; candidates: documents the index proposed (all verified);
+        tokens: canonical tokens of the query; measure, threshold: the decision rule.
+    """
+
+    matches: tuple[IndexMatch, ...]
+    candidates: int
+    tokens: int
+    measure: str
+    threshold: float
+
+    @property
+    def ids(self) -> list[str]:
+        """Ids of the matches, best first."""
+        return [m.id for m in self.matches]
+
+    @property
+    def duplicate(self) -> bool:
+        """True when at least one stored document matches."""
+        return bool(self.matches)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One JSON-ready dict per match."""
+        return [m.as_dict() for m in self.matches]
+
+    def to_arrow(self) -> Any:
+        """The matches as a ``pyarrow.Table`` (columns of :meth:`IndexMatch.as_dict`).
+
+        Raises:
+            InputError: pyarrow is not installed.
+        """
+        return rows_to_arrow(self.rows(), _COLUMNS)
+
+    def to_pandas(self) -> Any:
+        """The matches as a ``pandas.DataFrame`` (columns of :meth:`IndexMatch.as_dict`).
+
+        Raises:
+            InputError: pandas is not installed.
+        """
+        return rows_to_pandas(self.rows(), _COLUMNS)
+
+
+_COLUMNS = ("id", "resemblance", "containment_query", "containment_doc", "shared")
+
+
+def rows_to_arrow(rows: list[dict[str, Any]], columns: Iterable[str]) -> Any:
+    """``rows`` as a ``pyarrow.Table`` with ``columns`` (also when there are no rows)."""
+    try:
+        import pyarrow as pa
+    except ModuleNotFoundError:
+        raise InputError("to_arrow() needs pyarrow: pip install pyarrow") from None
+    return pa.table({c: [r[c] for r in rows] for c in columns})
+
+
+def rows_to_pandas(rows: list[dict[str, Any]], columns: Iterable[str]) -> Any:
+    """``rows`` as a ``pandas.DataFrame`` with ``columns`` (also when there are no rows)."""
+    try:
+        import pandas as pd
+    except ModuleNotFoundError:
+        raise InputError("to_pandas() needs pandas: pip install pandas") from None
+    return pd.DataFrame(rows, columns=list(columns))
+
+
+@dataclass(eq=False)
+class Index:
+    """An in-memory near-duplicate index of documents (see the module docstring).
+
+    Args:
+        measure: ``resemblance`` or ``containment``.
+        threshold: decision threshold in (0, 1].
+        shingle_size: words per shingle, 1-64.
+        num_perm: MinHash sketch length for ``measure="resemblance"``, 1-4096.
+        canonical: how text becomes tokens (stop words, morphology).
+        min_tokens: documents with fewer canonical tokens are not stored (``too-short``).
+        max_df: postings longer than this are not used for candidates (containment), >= 1.
+
+    Raises:
+        ParameterError: a parameter is out of range (the message names it).
+
+    Example:
+        >>> idx = Index(threshold=0.5)
+        >>> idx.insert("a", "the quick brown fox jumps over the lazy dog again")
+        'added'
+        >>> idx.query("the quick brown fox jumps over the lazy dog").ids
+        ['a']
+    """
+
+    measure: Literal["resemblance", "containment"] = "resemblance"
+    threshold: float = 0.5
+    shingle_size: int = 5
+    num_perm: int = 128
+    canonical: CanonicalForm = field(default_factory=CanonicalForm)
+    min_tokens: int = 3
+    max_df: int = 5000
+    _sets: dict[str, np.ndarray] = field(default_factory=dict, init=False, repr=False)
+    _keys: dict[str, np.ndarray] = field(default_factory=dict, init=False, repr=False)
+    _buckets: dict[tuple[int, int], set[str]] = field(
+        default_factory=dict, init=False, repr=False
+    )
+    _postings: dict[int, set[str]] = field(default_factory=dict, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        check_choice("measure", self.measure, ("resemblance", "containment"))
+        check_float("threshold", self.threshold, low=0.0, high=1.0, low_open=True)
+        check_int("shingle_size", self.shingle_size, low=1, high=64)
+        check_int("num_perm", self.num_perm, low=1, high=4096)
+        check_int("min_tokens", self.min_tokens, low=1, high=1_000_000)
+        check_int("max_df", self.max_df, low=1)
+        if not isinstance(self.canonical, CanonicalForm):
+            raise ParameterError("canonical", self.canonical, "a CanonicalForm")
+        self._shingling = Shingling(size=self.shingle_size)
+        self._hasher = MinHasher(num_perm=self.num_perm)
+        self._lsh: LSHParams = optimal_params(self.threshold, self.num_perm)
+
+    # -- container --------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._sets)
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self._sets
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._sets))
+
+    def params(self) -> dict[str, Any]:
+        """JSON-ready parameters (saved with the index)."""
+        return {
+            "measure": self.measure,
+            "threshold": self.threshold,
+            "shingle_size": self.shingle_size,
+            "num_perm": self.num_perm,
+            "canonical": {k: v for k, v in self.canonical.params().items() if k != "version"},
+            "min_tokens": self.min_tokens,
+            "max_df": self.max_df,
+        }
+
+    # -- writes -----------------------------------------------------------------------
+    def insert(self, doc_id: str, text: str) -> Inserted:
+        """Store document ``doc_id``.
+
+        Returns:
+            ``"added"``; ``"exists"`` when ``doc_id`` is stored already (nothing changes:
+            remove it first to replace it); ``"too-short"`` when ``text`` has fewer than
+            ``min_tokens`` canonical tokens (not stored).
+
+        Raises:
+            ParameterError: ``doc_id`` or ``text`` is not a string.
+        """
+        if not isinstance(doc_id, str):
+            raise ParameterError("doc_id", doc_id, "a string")
+        if doc_id in self._sets:
+            return "exists"
+        fps = self._fingerprints(text)
+        if fps is None:
+            return "too-short"
+        self._store(doc_id, fps)
+        return "added"
+
+    def insert_many(self, docs: Iterable[tuple[str, str]]) -> dict[str, int]:
+        """Insert ``(id, text)`` pairs; counts of each :data:`Inserted` outcome."""
+        counts = {"added": 0, "exists": 0, "too-short": 0}
+        for doc_id, text in docs:
+            counts[self.insert(doc_id, text)] += 1
+        return counts
+
+    def remove(self, doc_id: str) -> None:
+        """Remove document ``doc_id``.
+
+        Raises:
+            InputError: no document ``doc_id``.
+        """
+        fps = self._sets.pop(doc_id, None)
+        if fps is None:
+            raise InputError(f"no document {doc_id!r} in the index")
+        if self.measure == "resemblance":
+            for band, key in enumerate(self._keys.pop(doc_id).tolist()):
+                bucket = self._buckets[(band, key)]
+                bucket.discard(doc_id)
+                if not bucket:
+                    del self._buckets[(band, key)]
+        else:
+            for fp in fps.tolist():
+                posting = self._postings[fp]
+                posting.discard(doc_id)
+                if not posting:
+                    del self._postings[fp]
+
+    # -- reads ------------------------------------------------------------------------
+    def query(self, text: str, *, limit: int = 20) -> QueryResult:
+        """The stored documents that ``text`` duplicates, best first (by the measure, then
+        resemblance, then id).
+
+        Args:
+            text: the document's text; limit: at most this many matches, >= 1.
+
+        Raises:
+            InputError: ``text`` has fewer than ``min_tokens`` canonical tokens.
+        """
+        check_int("limit", limit, low=1)
+        tokens = self.canonical.tokens(self._text(text))
+        if len(tokens) < self.min_tokens:
+            raise InputError(
+                f"document too short to query: {len(tokens)} canonical tokens "
+                f"< min_tokens={self.min_tokens}"
+            )
+        fps = self._shingling.fingerprints(tokens)
+        candidates = self._candidates(fps)
+        matches = [m for c in candidates if (m := self._verify(c, fps)) is not None]
+        matches.sort(key=lambda m: (-self._value(m), -m.resemblance, m.id))
+        return QueryResult(
+            tuple(matches[:limit]), len(candidates), len(tokens), self.measure, self.threshold
+        )
+
+    # -- files ------------------------------------------------------------------------
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the index to ``path`` (a ``.npz`` file: parameters, ids and fingerprint
+        sets; the LSH keys are recomputed by :meth:`load`). Written to a temporary name,
+        then renamed.
+
+        Raises:
+            OSError: the file cannot be written.
+        """
+        out = Path(path)
+        ids = list(self._sets)
+        sets = [self._sets[i] for i in ids]
+        offsets = np.zeros(len(ids) + 1, dtype=np.int64)
+        np.cumsum([s.shape[0] for s in sets], out=offsets[1:])
+        values = np.concatenate(sets) if sets else np.zeros(0, dtype=np.uint64)
+        header = json.dumps({"format": _FORMAT, "params": self.params(), "ids": ids})
+        tmp = out.with_name(f".{out.name}.tmp")
+        with open(tmp, "wb") as fh:
+            np.savez(fh, header=np.array(header), values=values, offsets=offsets)
+        os.replace(tmp, out)
+        return out
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Index:
+        """Read an index written by :meth:`save`.
+
+        Raises:
+            InputError: the file cannot be read. FormatError: it is not a saved index.
+        """
+        try:
+            with np.load(Path(path), allow_pickle=False) as data:
+                header = json.loads(str(data["header"]))
+                values, offsets = data["values"], data["offsets"]
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read ({exc})") from None
+        except (KeyError, ValueError) as exc:
+            raise FormatError(f"{path}: not a saved neardup index ({exc})") from None
+        if header.get("format") != _FORMAT:
+            raise FormatError(f"{path}: format {header.get('format')!r}, expected {_FORMAT!r}")
+        params = dict(header["params"])
+        params["canonical"] = CanonicalForm(**params["canonical"])
+        index = cls(**params)
+        for i, doc_id in enumerate(header["ids"]):
+            index._store(doc_id, values[offsets[i] : offsets[i + 1]].astype(np.uint64))
+        return index
+
+    # -- internals --------------------------------------------------------------------
+    @staticmethod
+    def _text(text: str) -> str:
+        if not isinstance(text, str):
+            raise ParameterError("text", type(text).__name__, "a string")
+        return text
+
+    def _fingerprints(self, text: str) -> np.ndarray | None:
+        tokens = self.canonical.tokens(self._text(text))
+        if len(tokens) < self.min_tokens:
+            return None
+        return self._shingling.fingerprints(tokens)
+
+    def _store(self, doc_id: str, fps: np.ndarray) -> None:
+        self._sets[doc_id] = fps
+        if self.measure == "resemblance":
+            keys = self._band_keys(fps)
+            self._keys[doc_id] = keys
+            for band, key in enumerate(keys.tolist()):
+                self._buckets.setdefault((band, key), set()).add(doc_id)
+        else:
+            for fp in fps.tolist():
+                self._postings.setdefault(fp, set()).add(doc_id)
+
+    def _band_keys(self, fps: np.ndarray) -> np.ndarray:
+        sketch = self._hasher.sketches(ShingleSets.from_arrays([fps]))
+        return band_keys(sketch, self._lsh)[0]
+
+    def _candidates(self, fps: np.ndarray) -> list[str]:
+        found: set[str] = set()
+        if self.measure == "resemblance":
+            for band, key in enumerate(self._band_keys(fps).tolist()):
+                found |= self._buckets.get((band, key), set())
+        else:
+            for fp in fps.tolist():
+                posting = self._postings.get(fp)
+                if posting is not None and len(posting) <= self.max_df:
+                    found |= posting
+        return sorted(found)
+
+    def _verify(self, doc_id: str, fps: np.ndarray) -> IndexMatch | None:
+        stored = self._sets[doc_id]
+        shared = int(np.intersect1d(fps, stored, assume_unique=True).shape[0])
+        nq, nd = int(fps.shape[0]), int(stored.shape[0])
+        union = nq + nd - shared
+        match = IndexMatch(
+            doc_id,
+            shared / union if union else 0.0,
+            shared / nq if nq else 0.0,
+            shared / nd if nd else 0.0,
+            shared,
+        )
+        return match if self._value(match) >= self.threshold else None
+
+    def _value(self, m: IndexMatch) -> float:
+        if self.measure == "resemblance":
+            return m.resemblance
+        return max(m.containment_query, m.containment_doc)

@@ -1,0 +1,136 @@
+"""`neardup.Index`: the in-memory incremental index on real text (the sample corpus):
+verified resemblance equal to `compare`, containment finding an excerpt, removal, save and
+load, pandas/arrow views, and the index agreeing with brute force."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import neardup
+from neardup.errors import FormatError, InputError, ParameterError
+from neardup.index.memory import Index
+
+CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"
+STORIES = {
+    p.name: p.read_text(encoding="utf-8") for p in sorted((CORPUS / "chekhov").glob("*.txt"))
+}
+WEB_VANKA = (CORPUS / "web" / "vanka.html").read_text(encoding="utf-8")
+EXCERPT = (CORPUS / "excerpts" / "Хамелеон (начало).txt").read_text(encoding="utf-8")
+
+
+def _index(**kw) -> Index:
+    idx = Index(**kw)
+    counts = idx.insert_many(STORIES.items())
+    assert counts == {"added": len(STORIES), "exists": 0, "too-short": 0}
+    return idx
+
+
+def test_query_finds_the_copy_with_the_exact_resemblance():
+    idx = _index()
+    res = idx.query(WEB_VANKA)
+    assert res.ids == ["Ванька.txt"] and res.duplicate
+    exact = neardup.compare(WEB_VANKA, STORIES["Ванька.txt"])
+    assert res.matches[0].resemblance == pytest.approx(exact.resemblance, abs=1e-12)
+    assert res.matches[0].containment_query == pytest.approx(exact.containment_ab, abs=1e-12)
+    assert idx.query(STORIES["Тоска.txt"]).ids == ["Тоска.txt"]  # itself, nothing else
+
+
+def test_containment_finds_an_excerpt_that_resemblance_misses():
+    by_resemblance = _index(threshold=0.8)
+    assert by_resemblance.query(EXCERPT).ids == []
+    by_containment = _index(measure="containment", threshold=0.8)
+    res = by_containment.query(EXCERPT)
+    assert res.ids == ["Хамелеон.txt"]
+    assert res.matches[0].containment_query == 1.0 and res.matches[0].resemblance < 0.8
+
+
+def test_insert_outcomes_and_remove():
+    idx = _index()
+    assert idx.insert("Ванька.txt", "anything at all here") == "exists"
+    assert idx.insert("tiny", "Ванька") == "too-short" and "tiny" not in idx
+    idx.remove("Ванька.txt")
+    assert "Ванька.txt" not in idx and len(idx) == len(STORIES) - 1
+    assert idx.query(WEB_VANKA).ids == []
+    with pytest.raises(InputError, match=r"Ванька\.txt"):
+        idx.remove("Ванька.txt")
+    for name in list(idx):
+        idx.remove(name)
+    assert len(idx) == 0 and not idx._buckets and not idx._postings  # nothing left behind
+    assert idx.insert("Ванька.txt", STORIES["Ванька.txt"]) == "added"
+    assert idx.query(WEB_VANKA).ids == ["Ванька.txt"]
+
+
+def test_bad_parameters_and_short_queries():
+    with pytest.raises(ParameterError, match="threshold"):
+        Index(threshold=0)
+    with pytest.raises(ParameterError, match="measure"):
+        Index(measure="cosine")  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="too short"):
+        Index().query("два слова")
+    with pytest.raises(ParameterError, match="doc_id"):
+        Index().insert(1, "text")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("measure", ["resemblance", "containment"])
+def test_save_and_load_round_trip(tmp_path, measure):
+    idx = _index(measure=measure, threshold=0.6, shingle_size=4)
+    path = idx.save(tmp_path / "i.npz")
+    again = Index.load(path)
+    assert again.params() == idx.params() and sorted(again) == sorted(idx)
+    for text in (WEB_VANKA, EXCERPT):
+        assert again.query(text) == idx.query(text)
+    (tmp_path / "bad.npz").write_bytes(b"not an index")
+    with pytest.raises(FormatError):
+        Index.load(tmp_path / "bad.npz")
+    with pytest.raises(InputError):
+        Index.load(tmp_path / "missing.npz")
+
+
+def test_results_as_tables():
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    res = _index(measure="containment", threshold=0.5).query(EXCERPT)
+    frame = res.to_pandas()
+    assert list(frame["id"]) == res.ids and frame["containment_query"].iloc[0] == 1.0
+    table = res.to_arrow()
+    assert table.column("id").to_pylist() == res.ids
+    pairs = neardup.dedup([str(CORPUS / "chekhov"), str(CORPUS / "web")]).pairs
+    pf = pairs.to_pandas()
+    assert isinstance(pf, pd.DataFrame) and len(pf) == len(pairs)
+    assert list(zip(pf["a"], pf["b"], strict=True)) == [(p.a, p.b) for p in pairs]
+    assert pairs.to_arrow().column("resemblance").to_pylist() == [p.resemblance for p in pairs]
+
+
+PARAGRAPHS = [
+    p.strip()
+    for text in STORIES.values()
+    for p in text.split("\n")
+    if len(p.split()) >= 12
+][:40]
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    stored=st.lists(st.integers(0, len(PARAGRAPHS) - 1), min_size=1, max_size=12, unique=True),
+    query=st.lists(st.integers(0, len(PARAGRAPHS) - 1), min_size=1, max_size=3),
+    threshold=st.sampled_from([0.2, 0.5, 0.9]),
+)
+def test_containment_index_equals_brute_force(stored, query, threshold):
+    idx = Index(measure="containment", threshold=threshold, shingle_size=3)
+    for i in stored:
+        idx.insert(f"p{i}", PARAGRAPHS[i])
+    text = " ".join(PARAGRAPHS[i] for i in query)
+    got = {m.id for m in idx.query(text, limit=100).matches}
+    fq = idx._fingerprints(text)
+    want = set()
+    for i in stored:
+        fd = idx._sets[f"p{i}"]
+        shared = np.intersect1d(fq, fd).shape[0]
+        if max(shared / fq.shape[0], shared / fd.shape[0]) >= threshold:
+            want.add(f"p{i}")
+    assert got == want

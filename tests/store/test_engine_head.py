@@ -1,0 +1,44 @@
+"""Opening a store at the newest migration does not import Alembic; a new or older
+database is still migrated."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from neardup.store.engine import head_revisions
+
+
+def _open(url: str) -> str:
+    code = (
+        "import sys\n"
+        "from neardup.store import Store\n"
+        f"s = Store({url!r})\n"
+        "print('alembic' in sys.modules, [c.name for c in s.collections()])\n"
+        "s.close()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert res.returncode == 0, res.stderr
+    return res.stdout.strip()
+
+
+def test_head_is_the_last_migration():
+    versions = Path(__file__).resolve().parents[2] / "src/neardup/store/migrations/versions"
+    numbers = sorted(p.name.split("_")[0] for p in versions.glob("0*.py"))
+    assert head_revisions() == {numbers[-1]}
+
+
+def test_alembic_only_when_the_schema_is_behind(tmp_path):
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    assert _open(url) == "True []"  # a new database: migrated by Alembic
+    assert _open(url) == "False []"  # at head: one query, no Alembic
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "a.db") as conn:  # pretend an older schema
+        conn.execute("UPDATE nd_alembic_version SET version_num = '0002'")
+        conn.execute("DROP TABLE IF EXISTS nd_texts")
+    out = _open(url)
+    assert out == "True []"
