@@ -107,7 +107,7 @@ def read_corpus(
     * Parquet, Arrow: the same fields by column (fallback id ``FILE:ROW``).
     * CSV (UTF-8, header row): the same fields by column name; a bad byte or a field over
       ``max_bytes`` costs its record only (fallback id ``FILE:LINE``).
-    * ``-``: standard input, JSONL when its first non-blank byte is ``{``, else one document.
+    * ``-``: standard input, JSONL when its first line is a JSON object, else one document.
     * any other file: one document, id = the file name (PDF and DOCX by their text).
 
     Skip reasons: ``empty``, ``binary``, ``undecodable``, ``oversize`` (raw payload over

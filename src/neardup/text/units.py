@@ -130,8 +130,8 @@ class Spool:
 def resolve_inputs(inputs: list[str], spool: Spool) -> list[Path]:
     """Input paths, with ``-`` spooled from standard input to a temporary file.
 
-    Standard input holding JSON lines (its first non-blank byte is ``{``) is read as JSONL,
-    anything else as one document with id ``-``.
+    Standard input whose first line is a JSON object is read as JSONL, anything else as one
+    document with id ``-``.
 
     Raises:
         InputError: an input does not exist or is neither a file nor a directory.
@@ -157,11 +157,23 @@ def _spool_stdin(spool: Spool) -> Path:
         shutil.copyfileobj(stream, f, _PIECE)
     path = Path(name)
     with open(path, "rb") as f:
-        head = f.read(4096).lstrip()
-    target = path.with_name(path.name + (".jsonl" if head.startswith(b"{") else ".stdin"))
+        head = f.read(_PIECE).lstrip()
+    target = path.with_name(path.name + (".jsonl" if _looks_jsonl(head) else ".stdin"))
     path.rename(target)
     spool.paths.append(target)
     return target
+
+
+def _looks_jsonl(head: bytes) -> bool:
+    """Whether standard input's first line is a JSON object (a wiki page opening with a
+    ``{{template}}`` is not); a first line longer than ``head`` counts when it opens ``{"``."""
+    first, newline, _ = head.partition(b"\n")
+    if not newline and len(head) >= _PIECE - 1:
+        return first.startswith(b'{"')
+    try:
+        return isinstance(json.loads(first), dict)
+    except ValueError:
+        return False
 
 
 def display_name(path: Path) -> str:
