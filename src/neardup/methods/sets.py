@@ -107,6 +107,26 @@ class ShingleSets:
         np.cumsum(sizes, out=offsets[1:])
         return cls(values, offsets)
 
+    @classmethod
+    def concat_consuming(cls, parts: list[ShingleSets]) -> ShingleSets:
+        """:meth:`concat` that empties ``parts`` as it copies, so the peak memory is the
+        result plus one part, not twice the result (the caller must hold no other
+        reference to the parts)."""
+        if not parts:
+            return cls(np.zeros(0, U64), np.zeros(1, np.int64))
+        total = sum(p.values.shape[0] for p in parts)
+        values = np.empty(total, dtype=U64)
+        sizes = np.concatenate([p.sizes for p in parts])
+        at = 0
+        while parts:
+            part = parts.pop(0)
+            values[at : at + part.values.shape[0]] = part.values
+            at += part.values.shape[0]
+            del part
+        offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        return cls(values, offsets)
+
     def take(self, index: np.ndarray) -> ShingleSets:
         """The sets of documents ``index`` (int array), in that order."""
         index = np.asarray(index, dtype=np.int64)
