@@ -28,6 +28,14 @@ out = Console()
 MethodOpt = Annotated[
     str, typer.Option("--method", "-m", help="Detection method (see `neardup methods`).")
 ]
+DecisionOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--decision",
+        help="own (the method's rule from its paper) | verified (exact shingle sets); "
+        "default: each method's own (see `neardup methods`).",
+    ),
+]
 ShingleOpt = Annotated[
     int | None, typer.Option("--shingle-size", "-w", help="Words per shingle (default 5).")
 ]
@@ -138,9 +146,11 @@ def dedup(
     keep: Annotated[
         str, typer.Option(help="Which document a cluster keeps: longest | first.")
     ] = "longest",
+    decision: DecisionOpt = None,
     verify: Annotated[
-        bool, typer.Option("--verify/--no-verify", help="Verify candidates on exact shingle sets.")
-    ] = True,
+        bool | None,
+        typer.Option("--verify/--no-verify", help="Older spelling of --decision verified / own."),
+    ] = None,
     min_tokens: Annotated[
         int, typer.Option(help="Skip documents with fewer canonical tokens.")
     ] = 3,
@@ -177,6 +187,7 @@ def dedup(
             threshold=threshold,
             keep=keep,  # type: ignore[arg-type]
             verify=verify,
+            decision=decision,  # type: ignore[arg-type]
             min_tokens=min_tokens,
         )
         mparams = method_params(method, shingle_size, param, stop_words, morphology)
@@ -213,6 +224,8 @@ def dedup(
         raise _fail(exc) from None
     for s in result.skipped:
         err.print(f"[yellow]skipped[/yellow] {s.id}: {s.reason} {s.detail}".rstrip())
+    for w in result.summary.get("warnings", []):
+        err.print(f"[yellow]warning:[/yellow] {w}", markup=True, highlight=False)
     _report_summary(result.summary, out_dir, as_json)
 
 
@@ -383,10 +396,11 @@ def methods(as_json: JsonOpt = False) -> None:
     if as_json:
         sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2, default=str) + "\n")
         return
-    table = Table("method", "parameters", "source")
+    table = Table("method", "parameters", "decision (default)", "source")
     for r in rows:
         params = ", ".join(f"{k}={v['default']}" for k, v in r["parameters"].items())
-        table.add_row(r["name"], params, r["source"])
+        rule = r["decision"]
+        table.add_row(r["name"], params, f"{rule['rule']} ({rule['default']})", r["source"])
     out.print(table)
 
 

@@ -64,6 +64,7 @@ import xxhash
 from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, unique_pairs
 from neardup.errors import check_float, check_int
 from neardup.methods.base import Prepared, Signature, SignatureKey, Signatures
+from neardup.methods.decision import DecisionRule
 from neardup.methods.registry import register
 from neardup.text.canonical import CanonicalForm
 from neardup.text.sentences import split_sentences
@@ -463,6 +464,9 @@ class SLST:
     )
     needs_fit: ClassVar[bool] = False
     exact_key: ClassVar[bool] = False
+    decision_rule: ClassVar[DecisionRule] = DecisionRule(
+        "similarity", "SL+ST Jaccard of sentence-length blocks >= threshold (Feng 2015)"
+    )
 
     min_block: int = 2
     max_length: int = 35
