@@ -78,6 +78,14 @@ def create(
         str | None,
         typer.Option(help="none | stem | lemma (default: the method's own canonical form)."),
     ] = None,
+    decision: Annotated[
+        str | None,
+        typer.Option(
+            "--decision",
+            help="own (the method's rule from its paper decides a check) | verified (exact "
+            "shingle sets); default: the method's own (see `neardup methods`).",
+        ),
+    ] = None,
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -92,7 +100,13 @@ def create(
         raise _fail(exc) from None
     with _store(db) as store:
         info = store.create_collection(
-            name, method, params, threshold=threshold, measure=measure, min_tokens=min_tokens
+            name,
+            method,
+            params,
+            threshold=threshold,
+            measure=measure,
+            min_tokens=min_tokens,
+            decision=decision,
         )
     if as_json:
         _print_json(info.as_dict())
