@@ -494,17 +494,21 @@ def _verify(
         res, cab, cba = _exact_measures(sets, cand)
         score = res
         accepted = _by_measure(opts.measure, res, cab, cba, t)
-    else:
-        score = _own_scores(meth, sigs, cand, opts.measure) if own else None
+    elif own:  # the method decides; measure only the pairs it accepts
+        score = _own_scores(meth, sigs, cand, opts.measure)
         if score is None:
             score = meth.similarity(sigs, cand) if cand.size else np.zeros(0)
-        if own:  # the method decides; measure only the pairs it accepts
-            accepted = own_accepts(meth, score, t)
-            keep = accepted | ident
-            cand, score, accepted, ident = cand[keep], score[keep], accepted[keep], ident[keep]
+        accepted = own_accepts(meth, score, t)
+        keep = accepted | ident
+        cand, score, accepted, ident = cand[keep], score[keep], accepted[keep], ident[keep]
         res, cab, cba = _exact_measures(sets, cand)
-        if not own:
-            accepted = _by_measure(opts.measure, res, cab, cba, t)
+    else:  # the exact sets decide; the method's score only of the pairs they keep
+        res, cab, cba = _exact_measures(sets, cand)
+        accepted = _by_measure(opts.measure, res, cab, cba, t)
+        keep = accepted | (ident & (res >= 1.0))
+        cand, res, cab, cba = cand[keep], res[keep], cab[keep], cba[keep]
+        accepted, ident = accepted[keep], ident[keep]
+        score = meth.similarity(sigs, cand) if cand.size else np.zeros(0)
     ident &= res >= 1.0
     ok = accepted | ident
     rule = DECIDED_BY.index("own" if own else "verified")
