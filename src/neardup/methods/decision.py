@@ -5,7 +5,7 @@ its paper defines, whether that rule or exact verification is its default, and t
 measures the rule can decide on.
 
 * ``equal-signature``: I-Match (Chowdhury et al. 2002) and its randomised form (Kołcz et al.
-  2004: some signature equal), TF-RIDF (the 2008 TF-RIDF paper, §4.4), anchor words
+  2004: some signature equal), TF-RIDF (Romanov 2019, §4.4), anchor words
   (Ilyinsky et al. 2002): the score is 1 for equal signatures, else 0; no threshold.
 * ``shared-mega-shingle``: mega-shingles (Fetterly et al. 2003): one shared mega-shingle.
 * ``hamming``: SimHash (Charikar 2002; Manku et al. 2007): ``hamming <= max_hamming``.

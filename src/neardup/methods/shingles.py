@@ -252,3 +252,4 @@ def _combine(tok: np.ndarray, first: np.ndarray, width: np.ndarray, w: int) -> n
                 h ^= tok[first + i]
             fmix64_into(h, tmp)
     return h
+

@@ -119,7 +119,7 @@ class TFRIDF(SingleKeyMethod):
     needs_fit: ClassVar[bool] = True
     exact_key: ClassVar[bool] = True
     decision_rule: ClassVar[DecisionRule] = DecisionRule(
-        "equal-signature", "equal TF-RIDF signature (CRC-32 of the top words, §4.4)"
+        "equal-signature", "equal TF-RIDF signature: CRC-32 of the top 6 words (Romanov 2019, §4.4)"
     )
 
     top: int = 6
