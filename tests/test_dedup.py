@@ -83,7 +83,9 @@ def test_outputs_written_and_deterministic(tmp_path):
         "containment_ba",
         "score",
         "method",
+        "decision",
     }
+    assert row["decision"] == "verified" and summary["decision"]["mode"] == "verified"
 
 
 def test_bad_options_name_the_parameter():

@@ -4,13 +4,20 @@ Stages (each timed in the summary): ``read`` (and extract markup), ``prepare`` (
 tokens; documents with fewer than ``min_tokens`` tokens are skipped as ``too-short``),
 ``sign`` (shingle sets and the method's signatures; ``fit`` first for lexical methods),
 ``candidates`` (the method's index; for ``measure="containment"`` also the fingerprint
-postings, which find a small document inside a large one), ``verify`` (exact resemblance
-and containment on the full shingle sets: only verified pairs are reported unless
-``verify=False``), ``cluster`` (connected components) and ``keep`` (one document per cluster).
+postings, which find a small document inside a large one; always the groups of identical
+documents), ``verify`` (the decision, and exact resemblance and containment on the full
+shingle sets for every reported pair), ``cluster`` (connected components) and ``keep`` (one
+document per cluster).
 
-The decision for a pair, with the default ``verify=True``: ``resemblance >= threshold`` for
-``measure="resemblance"``, ``max(containment_ab, containment_ba) >= threshold`` for
-``measure="containment"``; with ``verify=False``, the method's own score ``>= threshold``.
+The decision for a pair (:mod:`neardup.methods.decision`): with ``decision="own"`` the
+method's own rule as its paper defines it (equal I-Match/TF-RIDF/anchor signature, one shared
+mega-shingle, SimHash Hamming distance, SL+ST/SpotSigs Jaccard, resemblance or containment
+estimated on a shingle sample); with ``decision="verified"`` ``resemblance >= threshold``
+for ``measure="resemblance"``, ``max(containment_ab, containment_ba) >= threshold`` for
+``measure="containment"``, on the full shingle sets. The default is the method's
+(``own`` for the papers' methods, ``verified`` for shingles-full and minhash-lsh). Identical
+documents (equal full shingle sets) are paired whatever the rule; each pair row says which
+rule accepted it (``decision``: ``own``, ``verified`` or ``identical``).
 """
 
 from __future__ import annotations
@@ -31,6 +38,13 @@ from neardup.cluster import KEEP_RULES, Cluster, make_clusters
 from neardup.errors import ParameterError, check_choice, check_float, check_int
 from neardup.index.prefix import containment_candidates, rank_by_frequency
 from neardup.methods.base import Method, Prepared
+from neardup.methods.decision import (
+    DECIDED_BY,
+    check_decision,
+    own_accepts,
+    resolve_decision,
+    rule_of,
+)
 from neardup.methods.measures import MEASURES, intersection_sizes
 from neardup.methods.registry import make_method
 from neardup.methods.sets import ShingleSets
@@ -95,7 +109,9 @@ class DedupOptions:
         measure: ``resemblance`` or ``containment``.
         threshold: decision threshold in (0, 1].
         keep: ``longest`` or ``first``.
-        verify: decide on the exact shingle sets (True) or on the method's score (False).
+        decision: ``own`` (the method's own rule), ``verified`` (exact shingle sets) or
+            ``None`` (the method's default; see :mod:`neardup.methods.decision`).
+        verify: the older spelling: True = ``verified``, False = ``own``, None = unset.
         min_tokens: documents with fewer canonical tokens are skipped as ``too-short``.
         max_df: postings/buckets longer than this give star candidates only.
     """
@@ -103,7 +119,8 @@ class DedupOptions:
     measure: Literal["resemblance", "containment"] = "resemblance"
     threshold: float = 0.5
     keep: Literal["longest", "first"] = "longest"
-    verify: bool = True
+    verify: bool | None = None
+    decision: Literal["own", "verified"] | None = None
     min_tokens: int = 3
     max_df: int = 2000
 
@@ -113,6 +130,19 @@ class DedupOptions:
         check_choice("keep", self.keep, KEEP_RULES)
         check_int("min_tokens", self.min_tokens, low=1)
         check_int("max_df", self.max_df, low=2)
+        check_decision(self.decision)
+        if self.verify is not None and not isinstance(self.verify, bool):
+            raise ParameterError("verify", self.verify, "True, False or None")
+        implied = None if self.verify is None else ("verified" if self.verify else "own")
+        if self.decision is not None and implied is not None and implied != self.decision:
+            raise ParameterError("verify", self.verify, f"consistent with decision={self.decision}")
+
+    @property
+    def requested_decision(self) -> str | None:
+        """``decision``, or what ``verify`` implies, or None (the method's default)."""
+        if self.decision is not None:
+            return self.decision
+        return None if self.verify is None else ("verified" if self.verify else "own")
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready options."""
@@ -121,6 +151,7 @@ class DedupOptions:
             "threshold": self.threshold,
             "keep": self.keep,
             "verify": self.verify,
+            "decision": self.decision,
             "min_tokens": self.min_tokens,
             "max_df": self.max_df,
         }
@@ -182,6 +213,7 @@ def dedup(
     """
     opts = options or DedupOptions()
     meth = _resolve(method, opts, method_params)
+    opts = decided_options(meth, opts)
     prog = progress or NullProgress()
     timer = _Clock(clock)
     shingling = getattr(meth, "shingling", None) or Shingling()
@@ -196,25 +228,36 @@ def dedup(
         sets, ids, lengths, skipped = ingest.result()
         worker_seconds = {}
     n = len(ids)
+    keys = timer.run("identical", _content_keys, sets)
     sigs = timer.run("sign", _sign, ingest.prepared, meth, sets)
+    warnings = lexicon_warnings(meth, n)
     exact_scores = getattr(sigs, "data", None) is sets  # shingles-full: score = resemblance
     if opts.measure == "containment":  # the containment index needs frequency ranks
         sets = timer.run("rank", rank_by_frequency, sets)
-    cand = timer.run("candidates", _candidates, meth, sigs, sets, opts, prog)
+    cand = timer.run("candidates", _candidates, meth, sigs, sets, opts, prog, keys)
     if opts.measure != "containment" and _gather_volume(sets, cand) > sets.values.shape[0]:
         # many candidates: dense labels (< 2**32) make the exact intersections one int64 sort
         sets = timer.run("relabel", ShingleSets.dense_labels, sets)
-    pairs, edges, contained = timer.run(
-        "verify", partial(_verify, exact_scores=exact_scores), meth, sigs, sets, cand, opts, prog
+    pairs, edges, contained, decided = timer.run(
+        "verify",
+        partial(_verify, exact_scores=exact_scores, keys=keys),
+        meth,
+        sigs,
+        sets,
+        cand,
+        opts,
+        prog,
     )
     clusters = timer.run("cluster", _cluster, n, edges, lengths, opts, contained)
     dropped = timer.run("keep", _dropped, clusters, ids, pairs, contained, opts.threshold)
-    pair_table = PairTable(ids, pairs, meth.name)
+    pair_table = PairTable(ids, pairs, meth.name, decisions=decided)
     summary = _summary(meth, opts, timer, n, skipped, cand, pair_table, clusters, dropped)
     if worker_seconds:
         summary["worker_seconds"] = worker_seconds
         children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         summary["worker_peak_memory_mib"] = {"largest": round(children / 1024, 1)}
+    summary["decision"] = _decision_summary(meth, opts, decided)
+    summary["warnings"] = warnings
     return DedupResult(ids, pair_table, clusters, dropped, skipped, summary)
 
 
@@ -230,12 +273,46 @@ def _resolve(method: str | Method, opts: DedupOptions, params: dict[str, Any]) -
     cls = method_class(method)
     if any(f.name == "threshold" for f in dataclasses.fields(cls)):
         params.setdefault("threshold", opts.threshold)
-    meth = make_method(method, **params)
-    if opts.measure == "containment" and method == "shingles-min" and not opts.verify:
-        raise ParameterError(
-            "measure", "containment", "resemblance with shingles-min (Zagorulko et al. 2013)"
-        )
-    return meth
+    return make_method(method, **params)
+
+
+def decided_options(meth: Method, opts: DedupOptions) -> DedupOptions:
+    """``opts`` with the decision resolved for ``meth`` (``decision`` and ``verify`` set).
+
+    Raises:
+        ParameterError: the method's own rule cannot decide on ``opts.measure`` (for
+            example containment with shingles-min: only the mod-m sample estimates it).
+    """
+    import dataclasses
+
+    mode = resolve_decision(meth, opts.requested_decision, opts.measure)
+    return dataclasses.replace(opts, decision=mode, verify=mode == "verified")  # type: ignore[arg-type]
+
+
+def lexicon_warnings(meth: Method, num_docs: int) -> list[str]:
+    """Warnings of a lexical method whose fitted lexicon is too small for the collection
+    (``lexicon_warning(num_docs)`` of the method, when it has one)."""
+    check = getattr(meth, "lexicon_warning", None)
+    if check is None or not meth.needs_fit:
+        return []
+    text = check(num_docs)
+    return [text] if text else []
+
+
+def _content_keys(sets: ShingleSets) -> np.ndarray:
+    """64-bit key per document's full shingle set (identical documents: equal keys)."""
+    return sets.content_keys()
+
+
+def _identical_pairs(keys: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Each group of documents with equal non-empty sets as a star (first member paired
+    with each other one): int64 (p, 2), a < b."""
+    from neardup._array import group_bounds, pairs_in_groups
+
+    rows = np.flatnonzero(sizes > 0)
+    order = rows[np.argsort(keys[rows], kind="stable")]
+    starts, counts = group_bounds(keys[order])
+    return pairs_in_groups(order.astype(np.int64), starts, counts, max_group=2)
 
 
 def _is_paths(source: object) -> bool:
@@ -447,15 +524,26 @@ def _gather_volume(sets: ShingleSets, cand: np.ndarray) -> int:
 
 
 def _candidates(
-    meth: Method, sigs: Any, sets: ShingleSets, opts: DedupOptions, prog: Progress
+    meth: Method,
+    sigs: Any,
+    sets: ShingleSets,
+    opts: DedupOptions,
+    prog: Progress,
+    keys: np.ndarray | None = None,
 ) -> np.ndarray:
+    from neardup._array import unique_pairs
+
     prog.start("candidates", None)
     cand = meth.candidates(sigs)
+    extra = []
     if opts.measure == "containment":
-        extra = containment_candidates(sets, opts.threshold)
-        from neardup._array import unique_pairs
-
-        cand = unique_pairs(np.concatenate([cand, extra]), len(sets))
+        extra.append(containment_candidates(sets, opts.threshold))
+    if keys is not None:
+        same = _identical_pairs(keys, sets.sizes)
+        if same.size:
+            extra.append(same)
+    if extra:
+        cand = unique_pairs(np.concatenate([cand, *extra]), len(sets))
     prog.finish("candidates")
     return cand
 
@@ -469,37 +557,77 @@ def _verify(
     prog: Progress,
     *,
     exact_scores: bool = False,
-) -> tuple[np.ndarray, np.ndarray, dict[int, int]]:
-    """Rows ``(a, b, res, cab, cba, score)`` of matched pairs, the edges, containments.
+    keys: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, dict[int, int], np.ndarray]:
+    """Rows ``(a, b, res, cab, cba, score)`` of accepted pairs, the edges, containments,
+    and per row the rule that accepted it (uint8 index into :data:`DECIDED_BY`).
 
     ``exact_scores``: the method's score is the resemblance of these very sets (its
-    signatures are the exact sets), so it is not computed twice.
+    signatures are the exact sets), so it is not computed twice. ``keys``: content keys of
+    the full sets; pairs with equal keys and resemblance 1 are accepted whatever the rule.
+    Under ``decision="own"`` with ``measure="containment"`` the score is the larger
+    containment the method estimates (:meth:`ShinglesMod.containment`, formula 2).
     """
     prog.start("verify", int(cand.shape[0]))
     t = opts.threshold
+    own = opts.decision == "own"
+    ident = _same_key(keys, sets, cand)
     if exact_scores:
         res, cab, cba = _exact_measures(sets, cand)
         score = res
-        if not opts.verify:
-            accepted = score >= t
-            cand, score, res, cab, cba = (x[accepted] for x in (cand, score, res, cab, cba))
-    else:
-        score = meth.similarity(sigs, cand) if cand.size else np.zeros(0)
-        if not opts.verify:  # the method decides; measure only the pairs it accepts
-            accepted = score >= t
-            cand, score = cand[accepted], score[accepted]
+        accepted = _by_measure(opts.measure, res, cab, cba, t)
+    elif own:  # the method decides; measure only the pairs it accepts
+        score = _own_scores(meth, sigs, cand, opts.measure)
+        if score is None:
+            score = meth.similarity(sigs, cand) if cand.size else np.zeros(0)
+        accepted = own_accepts(meth, score, t)
+        keep = accepted | ident
+        cand, score, accepted, ident = cand[keep], score[keep], accepted[keep], ident[keep]
         res, cab, cba = _exact_measures(sets, cand)
-    if not opts.verify:
-        ok = np.ones(cand.shape[0], dtype=bool)
-    elif opts.measure == "resemblance":
-        ok = res >= t
-    else:
-        ok = np.maximum(cab, cba) >= t
+    else:  # the exact sets decide; the method's score only of the pairs they keep
+        res, cab, cba = _exact_measures(sets, cand)
+        accepted = _by_measure(opts.measure, res, cab, cba, t)
+        keep = accepted | (ident & (res >= 1.0))
+        cand, res, cab, cba = cand[keep], res[keep], cab[keep], cba[keep]
+        accepted, ident = accepted[keep], ident[keep]
+        score = meth.similarity(sigs, cand) if cand.size else np.zeros(0)
+    ident &= res >= 1.0
+    ok = accepted | ident
+    rule = DECIDED_BY.index("own" if own else "verified")
+    decided = np.where(accepted, rule, DECIDED_BY.index("identical"))[ok].astype(np.uint8)
     rows = np.column_stack([cand[ok, 0], cand[ok, 1], res[ok], cab[ok], cba[ok], score[ok]])
     contained = _containments(rows, t) if opts.measure == "containment" else {}
     prog.advance("verify", int(cand.shape[0]))
     prog.finish("verify")
-    return rows, cand[ok], contained
+    return rows, cand[ok], contained, decided
+
+
+def _by_measure(
+    measure: str, res: np.ndarray, cab: np.ndarray, cba: np.ndarray, t: float
+) -> np.ndarray:
+    return res >= t if measure == "resemblance" else np.maximum(cab, cba) >= t
+
+
+def _same_key(keys: np.ndarray | None, sets: ShingleSets, cand: np.ndarray) -> np.ndarray:
+    """bool (p,): both documents of a pair have equal non-empty content keys."""
+    if keys is None or cand.size == 0:
+        return np.zeros(cand.shape[0], dtype=bool)
+    a, b = cand[:, 0], cand[:, 1]
+    return (keys[a] == keys[b]) & (sets.sizes[a] > 0)
+
+
+def _own_scores(meth: Method, sigs: Any, cand: np.ndarray, measure: str) -> np.ndarray | None:
+    """The larger estimated containment of each pair (formula 2) when the method's own rule
+    decides on containment; None for resemblance (the method's ``similarity`` then)."""
+    if measure != "containment":
+        return None
+    estimate = getattr(meth, "containment", None)
+    if estimate is None:  # resolve_decision refused this case already
+        raise ParameterError("measure", measure, f"resemblance with {meth.name}")
+    if cand.size == 0:
+        return np.zeros(0)
+    cab, cba = estimate(sigs, cand)
+    return np.maximum(cab, cba)
 
 
 def _exact_measures(sets: ShingleSets, cand: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -581,6 +709,22 @@ def _reason(
         share = row[3] if int(row[0]) == doc else row[4]
         return f"contained in the kept document (containment {share:.3f})"
     return f"near-duplicate of the kept document (resemblance {row[2]:.3f})"
+
+
+def _decision_summary(meth: Method, opts: DedupOptions, decided: np.ndarray) -> dict[str, Any]:
+    """``summary["decision"]``: the mode, the method's rule and pairs per deciding rule."""
+    rule = rule_of(meth)
+    counts = np.bincount(decided, minlength=len(DECIDED_BY)) if decided.size else None
+    by_rule = {
+        name: int(counts[i]) if counts is not None else 0 for i, name in enumerate(DECIDED_BY)
+    }
+    text = rule.text if opts.decision == "own" else _VERIFIED_TEXT
+    return {"mode": opts.decision, "rule": text, "kind": rule.kind, "pairs_by_rule": by_rule}
+
+
+_VERIFIED_TEXT = (
+    "exact resemblance (or the larger containment) of the full shingle sets >= threshold"
+)
 
 
 def _summary(

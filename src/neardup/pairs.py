@@ -18,6 +18,9 @@ from typing import Any, overload
 
 import numpy as np
 
+#: Names of the rules a pair can be accepted by (index = the stored code); equal to
+#: :data:`neardup.methods.decision.DECIDED_BY`.
+DECIDED: tuple[str, ...] = ("verified", "own", "identical")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 #: Rows formatted per chunk by :func:`pair_lines` (bounds the temporary Python floats).
 LINE_CHUNK = 65_536
@@ -34,6 +37,8 @@ class Pair:
         containment_ab: share of ``a``'s shingles found in ``b``; containment_ba: the reverse.
         score: the method's own score for the pair, in [0, 1].
         method: method name.
+        decision: the rule that accepted the pair (``own``, ``verified`` or ``identical``;
+            see :mod:`neardup.methods.decision`), or None when not recorded.
     """
 
     a: str
@@ -43,10 +48,11 @@ class Pair:
     containment_ba: float
     score: float
     method: str
+    decision: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready row, values rounded to 6 decimals."""
-        return {
+        """JSON-ready row, values rounded to 6 decimals (``decision`` only when recorded)."""
+        row = {
             "a": self.a,
             "b": self.b,
             "resemblance": round(self.resemblance, 6),
@@ -55,6 +61,9 @@ class Pair:
             "score": round(self.score, 6),
             "method": self.method,
         }
+        if self.decision is not None:
+            row["decision"] = self.decision
+        return row
 
 
 class PairTable(Sequence[Pair]):
@@ -65,20 +74,39 @@ class PairTable(Sequence[Pair]):
         rows: float64 array of shape ``(n_pairs, 6)``: ``a, b, resemblance, containment_ab,
             containment_ba, score`` (document numbers are exact in float64 below 2**53).
         method: method name written in every row.
+        decisions: optional uint8 array of shape ``(n_pairs,)``: per row, the index in
+            :data:`DECIDED` of the rule that accepted the pair.
 
     Raises:
-        ValueError: ``rows`` is not two-dimensional with 6 columns.
+        ValueError: ``rows`` is not two-dimensional with 6 columns, or ``decisions`` does
+            not have one entry per row.
     """
 
-    __slots__ = ("_ids", "_rows", "method")
+    __slots__ = ("_decisions", "_ids", "_rows", "method")
 
-    def __init__(self, ids: Sequence[str], rows: np.ndarray, method: str) -> None:
+    def __init__(
+        self,
+        ids: Sequence[str],
+        rows: np.ndarray,
+        method: str,
+        *,
+        decisions: np.ndarray | None = None,
+    ) -> None:
         rows = np.asarray(rows, dtype=np.float64)
         if rows.ndim != 2 or rows.shape[1] != 6:
             raise ValueError(f"rows must have shape (n, 6), got {rows.shape}")
+        if decisions is not None:
+            decisions = np.asarray(decisions, dtype=np.uint8)
+            if decisions.shape != (rows.shape[0],):
+                raise ValueError(f"decisions must have shape ({rows.shape[0]},)")
         self._ids = ids
         self._rows = rows
+        self._decisions = decisions
         self.method = method
+
+    def decision(self, i: int) -> str | None:
+        """The rule that accepted pair ``i`` (``own``, ``verified``, ``identical``) or None."""
+        return None if self._decisions is None else DECIDED[int(self._decisions[i])]
 
     @property
     def rows(self) -> np.ndarray:
@@ -105,8 +133,9 @@ class PairTable(Sequence[Pair]):
     def __iter__(self) -> Iterator[Pair]:
         for start in range(0, len(self), LINE_CHUNK):
             chunk = self._rows[start : start + LINE_CHUNK]
-            for a, b, r, cab, cba, s in chunk.tolist():
-                yield Pair(self._ids[int(a)], self._ids[int(b)], r, cab, cba, s, self.method)
+            for k, (a, b, r, cab, cba, s) in enumerate(chunk.tolist()):
+                why = self.decision(start + k)
+                yield Pair(self._ids[int(a)], self._ids[int(b)], r, cab, cba, s, self.method, why)
 
     def __repr__(self) -> str:
         return f"PairTable({len(self)} pairs, method={self.method!r})"
@@ -121,7 +150,8 @@ class PairTable(Sequence[Pair]):
 
     def _pair(self, i: int) -> Pair:
         a, b, r, cab, cba, s = self._rows[i].tolist()
-        return Pair(self._ids[int(a)], self._ids[int(b)], r, cab, cba, s, self.method)
+        why = self.decision(i)
+        return Pair(self._ids[int(a)], self._ids[int(b)], r, cab, cba, s, self.method, why)
 
     def to_arrow(self) -> Any:
         """The pairs as a ``pyarrow.Table``: columns ``a``, ``b`` (ids), ``resemblance``,
@@ -173,11 +203,17 @@ class PairTable(Sequence[Pair]):
         rows = self._rows
         a = rows[:, 0].astype(np.int64)
         b = rows[:, 1].astype(np.int64)
-        yield from pair_lines(self._ids, a, b, rows[:, 2:6], self.method)
+        yield from pair_lines(self._ids, a, b, rows[:, 2:6], self.method, decisions=self._decisions)
 
 
 def pair_lines(
-    ids: Sequence[str], a: np.ndarray, b: np.ndarray, values: np.ndarray, method: str
+    ids: Sequence[str],
+    a: np.ndarray,
+    b: np.ndarray,
+    values: np.ndarray,
+    method: str,
+    *,
+    decisions: np.ndarray | None = None,
 ) -> Iterator[str]:
     """JSONL lines of pairs, each equal to ``json.dumps(Pair(...).as_dict(),
     ensure_ascii=False) + "\\n"`` (a line whose ids hold lone surrogates is written with
@@ -189,15 +225,21 @@ def pair_lines(
         values: float array of shape ``(n, 4)``: resemblance, containment_ab,
             containment_ba, score (rounded to 6 decimals as in :meth:`Pair.as_dict`).
         method: method name.
+        decisions: optional uint8 (n,): per pair, the index in :data:`DECIDED` of the rule
+            that accepted it (written as ``"decision"`` after ``"method"``).
 
     Yields:
         One string per pair, in order.
     """
     quoted: dict[int, str] = {}
-    tail = f', "method": {json.dumps(method, ensure_ascii=False)}}}\n'
+    head = f', "method": {json.dumps(method, ensure_ascii=False)}'
+    tails = (
+        [head + "}\n"] if decisions is None else [f'{head}, "decision": "{d}"}}\n' for d in DECIDED]
+    )
     for start in range(0, int(a.shape[0]), LINE_CHUNK):
         stop = start + LINE_CHUNK
         va, vb = a[start:stop].tolist(), b[start:stop].tolist()
+        codes = [0] * len(va) if decisions is None else decisions[start:stop].tolist()
         for i, (r, cab, cba, s) in enumerate(values[start:stop].tolist()):
             ja = quoted.get(va[i]) or _quote(quoted, ids, va[i])
             jb = quoted.get(vb[i]) or _quote(quoted, ids, vb[i])
@@ -206,7 +248,7 @@ def pair_lines(
             yield (
                 f'{{"a": {ja}, "b": {jb}, "resemblance": {round(r, 6)!r}, '
                 f'"containment_ab": {round(cab, 6)!r}, "containment_ba": {round(cba, 6)!r}, '
-                f'"score": {round(s, 6)!r}{tail}'
+                f'"score": {round(s, 6)!r}{tails[codes[i]]}'
             )
 
 

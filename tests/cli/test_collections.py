@@ -71,3 +71,21 @@ def test_collection_commands(db_url: str, tmp_path: Path) -> None:  # noqa: F811
 def test_bad_db_url_is_usage_error() -> None:
     assert _run("collection", "list", "--db", "mysql://x/y")[0] == 2
     assert _run("collection", "list", "--db", "::nonsense::")[0] == 2
+
+
+def test_create_keeps_the_methods_canonical_form(db_url: str) -> None:  # noqa: F811
+    db = ["--db", db_url]
+    name = unique()
+    code, out = _run("collection", "create", name, "--method", "tf-ridf", "--json", *db)
+    assert code == 0, out
+    canonical = _json(out)["canonical"]
+    assert (canonical["morphology"], canonical["stop_words"], canonical["min_token_length"]) == (
+        "stem",
+        True,
+        3,
+    )
+    other = unique()
+    args = ["collection", "create", other, "-m", "tf-ridf", "--morphology", "none", "--json"]
+    code, out = _run(*args, *db)
+    assert code == 0, out
+    assert _json(out)["canonical"]["morphology"] == "none"

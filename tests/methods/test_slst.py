@@ -243,3 +243,23 @@ def test_job_on_progit_ru() -> None:
 
     r = evaluate("progit-ru-revisions", "sl-st", 0.3, {}, data=_data("progit-ru-revisions").parent)
     assert r["precision"] > 0.8 and r["recall"] > 0.5
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("name", ["progit-ru-revisions", "linux-doc-zh-revisions"])
+def test_symbol_bound_is_an_upper_bound_and_loses_no_pair(name: str) -> None:
+    from neardup.methods.slst import symbol_bounds
+    from shared_data import load_docs
+
+    docs = [Prepared(d.id, d.text, []) for d in load_docs(name)]
+    loose = make_method("sl-st", threshold=1e-9)  # prunes only pairs sharing no symbol
+    sigs = loose.sign(docs)
+    cand = loose.candidates(sigs)
+    sim = loose.similarity(sigs, cand)
+    bound = symbol_bounds(sigs.data, cand)
+    assert cand.shape[0] > 100 and (sim > 0.3).sum() > 10
+    assert np.all(sim <= bound + 1e-12)
+    strict = make_method("sl-st", threshold=0.5)
+    kept = {tuple(p) for p in strict.candidates(strict.sign(docs)).tolist()}
+    assert {tuple(p) for p in cand[sim >= 0.5].tolist()} <= kept
+    assert len(kept) < cand.shape[0]

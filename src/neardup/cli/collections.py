@@ -70,13 +70,30 @@ def create(
     measure: Annotated[str, typer.Option(help="resemblance | containment.")] = "resemblance",
     min_tokens: Annotated[int, typer.Option(help="Skip shorter documents (tokens).")] = 3,
     stop_words: Annotated[
-        bool, typer.Option("--stop-words/--no-stop-words", help="Drop stop words.")
-    ] = True,
-    morphology: Annotated[str, typer.Option(help="none | stem | lemma.")] = "none",
+        bool | None,
+        typer.Option(
+            "--stop-words/--no-stop-words",
+            help="Drop stop words (default: the method's own canonical form).",
+        ),
+    ] = None,
+    morphology: Annotated[
+        str | None,
+        typer.Option(help="none | stem | lemma (default: the method's own canonical form)."),
+    ] = None,
+    decision: Annotated[
+        str | None,
+        typer.Option(
+            "--decision",
+            help="own (the method's rule from its paper decides a check) | verified (exact "
+            "shingle sets); default: the method's own (see `neardup methods`).",
+        ),
+    ] = None,
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Create a collection; its method and parameters are fixed from now on."""
+    """Create a collection; its method and parameters are fixed from now on. The method's
+    own canonical form (TF-RIDF: stop words out, stems; SpotSigs: stop words kept) is kept
+    unless --stop-words/--morphology override it."""
     from neardup.cli.main import _fail, method_params
 
     try:
@@ -85,7 +102,13 @@ def create(
         raise _fail(exc) from None
     with _store(db) as store:
         info = store.create_collection(
-            name, method, params, threshold=threshold, measure=measure, min_tokens=min_tokens
+            name,
+            method,
+            params,
+            threshold=threshold,
+            measure=measure,
+            min_tokens=min_tokens,
+            decision=decision,
         )
     if as_json:
         _print_json(info.as_dict())

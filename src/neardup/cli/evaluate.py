@@ -208,10 +208,18 @@ def evaluate(
         str, typer.Option(help="all (unlisted pairs are negatives) | labelled (gold pairs only).")
     ] = "all",
     measure: Annotated[str, typer.Option(help="resemblance | containment.")] = "resemblance",
+    decision: Annotated[
+        str | None,
+        typer.Option(
+            "--decision",
+            help="own (each method's rule from its paper) | verified (exact shingle sets); "
+            "default: each method's own (see `neardup methods`).",
+        ),
+    ] = None,
     verify: Annotated[
-        bool,
-        typer.Option("--verify/--no-verify", help="Decide on exact sets, or the method's score."),
-    ] = True,
+        bool | None,
+        typer.Option("--verify/--no-verify", help="Older spelling of --decision verified / own."),
+    ] = None,
     shingle_size: Annotated[
         int | None,
         typer.Option("--shingle-size", "-w", help="Words per shingle, for methods that have it."),
@@ -314,7 +322,7 @@ def evaluate(
             config = _make_config(methods, thresholds, table2, common, mparams)
             changes = {"measure": measure, "min_tokens": min_tokens, "reuse": reuse}
             config = dataclasses.replace(
-                config, **changes, **({} if table2 else {"verify": verify})
+                config, **changes, **({} if table2 else {"verify": verify, "decision": decision})
             )
             read_opts = {"id_field": id_field, "text_field": text_field}
             docs = _read_docs(list(inputs or []), {**read_opts, "content_type": content_type}, err)

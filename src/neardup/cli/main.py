@@ -52,6 +52,14 @@ def escape(text: str) -> str:
 MethodOpt = Annotated[
     str, typer.Option("--method", "-m", help="Detection method (see `neardup methods`).")
 ]
+DecisionOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--decision",
+        help="own (the method's rule from its paper) | verified (exact shingle sets); "
+        "default: each method's own (see `neardup methods`).",
+    ),
+]
 ShingleOpt = Annotated[
     int | None, typer.Option("--shingle-size", "-w", help="Words per shingle (default 5).")
 ]
@@ -166,9 +174,11 @@ def dedup(
     keep: Annotated[
         str, typer.Option(help="Which document a cluster keeps: longest | first.")
     ] = "longest",
+    decision: DecisionOpt = None,
     verify: Annotated[
-        bool, typer.Option("--verify/--no-verify", help="Verify candidates on exact shingle sets.")
-    ] = True,
+        bool | None,
+        typer.Option("--verify/--no-verify", help="Older spelling of --decision verified / own."),
+    ] = None,
     min_tokens: Annotated[
         int, typer.Option(help="Skip documents with fewer canonical tokens.")
     ] = 3,
@@ -257,6 +267,7 @@ def dedup(
             threshold=threshold,
             keep=keep,  # type: ignore[arg-type]
             verify=verify,
+            decision=decision,  # type: ignore[arg-type]
             min_tokens=min_tokens,
         )
         mparams = method_params(method, shingle_size, param, stop_words, morphology)
@@ -316,6 +327,8 @@ def dedup(
     for s in result.skipped:
         line = f"{s.id}: {s.reason} {s.detail}".rstrip()
         _console("err").print(f"[yellow]skipped[/yellow] {escape(line)}")
+    for w in result.summary.get("warnings", []):
+        _console("err").print(f"[yellow]warning:[/yellow] {escape(w)}", highlight=False)
     _report_result(result, out_dir, fmt, top)
 
 
@@ -571,10 +584,12 @@ def methods(as_json: JsonOpt = False) -> None:
         return
     from rich.table import Table
 
-    table = Table("method", "parameters", "source")
+    table = Table("method", "parameters", "decision (default)", "source")
     for r in rows:
         params = ", ".join(f"{k}={v['default']}" for k, v in r["parameters"].items())
-        table.add_row(escape(r["name"]), escape(params), escape(r["source"]))
+        rule = r["decision"]
+        decision = f"{rule['rule']} ({rule['default']})"
+        table.add_row(escape(r["name"]), escape(params), escape(decision), escape(r["source"]))
     _console("out").print(table)
 
 

@@ -302,7 +302,10 @@ def verify(
     res = np.divide(shared, union, out=np.zeros_like(shared), where=union > 0)
     cab = np.divide(shared, size_a, out=np.zeros_like(shared), where=size_a > 0)
     cba = np.divide(shared, size_b, out=np.zeros_like(shared), where=size_b > 0)
-    ok = (score >= opts.threshold) if not opts.verify else (res >= opts.threshold)
+    from neardup.methods.decision import own_accepts
+    from neardup.pairs import DECIDED
+
+    ok = own_accepts(meth, score, opts.threshold) if not opts.verify else (res >= opts.threshold)
     rows = {
         "a": pairs[ok, 0],
         "b": pairs[ok, 1],
@@ -313,7 +316,10 @@ def verify(
     }
     ok_local = local[ok] if local.size else np.zeros((0, 2), np.int64)
     values = np.stack([rows["res"], rows["cab"], rows["cba"], rows["score"]], axis=1)
-    lines = pair_lines(ids, ok_local[:, 0], ok_local[:, 1], values, meth.name)
+    rule = np.full(ok_local.shape[0], DECIDED.index("verified" if opts.verify else "own"))
+    lines = pair_lines(
+        ids, ok_local[:, 0], ok_local[:, 1], values, meth.name, decisions=rule.astype(np.uint8)
+    )
     write_part_lines(out_dir, "pairs.jsonl", p, lines)
     return {"rows": rows, "candidates": int(pairs.shape[0])}
 

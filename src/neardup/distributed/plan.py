@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from neardup._version import __version__
-from neardup.dedup import DedupOptions, _resolve
+from neardup.dedup import DedupOptions, _resolve, decided_options
 from neardup.distributed import clusters as cl
 from neardup.distributed import io
 from neardup.distributed import partition as pt
@@ -98,6 +98,7 @@ def dedup_dask(
         raise ParameterError("measure", opts.measure, "resemblance with --engine dask")
     check_int("block_bytes", block_bytes, low=1 << 20)
     meth = _resolve(method, opts, dict(method_params))
+    opts = decided_options(meth, opts)
     check_supported(meth)
     with _client(client, scheduler, workers) as cli:
         job = _Job(cli, meth, opts, read_options or {}, os.fspath(out_dir), reduce_partitions)

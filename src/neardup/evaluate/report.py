@@ -178,7 +178,11 @@ def print_report(evaluation: Evaluation, console: Console, *, table2: bool = Fal
 
 
 def _title(meta: dict[str, Any]) -> str:
-    verify = "verify" if meta.get("verify", True) else "no-verify (method's own score)"
+    mode = meta.get("decision")
+    if mode is None:
+        verify = meta.get("verify")
+        mode = "each method's default" if verify is None else ("verified" if verify else "own")
+    verify = f"decision: {mode}"
     return (
         f"neardup evaluate: {meta.get('documents')} documents, "
         f"{meta.get('gold_positives')} gold positives, scope {meta.get('scope')}, "

@@ -9,7 +9,9 @@ a method without a ``threshold`` parameter (its signatures and candidates do not
 the threshold: I-Match, TF-RIDF, anchor words, mega-shingles, SimHash) under
 ``measure="resemblance"`` gives, at threshold ``t``, exactly the pairs of its run at the
 lowest threshold whose decision value is ``>= t`` (``dedup`` decides ``value >= t`` on every
-candidate; the value is the exact resemblance, or the method's score with ``verify=False``).
+candidate; the value is the exact resemblance, or the method's score under its own rule);
+under its own rule, a method whose rule has no threshold (equal signature, a shared
+mega-shingle, SimHash's Hamming distance) gives the same pairs at every threshold.
 Such rows are marked ``reused`` and carry the time and memory of that one run.
 Methods with a ``threshold`` parameter (their index is built for it) always run anew.
 """
@@ -43,7 +45,9 @@ class EvalConfig:
         methods: registry names, in report order.
         thresholds: decision thresholds in (0, 1], ascending.
         measure: ``resemblance`` or ``containment`` (``DedupOptions.measure``).
-        verify: decide on exact shingle sets (True) or on the method's own score (False).
+        decision: ``own`` (each method's own rule), ``verified`` (exact shingle sets) or
+            ``None`` (each method's default: :mod:`neardup.methods.decision`).
+        verify: the older spelling (True = verified, False = own, None = unset).
         scope: ``all`` (unlisted pairs are non-duplicates) or ``labelled``.
         method_params: per method, keyword parameters for ``dedup`` (``shingle_size``...).
         method_thresholds: per method, thresholds replacing ``thresholds`` (Table 2 runs
@@ -57,7 +61,8 @@ class EvalConfig:
     methods: tuple[str, ...]
     thresholds: tuple[float, ...]
     measure: str = "resemblance"
-    verify: bool = True
+    verify: bool | None = None
+    decision: str | None = None
     scope: Scope = "all"
     method_params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     method_thresholds: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
@@ -246,7 +251,9 @@ def decision_value(pair: Any, measure: str, verify: bool) -> float:
     Returns:
         The method's score (``verify=False``), the resemblance, or the larger containment.
     """
-    get = pair.get if isinstance(pair, dict) else lambda k: getattr(pair, k)
+    get = pair.get if isinstance(pair, dict) else lambda k: getattr(pair, k, None)
+    if get("decision") == "identical":  # identical documents pass every threshold
+        return 1.0
     if not verify:
         return float(get("score"))
     if measure == "resemblance":
@@ -322,11 +329,21 @@ def _reused_rows(
         for t in thresholds:
             yield scorer.failed(method, t, str(exc))
         return
-    values = [(decision_value(p, config.measure, config.verify), p.a, p.b) for p in result.pairs]
+    mode = result.summary.get("options", {}).get("decision", "verified")
+    free = mode == "own" and _threshold_free(method)
+    verify = mode == "verified"
+    values = [(decision_value(p, config.measure, verify), p.a, p.b) for p in result.pairs]
     params = _params(result.summary)
     for i, t in enumerate(thresholds):
-        pairs = [(a, b) for v, a, b in values if v >= t]
+        pairs = [(a, b) for v, a, b in values if free or v >= t]
         yield scorer.row(method, t, pairs, usage, reused=i > 0, params=params)
+
+
+def _threshold_free(method: str) -> bool:
+    from neardup.methods.decision import THRESHOLD_FREE, rule_of
+    from neardup.methods.registry import method_class
+
+    return rule_of(method_class(method)).kind in THRESHOLD_FREE
 
 
 def _run(docs: Sequence[Document], method: str, threshold: float, config: EvalConfig) -> Any:
@@ -336,6 +353,7 @@ def _run(docs: Sequence[Document], method: str, threshold: float, config: EvalCo
         measure=config.measure,  # type: ignore[arg-type]
         threshold=threshold,
         verify=config.verify,
+        decision=config.decision,  # type: ignore[arg-type]
         min_tokens=config.min_tokens,
     )
     params = dict(config.method_params.get(method, {}))
@@ -355,6 +373,7 @@ def _meta(config: EvalConfig, gold: GoldStandard, docs: Sequence[Document]) -> d
         "scope": config.scope,
         "measure": config.measure,
         "verify": config.verify,
+        "decision": config.decision,
         "methods": list(config.methods),
         "thresholds": list(config.thresholds),
         "method_thresholds": {k: list(v) for k, v in config.method_thresholds.items()},
@@ -461,7 +480,9 @@ def evaluate_pairs_dir(
     summary = _read_summary(root / "summary.json")
     opts = summary.get("options", {})
     run_t = float(opts.get("threshold", 0.0))
-    measure_, verify = str(opts.get("measure", "resemblance")), bool(opts.get("verify", True))
+    measure_ = str(opts.get("measure", "resemblance"))
+    mode = opts.get("decision") or ("verified" if opts.get("verify", True) else "own")
+    verify = mode == "verified"
     method = str(summary.get("method") or (rows[0]["method"] if rows else root.name))
     usage = _summary_usage(summary)
     scorer = _Scorer.make(gold, scope, replicates, level, seed)
@@ -478,6 +499,7 @@ def evaluate_pairs_dir(
         "scope": scope,
         "measure": measure_,
         "verify": verify,
+        "decision": mode,
         "methods": [method],
         "thresholds": [r.threshold for r in out],
         "memory": "ru_maxrss (process peak of the dedup run)" if usage else "off",

@@ -22,6 +22,7 @@ are equal). The concrete rule below is **our interpretation**:
 from __future__ import annotations
 
 import hashlib
+import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ import numpy as np
 
 from neardup.errors import ParameterError, UsageError, check_float, check_int
 from neardup.methods.base import CorpusStats, Prepared, SignatureKey, Signatures
+from neardup.methods.decision import DecisionRule
 from neardup.methods.imatch import (
     SingleKeyMethod,
     require_fitted,
@@ -74,6 +76,9 @@ class AnchorWords(SingleKeyMethod):
     )
     needs_fit: ClassVar[bool] = True
     exact_key: ClassVar[bool] = True
+    decision_rule: ClassVar[DecisionRule] = DecisionRule(
+        "equal-signature", "equal anchor-word signature (Ilyinsky et al. 2002, interpreted)"
+    )
 
     min_df: float = 0.005
     max_df: float = 0.2
@@ -138,6 +143,24 @@ class AnchorWords(SingleKeyMethod):
             "anchors": self._anchors_id,
             "anchors_size": None if self._anchors is None else len(self._anchors),
         }
+
+    def lexicon_warning(self, num_docs: int) -> str | None:
+        """A warning when the fitted dictionary has fewer than ``min_anchors`` words (no
+        document can get a signature), with the collection size the rule needs; else None.
+
+        An anchor needs ``df >= 2`` and ``df / N <= max_df``, so ``N >= ceil(2 / max_df)``.
+        """
+        size = 0 if self._anchors is None else len(self._anchors)
+        if size >= self.min_anchors:
+            return None
+        need = math.ceil(2 / self.max_df) if self.max_df > 0 else None
+        where = f"at least {need} documents" if need else "max_df > 0"
+        return (
+            f"{self.name}: the anchor dictionary has {size} words (< min_anchors="
+            f"{self.min_anchors}) on {num_docs} documents, so no document gets a signature; "
+            f"anchors need df >= 2 and df/N <= max_df={self.max_df}: {where} "
+            "(or raise max_df); identical documents are still paired"
+        )
 
     def key(self) -> SignatureKey:
         """The :class:`SignatureKey` of signatures this method makes (fitted state included)."""

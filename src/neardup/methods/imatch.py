@@ -29,6 +29,7 @@ import xxhash
 from neardup._array import group_bounds, pairs_in_groups, unique_pairs
 from neardup.errors import ParameterError, UsageError, check_float, check_int
 from neardup.methods.base import CorpusStats, Prepared, Signature, SignatureKey, Signatures
+from neardup.methods.decision import DecisionRule
 from neardup.methods.registry import register
 from neardup.text.canonical import CanonicalForm
 
@@ -165,6 +166,9 @@ class IMatch:
     )
     needs_fit: ClassVar[bool] = True
     exact_key: ClassVar[bool] = True
+    decision_rule: ClassVar[DecisionRule] = DecisionRule(
+        "equal-signature", "equal I-Match signature (Chowdhury et al. 2002)"
+    )
 
     min_nidf: float = 0.2
     max_nidf: float = 0.95
@@ -226,6 +230,25 @@ class IMatch:
             "lexicon": self._lexicon_id,
             "lexicon_size": None if self._lexicon is None else len(self._lexicon),
         }
+
+    def lexicon_warning(self, num_docs: int) -> str | None:
+        """A warning when the fitted lexicon has fewer than ``min_terms`` terms (no document
+        can get a signature), with the collection size the rule needs; else None.
+
+        A lexicon term has ``df >= 2`` (``max_nidf < 1``) and ``log(N/df)/log(N) >=
+        min_nidf``, so ``N >= 2^(1 / (1 - min_nidf))``.
+        """
+        size = 0 if self._lexicon is None else len(self._lexicon)
+        if size >= self.min_terms:
+            return None
+        need = math.ceil(2 ** (1 / (1 - self.min_nidf))) if self.min_nidf < 1 else None
+        where = f"at least {need} documents sharing terms" if need else "min_nidf < 1"
+        return (
+            f"{self.name}: the lexicon has {size} terms (< min_terms={self.min_terms}) on "
+            f"{num_docs} documents, so no document gets a signature; lexicon terms need "
+            f"df >= 2 and nidf in [{self.min_nidf}, {self.max_nidf}]: {where}; identical "
+            "documents are still paired"
+        )
 
     def key(self) -> SignatureKey:
         """The :class:`SignatureKey` of signatures this method makes (fitted state included)."""
@@ -306,6 +329,10 @@ class IMatchRandom(IMatch):
     source: ClassVar[str] = (
         "Kołcz, Chowdhury & Alspector 2004 (K randomized lexicons, match on any I-Match "
         "signature); Chowdhury et al. 2002; Romanov 2019"
+    )
+    decision_rule: ClassVar[DecisionRule] = DecisionRule(
+        "equal-signature",
+        "an equal I-Match signature under some lexicon (Kołcz, Chowdhury & Alspector 2004)",
     )
 
     K: int = 10

@@ -29,6 +29,7 @@ import numpy as np
 from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, unique_pairs
 from neardup.errors import ParameterError, check_int
 from neardup.methods.base import Prepared, Signature, SignatureKey, Signatures
+from neardup.methods.decision import DecisionRule
 from neardup.methods.minhash import EMPTY, MinHasher
 from neardup.methods.registry import register
 from neardup.methods.sets import ShingleSets
@@ -138,6 +139,9 @@ class Megashingles:
     )
     needs_fit: ClassVar[bool] = False
     exact_key: ClassVar[bool] = True
+    decision_rule: ClassVar[DecisionRule] = DecisionRule(
+        "shared-mega-shingle", "one shared mega-shingle (Fetterly, Manasse & Najork 2003)"
+    )
 
     shingle_size: int = 5
     num_maps: int = 84

@@ -7,6 +7,7 @@ from typing import Any
 
 from neardup.errors import ParameterError
 from neardup.methods.base import Method
+from neardup.methods.decision import rule_of
 
 _REGISTRY: dict[str, type] = {}
 _LOADED: list[bool] = []
@@ -54,7 +55,8 @@ def make_method(name: str, **params: Any) -> Method:
 
 
 def describe(name: str) -> dict[str, Any]:
-    """JSON-ready description: name, source, needs_fit, parameters with defaults."""
+    """JSON-ready description: name, source, needs_fit, decision rule (``kind``, ``rule``,
+    ``default``, ``measures``), parameters with defaults."""
     cls = method_class(name)
     params = {}
     for f in dataclasses.fields(cls):
@@ -69,6 +71,7 @@ def describe(name: str) -> dict[str, Any]:
         "source": cls.source,  # type: ignore[attr-defined]
         "needs_fit": cls.needs_fit,  # type: ignore[attr-defined]
         "exact_key": cls.exact_key,  # type: ignore[attr-defined]
+        "decision": rule_of(cls).as_dict(),
         "parameters": params,
     }
 

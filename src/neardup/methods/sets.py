@@ -175,11 +175,12 @@ class ShingleSets:
         """
         from neardup._array import fmix64
 
-        doc = self.doc_ids()
         with np.errstate(over="ignore"):
             mixed = fmix64(self.values ^ np.uint64(0x5851F42D4C957F2D))
-        key = np.zeros(len(self), dtype=U64)
-        np.add.at(key, doc, mixed)  # order-free sum of mixed values
+            # order-free sum of mixed values per set: differences of a wrapping prefix sum
+            total = np.zeros(self.values.shape[0] + 1, dtype=U64)
+            np.cumsum(mixed, out=total[1:])
+            key = total[self.offsets[1:]] - total[self.offsets[:-1]]
         return fmix64(key ^ self.sizes.astype(U64))
 
 

@@ -26,6 +26,7 @@ from neardup.index.lsh import LSHParams, lsh_candidates, optimal_params
 from neardup.index.postings import posting_candidates
 from neardup.index.prefix import prefix_candidates, rank_by_frequency
 from neardup.methods.base import Prepared, Signature, SignatureKey, Signatures
+from neardup.methods.decision import DecisionRule
 from neardup.methods.measures import intersection_sizes, overlap
 from neardup.methods.minhash import MinHasher, estimate_jaccard
 from neardup.methods.sets import ShingleSets
@@ -58,6 +59,13 @@ class ShingleMethod:
     source: ClassVar[str] = "Broder 1997; Zagorulko et al. 2013 eq. (1)-(2), full fingerprint set"
     needs_fit: ClassVar[bool] = False
     exact_key: ClassVar[bool] = False
+    decision_rule: ClassVar[DecisionRule] = DecisionRule(
+        "exact",
+        "exact resemblance (formula 1) or containment (formula 2) of the full shingle sets "
+        ">= threshold (Broder 1997)",
+        "verified",
+        ("resemblance", "containment"),
+    )
 
     shingle_size: int = 5
     step: int = 1
@@ -156,6 +164,13 @@ class ShinglesMod(ShingleMethod):
     source: ClassVar[str] = (
         "Broder 1997; Zagorulko et al. 2013 method 1 (fingerprints divisible by m), eq. (1)"
     )
+    decision_rule: ClassVar[DecisionRule] = DecisionRule(
+        "sample",
+        "resemblance (formula 1) or containment (formula 2) estimated on the mod-m samples "
+        ">= threshold (Broder 1997)",
+        "own",
+        ("resemblance", "containment"),
+    )
     m: int = 25
 
     def __post_init__(self) -> None:
@@ -167,6 +182,22 @@ class ShinglesMod(ShingleMethod):
 
     def _reduce(self, sets: ShingleSets) -> ShingleSets:
         return sets.mod_sample(self.m)
+
+    def containment(self, sigs: Signatures, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Containment (seed 000, formula 2) of each pair estimated on the mod-m samples:
+        ``|V(A) ∩ V(B)| / |V(A)|`` and ``|V(A) ∩ V(B)| / |V(B)|``, float64 (p,) each
+        (0 for an empty sample). The mod-m sample grows with the document, so it can be
+        put into formula (2); the bottom-n sketch cannot (Broder 1997).
+        """
+        sets: ShingleSets = sigs.data
+        if pairs.size == 0:
+            return np.zeros(0), np.zeros(0)
+        shared = intersection_sizes(sets, pairs).astype(float)
+        size_a = sets.sizes[pairs[:, 0]].astype(float)
+        size_b = sets.sizes[pairs[:, 1]].astype(float)
+        cab = np.divide(shared, size_a, out=np.zeros_like(shared), where=size_a > 0)
+        cba = np.divide(shared, size_b, out=np.zeros_like(shared), where=size_b > 0)
+        return cab, cba
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -183,6 +214,10 @@ class ShinglesMin(ShingleMethod):
     name: ClassVar[str] = "shingles-min"
     source: ClassVar[str] = (
         "Broder 1997; Zagorulko et al. 2013 method 2 (n smallest fingerprints), eq. (1)"
+    )
+    decision_rule: ClassVar[DecisionRule] = DecisionRule(
+        "sample",
+        "resemblance estimated on the bottom-n sketches >= threshold (Broder 1997, Theorem 1)",
     )
     n: int = 160
 
@@ -236,6 +271,11 @@ class MinHashLSH(ShingleMethod):
     """
 
     name: ClassVar[str] = "minhash-lsh"
+    decision_rule: ClassVar[DecisionRule] = DecisionRule(
+        "sample",
+        "resemblance estimated on the MinHash sketches >= threshold (Broder 1997)",
+        "verified",
+    )
     source: ClassVar[str] = (
         "Broder 1997 min-wise hashing; Shrivastava 2017 optimal densification; "
         "LSH banding P(s) = 1 - (1 - s^r)^b (Leskovec et al., MMDS §3.4)"

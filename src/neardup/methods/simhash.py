@@ -46,6 +46,7 @@ import xxhash
 from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, seg_arange, unique_pairs
 from neardup.errors import check_choice, check_int
 from neardup.methods.base import Prepared, Signature, SignatureKey, Signatures
+from neardup.methods.decision import DecisionRule
 from neardup.methods.registry import register
 from neardup.methods.shingles import token_fingerprints
 from neardup.text.canonical import CanonicalForm
@@ -216,6 +217,9 @@ class SimHash:
     )
     needs_fit: ClassVar[bool] = False
     exact_key: ClassVar[bool] = False
+    decision_rule: ClassVar[DecisionRule] = DecisionRule(
+        "hamming", "Hamming distance <= max_hamming (Charikar 2002; Manku et al. 2007)"
+    )
 
     shingle_size: int = 1
     weighting: Weighting = "tf"

@@ -45,7 +45,11 @@ fewer than ``window`` sentences has one window: its whole string). Every verifie
 ``min_block >= window`` sentences contains a shared window, so pairs with ``J > 0`` are
 never missed, except in windows shared by more than ``max_df`` documents (those give star
 candidates). Pairs whose sentence counts differ beyond the Jaccard bound
-``min(|A|, |B|) / max(|A|, |B|) < threshold`` are pruned.
+``min(|A|, |B|) / max(|A|, |B|) < threshold`` are pruned, and so are pairs whose symbol
+bound (:func:`symbol_bounds`) is below ``threshold``: a sentence covered by a verified block
+has its (length code, first-terms) symbol in the other document, so ``|C_A|`` is at most
+the number of A's sentences whose symbol occurs in B (and the same for B), which bounds
+``J`` from above without running the automaton.
 
 **Payload** of :meth:`SLST.signature`: uint64, shape ``(2n,)`` for ``n`` kept sentences:
 ``payload[:n]`` the length codes (0-35, the string's characters as numbers) and
@@ -61,9 +65,17 @@ from typing import Any, ClassVar
 import numpy as np
 import xxhash
 
-from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, unique_pairs
+from neardup._array import (
+    U64,
+    fmix64,
+    group_bounds,
+    pairs_in_groups,
+    seg_arange,
+    unique_pairs,
+)
 from neardup.errors import check_float, check_int
 from neardup.methods.base import Prepared, Signature, SignatureKey, Signatures
+from neardup.methods.decision import DecisionRule
 from neardup.methods.registry import register
 from neardup.text.canonical import CanonicalForm
 from neardup.text.sentences import split_sentences
@@ -107,7 +119,12 @@ class SentenceString:
 
 
 def sentence_string(
-    text: str, canonical: CanonicalForm, *, max_length: int = 35, seed: int = 0
+    text: str,
+    canonical: CanonicalForm,
+    *,
+    max_length: int = 35,
+    seed: int = 0,
+    memo: dict[str, tuple[int, str]] | None = None,
 ) -> SentenceString:
     """The length string and first-terms hashes of ``text`` (Feng 2015 §2.1).
 
@@ -116,17 +133,24 @@ def sentence_string(
         canonical: how each sentence becomes terms (stop words removed by default).
         max_length: longest sentence kept, 1-35; longer sentences are left out.
         seed: XXH64 seed of the first-terms hashes.
+        memo: sentence text -> (token count, first terms), shared across the documents of a
+            batch so that a sentence repeated in many documents is tokenized once.
 
     Returns:
         :class:`SentenceString` with one entry per kept sentence, in text order.
     """
     codes: list[int] = []
     firsts: list[str] = []
+    seen = {} if memo is None else memo
     for start, end in split_sentences(text):
-        tokens = canonical.tokens(text[start:end])
-        if len(tokens) <= max_length:
-            codes.append(len(tokens))
-            firsts.append(_SEP.join(tokens[:2]))
+        sentence = text[start:end]
+        known = seen.get(sentence)
+        if known is None:
+            tokens = canonical.tokens(sentence)
+            known = seen[sentence] = (len(tokens), _SEP.join(tokens[:2]))
+        if known[0] <= max_length:
+            codes.append(known[0])
+            firsts.append(known[1])
     h = xxhash.xxh64_intdigest
     terms = np.fromiter((h(f.encode("utf-8", "surrogatepass"), seed) for f in firsts), U64)
     return SentenceString(np.array(codes, dtype=U64), terms)
@@ -435,6 +459,84 @@ def window_keys(
     return h, docs
 
 
+def _symbols(strings: SentenceStrings, seed: int) -> np.ndarray:
+    """One uint64 per sentence: a hash of its (length code, first-terms hash)."""
+    with np.errstate(over="ignore"):
+        return fmix64(strings.terms ^ fmix64(strings.codes + np.uint64(seed + 1)))
+
+
+def symbol_bounds(
+    strings: SentenceStrings, pairs: np.ndarray, *, seed: int = 0, chunk: int = 2_000_000
+) -> np.ndarray:
+    """An upper bound of the SL+ST Jaccard of each pair, vectorised: float64 (p,).
+
+    With ``s_A`` the number of A's sentences whose symbol (length code, first-terms hash)
+    occurs in B, and ``s_B`` the reverse, ``c <= min(s_A, s_B)`` (every sentence covered by a
+    verified block has an equal symbol on the other side), so
+    ``J <= u / (|A| + |B| - u)`` with ``u = min(s_A, s_B)``.
+
+    Args:
+        strings: the corpus's sentence strings.
+        pairs: int64 (p, 2) document indexes.
+        seed: hash seed of the symbols (any seed gives a valid bound).
+        chunk: approximate symbols gathered per step (bounds memory).
+    """
+    out = np.zeros(pairs.shape[0], dtype=np.float64)
+    if pairs.shape[0] == 0:
+        return out
+    sym = _symbols(strings, seed)
+    sizes = strings.sizes
+    doc = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
+    labels = np.unique(sym, return_inverse=True)[1].astype(np.int64).reshape(-1)
+    order = np.lexsort((labels, doc))
+    d, lab = doc[order], labels[order]
+    first = np.ones(d.shape[0], dtype=bool)
+    first[1:] = (d[1:] != d[:-1]) | (lab[1:] != lab[:-1])
+    starts = np.flatnonzero(first)
+    counts = np.diff(np.append(starts, d.shape[0]))
+    u_doc, u_lab = d[starts], lab[starts]
+    u_off = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(u_doc, minlength=sizes.shape[0]), out=u_off[1:])
+    u_size = np.diff(u_off)
+    cost = u_size[pairs[:, 0]] + u_size[pairs[:, 1]]
+    cum = np.cumsum(cost)
+    lo = 0
+    while lo < pairs.shape[0]:
+        hi = int(np.searchsorted(cum, (cum[lo - 1] if lo else 0) + chunk, side="right"))
+        hi = max(hi, lo + 1)
+        part = pairs[lo:hi]
+        s_a, s_b = _shared_counts(part, u_off, u_size, u_lab, counts)
+        c = np.minimum(s_a, s_b).astype(np.float64)
+        union = sizes[part[:, 0]] + sizes[part[:, 1]] - c
+        out[lo:hi] = np.divide(c, union, out=np.zeros_like(c), where=union > 0)
+        lo = hi
+    return out
+
+
+def _shared_counts(
+    pairs: np.ndarray,
+    u_off: np.ndarray,
+    u_size: np.ndarray,
+    u_lab: np.ndarray,
+    counts: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair: sentences of A whose symbol is in B, and of B whose symbol is in A."""
+    a, b = pairs[:, 0], pairs[:, 1]
+    starts = np.column_stack([u_off[a], u_off[b]]).reshape(-1)
+    lengths = np.column_stack([u_size[a], u_size[b]]).reshape(-1)
+    idx = seg_arange(starts, lengths)
+    owner = np.repeat(np.arange(2 * pairs.shape[0], dtype=np.int64) >> 1, lengths)
+    # A's run then B's run per pair; a stable sort keeps A's copy of a shared label first
+    key = (owner << 32) | u_lab[idx]
+    order = np.argsort(key, kind="stable")
+    key, weight = key[order], counts[idx][order]
+    dup = np.flatnonzero(key[1:] == key[:-1])
+    pair_of = key[dup] >> 32
+    s_a = np.bincount(pair_of, weights=weight[dup], minlength=pairs.shape[0])
+    s_b = np.bincount(pair_of, weights=weight[dup + 1], minlength=pairs.shape[0])
+    return s_a, s_b
+
+
 # -- the method --------------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class SLST:
@@ -463,6 +565,9 @@ class SLST:
     )
     needs_fit: ClassVar[bool] = False
     exact_key: ClassVar[bool] = False
+    decision_rule: ClassVar[DecisionRule] = DecisionRule(
+        "similarity", "SL+ST Jaccard of sentence-length blocks >= threshold (Feng 2015)"
+    )
 
     min_block: int = 2
     max_length: int = 35
@@ -503,11 +608,15 @@ class SLST:
 
     def sign(self, docs: Sequence[Prepared]) -> Signatures:
         """Sentence strings of a batch (from ``Prepared.text``): :class:`SentenceStrings`."""
-        data = SentenceStrings.from_list([self.string(d.text) for d in docs])
+        memo: dict[str, tuple[int, str]] = {}
+        canon, k, seed = self.canonical, self.max_length, self.seed
+        strings = [sentence_string(d.text, canon, max_length=k, seed=seed, memo=memo) for d in docs]
+        data = SentenceStrings.from_list(strings)
         return Signatures(self.key(), data, len(docs))
 
     def candidates(self, sigs: Signatures) -> np.ndarray:
-        """Pairs sharing a sentence window and passing the length bound: int64 (p, 2)."""
+        """Pairs sharing a sentence window and passing the length and symbol bounds (module
+        docstring): int64 (p, 2); no pair with ``J >= threshold`` is missed."""
         strings: SentenceStrings = sigs.data
         keys, docs = window_keys(strings, self.window, self.seed)
         order = np.lexsort((docs, keys))
@@ -522,7 +631,9 @@ class SLST:
         n = strings.sizes
         lo = np.minimum(n[pairs[:, 0]], n[pairs[:, 1]])
         hi = np.maximum(n[pairs[:, 0]], n[pairs[:, 1]])
-        return pairs[lo >= self.threshold * hi - 1e-9]
+        pairs = pairs[lo >= self.threshold * hi - 1e-9]
+        bound = symbol_bounds(strings, pairs, seed=self.seed)
+        return pairs[bound >= self.threshold - 1e-9]
 
     def similarity(self, sigs: Signatures, pairs: np.ndarray) -> np.ndarray:
         """SL+ST Jaccard of each pair: float64 (p,); one automaton per document and group."""

@@ -59,6 +59,7 @@ from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, seg_arang
 from neardup.errors import ParameterError, check_float, check_int
 from neardup.index.prefix import prefix_lengths, rank_by_frequency
 from neardup.methods.base import Prepared, Signature, SignatureKey, Signatures
+from neardup.methods.decision import DecisionRule
 from neardup.methods.measures import intersection_sizes
 from neardup.methods.registry import register
 from neardup.methods.sets import ShingleSets
@@ -197,6 +198,9 @@ class SpotSigs:
     )
     needs_fit: ClassVar[bool] = False
     exact_key: ClassVar[bool] = False
+    decision_rule: ClassVar[DecisionRule] = DecisionRule(
+        "similarity", "multiset Jaccard of spot signatures >= threshold (Theobald et al. 2008)"
+    )
 
     antecedents: tuple[str, ...] = DEFAULT_ANTECEDENTS
     distance: int = 1

@@ -46,6 +46,7 @@ import numpy as np
 
 from neardup.errors import check_int
 from neardup.methods.base import CorpusStats, Prepared, SignatureKey, Signatures
+from neardup.methods.decision import DecisionRule
 from neardup.methods.imatch import (
     SingleKeyMethod,
     require_fitted,
@@ -117,6 +118,9 @@ class TFRIDF(SingleKeyMethod):
     )
     needs_fit: ClassVar[bool] = True
     exact_key: ClassVar[bool] = True
+    decision_rule: ClassVar[DecisionRule] = DecisionRule(
+        "equal-signature", "equal TF-RIDF signature: CRC-32 of the top 6 words (Romanov 2019, §4.4)"
+    )
 
     top: int = 6
     min_length: int = 3

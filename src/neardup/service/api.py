@@ -159,6 +159,11 @@ class CollectionIn(_Body):
     threshold: float = Field(default=0.5, gt=0.0, le=1.0)
     measure: str = Field(default="resemblance", pattern="^(resemblance|containment)$")
     min_tokens: int = Field(default=3, ge=1, le=1_000_000)
+    decision: str | None = Field(
+        default=None,
+        pattern="^(own|verified)$",
+        description="own (the method's rule from its paper) | verified; default: the method's",
+    )
 
 
 class DocumentIn(_Body):
@@ -386,6 +391,7 @@ def _routes(api: FastAPI, st: Store, require: Any, state: ui.UiState) -> None:
             threshold=body.threshold,
             measure=body.measure,
             min_tokens=body.min_tokens,
+            decision=body.decision,
         )
         return info.as_dict()
 

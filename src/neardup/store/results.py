@@ -20,6 +20,9 @@ class CollectionInfo:
         min_tokens: documents with fewer canonical tokens are skipped (``too-short``).
         stats_dirty: lexical methods: signatures are older than the word statistics.
         created_at: creation time (UTC).
+        decision: ``own`` (the method's own rule decides a check, as in its paper) or
+            ``verified`` (the exact shingle sets; collections made before the decision was
+            stored); see :mod:`neardup.methods.decision`.
     """
 
     id: int
@@ -32,6 +35,7 @@ class CollectionInfo:
     min_tokens: int
     stats_dirty: bool
     created_at: datetime
+    decision: str = "verified"
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready mapping (no database id)."""
@@ -45,6 +49,7 @@ class CollectionInfo:
             "min_tokens": self.min_tokens,
             "stats_dirty": self.stats_dirty,
             "created_at": self.created_at.isoformat(),
+            "decision": self.decision,
         }
 
 

@@ -62,6 +62,8 @@ collections = Table(
     Column("min_tokens", Integer, nullable=False),
     Column("stats_dirty", Boolean, nullable=False, default=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # migration 0004: own | verified; NULL (collections made before it) = verified
+    Column("decision", String(16), nullable=True),
 )
 
 documents = Table(

@@ -43,7 +43,9 @@ from neardup.errors import (
     check_int,
 )
 from neardup.methods.base import Method, Prepared, Signature
+from neardup.methods.decision import check_decision, own_accepts, resolve_decision
 from neardup.methods.measures import MEASURES, overlap
+from neardup.methods.registry import method_class
 from neardup.store import schema as s
 from neardup.store.engine import open_engines, resolve_url
 from neardup.store.errors import (
@@ -137,6 +139,7 @@ class Store:
         threshold: float = 0.5,
         measure: str = "resemblance",
         min_tokens: int = 3,
+        decision: str | None = None,
     ) -> CollectionInfo:
         """Create a collection; its method and parameters are fixed from now on.
 
@@ -148,9 +151,13 @@ class Store:
                 tuning) unless ``params`` sets one.
             measure: ``resemblance`` or ``containment`` (max of both directions).
             min_tokens: documents with fewer canonical tokens are skipped, >= 1.
+            decision: ``own`` (the method's own rule decides a check), ``verified`` (the
+                exact shingle sets) or None (the method's default,
+                :mod:`neardup.methods.decision`).
 
         Raises:
-            ParameterError / UnsupportedMethod: bad name, method, parameters or options.
+            ParameterError / UnsupportedMethod: bad name, method, parameters or options
+                (``measure`` the method's own rule cannot decide on included).
             CollectionExists: the name is taken.
         """
         check_name(name)
@@ -158,6 +165,7 @@ class Store:
         check_choice("measure", measure, MEASURES)
         check_int("min_tokens", min_tokens, low=1, high=1_000_000)
         init, canonical = creation_params(method, dict(params or {}), threshold)
+        mode = resolve_decision(method_class(method), check_decision(decision), measure)
         row = {
             "name": name,
             "method": method,
@@ -168,6 +176,7 @@ class Store:
             "min_tokens": min_tokens,
             "stats_dirty": False,
             "created_at": datetime.now(UTC),
+            "decision": mode,
         }
         try:
             with self._write() as conn:
@@ -608,7 +617,11 @@ class Store:
         Candidates come from the index (keys looked up in SQL, at most
         :data:`MAX_CANDIDATES`, most shared keys first); each is verified on the exact
         shingle sets: a match has ``resemblance >= threshold`` (measure ``resemblance``) or
-        ``max(containment both ways) >= threshold`` (``containment``).
+        ``max(containment both ways) >= threshold`` (``containment``) when the collection's
+        decision is ``verified``; under ``own`` the method's own rule on the stored signature
+        decides (equal TF-RIDF signature, one shared mega-shingle, ...). An identical
+        document (resemblance 1) always matches. Each match's ``evidence["decision"]`` says
+        which rule accepted it (``own``, ``verified`` or ``identical``).
 
         Args:
             name: the collection.
@@ -676,15 +689,15 @@ class Store:
         out: list[Match] = []
         for pk, doc_id, source, title, blob, payload in rows:
             ov = overlap(query, np.frombuffer(blob, dtype="<u8"))
-            value = ov.resemblance
-            if info.measure == "containment":
-                value = max(ov.containment_ab, ov.containment_ba)
-            if value < info.threshold:
+            score = _score(meth, query_sig, payload)
+            rule = _decide(info, meth, ov, query_sig, payload, score)
+            if rule is None:
                 continue
             evidence = {
                 "index_hits": hits[int(pk)],
                 "index_keys": nkeys,
-                "score": _score(meth, query_sig, payload),
+                "score": score,
+                "decision": rule,
             }
             out.append(
                 Match(
@@ -972,6 +985,44 @@ def _rank(m: Match) -> tuple[float, float, str]:
     return (-m.resemblance, -max(m.containment_query, m.containment_doc), m.doc_id)
 
 
+def _decide(
+    info: CollectionInfo,
+    meth: Method,
+    ov: Any,
+    query: Signature,
+    payload: bytes | None,
+    score: float | None,
+) -> str | None:
+    """The rule that accepts a stored document for a check (``own``, ``verified``,
+    ``identical``), or None: the collection's decision, then identical content."""
+    if info.decision == "own":
+        value = _own_value(info, meth, query, payload, score)
+        if value is not None and bool(own_accepts(meth, np.array([value]), info.threshold)[0]):
+            return "own"
+    else:
+        value = ov.resemblance
+        if info.measure == "containment":
+            value = max(ov.containment_ab, ov.containment_ba)
+        if value >= info.threshold:
+            return "verified"
+    return "identical" if ov.size_a and ov.shared == ov.size_a == ov.size_b else None
+
+
+def _own_value(
+    info: CollectionInfo, meth: Method, query: Signature, payload: bytes | None, score: float | None
+) -> float | None:
+    """The method's own score; for containment (the mod-m sample, formula 2) the larger
+    containment of the stored sample and the query's."""
+    if info.measure != "containment" or payload is None:
+        return score
+    try:
+        stored = Signature.from_bytes(bytes(payload))
+    except (NeardupError, ValueError):
+        return None
+    ov = overlap(query.payload, stored.payload)
+    return max(ov.containment_ab, ov.containment_ba)
+
+
 def _score(meth: Method, query: Signature, payload: bytes | None) -> float | None:
     if payload is None:
         return None
@@ -1014,6 +1065,7 @@ def _info(row: Any) -> CollectionInfo:
         int(m["min_tokens"]),
         bool(m["stats_dirty"]),
         _utc(m["created_at"]),
+        m.get("decision") or "verified",
     )
 
 

@@ -1,0 +1,143 @@
+"""How a method decides that two documents are duplicates: its own rule, or verification.
+
+Each method declares a :class:`DecisionRule` (``decision_rule`` class attribute): the rule
+its paper defines, whether that rule or exact verification is its default, and the
+measures the rule can decide on.
+
+* ``equal-signature``: I-Match (Chowdhury et al. 2002) and its randomised form (Kołcz et al.
+  2004: some signature equal), TF-RIDF (Romanov 2019, §4.4), anchor words
+  (Ilyinsky et al. 2002): the score is 1 for equal signatures, else 0; no threshold.
+* ``shared-mega-shingle``: mega-shingles (Fetterly et al. 2003): one shared mega-shingle.
+* ``hamming``: SimHash (Charikar 2002; Manku et al. 2007): ``hamming <= max_hamming``.
+* ``similarity``: SL+ST (Feng 2015) and SpotSigs (Theobald et al. 2008): the method's own
+  Jaccard ``>= threshold`` (the method's ``threshold`` parameter).
+* ``sample``: Broder's samples (Broder 1997): resemblance (formula 1) or, for the mod-m
+  sample only, containment (formula 2) estimated on the sample ``>= threshold``.
+* ``exact``: the full shingle sets (shingles-full; MinHash-LSH's sketch estimate when it
+  decides on its own): exact resemblance or containment ``>= threshold``.
+
+``verified`` decides every method's candidates the same way: exact resemblance (or the
+larger containment) of the full shingle sets ``>= threshold``. Identical documents (equal
+full shingle sets) are always paired, whatever the rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from neardup.errors import ParameterError, check_choice
+
+#: Decision modes a job accepts.
+DECISIONS: tuple[str, ...] = ("own", "verified")
+#: Rule kinds whose outcome does not depend on the job's threshold.
+THRESHOLD_FREE: frozenset[str] = frozenset({"equal-signature", "shared-mega-shingle", "hamming"})
+#: Names written in each pair row (``decision``): which rule accepted the pair.
+DECIDED_BY: tuple[str, ...] = ("verified", "own", "identical")
+
+RuleKind = Literal[
+    "equal-signature", "shared-mega-shingle", "hamming", "similarity", "sample", "exact"
+]
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionRule:
+    """A method's own duplicate rule, as its paper defines it.
+
+    Attributes:
+        kind: one of ``equal-signature``, ``shared-mega-shingle``, ``hamming``,
+            ``similarity``, ``sample``, ``exact`` (see the module docstring).
+        text: the rule in words, with the paper it follows (shown by ``neardup methods``).
+        default: ``own`` or ``verified``: the decision a job uses unless told otherwise.
+        measures: the measures the own rule decides on (``resemblance``, ``containment``).
+    """
+
+    kind: RuleKind
+    text: str
+    default: Literal["own", "verified"] = "own"
+    measures: tuple[str, ...] = ("resemblance",)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready ``{kind, rule, default, measures}``."""
+        return {
+            "kind": self.kind,
+            "rule": self.text,
+            "default": self.default,
+            "measures": list(self.measures),
+        }
+
+
+_GENERIC_KEY = DecisionRule("equal-signature", "equal signatures")
+_GENERIC = DecisionRule(
+    "exact", "exact resemblance of the full shingle sets >= threshold", "verified"
+)
+
+
+def rule_of(method: Any) -> DecisionRule:
+    """The :class:`DecisionRule` a method (class or instance) declares.
+
+    A method without ``decision_rule`` gets ``equal-signature`` when ``exact_key`` is true,
+    else exact verification.
+    """
+    rule = getattr(method, "decision_rule", None)
+    if isinstance(rule, DecisionRule):
+        return rule
+    return _GENERIC_KEY if getattr(method, "exact_key", False) else _GENERIC
+
+
+def resolve_decision(method: Any, decision: str | None, measure: str) -> str:
+    """The decision a job uses: ``decision`` if given, else the method's default.
+
+    Raises:
+        ParameterError: ``decision`` is not ``own``/``verified``, or the method's own rule
+            cannot decide on ``measure`` (the message names the measures it can).
+    """
+    rule = rule_of(method)
+    mode = rule.default if decision is None else check_choice("decision", decision, DECISIONS)
+    if mode == "own" and measure not in rule.measures:
+        name = getattr(method, "name", "?")
+        raise ParameterError(
+            "measure",
+            measure,
+            f"{' or '.join(rule.measures)} with {name}'s own decision ({rule.text}); "
+            "use --decision verified to decide on the exact shingle sets",
+        )
+    return mode
+
+
+def own_threshold(method: Any, threshold: float) -> float:
+    """The score a pair needs under the method's own rule.
+
+    ``equal-signature``/``shared-mega-shingle``: 1 (scores are 0 or 1); ``hamming``:
+    ``1 - max_hamming/64`` (the SimHash score is ``1 - hamming/64``); ``similarity`` and
+    ``sample``: the method's ``threshold`` parameter when it has one, else ``threshold``;
+    ``exact``: ``threshold``.
+    """
+    kind = rule_of(method).kind
+    if kind in ("equal-signature", "shared-mega-shingle"):
+        return 1.0
+    if kind == "hamming":
+        return float(method.matching_threshold)
+    if kind in ("similarity", "sample"):
+        return float(getattr(method, "threshold", threshold))
+    return threshold
+
+
+def own_accepts(method: Any, score: np.ndarray, threshold: float) -> np.ndarray:
+    """bool (p,): the pairs whose ``score`` passes the method's own rule (1e-12 slack)."""
+    return np.asarray(score, dtype=float) >= own_threshold(method, threshold) - 1e-12
+
+
+def check_decision(decision: str | None) -> str | None:
+    """Validate an optional decision mode (``None`` = the method's default).
+
+    Raises:
+        ParameterError: not ``own``, ``verified`` or ``None``.
+    """
+    if decision is None:
+        return None
+    if not isinstance(decision, str):
+        raise ParameterError("decision", decision, "own or verified")
+    return check_choice("decision", decision, DECISIONS)
