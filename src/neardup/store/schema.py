@@ -6,8 +6,8 @@ Tables (``nd_`` prefix):
   canonical-form parameters (JSON), decision ``measure``/``threshold``, ``min_tokens``,
   ``stats_dirty`` (lexical methods: signatures older than the statistics), created time.
 * ``nd_documents``: collection, ``doc_id`` (unique per collection), source, title,
-  ``content_hash`` (XXH3-128 of the text, 16 bytes), ``length`` (canonical tokens),
-  added time.
+  ``content_hash`` (XXH3-128 of the text, 16 bytes; not indexed since migration 0004,
+  no query looks documents up by it), ``length`` (canonical tokens), added time.
 * ``nd_signatures``: ``Signature.to_bytes()`` of each document (neardup.methods.base), for
   methods whose signature needs the word statistics (``needs_fit``: written by the
   recompute). Methods that sign from the shingle set (minhash-lsh, shingles-*,
@@ -91,7 +91,6 @@ documents = Table(
     Column("length", Integer, nullable=False),
     Column("added_at", DateTime(timezone=True), nullable=False),
     UniqueConstraint("collection_id", "doc_id", name="uq_nd_documents_collection_doc"),
-    Index("ix_nd_documents_hash", "collection_id", "content_hash"),
 )
 
 signatures = Table(

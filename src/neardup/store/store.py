@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import queue
 import threading
 import time
 import zlib
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import islice
@@ -95,6 +95,7 @@ from neardup.store.results import (
     Match,
     SkippedDoc,
 )
+from neardup.store.sizes import table_bytes
 from neardup.store.stats import RecomputeReport, load_stats, recompute
 from neardup.text.types import Document, Skipped
 
@@ -136,6 +137,65 @@ def _screen(
             seen.add(item.id)
             docs.append(item)
     return docs, skipped
+
+
+class _Feed:
+    """Runs a generator in a daemon thread, at most :data:`_AHEAD` items ahead of the
+    consumer (``with feed: for item in feed``). An exception in the generator is raised in
+    the consumer; leaving the ``with`` block early stops the generator at its next item."""
+
+    _DONE = object()
+
+    def __init__(self, make: Callable[[], Iterator[Any]]) -> None:
+        self._make = make
+        self._queue: queue.Queue[Any] = queue.Queue(maxsize=_AHEAD)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="neardup-add-reader", daemon=True)
+
+    def __enter__(self) -> _Feed:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def __iter__(self) -> Iterator[Any]:
+        while True:
+            item = self._queue.get()
+            if item is self._DONE:
+                return
+            if isinstance(item, _Raised):
+                raise item.exc
+            yield item
+
+    def _run(self) -> None:
+        try:
+            for item in self._make():
+                if not self._put(item):
+                    return
+        except BaseException as exc:  # handed to the consumer, raised there
+            self._put(_Raised(exc))
+            return
+        self._put(self._DONE)
+
+    def _put(self, item: Any) -> bool:
+        while not self._stop.is_set():
+            try:
+                self._queue.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class _Raised:
+    exc: BaseException
+
+
+#: Prepared batches the reader thread may hold ahead of the writer.
+_AHEAD = 2
 
 
 class Store:
@@ -236,8 +296,13 @@ class Store:
             rows = conn.execute(select(s.collections).order_by(s.collections.c.name)).all()
         return [_info(r) for r in rows]
 
-    def stats(self, name: str) -> dict[str, Any]:
+    def stats(self, name: str, *, sizes: bool = False) -> dict[str, Any]:
         """Counts of a collection: documents, tokens, index rows, terms, last addition.
+
+        Args:
+            name: the collection.
+            sizes: also ``storage``: rows and bytes on disk per table and per document
+                (:func:`neardup.store.sizes.table_bytes`; SQLite reads every page).
 
         Raises:
             CollectionNotFound: no such collection.
@@ -261,8 +326,9 @@ class Store:
             terms = conn.execute(
                 text("SELECT COUNT(*) FROM nd_terms WHERE collection_id = :c AND df > 0"), c
             ).scalar_one()
+            storage = table_bytes(conn, info.id, int(docs[0])) if sizes else None
         last = docs[2]
-        return {
+        out = {
             **info.as_dict(),
             "documents": int(docs[0]),
             "tokens": int(docs[1]),
@@ -270,6 +336,9 @@ class Store:
             "terms": int(terms),
             "last_added_at": None if last is None else _utc(last).isoformat(),
         }
+        if storage is not None:
+            out["storage"] = storage
+        return out
 
     def delete_collection(self, name: str) -> None:
         """Delete a collection with all its documents and rows.
@@ -324,27 +393,20 @@ class Store:
         info = self.collection(name)
         meth = self._method(info)
         report = AddReport(0)
-        seen: set[str] = set()
-        pending: deque[Future[_Prepared]] = deque()
-        unmerged = [0]
-        # one batch is prepared (hashed, shingled, signed, compressed) in a worker thread
-        # while the batch before it is written; batches commit in input order
-        with ThreadPoolExecutor(1, thread_name_prefix="neardup-add") as pool:
-            try:
-                for chunk in _chunks(items, batch_size):
-                    docs, skipped = _screen(chunk, seen)
-                    pending.append(pool.submit(self._prepare_batch, info, meth, docs, skipped))
-                    if len(pending) > 1:
-                        report = self._commit_batch(
-                            info, meth, pending.popleft(), report, on_batch, unmerged
-                        )
-                while pending:
-                    report = self._commit_batch(
-                        info, meth, pending.popleft(), report, on_batch, unmerged
-                    )
-            finally:
-                for fut in pending:
-                    fut.cancel()
+        unmerged = 0
+        # a reader thread iterates ``items`` and prepares each batch (hash, shingle, sign,
+        # compress) while this thread writes the one before; batches commit in input order
+        feed = _Feed(lambda: self._prepared_batches(info, meth, items, batch_size))
+        with feed:
+            for prepared in feed:
+                part, keys = self._write_batch(info, meth, prepared)
+                report = report + part
+                if on_batch is not None:
+                    on_batch(part)
+                unmerged += keys
+                if unmerged >= MERGE_ROWS:
+                    self._merge(info.id)
+                    unmerged = 0
         self._merge(info.id)
         if meth.needs_fit and recompute_stats and (report.added or self._dirty(name)):
             self._recompute_after_add(name)  # also an add killed before its recompute
@@ -360,26 +422,13 @@ class Store:
         with contextlib.suppress(UsageError):
             self.recompute(name)
 
-    def _commit_batch(
-        self,
-        info: CollectionInfo,
-        meth: Method,
-        fut: Future[_Prepared],
-        report: AddReport,
-        on_batch: Callable[[AddReport], None] | None,
-        unmerged: list[int],
-    ) -> AddReport:
-        """Write the prepared batch ``fut``; merge pending index rows every
-        :data:`MERGE_ROWS` (``unmerged[0]``: rows written since the last merge)."""
-        prepared = fut.result()
-        part, keys = self._write_batch(info, meth, prepared)
-        unmerged[0] += keys
-        if unmerged[0] >= MERGE_ROWS:
-            self._merge(info.id)
-            unmerged[0] = 0
-        if on_batch is not None:
-            on_batch(part)
-        return report + part
+    def _prepared_batches(
+        self, info: CollectionInfo, meth: Method, items: Iterable[Document | Skipped], size: int
+    ) -> Iterator[_Prepared]:
+        seen: set[str] = set()
+        for chunk in _chunks(items, size):
+            docs, skipped = _screen(chunk, seen)
+            yield self._prepare_batch(info, meth, docs, skipped)
 
     def _prepare_batch(
         self, info: CollectionInfo, meth: Method, docs: list[Document], skipped: list[SkippedDoc]

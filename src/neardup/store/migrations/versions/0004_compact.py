@@ -4,6 +4,7 @@
   replaces ``ix_nd_index_lookup``; ``ix_nd_index_document`` is dropped (``remove`` finds a
   document's rows from its keys). On SQLite the table is rebuilt ``WITHOUT ROWID`` (the
   rows are the lookup B-tree: no rowid column and no second copy of every key).
+* ``ix_nd_documents_hash`` is dropped: no query reads it, every insert paid for it.
 * ``nd_index_pending``: index rows of ``add`` batches not yet moved into ``nd_index``
   (appended in batch order, merged sorted by key; see :mod:`neardup.store.schema`).
 * New ``nd_shingles`` rows are written in format 2 (:mod:`neardup.store.codec`); rows written
@@ -30,6 +31,7 @@ _COLUMNS = "collection_id, key, band, document_id"
 
 def upgrade() -> None:
     """Primary key on ``nd_index`` (SQLite: ``WITHOUT ROWID`` rebuild); ``nd_index_pending``."""
+    op.drop_index("ix_nd_documents_hash", table_name="nd_documents")
     op.create_table(
         "nd_index_pending",
         sa.Column("collection_id", sa.Integer, nullable=False),
@@ -65,6 +67,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     """Back to the rowid table with its lookup index (data kept, pending rows merged)."""
+    op.create_index("ix_nd_documents_hash", "nd_documents", ["collection_id", "content_hash"])
     op.execute(f"INSERT INTO nd_index ({_COLUMNS}) SELECT {_COLUMNS} FROM nd_index_pending")
     op.drop_table("nd_index_pending")
     if op.get_bind().dialect.name == "sqlite":
