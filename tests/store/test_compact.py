@@ -76,10 +76,13 @@ def test_set_format_exact_bytes_and_bad_values() -> None:
 def test_checks_see_pending_rows_and_the_merge_moves_them(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import neardup.store.store as module
+
     docs = _real_docs()[:6]
     name = unique("pending")
     info = store.create_collection(name, threshold=0.5)
     bands = info.params["bands"]
+    monkeypatch.setattr(module, "DIRECT_BELOW", 1)  # every batch a bulk batch
     monkeypatch.setattr(Store, "_merge", lambda self, cid: None)  # as if killed before it
     assert store.add(name, docs, batch_size=4).added == len(docs)
     assert _index_rows(store, name) == (0, len(docs) * bands)
@@ -105,10 +108,25 @@ def test_merge_every_merge_rows(store: Store, monkeypatch: pytest.MonkeyPatch) -
         real(self, cid)
 
     monkeypatch.setattr(module, "MERGE_ROWS", 2 * info.params["bands"])
+    monkeypatch.setattr(module, "DIRECT_BELOW", 1)
     monkeypatch.setattr(Store, "_merge", counting)
     store.add(name, docs, batch_size=1)
-    # after every second document, then the final merge (nothing left pending)
-    assert merges == [2 * info.params["bands"]] * 3 + [0]
+    # after every second document; nothing is left pending, so no final merge
+    assert merges == [2 * info.params["bands"]] * 3
+    assert _index_rows(store, name) == (len(docs) * info.params["bands"], 0)
+
+
+def test_small_batches_write_the_index_directly(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docs = _real_docs()[:3]
+    name = unique("direct")
+    info = store.create_collection(name, threshold=0.5)
+    merges: list[int] = []
+    monkeypatch.setattr(Store, "_merge", lambda self, cid: merges.append(cid))
+    assert store.add(name, docs, batch_size=2).added == len(docs)
+    assert _index_rows(store, name) == (len(docs) * info.params["bands"], 0) and merges == []
+    assert store.check(name, docs[0].text).matches[0].doc_id == docs[0].id
 
 
 def test_remove_deletes_the_index_rows_by_recomputed_keys(store: Store) -> None:

@@ -191,10 +191,20 @@ def insert_documents(conn: Connection, rows: list[tuple[Any, ...]]) -> dict[str,
 
 
 def insert_rows(
-    conn: Connection, collection_id: int, batch: Batch, fresh: list[int], pks: list[int]
+    conn: Connection,
+    collection_id: int,
+    batch: Batch,
+    fresh: list[int],
+    pks: list[int],
+    *,
+    pending: bool = True,
 ) -> int:
-    """Texts, shingle sets and (pending) index rows of the batch rows ``fresh`` (their
-    primary keys ``pks``), one statement per table.
+    """Texts, shingle sets and index rows of the batch rows ``fresh`` (their primary keys
+    ``pks``), one statement per table.
+
+    Args:
+        pending: index rows go to ``nd_index_pending`` (bulk batches) rather than straight
+            into ``nd_index`` (small batches, e.g. one document over the API).
 
     Returns:
         The number of index rows written to ``nd_index_pending``.
@@ -204,6 +214,7 @@ def insert_rows(
     texts = [(p, batch.bodies[i]) for p, i in zip(pks, fresh, strict=True)]
     sets = [(p, batch.sets[i]) for p, i in zip(pks, fresh, strict=True)]
     keys = _key_columns(batch.keys, fresh, pks)
+    target = "nd_index_pending" if pending else "nd_index"
     raw = conn.connection.driver_connection
     cur = raw.cursor()  # type: ignore[union-attr]
     try:
@@ -211,15 +222,14 @@ def insert_rows(
             _pg_copy_blobs(cur, "nd_texts (document_id, body)", texts)
             _pg_copy_blobs(cur, "nd_shingles (document_id, fingerprints)", sets)
             if keys is not None:
-                _pg_copy_index(cur, collection_id, *keys)
-            return 0 if keys is None else int(keys[0].shape[0])
+                _pg_copy_index(cur, collection_id, *keys, table=target)
+            return 0 if keys is None or not pending else int(keys[0].shape[0])
         cur.executemany("INSERT INTO nd_texts (document_id, body) VALUES (?, ?)", texts)
         cur.executemany("INSERT INTO nd_shingles (document_id, fingerprints) VALUES (?, ?)", sets)
         if keys is not None:
             key, band, doc = keys
             cur.executemany(
-                "INSERT INTO nd_index_pending (collection_id, key, band, document_id) "
-                "VALUES (?, ?, ?, ?)",
+                f"INSERT INTO {target} (collection_id, key, band, document_id) VALUES (?, ?, ?, ?)",
                 zip(
                     [collection_id] * key.shape[0],
                     key.tolist(),
@@ -228,7 +238,7 @@ def insert_rows(
                     strict=True,
                 ),
             )
-        return 0 if keys is None else int(keys[0].shape[0])
+        return 0 if keys is None or not pending else int(keys[0].shape[0])
     finally:
         cur.close()
 
@@ -285,14 +295,20 @@ def _pg_copy_blobs(cur: Any, target: str, rows: list[tuple[int, bytes]]) -> None
 
 
 def _pg_copy_index(
-    cur: Any, collection_id: int, key: np.ndarray, band: np.ndarray, doc: np.ndarray
+    cur: Any,
+    collection_id: int,
+    key: np.ndarray,
+    band: np.ndarray,
+    doc: np.ndarray,
+    *,
+    table: str,
 ) -> None:
     rec = np.empty(key.shape[0], dtype=_PG_INDEX)
     rec["n"], rec["l1"], rec["l2"], rec["l3"], rec["l4"] = 4, 4, 8, 2, 8
     rec["collection"] = collection_id
     rec["key"], rec["band"], rec["document"] = key, band, doc
     with cur.copy(
-        "COPY nd_index_pending (collection_id, key, band, document_id) FROM STDIN (FORMAT BINARY)"
+        f"COPY {table} (collection_id, key, band, document_id) FROM STDIN (FORMAT BINARY)"
     ) as copy:
         copy.write(_PG_HEADER + rec.tobytes() + _PG_TRAILER)
 

@@ -104,6 +104,9 @@ DEFAULT_BATCH = 2000
 #: ``add`` moves pending index rows into ``nd_index`` after this many (and at its end);
 #: until then ``check`` finds them by scanning ``nd_index_pending``.
 MERGE_ROWS = 2_000_000
+#: Batches of fewer documents write their index rows straight into ``nd_index`` (a few
+#: random B-tree inserts cost less than a second transaction for the merge).
+DIRECT_BELOW = 64
 MAX_CANDIDATES = 1000
 _NAME_MAX = 200
 
@@ -407,7 +410,8 @@ class Store:
                 if unmerged >= MERGE_ROWS:
                     self._merge(info.id)
                     unmerged = 0
-        self._merge(info.id)
+        if unmerged or self._has_pending(info.id):  # this add's, or an interrupted one's
+            self._merge(info.id)
         if meth.needs_fit and recompute_stats and (report.added or self._dirty(name)):
             self._recompute_after_add(name)  # also an add killed before its recompute
         return report
@@ -480,7 +484,9 @@ class Store:
             pks = insert_documents(conn, rows)
             fresh = [i for i, r in enumerate(batch.ready) if r.doc.id in pks]
             pk = [pks[batch.ready[i].doc.id] for i in fresh]
-            keys = insert_rows(conn, info.id, batch, fresh, pk)
+            keys = insert_rows(
+                conn, info.id, batch, fresh, pk, pending=len(batch.ready) >= DIRECT_BELOW
+            )
             if fresh and meth.needs_fit:
                 tokens = [batch.ready[i].tokens or [] for i in fresh]
                 self._insert_terms(conn, info.id, tokens, pk)
@@ -490,6 +496,16 @@ class Store:
             if r.doc.id not in pks
         )
         return AddReport(len(fresh), tuple(skipped), 1), keys
+
+    def _has_pending(self, collection_id: int) -> bool:
+        with self._read() as conn:
+            return (
+                conn.execute(
+                    text("SELECT 1 FROM nd_index_pending WHERE collection_id = :c LIMIT 1"),
+                    {"c": collection_id},
+                ).first()
+                is not None
+            )
 
     def _merge(self, collection_id: int) -> None:
         """Move the collection's pending index rows into ``nd_index`` (one transaction)."""
