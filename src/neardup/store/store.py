@@ -508,9 +508,23 @@ class Store:
             )
 
     def _merge(self, collection_id: int) -> None:
-        """Move the collection's pending index rows into ``nd_index`` (one transaction)."""
+        """Move the collection's pending index rows into ``nd_index`` (one transaction).
+
+        PostgreSQL: then ``VACUUM`` the pending table (its deleted rows would otherwise be
+        read by every check's scan of it until autovacuum runs) and ``ANALYZE`` the index
+        table; best effort, outside any transaction, no lock that blocks readers or writers.
+        """
         with self._write() as conn:
             merge_pending(conn, collection_id)
+        if self.dialect != "postgresql":
+            return
+        with (
+            contextlib.suppress(SQLAlchemyError),
+            self._engines.write.connect() as raw,
+        ):
+            auto = raw.execution_options(isolation_level="AUTOCOMMIT")
+            auto.exec_driver_sql("VACUUM (ANALYZE) nd_index_pending")
+            auto.exec_driver_sql("ANALYZE nd_index")
 
     def _insert_terms(
         self, conn: Connection, collection_id: int, token_lists: list[list[str]], pk: list[int]
@@ -766,6 +780,7 @@ class Store:
         rows: Sequence[Any],
     ) -> list[Match]:
         out: list[Match] = []
+        unsigned: list[tuple[int, np.ndarray]] = []  # (match index, stored set): no signature
         for pk, doc_id, source, title, blob, payload, *_ in rows:
             stored = decode_set(blob)
             ov = overlap(query, stored)
@@ -777,10 +792,10 @@ class Store:
             evidence = {
                 "index_hits": hits[int(pk)],
                 "index_keys": nkeys,
-                "score": _score(meth, query_sig, payload)
-                if payload is not None
-                else _score_sets(meth, query, stored),
+                "score": None if payload is None else _score(meth, query_sig, payload),
             }
+            if payload is None:
+                unsigned.append((len(out), stored))
             out.append(
                 Match(
                     doc_id,
@@ -795,6 +810,10 @@ class Store:
                     evidence,
                 )
             )
+        if unsigned:
+            scores = _scores_from_sets(meth, query, [st for _, st in unsigned])
+            for (i, _), score in zip(unsigned, scores, strict=True):
+                out[i].evidence["score"] = score
         out.sort(
             key=lambda m: (-m.resemblance, -max(m.containment_query, m.containment_doc), m.doc_id)
         )
@@ -1064,15 +1083,20 @@ def _score(meth: Method, query: Signature, payload: bytes | None) -> float | Non
         return None
 
 
-def _score_sets(meth: Method, query: np.ndarray, stored: np.ndarray) -> float | None:
-    """The method's score of two stored-form sets (:mod:`~neardup.store.codec`), both signed
-    from them: for documents that keep no signature row (methods signing from the set)."""
+def _scores_from_sets(meth: Method, query: np.ndarray, stored: list[np.ndarray]) -> list[Any]:
+    """The method's score of the query against each stored set, all signed from their
+    stored form (:mod:`~neardup.store.codec`) in one batch: for documents that keep no
+    signature row (methods signing from the shingle set). ``None`` where not comparable."""
     try:
-        sets = ShingleSets.from_arrays([query.astype(np.uint64), stored.astype(np.uint64)])
+        sets = ShingleSets.from_arrays([a.astype(np.uint64) for a in (query, *stored)])
         sigs = meth.from_sets(sets)  # type: ignore[attr-defined]
-        return round(float(meth.compare(meth.signature(sigs, 0), meth.signature(sigs, 1))), 6)
+        first = meth.signature(sigs, 0)
+        return [
+            round(float(meth.compare(first, meth.signature(sigs, i))), 6)
+            for i in range(1, len(stored) + 1)
+        ]
     except (AttributeError, IncompatibleSignatureError, NeardupError, ValueError):
-        return None
+        return [None] * len(stored)
 
 
 def _info(row: Any) -> CollectionInfo:
