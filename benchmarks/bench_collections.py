@@ -375,6 +375,7 @@ def main() -> None:
     dbs = [d for d in dbs if not (d == "sqlite" and args.no_sqlite)]
     total = count_lines(args.corpus)
     rows: list[dict[str, Any]] = []
+    peer_done: set[int] = set()  # peer sizes run already (capped at --peer-docs)
     for n in args.sizes:
         for db in dbs:
             with (
@@ -385,8 +386,9 @@ def main() -> None:
             print(json.dumps(row), flush=True)
             rows.append(row)
             _write(args.out, rows)
-        if args.peer:
-            k = min(n, total, args.peer_docs)
+        k = min(n, total, args.peer_docs)
+        if args.peer and k not in peer_done:
+            peer_done.add(k)
             edited, fresh = pick_queries(args.corpus, k, total, args.queries // 2, 0.03, 7)
             qs = [t for _, t in edited] + fresh
             peer = {

@@ -130,10 +130,10 @@ def _sqlite_engines(url: str, database: str | None) -> Engines:
 
 
 #: Writer connections only, for bulk loads (``add`` batches of thousands of documents): a
-#: 64 MiB page cache (default 2 MiB) keeps the B-tree pages a batch touches in memory, and
+#: 32 MiB page cache (default 2 MiB) keeps the B-tree pages a batch touches in memory, and
 #: checkpoints every 8192 WAL pages (32 MiB; default 1000) rewrite a page once for several
 #: batches. ``synchronous = NORMAL`` in WAL mode stays safe against a killed process.
-WRITE_PRAGMAS = ("PRAGMA cache_size = -65536", "PRAGMA wal_autocheckpoint = 8192")
+WRITE_PRAGMAS = ("PRAGMA cache_size = -32768", "PRAGMA wal_autocheckpoint = 8192")
 
 
 def _sqlite_events(engine: Engine, begin: str, pragmas: tuple[str, ...]) -> None:

@@ -161,7 +161,7 @@ class _Feed:
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
-        self._thread.join()
+        self._thread.join(timeout=_JOIN_S)  # a reader blocked in its input is left (daemon)
 
     def __iter__(self) -> Iterator[Any]:
         while True:
@@ -199,6 +199,8 @@ class _Raised:
 
 #: Prepared batches the reader thread may hold ahead of the writer.
 _AHEAD = 2
+#: Seconds an ``add`` that ends early waits for its reader thread to stop.
+_JOIN_S = 30
 
 
 class Store:
