@@ -151,7 +151,9 @@ def snapshot(url: str, name: str) -> Snapshot:
 
     engine = create_engine(url)
     try:
-        has_texts = "nd_texts" in inspect(engine).get_table_names()
+        tables = inspect(engine).get_table_names()
+        has_texts = "nd_texts" in tables
+        has_pending = "nd_index_pending" in tables
         with engine.connect() as conn:
             c = {"c": _collection_id(conn, name)}
             texts_join = "LEFT JOIN nd_texts t ON t.document_id = d.id" if has_texts else ""
@@ -174,7 +176,8 @@ def snapshot(url: str, name: str) -> Snapshot:
             index: dict[str, list[tuple[int, int]]] = {}
             for doc_id, band, key in conn.execute(
                 text(
-                    "SELECT d.doc_id, i.band, i.key FROM nd_index i "
+                    "SELECT d.doc_id, i.band, i.key FROM "
+                    f"({_INDEX_ROWS if has_pending else 'nd_index'}) i "
                     "JOIN nd_documents d ON d.id = i.document_id WHERE i.collection_id = :c"
                 ),
                 c,
@@ -219,6 +222,13 @@ def snapshot(url: str, name: str) -> Snapshot:
     return Snapshot(docs, dup, index, doc_terms, terms, orphans, int(drift), stats)
 
 
+#: Index rows of a collection wherever they are: merged (``nd_index``) or still pending.
+_INDEX_ROWS = (
+    "SELECT collection_id, band, key, document_id FROM nd_index UNION ALL "
+    "SELECT collection_id, band, key, document_id FROM nd_index_pending"
+)
+
+
 def _collection_id(conn: Any, name: str) -> int:
     return int(
         conn.execute(
@@ -232,6 +242,8 @@ def _orphans(conn: Any, c: dict[str, int], has_texts: bool) -> dict[str, int]:
     queries = {
         "index": "SELECT COUNT(*) FROM nd_index i LEFT JOIN nd_documents d ON d.id = i.document_id "
         "WHERE i.collection_id = :c AND d.id IS NULL",
+        "index_pending": "SELECT COUNT(*) FROM nd_index_pending i LEFT JOIN nd_documents d "
+        "ON d.id = i.document_id WHERE i.collection_id = :c AND d.id IS NULL",
         "doc_terms": "SELECT COUNT(*) FROM nd_doc_terms x LEFT JOIN nd_documents d "
         "ON d.id = x.document_id LEFT JOIN nd_terms t ON t.id = x.term_id "
         "WHERE x.collection_id = :c AND (d.id IS NULL OR t.id IS NULL)",

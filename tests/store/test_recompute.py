@@ -139,8 +139,8 @@ def test_slot_keys_vectorised_equal_per_document() -> None:
     for dtype, size in ((np.uint32, 1), (np.uint64, 4), (np.uint8, 60)):
         payloads = [rng.integers(0, 3, size=size).astype(dtype) for _ in range(30)]
         payloads[4][:] = 0
-        stacked = store_methods._slot_keys(payloads)
-        loop = store_methods._slot_keys([*payloads, np.zeros(2 * size, dtype)])  # per document
+        stacked = store_methods.slot_keys(payloads)
+        loop = store_methods.slot_keys([*payloads, np.zeros(2 * size, dtype)])  # per document
         n = stacked.key.size
         assert np.array_equal(stacked.row, loop.row[:n])
         assert np.array_equal(stacked.band, loop.band[:n])

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from sqlalchemy import text
 
 from neardup.errors import InputError, ParameterError
 from neardup.methods.base import Signature
+from neardup.methods.shingles import Shingling
 from neardup.methods.stats import CorpusStatistics
 from neardup.store import Store
 from neardup.store.errors import (
@@ -15,6 +17,7 @@ from neardup.store.errors import (
     DocumentNotFound,
     UnsupportedMethod,
 )
+from neardup.text.canonical import CanonicalForm
 from neardup.text.types import Document
 from store._db import unique
 
@@ -120,14 +123,46 @@ def test_remove_document(store: Store) -> None:
     assert store.add(name, [doc(3)]).added == 1
 
 
-def test_signatures_are_stored_in_documented_format(store: Store) -> None:
+def test_signatures_and_sets_are_stored_in_documented_formats(store: Store) -> None:
     name = unique()
     store.create_collection(name)
     store.add(name, [doc(1)])
+    lexical = unique()
+    store.create_collection(lexical, "tf-ridf", threshold=0.3, min_tokens=1)
+    store.add(lexical, [doc(1), doc(2)])
+    cid = store.collection(name).id
     with store._read() as conn:
-        payload = conn.execute(text("SELECT payload FROM nd_signatures")).scalars().first()
+        signed = conn.execute(
+            text(
+                "SELECT COUNT(*) FROM nd_signatures s JOIN nd_documents d ON d.id = s.document_id "
+                "WHERE d.collection_id = :c"
+            ),
+            {"c": cid},
+        ).scalar_one()
+        blob = conn.execute(
+            text(
+                "SELECT s.fingerprints FROM nd_shingles s JOIN nd_documents d "
+                "ON d.id = s.document_id WHERE d.collection_id = :c"
+            ),
+            {"c": cid},
+        ).scalar_one()
+        payload = (
+            conn.execute(
+                text(
+                    "SELECT s.payload FROM nd_signatures s JOIN nd_documents d "
+                    "ON d.id = s.document_id WHERE d.collection_id = :c"
+                ),
+                {"c": store.collection(lexical).id},
+            )
+            .scalars()
+            .first()
+        )
+    assert signed == 0  # minhash-lsh signs from the stored shingle set
+    full = Shingling().fingerprints(CanonicalForm().tokens(doc(1).text))
+    high = np.unique(np.asarray(full, dtype=np.uint64) >> np.uint64(32)).astype("<u4")
+    assert bytes(blob) == b"\x02" + high.tobytes()  # format 2, neardup.store.codec
     sig = Signature.from_bytes(bytes(payload))
-    assert sig.key.method == "minhash-lsh" and sig.payload.dtype.str == "<u8"
+    assert sig.key.method == "tf-ridf"
 
 
 def test_other_shingle_and_exact_key_methods(store: Store) -> None:

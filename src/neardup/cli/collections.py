@@ -142,20 +142,40 @@ def stats(
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Show a collection's parameters and counts."""
+    """Show a collection's parameters, counts and storage (bytes per document by table)."""
     from neardup.cli.main import out
 
     with _store(db) as store:
-        row = store.stats(name)
+        row = store.stats(name, sizes=True)
     if as_json:
         _print_json(row)
         return
     from rich.table import Table
 
+    storage = row.pop("storage", None)
     table = Table(title=f"collection {name}", show_header=False)
     for key, value in row.items():
         table.add_row(key, json.dumps(value, ensure_ascii=False, default=str))
     out.print(table)
+    if storage is not None:
+        out.print(_storage_table(storage))
+
+
+def _storage_table(storage: dict[str, Any]) -> Any:
+    """Rows, bytes on disk and bytes per document of each table (a Rich table)."""
+    from rich.table import Table
+
+    table = Table("table", "rows", "bytes", "bytes/document", title="storage")
+    for name, t in storage["tables"].items():
+        if not t["rows"]:
+            continue
+        table.add_row(name, str(t["rows"]), _num(t["bytes"]), _num(t["bytes_per_document"]))
+    table.add_row("total", "", _num(storage["total_bytes"]), _num(storage["bytes_per_document"]))
+    return table
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.0f}"
 
 
 YesOpt = Annotated[
@@ -226,7 +246,7 @@ def add(
     text_field: Annotated[str, typer.Option(help="JSONL/CSV text field.")] = "text",
     content_type: Annotated[str, typer.Option(help="auto | text | html | wiki.")] = "auto",
     max_bytes: Annotated[int, typer.Option(help="Skip larger documents (bytes).")] = 20_000_000,
-    batch_size: Annotated[int, typer.Option(help="Documents per transaction.")] = 500,
+    batch_size: Annotated[int, typer.Option(help="Documents per transaction.")] = 2000,
     db: DbOpt = None,
     as_json: JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,

@@ -429,7 +429,7 @@ def _routes(api: FastAPI, st: Store, require: Any, state: ui.UiState) -> None:
 
     @api.post("/collections/{name}/documents/batch", dependencies=[require], tags=["documents"])
     def add_batch(name: Name, body: BatchIn) -> dict[str, Any]:
-        """Add up to 1000 documents in one request (one transaction per 500)."""
+        """Add up to 1000 documents in one request: one transaction, the bulk add path."""
         docs = [Document(d.id, d.text, d.source) for d in body.documents]
         return st.add(name, docs).as_dict()
 

@@ -155,7 +155,7 @@ def index_keys(meth: Method, sigs: Signatures) -> KeyRows:
         vals = sets.values.astype(U64)
         return KeyRows(sets.doc_ids(), np.zeros(vals.shape[0], np.int64), vals.view(np.int64))
     payloads = [meth.signature(sigs, i).payload for i in range(sigs.count)]
-    return _slot_keys(payloads)
+    return slot_keys(payloads)
 
 
 def _lsh_keys(meth: MinHashLSH, sketches: np.ndarray) -> KeyRows:
@@ -167,7 +167,8 @@ def _lsh_keys(meth: MinHashLSH, sketches: np.ndarray) -> KeyRows:
     return KeyRows(rows, bands, keys.reshape(-1).view(np.int64))
 
 
-def _slot_keys(payloads: list[np.ndarray]) -> KeyRows:
+def slot_keys(payloads: list[np.ndarray]) -> KeyRows:
+    """Exact keys of signature payloads (one per non-empty slot, salted by slot number)."""
     if not payloads:
         empty = np.zeros(0, np.int64)
         return KeyRows(empty, empty, empty)

@@ -6,13 +6,22 @@ Tables (``nd_`` prefix):
   canonical-form parameters (JSON), decision ``measure``/``threshold``, ``min_tokens``,
   ``stats_dirty`` (lexical methods: signatures older than the statistics), created time.
 * ``nd_documents``: collection, ``doc_id`` (unique per collection), source, title,
-  ``content_hash`` (XXH3-128 of the text, 16 bytes), ``length`` (canonical tokens),
-  added time.
-* ``nd_signatures``: ``Signature.to_bytes()`` of each document (neardup.methods.base).
-* ``nd_shingles``: the exact shingle fingerprint set of each document, sorted unique
-  uint64, little-endian (verification).
+  ``content_hash`` (XXH3-128 of the text, 16 bytes; not indexed since migration 0004,
+  no query looks documents up by it), ``length`` (canonical tokens), added time.
+* ``nd_signatures``: ``Signature.to_bytes()`` of each document (neardup.methods.base), for
+  methods whose signature needs the word statistics (``needs_fit``: written by the
+  recompute). Methods that sign from the shingle set (minhash-lsh, shingles-*,
+  megashingles) keep no signature row since migration 0004: it is derived from the stored
+  shingle set when needed.
+* ``nd_shingles``: the shingle set of each document used for verification, format in
+  :mod:`neardup.store.codec` (since migration 0004: one version byte ``2``, then the
+  sorted unique high 32 bits of each 64-bit shingle fingerprint, uint32 little-endian).
 * ``nd_index``: ``(collection, key) -> document`` rows: LSH band keys (minhash-lsh) or
-  exact keys, 64-bit values stored as signed int64; ``band`` is the band or slot number.
+  exact keys, 64-bit values stored as signed int64 (never text); ``band`` is the band or
+  slot number. Primary key ``(collection_id, key, document_id, band)``; on SQLite a
+  ``WITHOUT ROWID`` table (the rows are the lookup B-tree itself, migration 0004). No index
+  by document (since 0004): ``remove`` recomputes a document's keys from its stored text
+  or signature.
 * ``nd_terms`` (term, df, cf per collection) and ``nd_doc_terms`` (per-document term
   counts, seed 004's ``article_word``; no foreign keys, for fast set-wise updates): word
   statistics, filled for lexical methods (``needs_fit``) only.
@@ -37,6 +46,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     MetaData,
+    PrimaryKeyConstraint,
     SmallInteger,
     String,
     Table,
@@ -83,7 +93,6 @@ documents = Table(
     Column("length", Integer, nullable=False),
     Column("added_at", DateTime(timezone=True), nullable=False),
     UniqueConstraint("collection_id", "doc_id", name="uq_nd_documents_collection_doc"),
-    Index("ix_nd_documents_hash", "collection_id", "content_hash"),
 )
 
 signatures = Table(
@@ -117,8 +126,22 @@ index_rows = Table(
     Column("key", BigInteger, nullable=False),
     Column("band", SmallInteger, nullable=False),
     Column("document_id", BigInteger, nullable=False),
-    Index("ix_nd_index_lookup", "collection_id", "key"),
-    Index("ix_nd_index_document", "document_id"),
+    PrimaryKeyConstraint("collection_id", "key", "document_id", "band", name="pk_nd_index"),
+    sqlite_with_rowid=False,
+)
+
+#: ``nd_index_pending`` (migration 0004): index rows written by ``add`` batches, in batch
+#: order, no index. Random keys into the lookup B-tree cost a page write each; here they
+#: are appended, and moved into ``nd_index`` sorted by key in one statement (at the end of
+#: each ``add`` call, every :data:`neardup.store.store.MERGE_ROWS` rows, and on the next
+#: ``add`` after an interrupted one). ``check`` reads both tables.
+index_pending = Table(
+    "nd_index_pending",
+    metadata,
+    Column("collection_id", Integer, nullable=False),
+    Column("key", BigInteger, nullable=False),
+    Column("band", SmallInteger, nullable=False),
+    Column("document_id", BigInteger, nullable=False),
 )
 
 terms = Table(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
+import queue
 import threading
 import time
 import zlib
@@ -28,7 +28,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import xxhash
-from sqlalchemy import Connection, bindparam, delete, func, insert, select, text, update
+from sqlalchemy import (
+    Connection,
+    bindparam,
+    delete,
+    func,
+    insert,
+    select,
+    text,
+    union_all,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 
@@ -46,7 +56,22 @@ from neardup.methods.base import Method, Prepared, Signature
 from neardup.methods.decision import check_decision, own_accepts, resolve_decision
 from neardup.methods.measures import MEASURES, overlap
 from neardup.methods.registry import method_class
+from neardup.methods.sets import ShingleSets
 from neardup.store import schema as s
+from neardup.store.bulk import (
+    TEXT_FORMAT,
+    UNPAIRED,
+    Batch,
+    content_hash,
+    document_rows,
+    encode_text,
+    insert_documents,
+    insert_rows,
+    merge_pending,
+    prepare,
+    scrub,
+)
+from neardup.store.codec import decode_set, set_size, verification_set
 from neardup.store.engine import open_engines, resolve_url
 from neardup.store.errors import (
     CollectionExists,
@@ -56,13 +81,13 @@ from neardup.store.errors import (
     TextNotStored,
 )
 from neardup.store.methods import (
-    KeyRows,
     build_method,
     canonical_of,
     creation_params,
     index_keys,
     shingling_of,
     signs_from_sets,
+    slot_keys,
 )
 from neardup.store.results import (
     AddReport,
@@ -72,27 +97,115 @@ from neardup.store.results import (
     Match,
     SkippedDoc,
 )
+from neardup.store.sizes import table_bytes
 from neardup.store.stats import RecomputeReport, load_stats, recompute
 from neardup.text.types import Document, Skipped
 
 if TYPE_CHECKING:
     from neardup.store.maintenance import VacuumReport
 
-DEFAULT_BATCH = 500
+#: Documents per ``add`` transaction by default (the bulk path: fewer, larger transactions).
+DEFAULT_BATCH = 2000
+#: ``add`` moves pending index rows into ``nd_index`` after this many (and at its end);
+#: until then ``check`` finds them by scanning ``nd_index_pending``.
+MERGE_ROWS = 2_000_000
+#: Batches of fewer documents write their index rows straight into ``nd_index`` (a few
+#: random B-tree inserts cost less than a second transaction for the merge).
+DIRECT_BELOW = 64
 MAX_CANDIDATES = 1000
 _NAME_MAX = 200
-#: Format byte of ``nd_texts.body`` (see :mod:`neardup.store.schema`): 1 = zlib(UTF-8).
-TEXT_FORMAT = 1
-_TEXT_LEVEL = 1  # fastest: 37% of UTF-8 size on kernel docs vs 33% at level 6, twice as fast
+
+
+__all__ = ["TEXT_FORMAT", "Store", "content_hash", "decode_text", "encode_text", "scrub"]
 
 
 @dataclass(frozen=True, slots=True)
-class _Ready:
-    """One document prepared for insertion."""
+class _Prepared:
+    """A batch prepared for writing (``None``: nothing to write) and its skipped documents."""
 
-    doc: Document
-    tokens: list[str]
-    content_hash: bytes
+    batch: Batch | None
+    skipped: list[SkippedDoc]
+
+
+def _screen(
+    chunk: list[Document | Skipped], seen: set[str]
+) -> tuple[list[Document], list[SkippedDoc]]:
+    """Documents of a chunk to consider, and the skipped ones (text-stage skips, unstorable
+    or repeated ids); ``seen`` collects the ids of this ``add`` call."""
+    skipped: list[SkippedDoc] = []
+    docs: list[Document] = []
+    for item in chunk:
+        if isinstance(item, Skipped):
+            skipped.append(SkippedDoc(item.id, item.source, item.reason, item.detail))
+        elif (why := bad_doc_id(item.id)) is not None:
+            skipped.append(SkippedDoc(scrub(item.id), scrub(item.source), "unreadable", why))
+        elif item.id in seen:
+            skipped.append(SkippedDoc(item.id, item.source, "duplicate-id", "repeated"))
+        else:
+            seen.add(item.id)
+            docs.append(item)
+    return docs, skipped
+
+
+class _Feed:
+    """Runs a generator in a daemon thread, at most :data:`_AHEAD` items ahead of the
+    consumer (``with feed: for item in feed``). An exception in the generator is raised in
+    the consumer; leaving the ``with`` block early stops the generator at its next item."""
+
+    _DONE = object()
+
+    def __init__(self, make: Callable[[], Iterator[Any]]) -> None:
+        self._make = make
+        self._queue: queue.Queue[Any] = queue.Queue(maxsize=_AHEAD)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="neardup-add-reader", daemon=True)
+
+    def __enter__(self) -> _Feed:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=_JOIN_S)  # a reader blocked in its input is left (daemon)
+
+    def __iter__(self) -> Iterator[Any]:
+        while True:
+            item = self._queue.get()
+            if item is self._DONE:
+                return
+            if isinstance(item, _Raised):
+                raise item.exc
+            yield item
+
+    def _run(self) -> None:
+        try:
+            for item in self._make():
+                if not self._put(item):
+                    return
+        except BaseException as exc:  # handed to the consumer, raised there
+            self._put(_Raised(exc))
+            return
+        self._put(self._DONE)
+
+    def _put(self, item: Any) -> bool:
+        while not self._stop.is_set():
+            try:
+                self._queue.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class _Raised:
+    exc: BaseException
+
+
+#: Prepared batches the reader thread may hold ahead of the writer.
+_AHEAD = 2
+#: Seconds an ``add`` that ends early waits for its reader thread to stop.
+_JOIN_S = 30
 
 
 class Store:
@@ -200,8 +313,13 @@ class Store:
             rows = conn.execute(select(s.collections).order_by(s.collections.c.name)).all()
         return [_info(r) for r in rows]
 
-    def stats(self, name: str) -> dict[str, Any]:
+    def stats(self, name: str, *, sizes: bool = False) -> dict[str, Any]:
         """Counts of a collection: documents, tokens, index rows, terms, last addition.
+
+        Args:
+            name: the collection.
+            sizes: also ``storage``: rows and bytes on disk per table and per document
+                (:func:`neardup.store.sizes.table_bytes`; SQLite reads every page).
 
         Raises:
             CollectionNotFound: no such collection.
@@ -216,13 +334,18 @@ class Store:
                 ).where(d.collection_id == info.id)
             ).one()
             index = conn.execute(
-                text("SELECT COUNT(*) FROM nd_index WHERE collection_id = :c"), c
+                text(
+                    "SELECT (SELECT COUNT(*) FROM nd_index WHERE collection_id = :c) + "
+                    "(SELECT COUNT(*) FROM nd_index_pending WHERE collection_id = :c)"
+                ),
+                c,
             ).scalar_one()
             terms = conn.execute(
                 text("SELECT COUNT(*) FROM nd_terms WHERE collection_id = :c AND df > 0"), c
             ).scalar_one()
+            storage = table_bytes(conn, info.id, int(docs[0])) if sizes else None
         last = docs[2]
-        return {
+        out = {
             **info.as_dict(),
             "documents": int(docs[0]),
             "tokens": int(docs[1]),
@@ -230,6 +353,9 @@ class Store:
             "terms": int(terms),
             "last_added_at": None if last is None else _utc(last).isoformat(),
         }
+        if storage is not None:
+            out["storage"] = storage
+        return out
 
     def delete_collection(self, name: str) -> None:
         """Delete a collection with all its documents and rows.
@@ -241,7 +367,7 @@ class Store:
             info = self._info(conn, name, lock=True)
             c = {"c": info.id}
             docs = "SELECT id FROM nd_documents WHERE collection_id = :c"
-            for table in ("nd_index", "nd_doc_terms", "nd_terms"):
+            for table in ("nd_index", "nd_index_pending", "nd_doc_terms", "nd_terms"):
                 conn.execute(text(f"DELETE FROM {table} WHERE collection_id = :c"), c)
             for table in ("nd_signatures", "nd_shingles", "nd_texts"):
                 conn.execute(text(f"DELETE FROM {table} WHERE document_id IN ({docs})"), c)
@@ -284,12 +410,22 @@ class Store:
         info = self.collection(name)
         meth = self._method(info)
         report = AddReport(0)
-        seen: set[str] = set()
-        for chunk in _chunks(items, batch_size):
-            part = self._add_batch(info, meth, chunk, seen)
-            report = report + part
-            if on_batch is not None:
-                on_batch(part)
+        unmerged = 0
+        # a reader thread iterates ``items`` and prepares each batch (hash, shingle, sign,
+        # compress) while this thread writes the one before; batches commit in input order
+        feed = _Feed(lambda: self._prepared_batches(info, meth, items, batch_size))
+        with feed:
+            for prepared in feed:
+                part, keys = self._write_batch(info, meth, prepared)
+                report = report + part
+                if on_batch is not None:
+                    on_batch(part)
+                unmerged += keys
+                if unmerged >= MERGE_ROWS:
+                    self._merge(info.id)
+                    unmerged = 0
+        if unmerged or self._has_pending(info.id):  # this add's, or an interrupted one's
+            self._merge(info.id)
         if meth.needs_fit and recompute_stats and (report.added or self._dirty(name)):
             self._recompute_after_add(name)  # also an add killed before its recompute
         return report
@@ -304,45 +440,22 @@ class Store:
         with contextlib.suppress(UsageError):
             self.recompute(name)
 
-    def _add_batch(
-        self,
-        info: CollectionInfo,
-        meth: Method,
-        chunk: list[Document | Skipped],
-        seen: set[str],
-    ) -> AddReport:
-        skipped: list[SkippedDoc] = []
-        docs: list[Document] = []
-        for item in chunk:
-            if isinstance(item, Skipped):
-                skipped.append(SkippedDoc(item.id, item.source, item.reason, item.detail))
-            elif (why := bad_doc_id(item.id)) is not None:
-                skipped.append(SkippedDoc(scrub(item.id), scrub(item.source), "unreadable", why))
-            elif item.id in seen:
-                skipped.append(SkippedDoc(item.id, item.source, "duplicate-id", "repeated"))
-            else:
-                seen.add(item.id)
-                docs.append(item)
-        ready = self._new_documents(info, meth, docs, skipped)
-        if not ready:
-            return AddReport(0, tuple(skipped), 0)
-        added, late = self._insert(info, meth, ready)
-        skipped.extend(late)
-        return AddReport(added, tuple(skipped), 1)
+    def _prepared_batches(
+        self, info: CollectionInfo, meth: Method, items: Iterable[Document | Skipped], size: int
+    ) -> Iterator[_Prepared]:
+        seen: set[str] = set()
+        for chunk in _chunks(items, size):
+            docs, skipped = _screen(chunk, seen)
+            yield self._prepare_batch(info, meth, docs, skipped)
 
-    def _new_documents(
-        self,
-        info: CollectionInfo,
-        meth: Method,
-        docs: list[Document],
-        skipped: list[SkippedDoc],
-    ) -> list[_Ready]:
-        """Documents not stored yet and long enough, with tokens and content hash."""
+    def _prepare_batch(
+        self, info: CollectionInfo, meth: Method, docs: list[Document], skipped: list[SkippedDoc]
+    ) -> _Prepared:
+        """Documents not stored yet and long enough, prepared for writing (no write lock)."""
         if not docs:
-            return []
+            return _Prepared(None, skipped)
         stored = self._stored_hashes(info.id, [d.id for d in docs])
-        canonical = canonical_of(meth)
-        ready: list[_Ready] = []
+        todo: list[tuple[Document, bytes]] = []
         for doc in docs:
             digest = content_hash(doc.text)
             if doc.id in stored:
@@ -350,13 +463,14 @@ class Store:
                 reason, detail = ("exists", "") if same else ("changed", "remove it first")
                 skipped.append(SkippedDoc(doc.id, doc.source, reason, detail))
                 continue
-            tokens = canonical.tokens(doc.text)
-            if len(tokens) < info.min_tokens:
-                detail = f"{len(tokens)} canonical tokens < min_tokens={info.min_tokens}"
-                skipped.append(SkippedDoc(doc.id, doc.source, "too-short", detail))
-                continue
-            ready.append(_Ready(doc, tokens, digest))
-        return ready
+            todo.append((doc, digest))
+        if not todo:
+            return _Prepared(None, skipped)
+        batch, short = prepare(meth, todo, info.min_tokens)
+        for doc, n in short:
+            detail = f"{n} canonical tokens < min_tokens={info.min_tokens}"
+            skipped.append(SkippedDoc(doc.id, doc.source, "too-short", detail))
+        return _Prepared(batch if batch.ready else None, skipped)
 
     def _stored_hashes(self, collection_id: int, ids: list[str]) -> dict[str, bytes]:
         stmt = select(s.documents.c.doc_id, s.documents.c.content_hash).where(
@@ -366,92 +480,65 @@ class Store:
         with self._read() as conn:
             return {r[0]: bytes(r[1]) for r in conn.execute(stmt, {"ids": ids})}
 
-    def _insert(
-        self, info: CollectionInfo, meth: Method, ready: list[_Ready]
-    ) -> tuple[int, list[SkippedDoc]]:
-        """One transaction: documents first (ON CONFLICT DO NOTHING), then their rows."""
-        sets = shingling_of(meth).batch([r.tokens for r in ready])
-        keys: KeyRows | None = None
-        payloads: list[bytes] = []
-        if signs_from_sets(meth):
-            sigs = meth.from_sets(sets)  # type: ignore[attr-defined]
-            keys = index_keys(meth, sigs)
-            payloads = [meth.signature(sigs, i).to_bytes() for i in range(len(ready))]
-        bodies = [encode_text(r.doc.text) for r in ready]  # compressed outside the transaction
-        now = datetime.now(UTC)
-        rows = [_document_row(info.id, r, now) for r in ready]
+    def _write_batch(
+        self, info: CollectionInfo, meth: Method, prepared: _Prepared
+    ) -> tuple[AddReport, int]:
+        """One transaction: documents first (ON CONFLICT DO NOTHING), then their rows.
+
+        Returns:
+            The batch's report and the number of index rows it wrote (pending rows)."""
+        skipped = list(prepared.skipped)
+        batch = prepared.batch
+        if batch is None:
+            return AddReport(0, tuple(skipped), 0), 0
+        rows = document_rows(info.id, batch.ready, datetime.now(UTC))
         with self._write() as conn:
             if meth.needs_fit:  # serialise with recompute() on the collection row
                 self._mark_dirty(conn, info.id)
-            pks = self._insert_documents(conn, rows)
-            fresh = [i for i, r in enumerate(ready) if r.doc.id in pks]
-            self._insert_rows(conn, info, ready, fresh, pks, sets, keys, payloads, bodies)
-        late = [
-            SkippedDoc(r.doc.id, r.doc.source, "exists", "added concurrently")
-            for r in ready
-            if r.doc.id not in pks
-        ]
-        return len(fresh), late
-
-    def _insert_documents(self, conn: Connection, rows: list[dict[str, Any]]) -> dict[str, int]:
-        stmt = self._dialect_insert(s.documents).on_conflict_do_nothing(
-            index_elements=["collection_id", "doc_id"]
-        )
-        result = conn.execute(stmt.returning(s.documents.c.id, s.documents.c.doc_id), rows)
-        return {r[1]: int(r[0]) for r in result}
-
-    def _insert_rows(
-        self,
-        conn: Connection,
-        info: CollectionInfo,
-        ready: list[_Ready],
-        fresh: list[int],
-        pks: dict[str, int],
-        sets: Any,
-        keys: KeyRows | None,
-        payloads: list[bytes],
-        bodies: list[bytes],
-    ) -> None:
-        if not fresh:
-            return
-        pk = [pks[ready[i].doc.id] for i in fresh]
-        conn.execute(
-            insert(s.texts),
-            [{"document_id": p, "body": bodies[i]} for p, i in zip(pk, fresh, strict=True)],
-        )
-        conn.execute(
-            insert(s.shingles),
-            [
-                {"document_id": p, "fingerprints": fingerprint_bytes(sets.get(i))}
-                for p, i in zip(pk, fresh, strict=True)
-            ],
-        )
-        if payloads:
-            conn.execute(
-                insert(s.signatures),
-                [
-                    {"document_id": p, "payload": payloads[i]}
-                    for p, i in zip(pk, fresh, strict=True)
-                ],
+            pks = insert_documents(conn, rows)
+            fresh = [i for i, r in enumerate(batch.ready) if r.doc.id in pks]
+            pk = [pks[batch.ready[i].doc.id] for i in fresh]
+            keys = insert_rows(
+                conn, info.id, batch, fresh, pk, pending=len(batch.ready) >= DIRECT_BELOW
             )
-        if keys is not None:
-            self._insert_keys(conn, info.id, keys, fresh, pk)
-        if info.method and self._method(info).needs_fit:
-            self._insert_terms(conn, info.id, [ready[i].tokens for i in fresh], pk)
+            if fresh and meth.needs_fit:
+                tokens = [batch.ready[i].tokens or [] for i in fresh]
+                self._insert_terms(conn, info.id, tokens, pk)
+        skipped.extend(
+            SkippedDoc(r.doc.id, r.doc.source, "exists", "added concurrently")
+            for r in batch.ready
+            if r.doc.id not in pks
+        )
+        return AddReport(len(fresh), tuple(skipped), 1), keys
 
-    def _insert_keys(
-        self, conn: Connection, collection_id: int, keys: KeyRows, fresh: list[int], pk: list[int]
-    ) -> None:
-        to_pk = np.full(max(fresh) + 1, -1, dtype=np.int64)
-        to_pk[fresh] = pk
-        take = np.isin(keys.row, fresh)
-        docs = to_pk[keys.row[take]].tolist()
-        rows = [
-            {"collection_id": collection_id, "key": k, "band": b, "document_id": d}
-            for k, b, d in zip(keys.key[take].tolist(), keys.band[take].tolist(), docs, strict=True)
-        ]
-        if rows:
-            conn.execute(insert(s.index_rows), rows)
+    def _has_pending(self, collection_id: int) -> bool:
+        with self._read() as conn:
+            return (
+                conn.execute(
+                    text("SELECT 1 FROM nd_index_pending WHERE collection_id = :c LIMIT 1"),
+                    {"c": collection_id},
+                ).first()
+                is not None
+            )
+
+    def _merge(self, collection_id: int) -> None:
+        """Move the collection's pending index rows into ``nd_index`` (one transaction).
+
+        PostgreSQL: then ``VACUUM`` the pending table (its deleted rows would otherwise be
+        read by every check's scan of it until autovacuum runs) and ``ANALYZE`` the index
+        table; best effort, outside any transaction, no lock that blocks readers or writers.
+        """
+        with self._write() as conn:
+            merge_pending(conn, collection_id)
+        if self.dialect != "postgresql":
+            return
+        with (
+            contextlib.suppress(SQLAlchemyError),
+            self._engines.write.connect() as raw,
+        ):
+            auto = raw.execution_options(isolation_level="AUTOCOMMIT")
+            auto.exec_driver_sql("VACUUM (ANALYZE) nd_index_pending")
+            auto.exec_driver_sql("ANALYZE nd_index")
 
     def _insert_terms(
         self, conn: Connection, collection_id: int, token_lists: list[list[str]], pk: list[int]
@@ -506,7 +593,7 @@ class Store:
             m["title"],
             bytes(m["content_hash"]).hex(),
             int(m["length"]),
-            int(row[-1]) // 8,
+            set_size(int(row[-1])),
             _utc(m["added_at"]),
         )
 
@@ -559,11 +646,52 @@ class Store:
             if pk is None:
                 raise DocumentNotFound(name, doc_id)
             d = {"d": pk}
-            if self._method(info).needs_fit:
+            meth = self._method(info)
+            if meth.needs_fit:
                 self._uncount(conn, info.id, pk)
-            for table in ("nd_index", "nd_doc_terms", "nd_signatures", "nd_shingles", "nd_texts"):
+            self._remove_keys(conn, info, meth, pk)
+            for table in (
+                "nd_index_pending",
+                "nd_doc_terms",
+                "nd_signatures",
+                "nd_shingles",
+                "nd_texts",
+            ):
                 conn.execute(text(f"DELETE FROM {table} WHERE document_id = :d"), d)
             conn.execute(delete(s.documents).where(s.documents.c.id == pk))
+
+    def _remove_keys(self, conn: Connection, info: CollectionInfo, meth: Method, pk: int) -> None:
+        """Delete a document's ``nd_index`` rows by their keys (the table has no index by
+        document): keys recomputed from the stored text (methods signing from the shingle
+        set) or signature (lexical methods); without either, a scan of the collection."""
+        keys = self._stored_keys(conn, meth, pk)
+        params: dict[str, Any] = {"c": info.id, "d": pk}
+        if keys is None:
+            conn.execute(_DELETE_INDEX_SCAN, params)
+        elif keys.size:
+            conn.execute(_DELETE_INDEX_KEYS, {**params, "keys": np.unique(keys).tolist()})
+
+    def _stored_keys(self, conn: Connection, meth: Method, pk: int) -> np.ndarray | None:
+        if signs_from_sets(meth):
+            row = conn.execute(
+                select(s.documents.c.content_hash, s.texts.c.body)
+                .join(s.texts, s.texts.c.document_id == s.documents.c.id)
+                .where(s.documents.c.id == pk)
+            ).first()
+            if row is None:
+                return None
+            text_ = decode_text(bytes(row[1]), expected_hash=bytes(row[0]))
+            sets = shingling_of(meth).batch([canonical_of(meth).tokens(text_)])
+            return index_keys(meth, meth.from_sets(sets)).key  # type: ignore[attr-defined]
+        payload = conn.execute(
+            select(s.signatures.c.payload).where(s.signatures.c.document_id == pk)
+        ).scalar()
+        if payload is None:
+            return np.zeros(0, np.int64)  # lexical, never signed: no index rows either
+        try:
+            return slot_keys([Signature.from_bytes(bytes(payload)).payload]).key
+        except (NeardupError, ValueError):
+            return None
 
     def _uncount(self, conn: Connection, collection_id: int, pk: int) -> None:
         conn.execute(
@@ -661,20 +789,14 @@ class Store:
     def _lookup(
         self, conn: Connection, info: CollectionInfo, keys: np.ndarray
     ) -> tuple[dict[int, int], list[Any]]:
-        """Candidates (``{document pk: shared keys}``) and their stored rows."""
-        hits = self._candidates(conn, info.id, keys)
-        return hits, (self._candidate_rows(conn, list(hits)) if hits else [])
-
-    def _candidates(self, conn: Connection, collection_id: int, keys: np.ndarray) -> dict[int, int]:
+        """Candidates (``{document pk: shared keys}``) and their stored rows, in one
+        statement (one round trip): the most-shared-keys candidates joined to their
+        documents, shingle sets and (when stored) signatures."""
         if keys.size == 0:
-            return {}
-        result = conn.execute(
-            _CANDIDATES, {"collection_id": collection_id, "keys": np.unique(keys).tolist()}
-        )
-        return {int(d): int(h) for d, h in result}
-
-    def _candidate_rows(self, conn: Connection, pks: list[int]) -> list[Any]:
-        return list(conn.execute(_CANDIDATE_ROWS, {"pks": pks}))
+            return {}, []
+        params = {"collection_id": info.id, "keys": np.unique(keys).tolist()}
+        rows = list(conn.execute(_CHECK_ROWS, params))
+        return {int(r[0]): int(r[6]) for r in rows}, rows
 
     def _verify(
         self,
@@ -687,18 +809,36 @@ class Store:
         rows: Sequence[Any],
     ) -> list[Match]:
         out: list[Match] = []
-        for pk, doc_id, source, title, blob, payload in rows:
-            ov = overlap(query, np.frombuffer(blob, dtype="<u8"))
-            score = _score(meth, query_sig, payload)
-            rule = _decide(info, meth, ov, query_sig, payload, score)
+        cands = []
+        for pk, doc_id, source, title, blob, payload, *_ in rows:
+            stored = decode_set(blob)
+            cands.append((pk, doc_id, source, title, stored, payload, overlap(query, stored)))
+        # Documents of methods that sign from the shingle set keep no signature row: their
+        # signatures are made from the stored sets, with the query's from its set the same way.
+        own = info.decision == "own"
+        unsigned = [i for i, c in enumerate(cands) if c[5] is None]
+        if own and unsigned:
+            made = _signatures_from_sets(meth, query, [cands[i][4] for i in unsigned])
+        else:
+            made = None
+        for i, (pk, doc_id, source, title, stored, payload, ov) in enumerate(cands):
+            q_sig, stored_sig = query_sig, payload
+            if payload is None and made is not None:
+                q_sig, stored_sig = made[0], made[1 + unsigned.index(i)]
+            score = _score(meth, q_sig, stored_sig) if own else None
+            rule = _decide(info, meth, ov, q_sig, stored_sig, score)
             if rule is None:
                 continue
+            if not own and payload is not None:
+                score = _score(meth, query_sig, payload)
             evidence = {
                 "index_hits": hits[int(pk)],
                 "index_keys": nkeys,
                 "score": score,
                 "decision": rule,
             }
+            if score is None and payload is None:
+                evidence["_set"] = stored
             out.append(
                 Match(
                     doc_id,
@@ -713,6 +853,11 @@ class Store:
                     evidence,
                 )
             )
+        pending = [(k, m.evidence.pop("_set")) for k, m in enumerate(out) if "_set" in m.evidence]
+        if pending:
+            scores = _scores_from_sets(meth, query, [st for _, st in pending])
+            for (k, _), score in zip(pending, scores, strict=True):
+                out[k].evidence["score"] = score
         out.sort(
             key=lambda m: (-m.resemblance, -max(m.containment_query, m.containment_doc), m.doc_id)
         )
@@ -817,7 +962,6 @@ class _Tx:
 MAX_ID_BYTES = 2000
 #: Longest term kept as itself in the statistics tables, UTF-8 bytes (see :func:`term_key`).
 MAX_TERM_BYTES = 1000
-_UNPAIRED = re.compile("[\x00\ud800-\udfff]")
 
 
 def bad_doc_id(doc_id: object) -> str | None:
@@ -826,16 +970,11 @@ def bad_doc_id(doc_id: object) -> str | None:
     :data:`MAX_ID_BYTES` UTF-8 bytes."""
     if not isinstance(doc_id, str):
         return f"document id is a {type(doc_id).__name__}, not a string"
-    if _UNPAIRED.search(doc_id):
+    if UNPAIRED.search(doc_id):
         return "document id holds NUL or lone surrogate characters"
     if len(doc_id.encode("utf-8")) > MAX_ID_BYTES:
         return f"document id over {MAX_ID_BYTES} UTF-8 bytes"
     return None
-
-
-def scrub(value: str) -> str:
-    """``value`` with NUL and lone surrogates replaced by U+FFFD (storable and printable)."""
-    return _UNPAIRED.sub("\ufffd", value) if _UNPAIRED.search(value) else value
 
 
 def term_key(term: str) -> str:
@@ -871,26 +1010,37 @@ def _valid_name(name: object) -> bool:
 _COLLECTION = select(s.collections).where(s.collections.c.name == bindparam("name"))
 _COLLECTION_FOR_UPDATE = _COLLECTION.with_for_update()
 _HITS = func.count().label("hits")
-_CANDIDATES = (
-    select(s.index_rows.c.document_id, _HITS)
+_KEY_ROWS = union_all(
+    select(s.index_rows.c.document_id)
     .where(s.index_rows.c.collection_id == bindparam("collection_id"))
-    .where(s.index_rows.c.key.in_(bindparam("keys", expanding=True)))
-    .group_by(s.index_rows.c.document_id)
-    .order_by(_HITS.desc(), s.index_rows.c.document_id)
+    .where(s.index_rows.c.key.in_(bindparam("keys", expanding=True))),
+    select(s.index_pending.c.document_id)
+    .where(s.index_pending.c.collection_id == bindparam("collection_id"))
+    .where(s.index_pending.c.key.in_(bindparam("keys", expanding=True))),
+).subquery("nd_keys")
+_CANDIDATES = (
+    select(_KEY_ROWS.c.document_id, _HITS)
+    .group_by(_KEY_ROWS.c.document_id)
+    .order_by(_HITS.desc(), _KEY_ROWS.c.document_id)
     .limit(MAX_CANDIDATES)
 )
-_CANDIDATE_ROWS = (
-    select(
-        s.documents.c.id,
-        s.documents.c.doc_id,
-        s.documents.c.source,
-        s.documents.c.title,
-        s.shingles.c.fingerprints,
-        s.signatures.c.payload,
-    )
+_HITS_CTE = _CANDIDATES.cte("nd_hits")
+_DELETE_INDEX_KEYS = text(
+    "DELETE FROM nd_index WHERE collection_id = :c AND key IN :keys AND document_id = :d"
+).bindparams(bindparam("keys", expanding=True))
+_DELETE_INDEX_SCAN = text("DELETE FROM nd_index WHERE collection_id = :c AND document_id = :d")
+_CHECK_ROWS = select(
+    s.documents.c.id,
+    s.documents.c.doc_id,
+    s.documents.c.source,
+    s.documents.c.title,
+    s.shingles.c.fingerprints,
+    s.signatures.c.payload,
+    _HITS_CTE.c.hits,
+).select_from(
+    _HITS_CTE.join(s.documents, s.documents.c.id == _HITS_CTE.c.document_id)
     .join(s.shingles, s.shingles.c.document_id == s.documents.c.id)
     .outerjoin(s.signatures, s.signatures.c.document_id == s.documents.c.id)
-    .where(s.documents.c.id.in_(bindparam("pks", expanding=True)))
 )
 
 
@@ -920,7 +1070,7 @@ class _Query:
             else meth.sign([Prepared("query", text_, [term_key(t) for t in tokens])])
         )
         keys = index_keys(meth, sigs).for_row(0)
-        return cls(len(tokens), sets.get(0), meth.signature(sigs, 0), keys)
+        return cls(len(tokens), verification_set(sets.get(0)), meth.signature(sigs, 0), keys)
 
 
 def check_name(name: object) -> str:
@@ -940,18 +1090,6 @@ def check_name(name: object) -> str:
     ):
         raise ParameterError("name", name, f"1-{_NAME_MAX} printable characters, no '/'")
     return name
-
-
-def content_hash(text_: str) -> bytes:
-    """XXH3-128 of the text's UTF-8 bytes: 16 bytes."""
-    return xxhash.xxh3_128_digest(text_.encode("utf-8", "surrogatepass"))
-
-
-def encode_text(text_: str) -> bytes:
-    """``nd_texts.body`` of a text: the format byte :data:`TEXT_FORMAT`, then zlib (level 1)
-    of its UTF-8 bytes (``surrogatepass``: lone surrogates survive the round trip)."""
-    raw = text_.encode("utf-8", "surrogatepass")
-    return bytes((TEXT_FORMAT,)) + zlib.compress(raw, _TEXT_LEVEL)
 
 
 def decode_text(body: bytes, *, expected_hash: bytes | None = None) -> str:
@@ -976,11 +1114,6 @@ def decode_text(body: bytes, *, expected_hash: bytes | None = None) -> str:
     return raw.decode("utf-8", "surrogatepass")
 
 
-def fingerprint_bytes(values: np.ndarray) -> bytes:
-    """A fingerprint set as little-endian uint64 bytes (``nd_shingles.fingerprints``)."""
-    return np.ascontiguousarray(values, dtype="<u8").tobytes()
-
-
 def _rank(m: Match) -> tuple[float, float, str]:
     return (-m.resemblance, -max(m.containment_query, m.containment_doc), m.doc_id)
 
@@ -990,7 +1123,7 @@ def _decide(
     meth: Method,
     ov: Any,
     query: Signature,
-    payload: bytes | None,
+    payload: bytes | Signature | None,
     score: float | None,
 ) -> str | None:
     """The rule that accepts a stored document for a check (``own``, ``verified``,
@@ -1009,47 +1142,61 @@ def _decide(
 
 
 def _own_value(
-    info: CollectionInfo, meth: Method, query: Signature, payload: bytes | None, score: float | None
+    info: CollectionInfo,
+    meth: Method,
+    query: Signature,
+    payload: bytes | Signature | None,
+    score: float | None,
 ) -> float | None:
     """The method's own score; for containment (the mod-m sample, formula 2) the larger
     containment of the stored sample and the query's."""
     if info.measure != "containment" or payload is None:
         return score
     try:
-        stored = Signature.from_bytes(bytes(payload))
+        stored = payload if isinstance(payload, Signature) else Signature.from_bytes(bytes(payload))
     except (NeardupError, ValueError):
         return None
     ov = overlap(query.payload, stored.payload)
     return max(ov.containment_ab, ov.containment_ba)
 
 
-def _score(meth: Method, query: Signature, payload: bytes | None) -> float | None:
+def _score(meth: Method, query: Signature, payload: bytes | Signature | None) -> float | None:
     if payload is None:
         return None
     try:
-        return round(float(meth.compare(query, Signature.from_bytes(bytes(payload)))), 6)
+        stored = payload if isinstance(payload, Signature) else Signature.from_bytes(bytes(payload))
+        return round(float(meth.compare(query, stored)), 6)
     except (IncompatibleSignatureError, NeardupError, ValueError):
         return None
 
 
-def _document_row(collection_id: int, r: _Ready, now: datetime) -> dict[str, Any]:
-    return {
-        "collection_id": collection_id,
-        "doc_id": r.doc.id,
-        "source": scrub(r.doc.source or ""),
-        "title": scrub(_title(r.doc.text)),
-        "content_hash": r.content_hash,
-        "length": len(r.tokens),
-        "added_at": now,
-    }
+def _signatures_from_sets(
+    meth: Method, query: np.ndarray, stored: list[np.ndarray]
+) -> list[Signature] | None:
+    """Signatures of the query's set and of each stored set, made alike from their stored
+    form (:mod:`~neardup.store.codec`); ``None`` for a method that does not sign from sets."""
+    try:
+        sets = ShingleSets.from_arrays([a.astype(np.uint64) for a in (query, *stored)])
+        sigs = meth.from_sets(sets)  # type: ignore[attr-defined]
+        return [meth.signature(sigs, i) for i in range(len(stored) + 1)]
+    except (AttributeError, IncompatibleSignatureError, NeardupError, ValueError):
+        return None
 
 
-def _title(text_: str) -> str:
-    for line in text_.splitlines():
-        line = line.strip()
-        if line:
-            return line[:200]
-    return ""
+def _scores_from_sets(meth: Method, query: np.ndarray, stored: list[np.ndarray]) -> list[Any]:
+    """The method's score of the query against each stored set, all signed from their
+    stored form (:mod:`~neardup.store.codec`) in one batch: for documents that keep no
+    signature row (methods signing from the shingle set). ``None`` where not comparable."""
+    try:
+        sets = ShingleSets.from_arrays([a.astype(np.uint64) for a in (query, *stored)])
+        sigs = meth.from_sets(sets)  # type: ignore[attr-defined]
+        first = meth.signature(sigs, 0)
+        return [
+            round(float(meth.compare(first, meth.signature(sigs, i))), 6)
+            for i in range(1, len(stored) + 1)
+        ]
+    except (AttributeError, IncompatibleSignatureError, NeardupError, ValueError):
+        return [None] * len(stored)
 
 
 def _info(row: Any) -> CollectionInfo:

@@ -1,0 +1,235 @@
+"""The bulk add path and compact storage (issue 20, migration 0004_compact) on SQLite and
+PostgreSQL: the shingle-set format, pending index rows and their merge, removal by
+recomputed keys, storage by table, reader errors, and the upgrade from revision 0003."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sqlalchemy import text
+
+from neardup.errors import FormatError, InputError
+from neardup.methods.sets import ShingleSets
+from neardup.store import Store
+from neardup.store.codec import decode_set, encode_set, encode_sets, set_size, verification_set
+from neardup.text.types import Document
+from store._db import unique
+from store.test_texts import _alembic, _real_docs, _tables_and_version, empty_url  # noqa: F401
+
+
+@pytest.fixture
+def store(db_url: str) -> Iterator[Store]:
+    st_ = Store(db_url)
+    yield st_
+    st_.close()
+
+
+def _count(store: Store, sql: str, c: int) -> int:
+    with store._read() as conn:
+        return int(conn.execute(text(sql), {"c": c}).scalar_one())
+
+
+def _index_rows(store: Store, name: str) -> tuple[int, int]:
+    """(merged, pending) index rows of the collection."""
+    c = store.collection(name).id
+    merged = _count(store, "SELECT COUNT(*) FROM nd_index WHERE collection_id = :c", c)
+    pending = _count(store, "SELECT COUNT(*) FROM nd_index_pending WHERE collection_id = :c", c)
+    return merged, pending
+
+
+# -- the shingle-set format ----------------------------------------------------------------------
+_U64 = st.integers(min_value=0, max_value=2**64 - 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(_U64, min_size=1, max_size=40), min_size=1, max_size=8))
+def test_set_format_round_trip_and_batch_equals_single(sets: list[list[int]]) -> None:
+    arrays = [np.unique(np.array(s, dtype=np.uint64)) for s in sets]
+    flat = ShingleSets.from_arrays(arrays)
+    batch = encode_sets(flat.values, flat.offsets)
+    for arr, blob in zip(arrays, batch, strict=True):
+        high = np.unique(arr >> np.uint64(32)).astype(np.uint32)
+        assert blob == encode_set(arr)
+        assert blob[0] == 2 and len(blob) == 1 + 4 * high.shape[0]
+        assert np.array_equal(decode_set(blob), high)
+        assert set_size(len(blob)) == high.shape[0]
+        # format 1 (raw uint64, rows from before migration 0004) reads the same
+        legacy = arr.astype("<u8").tobytes()
+        assert np.array_equal(decode_set(legacy), high) and set_size(len(legacy)) == arr.shape[0]
+
+
+def test_set_format_exact_bytes_and_bad_values() -> None:
+    values = np.array([0x0000000500000001, 0x0000000500000002, 0xFFFFFFFF00000000], np.uint64)
+    assert encode_set(values) == b"\x02" + bytes([5, 0, 0, 0, 255, 255, 255, 255])
+    assert np.array_equal(verification_set(values), [5, 0xFFFFFFFF])
+    assert decode_set(b"").shape == (0,)  # format 1, the empty set
+    for bad in (b"\x07abcd", b"\x02abc", b"\x02" * 7):
+        with pytest.raises(FormatError, match="stored shingle set"):
+            decode_set(bad)
+
+
+# -- pending index rows ---------------------------------------------------------------------------
+def test_checks_see_pending_rows_and_the_merge_moves_them(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import neardup.store.store as module
+
+    docs = _real_docs()[:6]
+    name = unique("pending")
+    info = store.create_collection(name, threshold=0.5)
+    bands = info.params["bands"]
+    monkeypatch.setattr(module, "DIRECT_BELOW", 1)  # every batch a bulk batch
+    monkeypatch.setattr(Store, "_merge", lambda self, cid: None)  # as if killed before it
+    assert store.add(name, docs, batch_size=4).added == len(docs)
+    assert _index_rows(store, name) == (0, len(docs) * bands)
+    assert store.stats(name)["index_rows"] == len(docs) * bands
+    assert store.check(name, docs[2].text).matches[0].doc_id == docs[2].id
+    monkeypatch.undo()
+    assert store.add(name, docs).added == 0  # a re-run finishes the interrupted merge
+    assert _index_rows(store, name) == (len(docs) * bands, 0)
+    assert store.check(name, docs[2].text).matches[0].doc_id == docs[2].id
+
+
+def test_merge_every_merge_rows(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    import neardup.store.store as module
+
+    docs = _real_docs()[:6]
+    name = unique("merge")
+    info = store.create_collection(name, threshold=0.5)
+    merges: list[int] = []
+    real = Store._merge
+
+    def counting(self: Store, cid: int) -> None:
+        merges.append(_index_rows(self, name)[1])
+        real(self, cid)
+
+    monkeypatch.setattr(module, "MERGE_ROWS", 2 * info.params["bands"])
+    monkeypatch.setattr(module, "DIRECT_BELOW", 1)
+    monkeypatch.setattr(Store, "_merge", counting)
+    store.add(name, docs, batch_size=1)
+    # after every second document; nothing is left pending, so no final merge
+    assert merges == [2 * info.params["bands"]] * 3
+    assert _index_rows(store, name) == (len(docs) * info.params["bands"], 0)
+
+
+def test_small_batches_write_the_index_directly(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docs = _real_docs()[:3]
+    name = unique("direct")
+    info = store.create_collection(name, threshold=0.5)
+    merges: list[int] = []
+    monkeypatch.setattr(Store, "_merge", lambda self, cid: merges.append(cid))
+    assert store.add(name, docs, batch_size=2).added == len(docs)
+    assert _index_rows(store, name) == (len(docs) * info.params["bands"], 0) and merges == []
+    assert store.check(name, docs[0].text).matches[0].doc_id == docs[0].id
+
+
+def test_remove_deletes_the_index_rows_by_recomputed_keys(store: Store) -> None:
+    docs = _real_docs()[:5]
+    name = unique("remove")
+    info = store.create_collection(name, threshold=0.5)
+    store.add(name, docs)
+    c = info.id
+    with store._read() as conn:
+        pk = conn.execute(
+            text("SELECT id FROM nd_documents WHERE collection_id = :c AND doc_id = :d"),
+            {"c": c, "d": docs[1].id},
+        ).scalar_one()
+    store.remove(name, docs[1].id)
+    assert _index_rows(store, name) == (4 * info.params["bands"], 0)
+    left = "SELECT COUNT(*) FROM nd_index WHERE collection_id = :c AND document_id = " + str(pk)
+    assert _count(store, left, c) == 0
+    assert docs[1].id not in [m.doc_id for m in store.check(name, docs[1].text).matches]
+
+
+def test_lexical_remove_uses_the_signature_keys(store: Store) -> None:
+    docs = _real_docs()[:4]
+    name = unique("lexrm")
+    store.create_collection(name, "tf-ridf", threshold=0.3)
+    store.add(name, docs)
+    before = _index_rows(store, name)[0]
+    store.remove(name, docs[0].id)
+    after = _index_rows(store, name)[0]
+    assert 0 < after < before
+    orphans = (
+        "SELECT COUNT(*) FROM nd_index i LEFT JOIN nd_documents d ON d.id = i.document_id "
+        "WHERE i.collection_id = :c AND d.id IS NULL"
+    )
+    assert _count(store, orphans, store.collection(name).id) == 0
+
+
+# -- storage by table -----------------------------------------------------------------------------
+def test_stats_storage_by_table(store: Store) -> None:
+    docs = _real_docs()[:8]
+    name = unique("sizes")
+    store.create_collection(name, threshold=0.5)
+    store.add(name, docs)
+    stats = store.stats(name, sizes=True)
+    tables = stats["storage"]["tables"]
+    assert tables["nd_documents"]["rows"] == tables["nd_texts"]["rows"] == len(docs)
+    assert tables["nd_shingles"]["rows"] == len(docs) and tables["nd_signatures"]["rows"] == 0
+    assert tables["nd_index"]["rows"] == stats["index_rows"]
+    for t in ("nd_documents", "nd_texts", "nd_shingles", "nd_index"):
+        assert tables[t]["bytes"] > 0
+        assert tables[t]["bytes_per_document"] == round(tables[t]["bytes"] / len(docs), 1)
+    assert stats["storage"]["total_bytes"] == sum(t["bytes"] for t in tables.values())
+    assert "storage" not in store.stats(name)
+
+
+# -- the reader thread ----------------------------------------------------------------------------
+def test_a_reader_error_is_raised_after_the_batches_before_it(store: Store) -> None:
+    docs = _real_docs()[:3]
+    name = unique("reader")
+    store.create_collection(name, threshold=0.5)
+
+    def items() -> Iterator[Document]:
+        yield from docs
+        raise InputError("corpus.jsonl line 4: not JSON")
+
+    with pytest.raises(InputError, match="line 4"):
+        store.add(name, items(), batch_size=1)
+    assert store.stats(name)["documents"] == len(docs)
+    assert store.check(name, docs[2].text).matches[0].doc_id == docs[2].id
+
+
+# -- migration 0004 ------------------------------------------------------------------------------
+def test_upgrade_from_0003_keeps_index_rows_and_old_sets(empty_url: str) -> None:  # noqa: F811
+    """Documents stored, the schema taken back to 0003 (rowid index table) and one set
+    rewritten in format 1, then upgraded again: rows kept, both formats verified."""
+    docs = _real_docs()[:4]
+    with Store(empty_url) as st_:
+        info = st_.create_collection("old", threshold=0.5)
+        st_.add("old", docs)
+    _alembic(empty_url, "downgrade", "0003")
+    assert "nd_index_pending" not in _tables_and_version(empty_url)[0]
+    from sqlalchemy import create_engine
+
+    from neardup.methods.shingles import Shingling
+    from neardup.text.canonical import CanonicalForm
+
+    full = Shingling().fingerprints(CanonicalForm().tokens(docs[1].text))
+    legacy = np.unique(np.asarray(full, dtype=np.uint64)).astype("<u8").tobytes()
+    engine = create_engine(empty_url)
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "UPDATE nd_shingles SET fingerprints = :b WHERE document_id = "
+                "(SELECT id FROM nd_documents WHERE doc_id = :d)"
+            ),
+            {"b": legacy, "d": docs[1].id},
+        )
+    engine.dispose()
+    with Store(empty_url) as st_:
+        tables, version = _tables_and_version(empty_url)
+        assert "nd_index_pending" in tables and version != "0003"
+        assert st_.stats("old")["index_rows"] == len(docs) * info.params["bands"]
+        got = st_.check("old", docs[1].text).matches[0]
+        assert got.doc_id == docs[1].id and got.resemblance == 1.0
+        assert st_.document("old", docs[1].id).shingles == len(np.unique(full))
+        st_.remove("old", docs[1].id)
+        assert st_.stats("old")["index_rows"] == (len(docs) - 1) * info.params["bands"]
