@@ -37,8 +37,8 @@ def test_alembic_only_when_the_schema_is_behind(tmp_path):
     assert _open(url) == "False []"  # at head: one query, no Alembic
     import sqlite3
 
-    with sqlite3.connect(tmp_path / "a.db") as conn:  # pretend an older schema
-        conn.execute("UPDATE nd_alembic_version SET version_num = '0002'")
-        conn.execute("DROP TABLE IF EXISTS nd_texts")
+    with sqlite3.connect(tmp_path / "a.db") as conn:  # pretend the schema before the last one
+        conn.execute("UPDATE nd_alembic_version SET version_num = '0004_compact'")
+        conn.execute("ALTER TABLE nd_collections DROP COLUMN decision")
     out = _open(url)
     assert out == "True []"

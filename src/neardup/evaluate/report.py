@@ -56,6 +56,7 @@ META_LABELS: dict[str, str] = {
     "scope": "Pairs scored",
     "measure": "Measure",
     "verify": "Verified on exact shingle sets",
+    "decision": "Decision rule",
     "methods": "Methods",
     "thresholds": "Thresholds",
     "method_thresholds": "Thresholds per method",
@@ -235,7 +236,15 @@ def meta_rows(meta: dict[str, Any]) -> list[tuple[str, str]]:
     return [(META_LABELS.get(k, k), _meta_value(k, v)) for k, v in meta.items()]
 
 
+_DEFAULT_RULE = "each method's default (own rule for the papers' methods, verified for " \
+    "shingles-full and minhash-lsh)"
+
+
 def _meta_value(key: str, value: Any) -> str:
+    if key in ("verify", "decision") and value is None:
+        return _DEFAULT_RULE
+    if key == "decision" and isinstance(value, str):
+        return {"own": "each method's own rule", "verified": "exact shingle sets"}.get(value, value)
     if isinstance(value, bool):
         return "yes" if value else "no"
     if key in _META_VALUES and isinstance(value, str):
