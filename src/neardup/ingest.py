@@ -122,7 +122,10 @@ def prepared_units(
             yield unit if isinstance(unit, Skipped) else prepare_unit(unit, config)
         return
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+    pool = ProcessPoolExecutor(
+        max_workers=jobs, mp_context=context, initializer=_die_with, initargs=(os.getpid(),)
+    )
+    with pool:
         pending: list[Future[PreparedUnit] | Skipped] = []
         for unit in units:
             if isinstance(unit, Skipped):
@@ -133,6 +136,30 @@ def prepared_units(
                 yield _result(pending.pop(0))
         while pending:
             yield _result(pending.pop(0))
+
+
+def _die_with(parent: int) -> None:
+    """Worker initializer: end this worker when the job that started it dies (a job killed
+    with SIGKILL must not leave workers blocked on their queue forever). Linux: the kernel's
+    parent-death signal; elsewhere a thread that watches the parent's pid."""
+    import signal
+
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (AttributeError, OSError):
+        import threading
+
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(1.0)
+            os._exit(1)
+
+        threading.Thread(target=watch, daemon=True).start()
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
 
 
 def _result(item: Future[PreparedUnit] | Skipped) -> PreparedUnit | Skipped:
