@@ -61,11 +61,12 @@ def corpus(dir_: Path, n: int) -> tuple[Path, Path]:
     path, gold = dir_ / f"corpus-{n}.jsonl", dir_ / f"corpus-{n}.gold.jsonl"
     if path.is_file() and gold.is_file():
         return path, gold
-    bigger = sorted(
+    sizes = [
         (int(p.stem.split("-")[1]), p)
         for p in dir_.glob("corpus-*.jsonl")
-        if not p.name.endswith(".gold.jsonl") and int(p.stem.split("-")[1]) > n
-    )
+        if re.fullmatch(r"corpus-\d+\.jsonl", p.name)
+    ]
+    bigger = sorted((m, p) for m, p in sizes if m > n)
     if not bigger:
         dir_.mkdir(parents=True, exist_ok=True)
         script = SHARED / "scale-corpus.py"

@@ -12,6 +12,8 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from neardup.text.read import read_corpus
 from neardup.text.types import Document, Skipped
@@ -184,3 +186,29 @@ def test_parquet_records(tmp_path: Path) -> None:
     pq.write_table(pa.table({"body": [p[0]]}), tmp_path / "u.parquet")
     (skip,) = read_corpus([tmp_path / "u.parquet"])
     assert isinstance(skip, Skipped) and "no column 'text'" in skip.detail
+
+
+_ALPHABET = "aб Z\n\t<[{=|'\x00\x01\x1b\u3000ё"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet=_ALPHABET, max_size=40), min_size=1, max_size=12))
+def test_block_fast_path_equals_the_per_record_rules(texts: list[str]) -> None:
+    """Arrow's block path with its byte-level shortcut gives what the per-record rules give."""
+    from neardup.text.read import jsonl_record, read_options, read_unit
+    from neardup.text.units import LinesUnit
+
+    opts = read_options(max_bytes=120)
+    lines = [
+        json.dumps({"id": f"r{i}", "text": t}, ensure_ascii=i % 2 == 0).encode()
+        for i, t in enumerate(texts)
+    ]
+    unit = LinesUnit("f.jsonl", "f.jsonl", b"\n".join(lines) + b"\n", 1)
+    want: list[object] = []
+    for k, line in enumerate(lines):
+        where = f"f.jsonl:{k + 1}"
+        if len(line) > opts.max_bytes:  # the line itself is over the limit
+            want.append(Skipped(where, where, "oversize", "line over max_bytes=120"))
+        else:
+            want.append(jsonl_record(line, where, where, opts))
+    assert read_unit(unit, opts) == want

@@ -17,6 +17,7 @@ import codecs
 import json
 import os
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -246,7 +247,7 @@ def _make_document(
     doc_id: str, source: str, text: str, name: str, raw_bytes: int, options: ReadOptions
 ) -> Document | Skipped:
     """Content type, extraction and the empty/no-text checks shared by every input kind."""
-    if not text.strip():
+    if not text or text.isspace():  # = not text.strip(), without a copy
         return Skipped(doc_id, source, "empty", "only whitespace")
     ctype: ContentType
     if options.content_type != "auto":
@@ -359,12 +360,70 @@ def _arrow_lines(unit: LinesUnit, options: ReadOptions) -> list[Document | Skipp
         values = texts.to_pylist()  # Arrow's JSON reader does not check UTF-8: this does
     except UnicodeDecodeError:
         return None
+    plain, sizes = _plain_records(texts, options)
     out: list[Document | Skipped] = []
     for k, (raw_id, text) in enumerate(zip(raw_ids, values, strict=True)):
         lineno = unit.first_line + k
         doc_id = record_id(raw_id, f"{unit.base}:{lineno}")
-        out.append(record_document(doc_id, f"{unit.path}:{lineno}", text, options, trusted=True))
+        source = f"{unit.path}:{lineno}"
+        if plain[k] and text is not None and text and not text.isspace():
+            out.append(Document(doc_id, text, source, "text", int(sizes[k])))
+        else:  # the full per-record rules (same outcome for the plain ones)
+            out.append(record_document(doc_id, source, text, options, trusted=True))
     return out
+
+
+def _plain_records(texts: Any, options: ReadOptions) -> tuple[Any, Any]:
+    """Which records of an Arrow string column :func:`record_document` would take as plain
+    text without looking further, decided on the UTF-8 bytes at once: not over
+    ``max_bytes``, no control byte (so no NUL and no binary head), and, unless the content
+    type is forced to ``text``, none of the characters markup needs (the sniffing shortcut
+    of :func:`_make_document`). Returns ``(bool (n,), byte sizes int64 (n,))``; records not
+    flagged go through :func:`record_document` itself."""
+    import numpy as np
+
+    arr = texts.combine_chunks() if hasattr(texts, "combine_chunks") else texts
+    n = len(arr)
+    kind = np.int64 if arr.type.equals(_large_string()) else np.int32
+    bufs = arr.buffers()
+    offsets = np.frombuffer(bufs[1], dtype=kind)[arr.offset : arr.offset + n + 1].astype(np.int64)
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
+    sizes = np.diff(offsets)
+    if options.content_type not in ("auto", "text"):
+        return np.zeros(n, dtype=bool), sizes  # a forced markup: the full path
+    control, pair = _byte_tables()
+    mask = control[data]
+    if options.content_type == "auto" and data.shape[0] > 2:
+        mask |= data == 0x3C  # "<"
+        pairs = (data[:-1] == data[1:]) & pair[data[:-1]]  # "[[", "{{", "=="
+        mask[:-1] |= pairs | ((data[:-1] == 0x7B) & (data[1:] == 0x7C))  # "{|"
+        quotes = data == 0x27
+        mask[:-2] |= quotes[:-2] & quotes[1:-1] & quotes[2:]  # three apostrophes
+    bad = np.zeros(data.shape[0] + 1, dtype=np.int64)
+    np.cumsum(mask, out=bad[1:])
+    flagged = (bad[offsets[1:]] - bad[offsets[:-1]]) > 0
+    return ~flagged & (sizes <= options.max_bytes), sizes
+
+
+def _large_string() -> Any:
+    import pyarrow as pa
+
+    return pa.large_string()
+
+
+@lru_cache(maxsize=1)
+def _byte_tables() -> tuple[Any, Any]:
+    """Byte tables: control bytes (as :func:`.encoding.looks_binary` counts them) and the
+    bytes whose doubling is wiki markup."""
+    import numpy as np
+
+    from neardup.text.encoding import _CONTROL
+
+    control = np.zeros(256, dtype=bool)
+    control[sorted(_CONTROL)] = True
+    pair = np.zeros(256, dtype=bool)
+    pair[[0x5B, 0x7B, 0x3D]] = True  # "[", "{", "="
+    return control, pair
 
 
 def _longest_line(data: bytes) -> int:
