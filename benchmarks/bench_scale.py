@@ -207,46 +207,23 @@ def _bands() -> tuple[int, int]:
     return best[1], best[2]
 
 
-def contender_rensa(path: Path, pairs_out: Path) -> dict[str, Any]:
-    from rensa import RMinHash, RMinHashLSH
-
+def _lsh_pairs(
+    path: Path, pairs_out: Path, new_sketch: Any, lsh: Any, encode: bool
+) -> dict[str, Any]:
+    """Load the JSONL, sketch and insert every document, query each, keep the candidates
+    whose estimated Jaccard >= t; the pairs go to ``pairs_out``."""
     t0 = time.perf_counter()
     with open(path, encoding="utf-8") as f:
         rows = [json.loads(line) for line in f]
     t_load = time.perf_counter() - t0
-    bands, _ = _bands()
-    lsh = RMinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM, num_bands=bands)
     sketches = []
     for i, row in enumerate(rows):
-        m = RMinHash(num_perm=NUM_PERM, seed=42)
-        m.update(_shingles(row["text"]))
-        lsh.insert(i, m)
-        sketches.append(m)
-    found = []
-    for i, m in enumerate(sketches):
-        for j in lsh.query(m):
-            if j > i and m.jaccard(sketches[j]) >= THRESHOLD:
-                found.append(sorted((rows[i]["id"], rows[j]["id"])))
-    with open(pairs_out, "w", encoding="utf-8") as f:
-        f.writelines(json.dumps(p) + "\n" for p in found)
-    return {"load_json_s": round(t_load, 2), "bands": bands, "pairs": len(found)}
-
-
-def contender_datasketch(path: Path, pairs_out: Path) -> dict[str, Any]:
-    from datasketch import MinHash, MinHashLSH
-
-    t0 = time.perf_counter()
-    with open(path, encoding="utf-8") as f:
-        rows = [json.loads(line) for line in f]
-    t_load = time.perf_counter() - t0
-    lsh = MinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM)
-    proto = MinHash(num_perm=NUM_PERM, seed=1)
-    sketches = []
-    for i, row in enumerate(rows):
-        m = MinHash(
-            num_perm=NUM_PERM, seed=1, permutations=proto.permutations, scheme=proto.scheme
-        )
-        m.update_batch([s.encode("utf-8") for s in _shingles(row["text"])])
+        m = new_sketch()
+        shingles = _shingles(row["text"])
+        if encode:
+            m.update_batch([s.encode("utf-8") for s in shingles])
+        else:
+            m.update(shingles)
         lsh.insert(i, m)
         sketches.append(m)
     found = []
@@ -257,6 +234,31 @@ def contender_datasketch(path: Path, pairs_out: Path) -> dict[str, Any]:
     with open(pairs_out, "w", encoding="utf-8") as f:
         f.writelines(json.dumps(p) + "\n" for p in found)
     return {"load_json_s": round(t_load, 2), "pairs": len(found)}
+
+
+def contender_rensa(path: Path, pairs_out: Path) -> dict[str, Any]:
+    from rensa import RMinHash, RMinHashLSH
+
+    bands, _ = _bands()
+    lsh = RMinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM, num_bands=bands)
+    out = _lsh_pairs(
+        path, pairs_out, lambda: RMinHash(num_perm=NUM_PERM, seed=42), lsh, encode=False
+    )
+    return {**out, "bands": bands}
+
+
+def contender_datasketch(path: Path, pairs_out: Path) -> dict[str, Any]:
+    from datasketch import MinHash, MinHashLSH
+
+    proto = MinHash(num_perm=NUM_PERM, seed=1)
+
+    def new() -> Any:
+        return MinHash(
+            num_perm=NUM_PERM, seed=1, permutations=proto.permutations, scheme=proto.scheme
+        )
+
+    lsh = MinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM)
+    return _lsh_pairs(path, pairs_out, new, lsh, encode=True)
 
 
 # -- the run -----------------------------------------------------------------------------------

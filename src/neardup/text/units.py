@@ -46,7 +46,7 @@ from neardup.text.types import Skipped, SkipReason
 BLOCK_BYTES = 4 << 20
 #: Records in one batch of a Parquet, Arrow or CSV file.
 BATCH_ROWS = 2048
-#: Documents files in one unit (or fewer, when their sizes add up to :data:`BLOCK_BYTES`).
+#: Document files in one unit (or fewer, when their sizes add up to :data:`BLOCK_BYTES`).
 FILES_PER_UNIT = 64
 _PIECE = 1 << 20
 _ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError)
