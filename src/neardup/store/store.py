@@ -478,6 +478,12 @@ class Store:
             s.documents.c.doc_id.in_(bindparam("ids", expanding=True)),
         )
         with self._read() as conn:
+            if conn.dialect.name == "postgresql":
+                # The statement is the same for every batch, so it is prepared and PostgreSQL
+                # caches a generic plan made while the table was small (a sequential scan
+                # against a 2,000-item IN list: 12-15 s per batch at 250k documents). A plan
+                # made for each call uses the (collection_id, doc_id) index.
+                conn.exec_driver_sql("SET LOCAL plan_cache_mode = force_custom_plan")
             return {r[0]: bytes(r[1]) for r in conn.execute(stmt, {"ids": ids})}
 
     def _write_batch(
