@@ -340,7 +340,7 @@ class _ParallelIngest:
         self._ingest = ingest
         self._read = make_read_options(**read_options)
         self._config = PrepareConfig(
-            self._read, ingest.canonical, ingest.shingling, ingest.opts.min_tokens
+            self._read, ingest._canonical, ingest._shingling, ingest._opts.min_tokens
         )
         if jobs is not None:
             check_int("jobs", jobs, low=1)
@@ -353,10 +353,10 @@ class _ParallelIngest:
         from neardup.ingest import UnitMerger, prepared_units
         from neardup.text.units import Spool, plan_units, resolve_inputs
 
-        timer = self._ingest.timer
+        timer = self._ingest._timer
         t0 = timer.now()
         spool = Spool()
-        merger = UnitMerger(self._ingest.opts.min_tokens)
+        merger = UnitMerger(self._ingest._opts.min_tokens)
         prog.start("read", None)
         try:
             resolved = resolve_inputs([str(p) for p in paths], spool)
@@ -402,8 +402,6 @@ class _Ingest:
         self._shingling = shingling
         self._opts = opts
         self._timer = timer
-        self.canonical, self.shingling = self._canonical, shingling
-        self.opts, self.timer = opts, timer
         self._keep_docs = keep_docs
         self.prepared: list[Prepared] = []
         self._ids: list[str] = []
@@ -437,7 +435,7 @@ class _Ingest:
         docs = self._unique(docs)
         if not docs:
             return
-        if self._keep_docs or not self._fast:
+        if self._keep_docs or not self.fast:
             tokens = self._timer.run("prepare", self._prepare, docs)
             self._parts.append(self._timer.run("shingle", self._shingling.batch, tokens))
             return
@@ -447,10 +445,6 @@ class _Ingest:
     @property
     def fast(self) -> bool:
         """Word shingles with XXH64 fingerprints: the vectorised path."""
-        return self._fast
-
-    @property
-    def _fast(self) -> bool:
         return self._shingling.unit == "word" and self._shingling.fingerprint == "xxh64"
 
     def _unique(self, docs: list[Document]) -> list[Document]:

@@ -32,7 +32,7 @@ from typing import IO, Any, Literal
 
 from neardup.errors import ParameterError
 from neardup.text.formats import datasets_files, input_kind, is_datasets_folder
-from neardup.text.read import read_unit
+from neardup.text.read import arrow_block, read_unit
 from neardup.text.types import Document
 from neardup.text.units import (
     BATCH_ROWS,
@@ -186,9 +186,7 @@ def _arrow_ids(unit: LinesUnit, n: int, options: ReadOptions) -> list[str] | Non
     """The document ids of a clean JSONL block (one object a line, a text string on every
     line, string ids) by Arrow's JSON reader, or ``None`` for the line-by-line path."""
     data = unit.data
-    if b"\n\n" in data or data[:1].isspace() or b"\r" in data:
-        return None
-    if options.max_bytes < len(data) and max(len(x) for x in data.split(b"\n")) > options.max_bytes:
+    if not arrow_block(data, options.max_bytes):
         return None
     try:
         import pyarrow as pa

@@ -69,8 +69,36 @@ _DEFAULT_CANONICAL = CanonicalForm(stop_words=False)
 _TOKEN_SPLIT = re.compile(f"({TOKEN_RE.pattern})")  # split() keeps the tokens
 
 
+class _Spans:
+    """Character spans of a passage in A and B (``a_start``... are the subclass's fields)."""
+
+    __slots__ = ()
+    a_start: int
+    a_end: int
+    b_start: int
+    b_end: int
+
+    @property
+    def a_span(self) -> tuple[int, int]:
+        """``(a_start, a_end)``."""
+        return self.a_start, self.a_end
+
+    @property
+    def b_span(self) -> tuple[int, int]:
+        """``(b_start, b_end)``."""
+        return self.b_start, self.b_end
+
+    def text_a(self, text: str) -> str:
+        """The passage's text in A (``text``: the A the passage was found in)."""
+        return text[self.a_start : self.a_end]
+
+    def text_b(self, text: str) -> str:
+        """The passage's text in B (``text``: the B the passage was found in)."""
+        return text[self.b_start : self.b_end]
+
+
 @dataclass(frozen=True, slots=True)
-class Passage:
+class Passage(_Spans):
     """A passage two texts share.
 
     Attributes:
@@ -89,24 +117,6 @@ class Passage:
     tokens: int
     a_token: int = 0
     b_token: int = 0
-
-    @property
-    def a_span(self) -> tuple[int, int]:
-        """``(a_start, a_end)``."""
-        return self.a_start, self.a_end
-
-    @property
-    def b_span(self) -> tuple[int, int]:
-        """``(b_start, b_end)``."""
-        return self.b_start, self.b_end
-
-    def text_a(self, text: str) -> str:
-        """The passage's text in A (``text`` must be the A given to :func:`matched_passages`)."""
-        return text[self.a_start : self.a_end]
-
-    def text_b(self, text: str) -> str:
-        """The passage's text in B (``text`` must be the B given to :func:`matched_passages`)."""
-        return text[self.b_start : self.b_end]
 
     def swapped(self) -> Passage:
         """The same passage seen from the other text (A and B exchanged)."""
@@ -326,7 +336,7 @@ _KIND_SORTED = np.uint64(0xC2B2AE3D27D4EB4F)
 
 
 @dataclass(frozen=True, slots=True)
-class AlignedPassage:
+class AlignedPassage(_Spans):
     """A passage of A aligned with a passage of B by :func:`align_passages`.
 
     The two sides need not have equal tokens (words may be replaced, inserted, deleted or
@@ -344,24 +354,6 @@ class AlignedPassage:
     b_start: int
     b_end: int
     seeds: int
-
-    @property
-    def a_span(self) -> tuple[int, int]:
-        """``(a_start, a_end)``."""
-        return self.a_start, self.a_end
-
-    @property
-    def b_span(self) -> tuple[int, int]:
-        """``(b_start, b_end)``."""
-        return self.b_start, self.b_end
-
-    def text_a(self, text: str) -> str:
-        """The passage's text in A (``text`` must be the A given to :func:`align_passages`)."""
-        return text[self.a_start : self.a_end]
-
-    def text_b(self, text: str) -> str:
-        """The passage's text in B (``text`` must be the B given to :func:`align_passages`)."""
-        return text[self.b_start : self.b_end]
 
     def swapped(self) -> AlignedPassage:
         """The same passage seen from the other text (A and B exchanged)."""

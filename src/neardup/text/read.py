@@ -326,9 +326,7 @@ def _lines_documents(unit: LinesUnit, options: ReadOptions) -> list[Document | S
 
 def _arrow_lines(unit: LinesUnit, options: ReadOptions) -> list[Document | Skipped] | None:
     data = unit.data
-    if b"\n\n" in data or data[:1].isspace() or b"\r" in data or len(data) < 2:
-        return None
-    if options.max_bytes < len(data) and _longest_line(data) > options.max_bytes:
+    if not arrow_block(data, options.max_bytes):
         return None
     try:
         import pyarrow as pa
@@ -424,6 +422,15 @@ def _byte_tables() -> tuple[Any, Any]:
     pair = np.zeros(256, dtype=bool)
     pair[[0x5B, 0x7B, 0x3D]] = True  # "[", "{", "="
     return control, pair
+
+
+def arrow_block(data: bytes, max_bytes: int) -> bool:
+    """Whether a block of JSONL lines can go to Arrow's JSON reader as it is: one object a
+    line (no blank or CR-ended lines, so row k is line k) and no line over ``max_bytes``
+    (such a line is skipped, not parsed)."""
+    if b"\n\n" in data or data[:1].isspace() or b"\r" in data or len(data) < 2:
+        return False
+    return not (max_bytes < len(data) and _longest_line(data) > max_bytes)
 
 
 def _longest_line(data: bytes) -> int:
