@@ -1,9 +1,10 @@
 """Compare two documents: resemblance, containment both ways, shared and total shingles.
 
-The measures are computed on the exact shingle sets (Zagorulko et al. 2013, eqs. 1-2; Rodnenko's
-(2009)
-``2|A∩B|/(|A|+|B|)`` as ``dice``) and, for the chosen method, its own score on the two
-signatures (for example MinHash's estimate).
+The measures are computed on the exact shingle sets (Zagorulko et al. 2013, eqs. 1-2; Dice
+``2|A∩B|/(|A|+|B|)`` as ``dice``), Dice on the shingle *lists* with repeats (Rodnenko 2009's
+``compaire``, as ``dice_multiset`` in its symmetric form and ``compaire`` as the script
+computes it) and, for the chosen method, its own score on the two signatures (for example
+MinHash's estimate).
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from neardup.methods.base import Method, Prepared
-from neardup.methods.measures import Overlap, overlap
+from neardup.methods.measures import Overlap, compaire, dice_multiset, overlap
 from neardup.methods.registry import make_method
 from neardup.methods.shingles import Shingling
 from neardup.text.canonical import CanonicalForm
@@ -27,6 +30,10 @@ class Comparison:
         overlap: exact shingle-set overlap (:class:`~neardup.methods.measures.Overlap`).
         score: the method's own score in [0, 1].
         method: method name; tokens_a, tokens_b: canonical token counts.
+        dice_multiset: Dice over the shingle lists, repeats kept
+            (:func:`~neardup.methods.measures.dice_multiset`), in [0, 1].
+        compaire: Rodnenko's (2009) ``compaire`` of A's list against B's, as a fraction
+            (:func:`~neardup.methods.measures.compaire`; may exceed 1 with repeats).
     """
 
     overlap: Overlap
@@ -34,6 +41,8 @@ class Comparison:
     method: str
     tokens_a: int
     tokens_b: int
+    dice_multiset: float = 0.0
+    compaire: float = 0.0
 
     @property
     def resemblance(self) -> float:
@@ -55,6 +64,8 @@ class Comparison:
         return {
             "method": self.method,
             **self.overlap.as_dict(),
+            "dice_multiset": round(self.dice_multiset, 6),
+            "compaire": round(self.compaire, 6),
             "score": round(self.score, 6),
             "tokens_a": self.tokens_a,
             "tokens_b": self.tokens_b,
@@ -90,7 +101,8 @@ def compare(
     canonical: CanonicalForm = getattr(meth, "canonical", None) or CanonicalForm()
     shingling: Shingling = getattr(meth, "shingling", None) or Shingling()
     ta, tb = canonical.tokens(text_a), canonical.tokens(text_b)
-    ov = overlap(shingling.fingerprints(ta), shingling.fingerprints(tb))
+    list_a, list_b = shingling.occurrences(ta)[0], shingling.occurrences(tb)[0]
+    ov = overlap(np.unique(list_a), np.unique(list_b))
     docs = [Prepared("a", text_a, ta), Prepared("b", text_b, tb)]
     if meth.needs_fit:
         from neardup.methods.stats import CorpusStatistics
@@ -99,4 +111,12 @@ def compare(
         meth.fit(CorpusStatistics.from_token_lists([ta, tb, *reference]))
     sigs = meth.sign(docs)
     score = meth.compare(meth.signature(sigs, 0), meth.signature(sigs, 1))
-    return Comparison(ov, float(score), meth.name, len(ta), len(tb))
+    return Comparison(
+        ov,
+        float(score),
+        meth.name,
+        len(ta),
+        len(tb),
+        dice_multiset(list_a, list_b),
+        compaire(list_a, list_b),
+    )

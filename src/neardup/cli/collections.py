@@ -17,6 +17,7 @@ from typing import Annotated, Any
 
 import typer
 
+from neardup.cli.options import NoStopOpt, PresetOpt, StopOpt, StopSymOpt
 from neardup.errors import NeardupError
 
 DbOpt = Annotated[
@@ -69,13 +70,10 @@ def create(
     ] = 0.5,
     measure: Annotated[str, typer.Option(help="resemblance | containment.")] = "resemblance",
     min_tokens: Annotated[int, typer.Option(help="Skip shorter documents (tokens).")] = 3,
-    stop_words: Annotated[
-        bool | None,
-        typer.Option(
-            "--stop-words/--no-stop-words",
-            help="Drop stop words (default: the method's own canonical form).",
-        ),
-    ] = None,
+    stop_words: StopOpt = None,
+    no_stop_words: NoStopOpt = False,
+    stop_symbols: StopSymOpt = None,
+    preset: PresetOpt = None,
     morphology: Annotated[
         str | None,
         typer.Option(help="none | stem | lemma (default: the method's own canonical form)."),
@@ -93,11 +91,19 @@ def create(
 ) -> None:
     """Create a collection; its method and parameters are fixed from now on. The method's
     own canonical form (TF-RIDF: stop words out, stems; SpotSigs: stop words kept) is kept
-    unless --stop-words/--morphology override it."""
-    from neardup.cli.main import _fail, method_params
+    unless --preset/--stop-words/--stop-symbols/--morphology override it."""
+    from neardup.cli.main import _fail, method_params, stop_words_choice
 
     try:
-        params = method_params(method, None, param, stop_words, morphology)
+        params = method_params(
+            method,
+            None,
+            param,
+            stop_words_choice(stop_words, no_stop_words),
+            morphology,
+            stop_symbols=stop_symbols,
+            preset=preset,
+        )
     except NeardupError as exc:
         raise _fail(exc) from None
     with _store(db) as store:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from neardup.cli.options import NoStopOpt, PresetOpt, StopOpt, StopSymOpt
 from neardup.errors import InputError, NeardupError, ParameterError, UsageError
 
 if TYPE_CHECKING:
@@ -47,8 +48,10 @@ def collect_params(
     methods: tuple[str, ...],
     shingle_size: int | None,
     params: list[str] | None,
-    stop_words: bool | None,
+    stop_words: bool | tuple[str, ...] | None,
     morphology: str | None,
+    stop_symbols: str | None = None,
+    preset: str | None = None,
     defaults: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Per-method ``dedup`` parameters from the common options.
@@ -56,8 +59,10 @@ def collect_params(
     ``--shingle-size`` and unscoped ``--param KEY=VALUE`` go to every method that has that
     parameter; ``--param METHOD:KEY=VALUE`` to that method only. ``stop_words`` and
     ``morphology`` replace those fields of each method's default canonical form (``None``:
-    keep the method's default, e.g. SpotSigs keeps stop words, TF-RIDF stems).
-    ``defaults`` (Table 2's ``m``, ``n``, ``w``) come first, the options override them.
+    keep the method's default, e.g. SpotSigs keeps stop words, TF-RIDF stems; a tuple is a
+    user's stop-word list); ``stop_symbols`` and ``preset`` as in
+    :func:`neardup.cli.main.method_params`. ``defaults`` (Table 2's ``m``, ``n``, ``w``) come
+    first, then the preset, then the options.
 
     Raises:
         ParameterError: a malformed ``--param``, a parameter no selected method has, or a
@@ -77,37 +82,15 @@ def collect_params(
                 mine.append(body)
                 used.add(i)
         size = shingle_size if shingle_size is not None and "shingle_size" in fields else None
-        built = method_params(m, size, mine, True, "none")
-        built.pop("canonical", None)
-        if "canonical" in fields:
-            form = _canonical(m, stop_words, morphology)
-            if form is not None:
-                built["canonical"] = form
+        built = method_params(
+            m, size, mine, stop_words, morphology, stop_symbols=stop_symbols, preset=preset
+        )
         out[m] = {**(defaults or {}).get(m, {}), **built}
     for i, (scope, _key, _) in enumerate(split):
         if i not in used:
             where = f"method {scope}" if scope else "any selected method"
             raise ParameterError("--param", params[i], f"a parameter of {where}")  # type: ignore[index]
     return out
-
-
-def _canonical(method: str, stop_words: bool | None, morphology: str | None) -> Any:
-    """The method's default canonical form with the given options replaced; ``None`` if none.
-
-    Raises:
-        ParameterError: an unknown morphology.
-    """
-    from neardup.methods.registry import make_method
-
-    if stop_words is None and morphology is None:
-        return None
-    form = make_method(method).canonical  # type: ignore[attr-defined]
-    changes: dict[str, Any] = {}
-    if stop_words is not None:
-        changes["stop_words"] = stop_words
-    if morphology is not None:
-        changes["morphology"] = morphology
-    return dataclasses.replace(form, **changes)
 
 
 def _methods(text: str | None) -> tuple[str, ...]:
@@ -164,7 +147,7 @@ def _make_config(
     thresholds: str | None,
     table2: bool,
     common: dict[str, Any],
-    mparams: tuple[int | None, list[str] | None, bool | None, str | None],
+    mparams: tuple[Any, ...],
 ) -> Any:
     from neardup.evaluate import table2 as t2
     from neardup.evaluate.run import EvalConfig
@@ -228,13 +211,10 @@ def evaluate(
         list[str] | None,
         typer.Option("--param", "-p", help="[METHOD:]KEY=VALUE method parameter (repeatable)."),
     ] = None,
-    stop_words: Annotated[
-        bool | None,
-        typer.Option(
-            "--stop-words/--no-stop-words",
-            help="Drop Russian/English stop words (default: each method's own setting).",
-        ),
-    ] = None,
+    stop_words: StopOpt = None,
+    no_stop_words: NoStopOpt = False,
+    stop_symbols: StopSymOpt = None,
+    preset: PresetOpt = None,
     morphology: Annotated[
         str | None,
         typer.Option(help="none | stem | lemma (default: each method's own setting)."),
@@ -318,7 +298,10 @@ def evaluate(
                 seed=seed,
             )
         else:
-            mparams = (shingle_size, param, stop_words, morphology)
+            from neardup.cli.main import stop_words_choice
+
+            words = stop_words_choice(stop_words, no_stop_words)
+            mparams = (shingle_size, param, words, morphology, stop_symbols, preset)
             config = _make_config(methods, thresholds, table2, common, mparams)
             changes = {"measure": measure, "min_tokens": min_tokens, "reuse": reuse}
             config = dataclasses.replace(

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from neardup._version import __version__
+from neardup.cli.options import NoStopOpt, PresetOpt, StopOpt, StopSymOpt
 from neardup.errors import NeardupError, ParameterError, UsageError, check_int
 
 app = typer.Typer(
@@ -69,13 +70,6 @@ ParamOpt = Annotated[
         "--param", "-p", help="Method parameter KEY=VALUE (repeatable), e.g. num_perm=256."
     ),
 ]
-StopOpt = Annotated[
-    bool | None,
-    typer.Option(
-        "--stop-words/--no-stop-words",
-        help="Drop Russian and English stop words (default: the method's canonical form).",
-    ),
-]
 MorphOpt = Annotated[
     str | None,
     typer.Option("--morphology", help="none | stem (Snowball) | lemma (pymorphy3)."),
@@ -112,22 +106,80 @@ def _parse_value(raw: str) -> Any:
     return raw
 
 
+def stop_words_choice(
+    stop_words: str | None, no_stop_words: bool
+) -> bool | tuple[str, ...] | None:
+    """``--stop-words FILE|snowball`` and ``--no-stop-words`` as one value: ``None`` (the
+    method's default), ``False``, ``True`` (Snowball lists) or the words of a file.
+
+    Raises:
+        UsageError: both options given. InputError: an unreadable file.
+    """
+    if stop_words is not None and no_stop_words:
+        raise UsageError("--stop-words and --no-stop-words contradict each other")
+    if no_stop_words:
+        return False
+    if stop_words is None:
+        return None
+    if stop_words == "snowball":
+        return True
+    from neardup.text.stopwords import read_stop_words
+
+    return read_stop_words(stop_words)
+
+
+def _unescape(symbols: str) -> str:
+    return symbols.replace("\\n", "\n").replace("\\r", "\r").replace("\\t", "\t")
+
+
+def canonical_changes(
+    stop_words: bool | tuple[str, ...] | None,
+    morphology: str | None,
+    stop_symbols: str | None = None,
+) -> dict[str, Any]:
+    """Fields of :class:`~neardup.text.CanonicalForm` the canonical options replace."""
+    changes: dict[str, Any] = {}
+    if isinstance(stop_words, tuple):
+        changes.update(stop_words=True, stop_word_list=stop_words)
+    elif stop_words is True:
+        changes.update(stop_words=True, stop_word_list=None)
+    elif stop_words is False:
+        changes["stop_words"] = False
+    if morphology is not None:
+        changes["morphology"] = morphology
+    if stop_symbols is not None:
+        changes["stop_symbols"] = _unescape(stop_symbols)
+    return changes
+
+
 def method_params(
     method: str,
     shingle_size: int | None,
     params: list[str] | None,
-    stop_words: bool,
-    morphology: str,
+    stop_words: bool | tuple[str, ...] | None,
+    morphology: str | None,
+    *,
+    stop_symbols: str | None = None,
+    preset: str | None = None,
 ) -> dict[str, Any]:
     """Collect method parameters from the common options and ``--param KEY=VALUE``.
 
+    ``preset`` (:mod:`neardup.methods.presets`) comes first; the other options override it.
+    ``stop_words``: ``None`` keeps the canonical form's, ``True``/``False`` the Snowball
+    lists or none, a tuple the user's words.
+
     Raises:
-        ParameterError: a malformed ``--param`` or a parameter the method does not have.
+        ParameterError: a malformed ``--param``, a parameter the method does not have, or
+            an unknown preset.
     """
     from neardup.methods.registry import method_class
 
     fields = {f.name for f in dataclasses.fields(method_class(method)) if f.init}
     result: dict[str, Any] = {}
+    if preset is not None:
+        from neardup.methods.presets import preset as named_preset
+
+        result.update(named_preset(preset).params_for(method))
     if shingle_size is not None:
         if "shingle_size" not in fields:
             raise ParameterError("--shingle-size", shingle_size, f"not a parameter of {method}")
@@ -137,15 +189,16 @@ def method_params(
         if not sep or not key:
             raise ParameterError("--param", item, "KEY=VALUE")
         result[key.strip().replace("-", "_")] = _parse_value(value.strip())
-    if "canonical" in fields and (stop_words is not None or morphology is not None):
-        spec = next(f for f in dataclasses.fields(method_class(method)) if f.name == "canonical")
-        has_factory = spec.default_factory is not dataclasses.MISSING
-        base = spec.default_factory() if has_factory else spec.default  # type: ignore[misc]
-        result["canonical"] = dataclasses.replace(
-            base,
-            **({} if stop_words is None else {"stop_words": stop_words}),
-            **({} if morphology is None else {"morphology": morphology}),
-        )
+    changes = canonical_changes(stop_words, morphology, stop_symbols)
+    if "canonical" in fields and changes:
+        base = result.get("canonical")
+        if base is None:
+            spec = next(
+                f for f in dataclasses.fields(method_class(method)) if f.name == "canonical"
+            )
+            has_factory = spec.default_factory is not dataclasses.MISSING
+            base = spec.default_factory() if has_factory else spec.default  # type: ignore[misc]
+        result["canonical"] = dataclasses.replace(base, **changes)
     return result
 
 
@@ -225,6 +278,9 @@ def dedup(
         typer.Option("--jobs", "-j", help="Processes reading and preparing (default: cores)."),
     ] = None,
     stop_words: StopOpt = None,
+    no_stop_words: NoStopOpt = False,
+    stop_symbols: StopSymOpt = None,
+    preset: PresetOpt = None,
     morphology: MorphOpt = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Same as --format json.")
@@ -270,7 +326,15 @@ def dedup(
             decision=decision,  # type: ignore[arg-type]
             min_tokens=min_tokens,
         )
-        mparams = method_params(method, shingle_size, param, stop_words, morphology)
+        mparams = method_params(
+            method,
+            shingle_size,
+            param,
+            stop_words_choice(stop_words, no_stop_words),
+            morphology,
+            stop_symbols=stop_symbols,
+            preset=preset,
+        )
         read_opts: dict[str, Any] = {
             "id_field": id_field,
             "text_field": text_field,
@@ -487,6 +551,9 @@ def compare(
         typer.Option("--passages", help="List the shared passages, highlighted in both texts."),
     ] = False,
     stop_words: StopOpt = None,
+    no_stop_words: NoStopOpt = False,
+    stop_symbols: StopSymOpt = None,
+    preset: PresetOpt = None,
     morphology: MorphOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -495,7 +562,15 @@ def compare(
 
     try:
         text_a, text_b = _read_one(a, content_type), _read_one(b, content_type)
-        mparams = method_params(method, shingle_size, param, stop_words, morphology)
+        mparams = method_params(
+            method,
+            shingle_size,
+            param,
+            stop_words_choice(stop_words, no_stop_words),
+            morphology,
+            stop_symbols=stop_symbols,
+            preset=preset,
+        )
         reference = _corpus_texts(corpus) if corpus else None
         result = run_compare(text_a, text_b, method=method, corpus=reference, **mparams)
         shared = _passages(text_a, text_b, mparams) if passages else None
@@ -515,6 +590,8 @@ def compare(
     table.add_row("containment A in B", f"{row['containment_ab']:.4f}")
     table.add_row("containment B in A", f"{row['containment_ba']:.4f}")
     table.add_row("shared shingles", f"{row['shared']} (A: {row['size_a']}, B: {row['size_b']})")
+    dice = f"{row['dice']:.4f} / {row['dice_multiset']:.4f}"
+    table.add_row("Dice (sets / lists with repeats)", dice)
     table.add_row("method score", f"{row['score']:.4f}")
     _console("out").print(table)
     if shared is not None:

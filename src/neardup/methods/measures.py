@@ -4,7 +4,10 @@ at once.
 * resemblance ``res(A, B) = |A ∩ B| / |A ∪ B|`` (Jaccard; Zagorulko et al. 2013, eq. 1);
 * containment ``cont(A, B) = |A ∩ B| / |A|``: how much of A lies in B (Zagorulko et al. 2013, eq.
   2);
-* ``dice(A, B) = 2 |A ∩ B| / (|A| + |B|)``: the similarity printed by Rodnenko's (2009) script.
+* ``dice(A, B) = 2 |A ∩ B| / (|A| + |B|)``: Dice on the sets;
+* over *lists* of fingerprints (repeats kept, a shingle that occurs twice counts twice):
+  :func:`compaire`, Rodnenko's (2009) script exactly, and :func:`dice_multiset`, its
+  symmetric multiset form ``2 sum_x min(a_x, b_x) / (|A| + |B|)``.
 
 Two empty sets have resemblance 0 (nothing is shared), so empty documents never match.
 """
@@ -77,6 +80,41 @@ def overlap(a: np.ndarray, b: np.ndarray) -> Overlap:
     """Overlap of two sorted unique fingerprint arrays (uint64, any lengths)."""
     shared = int(np.intersect1d(a, b, assume_unique=True).shape[0])
     return Overlap(int(a.shape[0]), int(b.shape[0]), shared)
+
+
+def dice_multiset(a: np.ndarray, b: np.ndarray) -> float:
+    """Dice over multisets: ``2 sum_x min(count_A(x), count_B(x)) / (|A| + |B|)``.
+
+    Args:
+        a, b: fingerprint lists (any order, repeats kept), e.g. the first array of
+            :meth:`neardup.methods.shingles.Shingling.occurrences`.
+
+    Returns:
+        A value in [0, 1]; 0 when both lists are empty. Equal to :func:`compaire` when
+        neither list has repeats.
+    """
+    total = a.shape[0] + b.shape[0]
+    if total == 0:
+        return 0.0
+    ua, ca = np.unique(a, return_counts=True)
+    ub, cb = np.unique(b, return_counts=True)
+    _, ia, ib = np.intersect1d(ua, ub, assume_unique=True, return_indices=True)
+    return float(2 * np.minimum(ca[ia], cb[ib]).sum() / total)
+
+
+def compaire(a: np.ndarray, b: np.ndarray) -> float:
+    """Rodnenko's (2009) ``compaire`` as a fraction (the script prints it times 100):
+    every element of list ``a`` (repeats counted) found anywhere in ``b``, times 2, over
+    ``len(a) + len(b)``.
+
+    Not symmetric, and above 1 when ``a`` repeats a shingle that ``b`` has fewer times
+    (``compaire([x, x], [x]) = 4/3``); :func:`dice_multiset` is the symmetric form. The
+    script divides by zero on two empty lists; here that is 0.
+    """
+    total = a.shape[0] + b.shape[0]
+    if total == 0:
+        return 0.0
+    return float(2 * np.isin(a, b).sum() / total)
 
 
 def intersection_sizes(

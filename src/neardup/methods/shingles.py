@@ -14,8 +14,13 @@ Fingerprints (the "контрольные суммы" of Zagorulko et al. 2013 a
   (``P = 0x9E3779B97F4A7C15``, ``fmix64`` MurmurHash3's finalizer), computed for all
   shingles of a batch with numpy. Character shingles are XXH64 of their UTF-8 bytes.
 * ``crc32``: CRC-32 (zlib) of the shingle text, tokens joined by one space: the 32-bit
-  checksum of Zagorulko et al. 2013 and Rodnenko 2009, slower (one call per shingle), kept for
-  compatibility.
+  checksum of Rodnenko 2009, slower (one call per shingle), kept for compatibility.
+* ``rabin32`` / ``rabin64``: Rabin's (1981) fingerprint of the shingle text (tokens joined
+  by one space, UTF-8) modulo a fixed irreducible polynomial of degree 32 or 64
+  (:mod:`neardup.methods.rabin` names them): the 32-bit index elements of Zagorulko et al.
+  2013 and the 64-bit fingerprints of Fetterly et al. 2003. Vectorised: each distinct token
+  is fingerprinted once and the shingles are combined from the tokens (``f(A || B) =
+  f(A) x^{8|B|} + f(B) mod P``), no shingle text is built.
 
 A document with fewer tokens than ``size`` (but at least one) has one shingle: all of
 its tokens. A document with no tokens has the empty set.
@@ -34,11 +39,12 @@ import xxhash
 
 from neardup._array import U64, fmix64, fmix64_into, seg_arange
 from neardup.errors import check_choice, check_int
+from neardup.methods.rabin import DEGREES, rabin_bytes, rabin_word_shingles
 from neardup.methods.sets import ShingleSets
 from neardup.text.canonical import CanonicalForm
 
-FingerprintKind = Literal["xxh64", "crc32"]
-FINGERPRINTS: tuple[str, ...] = ("xxh64", "crc32")
+FingerprintKind = Literal["xxh64", "crc32", "rabin32", "rabin64"]
+FINGERPRINTS: tuple[str, ...] = ("xxh64", "crc32", "rabin32", "rabin64")
 UNITS: tuple[str, ...] = ("word", "char")
 _P = np.uint64(0x9E3779B97F4A7C15)
 _R = np.uint64(31)
@@ -53,9 +59,10 @@ class Shingling:
         size: tokens (``unit="word"``) or characters (``unit="char"``) per shingle, 1-64.
         step: distance between shingle starts, ``1 <= step <= size``.
         unit: ``word`` or ``char``.
-        fingerprint: ``xxh64`` (64-bit, default) or ``crc32`` (32-bit, Zagorulko et al. 2013 and
-        Rodnenko 2009).
-        seed: hash seed, ``0 <= seed < 2**32``.
+        fingerprint: ``xxh64`` (64-bit, default), ``crc32`` (32-bit, Rodnenko 2009), ``rabin32``
+            or ``rabin64`` (Rabin 1981; Zagorulko et al. 2013 use 32 bits, Fetterly et al.
+            2003 64).
+        seed: hash seed, ``0 <= seed < 2**32`` (CRC-32's initial value; Rabin's prefix).
 
     Raises:
         ParameterError: a parameter is out of range.
@@ -113,7 +120,8 @@ class Shingling:
         """Sorted unique fingerprints of one document's shingles.
 
         Returns:
-            uint64 array, shape (s,), strictly increasing (``crc32`` values < 2**32).
+            uint64 array, shape (s,), strictly increasing (``crc32`` and ``rabin32`` values
+            < 2**32).
         """
         return self.batch([tokens]).get(0)
 
@@ -129,6 +137,9 @@ class Shingling:
         """
         if self.unit == "char" or self.fingerprint == "crc32":
             return ShingleSets.from_arrays([self._slow(t) for t in token_lists])
+        if self.fingerprint != "xxh64":
+            values, doc = self._word_rabin(token_lists)
+            return ShingleSets.from_unsorted(values, doc, len(token_lists))
         values, doc = self._word_xxh64(token_lists)
         return ShingleSets.from_unsorted(values, doc, len(token_lists))
 
@@ -156,6 +167,8 @@ class Shingling:
         if self.unit == "char" or self.fingerprint == "crc32":
             sets = self.batch([canonical.tokens(t) for t in texts])
             return sets.values, sets.doc_ids()
+        if self.fingerprint != "xxh64":
+            return self._word_rabin([canonical.tokens(t) for t in texts])
         from neardup.text.vectorized import canonical_fingerprints
 
         tok, offsets = canonical_fingerprints(texts, canonical, self.seed)
@@ -171,22 +184,36 @@ class Shingling:
         """
         if self.unit == "char" or self.fingerprint == "crc32":
             sh = self.shingles(tokens)
-            fp = np.array([self._hash_text(s) for s in sh], dtype=U64)
+            fp = self._hash_texts(sh)
             return fp, np.arange(len(sh), dtype=np.int64) * self.step
-        values, _ = self._word_xxh64([tokens])
+        if self.fingerprint == "xxh64":
+            values, _ = self._word_xxh64([tokens])
+        else:
+            values, _ = self._word_rabin([tokens])
         n, w = len(tokens), self.size
         starts = np.arange(0, max(n - w + 1, 1), self.step, dtype=np.int64) if n else np.zeros(0)
         return values, starts.astype(np.int64)
 
-    def _hash_text(self, s: str) -> int:
-        b = s.encode("utf-8", "surrogatepass")
+    def _hash_texts(self, texts: Sequence[str]) -> np.ndarray:
+        """Fingerprints of shingle texts, uint64 (len(texts),)."""
+        encoded = [s.encode("utf-8", "surrogatepass") for s in texts]
+        if self.fingerprint in DEGREES:
+            return rabin_bytes(encoded, DEGREES[self.fingerprint], self.seed)
         if self.fingerprint == "crc32":
-            return zlib.crc32(b, self.seed) & 0xFFFFFFFF
-        return xxhash.xxh64_intdigest(b, self.seed)
+            seed = self.seed
+            return np.fromiter(
+                (zlib.crc32(b, seed) & 0xFFFFFFFF for b in encoded), dtype=U64, count=len(encoded)
+            )
+        h = xxhash.xxh64_intdigest
+        return np.fromiter((h(b, self.seed) for b in encoded), dtype=U64, count=len(encoded))
 
     def _slow(self, tokens: Sequence[str]) -> np.ndarray:
-        fp = np.fromiter((self._hash_text(s) for s in self.shingles(tokens)), dtype=U64)
-        return np.unique(fp)
+        return np.unique(self._hash_texts(self.shingles(tokens)))
+
+    def _word_rabin(self, token_lists: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
+        """Word-shingle Rabin fingerprints of a batch (values, doc index), vectorised."""
+        degree = DEGREES[self.fingerprint]
+        return rabin_word_shingles(token_lists, self.size, self.step, degree, self.seed)
 
     def _word_xxh64(self, token_lists: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
         """Word-shingle XXH64-combined fingerprints of a batch (values, doc index)."""

@@ -135,7 +135,7 @@ def _vectorised(shingling: Shingling, canonical: CanonicalForm) -> bool:
     return (
         shingling.unit == "word"
         and shingling.fingerprint == "xxh64"
-        and canonical.morphology == "none"
+        and canonical.vectorisable
     )
 
 

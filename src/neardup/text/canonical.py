@@ -9,9 +9,15 @@ dropped), with the steps a multilingual corpus needs on top:
 3. tokens are runs of letters and digits (``[^\\W_]+``); every other symbol is a stop symbol.
    A CJK ideograph, kana or hangul syllable is a token by itself (character unigrams:
    Feng 2015 is Chinese, and shingles of w characters are the usual CJK practice);
-4. optional stop-word removal (Russian and English Snowball lists, :mod:`.stopwords`);
+4. optional stop-word removal (Russian and English Snowball lists, :mod:`.stopwords`, or the
+   user's own list, ``stop_word_list``);
 5. optional stemming (Snowball via PyStemmer: Cyrillic tokens with the Russian stemmer,
    the rest with the English one) or lemmatization (pymorphy3, Russian only; an extra).
+
+With ``stop_symbols`` set, steps 1-3 are Rodnenko's (2009) ``canonize`` instead: the text is
+lower-cased (nothing else), split at whitespace, and each word has the stop symbols stripped
+from both ends (``str.strip``); empty words are dropped. Symbols inside a word stay
+(``т.д`` stays one word), exactly as in that script.
 
 Steps 1-3 are applied to the whole text at C speed; the token list is the only per-token
 Python work. :meth:`CanonicalForm.tokens_with_spans` gives the same tokens with their
@@ -83,6 +89,13 @@ class CanonicalForm:
             ``neardup[lemma]`` extra).
         min_token_length: tokens shorter than this many characters are dropped (``1`` keeps
             all; CJK single characters are always kept).
+        stop_word_list: the user's stop words, replacing the Snowball lists when
+            ``stop_words`` is true (a tuple of words, kept sorted and unique; each is
+            normalized as the text is, so ``Ёж`` matches ``еж``). ``None``: the Snowball lists.
+            :func:`read_stop_words` reads one from a file.
+        stop_symbols: ``None`` (default): tokens are runs of letters and digits. A string:
+            Rodnenko's (2009) ``canonize``: lower case, words split at whitespace, these
+            characters stripped from each word's ends (e.g. ``".,!?:;-\n\r()"``).
 
     Raises:
         ParameterError: a parameter is out of range (the message names it).
@@ -91,6 +104,8 @@ class CanonicalForm:
     stop_words: bool = True
     morphology: Morphology = "none"
     min_token_length: int = 1
+    stop_word_list: tuple[str, ...] | None = None
+    stop_symbols: str | None = None
     _cache: dict[str, str] = field(default_factory=dict, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -99,16 +114,43 @@ class CanonicalForm:
         check_int("min_token_length", self.min_token_length, low=1, high=100)
         if not isinstance(self.stop_words, bool):
             raise ParameterError("stop_words", self.stop_words, "True or False")
+        if self.stop_word_list is not None:
+            words = self.stop_word_list
+            if isinstance(words, str) or not isinstance(words, tuple | list | frozenset | set):
+                raise ParameterError("stop_word_list", words, "a tuple of words or None")
+            if not all(isinstance(w, str) and w.strip() for w in words):
+                raise ParameterError("stop_word_list", words, "non-empty strings only")
+            clean = tuple(sorted({self._fold(w.strip()) for w in words}))
+            object.__setattr__(self, "stop_word_list", clean)
+        if self.stop_symbols is not None and not isinstance(self.stop_symbols, str):
+            raise ParameterError("stop_symbols", self.stop_symbols, "a string or None")
 
     # -- provenance ---------------------------------------------------------------------
     def params(self) -> dict[str, object]:
         """The parameters and version that a signature records (JSON-ready)."""
-        return {
+        out: dict[str, object] = {
             "version": CANONICAL_VERSION,
             "stop_words": self.stop_words,
             "morphology": self.morphology,
             "min_token_length": self.min_token_length,
         }
+        # recorded only when set, so keys made before these fields existed stay equal
+        if self.stop_word_list is not None:
+            out["stop_word_list"] = list(self.stop_word_list)
+        if self.stop_symbols is not None:
+            out["stop_symbols"] = self.stop_symbols
+        return out
+
+    @property
+    def vectorisable(self) -> bool:
+        """True when :func:`neardup.text.vectorized.canonical_fingerprints` can make the
+        tokens without Python strings (no morphology, no Rodnenko split)."""
+        return self.morphology == "none" and self.stop_symbols is None
+
+    def _fold(self, word: str) -> str:
+        """A stop word as the tokens it must match are made (lower case, and in the default
+        tokenizer NFKC and ``ё`` -> ``е`` too)."""
+        return word.lower() if self.stop_symbols is not None else normalize(word)
 
     # -- tokens -------------------------------------------------------------------------
     def tokens(self, text: str) -> list[str]:
@@ -120,6 +162,10 @@ class CanonicalForm:
         Returns:
             The tokens in text order; an empty list for a text with no words.
         """
+        if self.stop_symbols is not None:
+            symbols = self.stop_symbols
+            words = [w.strip(symbols) for w in text.lower().split()]
+            return self._finish([w for w in words if w])
         return self._finish(TOKEN_RE.findall(normalize(text)))
 
     def tokens_with_spans(self, text: str) -> tuple[list[str], list[tuple[int, int]]]:
@@ -134,6 +180,8 @@ class CanonicalForm:
         """
         raw: list[str] = []
         spans: list[tuple[int, int]] = []
+        if self.stop_symbols is not None:
+            return self._split_with_spans(text)
         for chunk in _WS_RE.finditer(text):
             original = chunk.group()
             norm = normalize(original)
@@ -148,10 +196,34 @@ class CanonicalForm:
         return self._morph(kept), kept_spans
 
     # -- internals ----------------------------------------------------------------------
+    def _split_with_spans(self, text: str) -> tuple[list[str], list[tuple[int, int]]]:
+        """Rodnenko's split with the span of each word's stripped part (``lower`` keeps
+        the length of nearly all text; where it does not, the whole chunk's span)."""
+        raw: list[str] = []
+        spans: list[tuple[int, int]] = []
+        symbols = self.stop_symbols
+        for chunk in _WS_RE.finditer(text):
+            low = chunk.group().lower()
+            word = low.strip(symbols)
+            if not word:
+                continue
+            raw.append(word)
+            if len(low) == len(chunk.group()):
+                start = chunk.start() + len(low) - len(low.lstrip(symbols))
+                spans.append((start, start + len(word)))
+            else:
+                spans.append(chunk.span())
+        keep = self._keep_mask(raw)
+        kept = [t for t, k in zip(raw, keep, strict=True) if k]
+        kept_spans = [s for s, k in zip(spans, keep, strict=True) if k]
+        return self._morph(kept), kept_spans
+
     @cached_property
     def _stop_set(self) -> frozenset[str]:
         if not self.stop_words:
             return frozenset()
+        if self.stop_word_list is not None:
+            return frozenset(self.stop_word_list)
         from neardup.text.stopwords import stop_words
 
         return stop_words()

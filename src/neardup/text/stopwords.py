@@ -1,4 +1,4 @@
-"""Stop-word lists: the Snowball lists for English and Russian.
+"""Stop-word lists: the Snowball lists for English and Russian, and a user's own list.
 
 Source: the lists published with the Snowball stemmers,
 https://snowballstem.org/algorithms/english/stop.txt and
@@ -16,8 +16,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 from importlib import resources
+from os import PathLike
+from pathlib import Path
 
-from neardup.errors import ParameterError
+from neardup.errors import InputError, ParameterError
 
 #: Parts of contractions that are words of their own ("can't" -> "can", "won't" -> "won"),
 #: left out because Snowball keeps "can" out of the list on purpose.
@@ -66,3 +68,28 @@ def _load(lang: str) -> frozenset[str]:
     words = {w for line in text.splitlines() if (w := line.strip()) and not w.startswith("#")}
     parts = {p for w in words if "'" in w for p in w.split("'") if p} - _CONTENT_PARTS
     return frozenset(words | parts)
+
+
+def read_stop_words(path: str | PathLike[str]) -> tuple[str, ...]:
+    """A user's stop-word list from a UTF-8 text file: one word a line, ``#`` lines and
+    blank lines ignored (the format of the Snowball lists).
+
+    Args:
+        path: the file.
+
+    Returns:
+        The words, sorted and unique (as given; :class:`~neardup.text.CanonicalForm` folds
+        them as it folds the text).
+
+    Raises:
+        InputError: the file cannot be read or is not UTF-8.
+        ParameterError: the file holds no word.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read the stop-word list ({exc})") from None
+    words = {w for line in text.splitlines() if (w := line.strip()) and not w.startswith("#")}
+    if not words:
+        raise ParameterError("stop_words", str(path), "a file with at least one word")
+    return tuple(sorted(words))

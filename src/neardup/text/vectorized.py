@@ -189,7 +189,7 @@ def canonical_fingerprints(
     from neardup.methods.shingles import token_fingerprints
     from neardup.methods.xxh64 import xxh64_ranges
 
-    if canonical.morphology != "none":
+    if not canonical.vectorisable:
         lists = [canonical.tokens(t) for t in texts]
         offsets = np.zeros(len(lists) + 1, dtype=np.int64)
         np.cumsum([len(x) for x in lists], out=offsets[1:])
@@ -199,7 +199,7 @@ def canonical_fingerprints(
     fp = xxh64_ranges(batch.buffer, batch.starts, batch.ends, seed)
     keep = np.ones(fp.shape[0], dtype=bool)
     if canonical.stop_words:
-        keep &= ~_stop_table(seed).contains(fp)
+        keep &= ~_stop_table(seed, canonical.stop_word_list).contains(fp)
     if canonical.min_token_length > 1:
         is_cjk = _bmp_classes()[_first_code_points(batch)] == CJK
         chars = batch.char_counts()
@@ -252,18 +252,25 @@ class FingerprintTable:
 
 
 @lru_cache(maxsize=8)
-def _stop_table(seed: int) -> FingerprintTable:
-    return FingerprintTable.build(_stop_fingerprints(True, seed))
+def _stop_table(seed: int, words: tuple[str, ...] | None = None) -> FingerprintTable:
+    """Fingerprints of the stop words (``None``: the Snowball lists); a list too large for
+    the default table gets a wider one."""
+    values = _stop_fingerprints(True, seed, words)
+    bits = max(16, int(values.shape[0] * 4).bit_length())
+    return FingerprintTable.build(values, bits=bits)
 
 
 @lru_cache(maxsize=8)
-def _stop_fingerprints(enabled: bool, seed: int) -> np.ndarray:
+def _stop_fingerprints(
+    enabled: bool, seed: int, words: tuple[str, ...] | None = None
+) -> np.ndarray:
     if not enabled:
         return np.zeros(0, dtype=np.uint64)
     from neardup.methods.shingles import token_fingerprints
     from neardup.text.stopwords import stop_words
 
-    return np.unique(token_fingerprints(sorted(stop_words()), seed))
+    chosen = sorted(stop_words()) if words is None else list(words)
+    return np.unique(token_fingerprints(chosen, seed))
 
 
 def _first_code_points(batch: TokenBatch) -> np.ndarray:
