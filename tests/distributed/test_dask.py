@@ -19,7 +19,7 @@ from neardup.dedup import DedupOptions, dedup
 from neardup.distributed import dedup_dask
 from neardup.errors import ParameterError
 from neardup.output import write_result
-from shared_data import load_docs
+from shared_data import load_docs, paragraphs
 
 FILES = ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl")
 COUNTS = ("documents", "skipped", "candidate_pairs", "pairs", "clusters", "kept", "dropped")
@@ -119,6 +119,41 @@ def test_skips_duplicate_ids_and_gzip(tmp_path, client):
     with gzip.open(gz, "wt", encoding="utf-8") as fh:
         fh.write(json.dumps({"id": "short", "text": text}) + "\nnot json\n")
     _same(tmp_path, [*files, str(gz)], client)
+
+
+@pytest.mark.data
+@pytest.mark.parametrize(
+    "method", ["minhash-lsh", "megashingles", "imatch", "imatch-random", "tf-ridf"]
+)
+def test_every_method_pairs_two_identical_documents(tmp_path, client, method):
+    # seven documents, d6 a copy of d2 spread over two partitions: the lexical methods' lexicons
+    # are (nearly) empty on so few documents, the copy is paired by its content key anyway
+    texts = paragraphs("progit-ru-revisions", 6, min_words=40)
+    rows = [{"id": f"d{i}", "text": t} for i, t in enumerate(texts)]
+    rows.append({"id": "d6", "text": texts[2]})
+    files = _shards(tmp_path, rows, 2)
+    summary = _same(tmp_path, files, client, method, sorted_pairs=True)
+    pairs = [json.loads(x) for x in (tmp_path / "dask" / "pairs.jsonl").read_text().splitlines()]
+    same = [r for r in pairs if {r["a"], r["b"]} == {"d2", "d6"}]
+    assert len(same) == 1 and same[0]["resemblance"] == 1.0, pairs
+    assert same[0]["decision"] in ("own", "verified", "identical")
+    assert summary["dropped"] >= 1
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("method", ["imatch", "imatch-random"])
+def test_identical_documents_without_a_signature_are_paired(tmp_path, client, method):
+    # d2 and d6 have only words of every document: no lexicon term, a zero I-Match
+    # signature that matches nothing; they are paired by their content key all the same
+    common = "alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega"
+    texts = [common + " " + t for t in paragraphs("progit-ru-revisions", 6, min_words=40)]
+    texts[2] = common
+    rows = [{"id": f"d{i}", "text": t} for i, t in enumerate(texts)]
+    rows.append({"id": "d6", "text": common})
+    summary = _same(tmp_path, _shards(tmp_path, rows, 2), client, method, sorted_pairs=True)
+    pairs = [json.loads(x) for x in (tmp_path / "dask" / "pairs.jsonl").read_text().splitlines()]
+    assert [(r["a"], r["b"], r["decision"]) for r in pairs] == [("d2", "d6", "identical")]
+    assert summary["pairs"] == 1
 
 
 def test_unsupported_method_and_measure(tmp_path, client):

@@ -194,13 +194,28 @@ def write_skipped(part: dict[str, Any], out_dir: str, p: int) -> int:
 
 
 # -- candidates -------------------------------------------------------------------------------
+#: Slot of the content keys: documents with equal full shingle sets are always candidates
+#: (and paired whatever the rule, as in the local job).
+CONTENT_SLOT = -1
+
+
 def split_keys(part: dict[str, Any], offset: int, meth: Any, n_out: int) -> list[Table]:
-    """``(slot, key, gidx)`` rows of a partition's grouping keys, by hash of (slot, key)."""
+    """``(slot, key, gidx)`` rows of a partition's grouping keys, by hash of (slot, key).
+
+    Besides the method's slots, slot :data:`CONTENT_SLOT` holds each non-empty document's
+    content key (:meth:`ShingleSets.content_keys`), so identical documents meet whatever
+    the method.
+    """
     keys, valid, _ = method_keys(meth, part["sig"])
     n, slots = keys.shape
     slot = np.broadcast_to(np.arange(slots, dtype=np.int64), (n, slots))[valid]
     gidx = np.broadcast_to(np.arange(n, dtype=np.int64)[:, None] + offset, (n, slots))[valid]
     key = keys[valid]
+    sets: ShingleSets = part["sets"]
+    live = np.flatnonzero(sets.sizes > 0)
+    slot = np.concatenate([slot, np.full(live.shape[0], CONTENT_SLOT, dtype=np.int64)])
+    gidx = np.concatenate([gidx, live.astype(np.int64) + offset])
+    key = np.concatenate([key.astype(U64), sets.content_keys()[live]])
     with np.errstate(over="ignore"):
         route = key ^ fmix64(slot.astype(U64) + U64(1))
     return split({"slot": slot, "key": key, "gidx": gidx}, hash_dest(route, n_out), n_out)
@@ -210,7 +225,8 @@ def bucket_pairs(j: int, max_group: int | None, offsets: np.ndarray, *pieces: Ta
     """Pairs of documents sharing a (slot, key) bucket, routed to the earlier one's partition.
 
     Members of a bucket are ordered by global index, so an oversized bucket's star is
-    centred on its earliest document, as in the single-process index.
+    centred on its earliest document, as in the single-process index. A content-key bucket
+    (identical documents) is always a star, as in the local job.
     """
     n_parts = offsets.shape[0] - 1
     t = concat(pieces)
@@ -223,9 +239,12 @@ def bucket_pairs(j: int, max_group: int | None, offsets: np.ndarray, *pieces: Ta
         change[1:] = (slot[1:] != slot[:-1]) | (key[1:] != key[:-1])
         starts = np.flatnonzero(change).astype(np.int64)
         sizes = np.diff(np.append(starts, slot.size))
-        pairs = unique_pairs(
-            pairs_in_groups(gidx, starts, sizes, max_group=max_group), int(offsets[-1])
-        )
+        content = slot[starts] == CONTENT_SLOT
+        found = [
+            pairs_in_groups(gidx, starts[~content], sizes[~content], max_group=max_group),
+            pairs_in_groups(gidx, starts[content], sizes[content], max_group=2),
+        ]
+        pairs = unique_pairs(np.concatenate(found), int(offsets[-1]))
     table = {"a": pairs[:, 0], "b": pairs[:, 1]}
     return split(table, range_dest(table["a"], offsets), n_parts)
 
@@ -290,9 +309,11 @@ def verify(
     pairs = np.stack([cand["a"], cand["b"]], axis=1).astype(np.int64)
     local = order[np.searchsorted(gidx[order], pairs)] if pairs.size else pairs
     score = _scores(meth, Signatures(None, sig, len(sets)), local)
+    content = sets.content_keys()
+    same = content[local[:, 0]] == content[local[:, 1]] if local.size else np.zeros(0, bool)
     if meth.exact_key and pairs.size:  # grouping keys are prefixes: keep true key matches
-        real = score > 0
-        pairs, local, score = pairs[real], local[real], score[real]
+        real = (score > 0) | same
+        pairs, local, score, same = pairs[real], local[real], score[real], same[real]
     from neardup.methods.measures import intersection_sizes
 
     shared = intersection_sizes(sets, local).astype(float)
@@ -305,7 +326,11 @@ def verify(
     from neardup.methods.decision import own_accepts
     from neardup.pairs import DECIDED
 
-    ok = own_accepts(meth, score, opts.threshold) if not opts.verify else (res >= opts.threshold)
+    accepted = (
+        own_accepts(meth, score, opts.threshold) if not opts.verify else (res >= opts.threshold)
+    )
+    identical = same & (res >= 1.0)  # identical documents are paired whatever the rule
+    ok = accepted | identical
     rows = {
         "a": pairs[ok, 0],
         "b": pairs[ok, 1],
@@ -316,7 +341,8 @@ def verify(
     }
     ok_local = local[ok] if local.size else np.zeros((0, 2), np.int64)
     values = np.stack([rows["res"], rows["cab"], rows["cba"], rows["score"]], axis=1)
-    rule = np.full(ok_local.shape[0], DECIDED.index("verified" if opts.verify else "own"))
+    by_rule = DECIDED.index("verified" if opts.verify else "own")
+    rule = np.where(accepted[ok], by_rule, DECIDED.index("identical"))
     lines = pair_lines(
         ids, ok_local[:, 0], ok_local[:, 1], values, meth.name, decisions=rule.astype(np.uint8)
     )
