@@ -129,6 +129,36 @@ def test_cli_table2_json_on_clough():
     assert params["shingles-full"]["size"] == 4 and params["megashingles"]["shingle_size"] == 4
 
 
+def test_cli_table2_over_several_collections_has_the_total_row(tmp_path):
+    folders = []
+    for name, docs in (("one", DOCS), ("two", [*DOCS[:2], DOCS[3]])):
+        folder = tmp_path / name
+        folder.mkdir()
+        rows = [json.dumps({"id": d.id, "text": d.text}) for d in docs]
+        (folder / "docs.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+        gold = [{"a": "a", "b": "c", "label": 1}, {"a": "a", "b": "d", "label": 0}]
+        text = "\n".join(json.dumps(g) for g in gold) + "\n"
+        (folder / "gold.jsonl").write_text(text, encoding="utf-8")
+        folders.append(str(folder))
+    res = _run("evaluate", "--table2", *folders, "-w", "2", "--json", "--bootstrap", "10",
+               "--memory", "off", "--min-tokens", "1")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert list(data["collections"]) == ["one", "two"]
+    at = {(r["t"], r["collection"]): r for r in data["table2"]}
+    assert [r["collection"] for r in data["table2"][:3]] == ["one", "two", "total"]
+    # t = 0.5, 2-word shingles: "one" finds a-b, a-c, b-c (a-b and b-c unlabelled: false in
+    # scope all), "two" finds a-b (unlabelled, false): 4 pairs, 3 of them false
+    one, two, total = (at[(0.5, c)]["shingles-full"] for c in ("one", "two", "total"))
+    assert (one["found"], two["found"]) == (3, 1)
+    assert total == {"found": 4, "type_i_pct": 75.0}
+    assert at[(0.95, "total")]["shingles-full"] is None
+    params = data["collections"]["one"]["rows"][0]["params"]["method"]
+    assert params["fingerprint"] == "rabin32"
+    res = _run("evaluate", "--table2", str(tmp_path))
+    assert res.exit_code == 2 and "docs.jsonl" in res.output
+
+
 def test_cli_exit_codes(tmp_path):
     gold = tmp_path / "gold.jsonl"
     gold.write_text('{"a": "x", "b": "y", "label": 1}\n', encoding="utf-8")

@@ -7,6 +7,8 @@ Usage::
         [-w N] [--param [METHOD:]KEY=VALUE] [--html report.html] [--json]
     neardup evaluate --pairs DEDUP_OUT_DIR --gold gold.jsonl [--thresholds ...]
     neardup evaluate DOCS... --gold gold.jsonl --table2        # Zagorulko et al. 2013, Table 2
+    neardup evaluate --table2 SET_DIR...   # Table 2 over several labelled sets, with the total
+                                           # row (each SET_DIR has docs.jsonl and gold.jsonl)
     neardup evaluate --from-json saved.json --html report.html  # re-render, no runs
     neardup evaluate DOCS... --passages gold.jsonl [--json] [--html report.html]
         # text alignment: PAN's precision, recall, granularity, plagdet (issue 19)
@@ -263,7 +265,7 @@ def evaluate(
     ] = False,
 ) -> None:
     """Score methods x thresholds against a gold standard: precision, recall, F1, errors."""
-    from neardup.cli.main import _fail, err, out
+    from neardup.cli.main import _fail, err, out, stop_words_choice
     from neardup.evaluate import report
     from neardup.evaluate.gold import load_gold
     from neardup.evaluate.run import evaluate_corpus, evaluate_pairs_dir
@@ -281,8 +283,24 @@ def evaluate(
             report.require_matplotlib()  # before any run, not after
         if sum((pairs is not None, bool(inputs), from_json is not None)) != 1:
             raise UsageError("give corpus INPUTS, --pairs DIR or --from-json FILE (one of them)")
+        if table2 and gold is None and inputs and pairs is None:
+            words = stop_words_choice(stop_words, no_stop_words)
+            mparams = (shingle_size, param, words, morphology, stop_symbols, preset)
+            changes = {"measure": measure, "min_tokens": min_tokens, "reuse": reuse}
+            read_opts = {"id_field": id_field, "text_field": text_field}
+            read_opts["content_type"] = content_type
+            common = {"scope": scope, "memory": memory, "replicates": bootstrap, "seed": seed}
+            on_row = _progress(err, quiet or as_json)
+            results = _table2_sets(
+                list(inputs), thresholds, common, mparams, changes, read_opts, on_row
+            )
+            _emit_sets(results, as_json, html_out, title)
+            return
         if gold is None and from_json is None:
-            raise UsageError("--gold FILE is required (except with --from-json)")
+            raise UsageError(
+                "--gold FILE is required (except with --from-json, or --table2 over "
+                "labelled-set folders)"
+            )
         standard = load_gold(gold) if gold is not None else None
         common = {"scope": scope, "memory": memory, "replicates": bootstrap, "seed": seed}
         if from_json is not None:
@@ -298,8 +316,6 @@ def evaluate(
                 seed=seed,
             )
         else:
-            from neardup.cli.main import stop_words_choice
-
             words = stop_words_choice(stop_words, no_stop_words)
             mparams = (shingle_size, param, words, morphology, stop_symbols, preset)
             config = _make_config(methods, thresholds, table2, common, mparams)
@@ -317,6 +333,79 @@ def evaluate(
     if html_out is not None:
         _write_report(result, html_out, title, table2, quiet=as_json)
     if result.rows and all(r.error is not None for r in result.rows):
+        err.print("[red]error:[/red] every run failed")
+        raise typer.Exit(1)
+
+
+def _table2_sets(
+    folders: list[Path],
+    thresholds: str | None,
+    common: dict[str, Any],
+    mparams: tuple[Any, ...],
+    changes: dict[str, Any],
+    read_opts: dict[str, Any],
+    on_row: Any,
+) -> list[tuple[str, Any]]:
+    """Table 2's runs on each labelled-set folder (``docs.jsonl`` and ``gold.jsonl`` in it,
+    the layout of ``../shared/data``): ``(folder name, Evaluation)`` in the given order.
+
+    Raises:
+        UsageError: a folder without ``docs.jsonl`` or ``gold.jsonl``, or a name given twice.
+    """
+    from neardup.cli.main import err
+    from neardup.evaluate.gold import load_gold
+    from neardup.evaluate.run import evaluate_corpus
+
+    names = [f.resolve().name for f in folders]
+    if len(set(names)) != len(names):
+        raise UsageError(f"--table2: two collections have the same folder name ({names})")
+    for folder in folders:
+        missing = [n for n in ("docs.jsonl", "gold.jsonl") if not (folder / n).is_file()]
+        if missing:
+            raise UsageError(
+                f"--table2 without --gold takes labelled-set folders (docs.jsonl and "
+                f"gold.jsonl in each); {folder} has no {' or '.join(missing)}"
+            )
+    out = []
+    for folder, name in zip(folders, names, strict=True):
+        config = _make_config(None, thresholds, True, common, mparams)
+        config = dataclasses.replace(config, **changes)
+        docs = _read_docs([folder / "docs.jsonl"], read_opts, err)
+        if on_row is not None:
+            err.print(f"[bold]{name}[/bold]: {len(docs)} documents")
+        result = evaluate_corpus(docs, load_gold(folder / "gold.jsonl"), config, on_row=on_row)
+        out.append((name, result))
+    return out
+
+
+def _emit_sets(
+    results: list[tuple[str, Any]], as_json: bool, html_out: Path | None, title: str
+) -> None:
+    """Print (and write as HTML) Table 2 over several collections; exit 1 if every run
+    failed."""
+    from neardup.cli.main import err, out
+    from neardup.evaluate import report
+
+    if as_json:
+        data = report.table2_collections_dict(results)
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    else:
+        from rich.console import Console
+
+        console = out if out.is_terminal else Console(width=_WIDE)
+        console.print(report.table2_collections_table(results))
+        for name, ev in results:
+            best = sorted(ev.best().values(), key=lambda r: -r.scores.f1)
+            console.print(report.rows_table(best, f"{name}: best F1 per method"))
+    if html_out is not None:
+        try:
+            html_out.parent.mkdir(parents=True, exist_ok=True)
+            html_out.write_text(report.table2_collections_html(results, title=title), "utf-8")
+        except OSError as exc:
+            err.print(f"[red]error:[/red] HTML report not written: {exc}")
+            raise typer.Exit(1) from None
+    rows = [r for _, ev in results for r in ev.rows]
+    if rows and all(r.error is not None for r in rows):
         err.print("[red]error:[/red] every run failed")
         raise typer.Exit(1)
 

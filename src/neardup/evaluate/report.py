@@ -33,7 +33,7 @@ from rich.table import Table
 
 from neardup.errors import NeardupError, UsageError
 from neardup.evaluate.run import EvalRow, Evaluation
-from neardup.evaluate.table2 import table2_rows
+from neardup.evaluate.table2 import TOTAL, table2_collections, table2_rows
 
 FIGURES: tuple[str, ...] = ("found", "pr", "f1", "cost")
 #: Headings of the figures in the HTML report.
@@ -155,6 +155,62 @@ def table2_table(evaluation: Evaluation) -> Table:
             cells.extend(_t2_cell(row[m]))
         table.add_row(*cells)
     return table
+
+
+def table2_collections_table(results: Sequence[tuple[str, Evaluation]]) -> Table:
+    """Table 2 over several collections (Zagorulko et al. 2013): per threshold, one line per
+    collection and the total line (:func:`neardup.evaluate.table2.table2_collections`)."""
+    rows = table2_collections(results)
+    methods = [k for k in (rows[0] if rows else {}) if k not in ("t", "collection")]
+    table = Table(
+        "t",
+        "collection",
+        title="Table 2 (Zagorulko et al. 2013): к. д. = pairs found, о. п. р. = type-I error %",
+    )
+    for m in methods:
+        table.add_column(f"{m}\nк. д.", justify="right")
+        table.add_column(f"{m}\nо. п. р., %", justify="right")
+    for row in rows:
+        cells = [f"{row['t']:g}", row["collection"]]
+        for m in methods:
+            cells.extend(_t2_cell(row[m]))
+        table.add_row(*cells, style="bold" if row["collection"] == TOTAL else None)
+    return table
+
+
+def table2_collections_dict(results: Sequence[tuple[str, Evaluation]]) -> dict[str, Any]:
+    """JSON-ready ``{collections: {name: {meta, rows, best}}, table2: rows with totals}``."""
+    return {
+        "collections": {name: ev.as_dict() for name, ev in results},
+        "table2": table2_collections(results),
+    }
+
+
+def table2_collections_html(results: Sequence[tuple[str, Evaluation]], *, title: str) -> str:
+    """A self-contained HTML page of Table 2 over several collections, with each
+    collection's best F1 per method."""
+    rows = table2_collections(results)
+    methods = [k for k in (rows[0] if rows else {}) if k not in ("t", "collection")]
+    headers = ["t", "collection"]
+    headers += [f"{m} {col}" for m in methods for col in ("к. д.", "о. п. р., %")]
+    body = []
+    for row in rows:
+        cells = [f"{row['t']:g}", row["collection"]]
+        for m in methods:
+            cells.extend(_t2_cell(row[m]))
+        body.append(cells)
+    parts = [
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
+        f"<style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>",
+        "<h2>Table 2 (Zagorulko et al. 2013)</h2>",
+        _html_table(headers, body),
+    ]
+    for name, ev in results:
+        best = sorted(ev.best().values(), key=lambda r: -r.scores.f1)
+        parts.append(f"<h2>{html.escape(name)}: best F1 per method</h2>")
+        parts.append(_html_table(HEADERS, [_cells(r) for r in best]))
+    parts.append("</body></html>")
+    return "\n".join(parts)
 
 
 def _t2_cell(cell: dict[str, Any] | None) -> list[str]:

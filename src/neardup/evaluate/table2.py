@@ -3,14 +3,17 @@ method and t.
 
 Zagorulko et al. (2013), Table 2: shingles with a "mod m" sample (m = 25), with the n
 smallest fingerprints (n = 160) and with the full fingerprint sets, shingle length w = 4,
-t = 0.5 ... 1.0; each method decides on its own sample (``verify=False``). Columns per method:
+32-bit Rabin fingerprints (:mod:`neardup.methods.rabin`), t = 0.5 ... 1.0; each method
+decides on its own sample (``verify=False``). Over several collections
+(:func:`table2_collections`) a total row follows each threshold's collections, as in the
+paper ("Итого"). Columns per method:
 "к. д." (pairs found) and "о. п. р., %" (type-I error: share of found pairs that are not
 duplicates, in %). Mega-shingles were run at t = 0.95 only (reported in the text).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from neardup.evaluate.gold import Scope
@@ -18,10 +21,12 @@ from neardup.evaluate.run import EvalConfig, EvalRow, Evaluation
 
 SHINGLE_SIZE = 4
 THRESHOLDS: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+#: The paper's index elements: 32-bit Rabin fingerprints ("алгоритм Рабина – Карпа").
+FINGERPRINT = "rabin32"
 METHODS: tuple[tuple[str, dict[str, Any]], ...] = (
-    ("shingles-mod", {"m": 25}),
-    ("shingles-min", {"n": 160}),
-    ("shingles-full", {}),
+    ("shingles-mod", {"m": 25, "fingerprint": FINGERPRINT}),
+    ("shingles-min", {"n": 160, "fingerprint": FINGERPRINT}),
+    ("shingles-full", {"fingerprint": FINGERPRINT}),
 )
 MEGASHINGLES = "megashingles"
 MEGASHINGLES_T = 0.95
@@ -85,3 +90,54 @@ def _cell(row: EvalRow) -> dict[str, Any]:
     if row.error is not None:
         return {"error": row.error}
     return {"found": row.found, "type_i_pct": round(100 * row.scores.type_i, 1)}
+
+
+#: Name of the total row of :func:`table2_collections` (the paper's "Итого").
+TOTAL = "total"
+
+
+def table2_collections(results: Sequence[tuple[str, Evaluation]]) -> list[dict[str, Any]]:
+    """Table 2 over several collections, as in Zagorulko et al. (2013): per threshold, one row
+    per collection, then the total row.
+
+    The total row sums the pairs found ("к. д.") over the collections and gives the type-I
+    error of the pooled pairs, ``100 * sum(fp) / sum(found)``. (The paper's own totals are
+    not all sums of its rows: at t = 0.5, 49 + 136 + 79 + 72 = 336 pairs for the mod-m
+    sample where it prints 356.)
+
+    Args:
+        results: ``(collection name, evaluation)`` pairs, each run with the same Table 2
+            config (:func:`table2_config`).
+
+    Returns:
+        Rows ``{t, collection, <method>: {found, type_i_pct} | {error} | None}``, thresholds
+        ascending, the collections in the given order, ``collection == "total"`` last.
+    """
+    methods = list(dict.fromkeys(m for _, ev in results for m in ev.methods()))
+    thresholds = sorted({r.threshold for _, ev in results for r in ev.rows})
+    cells = {(name, r.method, r.threshold): r for name, ev in results for r in ev.rows}
+    out: list[dict[str, Any]] = []
+    for t in thresholds:
+        for name, _ in results:
+            row: dict[str, Any] = {"t": t, "collection": name}
+            for m in methods:
+                r = cells.get((name, m, t))
+                row[m] = None if r is None else _cell(r)
+            out.append(row)
+        total: dict[str, Any] = {"t": t, "collection": TOTAL}
+        for m in methods:
+            runs = [cells.get((name, m, t)) for name, _ in results]
+            total[m] = _total([r for r in runs if r is not None])
+        out.append(total)
+    return out
+
+
+def _total(runs: list[EvalRow]) -> dict[str, Any] | None:
+    if not runs:
+        return None
+    failed = [r.error for r in runs if r.error is not None]
+    if failed:
+        return {"error": failed[0]}
+    found = sum(r.found for r in runs)
+    fp = sum(r.scores.fp for r in runs)
+    return {"found": found, "type_i_pct": round(100 * fp / found, 1) if found else 0.0}
