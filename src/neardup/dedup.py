@@ -396,6 +396,9 @@ class _Ingest:
         *,
         keep_docs: bool,
     ) -> None:
+        # a method that signs from the text alone (SL+ST) needs no token lists: its sets
+        # take the vectorised path and its documents are kept with their text only
+        self._text_only = bool(getattr(meth, "signs_from_text", False))
         from neardup.text.canonical import CanonicalForm
 
         self._canonical: CanonicalForm = getattr(meth, "canonical", None) or CanonicalForm()
@@ -435,7 +438,7 @@ class _Ingest:
         docs = self._unique(docs)
         if not docs:
             return
-        if self._keep_docs or not self.fast:
+        if not self.fast or (self._keep_docs and not self._text_only):
             tokens = self._timer.run("prepare", self._prepare, docs)
             self._parts.append(self._timer.run("shingle", self._shingling.batch, tokens))
             return
@@ -490,6 +493,8 @@ class _Ingest:
         for i in keep:
             self._ids.append(docs[i].id)
             self._lengths.append(int(counts[i]))
+            if self._keep_docs:  # text-only signing (see __init__)
+                self.prepared.append(Prepared(docs[i].id, docs[i].text, ()))
         idx = np.array(keep, dtype=np.int64)
         kept_offsets = np.zeros(idx.shape[0] + 1, dtype=np.int64)
         np.cumsum(counts[idx], out=kept_offsets[1:])

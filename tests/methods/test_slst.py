@@ -263,3 +263,48 @@ def test_symbol_bound_is_an_upper_bound_and_loses_no_pair(name: str) -> None:
     kept = {tuple(p) for p in strict.candidates(strict.sign(docs)).tolist()}
     assert {tuple(p) for p in cand[sim >= 0.5].tolist()} <= kept
     assert len(kept) < cand.shape[0]
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("name", ["progit-ru-revisions", "linux-doc-zh-revisions"])
+def test_window_bound_is_an_upper_bound(name: str) -> None:
+    from neardup.methods.slst import window_bounds
+    from shared_data import load_docs
+
+    docs = [Prepared(d.id, d.text, []) for d in load_docs(name)]
+    m = make_method("sl-st")
+    sigs = m.sign(docs)
+    pairs, bound = window_bounds(sigs.data, m.window, m.max_df)
+    sim = m.similarity(sigs, pairs)
+    assert pairs.shape[0] > 400 and (sim >= 0.5).sum() > 30
+    assert np.all(sim <= bound + 1e-12)
+    assert (bound < 0.5).sum() > pairs.shape[0] // 2  # it prunes most pairs
+
+
+@pytest.mark.data
+def test_batch_strings_equal_one_document_at_a_time() -> None:
+    from neardup.methods.slst import sentence_string, sentence_strings
+    from neardup.text.sentences import split_sentences
+    from shared_data import load_docs
+
+    texts = [d.text for d in load_docs("progit-ru-revisions")][:60]
+    from neardup.text.canonical import CanonicalForm
+
+    canon = CanonicalForm()
+    batch = sentence_strings(texts, canon)
+    for i, body in enumerate(texts):
+        one = sentence_string(body, canon)
+        assert np.array_equal(batch.get(i).codes, one.codes)
+        assert np.array_equal(batch.get(i).terms, one.terms)
+        counts = [len(canon.tokens(body[a:b])) for a, b in split_sentences(body)]
+        assert one.codes.tolist() == [n for n in counts if n <= 35]
+
+
+def test_signing_reads_the_text_only() -> None:
+    base = [(0, 3), (5, 4), (10, 5), (15, 6)]
+    m = SLST()
+    with_tokens = m.sign(prep(text(base)))
+    without = m.sign([Prepared("0", text(base), ())])
+    assert np.array_equal(with_tokens.data.codes, without.data.codes)
+    assert np.array_equal(with_tokens.data.terms, without.data.terms)
+    assert SLST.signs_from_text

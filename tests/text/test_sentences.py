@@ -77,3 +77,31 @@ def test_spans_are_ordered_stripped_non_empty(text: str) -> None:
         previous_end = end
     covered = "".join(text[a:b] for a, b in spans)
     assert "".join(covered.split()) == "".join(text.split())  # no character lost
+
+
+ABBREVIATION_TAILS = st.text(
+    alphabet=st.sampled_from(list("тТдДпПрр.etcETC _1²x ,\u00a0")), max_size=9
+)
+
+
+@settings(max_examples=800, deadline=None)
+@given(ABBREVIATION_TAILS)
+def test_abbreviation_and_word_checks_equal_their_regexes(before: str) -> None:
+    from neardup.text import sentences as s
+
+    assert s._final_abbreviation(before) == (s._FINAL_ABBREVIATION.search(before) is not None)
+    word = s._WORD_BEFORE.search(before)
+    assert s._word_before(before) == (word.group(1) if word else "")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab Я.!?。\n\t«»—1-*")), max_size=120))
+def test_paragraphs_split_alone_give_the_same_sentences(text: str) -> None:
+    from neardup.text.sentences import paragraph_spans, split_paragraph
+
+    pieces = [
+        (start + a, start + b)
+        for start, end in paragraph_spans(text)
+        for a, b in split_paragraph(text[start:end])
+    ]
+    assert pieces == split_sentences(text)

@@ -12,8 +12,9 @@ it step by step:
    the digits ``0``-``9``, lengths 10-35 the letters ``a``-``z``; a sentence longer than
    ``max_length`` is ignored (left out of the string, as the seed does above 35).
 2. **Verification terms** (§2.1, "Kth-in-sentence"): the first two canonical terms of each
-   kept sentence, stored as one XXH64 hash of the terms joined by ``U+001F`` (seed
-   ``seed``); a sentence with fewer terms hashes the terms it has (possibly none).
+   kept sentence, stored as one hash of the two terms' XXH64 fingerprints (seed ``seed``)
+   and their count (:func:`sentence_strings`); a sentence with fewer terms hashes the terms
+   it has (possibly none).
 3. **Common blocks** (§2.1, "后缀树"). A suffix automaton (our linear-time suffix structure,
    :class:`SuffixAutomaton`, O(n) to build over the string of document A, O(m) to run the
    string of B through it) gives, for every sentence ``j`` of B, the longest substring of
@@ -63,7 +64,6 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
-import xxhash
 
 from neardup._array import (
     U64,
@@ -78,11 +78,10 @@ from neardup.methods.base import Prepared, Signature, SignatureKey, Signatures
 from neardup.methods.decision import DecisionRule
 from neardup.methods.registry import register
 from neardup.text.canonical import CanonicalForm
-from neardup.text.sentences import split_sentences
+from neardup.text.sentences import paragraph_spans, split_paragraph
 
 #: Characters of the length string: length ``L`` is ``ALPHABET[L]`` (Feng 2015 §2.1).
 ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
-_SEP = "\x1f"
 _P = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -124,7 +123,6 @@ def sentence_string(
     *,
     max_length: int = 35,
     seed: int = 0,
-    memo: dict[str, tuple[int, str]] | None = None,
 ) -> SentenceString:
     """The length string and first-terms hashes of ``text`` (Feng 2015 §2.1).
 
@@ -132,28 +130,65 @@ def sentence_string(
         text: clean text.
         canonical: how each sentence becomes terms (stop words removed by default).
         max_length: longest sentence kept, 1-35; longer sentences are left out.
-        seed: XXH64 seed of the first-terms hashes.
-        memo: sentence text -> (token count, first terms), shared across the documents of a
-            batch so that a sentence repeated in many documents is tokenized once.
+        seed: XXH64 seed of the terms.
 
     Returns:
-        :class:`SentenceString` with one entry per kept sentence, in text order.
+        :class:`SentenceString` with one entry per kept sentence, in text order (the same
+        as :func:`sentence_strings` of ``[text]``).
     """
-    codes: list[int] = []
-    firsts: list[str] = []
-    seen = {} if memo is None else memo
-    for start, end in split_sentences(text):
-        sentence = text[start:end]
-        known = seen.get(sentence)
-        if known is None:
-            tokens = canonical.tokens(sentence)
-            known = seen[sentence] = (len(tokens), _SEP.join(tokens[:2]))
-        if known[0] <= max_length:
-            codes.append(known[0])
-            firsts.append(known[1])
-    h = xxhash.xxh64_intdigest
-    terms = np.fromiter((h(f.encode("utf-8", "surrogatepass"), seed) for f in firsts), U64)
-    return SentenceString(np.array(codes, dtype=U64), terms)
+    return sentence_strings([text], canonical, max_length=max_length, seed=seed).get(0)
+
+
+def sentence_strings(
+    texts: Sequence[str],
+    canonical: CanonicalForm,
+    *,
+    max_length: int = 35,
+    seed: int = 0,
+) -> SentenceStrings:
+    """Sentence strings of many texts at once (Feng 2015 §2.1), vectorised.
+
+    Sentences come from :func:`~neardup.text.sentences.split_sentences` (each distinct
+    paragraph of the batch split once); each distinct sentence is tokenized once, all of
+    them together (:func:`neardup.text.vectorized.canonical_fingerprints`). A sentence's code is its
+    number of canonical terms; its first-terms hash combines the XXH64 (seed ``seed``) of
+    its first two terms ``t1``, ``t2`` (0 when absent) and their count ``k`` (0-2):
+    ``fmix64(rotl(t1, 31) * P ^ t2 ^ k)``, ``P = 0x9E3779B97F4A7C15``.
+
+    Returns:
+        :class:`SentenceStrings`, one document per text, sentences longer than
+        ``max_length`` left out.
+    """
+    from neardup.text.vectorized import canonical_fingerprints
+
+    index: dict[str, int] = {}  # distinct sentence -> its number
+    pieces: dict[str, list[int]] = {}  # distinct paragraph -> its sentences' numbers
+    sentence_ids: list[int] = []
+    per_doc = np.zeros(len(texts), dtype=np.int64)
+    for d, text in enumerate(texts):
+        for start, end in paragraph_spans(text):
+            piece = text[start:end]
+            ids = pieces.get(piece)
+            if ids is None:  # split_sentences splits each paragraph on its own
+                spans = split_paragraph(piece)
+                ids = pieces[piece] = [index.setdefault(piece[a:b], len(index)) for a, b in spans]
+            sentence_ids.extend(ids)
+            per_doc[d] += len(ids)
+    fps, offsets = canonical_fingerprints(list(index), canonical, seed)
+    count = np.diff(offsets)
+    padded = np.concatenate([fps, np.zeros(2, dtype=U64)])  # a last sentence with < 2 terms
+    first = np.where(count >= 1, padded[offsets[:-1]], np.uint64(0)).astype(U64)
+    second = np.where(count >= 2, padded[offsets[:-1] + 1], np.uint64(0)).astype(U64)
+    with np.errstate(over="ignore"):
+        rotated = (first << np.uint64(31)) | (first >> np.uint64(33))
+        terms = fmix64(rotated * _P ^ second ^ np.minimum(count, 2).astype(U64))
+    ids = np.array(sentence_ids, dtype=np.int64)
+    doc = np.repeat(np.arange(len(texts), dtype=np.int64), per_doc)
+    kept = count[ids] <= max_length
+    ids, doc = ids[kept], doc[kept]
+    out_offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(doc, minlength=len(texts)), out=out_offsets[1:])
+    return SentenceStrings(count[ids].astype(U64), terms[ids], out_offsets)
 
 
 # -- suffix automaton --------------------------------------------------------------------
@@ -459,6 +494,66 @@ def window_keys(
     return h, docs
 
 
+def window_bounds(
+    strings: SentenceStrings, window: int, max_df: int, *, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs sharing a window and an upper bound of their SL+ST Jaccard, vectorised.
+
+    Every verified block has ``L >= min_block >= window`` sentences, so the windows that
+    start inside it cover it and all occur in the other document: ``|C_A| <= window * w_A``
+    with ``w_A`` the number of A's window positions whose key occurs in B (and the same for
+    B). With ``u = min(|A|, |B|, window * w_A, window * w_B)``, ``J <= u / (|A| + |B| - u)``
+    (which also holds the length bound ``min(|A|, |B|) / max(|A|, |B|)``). Windows shared by
+    more than ``max_df`` documents give star pairs (as before) and count as shared for every
+    pair of their documents (so the bound stays an upper bound).
+
+    Returns:
+        ``(pairs, bound)``: int64 (p, 2) sorted unique pairs, ``a < b``, and float64 (p,).
+    """
+    keys, docs = window_keys(strings, window, seed)
+    n_docs = strings.sizes.shape[0]
+    order = np.lexsort((docs, keys))
+    keys, docs = keys[order], docs[order]
+    first = np.ones(keys.shape[0], bool)
+    first[1:] = (keys[1:] != keys[:-1]) | (docs[1:] != docs[:-1])
+    run = np.flatnonzero(first)
+    positions = np.diff(np.append(run, keys.shape[0]))  # window positions per (key, doc)
+    keys, docs = keys[run], docs[run]
+    starts, sizes = group_bounds(keys)
+    big = sizes > max_df
+    small = ~big & (sizes >= 2)
+    rows = pairs_in_groups(
+        np.arange(keys.shape[0], dtype=np.int64), starts[small], sizes[small]
+    )  # row indexes, docs ascending within a key
+    a, b = docs[rows[:, 0]], docs[rows[:, 1]]
+    code, inverse = np.unique(a * n_docs + b, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    w_a = np.bincount(inverse, weights=positions[rows[:, 0]], minlength=code.shape[0])
+    w_b = np.bincount(inverse, weights=positions[rows[:, 1]], minlength=code.shape[0])
+    in_big = np.repeat(big, sizes)
+    big_positions = np.bincount(docs[in_big], weights=positions[in_big], minlength=n_docs)
+    star = pairs_in_groups(docs, starts[big], sizes[big], max_group=1)
+    pairs = np.stack([code // n_docs, code % n_docs], axis=1)
+    if star.size:  # pairs only a star gives share no small window: w = 0 from them
+        pairs = unique_pairs(np.concatenate([pairs, star]), n_docs)
+        w_a, w_b = (_lookup(code, w, pairs[:, 0] * n_docs + pairs[:, 1]) for w in (w_a, w_b))
+    w_a = w_a + big_positions[pairs[:, 0]]
+    w_b = w_b + big_positions[pairs[:, 1]]
+    size_a = strings.sizes[pairs[:, 0]].astype(np.float64)
+    size_b = strings.sizes[pairs[:, 1]].astype(np.float64)
+    u = np.minimum(np.minimum(size_a, size_b), window * np.minimum(w_a, w_b))
+    union = size_a + size_b - u
+    return pairs, np.divide(u, union, out=np.zeros_like(u), where=union > 0)
+
+
+def _lookup(code: np.ndarray, values: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """``values`` at the positions of ``query`` in the sorted ``code``; 0 where absent."""
+    if code.size == 0:
+        return np.zeros(query.shape[0])
+    at = np.minimum(np.searchsorted(code, query), code.shape[0] - 1)
+    return np.where(code[at] == query, values[at], 0.0)
+
+
 def _symbols(strings: SentenceStrings, seed: int) -> np.ndarray:
     """One uint64 per sentence: a hash of its (length code, first-terms hash)."""
     with np.errstate(over="ignore"):
@@ -565,6 +660,8 @@ class SLST:
     )
     needs_fit: ClassVar[bool] = False
     exact_key: ClassVar[bool] = False
+    #: :meth:`sign` reads ``Prepared.text`` only (the job need not keep token lists).
+    signs_from_text: ClassVar[bool] = True
     decision_rule: ClassVar[DecisionRule] = DecisionRule(
         "similarity", "SL+ST Jaccard of sentence-length blocks >= threshold (Feng 2015)"
     )
@@ -607,31 +704,18 @@ class SLST:
         return sentence_string(text, self.canonical, max_length=self.max_length, seed=self.seed)
 
     def sign(self, docs: Sequence[Prepared]) -> Signatures:
-        """Sentence strings of a batch (from ``Prepared.text``): :class:`SentenceStrings`."""
-        memo: dict[str, tuple[int, str]] = {}
-        canon, k, seed = self.canonical, self.max_length, self.seed
-        strings = [sentence_string(d.text, canon, max_length=k, seed=seed, memo=memo) for d in docs]
-        data = SentenceStrings.from_list(strings)
+        """Sentence strings of a batch (from ``Prepared.text`` only; the tokens are not
+        read): :class:`SentenceStrings`."""
+        texts = [d.text for d in docs]
+        data = sentence_strings(texts, self.canonical, max_length=self.max_length, seed=self.seed)
         return Signatures(self.key(), data, len(docs))
 
     def candidates(self, sigs: Signatures) -> np.ndarray:
         """Pairs sharing a sentence window and passing the length and symbol bounds (module
         docstring): int64 (p, 2); no pair with ``J >= threshold`` is missed."""
         strings: SentenceStrings = sigs.data
-        keys, docs = window_keys(strings, self.window, self.seed)
-        order = np.lexsort((docs, keys))
-        keys, docs = keys[order], docs[order]
-        keep = np.ones(keys.shape[0], bool)
-        keep[1:] = (keys[1:] != keys[:-1]) | (docs[1:] != docs[:-1])
-        keys, docs = keys[keep], docs[keep]
-        starts, sizes = group_bounds(keys)
-        pairs = unique_pairs(
-            pairs_in_groups(docs, starts, sizes, max_group=self.max_df), sigs.count
-        )
-        n = strings.sizes
-        lo = np.minimum(n[pairs[:, 0]], n[pairs[:, 1]])
-        hi = np.maximum(n[pairs[:, 0]], n[pairs[:, 1]])
-        pairs = pairs[lo >= self.threshold * hi - 1e-9]
+        pairs, bound = window_bounds(strings, self.window, self.max_df, seed=self.seed)
+        pairs = pairs[bound >= self.threshold - 1e-9]
         bound = symbol_bounds(strings, pairs, seed=self.seed)
         return pairs[bound >= self.threshold - 1e-9]
 

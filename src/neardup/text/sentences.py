@@ -27,7 +27,8 @@ _PARAGRAPH_BREAK = re.compile(
 )
 _CLOSERS = "\"'»”’)\\]」』）》"
 _OPENERS = "\"'«“„‘(\\[—–\\-"
-_CANDIDATE = re.compile(rf"(?:[。！？；]+|[.!?…]+)[{_CLOSERS}]*")
+# the lookahead lets the engine skip to a terminator at C speed (same matches, ~2x faster)
+_CANDIDATE = re.compile(rf"(?=[.!?…。！？；])(?:[。！？；]+|[.!?…]+)[{_CLOSERS}]*")
 _CJK_TERMINATORS = frozenset("。！？；")
 _NEXT_SIGNIFICANT = re.compile(rf"[\s{_OPENERS}]*(.)", re.DOTALL)
 _WORD_BEFORE = re.compile(r"([^\W\d_]+)$")
@@ -60,12 +61,33 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
         span is stripped of surrounding whitespace and non-empty. ``[]`` for a blank text.
     """
     spans: list[tuple[int, int]] = []
+    for start, end in paragraph_spans(text):
+        _split_paragraph(text, start, end, spans)
+    return spans
+
+
+def split_paragraph(piece: str) -> list[tuple[int, int]]:
+    """Sentence spans of one piece of :func:`paragraph_spans` (rules 2-4 only), offsets
+    relative to ``piece``: equal to ``split_sentences(piece)`` for such a piece."""
+    spans: list[tuple[int, int]] = []
+    _split_paragraph(piece, 0, len(piece), spans)
+    return spans
+
+
+def paragraph_spans(text: str) -> list[tuple[int, int]]:
+    """The pieces of ``text`` between paragraph breaks (rule 1), unstripped, in order.
+
+    :func:`split_sentences` splits each piece on its own, so :func:`split_paragraph` of a
+    piece gives its sentences (offsets relative to the piece): a caller may split each
+    distinct piece once.
+    """
+    out: list[tuple[int, int]] = []
     start = 0
     for brk in _PARAGRAPH_BREAK.finditer(text):
-        _split_paragraph(text, start, brk.start(), spans)
+        out.append((start, brk.start()))
         start = brk.end()
-    _split_paragraph(text, start, len(text), spans)
-    return spans
+    out.append((start, len(text)))
+    return out
 
 
 def _split_paragraph(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
@@ -91,11 +113,10 @@ def _ends_sentence(text: str, m: re.Match[str], end: int) -> bool:
     if terminator.rstrip(_CLOSERS) != ".":
         return True
     before = text[max(0, m.start() - 40) : m.start()]
-    if _FINAL_ABBREVIATION.search(before):
+    if _final_abbreviation(before):
         return True
-    word = _WORD_BEFORE.search(before)
-    if word is not None:
-        w = word.group(1).lower()
+    w = _word_before(before).lower()
+    if w:
         if w in NUMBER_ABBREVIATIONS:
             return not nxt.group(1).isdigit()
         return len(w) > 1 and w not in ABBREVIATIONS
@@ -103,10 +124,41 @@ def _ends_sentence(text: str, m: re.Match[str], end: int) -> bool:
     return _LIST_NUMBER.fullmatch(text, line_start, m.start()) is None
 
 
+def _is_word(c: str) -> bool:
+    """``re``'s ``\\w`` for one character (alphanumeric or underscore)."""
+    return c.isalnum() or c == "_"
+
+
+def _final_abbreviation(b: str) -> bool:
+    """``_FINAL_ABBREVIATION.search(b)`` without the regex engine: ``b`` ends with ``т. д``,
+    ``т.п``, ``др`` or ``etc`` (any case) starting at a word boundary."""
+    n = len(b)
+    tail = b[-3:].lower()
+    if n >= 3 and tail == "etc" and (n == 3 or not _is_word(b[n - 4])):
+        return True
+    if n >= 2 and tail[-2:] == "др" and (n == 2 or not _is_word(b[n - 3])):
+        return True
+    if n >= 3 and tail[-1] in "дп":
+        j = n - 2
+        if b[j].isspace():
+            j -= 1
+        if j >= 1 and b[j] == "." and b[j - 1] in "тТ" and (j == 1 or not _is_word(b[j - 2])):
+            return True
+    return False
+
+
+def _word_before(b: str) -> str:
+    """``_WORD_BEFORE``'s group: the letters (word characters but digits and ``_``) that end
+    ``b``; ``""`` if none."""
+    i = len(b)
+    while i and b[i - 1].isalnum() and not b[i - 1].isdecimal():
+        i -= 1
+    return b[i:]
+
+
 def _append_stripped(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    if start < end:
-        out.append((start, end))
+    piece = text[start:end]
+    kept = piece.strip()  # the same whitespace as str.isspace
+    if kept:
+        start += len(piece) - len(piece.lstrip())
+        out.append((start, start + len(kept)))
