@@ -15,6 +15,7 @@ shared, so seconds are indicative only.
 
 Usage: python benchmarks/eval_decisions.py [--data ../shared/data] [--sets a,b]
     [--methods m1,m2] [--thresholds 0.3,0.5,0.7,0.9] [--replicates 200]
+    [--out FILE] [--merge-into benchmarks/results/decisions.json]
 """
 
 from __future__ import annotations
@@ -89,6 +90,13 @@ def main() -> None:
     ap.add_argument("--thresholds", default="0.3,0.5,0.7,0.9")
     ap.add_argument("--replicates", type=int, default=200)
     ap.add_argument("--out", type=Path, default=RESULTS / "decisions.json")
+    ap.add_argument(
+        "--merge-into",
+        type=Path,
+        default=None,
+        help="After the run, replace these methods' rows in this saved decisions.json (and "
+        "its DECISIONS.md), noting the rerun: for rerunning one method after a change.",
+    )
     args = ap.parse_args()
     ts = tuple(float(x) for x in args.thresholds.split(","))
     load_before = _uptime()
@@ -116,6 +124,27 @@ def main() -> None:
     table = markdown(out)
     (args.out.parent / "DECISIONS.md").write_text(table, encoding="utf-8")
     print(table)
+    if args.merge_into is not None:
+        merge(out, args.merge_into)
+
+
+def merge(fresh: dict, path: Path) -> None:
+    """Replace the rows of ``fresh``'s methods in the saved ``path`` and re-render its
+    ``DECISIONS.md``, noting which methods were rerun and the load of that run."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    methods: set[str] = set()
+    for name, block in fresh["sets"].items():
+        new = {(r["method"], r["decision"]): r for r in block["rows"]}
+        methods |= {m for m, _ in new}
+        rows = data["sets"][name]["rows"]
+        data["sets"][name]["rows"] = [new.get((r["method"], r["decision"]), r) for r in rows]
+    note = (
+        f"{', '.join(sorted(methods))} ({fresh['uptime_before']} .. "
+        f"{fresh.get('uptime_after', '?')})"
+    )
+    data.setdefault("updates", []).append(note)
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    rerender(path)
 
 
 def markdown(data: dict) -> str:
@@ -129,6 +158,8 @@ def markdown(data: dict) -> str:
         f"{data.get('uptime_after', '?')}. Shared machine, under load: seconds are "
         "development figures only.",
         "",
+        *(f"Rerun since: {u}" for u in data.get("updates", [])),
+        *([""] if data.get("updates") else []),
         "Own rules without a threshold (equal signature: imatch, imatch-random, tf-ridf, "
         "anchor-words; one shared mega-shingle; SimHash's Hamming distance <= 3) give the "
         "same pairs at every t (ties: the highest t is shown). `verified`: exact resemblance "
