@@ -178,10 +178,10 @@ class CanonicalForm:
         Returns:
             ``(tokens, spans)``, two lists of equal length.
         """
-        raw: list[str] = []
-        spans: list[tuple[int, int]] = []
         if self.stop_symbols is not None:
             return self._split_with_spans(text)
+        raw: list[str] = []
+        spans: list[tuple[int, int]] = []
         for chunk in _WS_RE.finditer(text):
             original = chunk.group()
             norm = normalize(original)
