@@ -219,3 +219,18 @@ def _matches(template: str, path: str) -> bool:
         (".+" if p == "{doc_id}" else "[^/]+") if p.startswith("{") else re.escape(p) for p in parts
     )
     return re.fullmatch(pattern, path) is not None
+
+
+def test_collection_with_a_users_stop_words_and_symbols(client: TestClient) -> None:
+    name = unique()
+    canonical = {"stop_word_list": ["zz", "qq"], "stop_symbols": ".,"}
+    body = {"name": name, "method": "shingles-full", "threshold": 0.95, "canonical": canonical}
+    r = client.post("/collections", json=body, headers=AUTH)
+    assert r.status_code == 201, r.text
+    assert r.json()["canonical"]["stop_word_list"] == ["qq", "zz"]
+    doc = {"id": "a", "text": TEXT + ". zz zz zz"}
+    assert client.post(f"/collections/{name}/documents", json=doc, headers=AUTH).status_code == 201
+    match = client.post(f"/collections/{name}/check", json={"text": TEXT + ", qq qq"}).json()
+    assert [m["id"] for m in match["matches"]] == ["a"]
+    too_long = {**body, "name": unique(), "canonical": {"stop_word_list": ["x" * 101]}}
+    _problem(client.post("/collections", json=too_long, headers=AUTH), 422)

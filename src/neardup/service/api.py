@@ -133,6 +133,12 @@ def _small_map(value: Any) -> Any:
     return value
 
 
+#: A user's stop-word list in a request (``canonical.stop_word_list``): bounded in size.
+_StopWordList = Annotated[
+    list[Annotated[str, Field(min_length=1, max_length=100)]], Field(max_length=10_000)
+]
+
+
 class _Body(BaseModel):
     """A request body: unknown fields refused in one error (see :func:`_unknown_fields`)."""
 
@@ -153,8 +159,12 @@ class CollectionIn(_Body):
     params: Annotated[dict[str, int | float | str | bool | None], BeforeValidator(_small_map)] = (
         Field(default_factory=dict)
     )
-    canonical: Annotated[dict[str, int | str | bool] | None, BeforeValidator(_small_map)] = Field(
-        default=None, description="CanonicalForm fields: stop_words, morphology, ..."
+    canonical: Annotated[
+        dict[str, int | str | bool | _StopWordList] | None, BeforeValidator(_small_map)
+    ] = Field(
+        default=None,
+        description="CanonicalForm fields: stop_words, morphology, min_token_length, "
+        "stop_word_list (the user's stop words), stop_symbols (Rodnenko 2009's canonize)",
     )
     threshold: float = Field(default=0.5, gt=0.0, le=1.0)
     measure: str = Field(default="resemblance", pattern="^(resemblance|containment)$")
