@@ -45,9 +45,11 @@ each window keyed by the hash of its (length code, first-terms hash) symbols (a 
 fewer than ``window`` sentences has one window: its whole string). Every verified block of
 ``min_block >= window`` sentences contains a shared window, so pairs with ``J > 0`` are
 never missed, except in windows shared by more than ``max_df`` documents (those give star
-candidates). Pairs whose sentence counts differ beyond the Jaccard bound
-``min(|A|, |B|) / max(|A|, |B|) < threshold`` are pruned, and so are pairs whose symbol
-bound (:func:`symbol_bounds`) is below ``threshold``: a sentence covered by a verified block
+candidates). Pairs whose window bound (:func:`window_bounds`: the windows inside a
+verified block cover it, so ``|C_A|`` is at most ``window`` times A's window positions found
+in B; it includes the length bound ``min(|A|, |B|) / max(|A|, |B|)``) is below
+``threshold`` are pruned, and so are pairs whose symbol bound (:func:`symbol_bounds`) is
+below ``threshold``: a sentence covered by a verified block
 has its (length code, first-terms) symbol in the other document, so ``|C_A|`` is at most
 the number of A's sentences whose symbol occurs in B (and the same for B), which bounds
 ``J`` from above without running the automaton.
