@@ -219,17 +219,25 @@ def dedup(
     shingling = getattr(meth, "shingling", None) or Shingling()
     streaming = hasattr(meth, "from_sets") and not meth.needs_fit
     ingest = _Ingest(meth, shingling, opts, timer, keep_docs=not streaming)
+    signed: Signed | None = None
     if streaming and ingest.fast and _is_paths(source):
-        parallel = _ParallelIngest(ingest, read_options or {}, jobs)
+        parallel = _ParallelIngest(ingest, read_options or {}, jobs, meth)
         sets, ids, lengths, skipped = parallel.run(source, prog)  # type: ignore[arg-type]
+        signed = parallel.signed
         worker_seconds = parallel.worker_seconds
     else:
         ingest.run(_items(source, read_options or {}), prog)
         sets, ids, lengths, skipped = ingest.result()
         worker_seconds = {}
     n = len(ids)
-    keys = timer.run("identical", _content_keys, sets)
-    sigs = timer.run("sign", _sign, ingest.prepared, meth, sets)
+    if signed is not None:  # content keys (and signatures) came from the workers
+        keys = timer.run("identical", signed.content_keys)
+    else:
+        keys = timer.run("identical", _content_keys, sets)
+    if signed is not None and signed.rows is not None:
+        sigs = timer.run("sign", signed.signatures, meth, sets)
+    else:
+        sigs = timer.run("sign", _sign, ingest.prepared, meth, sets)
     warnings = lexicon_warnings(meth, n)
     exact_scores = getattr(sigs, "data", None) is sets  # shingles-full: score = resemblance
     if opts.measure == "containment":  # the containment index needs frequency ranks
@@ -329,23 +337,53 @@ def _items(
     return source  # type: ignore[return-value]
 
 
+@dataclass(frozen=True, eq=False)
+class Signed:
+    """What the workers computed past the shingle sets, per unit in order.
+
+    Attributes:
+        keys: uint64 content keys per unit; rows: signature rows per unit, or None when
+        the method does not sign one row per document.
+    """
+
+    keys: list[np.ndarray]
+    rows: list[np.ndarray] | None
+
+    def content_keys(self) -> np.ndarray:
+        """uint64 (n,): the corpus' content keys."""
+        return np.concatenate(self.keys) if self.keys else np.zeros(0, np.uint64)
+
+    def signatures(self, meth: Method, sets: ShingleSets) -> Any:
+        """The method's signatures of the whole corpus: its rows stacked (``from_sets`` of
+        the empty ``sets`` when there are none)."""
+        if not self.rows:
+            return meth.from_sets(sets)  # type: ignore[attr-defined]
+        return meth.from_rows(np.concatenate(self.rows))  # type: ignore[attr-defined]
+
+
 class _ParallelIngest:
     """Read, prepare and shingle input paths on ``jobs`` worker processes
-    (:mod:`neardup.ingest`); the stage ``read+prepare`` is the wall time of all three."""
+    (:mod:`neardup.ingest`); the stage ``read+prepare`` is the wall time of all three.
+    Content keys, and the signatures of methods that sign one row per document
+    (``rows_per_document``), are made in the workers too (:attr:`signed`)."""
 
-    def __init__(self, ingest: _Ingest, read_options: dict[str, Any], jobs: int | None) -> None:
+    def __init__(
+        self, ingest: _Ingest, read_options: dict[str, Any], jobs: int | None, meth: Method
+    ) -> None:
         from neardup.ingest import PrepareConfig, default_jobs, pool_safe
         from neardup.text.read import read_options as make_read_options
 
         self._ingest = ingest
         self._read = make_read_options(**read_options)
+        signer = meth if getattr(meth, "rows_per_document", False) else None
         self._config = PrepareConfig(
-            self._read, ingest._canonical, ingest._shingling, ingest._opts.min_tokens
+            self._read, ingest._canonical, ingest._shingling, ingest._opts.min_tokens, signer
         )
         if jobs is not None:
             check_int("jobs", jobs, low=1)
         self._jobs = (jobs or default_jobs()) if pool_safe() else 1
         self.worker_seconds: dict[str, float] = {}
+        self.signed: Signed | None = None
 
     def run(
         self, paths: Sequence[str | PathLike[str]], prog: Progress
@@ -367,13 +405,15 @@ class _ParallelIngest:
             spool.close()
         prog.finish("read")
         timer.add("read+prepare", timer.now() - t0)
-        read_s, prepare_s, shingle_s = (round(float(x), 6) for x in merger.seconds)
+        read_s, prepare_s, shingle_s, sign_s = (round(float(x), 6) for x in merger.seconds)
         self.worker_seconds = {
             "jobs": self._jobs,
             "read": read_s,
             "prepare": prepare_s,
             "shingle": shingle_s,
+            "sign": sign_s,
         }
+        self.signed = Signed(merger.keys, merger.rows if self._config.signer else None)
         lengths = np.array(merger.lengths, dtype=np.int64)
         sets = ShingleSets.concat_consuming(merger.parts)  # peak: the sets once, not twice
         return sets, merger.ids, lengths, merger.skipped

@@ -124,8 +124,10 @@ def lsh_candidates(
     n = sketches.shape[0]
     from neardup.methods.minhash import EMPTY
 
-    live = np.flatnonzero(~np.all(sketches == EMPTY, axis=1))
-    keys = band_keys(sketches[live], params)
+    maybe_empty = np.flatnonzero(sketches[:, 0] == EMPTY)  # few rows: check them in full
+    empty = maybe_empty[np.all(sketches[maybe_empty] == EMPTY, axis=1)]
+    live = np.setdiff1d(np.arange(n), empty, assume_unique=True) if empty.size else np.arange(n)
+    keys = band_keys(sketches if live.size == n else sketches[live], params)
     found = []
     for j in range(params.bands):
         order = np.argsort(keys[:, j], kind="stable")
