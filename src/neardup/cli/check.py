@@ -58,7 +58,6 @@ def check(
 ) -> None:
     """Is each record of INPUT a duplicate of documents in the collection, and of which?
     Exit 0: none is; 1: at least one is; 2: usage or other error."""
-    from neardup.cli.main import err
     from neardup.store import Store
 
     try:
@@ -71,7 +70,7 @@ def check(
         )
         store = Store(db)
     except NeardupError as exc:
-        raise _error(err, exc) from None
+        raise _error(exc) from None
     found = False
     try:
         store.collection(name)  # no such collection: an error before any record is read
@@ -82,16 +81,19 @@ def check(
             found = found or row["status"] == "duplicate"
             _emit(row, as_json)
     except NeardupError as exc:
-        raise _error(err, exc) from None
+        raise _error(exc) from None
     finally:
         store.close()
     raise typer.Exit(EXIT_DUPLICATE if found else EXIT_UNIQUE)
 
 
-def _error(console: Any, exc: NeardupError) -> typer.Exit:
+def _error(exc: NeardupError) -> typer.Exit:
+    """Print the error on stderr (Rich's console is made only now: start-up)."""
     from rich.markup import escape
 
-    console.print(f"[red]error:[/red] {escape(str(exc))}")
+    from neardup.cli.main import err
+
+    err.print(f"[red]error:[/red] {escape(str(exc))}")
     return typer.Exit(EXIT_ERROR)
 
 

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from neardup._version import __version__
+from neardup.cli.coercion import install as install_plain_coercion
 from neardup.cli.options import (
     MAX_BYTES,
     ContentTypeOpt,
@@ -21,6 +22,8 @@ from neardup.cli.options import (
     read_options,
 )
 from neardup.errors import NeardupError, ParameterError, UsageError, check_int
+
+install_plain_coercion()  # str/int/float/Path values without pydantic (start-up)
 
 app = typer.Typer(
     rich_markup_mode=None,  # plain click help: rich.markdown alone costs ~0.2 s of start-up
