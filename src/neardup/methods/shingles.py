@@ -53,8 +53,8 @@ class Shingling:
         size: tokens (``unit="word"``) or characters (``unit="char"``) per shingle, 1-64.
         step: distance between shingle starts, ``1 <= step <= size``.
         unit: ``word`` or ``char``.
-        fingerprint: ``xxh64`` (64-bit, default) or ``crc32`` (32-bit, Zagorulko et al. 2013 and
-        Rodnenko 2009).
+        fingerprint: ``xxh64`` (64-bit, default) or ``crc32`` (32-bit, Zagorulko et al. 2013
+            and Rodnenko 2009).
         seed: hash seed, ``0 <= seed < 2**32``.
 
     Raises:
