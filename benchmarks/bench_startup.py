@@ -52,11 +52,13 @@ def load() -> str:
     return f"{one:.2f} {five:.2f} {fifteen:.2f}"
 
 
-def time_command(cmd: list[str], env: dict[str, str], runs: int) -> dict[str, float]:
+def time_command(cmd: list[str], env: dict[str, str], runs: int, expect: int) -> dict[str, float]:
     """Median (and min, max) wall and CPU seconds of ``cmd`` over ``runs`` runs (one
-    untimed run first)."""
+    untimed run first, which must exit with ``expect``: a failing command is not timed)."""
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    subprocess.run(cmd, env=env, **quiet)
+    first = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if first.returncode != expect:
+        sys.exit(f"{' '.join(cmd[3:])}: exit {first.returncode}, expected {expect}\n{first.stderr}")
     wall, cpu = [], []
     for _ in range(runs):
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -165,14 +167,17 @@ def query_file(corpus: Path, cache: Path) -> Path:
 def measure(tree: Path, url: str, query: Path, runs: int) -> dict[str, object]:
     env = _env(tree)
     py = [sys.executable, "-c", RUN]
-    cases = {
-        "neardup --version": ["--version"],
-        "neardup --help": ["--help"],
-        "neardup check (1 file, 100k collection)": ["check", COLLECTION, str(query), "--db", url],
+    cases = {  # name -> (arguments, expected exit code; check: 1 = a duplicate found)
+        "neardup --version": (["--version"], 0),
+        "neardup --help": (["--help"], 0),
+        "neardup check (1 file, 100k collection)": (
+            ["check", COLLECTION, str(query), "--db", url],
+            1,
+        ),
     }
     out: dict[str, object] = {}
-    for name, args in cases.items():
-        out[name] = time_command([*py, *args], env, runs)
+    for name, (args, expect) in cases.items():
+        out[name] = time_command([*py, *args], env, runs, expect)
     check_code = (
         "import neardup.cli.main, neardup.cli.check, neardup.store, neardup.text.read, "
         "neardup.methods.registry"
