@@ -10,6 +10,25 @@ _C2 = np.uint64(0xC4CEB9FE1A85EC53)
 _S33 = np.uint64(33)
 
 
+def sorted_unique(x: np.ndarray) -> np.ndarray:
+    """The distinct values of a 1-d array, ascending: ``np.unique(x)`` without its import
+    of ``numpy.ma`` (about 10 ms of a command's start-up) and without NaN handling.
+
+    Args:
+        x: array of any shape (flattened) of an integer dtype.
+
+    Returns:
+        A new 1-d array of ``x``'s dtype.
+    """
+    a = np.sort(np.asarray(x).ravel())
+    if a.size < 2:
+        return a
+    keep = np.empty(a.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(a[1:], a[:-1], out=keep[1:])
+    return a[keep]
+
+
 def fmix64(x: np.ndarray) -> np.ndarray:
     """MurmurHash3's 64-bit finalizer, a bijection on uint64 with full avalanche.
 

@@ -76,11 +76,16 @@ class Dropped:
 class DedupResult:
     """Everything the job found.
 
+    Every result names documents by id. :meth:`to_arrow` and :meth:`to_pandas` give one of
+    the four tables with the columns of its JSON lines file (``pairs.jsonl``,
+    ``clusters.jsonl``, ``dropped.jsonl``, ``skipped.jsonl``).
+
     Attributes:
         ids: ids of the processed documents, in input order (index = document number).
         pairs: verified pairs (a :class:`~neardup.pairs.PairTable`: a sequence of
-            :class:`Pair` stored as columns); clusters: clusters of size >= 2 with their kept member
-            (indexes into ``ids``); dropped: dropped documents; skipped: skipped inputs;
+            :class:`Pair` stored as columns); clusters: clusters of size >= 2 with their
+            kept member (:class:`~neardup.cluster.Cluster`: ids, and positions in ``ids``);
+        dropped: dropped documents; skipped: skipped inputs;
         summary: counts, parameters, version, seconds per stage, peak memory.
     """
 
@@ -94,11 +99,63 @@ class DedupResult:
     def cluster_rows(self) -> Iterator[dict[str, Any]]:
         """``clusters.jsonl`` rows: ``{cluster, members, keep}`` with document ids."""
         for c in self.clusters:
-            yield {
-                "cluster": c.cluster,
-                "members": [self.ids[m] for m in c.members],
-                "keep": self.ids[c.keep],
-            }
+            yield c.as_dict()
+
+    def to_arrow(self, table: str = "pairs") -> Any:
+        """One table of the result as a ``pyarrow.Table``.
+
+        Args:
+            table: ``pairs`` (columns of :meth:`PairTable.to_arrow`), ``clusters``
+                (``cluster`` int64, ``members`` list of ids, ``keep`` id), ``dropped``
+                (``id``, ``kept``, ``cluster``, ``reason``) or ``skipped`` (``id``,
+                ``source``, ``reason``, ``detail``).
+
+        Raises:
+            ParameterError: an unknown ``table``.
+            InputError: pyarrow is not installed.
+        """
+        from neardup.tables import rows_to_arrow
+
+        if check_choice("table", table, RESULT_TABLES) == "pairs":
+            return _pair_table(self).to_arrow()
+        return rows_to_arrow(self._rows(table), _TABLE_COLUMNS[table])
+
+    def to_pandas(self, table: str = "pairs") -> Any:
+        """One table of the result as a ``pandas.DataFrame`` (the columns of
+        :meth:`to_arrow`; ``members`` cells are lists of ids).
+
+        Raises:
+            ParameterError: an unknown ``table``.
+            InputError: pandas is not installed.
+        """
+        from neardup.tables import rows_to_pandas
+
+        if check_choice("table", table, RESULT_TABLES) == "pairs":
+            return _pair_table(self).to_pandas()
+        return rows_to_pandas(self._rows(table), _TABLE_COLUMNS[table])
+
+    def _rows(self, table: str) -> Iterator[dict[str, Any]]:
+        if table == "clusters":
+            return self.cluster_rows()
+        items = self.dropped if table == "dropped" else self.skipped
+        return (item.as_dict() for item in items)
+
+
+#: The tables of :meth:`DedupResult.to_arrow`.
+RESULT_TABLES: tuple[str, ...] = ("pairs", "clusters", "dropped", "skipped")
+_TABLE_COLUMNS: dict[str, dict[str, str]] = {
+    "clusters": {"cluster": "int", "members": "list[str]", "keep": "str"},
+    "dropped": {"id": "str", "kept": "str", "cluster": "int", "reason": "str"},
+    "skipped": {"id": "str", "source": "str", "reason": "str", "detail": "str"},
+}
+
+
+def _pair_table(result: DedupResult) -> PairTable:
+    """The result's pairs as a :class:`PairTable` (built from :class:`Pair` values when a
+    caller made the result with a plain sequence)."""
+    if isinstance(result.pairs, PairTable):
+        return result.pairs
+    return PairTable.from_pairs(list(result.pairs), method=result.summary.get("method", ""))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -256,7 +313,7 @@ def dedup(
         opts,
         prog,
     )
-    clusters = timer.run("cluster", _cluster, n, edges, lengths, opts, contained)
+    clusters = timer.run("cluster", _cluster, ids, edges, lengths, opts, contained)
     dropped = timer.run("keep", _dropped, clusters, ids, pairs, contained, opts.threshold)
     pair_table = PairTable(ids, pairs, meth.name, decisions=decided)
     summary = _summary(meth, opts, timer, n, skipped, cand, pair_table, clusters, dropped)
@@ -689,9 +746,13 @@ def _containments(rows: np.ndarray, t: float) -> dict[int, int]:
 
 
 def _cluster(
-    n: int, edges: np.ndarray, lengths: np.ndarray, opts: DedupOptions, contained: dict[int, int]
+    ids: list[str],
+    edges: np.ndarray,
+    lengths: np.ndarray,
+    opts: DedupOptions,
+    contained: dict[int, int],
 ) -> list[Cluster]:
-    return make_clusters(n, edges, lengths, keep=opts.keep, contained_in=contained)
+    return make_clusters(ids, edges, lengths, keep=opts.keep, contained_in=contained)
 
 
 def _dropped(
@@ -702,7 +763,12 @@ def _dropped(
     threshold: float,
 ) -> list[Dropped]:
     """One :class:`Dropped` per cluster member other than the kept one, with its reason."""
-    members = [(m, c.keep, c.cluster) for c in clusters for m in c.members if m != c.keep]
+    members = [
+        (m, c.keep_index, c.cluster)
+        for c in clusters
+        for m in c.member_indexes
+        if m != c.keep_index
+    ]
     if not members:
         return []
     doc, kept, _ = (np.array(col, dtype=np.int64) for col in zip(*members, strict=True))

@@ -58,7 +58,8 @@ def optimal_params(
     Args:
         threshold: resemblance threshold ``t`` in (0, 1].
         num_perm: sketch length ``k`` (>= 1).
-        fp_weight, fn_weight: non-negative weights (not both zero).
+        fp_weight: weight of the false-positive area, >= 0.
+        fn_weight: weight of the false-negative area, >= 0 (not both zero).
 
     Returns:
         The best :class:`LSHParams` (ties: more bands).
