@@ -83,3 +83,14 @@ def test_content_keys_do_not_depend_on_the_chunk_size(monkeypatch: pytest.Monkey
     assert np.array_equal(sets.content_keys(), whole)
     assert whole[0] == whole[-1]  # the exact copy
     assert np.unique(whole).shape[0] == len(whole) - 1
+
+
+def test_stacking_consumes_the_parts_and_equals_concatenate() -> None:
+    from neardup._memory import stack_consuming
+
+    rng = np.random.default_rng(3)
+    parts = [rng.integers(0, 2**63, (k, 4), dtype=np.uint64) for k in (3, 0, 5, 1)]
+    want = np.concatenate(parts)
+    pending = list(parts)
+    got = stack_consuming(pending)
+    assert pending == [] and got.dtype == want.dtype and np.array_equal(got, want)

@@ -33,6 +33,7 @@ from typing import Any, Literal
 import numpy as np
 
 from neardup._array import seg_arange
+from neardup._memory import stack_consuming
 from neardup._version import __version__
 from neardup.cluster import KEEP_RULES, Cluster, make_clusters
 from neardup.errors import ParameterError, check_choice, check_float, check_int
@@ -412,10 +413,10 @@ class Signed:
 
     def signatures(self, meth: Method, sets: ShingleSets) -> Any:
         """The method's signatures of the whole corpus: its rows stacked (``from_sets`` of
-        the empty ``sets`` when there are none)."""
+        the empty ``sets`` when there are none). Consumes :attr:`rows`."""
         if not self.rows:
             return meth.from_sets(sets)  # type: ignore[attr-defined]
-        return meth.from_rows(np.concatenate(self.rows))  # type: ignore[attr-defined]
+        return meth.from_rows(stack_consuming(self.rows))  # type: ignore[attr-defined]
 
 
 class _ParallelIngest:

@@ -14,13 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from neardup._array import U64, distinct_order, group_bounds, seg_arange
-from neardup._memory import trim
+from neardup._memory import stack_consuming
 from neardup.errors import check_int
 
 #: Fingerprints hashed at a time by :meth:`ShingleSets.content_keys` (bounds its memory).
 _KEY_CHUNK = 1 << 22
-#: Bytes of freed parts after which :meth:`ShingleSets.concat_consuming` trims the heap.
-_TRIM_EVERY = 64 << 20
 
 
 @dataclass(frozen=True, eq=False)
@@ -117,25 +115,13 @@ class ShingleSets:
     def concat_consuming(cls, parts: list[ShingleSets]) -> ShingleSets:
         """:meth:`concat` that empties ``parts`` as it copies, so the peak memory is the
         result plus a few parts, not twice the result (the caller must hold no other
-        reference to the parts; freed parts are given back to the system as it goes,
-        :func:`neardup._memory.trim`)."""
+        reference to the parts; :func:`neardup._memory.stack_consuming`)."""
         if not parts:
             return cls(np.zeros(0, U64), np.zeros(1, np.int64))
-        total = sum(p.values.shape[0] for p in parts)
-        values = np.empty(total, dtype=U64)
         sizes = np.concatenate([p.sizes for p in parts])
-        at = 0
-        copied = 0
-        while parts:
-            part = parts.pop(0)
-            values[at : at + part.values.shape[0]] = part.values
-            at += part.values.shape[0]
-            copied += part.values.nbytes
-            del part
-            if copied >= _TRIM_EVERY:  # freed parts sit on the heap until trimmed
-                trim()
-                copied = 0
-        trim()
+        arrays = [p.values for p in parts]
+        parts.clear()
+        values = stack_consuming(arrays)
         offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
         return cls(values, offsets)
