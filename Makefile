@@ -1,12 +1,13 @@
 # neardup: two commands on a fresh machine with only Python >= 3.11:
 #   make demo   creates .venv, installs neardup, deduplicates examples/corpus
 #   make test   installs the dev extras, runs ruff and pytest
+#   make docs   builds the documentation site into site/ (mkdocs build --strict)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip
 
-.PHONY: demo test lint audit bench clean
+.PHONY: demo test lint docs audit bench clean
 
 $(BIN)/neardup: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,10 +24,14 @@ demo: $(BIN)/neardup
 	@echo "results in out/demo/ (pairs.jsonl, clusters.jsonl, dropped.jsonl, skipped.jsonl, summary.json)"
 
 lint: $(VENV)/.dev
-	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/ruff check src tests benchmarks examples docs/hooks
 
 test: lint
 	$(BIN)/python -m pytest
+
+# The documentation site (MkDocs Material + mkdocstrings) in site/; warnings are errors.
+docs: $(VENV)/.dev
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 # Known vulnerabilities in the installed dependencies (pip-audit; fatal when found,
 # a warning when the vulnerability service cannot be reached). See .ci/audit.py.
@@ -38,4 +43,4 @@ bench: $(VENV)/.dev
 	$(BIN)/python benchmarks/run_all.py $(BENCH_FLAGS)
 
 clean:
-	rm -rf $(VENV) out .pytest_cache .ruff_cache
+	rm -rf $(VENV) out site .pytest_cache .ruff_cache

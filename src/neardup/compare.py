@@ -13,8 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
+from neardup._array import sorted_unique
 from neardup.methods.base import Method, Prepared
 from neardup.methods.measures import Overlap, compaire, dice_multiset, overlap
 from neardup.methods.registry import make_method
@@ -83,7 +82,8 @@ def compare(
     """Compare two clean texts.
 
     Args:
-        text_a, text_b: the documents' text (markup already removed).
+        text_a: the first document's text (markup already removed).
+        text_b: the second document's text.
         method: registry name or a :class:`~neardup.methods.base.Method`.
         corpus: texts of a reference collection for methods that need statistics
             (I-Match, anchor words, TF-RIDF); A and B are added to it. Without one, the
@@ -102,7 +102,7 @@ def compare(
     shingling: Shingling = getattr(meth, "shingling", None) or Shingling()
     ta, tb = canonical.tokens(text_a), canonical.tokens(text_b)
     list_a, list_b = shingling.occurrences(ta)[0], shingling.occurrences(tb)[0]
-    ov = overlap(np.unique(list_a), np.unique(list_b))
+    ov = overlap(sorted_unique(list_a), sorted_unique(list_b))
     docs = [Prepared("a", text_a, ta), Prepared("b", text_b, tb)]
     if meth.needs_fit:
         from neardup.methods.stats import CorpusStatistics

@@ -11,8 +11,23 @@ from typing import Annotated, Any
 import typer
 
 from neardup._version import __version__
-from neardup.cli.options import NoStopOpt, PresetOpt, StopOpt, StopSymOpt
+from neardup.cli.coercion import install as install_plain_coercion
+from neardup.cli.options import (
+    MAX_BYTES,
+    ContentTypeOpt,
+    IdFieldOpt,
+    JsonOpt,
+    MaxBytesOpt,
+    NoStopOpt,
+    PresetOpt,
+    StopOpt,
+    StopSymOpt,
+    TextFieldOpt,
+    read_options,
+)
 from neardup.errors import NeardupError, ParameterError, UsageError, check_int
+
+install_plain_coercion()  # str/int/float/Path values without pydantic (start-up)
 
 app = typer.Typer(
     rich_markup_mode=None,  # plain click help: rich.markdown alone costs ~0.2 s of start-up
@@ -74,7 +89,6 @@ MorphOpt = Annotated[
     str | None,
     typer.Option("--morphology", help="none | stem (Snowball) | lemma (pymorphy3)."),
 ]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
 
 
 def _version(value: bool) -> None:
@@ -249,12 +263,10 @@ def dedup(
             "--passages", help="With --out: also write passages.jsonl (align_passages per pair)."
         ),
     ] = False,
-    id_field: Annotated[str, typer.Option(help="JSONL/CSV id field.")] = "id",
-    text_field: Annotated[str, typer.Option(help="JSONL/CSV text field.")] = "text",
-    content_type: Annotated[str, typer.Option(help="auto | text | html | wiki.")] = "auto",
-    max_bytes: Annotated[
-        int, typer.Option(help="Skip documents larger than this many bytes.")
-    ] = 20_000_000,
+    id_field: IdFieldOpt = "id",
+    text_field: TextFieldOpt = "text",
+    content_type: ContentTypeOpt = "auto",
+    max_bytes: MaxBytesOpt = MAX_BYTES,
     extractor: Annotated[
         str, typer.Option(help="HTML main-text extractor: resiliparse | trafilatura.")
     ] = "resiliparse",
@@ -336,10 +348,12 @@ def dedup(
             preset=preset,
         )
         read_opts: dict[str, Any] = {
-            "id_field": id_field,
-            "text_field": text_field,
-            "content_type": content_type,
-            "max_bytes": max_bytes,
+            **read_options(
+                id_field=id_field,
+                text_field=text_field,
+                content_type=content_type,
+                max_bytes=max_bytes,
+            ),
             "extractor": extractor,
             "follow_symlinks": follow_symlinks,
         }

@@ -37,7 +37,7 @@ from typing import Literal
 import numpy as np
 import xxhash
 
-from neardup._array import U64, fmix64, fmix64_into, seg_arange
+from neardup._array import U64, fmix64, fmix64_into, seg_arange, sorted_unique
 from neardup.errors import check_choice, check_int
 from neardup.methods.rabin import DEGREES, rabin_bytes, rabin_word_shingles
 from neardup.methods.sets import ShingleSets
@@ -208,7 +208,7 @@ class Shingling:
         return np.fromiter((h(b, self.seed) for b in encoded), dtype=U64, count=len(encoded))
 
     def _slow(self, tokens: Sequence[str]) -> np.ndarray:
-        return np.unique(self._hash_texts(self.shingles(tokens)))
+        return sorted_unique(self._hash_texts(self.shingles(tokens)))
 
     def _word_rabin(self, token_lists: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
         """Word-shingle Rabin fingerprints of a batch (values, doc index), vectorised."""
