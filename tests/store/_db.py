@@ -13,6 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from shared_data import unavailable
+
 PG_ADMIN = os.environ.get("NEARDUP_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
 
@@ -60,10 +62,7 @@ def pg_database() -> Iterator[str]:
     try:
         url = create_database("neardup_test")
     except OperationalError as exc:
-        msg = f"PostgreSQL unreachable at {PG_ADMIN}: {exc}"
-        if os.environ.get("CI"):
-            pytest.fail(msg)
-        pytest.skip(msg)
+        unavailable(f"PostgreSQL unreachable at {PG_ADMIN}: {exc}")
     try:
         yield url
     finally:
