@@ -1,12 +1,13 @@
 # neardup: two commands on a fresh machine with only Python >= 3.11:
 #   make demo   creates .venv, installs neardup, deduplicates examples/corpus
 #   make test   installs the dev extras, runs ruff and pytest
+#   make test-fast  the same without the tests marked slow (under two minutes on 2 cores)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip
 
-.PHONY: demo test lint audit bench clean
+.PHONY: demo test test-fast lint audit bench clean
 
 $(BIN)/neardup: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,11 +23,18 @@ demo: $(BIN)/neardup
 	$(BIN)/neardup dedup examples/corpus --measure containment --threshold 0.5 --out out/demo
 	@echo "results in out/demo/ (pairs.jsonl, clusters.jsonl, dropped.jsonl, skipped.jsonl, summary.json)"
 
+# ruff; mypy on src/ (strict, see [tool.mypy]); import-linter's layer contracts (.importlinter).
 lint: $(VENV)/.dev
 	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 test: lint
 	$(BIN)/python -m pytest
+
+# The tests not marked slow (pytest -m 'not slow'): the quick loop while editing.
+test-fast: lint
+	$(BIN)/python -m pytest -m "not slow"
 
 # Known vulnerabilities in the installed dependencies (pip-audit; fatal when found,
 # a warning when the vulnerability service cannot be reached). See .ci/audit.py.

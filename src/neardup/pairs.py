@@ -207,7 +207,7 @@ class PairTable(Sequence[Pair]):
 
 
 def pair_lines(
-    ids: Sequence[str],
+    ids: Sequence[str] | np.ndarray,
     a: np.ndarray,
     b: np.ndarray,
     values: np.ndarray,
@@ -252,7 +252,7 @@ def pair_lines(
             )
 
 
-def _quote(cache: dict[int, str], ids: Sequence[str], i: int) -> str:
+def _quote(cache: dict[int, str], ids: Sequence[str] | np.ndarray, i: int) -> str:
     """JSON string of ``ids[i]`` (non-ASCII as itself), cached; ``!``-marked when the id
     holds a lone surrogate (the caller then writes the row ASCII-escaped)."""
     doc_id = ids[i]

@@ -27,6 +27,8 @@ from crash.harness import (
 )
 from shared_data import data_path
 
+pytestmark = pytest.mark.slow  # `make test-fast` leaves this module out
+
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -15,6 +15,7 @@ from neardup.store import Store
 from store._db import unique
 
 
+@pytest.mark.slow
 def test_crawl_stores_every_article_once_and_nothing_else(store: Store) -> None:
     with serve_library(n_articles=100) as site:
         queue = make_queue(store)

@@ -17,6 +17,8 @@ from hypothesis import HealthCheck, given, note, settings
 from fuzz.guard import check_case
 from fuzz.targets import TARGETS, Context, Target
 
+pytestmark = pytest.mark.slow  # `make test-fast` leaves this module out
+
 
 @pytest.fixture(scope="module")
 def ctx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Context]:

@@ -130,6 +130,7 @@ def test_threshold_mapping() -> None:
     assert SimHash(max_hamming=3).matching_threshold == 1 - 3 / 64
 
 
+@pytest.mark.slow
 @pytest.mark.data
 def test_job_on_linux_doc_zh() -> None:
     r = job_scores("linux-doc-zh-revisions", "simhash", 1 - 3 / 64, {"max_hamming": 3})

@@ -228,6 +228,7 @@ def test_job_on_progit_ru() -> None:
     assert r["precision"] > 0.8 and r["recall"] > 0.5
 
 
+@pytest.mark.slow
 @pytest.mark.data
 @pytest.mark.parametrize("name", ["progit-ru-revisions", "linux-doc-zh-revisions"])
 def test_symbol_bound_is_an_upper_bound_and_loses_no_pair(name: str) -> None:

@@ -124,6 +124,7 @@ _DRIVER_TEXT = ("psycopg", "sqlite3", "sqlalchemy", "NumericValueOutOfRange", "S
 _FUZZ_MAX_BODY = 50_000
 
 
+@pytest.mark.slow
 def test_openapi_fuzz_finds_no_server_error(db_url: str) -> None:
     """Schemathesis over every operation, with the token, on a scratch SQLite file and the
     session's scratch PostgreSQL database. Properties of every answer: no 5xx (a 503 for a

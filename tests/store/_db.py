@@ -69,7 +69,9 @@ def pg_database() -> Iterator[str]:
         drop_database(url)
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+#: The PostgreSQL variants are marked slow (a server round trip per statement; the SQLite
+#: variant runs the same code in `make test-fast`).
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
 def db_url(request: pytest.FixtureRequest, tmp_path) -> str:  # type: ignore[no-untyped-def]
     """A database URL: a SQLite file in ``tmp_path``, or the session's PostgreSQL database."""
     if request.param == "sqlite":

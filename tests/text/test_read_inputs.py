@@ -52,6 +52,7 @@ def make_docx(path: Path, paragraphs: list[str]) -> None:
     document.save(str(path))
 
 
+@pytest.mark.slow
 def test_pdf_and_docx_in_a_tree(tmp_path: Path) -> None:
     words = _paragraphs()[2].split()
     lines = [" ".join(words[i : i + 12]) for i in range(0, 48, 12)]

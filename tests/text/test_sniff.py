@@ -88,6 +88,7 @@ def test_by_content(text: str, expected: str) -> None:
     assert sniff_content_type(text) == expected
 
 
+@pytest.mark.slow
 @pytest.mark.data
 @pytest.mark.parametrize("corpus", ["progit-ru-revisions", "linux-doc-revisions"])
 def test_real_asciidoc_and_rst_docs_are_text(corpus: str) -> None:

@@ -63,7 +63,7 @@ def collect_params(
         ParameterError: a malformed ``--param``, a parameter no selected method has, or a
             scoped parameter for a method not selected.
     """
-    from neardup.cli.main import method_params
+    from neardup.cli.common import method_params
     from neardup.methods.registry import method_class
 
     split = [_split_param(p) for p in params or []]
@@ -283,7 +283,7 @@ def evaluate(
     ] = False,
 ) -> None:
     """Score methods x thresholds against a gold standard: precision, recall, F1, errors."""
-    from neardup.cli.main import _fail, err, out
+    from neardup.cli.common import err, fail, out
     from neardup.evaluate import report
     from neardup.evaluate.gold import load_gold
     from neardup.evaluate.run import evaluate_corpus, evaluate_pairs_dir
@@ -308,6 +308,7 @@ def evaluate(
         if from_json is not None:
             result = _load_report(from_json)
         elif pairs is not None:
+            assert standard is not None  # --gold is required without --from-json (above)
             ts = parse_thresholds(thresholds) if thresholds else None
             result = evaluate_pairs_dir(
                 pairs,
@@ -329,7 +330,7 @@ def evaluate(
             on_row = _progress(err, quiet or as_json)
             result = evaluate_corpus(docs, standard, config, on_row=on_row)  # type: ignore[arg-type]
     except NeardupError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     _emit(result, as_json, table2, out)  # the scores first: a failing report loses nothing
     if html_out is not None:
         _write_report(result, html_out, title, table2, quiet=as_json)
@@ -347,7 +348,7 @@ def _evaluate_passages(
     title: str,
 ) -> None:
     """``evaluate --passages``: align the gold's pairs, print PAN's measures."""
-    from neardup.cli.main import _fail, err, out
+    from neardup.cli.common import err, fail, out
     from neardup.evaluate.pan import align_gold_pairs, html_report, load_passage_gold
 
     try:
@@ -362,7 +363,7 @@ def _evaluate_passages(
             except OSError as exc:
                 raise InputError(f"{html_out}: cannot write ({exc})") from None
     except NeardupError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     if as_json:
         data = {"pairs": len(gold.pairs), **scores.as_dict(per_case=True)}
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
@@ -382,7 +383,7 @@ def _evaluate_passages(
 def _write_report(result: Any, path: Path, title: str, table2: bool, *, quiet: bool) -> None:
     """Write the HTML report; when that fails, save the scores as JSON beside it (to be
     re-rendered with ``--from-json``) and exit 1."""
-    from neardup.cli.main import err, escape
+    from neardup.cli.common import err, escape
     from neardup.evaluate import report
 
     try:

@@ -11,7 +11,10 @@ from typing import Annotated, Any
 import typer
 
 from neardup._version import __version__
-from neardup.errors import NeardupError, ParameterError, UsageError, check_int
+from neardup.cli.common import console as _console
+from neardup.cli.common import escape, method_params
+from neardup.cli.common import fail as _fail
+from neardup.errors import NeardupError, ParameterError, check_int
 
 app = typer.Typer(
     rich_markup_mode=None,  # plain click help: rich.markdown alone costs ~0.2 s of start-up
@@ -24,29 +27,11 @@ app = typer.Typer(
 )
 
 
-def _console(name: str) -> Any:
-    """``err`` (stderr) or ``out`` (stdout): Rich consoles made on first use, so that
-    ``--help`` and ``--version`` do not import Rich's console (see :func:`__getattr__`)."""
-    console = globals().get(name)
-    if console is None:
-        from rich.console import Console
-
-        console = globals()[name] = Console(stderr=name == "err")
-    return console
-
-
 def __getattr__(name: str) -> Any:
-    """``from neardup.cli.main import err, out`` (PEP 562): the consoles of :func:`_console`."""
+    """``neardup.cli.main.err`` / ``.out`` (PEP 562): :mod:`neardup.cli.common`'s consoles."""
     if name in ("err", "out"):
         return _console(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def escape(text: str) -> str:
-    """``text`` with Rich markup escaped (file names such as ``[draft].txt`` print as is)."""
-    from rich.markup import escape as rich_escape
-
-    return rich_escape(text)
 
 
 MethodOpt = Annotated[
@@ -96,62 +81,6 @@ def main(
     ] = False,
 ) -> None:
     """neardup: near-duplicate detection for text collections."""
-
-
-def _parse_value(raw: str) -> Any:
-    low = raw.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    if low in ("none", "null"):
-        return None
-    for cast in (int, float):
-        try:
-            return cast(raw)
-        except ValueError:
-            pass
-    return raw
-
-
-def method_params(
-    method: str,
-    shingle_size: int | None,
-    params: list[str] | None,
-    stop_words: bool,
-    morphology: str,
-) -> dict[str, Any]:
-    """Collect method parameters from the common options and ``--param KEY=VALUE``.
-
-    Raises:
-        ParameterError: a malformed ``--param`` or a parameter the method does not have.
-    """
-    from neardup.methods.registry import method_class
-
-    fields = {f.name for f in dataclasses.fields(method_class(method)) if f.init}
-    result: dict[str, Any] = {}
-    if shingle_size is not None:
-        if "shingle_size" not in fields:
-            raise ParameterError("--shingle-size", shingle_size, f"not a parameter of {method}")
-        result["shingle_size"] = shingle_size
-    for item in params or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ParameterError("--param", item, "KEY=VALUE")
-        result[key.strip().replace("-", "_")] = _parse_value(value.strip())
-    if "canonical" in fields and (stop_words is not None or morphology is not None):
-        spec = next(f for f in dataclasses.fields(method_class(method)) if f.name == "canonical")
-        has_factory = spec.default_factory is not dataclasses.MISSING
-        base = spec.default_factory() if has_factory else spec.default  # type: ignore[misc]
-        result["canonical"] = dataclasses.replace(
-            base,
-            **({} if stop_words is None else {"stop_words": stop_words}),
-            **({} if morphology is None else {"morphology": morphology}),
-        )
-    return result
-
-
-def _fail(exc: NeardupError) -> typer.Exit:
-    _console("err").print(f"[red]error:[/red] {escape(str(exc))}")
-    return typer.Exit(2 if isinstance(exc, UsageError) else 1)
 
 
 @app.command()
@@ -561,16 +490,19 @@ def _corpus_texts(paths: list[Path]) -> list[str]:
 def _read_one(path: Path, content_type: str) -> str:
     from neardup.errors import InputError
     from neardup.text.read import read_corpus
+    from neardup.text.types import Document, Skipped
 
     if not path.is_file():
         raise InputError(f"{path}: not a file")
     items = list(read_corpus([path], content_type=content_type))
-    docs = [i for i in items if not hasattr(i, "reason")]
+    docs = [i for i in items if isinstance(i, Document)]
     if not docs:
         reason = items[0] if items else None
-        detail = f"{reason.reason} {reason.detail}" if reason is not None else "no document"  # type: ignore[union-attr]
+        detail = "no document"
+        if isinstance(reason, Skipped):
+            detail = f"{reason.reason} {reason.detail}"
         raise InputError(f"{path}: cannot be compared ({detail})")
-    return "\n\n".join(d.text for d in docs)  # type: ignore[union-attr]
+    return "\n\n".join(d.text for d in docs)
 
 
 @app.command()
@@ -634,6 +566,7 @@ def app_for(argv: list[str]) -> typer.Typer:
             sub.registered_commands.append(stub)
         sub.registered_groups = []
         for group in app.registered_groups:
+            assert group.typer_instance is not None  # add_typer() always sets it
             empty = copy.copy(group.typer_instance)
             empty.registered_commands, empty.registered_groups = [], []
             stub_group = copy.copy(group)

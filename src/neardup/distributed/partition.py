@@ -289,7 +289,8 @@ def verify(
     ids = np.concatenate([part["ids"], *(f["ids"] for f in others)])
     pairs = np.stack([cand["a"], cand["b"]], axis=1).astype(np.int64)
     local = order[np.searchsorted(gidx[order], pairs)] if pairs.size else pairs
-    score = _scores(meth, Signatures(None, sig, len(sets)), local)
+    # The key is never read by similarity() (the signatures were made here, by meth).
+    score = _scores(meth, Signatures(None, sig, len(sets)), local)  # type: ignore[arg-type]
     if meth.exact_key and pairs.size:  # grouping keys are prefixes: keep true key matches
         real = score > 0
         pairs, local, score = pairs[real], local[real], score[real]

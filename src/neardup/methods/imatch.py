@@ -93,12 +93,12 @@ def digest(terms: Sequence[str]) -> bytes:
     return hashlib.sha1(" ".join(terms).encode("utf-8", "surrogatepass")).digest()
 
 
-def _prefix_keys(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def prefix_keys(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Grouping keys (first 8 digest bytes) and validity of (n, k*20) uint8 digests."""
     n = data.shape[0]
     d = np.ascontiguousarray(data).reshape(n, -1, DIGEST)
     keys = np.ascontiguousarray(d[:, :, :8]).view("<u8")[:, :, 0]
-    return keys, d.any(axis=2)
+    return keys, np.asarray(d.any(axis=2))
 
 
 def _matching_slots(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -280,7 +280,7 @@ class IMatch:
 
     def candidates(self, sigs: Signatures) -> np.ndarray:
         """Pairs with an equal non-empty signature in some slot: int64 (p, 2), a < b."""
-        keys, valid = _prefix_keys(sigs.data)
+        keys, valid = prefix_keys(sigs.data)
         cand = slot_candidates(keys, valid, sigs.count)
         if cand.size == 0:
             return cand

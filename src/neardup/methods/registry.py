@@ -51,7 +51,7 @@ def make_method(name: str, **params: Any) -> Method:
         raise ParameterError(
             unknown[0], params[unknown[0]], f"a parameter of {name}: {sorted(fields)}"
         )
-    return cls(**params)  # type: ignore[no-any-return]
+    return cls(**params)
 
 
 def describe(name: str) -> dict[str, Any]:

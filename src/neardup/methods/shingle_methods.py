@@ -5,7 +5,7 @@
 * ``shingles-min``: the ``n`` smallest fingerprints ("n минимальных", method 2, n=160);
   only resemblance is defined on it (Broder 1997, via ``min_n(A ∪ B)``);
 * ``minhash-lsh``: MinHash sketches (:mod:`.minhash`) banded into LSH tables
-  (:mod:`neardup.index.lsh`) tuned to ``threshold``.
+  (:mod:`neardup.methods.lsh`) tuned to ``threshold``.
 
 All share the shingling parameters (``shingle_size``, ``step``, ``unit``, ``fingerprint``,
 ``seed``) and a canonical form; all find candidates with an index and score pairs with
@@ -22,13 +22,13 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 
 from neardup.errors import check_float, check_int
-from neardup.index.lsh import LSHParams, lsh_candidates, optimal_params
-from neardup.index.postings import posting_candidates
-from neardup.index.prefix import prefix_candidates, rank_by_frequency
 from neardup.methods.base import Prepared, Signature, SignatureKey, Signatures
 from neardup.methods.decision import DecisionRule
+from neardup.methods.lsh import LSHParams, lsh_candidates, optimal_params
 from neardup.methods.measures import intersection_sizes, overlap
 from neardup.methods.minhash import MinHasher, estimate_jaccard
+from neardup.methods.postings import posting_candidates
+from neardup.methods.prefix import prefix_candidates, rank_by_frequency
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import FingerprintKind, Shingling
 from neardup.text.canonical import CanonicalForm
@@ -120,7 +120,7 @@ class ShingleMethod:
     def candidates(self, sigs: Signatures) -> np.ndarray:
         """Every pair whose (sampled) resemblance may reach ``threshold``: int64 (p, 2).
 
-        Prefix filtering on frequency-ranked fingerprints (:mod:`neardup.index.prefix`).
+        Prefix filtering on frequency-ranked fingerprints (:mod:`neardup.methods.prefix`).
         """
         ranked = rank_by_frequency(sigs.data)
         return prefix_candidates(ranked, self.threshold, max_group=self.max_df)

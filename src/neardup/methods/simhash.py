@@ -48,8 +48,8 @@ from neardup.errors import check_choice, check_int
 from neardup.methods.base import Prepared, Signature, SignatureKey, Signatures
 from neardup.methods.decision import DecisionRule
 from neardup.methods.registry import register
-from neardup.methods.shingles import token_fingerprints
 from neardup.text.canonical import CanonicalForm
+from neardup.text.xxh64 import token_fingerprints
 
 Weighting = Literal["tf", "log"]
 WEIGHTINGS: tuple[str, ...] = ("tf", "log")

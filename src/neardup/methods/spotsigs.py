@@ -57,10 +57,10 @@ import xxhash
 
 from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, seg_arange, unique_pairs
 from neardup.errors import ParameterError, check_float, check_int
-from neardup.index.prefix import prefix_lengths, rank_by_frequency
 from neardup.methods.base import Prepared, Signature, SignatureKey, Signatures
 from neardup.methods.decision import DecisionRule
 from neardup.methods.measures import intersection_sizes
+from neardup.methods.prefix import prefix_lengths, rank_by_frequency
 from neardup.methods.registry import register
 from neardup.methods.sets import ShingleSets
 from neardup.text.canonical import CanonicalForm

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from neardup.errors import ParameterError
-from neardup.index.lsh import LSHParams, lsh_candidates, optimal_params
+from neardup.methods.lsh import LSHParams, lsh_candidates, optimal_params
 from neardup.methods.minhash import MinHasher
 from neardup.methods.sets import ShingleSets
 
