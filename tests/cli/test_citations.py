@@ -48,10 +48,10 @@ def test_methods_cite_authors_and_years(monkeypatch):
 
     from rich.console import Console
 
-    from neardup.cli import main
+    from neardup.cli import common
 
     buf = io.StringIO()
-    monkeypatch.setattr(main, "out", Console(file=buf, width=400))
+    monkeypatch.setattr(common, "out", Console(file=buf, width=400))  # the consoles live there
     assert runner.invoke(app, ["methods"]).exit_code == 0
     text = buf.getvalue()
     simhash = next(r for r in rows if r["name"] == "simhash")["source"]

@@ -8,6 +8,7 @@ from typing import Any
 from neardup.errors import ParameterError
 from neardup.methods.base import Method
 from neardup.methods.decision import rule_of
+from neardup.methods.params import describe_constraints
 
 _REGISTRY: dict[str, type] = {}
 _LOADED: list[bool] = []
@@ -56,14 +57,17 @@ def make_method(name: str, **params: Any) -> Method:
 
 def describe(name: str) -> dict[str, Any]:
     """JSON-ready description: name, source, needs_fit, decision rule (``kind``, ``rule``,
-    ``default``, ``measures``), parameters with defaults."""
+    ``default``, ``measures``), parameters with defaults and what each allows (``allowed``:
+    :meth:`neardup.methods.params.Interval.as_dict` or the like; ``None`` for the canonical
+    form, validated by :class:`~neardup.text.canonical.CanonicalForm`)."""
     cls = method_class(name)
+    allowed = describe_constraints(getattr(cls, "parameter_constraints", {}))
     params = {}
     for f in dataclasses.fields(cls):
         if not f.init or f.name == "canonical":
             continue
         default = f.default if f.default is not dataclasses.MISSING else None
-        params[f.name] = {"default": default, "type": str(f.type)}
+        params[f.name] = {"default": default, "type": str(f.type), "allowed": allowed.get(f.name)}
     doc = (cls.__doc__ or "").strip().splitlines()
     return {
         "name": name,

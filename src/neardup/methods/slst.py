@@ -73,9 +73,9 @@ from neardup._array import (
     seg_arange,
     unique_pairs,
 )
-from neardup.errors import check_float, check_int
-from neardup.methods.base import Prepared, Signature, SignatureKey, Signatures
+from neardup.methods.base import MethodBase, Prepared, Signature, SignatureKey, Signatures
 from neardup.methods.decision import DecisionRule
+from neardup.methods.params import Constraint, Interval
 from neardup.methods.registry import register
 from neardup.text.canonical import CanonicalForm
 from neardup.text.sentences import split_sentences
@@ -539,7 +539,7 @@ def _shared_counts(
 
 # -- the method --------------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
-class SLST:
+class SLST(MethodBase):
     """SL+ST (Feng 2015): sentence-length strings, suffix-automaton blocks, verified Jaccard.
 
     Args:
@@ -577,13 +577,14 @@ class SLST:
     max_df: int = 5000
     canonical: CanonicalForm = field(default_factory=CanonicalForm)
 
-    def __post_init__(self) -> None:
-        check_int("min_block", self.min_block, low=2, high=1000)
-        check_int("max_length", self.max_length, low=1, high=len(ALPHABET) - 1)
-        check_int("window", self.window, low=1, high=self.min_block)
-        check_int("seed", self.seed, low=0, high=2**32 - 1)
-        check_float("threshold", self.threshold, low=0.0, high=1.0, low_open=True)
-        check_int("max_df", self.max_df, low=2)
+    parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "min_block": Interval("int", 2, 1000),
+        "max_length": Interval("int", 1, len(ALPHABET) - 1),
+        "window": Interval("int", 1, "min_block"),
+        "seed": Interval("int", 0, 2**32 - 1),
+        "threshold": Interval("float", 0.0, 1.0, low_open=True),
+        "max_df": Interval("int", 2),
+    }
 
     def params(self) -> dict[str, Any]:
         """JSON-ready parameters (recorded in signatures)."""
