@@ -374,6 +374,14 @@ def _routes(api: FastAPI, st: Store, require: Any, state: ui.UiState) -> None:
         """Liveness and the database dialect."""
         return {"status": "ok", "database": st.dialect}
 
+    @api.get("/methods", tags=["service"])
+    def list_methods() -> list[dict[str, Any]]:
+        """The detection methods, as ``neardup methods --json``: parameters with defaults and
+        what each allows (``allowed``: ranges and choices), decision rule, paper followed."""
+        from neardup.methods.registry import describe, method_names
+
+        return [describe(n) for n in method_names()]
+
     @api.get("/collections", tags=["collections"])
     async def list_collections(request: Request) -> list[dict[str, Any]]:
         """All collections with their parameters (browsers get the HTML list)."""
