@@ -30,6 +30,7 @@ from neardup.methods.minhash import SCHEMES, MinHasher, estimate_jaccard
 from neardup.methods.params import Constraint, Interval, Options
 from neardup.methods.postings import posting_candidates
 from neardup.methods.prefix import prefix_candidates, rank_by_frequency
+from neardup.methods.registry import register
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import FINGERPRINTS, UNITS, FingerprintKind, Shingling
 from neardup.text.canonical import CanonicalForm
@@ -389,3 +390,9 @@ class MinHashLSH(ShingleMethod):
         """
         a.key.require_same(b.key)
         return estimate_jaccard(a.payload, b.payload)
+
+
+register(ShinglesFull)
+register(ShinglesMod)
+register(ShinglesMin)
+register(MinHashLSH)
