@@ -149,6 +149,7 @@ def planted_pairs():  # type: ignore[no-untyped-def]
     return build_set(shared_texts(DATA, per_language=30), pairs_per_level=3, seed=7)
 
 
+@pytest.mark.slow
 @pytest.mark.data
 def test_symmetry_and_minimum_length_on_planted_pairs() -> None:
     """Every planted pair, every obfuscation level: swapping A and B swaps the offsets, and no

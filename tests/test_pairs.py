@@ -47,6 +47,7 @@ def test_lines_of_ids_with_cyrillic_quotes_and_a_lone_surrogate():
     assert json.loads(lines[2])["a"] == 'a"b\\c'
 
 
+@pytest.mark.slow
 def test_table_is_a_sequence_of_pairs_across_chunks():
     n = LINE_CHUNK + 3
     ids = [f"d{i}" for i in range(n + 1)]

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 import typer
 from typer.testing import CliRunner
 
@@ -29,6 +30,7 @@ def _command_paths(group: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str, 
     return paths
 
 
+@pytest.mark.slow
 def test_no_seed_numbers_in_any_help():
     root = typer.main.get_command(app)
     paths = _command_paths(root)

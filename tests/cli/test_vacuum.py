@@ -39,6 +39,7 @@ def _sqlite_free_pages(path: str) -> int:
         return int(conn.execute("PRAGMA freelist_count").fetchone()[0])
 
 
+@pytest.mark.slow
 def test_vacuum_after_removing_most_documents(db_url: str) -> None:  # noqa: F811
     docs = [d for d in load_docs("linux-doc-revisions") if len(d.text) > 1500][:120]
     name = unique()

@@ -230,6 +230,7 @@ def test_plant_pair_checks_its_inputs() -> None:
 
 
 # -- scores on the planted set (small), align beside tiles ---------------------------------------
+@pytest.mark.slow
 @pytest.mark.data
 def test_alignment_scores_on_the_planted_set(texts) -> None:  # type: ignore[no-untyped-def]
     """The must-show targets on a small planted set: plagdet >= 0.95 without obfuscation and
