@@ -165,6 +165,7 @@ def test_symmetry_and_minimum_length_on_planted_pairs() -> None:
                 assert p.seeds >= 3
 
 
+@pytest.mark.slow
 @pytest.mark.data
 def test_planted_cases_are_found_at_every_level() -> None:
     """Each planted case is overlapped by exactly one passage, which covers 70 % of it or more."""

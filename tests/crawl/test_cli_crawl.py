@@ -98,6 +98,7 @@ def test_exit_codes(tmp_path: Path) -> None:
     assert missing.exit_code == 2
 
 
+@pytest.mark.slow
 def test_crawl_command_reports(tmp_path: Path) -> None:
     runner = CliRunner()
     db = f"sqlite:///{tmp_path / 'small.db'}"

@@ -202,6 +202,7 @@ def test_queue_validation(sqlite_store: Store) -> None:
     assert CrawlSettings().parallel == 1
 
 
+@pytest.mark.slow
 def test_page_budget_and_missing_home_page(sqlite_store: Store) -> None:
     with serve_library(n_articles=40) as site:
         queue = make_queue(sqlite_store, max_pages=25)

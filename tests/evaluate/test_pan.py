@@ -174,6 +174,7 @@ def texts() -> dict[str, list[tuple[str, str]]]:
     return shared_texts(DATA, per_language=30)
 
 
+@pytest.mark.slow
 @pytest.mark.data
 def test_planted_offsets_are_exact_and_the_set_is_deterministic(texts) -> None:  # type: ignore[no-untyped-def]
     pairs = build_set(texts, pairs_per_level=3, seed=5)

@@ -192,6 +192,7 @@ def test_parquet_records(tmp_path: Path) -> None:
 _ALPHABET = "aб Z\n\t<[{=|'\x00\x01\x1b\u3000ё"
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.text(alphabet=_ALPHABET, max_size=40), min_size=1, max_size=12))
 def test_block_fast_path_equals_the_per_record_rules(texts: list[str]) -> None:
