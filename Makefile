@@ -2,12 +2,13 @@
 #   make demo   creates .venv, installs neardup, deduplicates examples/corpus
 #   make test   installs the dev extras, runs ruff and pytest
 #   make test-fast  pytest without the tests marked slow (no lint; `make lint` runs it)
+#   make docs   builds the documentation site into site/ (mkdocs build --strict)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip
 
-.PHONY: demo test test-fast lint audit bench clean
+.PHONY: demo test test-fast lint docs audit bench clean
 
 $(BIN)/neardup: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +26,7 @@ demo: $(BIN)/neardup
 
 # ruff; mypy on src/ (strict, see [tool.mypy]); import-linter's layer contracts (.importlinter).
 lint: $(VENV)/.dev
-	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/ruff check src tests benchmarks examples docs/hooks
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
@@ -35,6 +36,9 @@ test: lint
 # The tests not marked slow (pytest -m 'not slow'), without lint: the quick loop while editing.
 test-fast: $(VENV)/.dev
 	$(BIN)/python -m pytest -m "not slow"
+# The documentation site (MkDocs Material + mkdocstrings) in site/; warnings are errors.
+docs: $(VENV)/.dev
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 # Known vulnerabilities in the installed dependencies (pip-audit; fatal when found,
 # a warning when the vulnerability service cannot be reached). See .ci/audit.py.
@@ -46,4 +50,4 @@ bench: $(VENV)/.dev
 	$(BIN)/python benchmarks/run_all.py $(BENCH_FLAGS)
 
 clean:
-	rm -rf $(VENV) out .pytest_cache .ruff_cache
+	rm -rf $(VENV) out site .pytest_cache .ruff_cache

@@ -22,10 +22,23 @@ def test_components_match_networkx(n, raw):
         assert {int(labels[i]) for i in comp} == {min(comp)}
 
 
+IDS = ["a", "b", "c", "d", "e"]
+
+
 def test_keep_longest_then_first_and_container_wins():
     edges = np.array([[0, 1], [1, 2], [3, 4]], np.int64)
     lengths = np.array([10, 50, 50, 7, 7])
-    longest = make_clusters(5, edges, lengths, keep="longest")
-    assert [(c.members, c.keep) for c in longest] == [((0, 1, 2), 1), ((3, 4), 3)]
-    first = make_clusters(5, edges, lengths, keep="first", contained_in={0: 2})
-    assert [(c.members, c.keep) for c in first] == [((0, 1, 2), 2), ((3, 4), 3)]
+    longest = make_clusters(IDS, edges, lengths, keep="longest")
+    assert [(c.member_indexes, c.keep_index) for c in longest] == [((0, 1, 2), 1), ((3, 4), 3)]
+    first = make_clusters(IDS, edges, lengths, keep="first", contained_in={0: 2})
+    assert [(c.member_indexes, c.keep_index) for c in first] == [((0, 1, 2), 2), ((3, 4), 3)]
+
+
+def test_clusters_name_documents_by_id():
+    edges = np.array([[3, 4], [0, 1]], np.int64)
+    clusters = make_clusters(IDS, edges, np.array([5, 9, 1, 1, 8]), keep="longest")
+    assert [(c.cluster, c.members, c.keep) for c in clusters] == [
+        (0, ("a", "b"), "b"),
+        (1, ("d", "e"), "e"),
+    ]
+    assert clusters[1].as_dict() == {"cluster": 1, "members": ["d", "e"], "keep": "e"}

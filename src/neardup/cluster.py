@@ -9,8 +9,9 @@ threshold) gives way to its container, so a quotation never survives its source.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -53,20 +54,28 @@ def components(n: int, edges: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True, slots=True)
 class Cluster:
-    """A group of near-duplicates.
+    """A group of near-duplicates (a ``clusters.jsonl`` row).
 
     Attributes:
-        cluster: cluster number (0-based, in order of the kept document's input index).
-        members: member indexes, ascending; keep: the kept member's index.
+        cluster: cluster number (0-based, in order of the kept document's input position).
+        members: the members' document ids, in input order; keep: the kept member's id.
+        member_indexes: the members' positions in the job's input (``DedupResult.ids``),
+            ascending; keep_index: the kept member's position.
     """
 
     cluster: int
-    members: tuple[int, ...]
-    keep: int
+    members: tuple[str, ...]
+    keep: str
+    member_indexes: tuple[int, ...]
+    keep_index: int
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready row ``{cluster, members, keep}`` (ids)."""
+        return {"cluster": self.cluster, "members": list(self.members), "keep": self.keep}
 
 
 def make_clusters(
-    n: int,
+    ids: Sequence[str],
     edges: np.ndarray,
     lengths: np.ndarray,
     *,
@@ -76,7 +85,8 @@ def make_clusters(
     """Clusters of size >= 2 with their kept member.
 
     Args:
-        n: number of documents; edges: int64 (e, 2) matched pairs.
+        ids: document ids; document ``i`` (an index in ``edges``) is ``ids[i]``.
+        edges: int64 (e, 2) matched pairs of document indexes.
         lengths: int (n,), document lengths in canonical tokens.
         keep: ``longest`` or ``first``.
         contained_in: ``{doc: container}`` for documents contained in another one; a
@@ -85,11 +95,11 @@ def make_clusters(
     Returns:
         Clusters sorted by their kept document's index.
     """
-    labels = components(n, edges)
+    labels = components(len(ids), edges)
     order = np.argsort(labels, kind="stable")
     sorted_labels = labels[order]
     cut = np.flatnonzero(np.diff(sorted_labels)) + 1
-    out: list[Cluster] = []
+    found: list[tuple[int, tuple[int, ...]]] = []
     for group in np.split(order, cut):
         if group.size < 2:
             continue
@@ -99,9 +109,12 @@ def make_clusters(
         else:
             chosen = int(members[np.lexsort((members, -lengths[members]))[0]])
         chosen = _follow(chosen, contained_in or {}, set(members.tolist()))
-        out.append(Cluster(0, tuple(int(m) for m in members), chosen))
-    out.sort(key=lambda c: c.keep)
-    return [Cluster(i, c.members, c.keep) for i, c in enumerate(out)]
+        found.append((chosen, tuple(members.tolist())))
+    found.sort(key=lambda c: c[0])
+    return [
+        Cluster(i, tuple(ids[m] for m in members), ids[chosen], members, chosen)
+        for i, (chosen, members) in enumerate(found)
+    ]
 
 
 def _follow(doc: int, contained_in: dict[int, int], members: set[int]) -> int:

@@ -72,7 +72,8 @@ def compare(
     """Compare two clean texts.
 
     Args:
-        text_a, text_b: the documents' text (markup already removed).
+        text_a: the first document's text (markup already removed).
+        text_b: the second document's text.
         method: registry name or a :class:`~neardup.methods.base.Method`.
         corpus: texts of a reference collection for methods that need statistics
             (I-Match, anchor words, TF-RIDF); A and B are added to it. Without one, the

@@ -33,6 +33,7 @@ from typing import Any, Literal
 import numpy as np
 
 from neardup._array import seg_arange
+from neardup._memory import stack_consuming
 from neardup._version import __version__
 from neardup.cluster import KEEP_RULES, Cluster, make_clusters
 from neardup.errors import ParameterError, check_choice, check_float, check_int
@@ -77,11 +78,16 @@ class Dropped:
 class DedupResult:
     """Everything the job found.
 
+    Every result names documents by id. :meth:`to_arrow` and :meth:`to_pandas` give one of
+    the four tables with the columns of its JSON lines file (``pairs.jsonl``,
+    ``clusters.jsonl``, ``dropped.jsonl``, ``skipped.jsonl``).
+
     Attributes:
         ids: ids of the processed documents, in input order (index = document number).
         pairs: verified pairs (a :class:`~neardup.pairs.PairTable`: a sequence of
-            :class:`Pair` stored as columns); clusters: clusters of size >= 2 with their kept member
-            (indexes into ``ids``); dropped: dropped documents; skipped: skipped inputs;
+            :class:`Pair` stored as columns); clusters: clusters of size >= 2 with their
+            kept member (:class:`~neardup.cluster.Cluster`: ids, and positions in ``ids``);
+        dropped: dropped documents; skipped: skipped inputs;
         summary: counts, parameters, version, seconds per stage, peak memory.
     """
 
@@ -95,11 +101,63 @@ class DedupResult:
     def cluster_rows(self) -> Iterator[dict[str, Any]]:
         """``clusters.jsonl`` rows: ``{cluster, members, keep}`` with document ids."""
         for c in self.clusters:
-            yield {
-                "cluster": c.cluster,
-                "members": [self.ids[m] for m in c.members],
-                "keep": self.ids[c.keep],
-            }
+            yield c.as_dict()
+
+    def to_arrow(self, table: str = "pairs") -> Any:
+        """One table of the result as a ``pyarrow.Table``.
+
+        Args:
+            table: ``pairs`` (columns of :meth:`PairTable.to_arrow`), ``clusters``
+                (``cluster`` int64, ``members`` list of ids, ``keep`` id), ``dropped``
+                (``id``, ``kept``, ``cluster``, ``reason``) or ``skipped`` (``id``,
+                ``source``, ``reason``, ``detail``).
+
+        Raises:
+            ParameterError: an unknown ``table``.
+            InputError: pyarrow is not installed.
+        """
+        from neardup.tables import rows_to_arrow
+
+        if check_choice("table", table, RESULT_TABLES) == "pairs":
+            return _pair_table(self).to_arrow()
+        return rows_to_arrow(self._rows(table), _TABLE_COLUMNS[table])
+
+    def to_pandas(self, table: str = "pairs") -> Any:
+        """One table of the result as a ``pandas.DataFrame`` (the columns of
+        :meth:`to_arrow`; ``members`` cells are lists of ids).
+
+        Raises:
+            ParameterError: an unknown ``table``.
+            InputError: pandas is not installed.
+        """
+        from neardup.tables import rows_to_pandas
+
+        if check_choice("table", table, RESULT_TABLES) == "pairs":
+            return _pair_table(self).to_pandas()
+        return rows_to_pandas(self._rows(table), _TABLE_COLUMNS[table])
+
+    def _rows(self, table: str) -> Iterator[dict[str, Any]]:
+        if table == "clusters":
+            return self.cluster_rows()
+        items = self.dropped if table == "dropped" else self.skipped
+        return (item.as_dict() for item in items)
+
+
+#: The tables of :meth:`DedupResult.to_arrow`.
+RESULT_TABLES: tuple[str, ...] = ("pairs", "clusters", "dropped", "skipped")
+_TABLE_COLUMNS: dict[str, dict[str, str]] = {
+    "clusters": {"cluster": "int", "members": "list[str]", "keep": "str"},
+    "dropped": {"id": "str", "kept": "str", "cluster": "int", "reason": "str"},
+    "skipped": {"id": "str", "source": "str", "reason": "str", "detail": "str"},
+}
+
+
+def _pair_table(result: DedupResult) -> PairTable:
+    """The result's pairs as a :class:`PairTable` (built from :class:`Pair` values when a
+    caller made the result with a plain sequence)."""
+    if isinstance(result.pairs, PairTable):
+        return result.pairs
+    return PairTable.from_pairs(list(result.pairs), method=result.summary.get("method", ""))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -220,17 +278,25 @@ def dedup(
     shingling = getattr(meth, "shingling", None) or Shingling()
     streaming = hasattr(meth, "from_sets") and not meth.needs_fit
     ingest = _Ingest(meth, shingling, opts, timer, keep_docs=not streaming)
+    signed: Signed | None = None
     if streaming and ingest.fast and _is_paths(source):
-        parallel = _ParallelIngest(ingest, read_options or {}, jobs)
+        parallel = _ParallelIngest(ingest, read_options or {}, jobs, meth)
         sets, ids, lengths, skipped = parallel.run(source, prog)  # type: ignore[arg-type]
+        signed = parallel.signed
         worker_seconds = parallel.worker_seconds
     else:
         ingest.run(_items(source, read_options or {}), prog)
         sets, ids, lengths, skipped = ingest.result()
         worker_seconds = {}
     n = len(ids)
-    keys = timer.run("identical", _content_keys, sets)
-    sigs = timer.run("sign", _sign, ingest.prepared, meth, sets)
+    if signed is not None:  # content keys (and signatures) came from the workers
+        keys = timer.run("identical", signed.content_keys)
+    else:
+        keys = timer.run("identical", _content_keys, sets)
+    if signed is not None and signed.rows is not None:
+        sigs = timer.run("sign", signed.signatures, meth, sets)
+    else:
+        sigs = timer.run("sign", _sign, ingest.prepared, meth, sets)
     warnings = lexicon_warnings(meth, n)
     exact_scores = getattr(sigs, "data", None) is sets  # shingles-full: score = resemblance
     if opts.measure == "containment":  # the containment index needs frequency ranks
@@ -249,7 +315,7 @@ def dedup(
         opts,
         prog,
     )
-    clusters = timer.run("cluster", _cluster, n, edges, lengths, opts, contained)
+    clusters = timer.run("cluster", _cluster, ids, edges, lengths, opts, contained)
     dropped = timer.run("keep", _dropped, clusters, ids, pairs, contained, opts.threshold)
     pair_table = PairTable(ids, pairs, meth.name, decisions=decided)
     summary = _summary(meth, opts, timer, n, skipped, cand, pair_table, clusters, dropped)
@@ -337,23 +403,53 @@ def _items(
     return source  # type: ignore[return-value]
 
 
+@dataclass(frozen=True, eq=False)
+class Signed:
+    """What the workers computed past the shingle sets, per unit in order.
+
+    Attributes:
+        keys: uint64 content keys per unit; rows: signature rows per unit, or None when
+        the method does not sign one row per document.
+    """
+
+    keys: list[np.ndarray]
+    rows: list[np.ndarray] | None
+
+    def content_keys(self) -> np.ndarray:
+        """uint64 (n,): the corpus' content keys."""
+        return np.concatenate(self.keys) if self.keys else np.zeros(0, np.uint64)
+
+    def signatures(self, meth: Method, sets: ShingleSets) -> Any:
+        """The method's signatures of the whole corpus: its rows stacked (``from_sets`` of
+        the empty ``sets`` when there are none). Consumes :attr:`rows`."""
+        if not self.rows:
+            return meth.from_sets(sets)  # type: ignore[attr-defined]
+        return meth.from_rows(stack_consuming(self.rows))  # type: ignore[attr-defined]
+
+
 class _ParallelIngest:
     """Read, prepare and shingle input paths on ``jobs`` worker processes
-    (:mod:`neardup.ingest`); the stage ``read+prepare`` is the wall time of all three."""
+    (:mod:`neardup.ingest`); the stage ``read+prepare`` is the wall time of all three.
+    Content keys, and the signatures of methods that sign one row per document
+    (``rows_per_document``), are made in the workers too (:attr:`signed`)."""
 
-    def __init__(self, ingest: _Ingest, read_options: dict[str, Any], jobs: int | None) -> None:
+    def __init__(
+        self, ingest: _Ingest, read_options: dict[str, Any], jobs: int | None, meth: Method
+    ) -> None:
         from neardup.ingest import PrepareConfig, default_jobs, pool_safe
         from neardup.text.read import read_options as make_read_options
 
         self._ingest = ingest
         self._read = make_read_options(**read_options)
+        signer = meth if getattr(meth, "rows_per_document", False) else None
         self._config = PrepareConfig(
-            self._read, ingest._canonical, ingest._shingling, ingest._opts.min_tokens
+            self._read, ingest._canonical, ingest._shingling, ingest._opts.min_tokens, signer
         )
         if jobs is not None:
             check_int("jobs", jobs, low=1)
         self._jobs = (jobs or default_jobs()) if pool_safe() else 1
         self.worker_seconds: dict[str, float] = {}
+        self.signed: Signed | None = None
 
     def run(
         self, paths: Sequence[str | PathLike[str]], prog: Progress
@@ -375,13 +471,15 @@ class _ParallelIngest:
             spool.close()
         prog.finish("read")
         timer.add("read+prepare", timer.now() - t0)
-        read_s, prepare_s, shingle_s = (round(float(x), 6) for x in merger.seconds)
+        read_s, prepare_s, shingle_s, sign_s = (round(float(x), 6) for x in merger.seconds)
         self.worker_seconds = {
             "jobs": self._jobs,
             "read": read_s,
             "prepare": prepare_s,
             "shingle": shingle_s,
+            "sign": sign_s,
         }
+        self.signed = Signed(merger.keys, merger.rows if self._config.signer else None)
         lengths = np.array(merger.lengths, dtype=np.int64)
         sets = ShingleSets.concat_consuming(merger.parts)  # peak: the sets once, not twice
         return sets, merger.ids, lengths, merger.skipped
@@ -646,9 +744,13 @@ def _exact_measures(sets: ShingleSets, cand: np.ndarray) -> tuple[np.ndarray, ..
 
 
 def _cluster(
-    n: int, edges: np.ndarray, lengths: np.ndarray, opts: DedupOptions, contained: dict[int, int]
+    ids: list[str],
+    edges: np.ndarray,
+    lengths: np.ndarray,
+    opts: DedupOptions,
+    contained: dict[int, int],
 ) -> list[Cluster]:
-    return make_clusters(n, edges, lengths, keep=opts.keep, contained_in=contained)
+    return make_clusters(ids, edges, lengths, keep=opts.keep, contained_in=contained)
 
 
 def _dropped(
@@ -659,7 +761,12 @@ def _dropped(
     threshold: float,
 ) -> list[Dropped]:
     """One :class:`Dropped` per cluster member other than the kept one, with its reason."""
-    members = [(m, c.keep, c.cluster) for c in clusters for m in c.members if m != c.keep]
+    members = [
+        (m, c.keep_index, c.cluster)
+        for c in clusters
+        for m in c.member_indexes
+        if m != c.keep_index
+    ]
     if not members:
         return []
     doc, kept, _ = (np.array(col, dtype=np.int64) for col in zip(*members, strict=True))

@@ -21,6 +21,7 @@ import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -45,9 +46,12 @@ class PreparedUnit:
         positions: int64 (d,): each document's position among the unit's items.
         counts: int64 (d,): canonical tokens per document.
         sets: the shingle sets of the documents with ``counts >= min_tokens``, in order.
+        keys: uint64 (len(sets),): their content keys (:meth:`ShingleSets.content_keys`).
+        rows: their signature rows (``config.signer``), or None.
         skipped: ``(position, Skipped)`` of the reading skips.
         items: documents plus reading skips (for progress).
-        seconds: worker seconds of its ``read``, ``prepare`` and ``shingle`` steps.
+        seconds: worker seconds of its ``read``, ``prepare``, ``shingle`` and ``sign``
+            steps (``sign``: content keys and signature rows).
     """
 
     ids: list[str]
@@ -55,19 +59,27 @@ class PreparedUnit:
     positions: np.ndarray
     counts: np.ndarray
     sets: ShingleSets
+    keys: np.ndarray
+    rows: np.ndarray | None
     skipped: list[tuple[int, Skipped]]
     items: int
-    seconds: tuple[float, float, float]
+    seconds: tuple[float, float, float, float]
 
 
 @dataclass(frozen=True, slots=True)
 class PrepareConfig:
-    """What a worker needs besides the unit (pickled once per task)."""
+    """What a worker needs besides the unit (pickled once per task).
+
+    Attributes:
+        signer: a method whose ``sign_rows(sets)`` gives one signature row per document
+            (``rows_per_document``), signed in the worker; or None.
+    """
 
     read: ReadOptions
     canonical: CanonicalForm
     shingling: Shingling
     min_tokens: int
+    signer: Any = None
 
 
 def prepare_unit(unit: Unit, config: PrepareConfig) -> PreparedUnit:
@@ -96,15 +108,20 @@ def prepare_unit(unit: Unit, config: PrepareConfig) -> PreparedUnit:
     tokens = fps[seg_arange(offsets[keep], kept_counts)]
     values, doc = config.shingling.from_token_fingerprints(tokens, kept_counts)
     sets = ShingleSets.from_unsorted(values, doc, int(keep.shape[0]))
+    t3 = time.perf_counter()
+    keys = sets.content_keys()
+    rows = None if config.signer is None else config.signer.sign_rows(sets)
     return PreparedUnit(
         [d.id for d in docs],
         [d.source for d in docs],
         np.array(positions, dtype=np.int64),
         counts.astype(np.int64),
         sets,
+        keys,
+        rows,
         skipped,
         len(items),
-        (t1 - t0, t2 - t1, time.perf_counter() - t2),
+        (t1 - t0, t2 - t1, t3 - t2, time.perf_counter() - t3),
     )
 
 
@@ -179,7 +196,8 @@ class UnitMerger:
 
     Attributes:
         ids: accepted document ids; lengths: their token counts; parts: their shingle
-        sets per unit; skipped: skip rows in input order.
+        sets per unit; keys, rows: their content keys and signature rows per unit (rows
+        empty without a signer); skipped: skip rows in input order.
     """
 
     def __init__(self, min_tokens: int) -> None:
@@ -188,8 +206,10 @@ class UnitMerger:
         self.ids: list[str] = []
         self.lengths: list[int] = []
         self.parts: list[ShingleSets] = []
+        self.keys: list[np.ndarray] = []
+        self.rows: list[np.ndarray] = []
         self.skipped: list[Skipped] = []
-        self.seconds = np.zeros(3)
+        self.seconds = np.zeros(4)
 
     def add(self, item: PreparedUnit | Skipped) -> int:
         """Take one unit (or planning skip); returns the items it covered (for progress)."""
@@ -217,10 +237,15 @@ class UnitMerger:
             self.lengths.append(n)
             take.append(int(set_index[k]))
         if take:
-            sets = item.sets
+            sets, keys, signed = item.sets, item.keys, item.rows
             if len(take) != len(sets):
-                sets = sets.take(np.array(take, dtype=np.int64))
+                index = np.array(take, dtype=np.int64)
+                sets, keys = sets.take(index), keys[index]
+                signed = None if signed is None else signed[index]
             self.parts.append(sets)
+            self.keys.append(keys)
+            if signed is not None:
+                self.rows.append(signed)
         rows.sort(key=lambda r: r[0])
         self.skipped.extend(s for _, s in rows)
         return item.items

@@ -153,19 +153,39 @@ class PairTable(Sequence[Pair]):
         why = self.decision(i)
         return Pair(self._ids[int(a)], self._ids[int(b)], r, cab, cba, s, self.method, why)
 
-    def to_arrow(self) -> Any:
-        """The pairs as a ``pyarrow.Table``: columns ``a``, ``b`` (ids), ``resemblance``,
-        ``containment_ab``, ``containment_ba``, ``score`` (float64) and ``method``.
+    @classmethod
+    def from_pairs(cls, pairs: Sequence[Pair], *, method: str = "") -> PairTable:
+        """A table holding ``pairs`` in order (the method of the first pair, else
+        ``method``; decisions kept when every pair records one).
 
         Raises:
-            InputError: pyarrow is not installed.
+            ValueError: a pair records an unknown decision, or pairs of two methods.
         """
-        try:
-            import pyarrow as pa
-        except ModuleNotFoundError:
-            from neardup.errors import InputError
+        ids: list[str] = []
+        number: dict[str, int] = {}
+        for p in pairs:
+            for doc in (p.a, p.b):
+                if doc not in number:
+                    number[doc] = len(ids)
+                    ids.append(doc)
+        rows = np.array(
+            [(number[p.a], number[p.b], p.resemblance, p.containment_ab, p.containment_ba, p.score)
+             for p in pairs],
+            dtype=np.float64,
+        ).reshape(-1, 6)  # fmt: skip
+        methods = {p.method for p in pairs}
+        if len(methods) > 1:
+            raise ValueError(f"pairs of more than one method: {sorted(methods)}")
+        decisions = None
+        decided = [p.decision for p in pairs if p.decision is not None]
+        if pairs and len(decided) == len(pairs):
+            unknown = set(decided) - set(DECIDED)
+            if unknown:
+                raise ValueError(f"unknown decisions {sorted(unknown)}: one of {DECIDED}")
+            decisions = np.array([DECIDED.index(d) for d in decided], np.uint8)
+        return cls(ids, rows, methods.pop() if methods else method, decisions=decisions)
 
-            raise InputError("to_arrow() needs pyarrow: pip install pyarrow") from None
+    def _columns(self) -> dict[str, Any]:
         rows = self._rows
         ids = self._ids
         columns: dict[str, Any] = {
@@ -173,9 +193,30 @@ class PairTable(Sequence[Pair]):
             "b": [ids[int(i)] for i in rows[:, 1]],
         }
         for j, name in enumerate(_VALUE_COLUMNS, start=2):
-            columns[name] = pa.array(rows[:, j], type=pa.float64())
+            columns[name] = rows[:, j]
         columns["method"] = [self.method] * len(self)
-        return pa.table(columns)
+        if self._decisions is not None:
+            columns["decision"] = [DECIDED[int(d)] for d in self._decisions]
+        return columns
+
+    def to_arrow(self) -> Any:
+        """The pairs as a ``pyarrow.Table``: the columns of ``pairs.jsonl`` (``a``, ``b``
+        ids; ``resemblance``, ``containment_ab``, ``containment_ba``, ``score`` float64,
+        unrounded; ``method``; ``decision`` when recorded).
+
+        Raises:
+            InputError: pyarrow is not installed.
+        """
+        from neardup.tables import need_pyarrow
+
+        pa = need_pyarrow()
+        columns = self._columns()
+        for name in _VALUE_COLUMNS:
+            columns[name] = pa.array(columns[name], type=pa.float64())
+        return pa.table(
+            {k: v if k in _VALUE_COLUMNS else pa.array(v, type=pa.string())
+             for k, v in columns.items()}
+        )  # fmt: skip
 
     def to_pandas(self) -> Any:
         """The pairs as a ``pandas.DataFrame`` (the columns of :meth:`to_arrow`).
@@ -183,20 +224,14 @@ class PairTable(Sequence[Pair]):
         Raises:
             InputError: pandas is not installed.
         """
-        try:
-            import pandas as pd
-        except ModuleNotFoundError:
-            from neardup.errors import InputError
+        from neardup.tables import need_pandas
 
-            raise InputError("to_pandas() needs pandas: pip install pandas") from None
-        rows = self._rows
-        frame = pd.DataFrame({
-            "a": [self._ids[int(i)] for i in rows[:, 0]],
-            "b": [self._ids[int(i)] for i in rows[:, 1]],
-            **{name: rows[:, j] for j, name in enumerate(_VALUE_COLUMNS, start=2)},
+        pd = need_pandas()
+        columns = self._columns()
+        return pd.DataFrame({
+            k: pd.Series(v, dtype="float64" if k in _VALUE_COLUMNS else object)
+            for k, v in columns.items()
         })  # fmt: skip
-        frame["method"] = self.method
-        return frame
 
     def lines(self) -> Iterator[str]:
         """``pairs.jsonl`` lines (with ``\\n``) in pair order; see :func:`pair_lines`."""

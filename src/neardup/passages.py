@@ -141,7 +141,8 @@ def matched_passages(
     """The passages ``text_a`` and ``text_b`` share, ordered by position in A.
 
     Args:
-        text_a, text_b: the original texts (offsets refer to these strings).
+        text_a: the first original text (offsets refer to these strings).
+        text_b: the second original text.
         canonical: how texts become tokens; default ``CanonicalForm(stop_words=False)``, which
             keeps every word so that a passage starts and ends exactly on the quoted text's
             first and last word (with stop words dropped, it starts and ends on content
@@ -408,7 +409,8 @@ def align_passages(
     except for the last tie-break between mirror-image passages).
 
     Args:
-        text_a, text_b: the original texts (offsets refer to these strings).
+        text_a: the first original text (offsets refer to these strings).
+        text_b: the second original text.
         seed_size: words per exact seed, 2-16.
         sorted_size: content words per sorted seed, 2-16; ``0`` turns sorted seeds off.
         max_gap: the largest gap, in characters, bridged inside a passage in the first

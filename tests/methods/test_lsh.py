@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from neardup.errors import ParameterError
 from neardup.methods.lsh import LSHParams, lsh_candidates, optimal_params
@@ -41,3 +43,24 @@ def test_candidates_find_near_duplicates_and_skip_strangers():
     assert [0, 31] in pairs.tolist()
     assert all(32 not in p for p in pairs.tolist())  # the empty set is never a candidate
     assert len(pairs) < 5
+
+
+@settings(derandomize=True, max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, 7), min_size=0, max_size=60),
+    st.sampled_from([0, 1, 2**63 + 5, 2**64 - 1]),
+    st.integers(0, 3),
+)
+def test_equal_groups_are_the_stable_argsort_groups(small, base, spread):
+    """Keys that agree in their top bits but not in full (the rare re-split) included."""
+    from neardup._array import equal_groups, group_bounds
+
+    keys = np.array([(base + (k << spread * 20)) % 2**64 for k in small], dtype=np.uint64)
+    ids = np.arange(keys.shape[0], dtype=np.int64) * 3 + 1
+    order = np.argsort(keys, kind="stable")
+    starts, sizes = group_bounds(keys[order])
+    runs = zip(starts, sizes, strict=True)
+    want = sorted(tuple(ids[order][s : s + n]) for s, n in runs if n >= 2)
+    members, g_starts, g_sizes = equal_groups(keys, ids)
+    got = sorted(tuple(members[s : s + n]) for s, n in zip(g_starts, g_sizes, strict=True))
+    assert got == want

@@ -194,13 +194,16 @@ _ALPHABET = "aб Z\n\t<[{=|'\x00\x01\x1b\u3000ё"
 
 @pytest.mark.slow
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.text(alphabet=_ALPHABET, max_size=40), min_size=1, max_size=12))
-def test_block_fast_path_equals_the_per_record_rules(texts: list[str]) -> None:
+@given(
+    st.lists(st.text(alphabet=_ALPHABET, max_size=40), min_size=1, max_size=12),
+    st.sampled_from(["auto", "text"]),
+)
+def test_block_fast_path_equals_the_per_record_rules(texts: list[str], content_type: str) -> None:
     """Arrow's block path with its byte-level shortcut gives what the per-record rules give."""
     from neardup.text.read import jsonl_record, read_options, read_unit
     from neardup.text.units import LinesUnit
 
-    opts = read_options(max_bytes=120)
+    opts = read_options(max_bytes=120, content_type=content_type)
     lines = [
         json.dumps({"id": f"r{i}", "text": t}, ensure_ascii=i % 2 == 0).encode()
         for i, t in enumerate(texts)

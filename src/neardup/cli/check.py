@@ -18,6 +18,15 @@ from typing import Annotated, Any
 
 import typer
 
+from neardup.cli.options import (
+    MAX_BYTES,
+    ContentTypeOpt,
+    DbOpt,
+    IdFieldOpt,
+    MaxBytesOpt,
+    TextFieldOpt,
+    read_inputs,
+)
 from neardup.errors import NeardupError
 
 #: Exit codes of ``check``: nothing matched, a duplicate found, an error.
@@ -33,19 +42,12 @@ def check(
             "record is checked on its own."
         ),
     ],
-    id_field: Annotated[str, typer.Option(help="JSONL/CSV id field.")] = "id",
-    text_field: Annotated[str, typer.Option(help="JSONL/CSV text field.")] = "text",
-    content_type: Annotated[str, typer.Option(help="auto | text | html | wiki.")] = "auto",
-    max_bytes: Annotated[
-        int, typer.Option(help="Skip records larger than this many bytes.")
-    ] = 20_000_000,
+    id_field: IdFieldOpt = "id",
+    text_field: TextFieldOpt = "text",
+    content_type: ContentTypeOpt = "auto",
+    max_bytes: MaxBytesOpt = MAX_BYTES,
     limit: Annotated[int, typer.Option(help="At most this many matches per record.")] = 20,
-    db: Annotated[
-        str | None,
-        typer.Option(
-            "--db", envvar="NEARDUP_DB", help="Database URL (sqlite:///FILE, postgresql://...)."
-        ),
-    ] = None,
+    db: DbOpt = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="One JSON object per record on stdout.")
     ] = False,
@@ -56,14 +58,12 @@ def check(
 ) -> None:
     """Is each record of INPUT a duplicate of documents in the collection, and of which?
     Exit 0: none is; 1: at least one is; 2: usage or other error."""
-    from neardup.cli.common import err
     from neardup.store import Store
-    from neardup.text.read import read_corpus
     from neardup.text.types import Document
 
     try:
-        items = read_corpus(
-            [str(p) for p in inputs],
+        items = read_inputs(
+            inputs,
             id_field=id_field,
             text_field=text_field,
             content_type=content_type,
@@ -71,7 +71,7 @@ def check(
         )
         store = Store(db)
     except NeardupError as exc:
-        raise _error(err, exc) from None
+        raise _error(exc) from None
     found = False
     try:
         store.collection(name)  # no such collection: an error before any record is read
@@ -82,16 +82,19 @@ def check(
             found = found or row["status"] == "duplicate"
             _emit(row, as_json)
     except NeardupError as exc:
-        raise _error(err, exc) from None
+        raise _error(exc) from None
     finally:
         store.close()
     raise typer.Exit(EXIT_DUPLICATE if found else EXIT_UNIQUE)
 
 
-def _error(console: Any, exc: NeardupError) -> typer.Exit:
+def _error(exc: NeardupError) -> typer.Exit:
+    """Print the error on stderr (Rich's console is made only now: start-up)."""
     from rich.markup import escape
 
-    console.print(f"[red]error:[/red] {escape(str(exc))}")
+    from neardup.cli.common import err
+
+    err.print(f"[red]error:[/red] {escape(str(exc))}")
     return typer.Exit(EXIT_ERROR)
 
 

@@ -17,15 +17,17 @@ from typing import Annotated, Any
 
 import typer
 
+from neardup.cli.options import (
+    MAX_BYTES,
+    ContentTypeOpt,
+    DbOpt,
+    IdFieldOpt,
+    JsonOpt,
+    MaxBytesOpt,
+    TextFieldOpt,
+    read_inputs,
+)
 from neardup.errors import NeardupError
-
-DbOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--db", envvar="NEARDUP_DB", help="Database URL (sqlite:///FILE, postgresql://...)."
-    ),
-]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
 
 collection_app = typer.Typer(
     rich_markup_mode=None,
@@ -242,10 +244,10 @@ def add(
     inputs: Annotated[
         list[Path], typer.Argument(help="Files or directories (txt, md, html, jsonl, csv; .gz).")
     ],
-    id_field: Annotated[str, typer.Option(help="JSONL/CSV id field.")] = "id",
-    text_field: Annotated[str, typer.Option(help="JSONL/CSV text field.")] = "text",
-    content_type: Annotated[str, typer.Option(help="auto | text | html | wiki.")] = "auto",
-    max_bytes: Annotated[int, typer.Option(help="Skip larger documents (bytes).")] = 20_000_000,
+    id_field: IdFieldOpt = "id",
+    text_field: TextFieldOpt = "text",
+    content_type: ContentTypeOpt = "auto",
+    max_bytes: MaxBytesOpt = MAX_BYTES,
     batch_size: Annotated[int, typer.Option(help="Documents per transaction.")] = 2000,
     db: DbOpt = None,
     as_json: JsonOpt = False,
@@ -253,11 +255,10 @@ def add(
 ) -> None:
     """Add documents to a collection (idempotent: re-adding adds nothing; resumable)."""
     from neardup.cli.common import fail
-    from neardup.text.read import read_corpus
 
     try:
-        items = read_corpus(
-            [str(p) for p in inputs],
+        items = read_inputs(
+            inputs,
             id_field=id_field,
             text_field=text_field,
             content_type=content_type,

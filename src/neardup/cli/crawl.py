@@ -15,17 +15,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from neardup.cli.options import DbOpt
 from neardup.errors import NeardupError
 
 if TYPE_CHECKING:
     import asyncio
 
-DbOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--db", envvar="NEARDUP_DB", help="Database URL (sqlite:///FILE, postgresql://...)."
-    ),
-]
 POLL_SECONDS = 0.25
 MAX_LISTED_FAILURES = 20
 

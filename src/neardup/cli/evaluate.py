@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from neardup.cli.options import ContentTypeOpt, IdFieldOpt, TextFieldOpt
 from neardup.errors import InputError, NeardupError, ParameterError, UsageError
 
 if TYPE_CHECKING:
@@ -275,9 +276,9 @@ def evaluate(
         bool,
         typer.Option("--reuse/--no-reuse", help="Reuse one run across thresholds where exact."),
     ] = True,
-    id_field: Annotated[str, typer.Option(help="JSONL/CSV id field.")] = "id",
-    text_field: Annotated[str, typer.Option(help="JSONL/CSV text field.")] = "text",
-    content_type: Annotated[str, typer.Option(help="auto | text | html | wiki.")] = "auto",
+    id_field: IdFieldOpt = "id",
+    text_field: TextFieldOpt = "text",
+    content_type: ContentTypeOpt = "auto",
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No per-run progress lines.")
     ] = False,

@@ -11,10 +11,22 @@ from typing import Annotated, Any
 import typer
 
 from neardup._version import __version__
+from neardup.cli.coercion import install as install_plain_coercion
 from neardup.cli.common import console as _console
 from neardup.cli.common import escape, method_params
 from neardup.cli.common import fail as _fail
+from neardup.cli.options import (
+    MAX_BYTES,
+    ContentTypeOpt,
+    IdFieldOpt,
+    JsonOpt,
+    MaxBytesOpt,
+    TextFieldOpt,
+    read_options,
+)
 from neardup.errors import NeardupError, ParameterError, check_int
+
+install_plain_coercion()  # str/int/float/Path values without pydantic (start-up)
 
 app = typer.Typer(
     rich_markup_mode=None,  # plain click help: rich.markdown alone costs ~0.2 s of start-up
@@ -65,7 +77,6 @@ MorphOpt = Annotated[
     str | None,
     typer.Option("--morphology", help="none | stem (Snowball) | lemma (pymorphy3)."),
 ]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
 
 
 def _version(value: bool) -> None:
@@ -125,12 +136,10 @@ def dedup(
             "--passages", help="With --out: also write passages.jsonl (align_passages per pair)."
         ),
     ] = False,
-    id_field: Annotated[str, typer.Option(help="JSONL/CSV id field.")] = "id",
-    text_field: Annotated[str, typer.Option(help="JSONL/CSV text field.")] = "text",
-    content_type: Annotated[str, typer.Option(help="auto | text | html | wiki.")] = "auto",
-    max_bytes: Annotated[
-        int, typer.Option(help="Skip documents larger than this many bytes.")
-    ] = 20_000_000,
+    id_field: IdFieldOpt = "id",
+    text_field: TextFieldOpt = "text",
+    content_type: ContentTypeOpt = "auto",
+    max_bytes: MaxBytesOpt = MAX_BYTES,
     extractor: Annotated[
         str, typer.Option(help="HTML main-text extractor: resiliparse | trafilatura.")
     ] = "resiliparse",
@@ -201,10 +210,12 @@ def dedup(
         )
         mparams = method_params(method, shingle_size, param, stop_words, morphology)
         read_opts: dict[str, Any] = {
-            "id_field": id_field,
-            "text_field": text_field,
-            "content_type": content_type,
-            "max_bytes": max_bytes,
+            **read_options(
+                id_field=id_field,
+                text_field=text_field,
+                content_type=content_type,
+                max_bytes=max_bytes,
+            ),
             "extractor": extractor,
             "follow_symlinks": follow_symlinks,
         }

@@ -65,7 +65,6 @@ def print_table(console: Console, result: Any, out_dir: str | None, *, top: int 
     if out_dir is not None:
         table.add_row("output", escape(str(out_dir)))
     console.print(table)
-    ids = result.ids
     clusters = largest_clusters(result.clusters, top)
     if clusters:
         ct = Table(
@@ -76,11 +75,13 @@ def print_table(console: Console, result: Any, out_dir: str | None, *, top: int 
             title=_title("largest clusters", len(clusters), len(result.clusters)),
         )
         for c in clusters:
-            others = [ids[m] for m in c.members if m != c.keep]
+            others = [
+                d for d, m in zip(c.members, c.member_indexes, strict=True) if m != c.keep_index
+            ]
             shown = ", ".join(others[:3]) + (
                 f", ... (+{len(others) - 3})" if len(others) > 3 else ""
             )
-            ct.add_row(str(c.cluster), str(len(c.members)), escape(ids[c.keep]), escape(shown))
+            ct.add_row(str(c.cluster), str(len(c.members)), escape(c.keep), escape(shown))
         console.print(ct)
     measure = summary.get("options", {}).get("measure", "resemblance")
     pairs = top_pairs(result.pairs, measure, top)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from neardup.cli.options import DbOpt
 from neardup.errors import NeardupError
 
 if TYPE_CHECKING:
@@ -20,10 +21,7 @@ _FACTORY = "neardup.cli.serve:worker_app"
 
 
 def serve(
-    db: Annotated[
-        str | None,
-        typer.Option("--db", envvar="NEARDUP_DB", help="Database URL (sqlite:///, postgresql://)."),
-    ] = None,
+    db: DbOpt = None,
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
     token: Annotated[

@@ -39,6 +39,7 @@ from neardup.methods.lsh import LSHParams, band_keys, optimal_params
 from neardup.methods.minhash import MinHasher
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
+from neardup.tables import rows_to_arrow, rows_to_pandas
 from neardup.text.canonical import CanonicalForm
 
 #: What :meth:`Index.insert` did: stored it, the id was there already, too few tokens.
@@ -110,7 +111,7 @@ class QueryResult:
         Raises:
             InputError: pyarrow is not installed.
         """
-        return rows_to_arrow(self.rows(), _COLUMNS)
+        return rows_to_arrow(self.rows(), MATCH_COLUMNS)
 
     def to_pandas(self) -> Any:
         """The matches as a ``pandas.DataFrame`` (columns of :meth:`IndexMatch.as_dict`).
@@ -118,28 +119,17 @@ class QueryResult:
         Raises:
             InputError: pandas is not installed.
         """
-        return rows_to_pandas(self.rows(), _COLUMNS)
+        return rows_to_pandas(self.rows(), MATCH_COLUMNS)
 
 
-_COLUMNS = ("id", "resemblance", "containment_query", "containment_doc", "shared")
-
-
-def rows_to_arrow(rows: list[dict[str, Any]], columns: Iterable[str]) -> Any:
-    """``rows`` as a ``pyarrow.Table`` with ``columns`` (also when there are no rows)."""
-    try:
-        import pyarrow as pa
-    except ModuleNotFoundError:
-        raise InputError("to_arrow() needs pyarrow: pip install pyarrow") from None
-    return pa.table({c: [r[c] for r in rows] for c in columns})
-
-
-def rows_to_pandas(rows: list[dict[str, Any]], columns: Iterable[str]) -> Any:
-    """``rows`` as a ``pandas.DataFrame`` with ``columns`` (also when there are no rows)."""
-    try:
-        import pandas as pd
-    except ModuleNotFoundError:
-        raise InputError("to_pandas() needs pandas: pip install pandas") from None
-    return pd.DataFrame(rows, columns=list(columns))
+#: Columns of :meth:`QueryResult.to_arrow` (the keys of :meth:`IndexMatch.as_dict`).
+MATCH_COLUMNS: dict[str, str] = {
+    "id": "str",
+    "resemblance": "float",
+    "containment_query": "float",
+    "containment_doc": "float",
+    "shared": "int",
+}
 
 
 @dataclass(eq=False)

@@ -52,7 +52,8 @@ def anchor_hash(anchors: Sequence[str]) -> int:
 
 @dataclass(kw_only=True)
 class AnchorWords(SingleKeyMethod):
-    """Anchor words (Ilyinsky et al. 2002, interpreted; see the module docstring).
+    """Anchor words (Ilyinsky et al. 2002, interpreted; see the module docstring): a SHA-1
+    signature of which mid-frequency anchor words a document uses often.
 
     Needs :meth:`fit` (the anchor dictionary). Signature payload: uint64 (1,); 0 means no
     signature and matches nothing. Duplicates: equal non-zero signatures.

@@ -21,7 +21,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, unique_pairs
+from neardup._array import (
+    U64,
+    equal_groups,
+    fmix64,
+    fmix64_into,
+    pairs_in_groups,
+    unique_pairs,
+)
 from neardup.errors import ParameterError, check_float, check_int
 
 _GRID = 1001
@@ -51,7 +58,8 @@ def optimal_params(
     Args:
         threshold: resemblance threshold ``t`` in (0, 1].
         num_perm: sketch length ``k`` (>= 1).
-        fp_weight, fn_weight: non-negative weights (not both zero).
+        fp_weight: weight of the false-positive area, >= 0.
+        fn_weight: weight of the false-negative area, >= 0 (not both zero).
 
     Returns:
         The best :class:`LSHParams` (ties: more bands).
@@ -100,9 +108,12 @@ def band_keys(sketches: np.ndarray, params: LSHParams) -> np.ndarray:
         raise ParameterError("bands*rows", b * r, f"at most the sketch length {sketches.shape[1]}")
     rows = sketches[:, : b * r].reshape(n, b, r)
     h = np.broadcast_to(fmix64(np.arange(b, dtype=U64) + np.uint64(0xA5A5)), (n, b)).copy()
+    tmp = np.empty_like(h)
     with np.errstate(over="ignore"):
-        for j in range(r):
-            h = fmix64(h * np.uint64(0x9E3779B97F4A7C15) ^ rows[:, :, j])
+        for j in range(r):  # h = fmix64(h * C ^ row), in place
+            h *= np.uint64(0x9E3779B97F4A7C15)
+            h ^= rows[:, :, j]
+            fmix64_into(h, tmp)
     return h
 
 
@@ -124,11 +135,12 @@ def lsh_candidates(
     n = sketches.shape[0]
     from neardup.methods.minhash import EMPTY
 
-    live = np.flatnonzero(~np.all(sketches == EMPTY, axis=1))
-    keys = band_keys(sketches[live], params)
+    maybe_empty = np.flatnonzero(sketches[:, 0] == EMPTY)  # few rows: check them in full
+    empty = maybe_empty[np.all(sketches[maybe_empty] == EMPTY, axis=1)]
+    live = np.setdiff1d(np.arange(n), empty, assume_unique=True) if empty.size else np.arange(n)
+    keys = band_keys(sketches if live.size == n else sketches[live], params)
     found = []
     for j in range(params.bands):
-        order = np.argsort(keys[:, j], kind="stable")
-        starts, sizes = group_bounds(keys[order, j])
-        found.append(pairs_in_groups(live[order], starts, sizes, max_group=max_bucket))
+        members, starts, sizes = equal_groups(np.ascontiguousarray(keys[:, j]), live)
+        found.append(pairs_in_groups(members, starts, sizes, max_group=max_bucket))
     return unique_pairs(np.concatenate(found) if found else np.zeros((0, 2), np.int64), n)

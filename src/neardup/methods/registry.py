@@ -90,10 +90,11 @@ def make_method(name: str, **params: Any) -> Method:
 
 
 def describe(name: str) -> dict[str, Any]:
-    """JSON-ready description: name, source, needs_fit, decision rule (``kind``, ``rule``,
-    ``default``, ``measures``), parameters with defaults and what each allows (``allowed``:
-    :meth:`neardup.methods.params.Interval.as_dict` or the like; ``None`` for the canonical
-    form, validated by :class:`~neardup.text.canonical.CanonicalForm`)."""
+    """JSON-ready description: name, summary (the first paragraph of the class docstring),
+    source, needs_fit, decision rule (``kind``, ``rule``, ``default``, ``measures``),
+    parameters with defaults and what each allows (``allowed``:
+    :meth:`neardup.methods.params.Interval.as_dict` or the like; the canonical form is
+    validated by :class:`~neardup.text.canonical.CanonicalForm`)."""
     cls = method_class(name)
     allowed = describe_constraints(getattr(cls, "parameter_constraints", {}))
     params = {}
@@ -102,10 +103,10 @@ def describe(name: str) -> dict[str, Any]:
             continue
         default = f.default if f.default is not dataclasses.MISSING else None
         params[f.name] = {"default": default, "type": str(f.type), "allowed": allowed.get(f.name)}
-    doc = (cls.__doc__ or "").strip().splitlines()
+    first = (cls.__doc__ or "").strip().split("\n\n")[0]
     return {
         "name": name,
-        "summary": doc[0] if doc else "",
+        "summary": " ".join(first.split()),
         "source": cls.source,  # type: ignore[attr-defined]
         "needs_fit": cls.needs_fit,  # type: ignore[attr-defined]
         "exact_key": cls.exact_key,  # type: ignore[attr-defined]

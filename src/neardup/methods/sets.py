@@ -8,13 +8,17 @@ Samples of Zagorulko et al. 2013 live here too: "mod m" (fingerprints divisible 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from neardup._array import U64, distinct_order, group_bounds, seg_arange
+from neardup._memory import stack_consuming
 from neardup.errors import check_int
+
+#: Fingerprints hashed at a time by :meth:`ShingleSets.content_keys` (bounds its memory).
+_KEY_CHUNK = 1 << 22
 
 
 @dataclass(frozen=True, eq=False)
@@ -110,19 +114,14 @@ class ShingleSets:
     @classmethod
     def concat_consuming(cls, parts: list[ShingleSets]) -> ShingleSets:
         """:meth:`concat` that empties ``parts`` as it copies, so the peak memory is the
-        result plus one part, not twice the result (the caller must hold no other
-        reference to the parts)."""
+        result plus a few parts, not twice the result (the caller must hold no other
+        reference to the parts; :func:`neardup._memory.stack_consuming`)."""
         if not parts:
             return cls(np.zeros(0, U64), np.zeros(1, np.int64))
-        total = sum(p.values.shape[0] for p in parts)
-        values = np.empty(total, dtype=U64)
         sizes = np.concatenate([p.sizes for p in parts])
-        at = 0
-        while parts:
-            part = parts.pop(0)
-            values[at : at + part.values.shape[0]] = part.values
-            at += part.values.shape[0]
-            del part
+        arrays = [p.values for p in parts]
+        parts.clear()
+        values = stack_consuming(arrays)
         offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
         return cls(values, offsets)
@@ -175,13 +174,28 @@ class ShingleSets:
         """
         from neardup._array import fmix64
 
-        with np.errstate(over="ignore"):
-            mixed = fmix64(self.values ^ np.uint64(0x5851F42D4C957F2D))
-            # order-free sum of mixed values per set: differences of a wrapping prefix sum
-            total = np.zeros(self.values.shape[0] + 1, dtype=U64)
-            np.cumsum(mixed, out=total[1:])
-            key = total[self.offsets[1:]] - total[self.offsets[:-1]]
+        key = np.zeros(len(self), dtype=U64)
+        for lo, hi in self._chunks(_KEY_CHUNK):  # bounded temporaries at any corpus size
+            base = self.offsets[lo]
+            with np.errstate(over="ignore"):
+                mixed = fmix64(self.values[base : self.offsets[hi]] ^ np.uint64(0x5851F42D4C957F2D))
+                # order-free sum of mixed values per set: differences of a wrapping prefix sum
+                total = np.zeros(mixed.shape[0] + 1, dtype=U64)
+                np.cumsum(mixed, out=total[1:])
+                bounds = self.offsets[lo : hi + 1] - base
+                key[lo:hi] = total[bounds[1:]] - total[bounds[:-1]]
         return fmix64(key ^ self.sizes.astype(U64))
+
+    def _chunks(self, values: int) -> Iterator[tuple[int, int]]:
+        """Consecutive document ranges ``[lo, hi)`` of about ``values`` fingerprints each
+        (at least one document each)."""
+        n = len(self)
+        lo = 0
+        while lo < n:
+            hi = int(np.searchsorted(self.offsets, self.offsets[lo] + values, side="right")) - 1
+            hi = min(max(hi, lo + 1), n)
+            yield lo, hi
+            lo = hi
 
 
 def group_equal_sets(sets: ShingleSets) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -124,6 +124,30 @@ class ShingleMethod(MethodBase):
     def _reduce(self, sets: ShingleSets) -> Any:
         return sets
 
+    #: :meth:`from_sets` signs each document alone into one row of an array, so a corpus'
+    #: signatures are the rows of its parts stacked in order (the dedup job then signs in
+    #: its worker processes: :meth:`sign_rows`, :meth:`from_rows`).
+    rows_per_document: ClassVar[bool] = False
+
+    def sign_rows(self, sets: ShingleSets) -> np.ndarray:
+        """The data of :meth:`from_sets` of a ``rows_per_document`` method: one row per set,
+        shape (len(sets), ...).
+
+        Raises:
+            ParameterError: the method does not sign one row per document.
+        """
+        rows = self._reduce(sets)
+        if not self.rows_per_document or not isinstance(rows, np.ndarray):
+            from neardup.errors import ParameterError
+
+            raise ParameterError("method", self.name, "a method that signs one row per document")
+        return rows
+
+    def from_rows(self, rows: np.ndarray) -> Signatures:
+        """Signatures from the stacked :meth:`sign_rows` of a corpus' parts (equal to
+        :meth:`from_sets` of the whole corpus)."""
+        return Signatures(self.key(), rows, int(rows.shape[0]))
+
     def candidates(self, sigs: Signatures) -> np.ndarray:
         """Every pair whose (sampled) resemblance may reach ``threshold``: int64 (p, 2).
 
@@ -289,6 +313,7 @@ class MinHashLSH(ShingleMethod):
         "Broder 1997 min-wise hashing; Shrivastava 2017 optimal densification; "
         "LSH banding P(s) = 1 - (1 - s^r)^b (Leskovec et al., MMDS §3.4)"
     )
+    rows_per_document: ClassVar[bool] = True
     num_perm: int = 128
     scheme: Literal["oph", "perm"] = "oph"
     minhash_seed: int = 1

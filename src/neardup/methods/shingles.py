@@ -32,7 +32,7 @@ from typing import Literal
 import numpy as np
 import xxhash
 
-from neardup._array import U64, fmix64, fmix64_into, seg_arange
+from neardup._array import U64, fmix64, fmix64_into, seg_arange, sorted_unique
 from neardup.errors import check_choice, check_int
 from neardup.methods.sets import ShingleSets
 from neardup.text.canonical import CanonicalForm
@@ -54,8 +54,8 @@ class Shingling:
         size: tokens (``unit="word"``) or characters (``unit="char"``) per shingle, 1-64.
         step: distance between shingle starts, ``1 <= step <= size``.
         unit: ``word`` or ``char``.
-        fingerprint: ``xxh64`` (64-bit, default) or ``crc32`` (32-bit, Zagorulko et al. 2013 and
-        Rodnenko 2009).
+        fingerprint: ``xxh64`` (64-bit, default) or ``crc32`` (32-bit, Zagorulko et al. 2013
+            and Rodnenko 2009).
         seed: hash seed, ``0 <= seed < 2**32``.
 
     Raises:
@@ -187,7 +187,7 @@ class Shingling:
 
     def _slow(self, tokens: Sequence[str]) -> np.ndarray:
         fp = np.fromiter((self._hash_text(s) for s in self.shingles(tokens)), dtype=U64)
-        return np.unique(fp)
+        return sorted_unique(fp)
 
     def _word_xxh64(self, token_lists: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
         """Word-shingle XXH64-combined fingerprints of a batch (values, doc index)."""

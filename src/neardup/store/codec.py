@@ -28,6 +28,7 @@ from itertools import pairwise
 
 import numpy as np
 
+from neardup._array import sorted_unique
 from neardup.errors import FormatError
 
 #: The format byte of ``nd_shingles.fingerprints`` written by this neardup.
@@ -45,7 +46,7 @@ def verification_set(fingerprints: np.ndarray) -> np.ndarray:
         uint32 (t,), sorted, unique, ``t <= s``.
     """
     high = (np.asarray(fingerprints, dtype=np.uint64) >> _SHIFT).astype(np.uint32)
-    return np.unique(high)
+    return sorted_unique(high)
 
 
 def encode_set(fingerprints: np.ndarray) -> bytes:

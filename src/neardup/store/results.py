@@ -210,3 +210,39 @@ class CheckResult:
             "matches": [m.as_dict() for m in self.matches],
             "seconds": round(self.seconds, 6),
         }
+
+    def to_arrow(self) -> Any:
+        """The matches as a ``pyarrow.Table``: the keys of :meth:`Match.as_dict` as columns
+        (``evidence`` as JSON text), one row per match, best first.
+
+        Raises:
+            InputError: pyarrow is not installed.
+        """
+        from neardup.tables import rows_to_arrow
+
+        return rows_to_arrow((m.as_dict() for m in self.matches), MATCH_COLUMNS)
+
+    def to_pandas(self) -> Any:
+        """The matches as a ``pandas.DataFrame`` (the columns of :meth:`to_arrow`).
+
+        Raises:
+            InputError: pandas is not installed.
+        """
+        from neardup.tables import rows_to_pandas
+
+        return rows_to_pandas((m.as_dict() for m in self.matches), MATCH_COLUMNS)
+
+
+#: Columns of :meth:`CheckResult.to_arrow` (the keys of :meth:`Match.as_dict`).
+MATCH_COLUMNS: dict[str, str] = {
+    "id": "str",
+    "source": "str",
+    "title": "str",
+    "resemblance": "float",
+    "containment_query": "float",
+    "containment_doc": "float",
+    "shared": "int",
+    "size_query": "int",
+    "size_doc": "int",
+    "evidence": "json",
+}

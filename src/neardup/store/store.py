@@ -14,6 +14,7 @@ transaction, deleted with it) and read back by :meth:`Store.document_text`.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import queue
 import threading
@@ -39,9 +40,9 @@ from sqlalchemy import (
     union_all,
     update,
 )
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 
+from neardup._array import sorted_unique
 from neardup.errors import (
     FormatError,
     IncompatibleSignatureError,
@@ -800,7 +801,7 @@ class Store:
         documents, shingle sets and (when stored) signatures."""
         if keys.size == 0:
             return {}, []
-        params = {"collection_id": info.id, "keys": np.unique(keys).tolist()}
+        params = {"collection_id": info.id, "keys": sorted_unique(keys).tolist()}
         rows = list(conn.execute(_CHECK_ROWS, params))
         return {int(r[0]): int(r[6]) for r in rows}, rows
 
@@ -923,7 +924,8 @@ class Store:
         )
 
     def _dialect_insert(self, table: Any) -> Any:
-        mod = postgresql if self.dialect == "postgresql" else sqlite
+        # the dialect's module only: importing both loads asyncio and the async drivers
+        mod = importlib.import_module(f"sqlalchemy.dialects.{self.dialect}")
         return mod.insert(table)
 
     def _write(self) -> _Tx:

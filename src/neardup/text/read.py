@@ -385,21 +385,23 @@ def _plain_records(texts: Any, options: ReadOptions) -> tuple[Any, Any]:
     kind = np.int64 if arr.type.equals(_large_string()) else np.int32
     bufs = arr.buffers()
     offsets = np.frombuffer(bufs[1], dtype=kind)[arr.offset : arr.offset + n + 1].astype(np.int64)
-    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
     sizes = np.diff(offsets)
     if options.content_type not in ("auto", "text"):
         return np.zeros(n, dtype=bool), sizes  # a forced markup: the full path
-    control, pair = _byte_tables()
-    mask = control[data]
-    if options.content_type == "auto" and data.shape[0] > 2:
-        mask |= data == 0x3C  # "<"
-        pairs = (data[:-1] == data[1:]) & pair[data[:-1]]  # "[[", "{{", "=="
-        mask[:-1] |= pairs | ((data[:-1] == 0x7B) & (data[1:] == 0x7C))  # "{|"
-        quotes = data == 0x27
-        mask[:-2] |= quotes[:-2] & quotes[1:-1] & quotes[2:]  # three apostrophes
-    bad = np.zeros(data.shape[0] + 1, dtype=np.int64)
-    np.cumsum(mask, out=bad[1:])
-    flagged = (bad[offsets[1:]] - bad[offsets[:-1]]) > 0
+    lo, hi = int(offsets[0]), int(offsets[-1])
+    raw = memoryview(bufs[2])[lo:hi].tobytes() if bufs[2] is not None else b""
+    codes = np.frombuffer(raw.translate(_hint_table(options.content_type)), dtype=np.uint8)
+    at = np.flatnonzero(codes)  # the few bytes that can be part of a hint
+    code = codes[at]
+    hit = code == 1  # a control byte, or "<"
+    if at.shape[0] > 1:
+        nxt = at[1:] == at[:-1] + 1
+        first, second = code[:-1], code[1:]
+        doubled = (first == second) & (first >= 2) & (first <= 4)  # "[[", "{{", "=="
+        hit[:-1] |= nxt & (doubled | ((first == 3) & (second == 6)))  # or "{|"
+        hit[:-2] |= nxt[:-1] & nxt[1:] & (code[:-2] == 5) & (first[1:] == 5) & (second[1:] == 5)
+    flagged = np.zeros(n, dtype=bool)
+    flagged[np.searchsorted(offsets, at[hit] + lo, side="right") - 1] = True
     return ~flagged & (sizes <= options.max_bytes), sizes
 
 
@@ -409,19 +411,22 @@ def _large_string() -> Any:
     return pa.large_string()
 
 
-@lru_cache(maxsize=1)
-def _byte_tables() -> tuple[Any, Any]:
-    """Byte tables: control bytes (as :func:`.encoding.looks_binary` counts them) and the
-    bytes whose doubling is wiki markup."""
-    import numpy as np
-
+@lru_cache(maxsize=2)
+def _hint_table(content_type: str) -> bytes:
+    """``bytes.translate`` table for :func:`_plain_records`: 1 for a control byte (as
+    :func:`.encoding.looks_binary` counts them), and unless the content type is forced to
+    ``text``: 1 for ``<``; 2, 3, 4, 5, 6 for ``[``, ``{``, ``=``, ``'``, ``|`` (the bytes of
+    the markup pairs and triples); 0 for every other byte."""
     from neardup.text.encoding import _CONTROL
 
-    control = np.zeros(256, dtype=bool)
-    control[sorted(_CONTROL)] = True
-    pair = np.zeros(256, dtype=bool)
-    pair[[0x5B, 0x7B, 0x3D]] = True  # "[", "{", "="
-    return control, pair
+    table = bytearray(256)
+    for b in _CONTROL:
+        table[b] = 1
+    if content_type == "auto":
+        for code, char in enumerate(b"<[{='|", start=1):
+            table[char] = code
+        table[ord("<")] = 1
+    return bytes(table)
 
 
 def arrow_block(data: bytes, max_bytes: int) -> bool:
@@ -454,4 +459,3 @@ def jsonl_record(line: bytes, fallback_id: str, source: str, options: Any) -> Do
         return Skipped(fallback_id, source, "unreadable", "not a JSON object")
     doc_id = record_id(obj.get(options.id_field), fallback_id)
     return record_document(doc_id, source, obj.get(options.text_field), options, trusted=False)
-

@@ -1,0 +1,200 @@
+"""MkDocs hooks of the neardup site (``mkdocs.yml``: ``hooks``): parts of pages made at build
+time from the code and the measured results, so they cannot drift from them.
+
+A page asks for a part with a marker line:
+
+* ``<!-- neardup:cli-reference -->``: every command's ``--help`` (:mod:`neardup.cli.reference`);
+* ``<!-- neardup:api-reference -->``: one mkdocstrings block per name of ``neardup.__all__``;
+* ``<!-- neardup:method-table -->``: each method's idea, papers and decision rule (from the
+  registry) and its F1 and speed on the labelled sets (``benchmarks/results/decisions.json``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+DECISIONS = ROOT / "benchmarks" / "results" / "decisions.json"
+#: The set whose run times give the speed column (the largest labelled set).
+SPEED_SET = "linux-doc-revisions"
+
+#: Decision rules without a threshold (the same pairs at every t).
+THRESHOLD_FREE = frozenset({"equal-signature", "shared-mega-shingle", "hamming"})
+
+#: API sections: title -> public names, in reading order. A public name missing here is
+#: listed under "Other" (the site never leaves one out).
+API_GROUPS: dict[str, list[str]] = {
+    "Deduplicating a corpus": [
+        "dedup",
+        "DedupOptions",
+        "DedupResult",
+        "Pair",
+        "PairTable",
+        "Cluster",
+        "Dropped",
+        "write_result",
+    ],
+    "Comparing texts": [
+        "compare",
+        "Comparison",
+        "overlap",
+        "Overlap",
+        "align_passages",
+        "AlignedPassage",
+        "matched_passages",
+        "Passage",
+        "highlight",
+    ],
+    "Indexes and collections": [
+        "Index",
+        "IndexMatch",
+        "QueryResult",
+        "Store",
+        "CollectionInfo",
+        "CheckResult",
+    ],
+    "Reading and preparing text": ["read_corpus", "Document", "Skipped", "CanonicalForm"],
+    "Methods and building blocks": [
+        "make_method",
+        "method_names",
+        "Method",
+        "Prepared",
+        "Signature",
+        "SignatureKey",
+        "Signatures",
+        "Shingling",
+        "ShingleSets",
+        "MinHasher",
+        "LSHParams",
+        "optimal_params",
+    ],
+    "Errors": [
+        "NeardupError",
+        "UsageError",
+        "ParameterError",
+        "InputError",
+        "DecodeError",
+        "FormatError",
+        "IncompatibleSignatureError",
+    ],
+}
+
+
+def cli_reference() -> str:
+    """Markdown of every command's help."""
+    from neardup.cli.reference import markdown
+
+    return markdown(level=2)
+
+
+def api_reference() -> str:
+    """mkdocstrings blocks for the public names, by section."""
+    import neardup
+
+    names = [n for n in neardup.__all__ if n != "__version__"]
+    grouped = {n for group in API_GROUPS.values() for n in group}
+    unknown = sorted(set(grouped) - set(names))
+    if unknown:
+        raise ValueError(f"API_GROUPS names that are not in neardup.__all__: {unknown}")
+    groups = dict(API_GROUPS)
+    other = [n for n in names if n not in grouped]
+    if other:
+        groups["Other"] = other
+    parts = []
+    for title, members in groups.items():
+        parts.append(f"## {title}\n")
+        for name in members:
+            module = neardup._EXPORTS[name]
+            parts.append(f"::: {module}.{name}\n    options:\n      heading_level: 3\n")
+    return "\n".join(parts)
+
+
+def _load_decisions(path: Path = DECISIONS) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def method_table(path: Path = DECISIONS) -> str:
+    """Two tables: what each method is (registry), and how it did (``path``)."""
+    from neardup.methods.registry import describe, method_names
+
+    data = _load_decisions(path)
+    sets = list(data["sets"])
+    lines = [
+        "| method | idea | papers | decision rule (default) |",
+        "|---|---|---|---|",
+    ]
+    for name in method_names():
+        d = describe(name)
+        rule = d["decision"]
+        idea = d["summary"].rstrip(".").replace("``", "`").replace("|", "\\|")
+        lines.append(
+            f"| `{name}` | {idea} | {_cell(d['source'])} | {_cell(rule['rule'])} "
+            f"({rule['default']}) |"
+        )
+    lines += ["", _results_caption(data, sets, path), ""]
+    head = " | ".join(f"{s} ({data['sets'][s]['documents']:,} docs)" for s in sets)
+    lines += [
+        f"| method | {head} | {SPEED_SET}: seconds (documents/s) |",
+        "|---|" + "---:|" * (len(sets) + 1),
+    ]
+    for name in method_names():
+        cells = []
+        fixed = describe(name)["decision"]["kind"] in THRESHOLD_FREE
+        for s in sets:
+            row = _own_row(data, s, name)
+            if row is None:
+                cells.append("n/a")
+            else:
+                cells.append(f"{row['f1']:.3f}" + ("" if fixed else f" (t={row['threshold']})"))
+        speed = _own_row(data, SPEED_SET, name) if SPEED_SET in data["sets"] else None
+        if speed is None:
+            pace = "n/a"
+        else:
+            docs = data["sets"][SPEED_SET]["documents"]
+            pace = f"{speed['seconds']:.1f} ({docs / speed['seconds']:,.0f})"
+        lines.append(f"| `{name}` | " + " | ".join(cells) + f" | {pace} |")
+    return "\n".join(lines) + "\n"
+
+
+def _own_row(data: dict[str, Any], set_name: str, method: str) -> dict[str, Any] | None:
+    rows = data["sets"][set_name]["rows"]
+    return next((r for r in rows if r["method"] == method and r["decision"] == "own"), None)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _results_caption(data: dict[str, Any], sets: list[str], path: Path) -> str:
+    where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    thresholds = ", ".join(str(t) for t in data["thresholds"])
+    return (
+        f"Measured (`{where}`, written by `benchmarks/eval_decisions.py`): F1 of each "
+        f"method under its own rule at its best threshold t in {{{thresholds}}} (no t for "
+        "rules without one: equal signatures, a shared mega-shingle, SimHash's Hamming "
+        f"distance) on the "
+        f"labelled sets of the shared data ({', '.join(sets)}); the speed column is the "
+        f"wall time of one run on {SPEED_SET}, reading included. Machine: 2 cores, shared "
+        f"and under load (load average at the start: "
+        f"{data['uptime_before'].split('load average:')[-1].strip()}), so compare the "
+        "methods with each other, not with other machines."
+    )
+
+
+#: Marker -> the function making its Markdown.
+MARKERS: dict[str, Callable[[], str]] = {
+    "<!-- neardup:cli-reference -->": cli_reference,
+    "<!-- neardup:api-reference -->": api_reference,
+    "<!-- neardup:method-table -->": method_table,
+}
+
+
+def on_page_markdown(markdown: str, **_: Any) -> str:
+    """MkDocs event: replace each marker line of a page with its generated Markdown."""
+    for marker, make in MARKERS.items():
+        if marker in markdown:
+            markdown = markdown.replace(marker, make())
+    return markdown

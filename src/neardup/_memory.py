@@ -1,0 +1,67 @@
+"""Give freed heap memory back to the operating system (glibc ``malloc_trim``).
+
+Numpy arrays under glibc's mmap threshold (which grows to 32 MiB after the first large
+free) live on the heap; freeing many of them leaves the pages resident, so a job that
+copies a corpus' shingle sets out of per-unit parts would hold them twice. :func:`trim`
+returns those pages; elsewhere than glibc it does nothing.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+from functools import lru_cache
+from typing import Any
+
+
+@lru_cache(maxsize=1)
+def _libc() -> Any:
+    name = ctypes.util.find_library("c")
+    if name is None:
+        return None
+    try:
+        lib = ctypes.CDLL(name)
+        lib.malloc_trim.argtypes = [ctypes.c_size_t]
+        return lib
+    except (OSError, AttributeError):  # not glibc
+        return None
+
+
+def trim() -> bool:
+    """Release the free heap pages of this process; True if any were released."""
+    lib = _libc()
+    return bool(lib is not None and lib.malloc_trim(0))
+
+
+#: Bytes of freed parts after which :func:`stack_consuming` trims the heap.
+TRIM_EVERY = 64 << 20
+
+
+def stack_consuming(parts: list[Any]) -> Any:
+    """``numpy.concatenate(parts)`` that empties ``parts`` as it copies and gives the freed
+    parts back to the system as it goes, so the peak is the result plus a few parts, not
+    twice the result (the caller must hold no other reference to the parts).
+
+    Args:
+        parts: a non-empty list of arrays with equal shapes past the first axis and one dtype.
+
+    Returns:
+        The arrays joined along the first axis.
+    """
+    import numpy as np
+
+    first = parts[0]
+    total = sum(p.shape[0] for p in parts)
+    out = np.empty((total, *first.shape[1:]), dtype=first.dtype)
+    at = freed = 0
+    while parts:
+        part = parts.pop(0)
+        out[at : at + part.shape[0]] = part
+        at += part.shape[0]
+        freed += part.nbytes
+        del part
+        if freed >= TRIM_EVERY:  # freed parts sit on the heap until trimmed
+            trim()
+            freed = 0
+    trim()
+    return out

@@ -1,0 +1,97 @@
+"""The database, --json and read options are one definition (neardup.cli.options) shared by
+every command: the same flags, help, defaults and environment variable everywhere, and the
+same reading behaviour in ``add`` and ``check``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from neardup.cli.main import app
+from neardup.cli.options import MAX_BYTES, read_options
+
+runner = CliRunner()
+CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"
+
+
+def _commands() -> dict[str, click.Command]:
+    """Every leaf command by its full name (``collection add``, ``check``...)."""
+    out: dict[str, click.Command] = {}
+
+    def walk(cmd: click.Command, prefix: str) -> None:
+        if hasattr(cmd, "commands"):
+            for name, sub in cmd.commands.items():
+                walk(sub, f"{prefix} {name}".strip())
+        else:
+            out[prefix] = cmd
+
+    walk(typer.main.get_command(app), "")
+    return out
+
+
+def _option(cmd: click.Command, flag: str) -> click.Option | None:
+    return next((p for p in cmd.params if flag in getattr(p, "opts", ())), None)
+
+
+def _signature(opt: click.Option) -> tuple:
+    return (tuple(opt.opts), opt.help, opt.default, opt.envvar)
+
+
+def test_db_option_is_one_definition():
+    with_db = {name: _option(cmd, "--db") for name, cmd in _commands().items()}
+    with_db = {name: opt for name, opt in with_db.items() if opt is not None}
+    expected = {"add", "check", "remove", "collection add", "collection check", "serve", "crawl"}
+    assert expected <= set(with_db)
+    assert {_signature(opt) for opt in with_db.values()} == {
+        (("--db",), "Database URL (sqlite:///FILE, postgresql://...).", None, "NEARDUP_DB")
+    }
+
+
+@pytest.mark.parametrize("flag", ["--id-field", "--text-field", "--content-type", "--max-bytes"])
+def test_read_options_are_one_definition(flag):
+    readers = ["add", "check", "collection add", "collection check", "dedup"]
+    commands = _commands()
+    found = {_signature(_option(commands[name], flag)) for name in readers}
+    assert len(found) == 1, found
+    if flag == "--max-bytes":
+        assert next(iter(found))[2] == MAX_BYTES == 20_000_000
+
+
+def test_json_option_is_one_definition():
+    commands = _commands()
+    names = ["methods", "collection list", "collection stats", "collection add", "add"]
+    assert len({_signature(_option(commands[n], "--json")) for n in names}) == 1
+
+
+def test_read_options_mapping():
+    assert read_options(id_field="key", text_field="body", content_type="text") == {
+        "id_field": "key",
+        "text_field": "body",
+        "content_type": "text",
+    }
+    assert (
+        read_options(id_field="id", text_field="t", content_type="auto", max_bytes=9)["max_bytes"]
+        == 9
+    )
+
+
+def test_add_and_check_read_records_alike(tmp_path):
+    """The same --id-field/--text-field: add stores the record under its id, and check then
+    finds that very id for the same record."""
+    vanka = (CORPUS / "chekhov" / "Ванька.txt").read_text(encoding="utf-8")
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps({"key": "vanka-1886", "body": vanka}, ensure_ascii=False) + "\n")
+    db = ["--db", f"sqlite:///{tmp_path / 'c.db'}"]
+    fields = ["--id-field", "key", "--text-field", "body"]
+    assert runner.invoke(app, ["collection", "create", "s", *db]).exit_code == 0
+    added = runner.invoke(app, ["add", "s", str(path), *fields, *db, "--json", "-q"])
+    assert added.exit_code == 0 and json.loads(added.stdout)["added"] == 1
+    checked = runner.invoke(app, ["check", "s", str(path), *fields, *db, "--json"])
+    assert checked.exit_code == 1
+    row = json.loads(checked.stdout)
+    assert row["id"] == "vanka-1886" and row["matches"][0]["id"] == "vanka-1886"

@@ -1,0 +1,27 @@
+"""neardup._array.sorted_unique: np.unique's values, without loading numpy.ma."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neardup._array import sorted_unique
+
+
+@settings(derandomize=True, max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 2**64 - 1), max_size=60), st.sampled_from(["u8", "u4", "i8"]))
+def test_sorted_unique_equals_np_unique(values, dtype):
+    info = np.iinfo(dtype)
+    arr = np.array([v % (int(info.max) + 1) + int(info.min) for v in values], dtype=dtype)
+    got = sorted_unique(arr)
+    want = np.unique(arr)
+    assert got.dtype == arr.dtype and np.array_equal(got, want)
+
+
+def test_sorted_unique_known_values_and_input_untouched():
+    arr = np.array([[5, 1], [5, 3]], dtype=np.uint64)
+    assert sorted_unique(arr).tolist() == [1, 3, 5]
+    assert arr.tolist() == [[5, 1], [5, 3]]
+    assert sorted_unique(np.array([], dtype=np.uint32)).tolist() == []
+    assert sorted_unique(np.array([7], dtype=np.uint32)).tolist() == [7]

@@ -1,0 +1,101 @@
+"""The documentation site's generated parts (docs/hooks/neardup_docs.py): the CLI reference
+lists every command with its real help, the API reference every public name, and the
+method table the measured figures of benchmarks/results/decisions.json."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+import neardup
+from neardup.cli.reference import commands, help_text, markdown
+from neardup.methods.registry import method_names
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _hooks():
+    spec = importlib.util.spec_from_file_location(
+        "neardup_docs", ROOT / "docs" / "hooks" / "neardup_docs.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def cli_page() -> str:
+    return markdown(level=2)
+
+
+def test_every_command_is_in_the_cli_reference(cli_page):
+    paths = commands()
+    names = {" ".join(p) for p in paths}
+    assert {"dedup", "check", "collection create", "collection check", "serve"} <= names
+    headings = re.findall(r"^#{2,3} `neardup ?([^`]*)`$", cli_page, flags=re.M)
+    assert headings == [" ".join(p) for p in paths]
+    assert headings[0] == ""  # the program's own help comes first
+
+
+def test_the_reference_holds_each_commands_help(cli_page):
+    check = help_text(("collection", "check"))
+    assert "Usage: neardup collection check" in check and "--db" in check
+    assert check in cli_page
+    assert "--max-bytes <int>" in help_text(("dedup",))
+
+
+def test_api_reference_names_every_public_name():
+    page = _hooks().api_reference()
+    targets = re.findall(r"^::: ([\w.]+)$", page, flags=re.M)
+    documented = {t.rsplit(".", 1)[1] for t in targets}
+    assert documented == set(neardup.__all__) - {"__version__"}
+    assert "neardup.cluster.Cluster" in targets and "neardup.store.Store" in targets
+    for target in targets:  # each target names the module that defines the object
+        module, name = target.rsplit(".", 1)
+        assert getattr(importlib.import_module(module), name) is getattr(neardup, name)
+
+
+def test_method_table_holds_the_measured_figures():
+    hooks = _hooks()
+    table = hooks.method_table()
+    data = json.loads((ROOT / "benchmarks/results/decisions.json").read_text(encoding="utf-8"))
+    row = next(
+        r
+        for r in data["sets"]["linux-doc-revisions"]["rows"]
+        if r["method"] == "minhash-lsh" and r["decision"] == "own"
+    )
+    line = next(x for x in table.splitlines() if x.startswith("| `minhash-lsh` | 0."))
+    assert f"{row['f1']:.3f} (t={row['threshold']})" in line
+    assert f"{row['seconds']:.1f} (" in line
+    for name in method_names():
+        assert table.count(f"| `{name}` |") == 2  # the description and the figures
+    assert "benchmarks/results/decisions.json" in table
+    imatch = next(x for x in table.splitlines() if x.startswith("| `imatch` | 0."))
+    assert "(t=" not in imatch  # equal signatures have no threshold
+
+
+def test_markers_are_replaced_and_pages_are_in_the_nav():
+    hooks = _hooks()
+    page = "# CLI\n\n<!-- neardup:cli-reference -->\n"
+    out = hooks.on_page_markdown(page, page=None, config=None, files=None)
+    assert "<!--" not in out and "## `neardup dedup`" in out
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    assert config["theme"]["font"] is False  # offline: no web fonts
+    assert config["strict"] is True
+
+    def pages(nav):
+        for item in nav:
+            for value in item.values():
+                yield from pages(value) if isinstance(value, list) else [value]
+
+    listed = set(pages(config["nav"]))
+    on_disk = {p.name for p in (ROOT / "docs").glob("*.md")}
+    assert listed == on_disk
+    for name in ("methods.md", "cli.md", "api.md"):
+        text = (ROOT / "docs" / name).read_text(encoding="utf-8")
+        assert any(marker in text for marker in hooks.MARKERS), name

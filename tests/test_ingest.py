@@ -1,0 +1,96 @@
+"""The parallel ingest signs in its workers exactly what the one-process job signs.
+
+Real text: the Chekhov stories of ``examples/corpus``, with near copies made by deleting
+every k-th word, and one exact copy.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from neardup.dedup import DedupOptions, dedup
+from neardup.methods.registry import make_method
+from neardup.methods.sets import ShingleSets
+from neardup.methods.shingles import Shingling
+from neardup.text.canonical import CanonicalForm
+from neardup.text.types import Document
+
+CHEKHOV = Path(__file__).resolve().parents[1] / "examples" / "corpus" / "chekhov"
+
+
+def _texts() -> list[tuple[str, str]]:
+    stories = [(p.stem, p.read_text(encoding="utf-8")) for p in sorted(CHEKHOV.glob("*.txt"))]
+    out = list(stories)
+    for k, (name, text) in enumerate(stories):
+        words = text.split(" ")
+        out.append((f"{name}-cut{k}", " ".join(w for i, w in enumerate(words) if i % (40 + k))))
+    out.append(("exact", stories[0][1]))
+    return out
+
+
+def _sets(texts: list[str]) -> ShingleSets:
+    return Shingling(seed=1).batch_texts(texts, CanonicalForm())
+
+
+def test_minhash_rows_of_parts_stack_to_the_whole_corpus_signatures() -> None:
+    meth = make_method("minhash-lsh", threshold=0.5)
+    texts = [t for _, t in _texts()]
+    whole = meth.from_sets(_sets(texts))
+    rows = [meth.sign_rows(_sets(texts[i : i + 3])) for i in range(0, len(texts), 3)]
+    stacked = meth.from_rows(np.concatenate(rows))
+    assert stacked.key == whole.key and stacked.count == whole.count == len(texts)
+    assert np.array_equal(stacked.data, whole.data)
+
+
+def test_methods_that_do_not_sign_rows_refuse() -> None:
+    from neardup.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="shingles-full"):
+        make_method("shingles-full").sign_rows(_sets(["один два три четыре пять шесть"]))
+
+
+@pytest.mark.parametrize("method", ["minhash-lsh", "shingles-full"])
+def test_workers_give_the_one_process_result(tmp_path: Path, method: str) -> None:
+    rows = _texts()
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in rows), "utf-8")
+    opts = DedupOptions(threshold=0.5)
+    docs = [Document(i, t) for i, t in rows]
+    alone = dedup(docs, method=method, options=opts)
+    workers = dedup([str(src)], method=method, options=opts, jobs=2)
+    assert workers.ids == alone.ids
+    assert [(p.a, p.b, p.resemblance) for p in workers.pairs] == [
+        (p.a, p.b, p.resemblance) for p in alone.pairs
+    ]
+    scores = {(p.a, p.b): p.resemblance for p in workers.pairs}
+    assert scores[(rows[0][0], "exact")] == 1.0
+    stories = [name for name, _ in rows if "-cut" not in name and name != "exact"]
+    assert all(scores[(s, f"{s}-cut{k}")] > 0.5 for k, s in enumerate(stories))
+    signed_in_workers = workers.summary["worker_seconds"]["sign"]
+    assert signed_in_workers > 0.0
+
+
+def test_content_keys_do_not_depend_on_the_chunk_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    import neardup.methods.sets as sets_module
+
+    sets = _sets([t for _, t in _texts()])
+    whole = sets.content_keys()
+    monkeypatch.setattr(sets_module, "_KEY_CHUNK", 7)  # smaller than any set: one a chunk
+    assert np.array_equal(sets.content_keys(), whole)
+    assert whole[0] == whole[-1]  # the exact copy
+    assert np.unique(whole).shape[0] == len(whole) - 1
+
+
+def test_stacking_consumes_the_parts_and_equals_concatenate() -> None:
+    from neardup._memory import stack_consuming
+
+    rng = np.random.default_rng(3)
+    parts = [rng.integers(0, 2**63, (k, 4), dtype=np.uint64) for k in (3, 0, 5, 1)]
+    want = np.concatenate(parts)
+    pending = list(parts)
+    got = stack_consuming(pending)
+    assert pending == [] and got.dtype == want.dtype and np.array_equal(got, want)
