@@ -1,13 +1,14 @@
 # neardup: two commands on a fresh machine with only Python >= 3.11:
 #   make demo   creates .venv, installs neardup, deduplicates examples/corpus
 #   make test   installs the dev extras, runs ruff and pytest
+#   make test-fast  pytest without the tests marked slow (no lint; `make lint` runs it)
 #   make docs   builds the documentation site into site/ (mkdocs build --strict)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip
 
-.PHONY: demo test lint docs audit bench clean
+.PHONY: demo test test-fast lint docs audit bench clean
 
 $(BIN)/neardup: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,12 +24,18 @@ demo: $(BIN)/neardup
 	$(BIN)/neardup dedup examples/corpus --measure containment --threshold 0.5 --out out/demo
 	@echo "results in out/demo/ (pairs.jsonl, clusters.jsonl, dropped.jsonl, skipped.jsonl, summary.json)"
 
+# ruff; mypy on src/ (strict, see [tool.mypy]); import-linter's layer contracts (.importlinter).
 lint: $(VENV)/.dev
 	$(BIN)/ruff check src tests benchmarks examples docs/hooks
+	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 test: lint
 	$(BIN)/python -m pytest
 
+# The tests not marked slow (pytest -m 'not slow'), without lint: the quick loop while editing.
+test-fast: $(VENV)/.dev
+	$(BIN)/python -m pytest -m "not slow"
 # The documentation site (MkDocs Material + mkdocstrings) in site/; warnings are errors.
 docs: $(VENV)/.dev
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site

@@ -44,7 +44,6 @@ import itertools
 import json
 import os
 import random
-import sys
 import tempfile
 import time
 import uuid
@@ -370,7 +369,6 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the databases/collections")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     dbs = [d for d in args.db if not (d == "postgresql" and args.no_pg)]
     dbs = [d for d in dbs if not (d == "sqlite" and args.no_sqlite)]
     total = count_lines(args.corpus)

@@ -57,7 +57,6 @@ import numpy as np
 import psutil
 from sqlalchemy.engine import make_url
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_collections import load
 from neardup.store import Store
 from neardup.store.errors import CollectionExists

@@ -198,7 +198,7 @@ def run_neardup_stages(docs: Sequence[str], batch: int) -> dict[str, float]:
         t0 = time.perf_counter()
         tok, offsets = canonical_fingerprints(part, CANON, SHINGLING.seed)
         t1 = time.perf_counter()
-        values, doc = SHINGLING._from_token_fingerprints(tok, np.diff(offsets))
+        values, doc = SHINGLING.from_token_fingerprints(tok, np.diff(offsets))
         t2 = time.perf_counter()
         HASHER.sketch_occurrences(values, doc, len(part))
         t3 = time.perf_counter()

@@ -149,6 +149,7 @@ def planted_pairs():  # type: ignore[no-untyped-def]
     return build_set(shared_texts(DATA, per_language=30), pairs_per_level=3, seed=7)
 
 
+@pytest.mark.slow
 @pytest.mark.data
 def test_symmetry_and_minimum_length_on_planted_pairs() -> None:
     """Every planted pair, every obfuscation level: swapping A and B swaps the offsets, and no
@@ -164,6 +165,7 @@ def test_symmetry_and_minimum_length_on_planted_pairs() -> None:
                 assert p.seeds >= 3
 
 
+@pytest.mark.slow
 @pytest.mark.data
 def test_planted_cases_are_found_at_every_level() -> None:
     """Each planted case is overlapped by exactly one passage, which covers 70 % of it or more."""

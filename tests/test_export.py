@@ -162,6 +162,7 @@ def test_jobs_do_not_change_the_result(tmp_path: Path) -> None:
     assert one.dropped == two.dropped
 
 
+@pytest.mark.slow
 def test_pdf_pairs_with_its_text_in_dedup(tmp_path: Path) -> None:
     from text.test_read_inputs import make_pdf
 

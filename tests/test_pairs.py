@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.dedup import _containments, _direct_rows
-from neardup.output import _json
+from neardup.dedup import _direct_rows
+from neardup.keep import containments
+from neardup.output import json_text
 from neardup.pairs import LINE_CHUNK, Pair, PairTable, pair_lines
 
 ids_st = st.lists(st.text(min_size=0, max_size=8), min_size=2, max_size=6, unique=True)
@@ -27,7 +28,7 @@ def test_lines_equal_json_dumps_of_each_pair(ids, data):
     values = np.array([[data.draw(value_st) for _ in range(4)] for _ in range(n)]).reshape(n, 4)
     got = list(pair_lines(ids, a, b, values, "minhash-lsh"))
     want = [
-        _json(Pair(ids[a[i]], ids[b[i]], *values[i].tolist(), "minhash-lsh").as_dict()) + "\n"
+        json_text(Pair(ids[a[i]], ids[b[i]], *values[i].tolist(), "minhash-lsh").as_dict()) + "\n"
         for i in range(n)
     ]
     assert got == want
@@ -46,6 +47,7 @@ def test_lines_of_ids_with_cyrillic_quotes_and_a_lone_surrogate():
     assert json.loads(lines[2])["a"] == 'a"b\\c'
 
 
+@pytest.mark.slow
 def test_table_is_a_sequence_of_pairs_across_chunks():
     n = LINE_CHUNK + 3
     ids = [f"d{i}" for i in range(n + 1)]
@@ -68,7 +70,7 @@ def test_table_is_a_sequence_of_pairs_across_chunks():
     assert table[1:3] == pairs[1:3]
     assert table == pairs and table == PairTable(ids, rows.copy(), "m")
     assert table != pairs[:-1] and table != PairTable(ids, rows[::-1], "m")
-    assert "".join(table.lines()) == "".join(_json(p.as_dict()) + "\n" for p in pairs)
+    assert "".join(table.lines()) == "".join(json_text(p.as_dict()) + "\n" for p in pairs)
     with pytest.raises(IndexError):
         table[n]
     with pytest.raises(ValueError, match=r"shape \(n, 6\)"):
@@ -100,5 +102,5 @@ def test_containments_take_the_first_pair_that_contains_a_document():
             [7, 8, 0.5, 0.7, 0.6, 0.5],  # below the threshold
         ]
     )
-    assert _containments(rows, t) == {0: 1, 4: 3}
-    assert _containments(np.zeros((0, 6)), t) == {}
+    assert containments(rows, t) == {0: 1, 4: 3}
+    assert containments(np.zeros((0, 6)), t) == {}

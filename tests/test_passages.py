@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator
 from functools import cache
 from itertools import pairwise
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -18,28 +16,17 @@ from rich.text import Text
 from neardup.errors import ParameterError
 from neardup.passages import Passage, highlight, matched_passages
 from neardup.text.canonical import CanonicalForm
+from shared_data import data_path
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 CANON = CanonicalForm(stop_words=False)
 LINES = re.compile(r"[^\n]+")  # RusLit: one paragraph a line
 BLOCKS = re.compile(r"[^\n]+(?:\n[^\n]+)*")  # reStructuredText: blank-line separated
 Span = tuple[int, int]
 
 
-def data_file(*parts: str) -> Path:
-    """A file under ../shared/data; fails when the env var CI is set, else skips, if missing."""
-    path = DATA.joinpath(*parts)
-    if not path.exists():
-        msg = f"shared data missing: {path}"
-        if os.environ.get("CI"):
-            pytest.fail(msg)
-        pytest.skip(msg)
-    return path
-
-
 @cache
 def _linux_doc(doc_id: str) -> str:
-    with data_file("linux-doc-revisions", "docs.jsonl").open(encoding="utf-8") as fh:
+    with data_path("linux-doc-revisions", "docs.jsonl").open(encoding="utf-8") as fh:
         for line in fh:
             record = json.loads(line)
             if record["id"] == doc_id:
@@ -48,7 +35,7 @@ def _linux_doc(doc_id: str) -> str:
 
 
 def russian(author: str, title: str, limit: int = 30_000) -> str:
-    return data_file("ruslit", "prose", author, f"{title}.txt").read_text("utf-8")[:limit]
+    return data_path("ruslit", "prose", author, f"{title}.txt").read_text("utf-8")[:limit]
 
 
 def english(doc_id: str, limit: int = 30_000) -> str:

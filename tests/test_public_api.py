@@ -1,12 +1,108 @@
-"""The public names of `neardup` resolve on first use (lazy imports), and the functions
-`neardup.dedup` / `neardup.compare` are not replaced by their modules."""
+"""The public names of `neardup` resolve on first use (lazy imports), the functions
+`neardup.dedup` / `neardup.compare` are not replaced by their modules, `neardup.__all__` is
+exactly the public surface (as httpx's `test_all_imports_are_exported`), and no module of the
+package imports another module's private name."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
 
 import neardup
+
+SRC = Path(neardup.__file__).resolve().parent
+
+#: The public API (README "Python API"): a name added or removed here is a deliberate change.
+PUBLIC = [
+    "AlignedPassage",
+    "CanonicalForm",
+    "CheckResult",
+    "Cluster",
+    "CollectionInfo",
+    "Comparison",
+    "DecodeError",
+    "DedupOptions",
+    "DedupResult",
+    "Document",
+    "Dropped",
+    "FormatError",
+    "IncompatibleSignatureError",
+    "Index",
+    "IndexMatch",
+    "InputError",
+    "LSHParams",
+    "Method",
+    "MinHasher",
+    "NeardupError",
+    "Overlap",
+    "Pair",
+    "PairTable",
+    "ParameterError",
+    "Passage",
+    "Prepared",
+    "QueryResult",
+    "ShingleSets",
+    "Shingling",
+    "Signature",
+    "SignatureKey",
+    "Signatures",
+    "Skipped",
+    "Store",
+    "UsageError",
+    "__version__",
+    "align_passages",
+    "compare",
+    "dedup",
+    "highlight",
+    "make_method",
+    "matched_passages",
+    "method_names",
+    "optimal_params",
+    "overlap",
+    "read_corpus",
+    "write_result",
+]
+
+
+def test_all_is_exactly_the_public_surface():
+    assert neardup.__all__ == PUBLIC  # sorted, nothing added or lost by accident
+    for name in neardup.__all__:
+        getattr(neardup, name)  # resolve every lazy name, then look at the namespace
+    public = {
+        name
+        for name in dir(neardup)
+        if not name.startswith("_") and not isinstance(getattr(neardup, name), ModuleType)
+    }
+    assert public | {"__version__"} == set(neardup.__all__)
+
+
+def _private_imports(path: Path) -> list[str]:
+    """``module:line name`` of each ``from neardup.X... import _name`` in ``path`` where X is
+    not the package (or root module) ``path`` belongs to."""
+    rel = path.relative_to(SRC).with_suffix("").parts
+    own = f"neardup.{rel[0]}"
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        module = (node.module or "") if isinstance(node, ast.ImportFrom) else ""
+        if module.startswith("neardup.") and not (module + ".").startswith(own + "."):
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    found.append(f"{node.module}:{node.lineno} {alias.name}")
+    return found
+
+
+@pytest.mark.parametrize(
+    "path", sorted(SRC.rglob("*.py")), ids=lambda p: str(p.relative_to(SRC.parent))
+)
+def test_no_module_imports_a_private_name_of_another(path: Path):
+    """Shared code has a public internal name (the Dask engine once imported ``dedup._reason``,
+    ``dedup._resolve`` and ``imatch._prefix_keys``)."""
+    assert _private_imports(path) == []
 
 
 def test_every_public_name_resolves():

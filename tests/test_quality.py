@@ -49,12 +49,14 @@ def test_exact_pairs_at_a_threshold_are_the_filtered_lower_threshold_pairs():
     assert direct == filtered
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(REFERENCE))
 def test_best_f1_reaches_the_exact_jaccard_reference(name):
     f1, _ = _best(name, "shingles-full")
     assert f1 >= REFERENCE[name]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(REFERENCE))
 def test_minhash_lsh_within_001_of_shingles_full(name):
     full, t = _best(name, "shingles-full")

@@ -4,12 +4,13 @@ The public API; everything else may change between versions. Names are imported 
 use (PEP 562), so ``import neardup`` and the command line start without loading numpy.
 """
 
-from __future__ import annotations
-
-import sys
-from importlib import import_module
-from types import ModuleType
-from typing import TYPE_CHECKING, Any
+# The module namespace holds the public names only (tests/test_public_api.py): the helpers
+# below are imported under private names, and there is no ``from __future__`` import.
+import sys as _sys
+from importlib import import_module as _import_module
+from types import ModuleType as _ModuleType
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import Any as _Any
 
 from neardup._version import __version__
 
@@ -21,7 +22,7 @@ _EXPORTS: dict[str, str] = {
     "DedupOptions": "neardup.dedup",
     "DedupResult": "neardup.dedup",
     "Dropped": "neardup.dedup",
-    "Pair": "neardup.dedup",
+    "Pair": "neardup.pairs",
     "dedup": "neardup.dedup",
     "DecodeError": "neardup.errors",
     "FormatError": "neardup.errors",
@@ -36,8 +37,8 @@ _EXPORTS: dict[str, str] = {
     "Store": "neardup.store",
     "CollectionInfo": "neardup.store",
     "CheckResult": "neardup.store",
-    "LSHParams": "neardup.index.lsh",
-    "optimal_params": "neardup.index.lsh",
+    "LSHParams": "neardup.methods.lsh",
+    "optimal_params": "neardup.methods.lsh",
     "Method": "neardup.methods.base",
     "Prepared": "neardup.methods.base",
     "Signature": "neardup.methods.base",
@@ -118,24 +119,24 @@ __all__ = [
 _SHADOWED = frozenset(n for n, m in _EXPORTS.items() if m == f"neardup.{n}")
 
 
-class _Package(ModuleType):
+class _Package(_ModuleType):
     """The package module: importing ``neardup.dedup`` must not replace the function
     ``neardup.dedup`` with the module of that name (as it would by default)."""
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in _SHADOWED and isinstance(value, ModuleType):
+    def __setattr__(self, name: str, value: _Any) -> None:
+        if name in _SHADOWED and isinstance(value, _ModuleType):
             return
         super().__setattr__(name, value)
 
 
-sys.modules[__name__].__class__ = _Package
+_sys.modules[__name__].__class__ = _Package
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'neardup' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
+    value = getattr(_import_module(module), name)
     globals()[name] = value  # the next access is a plain lookup
     return value
 
@@ -144,10 +145,10 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_EXPORTS})
 
 
-if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
+if _TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
     from neardup.cluster import Cluster
     from neardup.compare import Comparison, compare
-    from neardup.dedup import DedupOptions, DedupResult, Dropped, Pair, dedup
+    from neardup.dedup import DedupOptions, DedupResult, Dropped, dedup
     from neardup.errors import (
         DecodeError,
         FormatError,
@@ -157,16 +158,16 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
         ParameterError,
         UsageError,
     )
-    from neardup.index.lsh import LSHParams, optimal_params
     from neardup.index.memory import Index, IndexMatch, QueryResult
     from neardup.methods.base import Method, Prepared, Signature, SignatureKey, Signatures
+    from neardup.methods.lsh import LSHParams, optimal_params
     from neardup.methods.measures import Overlap, overlap
     from neardup.methods.minhash import MinHasher
     from neardup.methods.registry import make_method, method_names
     from neardup.methods.sets import ShingleSets
     from neardup.methods.shingles import Shingling
     from neardup.output import write_result
-    from neardup.pairs import PairTable
+    from neardup.pairs import Pair, PairTable
     from neardup.passages import Passage, highlight, matched_passages
     from neardup.store import CheckResult, CollectionInfo, Store
     from neardup.text import CanonicalForm, Document, Skipped, read_corpus

@@ -37,7 +37,7 @@ from neardup._memory import stack_consuming
 from neardup._version import __version__
 from neardup.cluster import KEEP_RULES, Cluster, make_clusters
 from neardup.errors import ParameterError, check_choice, check_float, check_int
-from neardup.index.prefix import containment_candidates, rank_by_frequency
+from neardup.keep import containments, drop_reason
 from neardup.methods.base import Method, Prepared
 from neardup.methods.decision import (
     DECIDED_BY,
@@ -47,6 +47,7 @@ from neardup.methods.decision import (
     rule_of,
 )
 from neardup.methods.measures import MEASURES, intersection_sizes
+from neardup.methods.prefix import containment_candidates, rank_by_frequency
 from neardup.methods.registry import make_method
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
@@ -270,7 +271,7 @@ def dedup(
         InputError: an input path does not exist.
     """
     opts = options or DedupOptions()
-    meth = _resolve(method, opts, method_params)
+    meth = resolve_method(method, opts, method_params)
     opts = decided_options(meth, opts)
     prog = progress or NullProgress()
     timer = _Clock(clock)
@@ -327,7 +328,14 @@ def dedup(
     return DedupResult(ids, pair_table, clusters, dropped, skipped, summary)
 
 
-def _resolve(method: str | Method, opts: DedupOptions, params: dict[str, Any]) -> Method:
+def resolve_method(method: str | Method, opts: DedupOptions, params: dict[str, Any]) -> Method:
+    """The method of a job: ``method`` itself, or the registry's method built from
+    ``params`` (``threshold`` defaulting to ``opts.threshold`` when the method has one).
+
+    Raises:
+        ParameterError: parameters given with a Method object, an unknown method or
+            parameter, or a value out of range.
+    """
     if not isinstance(method, str):
         if params:
             raise ParameterError("method_params", sorted(params), "none with a Method object")
@@ -599,7 +607,7 @@ class _Ingest:
         return fps[seg_arange(offsets[idx], counts[idx])], kept_offsets
 
     def _shingle_fast(self, fps: np.ndarray, offsets: np.ndarray) -> ShingleSets:
-        values, doc = self._shingling._from_token_fingerprints(fps, np.diff(offsets))
+        values, doc = self._shingling.from_token_fingerprints(fps, np.diff(offsets))
         return ShingleSets.from_unsorted(values, doc, offsets.shape[0] - 1)
 
     def result(self) -> tuple[ShingleSets, list[str], np.ndarray, list[Skipped]]:
@@ -674,9 +682,10 @@ def _verify(
         score = res
         accepted = _by_measure(opts.measure, res, cab, cba, t)
     elif own:  # the method decides; measure only the pairs it accepts
-        score = _own_scores(meth, sigs, cand, opts.measure)
-        if score is None:
-            score = meth.similarity(sigs, cand) if cand.size else np.zeros(0)
+        own_scores = _own_scores(meth, sigs, cand, opts.measure)
+        if own_scores is None:
+            own_scores = meth.similarity(sigs, cand) if cand.size else np.zeros(0)
+        score = own_scores
         accepted = own_accepts(meth, score, t)
         keep = accepted | ident
         cand, score, accepted, ident = cand[keep], score[keep], accepted[keep], ident[keep]
@@ -693,7 +702,7 @@ def _verify(
     rule = DECIDED_BY.index("own" if own else "verified")
     decided = np.where(accepted, rule, DECIDED_BY.index("identical"))[ok].astype(np.uint8)
     rows = np.column_stack([cand[ok, 0], cand[ok, 1], res[ok], cab[ok], cba[ok], score[ok]])
-    contained = _containments(rows, t) if opts.measure == "containment" else {}
+    contained = containments(rows, t) if opts.measure == "containment" else {}
     prog.advance("verify", int(cand.shape[0]))
     prog.finish("verify")
     return rows, cand[ok], contained, decided
@@ -739,18 +748,6 @@ def _exact_measures(sets: ShingleSets, cand: np.ndarray) -> tuple[np.ndarray, ..
     return res, cab, cba
 
 
-def _containments(rows: np.ndarray, t: float) -> dict[int, int]:
-    """``{doc: container}`` for matched pairs where one side is contained in the other
-    (the first such pair in row order decides for a document)."""
-    ca, cb = rows[:, 3], rows[:, 4]
-    a_in_b = (ca >= t) & (ca > cb)
-    b_in_a = ~a_in_b & (cb >= t) & (cb > ca)
-    doc = np.where(a_in_b, rows[:, 0], rows[:, 1])[a_in_b | b_in_a].astype(np.int64)
-    box = np.where(a_in_b, rows[:, 1], rows[:, 0])[a_in_b | b_in_a].astype(np.int64)
-    first = np.unique(doc, return_index=True)[1]
-    return dict(zip(doc[first].tolist(), box[first].tolist(), strict=True))
-
-
 def _cluster(
     ids: list[str],
     edges: np.ndarray,
@@ -781,7 +778,7 @@ def _dropped(
     row_of = _direct_rows(rows, doc, kept)
     out: list[Dropped] = []
     for (m, k, cluster), r in zip(members, row_of.tolist(), strict=True):
-        why = _reason(m, k, rows[r] if r >= 0 else None, contained, threshold)
+        why = drop_reason(m, k, rows[r] if r >= 0 else None, contained, threshold)
         out.append(Dropped(ids[m], ids[k], cluster, why))
     return out
 
@@ -800,21 +797,6 @@ def _direct_rows(rows: np.ndarray, doc: np.ndarray, kept: np.ndarray) -> np.ndar
     pos = np.searchsorted(sorted_keys, want, side="right") - 1
     hit = (pos >= 0) & (sorted_keys[np.maximum(pos, 0)] == want)
     return np.where(hit, order[np.maximum(pos, 0)], -1)
-
-
-def _reason(
-    doc: int,
-    kept: int,
-    row: np.ndarray | None,
-    contained: dict[int, int],
-    threshold: float,
-) -> str:
-    if row is None:
-        return "in the same cluster as the kept document (through other members)"
-    if contained.get(doc) == kept and row[2] < threshold:
-        share = row[3] if int(row[0]) == doc else row[4]
-        return f"contained in the kept document (containment {share:.3f})"
-    return f"near-duplicate of the kept document (resemblance {row[2]:.3f})"
 
 
 def _decision_summary(meth: Method, opts: DedupOptions, decided: np.ndarray) -> dict[str, Any]:

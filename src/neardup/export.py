@@ -161,9 +161,9 @@ def _lines_of(unit: LinesUnit, want: Any, options: ReadOptions) -> Iterator[_Bat
         lines.pop()
     fast = _arrow_ids(unit, len(lines), options)
     if fast is not None:
-        picked = [lines[k].rstrip(b"\r") for k, doc_id in enumerate(fast) if want(doc_id)]
-        if picked:
-            yield ("lines", picked)
+        chosen = [lines[k].rstrip(b"\r") for k, doc_id in enumerate(fast) if want(doc_id)]
+        if chosen:
+            yield ("lines", chosen)
         return
     picked: list[bytes] = []
     for k, line in enumerate(lines):
@@ -247,8 +247,8 @@ def _csv_rows(path: Path, name: str, want: Any, options: ReadOptions) -> Iterato
                 break
             except csv.Error:
                 continue
-            doc_id = wanted.get(start)
-            if doc_id is not None and want(doc_id):
+            wanted_id = wanted.get(start)
+            if wanted_id is not None and want(wanted_id):
                 rows.append(dict(zip(header, row, strict=False)))
             if len(rows) >= BATCH_ROWS:
                 yield ("rows", rows)
@@ -323,7 +323,7 @@ def _open_text_out(path: Path, final: Path) -> IO[bytes]:
     if name.endswith(".zst"):
         import zstandard
 
-        return zstandard.ZstdCompressor().stream_writer(open(path, "wb"), closefd=True)  # type: ignore[return-value]
+        return zstandard.ZstdCompressor().stream_writer(open(path, "wb"), closefd=True)
     return open(path, "wb")
 
 

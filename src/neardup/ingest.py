@@ -106,7 +106,7 @@ def prepare_unit(unit: Unit, config: PrepareConfig) -> PreparedUnit:
     keep = np.flatnonzero(counts >= config.min_tokens)
     kept_counts = counts[keep]
     tokens = fps[seg_arange(offsets[keep], kept_counts)]
-    values, doc = config.shingling._from_token_fingerprints(tokens, kept_counts)
+    values, doc = config.shingling.from_token_fingerprints(tokens, kept_counts)
     sets = ShingleSets.from_unsorted(values, doc, int(keep.shape[0]))
     t3 = time.perf_counter()
     keys = sets.content_keys()

@@ -51,7 +51,7 @@ def write_result(result: DedupResult, out_dir: str | os.PathLike[str]) -> Path:
     _write_jsonl(out / "clusters.jsonl", result.cluster_rows())
     _write_jsonl(out / "dropped.jsonl", (d.as_dict() for d in result.dropped))
     _write_jsonl(out / "skipped.jsonl", (s.as_dict() for s in result.skipped))
-    _atomic_write(out / "summary.json", _json(result.summary, indent=2) + "\n")
+    _atomic_write(out / "summary.json", json_text(result.summary, indent=2) + "\n")
     _fsync_dir(out)
     return out
 
@@ -78,10 +78,10 @@ def _fsync_dir(path: Path) -> None:
 
 
 def _write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> None:
-    _atomic_write_lines(path, (_json(r) + "\n" for r in rows))
+    _atomic_write_lines(path, (json_text(r) + "\n" for r in rows))
 
 
-def _json(obj: Any, **kwargs: Any) -> str:
+def json_text(obj: Any, **kwargs: Any) -> str:
     """JSON text with non-ASCII characters as themselves; a value holding lone surrogates
     (ids of documents built in Python, never UTF-8-encodable) is written with ``\\uXXXX``
     escapes instead, which any JSON reader turns back into the same string."""

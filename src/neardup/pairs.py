@@ -177,11 +177,12 @@ class PairTable(Sequence[Pair]):
         if len(methods) > 1:
             raise ValueError(f"pairs of more than one method: {sorted(methods)}")
         decisions = None
-        if pairs and all(p.decision is not None for p in pairs):
-            unknown = {p.decision for p in pairs} - set(DECIDED)
+        decided = [p.decision for p in pairs if p.decision is not None]
+        if pairs and len(decided) == len(pairs):
+            unknown = set(decided) - set(DECIDED)
             if unknown:
                 raise ValueError(f"unknown decisions {sorted(unknown)}: one of {DECIDED}")
-            decisions = np.array([DECIDED.index(p.decision) for p in pairs], np.uint8)  # type: ignore[arg-type]
+            decisions = np.array([DECIDED.index(d) for d in decided], np.uint8)
         return cls(ids, rows, methods.pop() if methods else method, decisions=decisions)
 
     def _columns(self) -> dict[str, Any]:
@@ -241,7 +242,7 @@ class PairTable(Sequence[Pair]):
 
 
 def pair_lines(
-    ids: Sequence[str],
+    ids: Sequence[str] | np.ndarray,
     a: np.ndarray,
     b: np.ndarray,
     values: np.ndarray,
@@ -286,7 +287,7 @@ def pair_lines(
             )
 
 
-def _quote(cache: dict[int, str], ids: Sequence[str], i: int) -> str:
+def _quote(cache: dict[int, str], ids: Sequence[str] | np.ndarray, i: int) -> str:
     """JSON string of ``ids[i]`` (non-ASCII as itself), cached; ``!``-marked when the id
     holds a lone surrogate (the caller then writes the row ASCII-escaped)."""
     doc_id = ids[i]

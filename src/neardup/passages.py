@@ -503,7 +503,7 @@ def _stop_words() -> frozenset[str]:
     return stop_words()
 
 
-def _gram_hashes(ids: np.ndarray, size: int, salt: np.ndarray, *, sort: bool) -> np.ndarray:
+def _gram_hashes(ids: np.ndarray, size: int, salt: np.uint64, *, sort: bool) -> np.ndarray:
     """uint64 hash of every window of ``size`` consecutive ids (sorted first if ``sort``)."""
     from numpy.lib.stride_tricks import sliding_window_view
 

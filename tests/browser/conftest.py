@@ -11,7 +11,6 @@ SQLite store, with the crawler allowed to reach private addresses (the fake libr
 
 from __future__ import annotations
 
-import os
 import socket
 import threading
 import time
@@ -22,6 +21,7 @@ from typing import Any
 import pytest
 
 from browser._support import Service
+from shared_data import unavailable
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -42,10 +42,7 @@ VIEWPORT = {"width": 1280, "height": 900}
 def _require_chromium() -> None:
     if CHROMIUM.exists():
         return
-    msg = f"{CHROMIUM} is missing (apt-get install chromium; .ci/run does it)"
-    if os.environ.get("CI"):
-        pytest.fail(msg)
-    pytest.skip(msg)
+    unavailable(f"{CHROMIUM} is missing (apt-get install chromium; .ci/run does it)")
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 import typer
 from typer.testing import CliRunner
 
@@ -29,6 +30,7 @@ def _command_paths(group: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str, 
     return paths
 
 
+@pytest.mark.slow
 def test_no_seed_numbers_in_any_help():
     root = typer.main.get_command(app)
     paths = _command_paths(root)
@@ -48,10 +50,10 @@ def test_methods_cite_authors_and_years(monkeypatch):
 
     from rich.console import Console
 
-    from neardup.cli import main
+    from neardup.cli import common
 
     buf = io.StringIO()
-    monkeypatch.setattr(main, "out", Console(file=buf, width=400))
+    monkeypatch.setattr(common, "out", Console(file=buf, width=400))  # the consoles live there
     assert runner.invoke(app, ["methods"]).exit_code == 0
     text = buf.getvalue()
     simhash = next(r for r in rows if r["name"] == "simhash")["source"]

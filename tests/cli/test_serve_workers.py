@@ -42,6 +42,7 @@ def _wait(base: str, proc: subprocess.Popen[bytes]) -> None:
     raise AssertionError("neardup serve --workers did not answer /health within 60 s")
 
 
+@pytest.mark.slow
 def test_two_workers_serve_one_database(tmp_path: Path) -> None:
     port, db = _port(), f"sqlite:///{tmp_path / 'w.db'}"
     cmd = [NEARDUP, "serve", "--db", db, "--port", str(port), "--no-crawl", "--workers", "2"]

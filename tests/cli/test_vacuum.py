@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from sqlalchemy import create_engine, text
 from typer.testing import CliRunner
 
@@ -38,6 +39,7 @@ def _sqlite_free_pages(path: str) -> int:
         return int(conn.execute("PRAGMA freelist_count").fetchone()[0])
 
 
+@pytest.mark.slow
 def test_vacuum_after_removing_most_documents(db_url: str) -> None:  # noqa: F811
     docs = [d for d in load_docs("linux-doc-revisions") if len(d.text) > 1500][:120]
     name = unique()
@@ -73,6 +75,7 @@ def test_vacuum_after_removing_most_documents(db_url: str) -> None:  # noqa: F81
         assert all(m.doc_id != docs[50].id for m in store.check(name, docs[50].text).matches)
 
 
+@pytest.mark.slow
 def test_vacuum_on_a_bad_database_is_exit_1(tmp_path) -> None:  # type: ignore[no-untyped-def]
     url = "postgresql://nobody@127.0.0.1:1/none"
     result = runner.invoke(app, ["collection", "vacuum", "--db", url])

@@ -2,7 +2,7 @@
 (bounded).
 
 24 kills in all (about two and a half minutes on a loaded 2-core machine); the long run,
-``benchmarks/kill_harness.py``, does >= 100. After every kill and every completed run the
+``tests/kill_harness.py``, does >= 100. After every kill and every completed run the
 harness checks (:mod:`crash.harness`): no document lost or stored twice, every stored
 document identical to a clean rebuild's (signature bytes, index rows, term statistics,
 collection stats once complete), no orphan rows, no partial ``dedup`` output claimed
@@ -26,6 +26,8 @@ from crash.harness import (
     write_corpus,
 )
 from shared_data import data_path
+
+pytestmark = pytest.mark.slow  # `make test-fast` leaves this module out
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # `make test-fast` leaves this module out
+
 STORIES = Path(__file__).resolve().parents[2] / "examples" / "corpus" / "chekhov"
 
 

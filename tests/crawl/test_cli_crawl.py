@@ -11,6 +11,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from crawl._helpers import doc_ids
@@ -32,6 +33,7 @@ def documents(db: str, name: str) -> int:
             return 0
 
 
+@pytest.mark.slow
 def test_kill_9_mid_crawl_resumes_without_refetching(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'crawl.db'}"
     with serve_library(n_articles=90) as site:
@@ -96,6 +98,7 @@ def test_exit_codes(tmp_path: Path) -> None:
     assert missing.exit_code == 2
 
 
+@pytest.mark.slow
 def test_crawl_command_reports(tmp_path: Path) -> None:
     runner = CliRunner()
     db = f"sqlite:///{tmp_path / 'small.db'}"

@@ -15,6 +15,7 @@ from neardup.store import Store
 from store._db import unique
 
 
+@pytest.mark.slow
 def test_crawl_stores_every_article_once_and_nothing_else(store: Store) -> None:
     with serve_library(n_articles=100) as site:
         queue = make_queue(store)
@@ -58,6 +59,7 @@ def test_crawl_stores_every_article_once_and_nothing_else(store: Store) -> None:
         assert pdf_words
 
 
+@pytest.mark.slow
 def test_library_without_a_pattern_is_crawled_by_links(sqlite_store: Store) -> None:
     with serve_library(n_articles=40, numbered=False) as site:
         queue = make_queue(sqlite_store)
@@ -71,6 +73,7 @@ def test_library_without_a_pattern_is_crawled_by_links(sqlite_store: Store) -> N
         assert site.fetch_count(site.blocked_url) == 0
 
 
+@pytest.mark.slow
 def test_second_crawl_of_a_done_library_fetches_no_article_again(sqlite_store: Store) -> None:
     with serve_library(n_articles=30) as site:
         queue = make_queue(sqlite_store)
@@ -89,6 +92,7 @@ def test_second_crawl_of_a_done_library_fetches_no_article_again(sqlite_store: S
         assert len(doc_ids(sqlite_store, "again")) == len(site.articles)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("handshake", [0, 1000])
 def test_partly_indexed_library_handshakes(sqlite_store: Store, handshake: int) -> None:
     """Seed 004's handshakes: a library whose articles are in the collection already (from
@@ -120,6 +124,7 @@ def test_partly_indexed_library_handshakes(sqlite_store: Store, handshake: int) 
             assert len(refetched) >= len(site.articles) - 5  # fetched for links, not stored
 
 
+@pytest.mark.slow
 def test_pattern_library_partly_indexed_starts_where_the_documents_end(
     sqlite_store: Store,
 ) -> None:
@@ -197,6 +202,7 @@ def test_queue_validation(sqlite_store: Store) -> None:
     assert CrawlSettings().parallel == 1
 
 
+@pytest.mark.slow
 def test_page_budget_and_missing_home_page(sqlite_store: Store) -> None:
     with serve_library(n_articles=40) as site:
         queue = make_queue(sqlite_store, max_pages=25)

@@ -6,6 +6,8 @@ import asyncio
 import time
 from collections.abc import Callable
 
+import pytest
+
 from crawl._helpers import doc_ids, make_queue
 from fake_library import serve_library
 from neardup.crawl import CrawlQueue, Dispatcher, LibraryNotFound, LibraryStatus
@@ -24,6 +26,7 @@ async def wait_for(what: Callable[[], bool], message: str) -> None:
         await asyncio.sleep(0.05)
 
 
+@pytest.mark.slow
 def test_two_libraries_run_one_after_the_other_and_planted_duplicates_are_found(
     sqlite_store: Store,
 ) -> None:
@@ -70,6 +73,7 @@ def test_two_libraries_run_one_after_the_other_and_planted_duplicates_are_found(
         assert store.check(a, second.articles[unplanted]).matches == ()
 
 
+@pytest.mark.slow
 def test_stop_and_resume_continue_without_refetching(store: Store) -> None:
     with serve_library(n_articles=70) as site:
         queue = make_queue(store, delay=0.01)
@@ -134,6 +138,7 @@ def test_remove_stops_the_crawl_and_keeps_the_collection(sqlite_store: Store) ->
         assert 5 <= len(kept) < len(site.articles)
 
 
+@pytest.mark.slow
 def test_dispatcher_shutdown_requeues_and_a_new_one_resumes(sqlite_store: Store) -> None:
     with serve_library(n_articles=70) as site:
         queue = make_queue(sqlite_store, delay=0.01)

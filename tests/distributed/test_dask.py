@@ -21,6 +21,8 @@ from neardup.errors import ParameterError
 from neardup.output import write_result
 from shared_data import load_docs, paragraphs
 
+pytestmark = pytest.mark.slow  # `make test-fast` leaves this module out
+
 FILES = ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl")
 COUNTS = ("documents", "skipped", "candidate_pairs", "pairs", "clusters", "kept", "dropped")
 

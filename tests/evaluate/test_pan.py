@@ -174,6 +174,7 @@ def texts() -> dict[str, list[tuple[str, str]]]:
     return shared_texts(DATA, per_language=30)
 
 
+@pytest.mark.slow
 @pytest.mark.data
 def test_planted_offsets_are_exact_and_the_set_is_deterministic(texts) -> None:  # type: ignore[no-untyped-def]
     pairs = build_set(texts, pairs_per_level=3, seed=5)
@@ -230,6 +231,7 @@ def test_plant_pair_checks_its_inputs() -> None:
 
 
 # -- scores on the planted set (small), align beside tiles ---------------------------------------
+@pytest.mark.slow
 @pytest.mark.data
 def test_alignment_scores_on_the_planted_set(texts) -> None:  # type: ignore[no-untyped-def]
     """The must-show targets on a small planted set: plagdet >= 0.95 without obfuscation and

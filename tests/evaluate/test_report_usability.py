@@ -96,6 +96,7 @@ def test_metadata_has_labels_not_keys(evaluation):
     assert not any(k.startswith("gold_") for k in rows)
 
 
+@pytest.mark.slow
 def test_html_has_labels_titles_and_hints(evaluation):
     pytest.importorskip("matplotlib")
     text = report.render_html(evaluation, title="t")

@@ -61,6 +61,7 @@ def test_tiny_corpus_rows(tiny):
     assert tiny.best()["shingles-full"].scores.f1 == 1.0
 
 
+@pytest.mark.slow
 def test_html_report_contains_the_plots(tiny, tmp_path):
     pytest.importorskip("matplotlib")
     from neardup.evaluate.report import FIGURE_TITLES, FIGURES, write_html

@@ -16,7 +16,7 @@
   (:mod:`tracemalloc`, slower), for the tests that bound a reader's memory by its limit.
 
 :func:`run_case` classifies one call; :func:`check_case` turns a failure into an
-``AssertionError`` for pytest/hypothesis. ``benchmarks/fuzz_long.py`` uses
+``AssertionError`` for pytest/hypothesis. ``tests/fuzz_long.py`` uses
 :func:`run_case` to count outcomes without stopping.
 """
 

@@ -2,7 +2,7 @@
 
 A target is a name, a hypothesis strategy and ``run(value, ctx)``; ``run`` calls the code
 under test and asserts its documented properties. The CI suite (``tests/fuzz``) and the
-long run (``benchmarks/fuzz_long.py``) share these, under :mod:`fuzz.guard`'s rules.
+long run (``tests/fuzz_long.py``) share these, under :mod:`fuzz.guard`'s rules.
 """
 
 from __future__ import annotations

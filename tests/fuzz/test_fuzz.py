@@ -3,7 +3,7 @@
 Each case runs under :mod:`fuzz.guard`: only the ``NeardupError`` family may escape, a case
 has a CPU-time (and a longer wall-clock) deadline, and the growth of the process's peak
 resident set during it is bounded. The long run
-(``benchmarks/fuzz_long.py``) runs the same targets for >= 10,000 cases each.
+(``tests/fuzz_long.py``) runs the same targets for >= 10,000 cases each.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from hypothesis import HealthCheck, given, note, settings
 
 from fuzz.guard import check_case
 from fuzz.targets import TARGETS, Context, Target
+
+pytestmark = pytest.mark.slow  # `make test-fast` leaves this module out
 
 
 @pytest.fixture(scope="module")

@@ -39,6 +39,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 # -- 1. wiki extraction is bounded ------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("unit", ['<div class="', "{{a|", "[http://a.b x ", "<ref>"])
 def test_wiki_on_unclosed_markup_finishes(unit: str) -> None:
     text = unit * (100_000 // len(unit)) + "\n\nкот сидел на окне"

@@ -114,6 +114,7 @@ PARAGRAPHS = [
 ][:40]
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(
     stored=st.lists(st.integers(0, len(PARAGRAPHS) - 1), min_size=1, max_size=12, unique=True),

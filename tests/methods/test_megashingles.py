@@ -4,9 +4,7 @@ formula (3) against measured match rates, real Russian and English text, the job
 from __future__ import annotations
 
 import json
-import os
 from itertools import combinations
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,8 +20,7 @@ from neardup.methods.registry import make_method
 from neardup.methods.sets import ShingleSets
 from neardup.text.canonical import CanonicalForm
 from neardup.text.types import Document
-
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+from shared_data import data_path
 
 # N. V. Gogol, "Нос" (1836), chapter I, public domain (RusLit, ../shared/data/ruslit).
 GOGOL = """\
@@ -108,16 +105,6 @@ GOGOL = """\
 
 M64 = 2**64 - 1
 PINNED_MEGA0 = 4524877287961143284  # Megashingles() of GOGOL, mega-shingle (0, 1)
-
-
-def data_path(*parts: str) -> Path:
-    """A path under ../shared/data: fail when CI is set and it is missing, else skip."""
-    path = DATA.joinpath(*parts)
-    if not path.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"shared data missing: {path}")
-        pytest.skip(f"shared data missing: {path}")
-    return path
 
 
 def prepared(text: str, doc_id: str = "d") -> Prepared:

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import math
-import os
-import sys
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,8 +15,8 @@ from neardup.methods.base import Prepared, Signature
 from neardup.methods.registry import make_method
 from neardup.methods.shingles import Shingling
 from neardup.methods.simhash import SimHash, block_masks, hamming, table_candidates
+from shared_data import job_scores
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
 EN = (
     "Near duplicate detection finds documents that differ only by small edits such as "
     "timestamps, advertisements and typo fixes; crawlers use it to skip redundant pages."
@@ -133,14 +130,8 @@ def test_threshold_mapping() -> None:
     assert SimHash(max_hamming=3).matching_threshold == 1 - 3 / 64
 
 
+@pytest.mark.slow
 @pytest.mark.data
 def test_job_on_linux_doc_zh() -> None:
-    if not (DATA / "linux-doc-zh-revisions" / "docs.jsonl").is_file():
-        if os.environ.get("CI"):
-            pytest.fail("test data missing: linux-doc-zh-revisions")
-        pytest.skip("test data missing: linux-doc-zh-revisions")
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    from eval_methods_structural import evaluate
-
-    r = evaluate("linux-doc-zh-revisions", "simhash", 1 - 3 / 64, {"max_hamming": 3}, data=DATA)
+    r = job_scores("linux-doc-zh-revisions", "simhash", 1 - 3 / 64, {"max_hamming": 3})
     assert r["precision"] > 0.8 and r["recall"] > 0.9

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -22,8 +19,8 @@ from neardup.methods.slst import (
     split_verified,
     verified_blocks,
 )
+from shared_data import job_scores, load_docs
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
 WORDS = [
     "alpha",
     "bravo",
@@ -225,31 +222,17 @@ def test_bad_parameters_name_the_parameter(param: str, value: object) -> None:
 
 
 # -- the job -----------------------------------------------------------------------------
-def _data(name: str) -> Path:
-    path = DATA / name / "docs.jsonl"
-    if not path.is_file():
-        if os.environ.get("CI"):
-            pytest.fail(f"test data missing: {path}")
-        pytest.skip(f"test data missing: {path}")
-    return path.parent
-
-
 @pytest.mark.data
 def test_job_on_progit_ru() -> None:
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    from eval_methods_structural import evaluate
-
-    r = evaluate("progit-ru-revisions", "sl-st", 0.3, {}, data=_data("progit-ru-revisions").parent)
+    r = job_scores("progit-ru-revisions", "sl-st", 0.3, {})
     assert r["precision"] > 0.8 and r["recall"] > 0.5
 
 
+@pytest.mark.slow
 @pytest.mark.data
 @pytest.mark.parametrize("name", ["progit-ru-revisions", "linux-doc-zh-revisions"])
 def test_symbol_bound_is_an_upper_bound_and_loses_no_pair(name: str) -> None:
     from neardup.methods.slst import symbol_bounds
-    from shared_data import load_docs
 
     docs = [Prepared(d.id, d.text, []) for d in load_docs(name)]
     loose = make_method("sl-st", threshold=1e-9)  # prunes only pairs sharing no symbol

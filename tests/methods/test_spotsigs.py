@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 import xxhash
@@ -17,8 +13,8 @@ from neardup.methods.base import Prepared, Signature
 from neardup.methods.registry import make_method
 from neardup.methods.spotsigs import SpotSigs, multiset_jaccard, spot_signatures
 from neardup.text.canonical import CanonicalForm
+from shared_data import job_scores
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
 OBAMA = (
     "At a rally to kick off a weeklong campaign for the South Carolina primary, Obama tried "
     "to set the record straight from an attack circulating widely on the Internet that is "
@@ -149,12 +145,5 @@ def test_bad_parameters_name_the_parameter(param: str, value: object) -> None:
 
 @pytest.mark.data
 def test_job_on_progit_ru() -> None:
-    if not (DATA / "progit-ru-revisions" / "docs.jsonl").is_file():
-        if os.environ.get("CI"):
-            pytest.fail("test data missing: progit-ru-revisions")
-        pytest.skip("test data missing: progit-ru-revisions")
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    from eval_methods_structural import evaluate
-
-    r = evaluate("progit-ru-revisions", "spotsigs", 0.3, {}, data=DATA)
+    r = job_scores("progit-ru-revisions", "spotsigs", 0.3, {})
     assert r["precision"] > 0.7 and r["recall"] > 0.6

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -26,6 +28,7 @@ def test_ci_runs_the_audit_after_the_tests() -> None:
     assert "pip-audit" in (REPO / "pyproject.toml").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_pip_audit_is_installed() -> None:
     exe = Path(sys.executable).with_name("pip-audit")
     out = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=120)

@@ -62,6 +62,7 @@ def test_serve_with_an_empty_token_exits_2_without_serving(
 
 
 # -- row 2: validation errors capped, answered fast ----------------------------------------------
+@pytest.mark.slow
 def test_a_body_of_400000_unknown_keys_is_refused_fast_and_small(db_url: str) -> None:
     body = json.dumps({f"k{i}": i for i in range(400_000)}).encode()
     assert 4_000_000 < len(body) < 10_000_000

@@ -105,6 +105,7 @@ def test_store_with_injection_strings(db_url: str, method: str) -> None:
         store.delete_collection(guard)
 
 
+@pytest.mark.slow
 def test_api_with_injection_strings(db_url: str, tmp_path: Path) -> None:
     texts = paragraphs("progit-ru-revisions", len(INJECTIONS))
     from urllib.parse import quote

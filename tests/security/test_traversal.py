@@ -124,6 +124,7 @@ def _is_b_secret(c, path: str) -> bool:  # type: ignore[no-untyped-def]
     return str(httpx.URL(f"http://t{path}").path) == "/collections/b/documents/secret"
 
 
+@pytest.mark.slow
 def test_dedup_out_writes_only_into_its_directory(sandbox: Path) -> None:
     """``--out`` with ``..`` goes where the path says; ids with ``../`` name no files; a
     planted symlink is replaced, its target outside never written."""
@@ -168,6 +169,7 @@ def test_write_result_into_a_file_path_fails_cleanly(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
 
 
+@pytest.mark.slow
 def test_cli_collection_names_are_keys_not_paths(sandbox: Path) -> None:
     db = f"sqlite:///{sandbox / 'db' / 'cli.db'}"
     before = _snapshot(sandbox)

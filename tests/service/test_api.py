@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from fastapi.testclient import TestClient
+from typer.testing import CliRunner
 
+from neardup.cli.main import app as cli
 from neardup.service import ServiceConfig, create_app
 from neardup.store import Store
 from store._db import unique
@@ -29,6 +33,18 @@ def _problem(resp, status: int) -> dict:  # type: ignore[no-untyped-def]
     body = resp.json()
     assert body["status"] == status and body["title"] and "detail" in body
     return body
+
+
+def test_methods_publish_their_parameter_constraints(client: TestClient) -> None:
+    """GET /methods: what `neardup methods --json` prints, ranges and choices included."""
+    rows = client.get("/methods").json()
+    by_name = {r["name"]: r for r in rows}
+    assert by_name["megashingles"]["parameters"]["supershingles"]["allowed"] == {
+        "type": "int", "low": 2, "high": "num_maps", "low_open": False, "none": False
+    }
+    assert by_name["spotsigs"]["parameters"]["antecedents"]["allowed"] == {"type": "words"}
+    printed = CliRunner().invoke(cli, ["methods", "--json"])
+    assert printed.exit_code == 0 and json.loads(printed.stdout) == rows
 
 
 def test_flow(client: TestClient) -> None:
@@ -124,6 +140,7 @@ _DRIVER_TEXT = ("psycopg", "sqlite3", "sqlalchemy", "NumericValueOutOfRange", "S
 _FUZZ_MAX_BODY = 50_000
 
 
+@pytest.mark.slow
 def test_openapi_fuzz_finds_no_server_error(db_url: str) -> None:
     """Schemathesis over every operation, with the token, on a scratch SQLite file and the
     session's scratch PostgreSQL database. Properties of every answer: no 5xx (a 503 for a

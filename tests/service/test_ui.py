@@ -420,6 +420,7 @@ def test_library_json_api(store: Store) -> None:
 
 
 # -- the dispatcher runs in the app's lifespan ----------------------------------------------------
+@pytest.mark.slow
 def test_lifespan_dispatcher_crawls_an_added_library(store: Store) -> None:
     from fake_library import serve_library
 

@@ -25,6 +25,7 @@ def client(db_url: str):  # type: ignore[no-untyped-def]
     store.close()
 
 
+@pytest.mark.slow
 def test_pdf_and_docx_uploads_find_their_text(client: TestClient, tmp_path: Path) -> None:
     name = unique()
     assert client.post("/collections", json={"name": name}, headers=AUTH).status_code == 201

@@ -13,6 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from shared_data import unavailable
+
 PG_ADMIN = os.environ.get("NEARDUP_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
 
@@ -60,17 +62,16 @@ def pg_database() -> Iterator[str]:
     try:
         url = create_database("neardup_test")
     except OperationalError as exc:
-        msg = f"PostgreSQL unreachable at {PG_ADMIN}: {exc}"
-        if os.environ.get("CI"):
-            pytest.fail(msg)
-        pytest.skip(msg)
+        unavailable(f"PostgreSQL unreachable at {PG_ADMIN}: {exc}")
     try:
         yield url
     finally:
         drop_database(url)
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+#: The PostgreSQL variants are marked slow (a server round trip per statement; the SQLite
+#: variant runs the same code in `make test-fast`).
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
 def db_url(request: pytest.FixtureRequest, tmp_path) -> str:  # type: ignore[no-untyped-def]
     """A database URL: a SQLite file in ``tmp_path``, or the session's PostgreSQL database."""
     if request.param == "sqlite":

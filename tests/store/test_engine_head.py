@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from neardup.store.engine import head_revisions
 
 
@@ -31,6 +33,7 @@ def test_head_is_the_last_migration():
     assert head_revisions() == {numbers[-1]}
 
 
+@pytest.mark.slow
 def test_alembic_only_when_the_schema_is_behind(tmp_path):
     url = f"sqlite:///{tmp_path / 'a.db'}"
     assert _open(url) == "True []"  # a new database: migrated by Alembic

@@ -15,10 +15,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from sqlalchemy import text
 
 from neardup.store import Store
 from store._db import unique
+
+pytestmark = pytest.mark.slow  # `make test-fast` leaves this module out
 
 NEARDUP = [sys.executable, "-c", "from neardup.cli.main import run; run()"]
 _VOCAB = [f"t{i}" for i in range(5000)]

@@ -68,6 +68,7 @@ def _check_identical(store: Store, name: str, docs: list[Document]) -> None:
     assert stored_keys == memory_keys
 
 
+@pytest.mark.slow
 @pytest.mark.data
 @pytest.mark.parametrize("method", ["tf-ridf", "imatch", "anchor-words"])
 def test_recompute_equals_memory_signing_on_real_text(db_url: str, method: str) -> None:
@@ -86,6 +87,7 @@ def test_recompute_equals_memory_signing_on_real_text(db_url: str, method: str) 
         store.delete_collection(name)
 
 
+@pytest.mark.slow
 @pytest.mark.data
 def test_tfridf_recompute_equals_memory_on_chinese_text(db_url: str) -> None:
     docs = load_docs("linux-doc-zh-revisions")[:100]

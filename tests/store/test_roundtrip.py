@@ -54,6 +54,7 @@ def _found(pair: frozenset[str], found: dict[str, list[str]]) -> bool:
     return b in found.get(a, ()) or a in found.get(b, ())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("corpus", sorted(CASES))
 def test_roundtrip_recall(db_url: str, corpus: str) -> None:
     method, params, measure, threshold = CASES[corpus]

@@ -195,7 +195,7 @@ def _tables_and_version(url: str) -> tuple[set[str], str]:
         engine.dispose()
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
 def empty_url(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:  # type: ignore[no-untyped-def]
     """An empty database of its own (PostgreSQL: created for this test, dropped after)."""
     if request.param == "sqlite":

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import codecs
-import os
 import random
 from pathlib import Path
 
@@ -11,31 +10,22 @@ import pytest
 
 from neardup.errors import DecodeError, InputError
 from neardup.text.encoding import decode, looks_binary
+from shared_data import DATA, data_path
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
-PUSHKIN = DATA / "ruslit" / "poems" / "Pushkin" / "Руслан и Людмила.txt"
-
-
-def data_file(path: Path) -> Path:
-    """``path`` if present; fail when the env var CI is set, else skip."""
-    if not path.is_file():
-        if os.environ.get("CI"):
-            pytest.fail(f"test data missing: {path}")
-        pytest.skip(f"test data missing: {path}")
-    return path
+PUSHKIN = ("ruslit", "poems", "Pushkin", "Руслан и Людмила.txt")
 
 
 @pytest.fixture(scope="module")
 def pushkin_cp1251() -> bytes:
     """The first 4 KiB of "Руслан и Людмила" as stored: cp1251, not valid UTF-8."""
-    return data_file(PUSHKIN).read_bytes()[:4096]
+    return data_path(*PUSHKIN).read_bytes()[:4096]
 
 
 @pytest.mark.data
 def test_real_cp1251_file(pushkin_cp1251: bytes) -> None:
     with pytest.raises(UnicodeDecodeError):
         pushkin_cp1251.decode("utf-8")
-    text = decode(pushkin_cp1251, source=str(PUSHKIN))
+    text = decode(pushkin_cp1251, source=str(DATA.joinpath(*PUSHKIN)))
     assert text == pushkin_cp1251.decode("cp1251")
     assert text.split("\n")[1:3] == ["   Александр Сергеевич Пушкин", "   РУСЛАН И ЛЮДМИЛА"]
 

@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import re
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from neardup.errors import ParameterError
 from neardup.text.extract import extract, html_to_text, visible_text, wiki_to_text
+from shared_data import data_path
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
-BENCH = DATA / "html-extraction"
 #: Mean token F1 measured on the first 20 pages by id: 0.990 (benchmarks/bench_extraction.py
 #: on all 181 pages: 0.965); the floor leaves a 0.03 margin for library updates.
 #: Mean token F1 floors on the first 20 pages (measured: trafilatura 0.963, resiliparse 0.937).
@@ -150,15 +147,12 @@ def _token_f1(predicted: str, gold: str) -> float:
 @pytest.mark.data
 @pytest.mark.parametrize("extractor", sorted(F1_FLOOR_20))
 def test_extraction_f1_floor_on_20_real_pages(extractor: str) -> None:
-    truth_path = BENCH / "ground-truth.json"
-    if not truth_path.is_file():
-        if os.environ.get("CI"):
-            pytest.fail(f"test data missing: {truth_path}")
-        pytest.skip(f"test data missing: {truth_path}")
+    truth_path = data_path("html-extraction", "ground-truth.json")
     truth = json.loads(truth_path.read_text(encoding="utf-8"))
     scores = []
     for page_id in sorted(truth)[:20]:
-        html = gzip.decompress((BENCH / "html" / f"{page_id}.html.gz").read_bytes())
+        page = data_path("html-extraction", "html", f"{page_id}.html.gz")
+        html = gzip.decompress(page.read_bytes())
         text = html_to_text(html.decode("utf-8", errors="replace"), extractor=extractor)
         scores.append(_token_f1(text, truth[page_id]["articleBody"]))
     assert len(scores) == 20

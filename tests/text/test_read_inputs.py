@@ -52,6 +52,7 @@ def make_docx(path: Path, paragraphs: list[str]) -> None:
     document.save(str(path))
 
 
+@pytest.mark.slow
 def test_pdf_and_docx_in_a_tree(tmp_path: Path) -> None:
     words = _paragraphs()[2].split()
     lines = [" ".join(words[i : i + 12]) for i in range(0, 48, 12)]
@@ -191,6 +192,7 @@ def test_parquet_records(tmp_path: Path) -> None:
 _ALPHABET = "aб Z\n\t<[{=|'\x00\x01\x1b\u3000ё"
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(st.text(alphabet=_ALPHABET, max_size=40), min_size=1, max_size=12),

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import pytest
 
 from neardup.text.sniff import sniff_content_type
-
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+from shared_data import data_path
 
 WIKI = """{{Infobox settlement
 | name = Moscow
@@ -44,14 +41,6 @@ See [[https://msdn.microsoft.com/en-us/library/ee484414.aspx]] and
    <div><p>an example</p></div>
 """
 HTML_PAGE = "<!DOCTYPE html>\n<html><head><title>T</title></head><body><p>Hi</p></body></html>"
-
-
-def data_file(path: Path) -> Path:
-    if not path.is_file():
-        if os.environ.get("CI"):
-            pytest.fail(f"test data missing: {path}")
-        pytest.skip(f"test data missing: {path}")
-    return path
 
 
 @pytest.mark.parametrize(
@@ -99,10 +88,11 @@ def test_by_content(text: str, expected: str) -> None:
     assert sniff_content_type(text) == expected
 
 
+@pytest.mark.slow
 @pytest.mark.data
 @pytest.mark.parametrize("corpus", ["progit-ru-revisions", "linux-doc-revisions"])
 def test_real_asciidoc_and_rst_docs_are_text(corpus: str) -> None:
-    path = data_file(DATA / corpus / "docs.jsonl")
+    path = data_path(corpus, "docs.jsonl")
     not_text = []
     count = 0
     with path.open(encoding="utf-8") as f:

@@ -59,6 +59,7 @@ def check(
     """Is each record of INPUT a duplicate of documents in the collection, and of which?
     Exit 0: none is; 1: at least one is; 2: usage or other error."""
     from neardup.store import Store
+    from neardup.text.types import Document
 
     try:
         items = read_inputs(
@@ -76,7 +77,7 @@ def check(
         store.collection(name)  # no such collection: an error before any record is read
         for item in items:
             row = _check_one(store, name, item, limit)
-            if passages and row["status"] == "duplicate":
+            if passages and row["status"] == "duplicate" and isinstance(item, Document):
                 _add_passages(store, name, item.text, row)
             found = found or row["status"] == "duplicate"
             _emit(row, as_json)
@@ -91,7 +92,7 @@ def _error(exc: NeardupError) -> typer.Exit:
     """Print the error on stderr (Rich's console is made only now: start-up)."""
     from rich.markup import escape
 
-    from neardup.cli.main import err
+    from neardup.cli.common import err
 
     err.print(f"[red]error:[/red] {escape(str(exc))}")
     return typer.Exit(EXIT_ERROR)

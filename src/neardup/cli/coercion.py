@@ -115,13 +115,14 @@ def install() -> bool:
         return True
 
     @dataclass(frozen=True)
-    class PlainParam(RuntimeParam):  # type: ignore[misc]
+    class PlainParam(RuntimeParam):
         """Typer's runtime conversion of one plain parameter, without pydantic."""
 
         kind: type
 
         def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
-            if get_origin(self.annotation) is list:
+            origin: Any = get_origin(self.annotation)
+            if origin is list:
                 items = value if isinstance(value, list | tuple) else [value]
                 return [self._one(item, param, ctx) for item in items]
             return self._one(value, param, ctx)
@@ -145,5 +146,6 @@ def install() -> bool:
 
     build_runtime_param.neardup_plain = True  # type: ignore[attr-defined]
     build_runtime_param.typer_original = original  # type: ignore[attr-defined]
-    core.build_runtime_param = build_runtime_param
+    # typer.core's hook, replaced on purpose (it does not export the name)
+    core.build_runtime_param = build_runtime_param  # type: ignore[attr-defined]
     return True

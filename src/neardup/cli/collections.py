@@ -44,17 +44,17 @@ collection_app = typer.Typer(
 @contextmanager
 def _store(db: str | None) -> Iterator[Any]:
     """Open the store; NeardupError in the body becomes the CLI exit code."""
-    from neardup.cli.main import _fail
+    from neardup.cli.common import fail
     from neardup.store import Store
 
     try:
         store = Store(db)
     except NeardupError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     try:
         yield store
     except NeardupError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     finally:
         store.close()
 
@@ -97,7 +97,7 @@ def create(
     """Create a collection; its method and parameters are fixed from now on. The method's
     own canonical form (TF-RIDF: stop words out, stems; SpotSigs: stop words kept) is kept
     unless --preset/--stop-words/--stop-symbols/--morphology override it."""
-    from neardup.cli.main import _fail, method_params, stop_words_choice
+    from neardup.cli.common import fail, method_params, stop_words_choice
 
     try:
         params = method_params(
@@ -110,7 +110,7 @@ def create(
             preset=preset,
         )
     except NeardupError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     with _store(db) as store:
         info = store.create_collection(
             name,
@@ -130,7 +130,7 @@ def create(
 @collection_app.command("list")
 def list_(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """List the collections."""
-    from neardup.cli.main import out
+    from neardup.cli.common import out
 
     with _store(db) as store:
         rows = [store.stats(c.name) for c in store.collections()]
@@ -154,7 +154,7 @@ def stats(
     as_json: JsonOpt = False,
 ) -> None:
     """Show a collection's parameters, counts and storage (bytes per document by table)."""
-    from neardup.cli.main import out
+    from neardup.cli.common import out
 
     with _store(db) as store:
         row = store.stats(name, sizes=True)
@@ -206,7 +206,7 @@ def confirm(question: str, yes: bool) -> None:
         typer.Exit: code 1 when the user says no; code 2 when stdin is not a terminal and
             ``--yes`` was not given (a script must say ``--yes``).
     """
-    from neardup.cli.main import err
+    from neardup.cli.common import err
 
     if yes:
         return
@@ -263,7 +263,7 @@ def add(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Add documents to a collection (idempotent: re-adding adds nothing; resumable)."""
-    from neardup.cli.main import _fail
+    from neardup.cli.common import fail
 
     try:
         items = read_inputs(
@@ -274,7 +274,7 @@ def add(
             max_bytes=max_bytes,
         )
     except NeardupError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     with _store(db) as store, _progress(quiet or as_json) as tick:
         report = store.add(name, items, batch_size=batch_size, on_batch=tick)
     _report_skipped(report.skipped)
@@ -286,7 +286,7 @@ def add(
 
 def _report_skipped(skipped: Any) -> None:
     """One line per skipped document; already stored ones are only counted."""
-    from neardup.cli.main import err
+    from neardup.cli.common import err
 
     exists = 0
     for s in skipped:
@@ -300,7 +300,7 @@ def _report_skipped(skipped: Any) -> None:
 
 @contextmanager
 def _progress(silent: bool) -> Iterator[Callable[[Any], None]]:
-    from neardup.cli.main import err
+    from neardup.cli.common import err
 
     if silent or not err.is_terminal:
         yield lambda _report: None

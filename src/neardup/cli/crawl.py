@@ -60,7 +60,7 @@ def crawl_command(
 ) -> None:
     """Crawl a digital library into a collection (Romanov 2019): link search, address pattern,
     range walk or recursive crawl; resumable."""
-    from neardup.cli.main import _fail
+    from neardup.cli.common import fail
     from neardup.crawl import CrawlSettings
 
     try:
@@ -73,14 +73,14 @@ def crawl_command(
             allow_private=allow_private,
         )
     except NeardupError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     with _queue(db, settings) as queue:
         try:
             lib = _library(queue, url, clarification, collection, method, threshold)
             final = _run(queue, lib.id, show=not (quiet or as_json))
             failures = queue.pages(lib.id, "failed")
         except NeardupError as exc:
-            raise _fail(exc) from None
+            raise fail(exc) from None
     _report(final, failures, as_json)
     if final.stage != "done":
         raise typer.Exit(1)
@@ -90,7 +90,7 @@ def _queue(db: str | None, settings: Any) -> Any:
     """The crawl queue on the store (a context manager closing both)."""
     from contextlib import contextmanager
 
-    from neardup.cli.main import _fail
+    from neardup.cli.common import fail
     from neardup.crawl import CrawlQueue
     from neardup.store import Store
 
@@ -99,12 +99,12 @@ def _queue(db: str | None, settings: Any) -> Any:
         try:
             store = Store(db)
         except NeardupError as exc:
-            raise _fail(exc) from None
+            raise fail(exc) from None
         try:
             queue = CrawlQueue(store, settings)
         except NeardupError as exc:
             store.close()
-            raise _fail(exc) from None
+            raise fail(exc) from None
         try:
             yield queue
         finally:
@@ -142,7 +142,7 @@ def _run(queue: Any, library_id: int, *, show: bool) -> Any:
     """Crawl with a progress bar; Ctrl-C leaves the library resumable."""
     import asyncio
 
-    from neardup.cli.main import err
+    from neardup.cli.common import err
     from neardup.crawl import crawl
 
     async def main() -> Any:
@@ -163,7 +163,7 @@ async def _progress(queue: Any, library_id: int, task: asyncio.Task[Any]) -> Non
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from neardup.cli.main import err
+    from neardup.cli.common import err
 
     bars = Progress(
         TextColumn("[bold]{task.description:<18}"),
@@ -195,7 +195,7 @@ async def _progress(queue: Any, library_id: int, task: asyncio.Task[Any]) -> Non
 def _report(lib: Any, failures: list[Any], as_json: bool) -> None:
     from rich.table import Table
 
-    from neardup.cli.main import err, out
+    from neardup.cli.common import err, out
 
     if as_json:
         row = lib.as_dict()

@@ -62,6 +62,7 @@ def collect_params(
     morphology: str | None,
     stop_symbols: str | None = None,
     preset: str | None = None,
+    *,
     defaults: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Per-method ``dedup`` parameters from the common options.
@@ -78,7 +79,7 @@ def collect_params(
         ParameterError: a malformed ``--param``, a parameter no selected method has, or a
             scoped parameter for a method not selected.
     """
-    from neardup.cli.main import method_params
+    from neardup.cli.common import method_params
     from neardup.methods.registry import method_class
 
     split = [_split_param(p) for p in params or []]
@@ -273,7 +274,7 @@ def evaluate(
     ] = False,
 ) -> None:
     """Score methods x thresholds against a gold standard: precision, recall, F1, errors."""
-    from neardup.cli.main import _fail, err, out, stop_words_choice
+    from neardup.cli.common import err, fail, out, stop_words_choice
     from neardup.evaluate import report
     from neardup.evaluate.gold import load_gold
     from neardup.evaluate.run import evaluate_corpus, evaluate_pairs_dir
@@ -314,6 +315,7 @@ def evaluate(
         if from_json is not None:
             result = _load_report(from_json)
         elif pairs is not None:
+            assert standard is not None  # --gold is required without --from-json (above)
             ts = parse_thresholds(thresholds) if thresholds else None
             result = evaluate_pairs_dir(
                 pairs,
@@ -336,7 +338,7 @@ def evaluate(
             on_row = _progress(err, quiet or as_json)
             result = evaluate_corpus(docs, standard, config, on_row=on_row)  # type: ignore[arg-type]
     except NeardupError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     _emit(result, as_json, table2, out)  # the scores first: a failing report loses nothing
     if html_out is not None:
         _write_report(result, html_out, title, table2, quiet=as_json)
@@ -360,7 +362,7 @@ def _table2_sets(
     Raises:
         UsageError: a folder without ``docs.jsonl`` or ``gold.jsonl``, or a name given twice.
     """
-    from neardup.cli.main import err
+    from neardup.cli.common import err
     from neardup.evaluate.gold import load_gold
     from neardup.evaluate.run import evaluate_corpus
 
@@ -391,7 +393,7 @@ def _emit_sets(
 ) -> None:
     """Print (and write as HTML) Table 2 over several collections; exit 1 if every run
     failed."""
-    from neardup.cli.main import err, out
+    from neardup.cli.common import err, out
     from neardup.evaluate import report
 
     if as_json:
@@ -427,7 +429,7 @@ def _evaluate_passages(
     title: str,
 ) -> None:
     """``evaluate --passages``: align the gold's pairs, print PAN's measures."""
-    from neardup.cli.main import _fail, err, out
+    from neardup.cli.common import err, fail, out
     from neardup.evaluate.pan import align_gold_pairs, html_report, load_passage_gold
 
     try:
@@ -442,7 +444,7 @@ def _evaluate_passages(
             except OSError as exc:
                 raise InputError(f"{html_out}: cannot write ({exc})") from None
     except NeardupError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     if as_json:
         data = {"pairs": len(gold.pairs), **scores.as_dict(per_case=True)}
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
@@ -462,7 +464,7 @@ def _evaluate_passages(
 def _write_report(result: Any, path: Path, title: str, table2: bool, *, quiet: bool) -> None:
     """Write the HTML report; when that fails, save the scores as JSON beside it (to be
     re-rendered with ``--from-json``) and exit 1."""
-    from neardup.cli.main import err, escape
+    from neardup.cli.common import err, escape
     from neardup.evaluate import report
 
     try:

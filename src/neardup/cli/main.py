@@ -12,6 +12,9 @@ import typer
 
 from neardup._version import __version__
 from neardup.cli.coercion import install as install_plain_coercion
+from neardup.cli.common import console as _console
+from neardup.cli.common import escape, method_params, stop_words_choice
+from neardup.cli.common import fail as _fail
 from neardup.cli.options import (
     MAX_BYTES,
     ContentTypeOpt,
@@ -25,7 +28,7 @@ from neardup.cli.options import (
     TextFieldOpt,
     read_options,
 )
-from neardup.errors import NeardupError, ParameterError, UsageError, check_int
+from neardup.errors import NeardupError, ParameterError, check_int
 
 install_plain_coercion()  # str/int/float/Path values without pydantic (start-up)
 
@@ -40,29 +43,11 @@ app = typer.Typer(
 )
 
 
-def _console(name: str) -> Any:
-    """``err`` (stderr) or ``out`` (stdout): Rich consoles made on first use, so that
-    ``--help`` and ``--version`` do not import Rich's console (see :func:`__getattr__`)."""
-    console = globals().get(name)
-    if console is None:
-        from rich.console import Console
-
-        console = globals()[name] = Console(stderr=name == "err")
-    return console
-
-
 def __getattr__(name: str) -> Any:
-    """``from neardup.cli.main import err, out`` (PEP 562): the consoles of :func:`_console`."""
+    """``neardup.cli.main.err`` / ``.out`` (PEP 562): :mod:`neardup.cli.common`'s consoles."""
     if name in ("err", "out"):
         return _console(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def escape(text: str) -> str:
-    """``text`` with Rich markup escaped (file names such as ``[draft].txt`` print as is)."""
-    from rich.markup import escape as rich_escape
-
-    return rich_escape(text)
 
 
 MethodOpt = Annotated[
@@ -104,121 +89,6 @@ def main(
     ] = False,
 ) -> None:
     """neardup: near-duplicate detection for text collections."""
-
-
-def _parse_value(raw: str) -> Any:
-    low = raw.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    if low in ("none", "null"):
-        return None
-    for cast in (int, float):
-        try:
-            return cast(raw)
-        except ValueError:
-            pass
-    return raw
-
-
-def stop_words_choice(
-    stop_words: str | None, no_stop_words: bool
-) -> bool | tuple[str, ...] | None:
-    """``--stop-words FILE|snowball`` and ``--no-stop-words`` as one value: ``None`` (the
-    method's default), ``False``, ``True`` (Snowball lists) or the words of a file.
-
-    Raises:
-        UsageError: both options given. InputError: an unreadable file.
-    """
-    if stop_words is not None and no_stop_words:
-        raise UsageError("--stop-words and --no-stop-words contradict each other")
-    if no_stop_words:
-        return False
-    if stop_words is None:
-        return None
-    if stop_words == "snowball":
-        return True
-    from neardup.text.stopwords import read_stop_words
-
-    return read_stop_words(stop_words)
-
-
-def _unescape(symbols: str) -> str:
-    return symbols.replace("\\n", "\n").replace("\\r", "\r").replace("\\t", "\t")
-
-
-def canonical_changes(
-    stop_words: bool | tuple[str, ...] | None,
-    morphology: str | None,
-    stop_symbols: str | None = None,
-) -> dict[str, Any]:
-    """Fields of :class:`~neardup.text.CanonicalForm` the canonical options replace."""
-    changes: dict[str, Any] = {}
-    if isinstance(stop_words, tuple):
-        changes.update(stop_words=True, stop_word_list=stop_words)
-    elif stop_words is True:
-        changes.update(stop_words=True, stop_word_list=None)
-    elif stop_words is False:
-        changes["stop_words"] = False
-    if morphology is not None:
-        changes["morphology"] = morphology
-    if stop_symbols is not None:
-        changes["stop_symbols"] = _unescape(stop_symbols)
-    return changes
-
-
-def method_params(
-    method: str,
-    shingle_size: int | None,
-    params: list[str] | None,
-    stop_words: bool | tuple[str, ...] | None,
-    morphology: str | None,
-    *,
-    stop_symbols: str | None = None,
-    preset: str | None = None,
-) -> dict[str, Any]:
-    """Collect method parameters from the common options and ``--param KEY=VALUE``.
-
-    ``preset`` (:mod:`neardup.methods.presets`) comes first; the other options override it.
-    ``stop_words``: ``None`` keeps the canonical form's, ``True``/``False`` the Snowball
-    lists or none, a tuple the user's words.
-
-    Raises:
-        ParameterError: a malformed ``--param``, a parameter the method does not have, or
-            an unknown preset.
-    """
-    from neardup.methods.registry import method_class
-
-    fields = {f.name for f in dataclasses.fields(method_class(method)) if f.init}
-    result: dict[str, Any] = {}
-    if preset is not None:
-        from neardup.methods.presets import preset as named_preset
-
-        result.update(named_preset(preset).params_for(method))
-    if shingle_size is not None:
-        if "shingle_size" not in fields:
-            raise ParameterError("--shingle-size", shingle_size, f"not a parameter of {method}")
-        result["shingle_size"] = shingle_size
-    for item in params or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ParameterError("--param", item, "KEY=VALUE")
-        result[key.strip().replace("-", "_")] = _parse_value(value.strip())
-    changes = canonical_changes(stop_words, morphology, stop_symbols)
-    if "canonical" in fields and changes:
-        base = result.get("canonical")
-        if base is None:
-            spec = next(
-                f for f in dataclasses.fields(method_class(method)) if f.name == "canonical"
-            )
-            has_factory = spec.default_factory is not dataclasses.MISSING
-            base = spec.default_factory() if has_factory else spec.default  # type: ignore[misc]
-        result["canonical"] = dataclasses.replace(base, **changes)
-    return result
-
-
-def _fail(exc: NeardupError) -> typer.Exit:
-    _console("err").print(f"[red]error:[/red] {escape(str(exc))}")
-    return typer.Exit(2 if isinstance(exc, UsageError) else 1)
 
 
 @app.command()
@@ -652,16 +522,19 @@ def _corpus_texts(paths: list[Path]) -> list[str]:
 def _read_one(path: Path, content_type: str) -> str:
     from neardup.errors import InputError
     from neardup.text.read import read_corpus
+    from neardup.text.types import Document, Skipped
 
     if not path.is_file():
         raise InputError(f"{path}: not a file")
     items = list(read_corpus([path], content_type=content_type))
-    docs = [i for i in items if not hasattr(i, "reason")]
+    docs = [i for i in items if isinstance(i, Document)]
     if not docs:
         reason = items[0] if items else None
-        detail = f"{reason.reason} {reason.detail}" if reason is not None else "no document"  # type: ignore[union-attr]
+        detail = "no document"
+        if isinstance(reason, Skipped):
+            detail = f"{reason.reason} {reason.detail}"
         raise InputError(f"{path}: cannot be compared ({detail})")
-    return "\n\n".join(d.text for d in docs)  # type: ignore[union-attr]
+    return "\n\n".join(d.text for d in docs)
 
 
 @app.command()
@@ -725,6 +598,7 @@ def app_for(argv: list[str]) -> typer.Typer:
             sub.registered_commands.append(stub)
         sub.registered_groups = []
         for group in app.registered_groups:
+            assert group.typer_instance is not None  # add_typer() always sets it
             empty = copy.copy(group.typer_instance)
             empty.registered_commands, empty.registered_groups = [], []
             stub_group = copy.copy(group)

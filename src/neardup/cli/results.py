@@ -135,14 +135,14 @@ def result_dict(result: Any) -> dict[str, Any]:
 
 def write_json(fh: IO[str], result: Any) -> None:
     """The whole result as one JSON document (see :func:`result_dict`)."""
-    from neardup.output import _json
+    from neardup.output import json_text
 
-    fh.write(_json(result_dict(result), indent=2) + "\n")
+    fh.write(json_text(result_dict(result), indent=2) + "\n")
 
 
 def jsonl_lines(result: Any) -> Iterator[str]:
     """JSON lines (with ``\\n``): pairs, clusters, dropped, skipped, then the summary."""
-    from neardup.output import _json
+    from neardup.output import json_text
     from neardup.pairs import PairTable
 
     pairs = result.pairs
@@ -151,14 +151,14 @@ def jsonl_lines(result: Any) -> Iterator[str]:
             yield '{"type": "pair", ' + line[1:]
     else:
         for p in pairs:
-            yield _json({"type": "pair", **p.as_dict()}) + "\n"
+            yield json_text({"type": "pair", **p.as_dict()}) + "\n"
     for row in result.cluster_rows():
-        yield _json({"type": "cluster", **row}) + "\n"
+        yield json_text({"type": "cluster", **row}) + "\n"
     for d in result.dropped:
-        yield _json({"type": "dropped", **d.as_dict()}) + "\n"
+        yield json_text({"type": "dropped", **d.as_dict()}) + "\n"
     for s in result.skipped:
-        yield _json({"type": "skipped", **s.as_dict()}) + "\n"
-    yield _json({"type": "summary", **result.summary}) + "\n"
+        yield json_text({"type": "skipped", **s.as_dict()}) + "\n"
+    yield json_text({"type": "summary", **result.summary}) + "\n"
 
 
 def write_jsonl(fh: IO[str], result: Any) -> int:

@@ -66,7 +66,7 @@ def serve(
     and the REST API (/docs) over HTTP."""
     import uvicorn
 
-    from neardup.cli.main import _fail
+    from neardup.cli.common import fail
     from neardup.crawl import CrawlSettings
     from neardup.service.api import ServiceConfig, create_app
 
@@ -95,7 +95,7 @@ def serve(
             return
         app = create_app(config)
     except NeardupError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     uvicorn.run(app, host=host, port=port)
 
 

@@ -18,7 +18,7 @@ from neardup.crawl.links import PageLinks, page_links
 from neardup.errors import DecodeError
 from neardup.text.encoding import decode
 from neardup.text.extract import html_to_text
-from neardup.text.types import Document
+from neardup.text.types import ContentType, Document
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 PDF_TYPES = ("application/pdf", "application/x-pdf")
@@ -51,7 +51,7 @@ class PageContent:
         title = self.title.strip()
         first = body.split("\n", 1)[0].strip()
         text = body if not title or first == title else f"{title}\n\n{body}"
-        ctype = "html" if self.kind == "html" else "text"
+        ctype: ContentType = "html" if self.kind == "html" else "text"
         return Document(url, text, url, ctype, raw_bytes)
 
 

@@ -307,7 +307,7 @@ class Crawler:
             while True:
                 room = self._window() - len(pending)
                 if room > 0 and within(n) and not await self.stopped():
-                    numbers = []
+                    numbers: list[int] = []
                     while len(numbers) < room and within(n):
                         numbers.append(n)
                         n += step

@@ -212,7 +212,7 @@ class CrawlDB:
         Order: by depth then discovery (breadth first); with ``clarified_last`` the pages
         without a clarification first (the link search looks for links, not articles).
         """
-        order = [P.c.depth, P.c.id]
+        order: list[Any] = [P.c.depth, P.c.id]
         if clarified_last:
             order.insert(0, case((P.c.clarified, 1), else_=0))
         with self.write() as conn:
@@ -228,7 +228,7 @@ class CrawlDB:
                     .where(P.c.id.in_([r.id for r in rows]))
                     .values(status="reserved", updated_at=now())
                 )
-        return rows
+        return list(rows)
 
     def reserve_urls(self, library_id: int, urls: Sequence[str]) -> list[Any]:
         """Mark the listed pages ``reserved`` if they are ``new``, and return those."""
@@ -246,7 +246,7 @@ class CrawlDB:
                     .where(P.c.id.in_([r.id for r in rows]))
                     .values(status="reserved", updated_at=now())
                 )
-        return rows
+        return list(rows)
 
     def set_page(self, page_id: int, status: str, **values: Any) -> None:
         """Set a page's status (and columns) in its own transaction."""
@@ -322,7 +322,7 @@ class CrawlDB:
             with self.write() as own:
                 return self.requeue(library_id, where, conn=own)
         cond = and_(P.c.library_id == library_id, P.c.status.in_(list(PAGE_DONE)), where)
-        counts = dict(
+        counts: dict[str, int] = dict(
             conn.execute(select(P.c.status, func.count()).where(cond).group_by(P.c.status)).all()
         )
         result = conn.execute(update(P).where(cond).values(status="new", updated_at=now()))
@@ -337,7 +337,7 @@ class CrawlDB:
         if where is not None:
             stmt = stmt.where(where)
         with self.read() as conn:
-            return conn.execute(stmt.order_by(P.c.id)).all()
+            return list(conn.execute(stmt.order_by(P.c.id)).all())
 
     def count(self, library_id: int, where: Any = None) -> int:
         """How many of the library's pages match ``where``."""

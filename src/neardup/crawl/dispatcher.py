@@ -15,6 +15,7 @@ import contextlib
 import logging
 from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 
 import httpx
 
@@ -144,7 +145,7 @@ class Dispatcher:
             except Exception:
                 log.exception("crawl dispatcher")
             self._event.clear()
-            waiters: list[asyncio.Future[object]] = [
+            waiters: list[asyncio.Future[Any]] = [
                 asyncio.ensure_future(self._event.wait()),
                 *self._running.values(),
             ]

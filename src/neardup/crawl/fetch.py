@@ -19,7 +19,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 from urllib.parse import urljoin, urlsplit
 
 import httpx
@@ -150,7 +150,7 @@ class Fetcher:
             location = result.pop("location", None)
             if location is None:
                 return FetchResult(url, current, **result)  # type: ignore[arg-type]
-            current = urljoin(current, location)
+            current = urljoin(current, str(location))
         return FetchResult(url, current, "failed", error=f"more than {MAX_REDIRECTS} redirects")
 
     async def check(self, url: str) -> str:
@@ -202,7 +202,7 @@ class Fetcher:
             return True
         status = result.get("status")
         if result["outcome"] == "ok":
-            body = bytes(result["body"])[:MAX_ROBOTS_BYTES]  # type: ignore[arg-type]
+            body = bytes(cast("bytes", result["body"]))[:MAX_ROBOTS_BYTES]
             rules = Protego.parse(body.decode("utf-8", errors="replace"))
             delay = rules.crawl_delay(self.agent)
             if delay:

@@ -83,7 +83,7 @@ def split_dropped(groups: Table, offsets: np.ndarray) -> list[Table]:
 
 def add_reasons(p: int, verified: dict[str, Any], threshold: float, *pieces: Table) -> Table:
     """Dropped rows with the single-process ``reason`` (direct pair's resemblance or not)."""
-    from neardup.dedup import _reason
+    from neardup.keep import drop_reason
 
     t = concat(pieces)
     if not t or t["node"].size == 0:
@@ -101,7 +101,7 @@ def add_reasons(p: int, verified: dict[str, Any], threshold: float, *pieces: Tab
         if found[i]:
             k = int(at[i])
             row = np.array([rows[c][k] for c in ("a", "b", "res", "cab", "cba", "score")])
-        reasons[i] = _reason(int(t["node"][i]), int(t["keep"][i]), row, {}, threshold)
+        reasons[i] = drop_reason(int(t["node"][i]), int(t["keep"][i]), row, {}, threshold)
     return {**t, "reason": reasons}
 
 

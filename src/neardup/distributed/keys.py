@@ -1,9 +1,9 @@
 """Grouping keys of the methods the Dask engine runs: documents sharing a key in the same
 slot are candidates, exactly as in each method's own ``candidates``.
 
-* ``minhash-lsh``: one slot per LSH band, key = :func:`neardup.index.lsh.band_keys`
+* ``minhash-lsh``: one slot per LSH band, key = :func:`neardup.methods.lsh.band_keys`
   (documents with an empty set have no key); buckets above the method's ``max_df`` give a
-  star from their earliest document, as :func:`neardup.index.lsh.lsh_candidates` does.
+  star from their earliest document, as :func:`neardup.methods.lsh.lsh_candidates` does.
 * ``megashingles``: one slot per mega-shingle (non-``EMPTY``).
 * ``imatch`` / ``imatch-random``: one slot per lexicon, key = the digest's first 8 bytes
   (non-empty digests); the full 20-byte equality is checked when pairs are scored.
@@ -48,7 +48,7 @@ def method_keys(meth: Any, data: np.ndarray) -> tuple[np.ndarray, np.ndarray, in
     name = meth.name
     n = data.shape[0]
     if name == "minhash-lsh":
-        from neardup.index.lsh import band_keys
+        from neardup.methods.lsh import band_keys
         from neardup.methods.minhash import EMPTY
 
         keys = band_keys(data, meth.lsh)
@@ -60,9 +60,9 @@ def method_keys(meth: Any, data: np.ndarray) -> tuple[np.ndarray, np.ndarray, in
         mega = np.ascontiguousarray(data[:, meth.supershingles :])
         return mega, mega != EMPTY, None
     if name in ("imatch", "imatch-random"):
-        from neardup.methods.imatch import _prefix_keys
+        from neardup.methods.imatch import prefix_keys
 
-        keys, valid = _prefix_keys(data)
+        keys, valid = prefix_keys(data)
         return keys.astype(U64), valid, None
     if name == "tf-ridf":
         return data.astype(U64).reshape(n, 1), (data != 0).reshape(n, 1), None

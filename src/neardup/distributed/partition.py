@@ -308,7 +308,8 @@ def verify(
     ids = np.concatenate([part["ids"], *(f["ids"] for f in others)])
     pairs = np.stack([cand["a"], cand["b"]], axis=1).astype(np.int64)
     local = order[np.searchsorted(gidx[order], pairs)] if pairs.size else pairs
-    score = _scores(meth, Signatures(None, sig, len(sets)), local)
+    # The key is never read by similarity() (the signatures were made here, by meth).
+    score = _scores(meth, Signatures(None, sig, len(sets)), local)  # type: ignore[arg-type]
     content = sets.content_keys()
     same = content[local[:, 0]] == content[local[:, 1]] if local.size else np.zeros(0, bool)
     if meth.exact_key and pairs.size:  # grouping keys are prefixes: keep true key matches

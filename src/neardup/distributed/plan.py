@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from neardup._version import __version__
-from neardup.dedup import DedupOptions, _resolve, decided_options
+from neardup.dedup import DedupOptions, decided_options, resolve_method
 from neardup.distributed import clusters as cl
 from neardup.distributed import io
 from neardup.distributed import partition as pt
@@ -97,7 +97,7 @@ def dedup_dask(
     if opts.measure != "resemblance":
         raise ParameterError("measure", opts.measure, "resemblance with --engine dask")
     check_int("block_bytes", block_bytes, low=1 << 20)
-    meth = _resolve(method, opts, dict(method_params))
+    meth = resolve_method(method, opts, dict(method_params))
     opts = decided_options(meth, opts)
     check_supported(meth)
     with _client(client, scheduler, workers) as cli:

@@ -38,7 +38,8 @@ class Gold:
     @classmethod
     def load(cls, path: str | Path) -> Gold:
         """Read a gold JSONL file of ``{a, b, label}`` rows."""
-        pos, neg = set(), set()
+        pos: set[PairKey] = set()
+        neg: set[PairKey] = set()
         with open(path, encoding="utf-8") as fh:
             for line in fh:
                 if line.strip():

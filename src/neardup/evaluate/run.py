@@ -251,7 +251,9 @@ def decision_value(pair: Any, measure: str, verify: bool) -> float:
     Returns:
         The method's score (``verify=False``), the resemblance, or the larger containment.
     """
-    get = pair.get if isinstance(pair, dict) else lambda k: getattr(pair, k, None)
+    get: Callable[[str], Any] = (
+        pair.get if isinstance(pair, dict) else lambda k: getattr(pair, k, None)
+    )
     if get("decision") == "identical":  # identical documents pass every threshold
         return 1.0
     if not verify:
@@ -422,7 +424,9 @@ def _row_from_dict(r: dict[str, Any], meta: dict[str, Any]) -> EvalRow:
     boot = meta.get("bootstrap", {})
     ci = [Interval(*r[k]) if r.get(k) else None for k in ("precision_ci", "recall_ci", "f1_ci")]
     intervals = PairIntervals(
-        *ci,
+        ci[0],
+        ci[1],
+        ci[2],
         float(boot.get("level", 0.95)),
         int(boot.get("replicates", 0)),
         int(boot.get("seed", 0)),

@@ -6,7 +6,7 @@ containment, finds a small document inside a large one, and removes documents.
 A document becomes canonical tokens (:class:`~neardup.text.canonical.CanonicalForm`),
 then word shingles with 64-bit fingerprints (Broder 1997; Zagorulko et al. 2013). Candidates
 come from MinHash-LSH buckets (``measure="resemblance"``: ``b`` bands of ``r`` rows chosen
-by :func:`~neardup.index.lsh.optimal_params` for the threshold; Leskovec et al., MMDS
+by :func:`~neardup.methods.lsh.optimal_params` for the threshold; Leskovec et al., MMDS
 §3.4) or from fingerprint postings (``measure="containment"``: every stored document that
 shares a shingle, postings longer than ``max_df`` passed over). Every candidate is then
 verified on the exact shingle sets, as collections and ``dedup`` do: a match has
@@ -35,7 +35,7 @@ from neardup.errors import (
     check_float,
     check_int,
 )
-from neardup.index.lsh import LSHParams, band_keys, optimal_params
+from neardup.methods.lsh import LSHParams, band_keys, optimal_params
 from neardup.methods.minhash import MinHasher
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling

@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from neardup.errors import ParameterError, UsageError, check_float, check_int
+from neardup.errors import ParameterError, UsageError
 from neardup.methods.base import CorpusStats, Prepared, SignatureKey, Signatures
 from neardup.methods.decision import DecisionRule
 from neardup.methods.imatch import (
@@ -39,6 +39,7 @@ from neardup.methods.imatch import (
     short_hash,
     vocabulary,
 )
+from neardup.methods.params import Constraint, Interval
 from neardup.methods.registry import register
 from neardup.text.canonical import CanonicalForm
 
@@ -91,15 +92,19 @@ class AnchorWords(SingleKeyMethod):
     _anchors: frozenset[str] | None = field(init=False, repr=False, compare=False, default=None)
     _anchors_id: str | None = field(init=False, repr=False, compare=False, default=None)
 
+    parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "min_df": Interval("float", 0.0, 1.0),
+        "max_df": Interval("float", 0.0, 1.0),
+        "max_anchors": Interval("int", 1),
+        "min_rel_freq": Interval("float", 0.0, 1.0),
+        "top": Interval("int", 1, 10_000),
+        "min_anchors": Interval("int", 1, "top"),
+    }
+
     def __post_init__(self) -> None:
-        check_float("min_df", self.min_df, low=0.0, high=1.0)
-        check_float("max_df", self.max_df, low=0.0, high=1.0)
+        super().__post_init__()
         if self.max_df < self.min_df:
             raise ParameterError("max_df", self.max_df, f">= min_df={self.min_df}")
-        check_int("max_anchors", self.max_anchors, low=1)
-        check_float("min_rel_freq", self.min_rel_freq, low=0.0, high=1.0)
-        check_int("top", self.top, low=1, high=10_000)
-        check_int("min_anchors", self.min_anchors, low=1, high=self.top)
 
     @property
     def anchors(self) -> frozenset[str]:

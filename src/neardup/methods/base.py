@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import json
 import struct
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
 from neardup.errors import FormatError, IncompatibleSignatureError
+from neardup.methods.params import Constraint, validate_parameters
 
 MAGIC = b"NDSG"
 FORMAT_VERSION = 1
@@ -217,3 +218,18 @@ class Method(Protocol):
     def signature(self, sigs: Signatures, i: int) -> Signature: ...
 
     def compare(self, a: Signature, b: Signature) -> float: ...
+
+
+class MethodBase:
+    """Shared behaviour of the method classes: parameters validated from their declared
+    constraints (:mod:`neardup.methods.params`), once, before the method's own rules.
+
+    A method dataclass declares ``parameter_constraints`` (parameter -> constraint, a
+    subclass extending its base's) and, when it has rules across parameters, a
+    ``__post_init__`` that calls ``super().__post_init__()`` first.
+    """
+
+    parameter_constraints: ClassVar[Mapping[str, Constraint]] = {}
+
+    def __post_init__(self) -> None:
+        validate_parameters(self, type(self).parameter_constraints)

@@ -27,9 +27,17 @@ import numpy as np
 import xxhash
 
 from neardup._array import group_bounds, pairs_in_groups, unique_pairs
-from neardup.errors import ParameterError, UsageError, check_float, check_int
-from neardup.methods.base import CorpusStats, Prepared, Signature, SignatureKey, Signatures
+from neardup.errors import ParameterError, UsageError
+from neardup.methods.base import (
+    CorpusStats,
+    MethodBase,
+    Prepared,
+    Signature,
+    SignatureKey,
+    Signatures,
+)
 from neardup.methods.decision import DecisionRule
+from neardup.methods.params import Constraint, Interval
 from neardup.methods.registry import register
 from neardup.text.canonical import CanonicalForm
 
@@ -93,12 +101,12 @@ def digest(terms: Sequence[str]) -> bytes:
     return hashlib.sha1(" ".join(terms).encode("utf-8", "surrogatepass")).digest()
 
 
-def _prefix_keys(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def prefix_keys(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Grouping keys (first 8 digest bytes) and validity of (n, k*20) uint8 digests."""
     n = data.shape[0]
     d = np.ascontiguousarray(data).reshape(n, -1, DIGEST)
     keys = np.ascontiguousarray(d[:, :, :8]).view("<u8")[:, :, 0]
-    return keys, d.any(axis=2)
+    return keys, np.asarray(d.any(axis=2))
 
 
 def _matching_slots(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -109,7 +117,7 @@ def _matching_slots(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return same.any(axis=1)
 
 
-class SingleKeyMethod:
+class SingleKeyMethod(MethodBase):
     """Shared behaviour of methods whose signature is one integer key per document
     (anchor words, TF-RIDF): 0 means "no signature" and matches nothing; equal non-zero
     keys are duplicates. ``sigs.data`` is a 1-D unsigned integer array (n,)."""
@@ -140,7 +148,7 @@ class SingleKeyMethod:
 
 
 @dataclass(kw_only=True)
-class IMatch:
+class IMatch(MethodBase):
     """I-Match (Chowdhury et al. 2002, ACM TOIS 20(2)): SHA-1 of a document's lexicon terms.
 
     Needs :meth:`fit` on collection statistics (the lexicon). Signature payload: uint8
@@ -177,12 +185,16 @@ class IMatch:
     _lexicon: frozenset[str] | None = field(init=False, repr=False, compare=False, default=None)
     _lexicon_id: str | None = field(init=False, repr=False, compare=False, default=None)
 
+    parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "min_nidf": Interval("float", 0.0, 1.0),
+        "max_nidf": Interval("float", 0.0, 1.0),
+        "min_terms": Interval("int", 1, 1_000_000),
+    }
+
     def __post_init__(self) -> None:
-        check_float("min_nidf", self.min_nidf, low=0.0, high=1.0)
-        check_float("max_nidf", self.max_nidf, low=0.0, high=1.0)
+        super().__post_init__()
         if self.max_nidf < self.min_nidf:
             raise ParameterError("max_nidf", self.max_nidf, f">= min_nidf={self.min_nidf}")
-        check_int("min_terms", self.min_terms, low=1, high=1_000_000)
 
     # -- fitted state -----------------------------------------------------------------------
     @property
@@ -280,7 +292,7 @@ class IMatch:
 
     def candidates(self, sigs: Signatures) -> np.ndarray:
         """Pairs with an equal non-empty signature in some slot: int64 (p, 2), a < b."""
-        keys, valid = _prefix_keys(sigs.data)
+        keys, valid = prefix_keys(sigs.data)
         cand = slot_candidates(keys, valid, sigs.count)
         if cand.size == 0:
             return cand
@@ -342,13 +354,17 @@ class IMatchRandom(IMatch):
         init=False, repr=False, compare=False, default_factory=list
     )
 
+    parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        **IMatch.parameter_constraints,
+        "K": Interval("int", 1, 256),
+        "drop": Interval("float", 0.0, 1.0),  # and < 1 (below)
+        "seed": Interval("int", 0, 2**63 - 1),
+    }
+
     def __post_init__(self) -> None:
         super().__post_init__()
-        check_int("K", self.K, low=1, high=256)
-        check_float("drop", self.drop, low=0.0, high=1.0)
         if self.drop >= 1.0:
             raise ParameterError("drop", self.drop, "a number in [0, 1)")
-        check_int("seed", self.seed, low=0, high=2**63 - 1)
 
     def params(self) -> dict[str, Any]:
         """JSON-ready parameters (K, drop, seed and the fitted lexicon included)."""

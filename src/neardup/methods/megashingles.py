@@ -27,10 +27,11 @@ from typing import Any, ClassVar
 import numpy as np
 
 from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, unique_pairs
-from neardup.errors import ParameterError, check_int
-from neardup.methods.base import Prepared, Signature, SignatureKey, Signatures
+from neardup.errors import ParameterError
+from neardup.methods.base import MethodBase, Prepared, Signature, SignatureKey, Signatures
 from neardup.methods.decision import DecisionRule
 from neardup.methods.minhash import EMPTY, MinHasher
+from neardup.methods.params import Constraint, Interval
 from neardup.methods.registry import register
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
@@ -112,7 +113,7 @@ def megashingles(supers: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Megashingles:
+class Megashingles(MethodBase):
     """Fetterly's mega-shingles (Zagorulko et al. 2013, Fig. 2, formula (3)): exact-key
     mega-shingle match.
 
@@ -149,15 +150,19 @@ class Megashingles:
     seed: int = 0
     canonical: CanonicalForm = field(default_factory=CanonicalForm)
 
+    parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "shingle_size": Interval("int", 1, 64),
+        "num_maps": Interval("int", 2, 4096),
+        "supershingles": Interval("int", 2, "num_maps"),
+        "seed": Interval("int", 0, 2**32 - 1),
+    }
+
     def __post_init__(self) -> None:
-        check_int("shingle_size", self.shingle_size, low=1, high=64)
-        check_int("num_maps", self.num_maps, low=2, high=4096)
-        check_int("supershingles", self.supershingles, low=2, high=self.num_maps)
+        super().__post_init__()
         if self.num_maps % self.supershingles:
             raise ParameterError(
                 "supershingles", self.supershingles, f"a divisor of num_maps={self.num_maps}"
             )
-        check_int("seed", self.seed, low=0, high=2**32 - 1)
 
     @property
     def shingling(self) -> Shingling:

@@ -100,9 +100,9 @@ class MinHasher:
         g = fmix64(values ^ salt)
         slot = ((g >> np.uint64(32)) * np.uint64(k)) >> np.uint64(32)
         cell = doc * k + slot.astype(np.int64)
-        sig = np.full(n * k, EMPTY, dtype=U64)
-        np.minimum.at(sig, cell, g)
-        sig = sig.reshape(n, k)
+        flat = np.full(n * k, EMPTY, dtype=U64)
+        np.minimum.at(flat, cell, g)
+        sig = flat.reshape(n, k)
         self._densify(sig, np.bincount(doc, minlength=n)[:n] > 0)
         return sig
 

@@ -5,18 +5,53 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from neardup.errors import ParameterError
-from neardup.methods.base import Method
+from neardup.errors import ParameterError, UsageError
+from neardup.methods.base import Method, MethodBase
 from neardup.methods.decision import rule_of
+from neardup.methods.params import describe_constraints
 
 _REGISTRY: dict[str, type] = {}
 _LOADED: list[bool] = []
 
 
 def register(cls: type) -> type:
-    """Class decorator (or call) adding a method class under its ``name``."""
-    _REGISTRY[cls.name] = cls  # type: ignore[attr-defined]
+    """Class decorator (or call) adding a method class under its ``name``.
+
+    Adding a method is one module defining a :class:`~neardup.methods.base.MethodBase`
+    dataclass with a ``name`` and a ``register`` call; a built-in module is also listed in
+    :data:`BUILTIN_MODULES`.
+
+    Raises:
+        UsageError: ``cls`` is not a :class:`~neardup.methods.base.MethodBase` dataclass, has
+            no non-empty ``name``, or the name is taken by another class (registering the
+            same class again, as a module reload does, replaces it).
+    """
+    name = getattr(cls, "name", None)
+    if not (isinstance(cls, type) and issubclass(cls, MethodBase)):
+        raise UsageError(f"cannot register {cls!r}: not a neardup.methods.base.MethodBase")
+    if not dataclasses.is_dataclass(cls):
+        raise UsageError(f"cannot register {cls.__qualname__}: not a dataclass")
+    if not isinstance(name, str) or not name:
+        raise UsageError(f"cannot register {cls.__qualname__}: no 'name'")
+    old = _REGISTRY.get(name)
+    if old is not None and _qualname(old) != _qualname(cls):
+        raise UsageError(f"method name {name!r} is taken by {_qualname(old)}")
+    _REGISTRY[name] = cls
     return cls
+
+
+def unregister(name: str) -> None:
+    """Remove the method registered as ``name`` (a plugin's tests clean up with it).
+
+    Raises:
+        ParameterError: no such method.
+    """
+    method_class(name)
+    del _REGISTRY[name]
+
+
+def _qualname(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def method_names() -> tuple[str, ...]:
@@ -51,20 +86,23 @@ def make_method(name: str, **params: Any) -> Method:
         raise ParameterError(
             unknown[0], params[unknown[0]], f"a parameter of {name}: {sorted(fields)}"
         )
-    return cls(**params)  # type: ignore[no-any-return]
+    return cls(**params)
 
 
 def describe(name: str) -> dict[str, Any]:
     """JSON-ready description: name, summary (the first paragraph of the class docstring),
     source, needs_fit, decision rule (``kind``, ``rule``, ``default``, ``measures``),
-    parameters with defaults."""
+    parameters with defaults and what each allows (``allowed``:
+    :meth:`neardup.methods.params.Interval.as_dict` or the like; the canonical form is
+    validated by :class:`~neardup.text.canonical.CanonicalForm`)."""
     cls = method_class(name)
+    allowed = describe_constraints(getattr(cls, "parameter_constraints", {}))
     params = {}
     for f in dataclasses.fields(cls):
         if not f.init or f.name == "canonical":
             continue
         default = f.default if f.default is not dataclasses.MISSING else None
-        params[f.name] = {"default": default, "type": str(f.type)}
+        params[f.name] = {"default": default, "type": str(f.type), "allowed": allowed.get(f.name)}
     first = (cls.__doc__ or "").strip().split("\n\n")[0]
     return {
         "name": name,
@@ -77,24 +115,25 @@ def describe(name: str) -> dict[str, Any]:
     }
 
 
+#: The modules of the built-in methods, imported (and so registered) on first use; a module
+#: missing or failing to import is an error, not a method that silently vanishes.
+BUILTIN_MODULES: tuple[str, ...] = (
+    "shingle_methods",
+    "megashingles",
+    "imatch",
+    "anchors",
+    "tfridf",
+    "slst",
+    "spotsigs",
+    "simhash",
+)
+
+
 def _load_builtin() -> None:
     if _LOADED:
         return
     _LOADED.append(True)
-    from neardup.methods import shingle_methods as sm
-
-    for cls in (sm.ShinglesFull, sm.ShinglesMod, sm.ShinglesMin, sm.MinHashLSH):
-        register(cls)
-    _load_optional()
-
-
-def _load_optional() -> None:
-    """Methods of later modules register themselves on import (see methods/__init__)."""
     import importlib
 
-    for mod in ("megashingles", "imatch", "anchors", "tfridf", "slst", "spotsigs", "simhash"):
-        try:
-            importlib.import_module(f"neardup.methods.{mod}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"neardup.methods.{mod}":
-                raise
+    for mod in BUILTIN_MODULES:
+        importlib.import_module(f"neardup.methods.{mod}")

@@ -5,7 +5,7 @@
 * ``shingles-min``: the ``n`` smallest fingerprints ("n минимальных", method 2, n=160);
   only resemblance is defined on it (Broder 1997, via ``min_n(A ∪ B)``);
 * ``minhash-lsh``: MinHash sketches (:mod:`.minhash`) banded into LSH tables
-  (:mod:`neardup.index.lsh`) tuned to ``threshold``.
+  (:mod:`neardup.methods.lsh`) tuned to ``threshold``.
 
 All share the shingling parameters (``shingle_size``, ``step``, ``unit``, ``fingerprint``,
 ``seed``) and a canonical form; all find candidates with an index and score pairs with
@@ -21,16 +21,18 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
-from neardup.errors import check_float, check_int
-from neardup.index.lsh import LSHParams, lsh_candidates, optimal_params
-from neardup.index.postings import posting_candidates
-from neardup.index.prefix import prefix_candidates, rank_by_frequency
-from neardup.methods.base import Prepared, Signature, SignatureKey, Signatures
+from neardup.errors import ParameterError, check_int
+from neardup.methods.base import MethodBase, Prepared, Signature, SignatureKey, Signatures
 from neardup.methods.decision import DecisionRule
+from neardup.methods.lsh import LSHParams, lsh_candidates, optimal_params
 from neardup.methods.measures import intersection_sizes, overlap
-from neardup.methods.minhash import MinHasher, estimate_jaccard
+from neardup.methods.minhash import SCHEMES, MinHasher, estimate_jaccard
+from neardup.methods.params import Constraint, Interval, Options
+from neardup.methods.postings import posting_candidates
+from neardup.methods.prefix import prefix_candidates, rank_by_frequency
+from neardup.methods.registry import register
 from neardup.methods.sets import ShingleSets
-from neardup.methods.shingles import FingerprintKind, Shingling
+from neardup.methods.shingles import FINGERPRINTS, UNITS, FingerprintKind, Shingling
 from neardup.text.canonical import CanonicalForm
 
 #: Pairs compared at once by :meth:`MinHashLSH.similarity` (2 x 64k x num_perm x 8 bytes).
@@ -38,7 +40,7 @@ _SIMILARITY_CHUNK = 65_536
 
 
 @dataclass(frozen=True, kw_only=True)
-class ShingleMethod:
+class ShingleMethod(MethodBase):
     """Common part of the shingle methods: shingling, canonical form, signatures of sets.
 
     Args:
@@ -76,10 +78,15 @@ class ShingleMethod:
     threshold: float = 0.5
     max_df: int = 5000
 
-    def __post_init__(self) -> None:
-        self.shingling  # noqa: B018  (validates the shingling parameters)
-        check_float("threshold", self.threshold, low=0.0, high=1.0, low_open=True)
-        check_int("max_df", self.max_df, low=2)
+    parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "shingle_size": Interval("int", 1, 64),  # those of Shingling, named as here
+        "step": Interval("int", 1, "shingle_size"),
+        "unit": Options(UNITS),
+        "fingerprint": Options(FINGERPRINTS),
+        "seed": Interval("int", 0, 2**32 - 1),
+        "threshold": Interval("float", 0.0, 1.0, low_open=True),
+        "max_df": Interval("int", 2),
+    }
 
     @property
     def shingling(self) -> Shingling:
@@ -144,7 +151,7 @@ class ShingleMethod:
     def candidates(self, sigs: Signatures) -> np.ndarray:
         """Every pair whose (sampled) resemblance may reach ``threshold``: int64 (p, 2).
 
-        Prefix filtering on frequency-ranked fingerprints (:mod:`neardup.index.prefix`).
+        Prefix filtering on frequency-ranked fingerprints (:mod:`neardup.methods.prefix`).
         """
         ranked = rank_by_frequency(sigs.data)
         return prefix_candidates(ranked, self.threshold, max_group=self.max_df)
@@ -197,9 +204,10 @@ class ShinglesMod(ShingleMethod):
     )
     m: int = 25
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        check_int("m", self.m, low=1, high=1_000_000)
+    parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        **ShingleMethod.parameter_constraints,
+        "m": Interval("int", 1, 1_000_000),
+    }
 
     def _extra_params(self) -> dict[str, Any]:
         return {"m": self.m}
@@ -245,9 +253,10 @@ class ShinglesMin(ShingleMethod):
     )
     n: int = 160
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        check_int("n", self.n, low=1, high=1_000_000)
+    parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        **ShingleMethod.parameter_constraints,
+        "n": Interval("int", 1, 1_000_000),
+    }
 
     def _extra_params(self) -> dict[str, Any]:
         return {"n": self.n}
@@ -311,15 +320,20 @@ class MinHashLSH(ShingleMethod):
     bands: int | None = None
     rows: int | None = None
 
+    parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        **ShingleMethod.parameter_constraints,
+        "num_perm": Interval("int", 1, 4096),  # those of MinHasher, named as here
+        "scheme": Options(SCHEMES),
+        "minhash_seed": Interval("int", 0, 2**63 - 1),
+        "bands": Interval("int", 1, "num_perm", optional=True),
+        "rows": Interval("int", 1, "num_perm", optional=True),
+    }
+
     def __post_init__(self) -> None:
         super().__post_init__()
-        self.hasher  # noqa: B018  (validates num_perm, minhash_seed, scheme)
         if (self.bands is None) != (self.rows is None):
-            from neardup.errors import ParameterError
-
             raise ParameterError("bands/rows", (self.bands, self.rows), "both set or both unset")
         if self.bands is not None and self.rows is not None:
-            check_int("bands", self.bands, low=1, high=self.num_perm)
             check_int("rows", self.rows, low=1, high=self.num_perm // self.bands)
 
     @property
@@ -401,3 +415,9 @@ class MinHashLSH(ShingleMethod):
         """
         a.key.require_same(b.key)
         return estimate_jaccard(a.payload, b.payload)
+
+
+register(ShinglesFull)
+register(ShinglesMod)
+register(ShinglesMin)
+register(MinHashLSH)

@@ -42,6 +42,7 @@ from neardup.errors import check_choice, check_int
 from neardup.methods.rabin import DEGREES, rabin_bytes, rabin_word_shingles
 from neardup.methods.sets import ShingleSets
 from neardup.text.canonical import CanonicalForm
+from neardup.text.xxh64 import token_fingerprints
 
 FingerprintKind = Literal["xxh64", "crc32", "rabin32", "rabin64"]
 FINGERPRINTS: tuple[str, ...] = ("xxh64", "crc32", "rabin32", "rabin64")
@@ -172,7 +173,7 @@ class Shingling:
         from neardup.text.vectorized import canonical_fingerprints
 
         tok, offsets = canonical_fingerprints(texts, canonical, self.seed)
-        return self._from_token_fingerprints(tok, np.diff(offsets))
+        return self.from_token_fingerprints(tok, np.diff(offsets))
 
     def occurrences(self, tokens: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """Fingerprint of every shingle occurrence with its first token's index.
@@ -219,12 +220,23 @@ class Shingling:
         """Word-shingle XXH64-combined fingerprints of a batch (values, doc index)."""
         lengths = np.fromiter((len(t) for t in token_lists), dtype=np.int64, count=len(token_lists))
         tok = token_fingerprints(list(chain.from_iterable(token_lists)), self.seed)
-        return self._from_token_fingerprints(tok, lengths)
+        return self.from_token_fingerprints(tok, lengths)
 
-    def _from_token_fingerprints(
+    def from_token_fingerprints(
         self, tok: np.ndarray, lengths: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Shingle fingerprints and document indexes from concatenated token fingerprints."""
+        """Shingle fingerprints and document indexes from concatenated token fingerprints.
+
+        Args:
+            tok: uint64 (t,): the token fingerprints of all documents, one after another
+                (:func:`neardup.text.xxh64.token_fingerprints` or
+                :func:`neardup.text.vectorized.canonical_fingerprints`, same seed).
+            lengths: int64 (n,): tokens per document.
+
+        Returns:
+            ``(values, doc)``: uint64 (s,) shingle fingerprints and int64 (s,) the document
+            index of each, documents in order (a document with tokens has >= 1 shingle).
+        """
         w, s = self.size, self.step
         ends = np.cumsum(lengths)
         starts = ends - lengths
@@ -235,22 +247,6 @@ class Shingling:
         width = np.minimum(np.repeat(lengths, counts), w)
         values = _combine(tok, first, width, w)
         return values, doc
-
-
-def token_fingerprints(tokens: Sequence[str], seed: int = 0) -> np.ndarray:
-    """XXH64 of each token's UTF-8 bytes.
-
-    Args:
-        tokens: any tokens.
-        seed: XXH64 seed.
-
-    Returns:
-        uint64 array of shape (len(tokens),).
-    """
-    h = xxhash.xxh64_intdigest
-    return np.fromiter(
-        (h(t.encode("utf-8", "surrogatepass"), seed) for t in tokens), dtype=U64, count=len(tokens)
-    )
 
 
 def _combine(tok: np.ndarray, first: np.ndarray, width: np.ndarray, w: int) -> np.ndarray:

@@ -44,12 +44,12 @@ import numpy as np
 import xxhash
 
 from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, seg_arange, unique_pairs
-from neardup.errors import check_choice, check_int
-from neardup.methods.base import Prepared, Signature, SignatureKey, Signatures
+from neardup.methods.base import MethodBase, Prepared, Signature, SignatureKey, Signatures
 from neardup.methods.decision import DecisionRule
+from neardup.methods.params import Constraint, Interval, Options
 from neardup.methods.registry import register
-from neardup.methods.shingles import token_fingerprints
 from neardup.text.canonical import CanonicalForm
+from neardup.text.xxh64 import token_fingerprints
 
 Weighting = Literal["tf", "log"]
 WEIGHTINGS: tuple[str, ...] = ("tf", "log")
@@ -195,7 +195,7 @@ def table_candidates(fps: np.ndarray, k: int, *, max_df: int | None = None) -> n
 
 
 @dataclass(frozen=True, kw_only=True)
-class SimHash:
+class SimHash(MethodBase):
     """SimHash (Charikar 2002; Manku et al. 2007): 64-bit fingerprints, Hamming <= k.
 
     Args:
@@ -228,12 +228,13 @@ class SimHash:
     max_df: int = 5000
     canonical: CanonicalForm = field(default_factory=CanonicalForm)
 
-    def __post_init__(self) -> None:
-        check_int("shingle_size", self.shingle_size, low=1, high=8)
-        check_choice("weighting", self.weighting, WEIGHTINGS)
-        check_int("max_hamming", self.max_hamming, low=0, high=31)
-        check_int("seed", self.seed, low=0, high=2**32 - 1)
-        check_int("max_df", self.max_df, low=2)
+    parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "shingle_size": Interval("int", 1, 8),
+        "weighting": Options(WEIGHTINGS),
+        "max_hamming": Interval("int", 0, 31),
+        "seed": Interval("int", 0, 2**32 - 1),
+        "max_df": Interval("int", 2),
+    }
 
     @property
     def matching_threshold(self) -> float:

@@ -75,9 +75,9 @@ from neardup._array import (
     seg_arange,
     unique_pairs,
 )
-from neardup.errors import check_float, check_int
-from neardup.methods.base import Prepared, Signature, SignatureKey, Signatures
+from neardup.methods.base import MethodBase, Prepared, Signature, SignatureKey, Signatures
 from neardup.methods.decision import DecisionRule
+from neardup.methods.params import Constraint, Interval
 from neardup.methods.registry import register
 from neardup.text.canonical import CanonicalForm
 from neardup.text.sentences import paragraph_spans, split_paragraph
@@ -184,13 +184,13 @@ def sentence_strings(
     with np.errstate(over="ignore"):
         rotated = (first << np.uint64(31)) | (first >> np.uint64(33))
         terms = fmix64(rotated * _P ^ second ^ np.minimum(count, 2).astype(U64))
-    ids = np.array(sentence_ids, dtype=np.int64)
+    sentence = np.array(sentence_ids, dtype=np.int64)
     doc = np.repeat(np.arange(len(texts), dtype=np.int64), per_doc)
-    kept = count[ids] <= max_length
-    ids, doc = ids[kept], doc[kept]
+    kept = count[sentence] <= max_length
+    sentence, doc = sentence[kept], doc[kept]
     out_offsets = np.zeros(len(texts) + 1, dtype=np.int64)
     np.cumsum(np.bincount(doc, minlength=len(texts)), out=out_offsets[1:])
-    return SentenceStrings(count[ids].astype(U64), terms[ids], out_offsets)
+    return SentenceStrings(count[sentence].astype(U64), terms[sentence], out_offsets)
 
 
 # -- suffix automaton --------------------------------------------------------------------
@@ -636,7 +636,7 @@ def _shared_counts(
 
 # -- the method --------------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
-class SLST:
+class SLST(MethodBase):
     """SL+ST (Feng 2015): sentence-length strings, suffix-automaton blocks, verified Jaccard.
 
     Args:
@@ -676,13 +676,14 @@ class SLST:
     max_df: int = 5000
     canonical: CanonicalForm = field(default_factory=CanonicalForm)
 
-    def __post_init__(self) -> None:
-        check_int("min_block", self.min_block, low=2, high=1000)
-        check_int("max_length", self.max_length, low=1, high=len(ALPHABET) - 1)
-        check_int("window", self.window, low=1, high=self.min_block)
-        check_int("seed", self.seed, low=0, high=2**32 - 1)
-        check_float("threshold", self.threshold, low=0.0, high=1.0, low_open=True)
-        check_int("max_df", self.max_df, low=2)
+    parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "min_block": Interval("int", 2, 1000),
+        "max_length": Interval("int", 1, len(ALPHABET) - 1),
+        "window": Interval("int", 1, "min_block"),
+        "seed": Interval("int", 0, 2**32 - 1),
+        "threshold": Interval("float", 0.0, 1.0, low_open=True),
+        "max_df": Interval("int", 2),
+    }
 
     def params(self) -> dict[str, Any]:
         """JSON-ready parameters (recorded in signatures)."""

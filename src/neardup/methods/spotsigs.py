@@ -56,11 +56,12 @@ import numpy as np
 import xxhash
 
 from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, seg_arange, unique_pairs
-from neardup.errors import ParameterError, check_float, check_int
-from neardup.index.prefix import prefix_lengths, rank_by_frequency
-from neardup.methods.base import Prepared, Signature, SignatureKey, Signatures
+from neardup.errors import ParameterError
+from neardup.methods.base import MethodBase, Prepared, Signature, SignatureKey, Signatures
 from neardup.methods.decision import DecisionRule
 from neardup.methods.measures import intersection_sizes
+from neardup.methods.params import Constraint, Interval, Words
+from neardup.methods.prefix import prefix_lengths, rank_by_frequency
 from neardup.methods.registry import register
 from neardup.methods.sets import ShingleSets
 from neardup.text.canonical import CanonicalForm
@@ -173,7 +174,7 @@ class SpotBags:
 
 
 @dataclass(frozen=True, kw_only=True)
-class SpotSigs:
+class SpotSigs(MethodBase):
     """SpotSigs (Theobald et al. 2008): stop-word-anchored spot signatures, multiset Jaccard.
 
     Args:
@@ -210,21 +211,18 @@ class SpotSigs:
     max_df: int = 5000
     canonical: CanonicalForm = field(default_factory=lambda: CanonicalForm(stop_words=False))
 
+    parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "antecedents": Words(),
+        "distance": Interval("int", 1, 16),
+        "chain": Interval("int", 1, 16),
+        "seed": Interval("int", 0, 2**32 - 1),
+        "threshold": Interval("float", 0.0, 1.0, low_open=True),
+        "max_df": Interval("int", 2),
+    }
+
     def __post_init__(self) -> None:
-        ants = self.antecedents
-        if (
-            isinstance(ants, str)
-            or not isinstance(ants, tuple | list)
-            or not ants
-            or not all(isinstance(a, str) and a and a == a.lower() for a in ants)
-        ):
-            raise ParameterError("antecedents", ants, "a non-empty tuple of lower-case words")
-        object.__setattr__(self, "antecedents", tuple(ants))
-        check_int("distance", self.distance, low=1, high=16)
-        check_int("chain", self.chain, low=1, high=16)
-        check_int("seed", self.seed, low=0, high=2**32 - 1)
-        check_float("threshold", self.threshold, low=0.0, high=1.0, low_open=True)
-        check_int("max_df", self.max_df, low=2)
+        super().__post_init__()
+        object.__setattr__(self, "antecedents", tuple(self.antecedents))
         if self.canonical.stop_words:
             raise ParameterError("canonical", self.canonical, "a form with stop_words=False")
 

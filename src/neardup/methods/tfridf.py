@@ -44,7 +44,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from neardup.errors import check_int
 from neardup.methods.base import CorpusStats, Prepared, SignatureKey, Signatures
 from neardup.methods.decision import DecisionRule
 from neardup.methods.imatch import (
@@ -53,6 +52,7 @@ from neardup.methods.imatch import (
     short_hash,
     vocabulary,
 )
+from neardup.methods.params import Constraint, Interval
 from neardup.methods.registry import register
 from neardup.text.canonical import CanonicalForm
 
@@ -127,9 +127,10 @@ class TFRIDF(SingleKeyMethod):
     canonical: CanonicalForm = field(default_factory=_stemmed)
     _stats: CorpusStats | None = field(init=False, repr=False, compare=False, default=None)
 
-    def __post_init__(self) -> None:
-        check_int("top", self.top, low=1, high=1000)
-        check_int("min_length", self.min_length, low=1, high=100)
+    parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "top": Interval("int", 1, 1000),
+        "min_length": Interval("int", 1, 100),
+    }
 
     def fit(self, stats: CorpusStats) -> None:
         """Use ``stats`` (by reference: later ``add`` calls are seen by :meth:`sign`).

@@ -44,7 +44,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.convertors import Convertor, register_url_convertor
 
 from neardup._version import __version__
-from neardup.errors import InputError, ParameterError
+from neardup.errors import ParameterError
 from neardup.service import docs, problems, ui
 from neardup.service.limits import BodyLimit
 from neardup.service.web import wants_html
@@ -384,6 +384,14 @@ def _routes(api: FastAPI, st: Store, require: Any, state: ui.UiState) -> None:
         """Liveness and the database dialect."""
         return {"status": "ok", "database": st.dialect}
 
+    @api.get("/methods", tags=["service"])
+    def list_methods() -> list[dict[str, Any]]:
+        """The detection methods, as ``neardup methods --json``: parameters with defaults and
+        what each allows (``allowed``: ranges and choices), decision rule, paper followed."""
+        from neardup.methods.registry import describe, method_names
+
+        return [describe(n) for n in method_names()]
+
     @api.get("/collections", tags=["collections"])
     async def list_collections(request: Request) -> list[dict[str, Any]]:
         """All collections with their parameters (browsers get the HTML list)."""
@@ -530,27 +538,11 @@ def _library_routes(
 
 
 def upload_text(file: UploadFile) -> str:
-    """Clean text of an uploaded file, through the same steps as ``read_corpus``
-    (:func:`neardup.text.read.document_from_bytes`: text, HTML, wiki, PDF, DOCX).
+    """Clean text of an uploaded file (:func:`neardup.text.upload.upload_text`).
 
     Raises:
         InputError: the file is empty, binary, undecodable, unreadable or has no text.
     """
-    from neardup.text.read import document_from_bytes, read_options
-    from neardup.text.types import Skipped
+    from neardup.text.upload import upload_text as text_of
 
-    data = file.file.read()
-    if not data.strip():
-        raise InputError("uploaded file is empty")
-    name = file.filename or "upload"
-    doc = document_from_bytes(
-        data, doc_id=name, source=name, name=file.filename or "", options=read_options()
-    )
-    if isinstance(doc, Skipped):
-        messages = {
-            "binary": "uploaded file looks binary",
-            "no-text": "no text left after markup removal",
-            "empty": "uploaded file is empty",
-        }
-        raise InputError(messages.get(doc.reason, doc.detail or doc.reason))
-    return doc.text
+    return text_of(file.file.read(), file.filename)

@@ -158,7 +158,7 @@ def _replay(body: bytes, upstream: Any) -> Any:
     async def receive() -> dict[str, Any]:
         nonlocal sent
         if sent:
-            return await upstream()  # type: ignore[no-any-return]
+            return await upstream()
         sent = True
         return {"type": "http.request", "body": body, "more_body": False}
 

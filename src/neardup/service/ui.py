@@ -247,12 +247,13 @@ def _check_routes(api: FastAPI, state: UiState) -> None:
 
 async def _submitted_text(pasted: str, upload: object) -> str:
     """The pasted text, or the uploaded file's clean text when a file was chosen."""
-    from neardup.service.api import upload_text
+    from neardup.text.upload import upload_text
 
     if isinstance(upload, UploadFile) and upload.filename:
         if pasted.strip():
             raise InputError("paste a text or choose a file, not both")
-        return await run_in_threadpool(upload_text, upload)
+        data = await upload.read()
+        return await run_in_threadpool(upload_text, data, upload.filename)
     if not pasted.strip():
         raise InputError("paste the document's text or choose a file")
     return pasted

@@ -148,7 +148,7 @@ def _fast_sets(
 
     tok, offsets = canonical_fingerprints(texts, canonical, shingling.seed)
     lengths = np.diff(offsets)
-    values, doc = shingling._from_token_fingerprints(tok, lengths)
+    values, doc = shingling.from_token_fingerprints(tok, lengths)
     return ShingleSets.from_unsorted(values, doc, len(texts)), lengths
 
 

@@ -6,7 +6,7 @@ never changes under a collection, and no optimisation runs per request).
 
 Index keys (``nd_index`` rows, 64-bit, stored as signed int64):
 
-* ``minhash-lsh``: one key per band, :func:`neardup.index.lsh.band_keys` (bands are salted
+* ``minhash-lsh``: one key per band, :func:`neardup.methods.lsh.band_keys` (bands are salted
   apart already); a candidate shares at least one band key;
 * other shingle methods (``shingles-full/-mod/-min``): the (sampled) fingerprints;
 * exact-key methods (``megashingles``, ``imatch``, ``imatch-random``, ``tf-ridf``,
@@ -27,8 +27,8 @@ import numpy as np
 
 from neardup._array import U64, fmix64
 from neardup.errors import FormatError, ParameterError
-from neardup.index.lsh import band_keys
 from neardup.methods.base import Method, Signatures
+from neardup.methods.lsh import band_keys
 from neardup.methods.registry import make_method, method_class
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingle_methods import MinHashLSH, ShingleMethod
@@ -211,6 +211,6 @@ def _slot_values(payload: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             raise FormatError(f"byte signature of {payload.shape[0]} bytes: not 20-byte slots")
         slots = payload.reshape(-1, _DIGEST)
         vals = np.ascontiguousarray(slots[:, :8]).view("<u8")[:, 0].astype(U64)
-        return vals, slots.any(axis=1)
+        return vals, np.asarray(slots.any(axis=1))
     vals = payload.astype(U64)
     return vals, (vals != 0) & (vals != _EMPTY)

@@ -101,7 +101,8 @@ def _disk_bytes(conn: Connection) -> dict[str, int] | None:
             for t in _TABLES
         }
     try:
-        pages = dict(conn.execute(text("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name")).all())
+        rows = conn.execute(text("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name")).all()
+        pages: dict[str, int] = {str(name): int(size or 0) for name, size in rows}
     except SQLAlchemyError:  # SQLite built without the dbstat virtual table
         return None
     return {

@@ -29,6 +29,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import chain, repeat
+from typing import Any
 
 import numpy as np
 from sqlalchemy import Connection, text
@@ -493,7 +494,9 @@ def _temp_table(conn: Connection, name: str, columns: str) -> None:
     conn.execute(text(f"DELETE FROM {name}"))
 
 
-def _copy_rows(conn: Connection, table: str, columns: tuple[str, ...], rows: list[tuple]) -> None:
+def _copy_rows(
+    conn: Connection, table: str, columns: tuple[str, ...], rows: list[tuple[Any, ...]]
+) -> None:
     """Bulk-load ``rows`` into a temporary table: COPY on PostgreSQL, executemany elsewhere."""
     if not rows:
         return

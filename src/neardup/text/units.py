@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from neardup.errors import InputError
 from neardup.text.formats import (
@@ -326,7 +326,7 @@ def open_stream(path: Path) -> IO[bytes]:
     """``path`` opened for reading bytes, decompressed by its suffix (.gz, .zst, .bz2, .xz)."""
     lower = path.name.lower()
     if lower.endswith(".gz"):
-        return gzip.open(path, "rb")
+        return cast("IO[bytes]", gzip.open(path, "rb"))  # GzipFile: an IO[bytes] at runtime
     if lower.endswith(".zst"):
         import zstandard
 

@@ -174,7 +174,7 @@ def canonical_fingerprints(
     """XXH64 fingerprints of every text's canonical tokens, vectorised.
 
     Equal to ``token_fingerprints(canonical.tokens(text), seed)`` for each text
-    (:mod:`neardup.methods.shingles`): stop words and tokens shorter than
+    (:mod:`neardup.text.xxh64`): stop words and tokens shorter than
     ``min_token_length`` are dropped by comparing fingerprints and character counts.
     With ``morphology`` other than ``none`` the tokens must be strings, so the per-token
     path is used.
@@ -186,8 +186,7 @@ def canonical_fingerprints(
         ``(fingerprints, offsets)``: uint64 (t,) and int64 (n + 1,); document i's token
         fingerprints are ``fingerprints[offsets[i]:offsets[i+1]]``.
     """
-    from neardup.methods.shingles import token_fingerprints
-    from neardup.methods.xxh64 import xxh64_ranges
+    from neardup.text.xxh64 import token_fingerprints, xxh64_ranges
 
     if not canonical.vectorisable:
         lists = [canonical.tokens(t) for t in texts]
@@ -266,8 +265,8 @@ def _stop_fingerprints(
 ) -> np.ndarray:
     if not enabled:
         return np.zeros(0, dtype=np.uint64)
-    from neardup.methods.shingles import token_fingerprints
     from neardup.text.stopwords import stop_words
+    from neardup.text.xxh64 import token_fingerprints
 
     chosen = sorted(stop_words()) if words is None else list(words)
     return np.unique(token_fingerprints(chosen, seed))

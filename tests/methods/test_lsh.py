@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup.errors import ParameterError
-from neardup.index.lsh import LSHParams, lsh_candidates, optimal_params
+from neardup.methods.lsh import LSHParams, lsh_candidates, optimal_params
 from neardup.methods.minhash import MinHasher
 from neardup.methods.sets import ShingleSets
 

@@ -14,9 +14,9 @@ left out when the server is unreachable.
 
 Usage::
 
-    nice -n 10 .venv/bin/python benchmarks/kill_harness.py              # 135 kills
-    .venv/bin/python benchmarks/kill_harness.py --scale 0.2             # a quick run
-    .venv/bin/python benchmarks/kill_harness.py --only crawl            # the crawl rows
+    nice -n 10 .venv/bin/python tests/kill_harness.py              # 135 kills
+    .venv/bin/python tests/kill_harness.py --scale 0.2             # a quick run
+    .venv/bin/python tests/kill_harness.py --only crawl            # the crawl rows
 """
 
 from __future__ import annotations
@@ -29,9 +29,6 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
-
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))
 
 #: (process, database, method, kills) of a full run.
 PLAN = (

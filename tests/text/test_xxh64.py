@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 import xxhash
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.methods.xxh64 import xxh64_ranges
+from neardup.text.xxh64 import xxh64_ranges
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,6 +38,7 @@ def test_known_values():
     assert int(got[1]) == 0x44BC2CF5AD770999
 
 
+@pytest.mark.slow
 @settings(derandomize=True, max_examples=40, deadline=None)
 @given(st.lists(st.binary(max_size=48), min_size=130, max_size=600), st.integers(0, 2**64 - 1))
 def test_equals_xxhash_on_large_batches(strings, seed):

@@ -8,8 +8,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.index.prefix import containment_candidates, prefix_candidates, rank_by_frequency
 from neardup.methods.measures import overlap
+from neardup.methods.prefix import containment_candidates, prefix_candidates, rank_by_frequency
 from neardup.methods.sets import ShingleSets
 
 sets_strategy = st.lists(

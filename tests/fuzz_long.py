@@ -16,9 +16,9 @@ dropped at the end; it is left out (and the table says so) when the server is un
 
 Usage::
 
-    nice -n 10 .venv/bin/python benchmarks/fuzz_long.py                   # every target
-    .venv/bin/python benchmarks/fuzz_long.py --cases 500 --targets extract,dedup
-    .venv/bin/python benchmarks/fuzz_long.py --json out/fuzz.json         # and failures
+    nice -n 10 .venv/bin/python tests/fuzz_long.py                   # every target
+    .venv/bin/python tests/fuzz_long.py --cases 500 --targets extract,dedup
+    .venv/bin/python tests/fuzz_long.py --json out/fuzz.json         # and failures
 
 Prints a table ``target / cases / crashes / hangs / memory / seconds / peak RSS`` and the
 first failures of each target (input repr truncated).
@@ -40,9 +40,6 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
-
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))
 
 #: Address-space cap of a worker, bytes.
 ADDRESS_SPACE = 8 << 30

@@ -7,11 +7,17 @@ string. Strings of 32 bytes or more go through the four-lane stripe loop, the re
 from ``seed + PRIME64_5``; then 8-byte, 4-byte and 1-byte steps and the final avalanche.
 Each step runs over all strings that still have input, so the cost is about 20 numpy
 operations per 8 bytes of the longest string, not a Python loop per string.
+
+:func:`token_fingerprints` is the per-token form (the ``xxhash`` library, one call a
+token): the fingerprints shingles, SimHash and the stop-word table are built from.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
+import xxhash
 
 U64 = np.uint64
 P1 = np.uint64(0x9E3779B185EBCA87)
@@ -207,3 +213,19 @@ def _stripes(
     for lane in range(4):
         h = _merge(h, v[lane])
     return h, pos
+
+
+def token_fingerprints(tokens: Sequence[str], seed: int = 0) -> np.ndarray:
+    """XXH64 of each token's UTF-8 bytes.
+
+    Args:
+        tokens: any tokens.
+        seed: XXH64 seed.
+
+    Returns:
+        uint64 array of shape (len(tokens),).
+    """
+    h = xxhash.xxh64_intdigest
+    return np.fromiter(
+        (h(t.encode("utf-8", "surrogatepass"), seed) for t in tokens), dtype=U64, count=len(tokens)
+    )
