@@ -155,13 +155,14 @@ def _fast_sets(
 # -- writing ---------------------------------------------------------------------------------
 def document_rows(collection_id: int, ready: list[Ready], now: datetime) -> list[tuple[Any, ...]]:
     """``nd_documents`` rows: (collection_id, doc_id, source, title, content_hash, length,
-    added_at)."""
+    added_at). The title is left empty: the document's text is stored with it, and its
+    first non-blank line (:func:`title`) is the title shown."""
     return [
         (
             collection_id,
             r.doc.id,
             scrub(r.doc.source or ""),
-            scrub(title(r.doc.text)),
+            "",  # the title is the text's first line, derived when shown (migration 0006)
             r.content_hash,
             r.length,
             now,

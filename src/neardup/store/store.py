@@ -37,7 +37,6 @@ from sqlalchemy import (
     insert,
     select,
     text,
-    union_all,
     update,
 )
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
@@ -72,6 +71,7 @@ from neardup.store.bulk import (
     prepare,
     scrub,
 )
+from neardup.store.bulk import title as first_line
 from neardup.store.codec import decode_set, set_size, verification_set
 from neardup.store.engine import open_engines, resolve_url
 from neardup.store.errors import (
@@ -81,6 +81,7 @@ from neardup.store.errors import (
     StoreError,
     TextNotStored,
 )
+from neardup.store.lookup import candidates, collection_row
 from neardup.store.methods import (
     build_method,
     canonical_of,
@@ -113,8 +114,9 @@ MERGE_ROWS = 2_000_000
 #: Batches of fewer documents write their index rows straight into ``nd_index`` (a few
 #: random B-tree inserts cost less than a second transaction for the merge).
 DIRECT_BELOW = 64
-MAX_CANDIDATES = 1000
 _NAME_MAX = 200
+#: Collections whose parsed row and method :meth:`Store.check` keeps (cleared when full).
+_CHECKED_MAX = 256
 
 
 __all__ = ["TEXT_FORMAT", "Store", "content_hash", "decode_text", "encode_text", "scrub"]
@@ -226,6 +228,7 @@ class Store:
         self._engines = open_engines(self.url)
         self._methods: dict[tuple[int, str], Method] = {}
         self._fitted: dict[int, tuple[tuple[int, int], Method]] = {}
+        self._checked: dict[str, tuple[tuple[Any, ...], CollectionInfo, Method]] = {}
         self._lock = threading.Lock()
 
     @property
@@ -583,12 +586,13 @@ class Store:
         if bad_doc_id(doc_id) is not None:  # never stored (PostgreSQL refuses NUL in a query)
             self.collection(name)
             raise DocumentNotFound(name, doc_id)
-        d, sh = s.documents, s.shingles
+        d, sh, t = s.documents, s.shingles, s.texts
         with self._read() as conn:
             info = self._info(conn, name)
             row = conn.execute(
-                select(d, func.length(sh.c.fingerprints))
+                select(d, t.c.body, func.length(sh.c.fingerprints))
                 .join(sh, sh.c.document_id == d.c.id)
+                .outerjoin(t, t.c.document_id == d.c.id)
                 .where(d.c.collection_id == info.id, d.c.doc_id == doc_id)
             ).first()
         if row is None:
@@ -597,7 +601,7 @@ class Store:
         return DocumentInfo(
             m["doc_id"],
             m["source"],
-            m["title"],
+            shown_title(m["title"], m["body"]),
             bytes(m["content_hash"]).hex(),
             int(m["length"]),
             set_size(int(row[-1])),
@@ -750,8 +754,9 @@ class Store:
         """Which stored documents does ``text_`` duplicate?
 
         Candidates come from the index (keys looked up in SQL, at most
-        :data:`MAX_CANDIDATES`, most shared keys first); each is verified on the exact
-        shingle sets: a match has ``resemblance >= threshold`` (measure ``resemblance``) or
+        :data:`~neardup.store.lookup.MAX_CANDIDATES`, most shared keys first, one statement
+        with their stored rows); each is verified on the exact shingle sets: a match has
+        ``resemblance >= threshold`` (measure ``resemblance``) or
         ``max(containment both ways) >= threshold`` (``containment``) when the collection's
         decision is ``verified``; under ``own`` the method's own rule on the stored signature
         decides (equal TF-RIDF signature, one shared mega-shingle, ...). An identical
@@ -771,8 +776,7 @@ class Store:
         check_int("limit", limit, low=1, high=100_000)
         t0 = time.perf_counter()
         with self._read() as conn:  # one transaction (and pooled connection) per check
-            info = self._info(conn, name)
-            meth = self._method(info)
+            info, meth = self._checked_collection(conn, name)
             if not meth.needs_fit:
                 query = _Query.of(info, meth, text_)
                 hits, rows = self._lookup(conn, info, query.keys)
@@ -801,9 +805,33 @@ class Store:
         documents, shingle sets and (when stored) signatures."""
         if keys.size == 0:
             return {}, []
-        params = {"collection_id": info.id, "keys": sorted_unique(keys).tolist()}
-        rows = list(conn.execute(_CHECK_ROWS, params))
+        rows = candidates(conn, info.id, sorted_unique(keys).tolist())
         return {int(r[0]): int(r[6]) for r in rows}, rows
+
+    def _checked_collection(self, conn: Connection, name: str) -> tuple[CollectionInfo, Method]:
+        """The collection and its method for a check: one raw query for the row; the
+        parsed info and built method are reused while the row stays the same (a collection
+        deleted and created again under the same name has another row).
+
+        Raises:
+            CollectionNotFound: no such collection.
+        """
+        if not _valid_name(name):  # never stored; and PostgreSQL refuses NUL in a query
+            raise CollectionNotFound(name)
+        raw = collection_row(conn, name)
+        if raw is None:
+            raise CollectionNotFound(name)
+        with self._lock:
+            cached = self._checked.get(name)
+        if cached is not None and cached[0] == raw:
+            return cached[1], cached[2]
+        info = self._info(conn, name)
+        meth = self._method(info)
+        with self._lock:
+            if len(self._checked) >= _CHECKED_MAX:
+                self._checked.clear()
+            self._checked[name] = (raw, info, meth)
+        return info, meth
 
     def _verify(
         self,
@@ -817,9 +845,11 @@ class Store:
     ) -> list[Match]:
         out: list[Match] = []
         cands = []
-        for pk, doc_id, source, title, blob, payload, *_ in rows:
+        bodies: dict[int, Any] = {}
+        for pk, doc_id, source, title, blob, payload, _hits, body in rows:
             stored = decode_set(blob)
             cands.append((pk, doc_id, source, title, stored, payload, overlap(query, stored)))
+            bodies[pk] = body
         # Documents of methods that sign from the shingle set keep no signature row: their
         # signatures are made from the stored sets, with the query's from its set the same way.
         own = info.decision == "own"
@@ -850,7 +880,7 @@ class Store:
                 Match(
                     doc_id,
                     source,
-                    title,
+                    shown_title(title, bodies[pk]),
                     ov.resemblance,
                     ov.containment_ab,
                     ov.containment_ba,
@@ -904,6 +934,7 @@ class Store:
     def _forget(self, collection_id: int) -> None:
         with self._lock:
             self._fitted.pop(collection_id, None)
+            self._checked.clear()
             for key in [k for k in self._methods if k[0] == collection_id]:
                 del self._methods[key]
 
@@ -1017,39 +1048,10 @@ def _valid_name(name: object) -> bool:
 # SQLAlchemy caches only the compiled form). All values are bound parameters.
 _COLLECTION = select(s.collections).where(s.collections.c.name == bindparam("name"))
 _COLLECTION_FOR_UPDATE = _COLLECTION.with_for_update()
-_HITS = func.count().label("hits")
-_KEY_ROWS = union_all(
-    select(s.index_rows.c.document_id)
-    .where(s.index_rows.c.collection_id == bindparam("collection_id"))
-    .where(s.index_rows.c.key.in_(bindparam("keys", expanding=True))),
-    select(s.index_pending.c.document_id)
-    .where(s.index_pending.c.collection_id == bindparam("collection_id"))
-    .where(s.index_pending.c.key.in_(bindparam("keys", expanding=True))),
-).subquery("nd_keys")
-_CANDIDATES = (
-    select(_KEY_ROWS.c.document_id, _HITS)
-    .group_by(_KEY_ROWS.c.document_id)
-    .order_by(_HITS.desc(), _KEY_ROWS.c.document_id)
-    .limit(MAX_CANDIDATES)
-)
-_HITS_CTE = _CANDIDATES.cte("nd_hits")
 _DELETE_INDEX_KEYS = text(
     "DELETE FROM nd_index WHERE collection_id = :c AND key IN :keys AND document_id = :d"
 ).bindparams(bindparam("keys", expanding=True))
 _DELETE_INDEX_SCAN = text("DELETE FROM nd_index WHERE collection_id = :c AND document_id = :d")
-_CHECK_ROWS = select(
-    s.documents.c.id,
-    s.documents.c.doc_id,
-    s.documents.c.source,
-    s.documents.c.title,
-    s.shingles.c.fingerprints,
-    s.signatures.c.payload,
-    _HITS_CTE.c.hits,
-).select_from(
-    _HITS_CTE.join(s.documents, s.documents.c.id == _HITS_CTE.c.document_id)
-    .join(s.shingles, s.shingles.c.document_id == s.documents.c.id)
-    .outerjoin(s.signatures, s.signatures.c.document_id == s.documents.c.id)
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1121,6 +1123,19 @@ def decode_text(body: bytes, *, expected_hash: bytes | None = None) -> str:
     if expected_hash is not None and xxhash.xxh3_128_digest(raw) != expected_hash:
         raise FormatError("stored text does not match the document's content hash")
     return raw.decode("utf-8", "surrogatepass")
+
+
+def shown_title(stored: str, body: bytes | None) -> str:
+    """A document's title: the stored one, or (stored empty, the text kept) the first
+    non-blank line of its text (:func:`neardup.store.bulk.title`). Since migration 0006
+    ``add`` stores no title for documents whose text it keeps: it was a copy of that line
+    (316 bytes a document on the scale corpus)."""
+    if stored or body is None:
+        return stored
+    try:
+        return scrub(first_line(decode_text(bytes(body))))
+    except FormatError:
+        return ""
 
 
 def _rank(m: Match) -> tuple[float, float, str]:
