@@ -247,7 +247,8 @@ def insert_rows(
 def merge_pending(conn: Connection, collection_id: int) -> int:
     """Move the collection's ``nd_index_pending`` rows into ``nd_index``, sorted by key, in
     the caller's transaction (PostgreSQL: one ``DELETE ... RETURNING`` statement, so rows
-    another writer commits meanwhile are never deleted unmerged).
+    another writer commits meanwhile are never deleted unmerged; its ``nd_index`` has no
+    unique key since migration 0006, and a pending row is moved exactly once).
 
     Returns:
         The number of rows moved.
@@ -257,8 +258,7 @@ def merge_pending(conn: Connection, collection_id: int) -> int:
         result = conn.exec_driver_sql(
             "WITH moved AS (DELETE FROM nd_index_pending WHERE collection_id = %(c)s "
             f"RETURNING {_INDEX_COLUMNS}) INSERT INTO nd_index ({_INDEX_COLUMNS}) "
-            f"SELECT {_INDEX_COLUMNS} FROM moved ORDER BY key, document_id, band "
-            "ON CONFLICT DO NOTHING",
+            f"SELECT {_INDEX_COLUMNS} FROM moved ORDER BY key",
             c,
         )
         return int(result.rowcount or 0)

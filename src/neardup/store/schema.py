@@ -5,7 +5,9 @@ Tables (``nd_`` prefix):
 * ``nd_collections``: name (unique), method and its parameters (JSON, fixed at creation),
   canonical-form parameters (JSON), decision ``measure``/``threshold``, ``min_tokens``,
   ``stats_dirty`` (lexical methods: signatures older than the statistics), created time.
-* ``nd_documents``: collection, ``doc_id`` (unique per collection), source, title,
+* ``nd_documents``: collection, ``doc_id`` (unique per collection), source, title (empty
+  for documents added since migration 0006 with their text: the first non-blank line of
+  the text is shown),
   ``content_hash`` (XXH3-128 of the text, 16 bytes; not indexed since migration 0004,
   no query looks documents up by it), ``length`` (canonical tokens), added time.
 * ``nd_signatures``: ``Signature.to_bytes()`` of each document (neardup.methods.base), for
@@ -18,10 +20,12 @@ Tables (``nd_`` prefix):
   sorted unique high 32 bits of each 64-bit shingle fingerprint, uint32 little-endian).
 * ``nd_index``: ``(collection, key) -> document`` rows: LSH band keys (minhash-lsh) or
   exact keys, 64-bit values stored as signed int64 (never text); ``band`` is the band or
-  slot number. Primary key ``(collection_id, key, document_id, band)``; on SQLite a
-  ``WITHOUT ROWID`` table (the rows are the lookup B-tree itself, migration 0004). No index
-  by document (since 0004): ``remove`` recomputes a document's keys from its stored text
-  or signature.
+  slot number. SQLite: primary key ``(collection_id, key, document_id, band)`` of a
+  ``WITHOUT ROWID`` table (the rows are the lookup B-tree itself, migration 0004).
+  PostgreSQL (migration 0006): columns in alignment order ``(collection_id, band, key,
+  document_id)``, no primary key, a B-tree ``ix_nd_index_key`` on ``key`` alone (the
+  tables are made by the migrations, not from this metadata). No index by document (since
+  0004): ``remove`` recomputes a document's keys from its stored text or signature.
 * ``nd_terms`` (term, df, cf per collection) and ``nd_doc_terms`` (per-document term
   counts, seed 004's ``article_word``; no foreign keys, for fast set-wise updates): word
   statistics, filled for lexical methods (``needs_fit``) only.
