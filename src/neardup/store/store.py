@@ -986,7 +986,7 @@ class _Tx:
             if self._autocommit:  # each statement its own transaction (reads only)
                 self._cm = self._engine.connect()
                 conn = self._cm.__enter__()
-                return conn.execution_options(isolation_level="AUTOCOMMIT")  # type: ignore[no-any-return]
+                return conn.execution_options(isolation_level="AUTOCOMMIT")
             self._cm = self._engine.begin()
             return self._cm.__enter__()
         except OperationalError as exc:

