@@ -94,3 +94,19 @@ def test_stacking_consumes_the_parts_and_equals_concatenate() -> None:
     pending = list(parts)
     got = stack_consuming(pending)
     assert pending == [] and got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_trimming_starts_no_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A child forked from a job of several GiB would be reported as a worker that large
+    (the kernel's peak of the children), so the C library is found without one."""
+    import subprocess
+
+    from neardup import _memory
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a process was started")
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", refuse)
+    _memory._libc.cache_clear()
+    assert _memory.trim() in (True, False)
+    assert _memory._libc() is not None  # glibc on the machines neardup is tested on

@@ -9,18 +9,17 @@ returns those pages; elsewhere than glibc it does nothing.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 from functools import lru_cache
 from typing import Any
 
 
 @lru_cache(maxsize=1)
 def _libc() -> Any:
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return None
+    """The C library this process runs on, if it has ``malloc_trim`` (glibc). Looked up in
+    the process' own symbols: ``ctypes.util.find_library`` would run ``ldconfig`` in a
+    forked child, whose peak memory the kernel then reports as that of this process."""
     try:
-        lib = ctypes.CDLL(name)
+        lib = ctypes.CDLL(None)
         lib.malloc_trim.argtypes = [ctypes.c_size_t]
         return lib
     except (OSError, AttributeError):  # not glibc
