@@ -96,9 +96,9 @@ def make_clusters(
         Clusters sorted by their kept document's index.
     """
     labels = components(len(ids), edges)
-    order = np.argsort(labels, kind="stable")
-    sorted_labels = labels[order]
-    cut = np.flatnonzero(np.diff(sorted_labels)) + 1
+    inside = np.flatnonzero(np.bincount(labels)[labels] >= 2)  # singletons never split out
+    order = inside[np.argsort(labels[inside], kind="stable")]
+    cut = np.flatnonzero(np.diff(labels[order])) + 1
     found: list[tuple[int, tuple[int, ...]]] = []
     for group in np.split(order, cut):
         if group.size < 2:
