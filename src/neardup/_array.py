@@ -148,17 +148,12 @@ def equal_groups(keys: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndar
     split[1:] = full[1:] != full[:-1]
     split[np.cumsum(sizes)[:-1]] = False
     if split.any():
-        return _regroup(keys, ids, at, starts, sizes, split)
+        return _regroup(keys, ids, at)
     return ids[at].astype(np.int64), np.cumsum(sizes) - sizes, sizes
 
 
 def _regroup(
-    keys: np.ndarray,
-    ids: np.ndarray,
-    at: np.ndarray,
-    starts: np.ndarray,
-    sizes: np.ndarray,
-    split: np.ndarray,
+    keys: np.ndarray, ids: np.ndarray, at: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`equal_groups` when some runs of equal top bits hold different keys: those
     positions sorted again by (full key, position)."""
