@@ -207,9 +207,9 @@ class PairTable(Sequence[Pair]):
         Raises:
             InputError: pyarrow is not installed.
         """
-        from neardup.tables import need_pyarrow
+        from neardup.tables import need
 
-        pa = need_pyarrow()
+        pa = need("pyarrow", "to_arrow()")
         columns = self._columns()
         for name in _VALUE_COLUMNS:
             columns[name] = pa.array(columns[name], type=pa.float64())
@@ -224,9 +224,9 @@ class PairTable(Sequence[Pair]):
         Raises:
             InputError: pandas is not installed.
         """
-        from neardup.tables import need_pandas
+        from neardup.tables import need
 
-        pd = need_pandas()
+        pd = need("pandas", "to_pandas()")
         columns = self._columns()
         return pd.DataFrame({
             k: pd.Series(v, dtype="float64" if k in _VALUE_COLUMNS else object)

@@ -20,30 +20,18 @@ from neardup.errors import InputError
 ColumnKind = str
 
 
-def need_pyarrow() -> Any:
-    """The ``pyarrow`` module.
+def need(module: str, caller: str) -> Any:
+    """The optional dependency ``module`` (``pyarrow``, ``pandas``), imported.
 
     Raises:
-        InputError: pyarrow is not installed (the message says how to install it).
+        InputError: it is not installed (the message names ``caller`` and how to install it).
     """
+    import importlib
+
     try:
-        import pyarrow as pa
+        return importlib.import_module(module)
     except ModuleNotFoundError:
-        raise InputError("to_arrow() needs pyarrow: pip install pyarrow") from None
-    return pa
-
-
-def need_pandas() -> Any:
-    """The ``pandas`` module.
-
-    Raises:
-        InputError: pandas is not installed (the message says how to install it).
-    """
-    try:
-        import pandas as pd
-    except ModuleNotFoundError:
-        raise InputError("to_pandas() needs pandas: pip install pandas") from None
-    return pd
+        raise InputError(f"{caller} needs {module}: pip install {module}") from None
 
 
 def arrow_type(kind: ColumnKind) -> Any:
@@ -52,7 +40,7 @@ def arrow_type(kind: ColumnKind) -> Any:
     Raises:
         ValueError: an unknown kind.
     """
-    pa = need_pyarrow()
+    pa = need("pyarrow", "to_arrow()")
     types = {
         "str": pa.string(),
         "int": pa.int64(),
@@ -87,7 +75,7 @@ def rows_to_arrow(rows: Iterable[Mapping[str, Any]], columns: Mapping[str, Colum
     Raises:
         InputError: pyarrow is not installed.
     """
-    pa = need_pyarrow()
+    pa = need("pyarrow", "to_arrow()")
     rows = list(rows)
     return pa.table(
         {name: pa.array(_column(rows, name, kind), type=arrow_type(kind))
@@ -104,7 +92,7 @@ def rows_to_pandas(rows: Iterable[Mapping[str, Any]], columns: Mapping[str, Colu
     Raises:
         InputError: pandas is not installed.
     """
-    pd = need_pandas()
+    pd = need("pandas", "to_pandas()")
     rows = list(rows)
     dtypes = {"int": "int64", "float": "float64", "bool": "bool"}
     return pd.DataFrame({
