@@ -399,7 +399,7 @@ def _plain_records(texts: Any, options: ReadOptions) -> tuple[Any, Any]:
         first, second = code[:-1], code[1:]
         doubled = (first == second) & (first >= 2) & (first <= 4)  # "[[", "{{", "=="
         hit[:-1] |= nxt & (doubled | ((first == 3) & (second == 6)))  # or "{|"
-        hit[:-2] |= nxt[:-1] & nxt[1:] & (code[:-2] == 5) & (first[1:] == 5) & (second[1:] == 5)
+        hit[:-2] |= nxt[:-1] & nxt[1:] & (code[:-2] == 5) & (code[1:-1] == 5) & (code[2:] == 5)
     flagged = np.zeros(n, dtype=bool)
     flagged[np.searchsorted(offsets, at[hit] + lo, side="right") - 1] = True
     return ~flagged & (sizes <= options.max_bytes), sizes
