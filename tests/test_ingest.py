@@ -110,3 +110,38 @@ def test_trimming_starts_no_process(monkeypatch: pytest.MonkeyPatch) -> None:
     _memory._libc.cache_clear()
     assert _memory.trim() in (True, False)
     assert _memory._libc() is not None  # glibc on the machines neardup is tested on
+
+
+@pytest.mark.parametrize("method", ["minhash-lsh", "shingles-full"])
+def test_sets_and_rows_spilled_to_disk_give_the_same_result(tmp_path: Path, method: str) -> None:
+    rows = _texts()
+    paths = []
+    for k in range(3):  # three files: three units, the first held, then spilled
+        src = tmp_path / f"in{k}.jsonl"
+        part = rows[k::3]
+        src.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in part), "utf-8")
+        paths.append(str(src))
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    opts = DedupOptions(threshold=0.5)
+    held = dedup(paths, method=method, options=opts, jobs=2)
+    spilled = dedup(paths, method=method, options=opts, jobs=2, memory_budget=1, spill_dir=spill)
+    assert "spilled_to_disk" not in held.summary
+    assert spilled.summary["spilled_to_disk"] is True
+    assert spilled.ids == held.ids
+    assert np.array_equal(spilled.pairs.rows, held.pairs.rows) and len(held.pairs) > 0
+    assert list(spilled.pairs) == list(held.pairs)
+    assert [c.members for c in spilled.clusters] == [c.members for c in held.clusters]
+    assert spilled.dropped == held.dropped
+    assert list(spill.iterdir()) == []
+    assert any(p.b == "exact" or p.a == "exact" for p in spilled.pairs)
+
+
+def test_a_bad_memory_budget_or_spill_dir_is_refused(tmp_path: Path) -> None:
+    from neardup.errors import ParameterError
+
+    docs = [Document("a", "один два три четыре пять шесть")]
+    with pytest.raises(ParameterError, match="memory_budget"):
+        dedup(docs, memory_budget=-1)
+    with pytest.raises(ParameterError, match="spill_dir"):
+        dedup(docs, spill_dir=tmp_path / "missing")

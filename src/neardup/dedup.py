@@ -33,7 +33,7 @@ from typing import Any, Literal
 import numpy as np
 
 from neardup._array import seg_arange
-from neardup._memory import stack_consuming
+from neardup._spill import PartStack, default_budget
 from neardup._version import __version__
 from neardup.cluster import KEEP_RULES, Cluster, make_clusters
 from neardup.errors import ParameterError, check_choice, check_float, check_int
@@ -245,6 +245,8 @@ def dedup(
     progress: Progress | None = None,
     clock: Any = time.perf_counter,
     jobs: int | None = None,
+    memory_budget: int | None = None,
+    spill_dir: str | PathLike[str] | None = None,
     **method_params: Any,
 ) -> DedupResult:
     """Find near-duplicate pairs and clusters in a corpus and decide what to keep.
@@ -260,6 +262,11 @@ def dedup(
             cores available; 1: this process only). The result does not depend on it. Used
             for word shingles with XXH64 fingerprints and methods that sign from the
             shingle sets; other methods read in this process.
+        memory_budget: bytes of shingle sets and signature rows the job holds in memory
+            (>= 0; default: a quarter of the physical memory); past it they are kept in
+            temporary files in ``spill_dir`` (default: the system's temporary directory)
+            and read through memory maps. The result does not depend on it. Applies to
+            the worker path (input paths, methods that sign from the shingle sets).
         **method_params: parameters of the named method (``shingle_size=4``, ``m=25``...).
             For ``minhash-lsh``, ``threshold`` defaults to ``options.threshold``.
 
@@ -279,15 +286,17 @@ def dedup(
     streaming = hasattr(meth, "from_sets") and not meth.needs_fit
     ingest = _Ingest(meth, shingling, opts, timer, keep_docs=not streaming)
     signed: Signed | None = None
+    spill = _Spill.make(memory_budget, spill_dir)
     if streaming and ingest.fast and _is_paths(source):
-        parallel = _ParallelIngest(ingest, read_options or {}, jobs, meth)
+        parallel = _ParallelIngest(ingest, read_options or {}, jobs, meth, spill)
         sets, ids, lengths, skipped = parallel.run(source, prog)  # type: ignore[arg-type]
         signed = parallel.signed
         worker_seconds = parallel.worker_seconds
+        spilled = parallel.spilled
     else:
         ingest.run(_items(source, read_options or {}), prog)
         sets, ids, lengths, skipped = ingest.result()
-        worker_seconds = {}
+        worker_seconds, spilled = {}, False
     n = len(ids)
     if signed is not None:  # content keys (and signatures) came from the workers
         keys = timer.run("identical", signed.content_keys)
@@ -302,7 +311,7 @@ def dedup(
     if opts.measure == "containment":  # the containment index needs frequency ranks
         sets = timer.run("rank", rank_by_frequency, sets)
     cand = timer.run("candidates", _candidates, meth, sigs, sets, opts, prog, keys)
-    if opts.measure != "containment" and _gather_volume(sets, cand) > sets.values.shape[0]:
+    if _relabel(opts, sets, cand):
         # many candidates: dense labels (< 2**32) make the exact intersections one int64 sort
         sets = timer.run("relabel", ShingleSets.dense_labels, sets)
     pairs, edges, contained, decided = timer.run(
@@ -319,6 +328,8 @@ def dedup(
     dropped = timer.run("keep", _dropped, clusters, ids, pairs, contained, opts.threshold)
     pair_table = PairTable(ids, pairs, meth.name, decisions=decided)
     summary = _summary(meth, opts, timer, n, skipped, cand, pair_table, clusters, dropped)
+    if spilled:
+        summary["spilled_to_disk"] = True
     if worker_seconds:
         summary["worker_seconds"] = worker_seconds
         children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -405,15 +416,15 @@ def _items(
 
 @dataclass(frozen=True, eq=False)
 class Signed:
-    """What the workers computed past the shingle sets, per unit in order.
+    """What the workers computed past the shingle sets, in order.
 
     Attributes:
-        keys: uint64 content keys per unit; rows: signature rows per unit, or None when
-        the method does not sign one row per document.
+        keys: uint64 content keys per unit; rows: the signature rows (in memory or spilled
+        to disk), or None when the method does not sign one row per document.
     """
 
     keys: list[np.ndarray]
-    rows: list[np.ndarray] | None
+    rows: PartStack | None
 
     def content_keys(self) -> np.ndarray:
         """uint64 (n,): the corpus' content keys."""
@@ -422,9 +433,34 @@ class Signed:
     def signatures(self, meth: Method, sets: ShingleSets) -> Any:
         """The method's signatures of the whole corpus: its rows stacked (``from_sets`` of
         the empty ``sets`` when there are none). Consumes :attr:`rows`."""
-        if not self.rows:
+        if self.rows is None or not len(self.rows):
             return meth.from_sets(sets)  # type: ignore[attr-defined]
-        return meth.from_rows(stack_consuming(self.rows))  # type: ignore[attr-defined]
+        return meth.from_rows(self.rows.stack(np.zeros(0, np.uint64)))  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True, slots=True)
+class _Spill:
+    """Where the worker path's sets and rows go past ``budget`` bytes (None: never)."""
+
+    budget: int | None
+    dir: str | None
+
+    @classmethod
+    def make(cls, budget: int | None, directory: str | PathLike[str] | None) -> _Spill:
+        if budget is not None:
+            check_int("memory_budget", budget, low=0)
+        return cls(default_budget() if budget is None else budget, _spill_dir(directory))
+
+
+def _spill_dir(directory: str | PathLike[str] | None) -> str | None:
+    if directory is None:
+        return None
+    from pathlib import Path
+
+    path = Path(directory)
+    if not path.is_dir():
+        raise ParameterError("spill_dir", str(directory), "an existing directory")
+    return str(path)
 
 
 class _ParallelIngest:
@@ -434,7 +470,12 @@ class _ParallelIngest:
     (``rows_per_document``), are made in the workers too (:attr:`signed`)."""
 
     def __init__(
-        self, ingest: _Ingest, read_options: dict[str, Any], jobs: int | None, meth: Method
+        self,
+        ingest: _Ingest,
+        read_options: dict[str, Any],
+        jobs: int | None,
+        meth: Method,
+        spill: _Spill,
     ) -> None:
         from neardup.ingest import PrepareConfig, default_jobs, pool_safe
         from neardup.text.read import read_options as make_read_options
@@ -450,6 +491,8 @@ class _ParallelIngest:
         self._jobs = (jobs or default_jobs()) if pool_safe() else 1
         self.worker_seconds: dict[str, float] = {}
         self.signed: Signed | None = None
+        self._spill = spill
+        self.spilled = False
 
     def run(
         self, paths: Sequence[str | PathLike[str]], prog: Progress
@@ -460,7 +503,9 @@ class _ParallelIngest:
         timer = self._ingest._timer
         t0 = timer.now()
         spool = Spool()
-        merger = UnitMerger(self._ingest._opts.min_tokens)
+        merger = UnitMerger(
+            self._ingest._opts.min_tokens, budget=self._spill.budget, spill_dir=self._spill.dir
+        )
         prog.start("read", None)
         try:
             resolved = resolve_inputs([str(p) for p in paths], spool)
@@ -480,9 +525,9 @@ class _ParallelIngest:
             "sign": sign_s,
         }
         self.signed = Signed(merger.keys, merger.rows if self._config.signer else None)
+        self.spilled = merger.spilled
         lengths = np.array(merger.lengths, dtype=np.int64)
-        sets = ShingleSets.concat_consuming(merger.parts)  # peak: the sets once, not twice
-        return sets, merger.ids, lengths, merger.skipped
+        return merger.sets(), merger.ids, lengths, merger.skipped
 
 
 class _Ingest:
@@ -620,6 +665,14 @@ def _sign(prepared: list[Prepared], meth: Method, sets: ShingleSets) -> Any:
         meth.fit(CorpusStatistics.from_token_lists(p.tokens for p in prepared))
     from_sets = getattr(meth, "from_sets", None)
     return from_sets(sets) if from_sets is not None else meth.sign(prepared)
+
+
+def _relabel(opts: DedupOptions, sets: ShingleSets, cand: np.ndarray) -> bool:
+    """Whether to verify on dense labels: many candidates, sets in memory (relabelling
+    sorts every fingerprint of the corpus, too much for sets spilled to disk)."""
+    if opts.measure == "containment" or sets.on_disk:
+        return False
+    return _gather_volume(sets, cand) > sets.values.shape[0]
 
 
 def _gather_volume(sets: ShingleSets, cand: np.ndarray) -> int:

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from neardup._array import seg_arange
+from neardup._spill import PartStack
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
 from neardup.text.canonical import CanonicalForm
@@ -194,22 +195,57 @@ def default_jobs() -> int:
 class UnitMerger:
     """Corpus-wide decisions over prepared units, in order: repeated ids, too-short.
 
+    The accepted documents' shingle sets and signature rows are held in memory until they
+    pass ``budget`` bytes together; then they go to temporary files in ``spill_dir``
+    (:class:`neardup._spill.PartStack`) and come back as memory maps. The result is the
+    same either way.
+
     Attributes:
-        ids: accepted document ids; lengths: their token counts; parts: their shingle
-        sets per unit; keys, rows: their content keys and signature rows per unit (rows
-        empty without a signer); skipped: skip rows in input order.
+        ids: accepted document ids; lengths: their token counts; keys: their content keys
+        per unit; rows: their signature rows (empty without a signer); skipped: skip rows
+        in input order; seconds: the workers' step seconds.
     """
 
-    def __init__(self, min_tokens: int) -> None:
+    def __init__(
+        self, min_tokens: int, *, budget: int | None = None, spill_dir: str | None = None
+    ) -> None:
         self._min_tokens = min_tokens
+        self._budget = budget
+        self._spill_dir = spill_dir
         self._seen: set[str] = set()
         self.ids: list[str] = []
         self.lengths: list[int] = []
-        self.parts: list[ShingleSets] = []
+        self._values = PartStack()
+        self._sizes: list[np.ndarray] = []
         self.keys: list[np.ndarray] = []
-        self.rows: list[np.ndarray] = []
+        self.rows = PartStack()
         self.skipped: list[Skipped] = []
         self.seconds = np.zeros(4)
+
+    @property
+    def spilled(self) -> bool:
+        """Whether the sets and rows went to disk."""
+        return self._values.spilled
+
+    def sets(self) -> ShingleSets:
+        """The accepted documents' shingle sets (consumes the parts held in memory; the peak
+        is the sets once, not twice)."""
+        sizes = np.concatenate(self._sizes) if self._sizes else np.zeros(0, np.int64)
+        self._sizes = []
+        offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        return ShingleSets(self._values.stack(np.zeros(0, np.uint64)), offsets)
+
+    def _hold(self, sets: ShingleSets, keys: np.ndarray, rows: np.ndarray | None) -> None:
+        self._values.append(sets.values)
+        self._sizes.append(sets.sizes)
+        self.keys.append(keys)
+        if rows is not None:
+            self.rows.append(rows)
+        held = self._values.nbytes + self.rows.nbytes
+        if self._budget is not None and not self.spilled and held > self._budget:
+            self._values.spill(self._spill_dir)
+            self.rows.spill(self._spill_dir)
 
     def add(self, item: PreparedUnit | Skipped) -> int:
         """Take one unit (or planning skip); returns the items it covered (for progress)."""
@@ -242,10 +278,7 @@ class UnitMerger:
                 index = np.array(take, dtype=np.int64)
                 sets, keys = sets.take(index), keys[index]
                 signed = None if signed is None else signed[index]
-            self.parts.append(sets)
-            self.keys.append(keys)
-            if signed is not None:
-                self.rows.append(signed)
+            self._hold(sets, keys, signed)
         rows.sort(key=lambda r: r[0])
         self.skipped.extend(s for _, s in rows)
         return item.items

@@ -117,3 +117,29 @@ def test_output_files_honour_the_umask(tmp_path, mask):
         os.umask(old)
     for name in ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl", "summary.json"):
         assert stat.S_IMODE((out / name).stat().st_mode) == 0o666 & ~mask, name
+
+
+def test_memory_mib_0_spills_to_disk_and_finds_the_same_pairs(tmp_path):
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    held = _run("dedup", str(CORPUS), "--json")
+    spilled = _run("dedup", str(CORPUS), "--json", "--memory-mib", "0", "--spill-dir", str(spill))
+    assert held.exit_code == spilled.exit_code == 0, spilled.output
+    a, b = json.loads(held.stdout), json.loads(spilled.stdout)
+    assert b["summary"]["spilled_to_disk"] is True and "spilled_to_disk" not in a["summary"]
+    assert b["pairs"] == a["pairs"] and b["clusters"] == a["clusters"]
+    assert {frozenset((p["a"], p["b"])) for p in b["pairs"]} == KNOWN
+    assert list(spill.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--memory-mib", "-1"], "--memory-mib"),
+        (["--spill-dir", "."], "only with --engine local"),
+    ],
+)
+def test_memory_options_are_checked(args, message):
+    extra = ["--engine", "dask"] if args[0] == "--spill-dir" else []
+    res = _run("dedup", str(CORPUS), "-q", *args, *extra)
+    assert res.exit_code == 2 and message in res.output

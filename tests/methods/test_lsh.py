@@ -64,3 +64,23 @@ def test_equal_groups_are_the_stable_argsort_groups(small, base, spread):
     members, g_starts, g_sizes = equal_groups(keys, ids)
     got = sorted(tuple(members[s : s + n]) for s, n in zip(g_starts, g_sizes, strict=True))
     assert got == want
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 1000])
+def test_band_keys_do_not_depend_on_the_chunk_or_a_memory_map(tmp_path, chunk):
+    from neardup.methods.lsh import LSHParams, band_keys
+
+    rng = np.random.default_rng(5)
+    sketches = rng.integers(0, 2**64 - 1, size=(50, 16), dtype=np.uint64)
+    params = LSHParams(bands=3, rows=4)  # 12 of the 16 columns
+    whole = band_keys(sketches, params, chunk=10**6)
+    path = tmp_path / "sketches.u64"
+    sketches.tofile(path)
+    mapped = np.memmap(path, dtype=np.uint64, mode="r", shape=sketches.shape)
+    assert np.array_equal(band_keys(sketches, params, chunk=chunk), whole)
+    assert np.array_equal(band_keys(mapped, params, chunk=chunk), whole)
+    sketches[:, 12:] = 0  # columns past bands*rows play no part
+    assert np.array_equal(band_keys(sketches, params, chunk=chunk), whole)
+    sketches[3, 5] ^= 1  # one row of band 1 of document 3 changes that key only
+    changed = band_keys(sketches, params, chunk=chunk) != whole
+    assert changed.sum() == 1 and changed[3, 1]

@@ -159,6 +159,20 @@ def dedup(
         int | None,
         typer.Option("--jobs", "-j", help="Processes reading and preparing (default: cores)."),
     ] = None,
+    memory_mib: Annotated[
+        int | None,
+        typer.Option(
+            "--memory-mib",
+            help="Shingle sets and signatures held in memory, MiB; past it they go to "
+            "temporary files (default: a quarter of the machine's memory).",
+        ),
+    ] = None,
+    spill_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--spill-dir", help="Directory of those temporary files (default: the system's)."
+        ),
+    ] = None,
     stop_words: StopOpt = None,
     no_stop_words: NoStopOpt = False,
     stop_symbols: StopSymOpt = None,
@@ -231,6 +245,11 @@ def dedup(
         fmt = _output_format(fmt, as_json, top)
         if engine not in ("local", "dask"):
             raise ParameterError("--engine", engine, "local or dask")
+        if memory_mib is not None:
+            check_int("--memory-mib", memory_mib, low=0)
+        for flag, value in {"--memory-mib": memory_mib, "--spill-dir": spill_dir}.items():
+            if engine == "dask" and value is not None:
+                raise ParameterError(flag, str(value), "only with --engine local")
         dask_only = {"--scheduler": scheduler, "--workers": workers, "--block-mib": block_mib}
         for flag, value in dask_only.items():
             if engine == "local" and value is not None:
@@ -257,6 +276,8 @@ def dedup(
                 read_options=read_opts,
                 progress=prog,
                 jobs=jobs,
+                memory_budget=None if memory_mib is None else memory_mib << 20,
+                spill_dir=spill_dir,
                 **mparams,
             ),
             quiet or fmt != "table",

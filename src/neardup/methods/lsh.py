@@ -32,6 +32,8 @@ from neardup._array import (
 from neardup.errors import ParameterError, check_float, check_int
 
 _GRID = 1001
+#: Documents :func:`band_keys` hashes at a time (bounds its temporary arrays).
+_KEY_ROWS = 1 << 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,11 +95,13 @@ def _all_shapes(k: int) -> tuple[np.ndarray, np.ndarray]:
     return np.array(bs), np.array(rs)
 
 
-def band_keys(sketches: np.ndarray, params: LSHParams) -> np.ndarray:
+def band_keys(sketches: np.ndarray, params: LSHParams, *, chunk: int = _KEY_ROWS) -> np.ndarray:
     """One 64-bit key per (document, band): the hash of the band's ``r`` rows.
 
     Args:
-        sketches: uint64 array, shape (n, k) with ``k >= bands·rows``.
+        sketches: uint64 array, shape (n, k) with ``k >= bands·rows`` (in memory or a
+            memory map: it is read ``chunk`` documents at a time).
+        chunk: documents hashed at a time (bounds the temporary arrays).
 
     Returns:
         uint64 array, shape (n, bands). Keys of different bands are salted apart.
@@ -106,15 +110,24 @@ def band_keys(sketches: np.ndarray, params: LSHParams) -> np.ndarray:
     b, r = params.bands, params.rows
     if sketches.shape[1] < b * r:
         raise ParameterError("bands*rows", b * r, f"at most the sketch length {sketches.shape[1]}")
-    rows = sketches[:, : b * r].reshape(n, b, r)
-    h = np.broadcast_to(fmix64(np.arange(b, dtype=U64) + np.uint64(0xA5A5)), (n, b)).copy()
+    out = np.empty((n, b), dtype=U64)
+    salts = fmix64(np.arange(b, dtype=U64) + np.uint64(0xA5A5))
+    for lo in range(0, n, chunk):
+        _hash_bands(sketches[lo : lo + chunk, : b * r], r, salts, out[lo : lo + chunk])
+    return out
+
+
+def _hash_bands(part: np.ndarray, r: int, salts: np.ndarray, h: np.ndarray) -> None:
+    """``h = fmix64(h * C ^ row)`` over each band's rows, in place in ``h`` (m, bands)."""
+    m, b = h.shape
+    rows = part.reshape(m, b, r)  # a view: the rows are read in place
+    h[:] = salts
     tmp = np.empty_like(h)
     with np.errstate(over="ignore"):
-        for j in range(r):  # h = fmix64(h * C ^ row), in place
+        for j in range(r):
             h *= np.uint64(0x9E3779B97F4A7C15)
             h ^= rows[:, :, j]
             fmix64_into(h, tmp)
-    return h
 
 
 def lsh_candidates(
@@ -138,7 +151,9 @@ def lsh_candidates(
     maybe_empty = np.flatnonzero(sketches[:, 0] == EMPTY)  # few rows: check them in full
     empty = maybe_empty[np.all(sketches[maybe_empty] == EMPTY, axis=1)]
     live = np.setdiff1d(np.arange(n), empty, assume_unique=True) if empty.size else np.arange(n)
-    keys = band_keys(sketches if live.size == n else sketches[live], params)
+    keys = band_keys(sketches, params)  # of every row: no copy of the sketches
+    if live.size != n:
+        keys = keys[live]
     found = []
     for j in range(params.bands):
         members, starts, sizes = equal_groups(np.ascontiguousarray(keys[:, j]), live)

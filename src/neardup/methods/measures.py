@@ -134,16 +134,21 @@ def intersection_sizes(
     if pairs.shape[0] == 0:
         return out
     cost = sets.sizes[pairs[:, 0]] + sets.sizes[pairs[:, 1]]
-    if int(cost.sum()) > sets.values.shape[0] and not _small(sets):
+    small = _small(sets)
+    if int(cost.sum()) > sets.values.shape[0] and not sets.on_disk and not small:
         sets = sets.dense_labels()  # one pass over all sets beats a lexsort of the gather
+        small = _small(sets)
     bounds = _chunk_bounds(cost, chunk)
     for lo, hi in pairwise(bounds):
-        out[lo:hi] = _intersections(sets, pairs[lo:hi])
+        out[lo:hi] = _intersections(sets, pairs[lo:hi], small=small)
     return out
 
 
 def _small(sets: ShingleSets) -> bool:
-    """All values below 2**32 (labels, ranks, CRC-32)."""
+    """All values below 2**32 (labels, ranks, CRC-32); False for sets on disk without
+    reading them (the general path is exact for any values)."""
+    if sets.on_disk:
+        return False
     return not sets.values.size or int(sets.values.max()) < 2**32
 
 
@@ -154,7 +159,7 @@ def _chunk_bounds(cost: np.ndarray, chunk: int) -> list[int]:
     return [b for b in bounds if b <= cost.shape[0]]
 
 
-def _intersections(sets: ShingleSets, pairs: np.ndarray) -> np.ndarray:
+def _intersections(sets: ShingleSets, pairs: np.ndarray, *, small: bool) -> np.ndarray:
     """Both sets of every pair laid out side by side (``A_0 B_0 A_1 B_1 ...``), sorted by
     (pair, value); a value seen twice in a row within one pair is shared."""
     sizes = sets.sizes
@@ -163,7 +168,7 @@ def _intersections(sets: ShingleSets, pairs: np.ndarray) -> np.ndarray:
     lengths = np.column_stack([sizes[a], sizes[b]]).reshape(-1)
     vals = sets.values[seg_arange(starts, lengths)]
     owner = np.repeat(np.arange(2 * pairs.shape[0], dtype=np.int64) >> 1, lengths)
-    if _small(sets) and pairs.shape[0] < 2**31:
+    if small and pairs.shape[0] < 2**31:
         # small values (dense labels, frequency ranks, CRC-32): one int64 key; each pair's
         # keys are two sorted runs, which the stable (merge) sort only has to merge
         key = np.sort((owner << 32) | vals.astype(np.int64), kind="stable")

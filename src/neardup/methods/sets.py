@@ -41,6 +41,11 @@ class ShingleSets:
         """int64 array, shape (n,): the size of each set."""
         return np.diff(self.offsets)
 
+    @property
+    def on_disk(self) -> bool:
+        """Whether the values are a memory map of a file (spilled by the dedup job)."""
+        return isinstance(self.values, np.memmap)
+
     def get(self, i: int) -> np.ndarray:
         """Document ``i``'s sorted unique fingerprints (a view), uint64 (s,)."""
         return self.values[self.offsets[i] : self.offsets[i + 1]]

@@ -1,0 +1,77 @@
+"""Arrays spilled to disk come back equal to the arrays held in memory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neardup._spill import PartStack, default_budget, physical_memory
+from neardup.errors import ParameterError
+
+
+def _parts(sizes: list[int], width: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(len(sizes) * 7 + width)
+    shape = (lambda n: (n,)) if width == 0 else (lambda n: (n, width))
+    return [rng.integers(0, 2**63, size=shape(n), dtype=np.uint64) for n in sizes]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    sizes=st.lists(st.integers(0, 50), min_size=1, max_size=8),
+    width=st.sampled_from([0, 1, 4]),
+    spill_after=st.integers(0, 8),
+)
+def test_spilled_or_not_the_stack_equals_concatenate(
+    sizes: list[int], width: int, spill_after: int
+) -> None:
+    parts = _parts(sizes, width)
+    expected = np.concatenate(parts)
+    stack = PartStack()
+    for k, part in enumerate(parts):
+        if k == spill_after:
+            stack.spill()
+        stack.append(part)
+    assert len(stack) == expected.shape[0] and stack.nbytes == expected.nbytes
+    empty = np.zeros((0, *expected.shape[1:]), np.uint64)
+    got = stack.stack(empty)
+    assert stack.spilled == (spill_after < len(parts))
+    assert isinstance(got, np.memmap) == (stack.spilled and expected.shape[0] > 0)
+    assert got.dtype == expected.dtype and np.array_equal(got, expected)
+
+
+def test_a_spilled_stack_is_read_only_and_leaves_no_file(tmp_path: Path) -> None:
+    stack = PartStack()
+    stack.append(np.arange(10, dtype=np.uint64))
+    stack.spill(str(tmp_path))
+    stack.append(np.arange(10, 15, dtype=np.uint64))
+    got = stack.stack(np.zeros(0, np.uint64))
+    assert got.tolist() == list(range(15))
+    assert list(tmp_path.iterdir()) == []  # an unnamed file: nothing to clean up
+    with pytest.raises(ValueError, match="read-only"):
+        got[0] = 1
+
+
+def test_a_part_of_another_kind_is_refused() -> None:
+    stack = PartStack()
+    stack.append(np.zeros((2, 4), np.uint64))
+    with pytest.raises(ParameterError, match=r"uint64\(4,\)"):
+        stack.append(np.zeros((2, 3), np.uint64))
+    with pytest.raises(ParameterError, match="part"):
+        stack.append(np.zeros((2, 4), np.uint32))
+
+
+def test_nothing_appended_gives_the_empty_array_back() -> None:
+    empty = np.zeros((0, 3), np.uint64)
+    stack = PartStack()
+    stack.spill()
+    assert stack.stack(empty) is empty
+
+
+def test_the_default_budget_is_a_quarter_of_the_memory() -> None:
+    total = physical_memory()
+    assert total is not None and total > 0  # Linux says
+    assert default_budget() == total // 4
