@@ -145,3 +145,30 @@ def test_a_bad_memory_budget_or_spill_dir_is_refused(tmp_path: Path) -> None:
         dedup(docs, memory_budget=-1)
     with pytest.raises(ParameterError, match="spill_dir"):
         dedup(docs, spill_dir=tmp_path / "missing")
+
+
+def test_repeated_ids_and_short_documents_are_skipped_as_in_one_process(tmp_path: Path) -> None:
+    texts = [t for _, t in _texts()]
+    files = [  # ids repeated within a unit and across units; short texts in both
+        [("a", texts[0]), ("b", "два слова"), ("a", texts[1]), ("c", texts[2])],
+        [("d", texts[3]), ("c", texts[4]), ("e", "одно"), ("b", texts[5]), ("f", texts[0])],
+        [("g", texts[6]), ("h", texts[7])],  # nothing repeated: the fast path
+    ]
+    paths, docs = [], []
+    for k, rows in enumerate(files):
+        src = tmp_path / f"in{k}.jsonl"
+        src.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in rows), "utf-8")
+        paths.append(str(src))
+        docs += [Document(i, t, f"{src}:{n + 1}") for n, (i, t) in enumerate(rows)]
+    opts = DedupOptions(threshold=0.5)
+    workers = dedup(paths, method="minhash-lsh", options=opts, jobs=2)
+    alone = dedup(docs, method="minhash-lsh", options=opts)
+    assert workers.ids == alone.ids == ["a", "c", "d", "f", "g", "h"]
+    assert sorted((s.id, s.source, s.reason, s.detail) for s in workers.skipped) == sorted(
+        (s.id, s.source, s.reason, s.detail) for s in alone.skipped
+    )
+    assert [(s.id, s.reason) for s in workers.skipped] == [  # in input order
+        ("b", "too-short"), ("a", "unreadable"), ("c", "unreadable"), ("e", "too-short"),
+        ("b", "unreadable"),
+    ]  # fmt: skip
+    assert [(p.a, p.b) for p in workers.pairs] == [("a", "f")]

@@ -253,35 +253,54 @@ class UnitMerger:
             self.skipped.append(item)
             return 1
         self.seconds += item.seconds
-        rows = list(item.skipped)
-        has_set = item.counts >= self._min_tokens
-        set_index = np.cumsum(has_set) - 1
-        take: list[int] = []
-        for k, doc_id in enumerate(item.ids):
-            pos = int(item.positions[k])
-            if doc_id in self._seen:
-                why = "duplicate document id"
-                rows.append((pos, Skipped(doc_id, item.sources[k], "unreadable", why)))
-                continue
-            self._seen.add(doc_id)
-            n = int(item.counts[k])
-            if n < self._min_tokens:
-                detail = f"{n} canonical tokens < min_tokens={self._min_tokens}"
-                rows.append((pos, Skipped(doc_id, item.sources[k], "too-short", detail)))
-                continue
-            self.ids.append(doc_id)
-            self.lengths.append(n)
-            take.append(int(set_index[k]))
-        if take:
+        if self._seen.isdisjoint(item.ids) and len(set(item.ids)) == len(item.ids):
+            self._seen.update(item.ids)  # the common case: every id new, decided at C speed
+            rows, accepted = self._short(item, np.arange(len(item.ids)))
+        else:
+            rows, accepted = self._one_by_one(item)
+        has_set = np.flatnonzero(item.counts >= self._min_tokens)
+        take = np.searchsorted(has_set, accepted)  # accepted documents all have a set
+        if take.size:
             sets, keys, signed = item.sets, item.keys, item.rows
-            if len(take) != len(sets):
-                index = np.array(take, dtype=np.int64)
-                sets, keys = sets.take(index), keys[index]
-                signed = None if signed is None else signed[index]
+            if take.size != len(sets):
+                sets, keys = sets.take(take), keys[take]
+                signed = None if signed is None else signed[take]
             self._hold(sets, keys, signed)
+        ids = item.ids
+        self.ids.extend(ids[k] for k in accepted.tolist())
+        self.lengths.extend(item.counts[accepted].tolist())
         rows.sort(key=lambda r: r[0])
         self.skipped.extend(s for _, s in rows)
         return item.items
+
+    def _short(
+        self, item: PreparedUnit, new: np.ndarray
+    ) -> tuple[list[tuple[int, Skipped]], np.ndarray]:
+        """Skip rows of the item's reading skips and of its too-short documents among
+        ``new`` (int64 indexes of first occurrences), and the indexes accepted."""
+        rows = list(item.skipped)
+        counts = item.counts[new]
+        short = counts < self._min_tokens
+        for k, n in zip(new[short].tolist(), counts[short].tolist(), strict=True):
+            detail = f"{n} canonical tokens < min_tokens={self._min_tokens}"
+            pos = int(item.positions[k])
+            rows.append((pos, Skipped(item.ids[k], item.sources[k], "too-short", detail)))
+        return rows, new[~short]
+
+    def _one_by_one(self, item: PreparedUnit) -> tuple[list[tuple[int, Skipped]], np.ndarray]:
+        """:meth:`_short` after skipping ids seen before (here or in an earlier unit)."""
+        repeated: list[tuple[int, Skipped]] = []
+        new: list[int] = []
+        for k, doc_id in enumerate(item.ids):
+            if doc_id in self._seen:
+                pos = int(item.positions[k])
+                why = "duplicate document id"
+                repeated.append((pos, Skipped(doc_id, item.sources[k], "unreadable", why)))
+            else:
+                self._seen.add(doc_id)
+                new.append(k)
+        rows, accepted = self._short(item, np.array(new, dtype=np.int64))
+        return rows + repeated, accepted
 
 
 def pool_safe() -> bool:
