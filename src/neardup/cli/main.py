@@ -247,9 +247,10 @@ def dedup(
             raise ParameterError("--engine", engine, "local or dask")
         if memory_mib is not None:
             check_int("--memory-mib", memory_mib, low=0)
-        for flag, value in {"--memory-mib": memory_mib, "--spill-dir": spill_dir}.items():
-            if engine == "dask" and value is not None:
-                raise ParameterError(flag, str(value), "only with --engine local")
+        local_only = {"--memory-mib": memory_mib, "--spill-dir": spill_dir}
+        for name, given in local_only.items():
+            if engine == "dask" and given is not None:
+                raise ParameterError(name, str(given), "only with --engine local")
         dask_only = {"--scheduler": scheduler, "--workers": workers, "--block-mib": block_mib}
         for flag, value in dask_only.items():
             if engine == "local" and value is not None:
