@@ -30,8 +30,8 @@ from neardup._spill import PartStack
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
 from neardup.text.canonical import CanonicalForm
-from neardup.text.read import read_unit
-from neardup.text.types import Document, Skipped
+from neardup.text.read import read_unit_columns
+from neardup.text.types import Skipped
 from neardup.text.units import ReadOptions, Unit
 
 #: Units in flight per worker (bounds memory: each holds a few MB of text).
@@ -87,21 +87,10 @@ def prepare_unit(unit: Unit, config: PrepareConfig) -> PreparedUnit:
     """Read ``unit``, tokenise its documents (vectorised) and shingle the long enough ones."""
     from neardup.text.vectorized import canonical_fingerprints
 
-    docs: list[Document] = []
-    positions: list[int] = []
-    skipped: list[tuple[int, Skipped]] = []
     t0 = time.perf_counter()
-    items = read_unit(unit, config.read)
-    for pos, item in enumerate(items):
-        if isinstance(item, Skipped):
-            skipped.append((pos, item))
-        else:
-            docs.append(item)
-            positions.append(pos)
+    read = read_unit_columns(unit, config.read)
     t1 = time.perf_counter()
-    fps, offsets = canonical_fingerprints(
-        [d.text for d in docs], config.canonical, config.shingling.seed
-    )
+    fps, offsets = canonical_fingerprints(read.texts, config.canonical, config.shingling.seed)
     t2 = time.perf_counter()
     counts = np.diff(offsets)
     keep = np.flatnonzero(counts >= config.min_tokens)
@@ -113,15 +102,15 @@ def prepare_unit(unit: Unit, config: PrepareConfig) -> PreparedUnit:
     keys = sets.content_keys()
     rows = None if config.signer is None else config.signer.sign_rows(sets)
     return PreparedUnit(
-        [d.id for d in docs],
-        [d.source for d in docs],
-        np.array(positions, dtype=np.int64),
+        read.ids,
+        read.sources,
+        np.asarray(read.positions, dtype=np.int64),
         counts.astype(np.int64),
         sets,
         keys,
         rows,
-        skipped,
-        len(items),
+        read.skipped,
+        read.items,
         (t1 - t0, t2 - t1, t3 - t2, time.perf_counter() - t3),
     )
 

@@ -217,3 +217,46 @@ def test_block_fast_path_equals_the_per_record_rules(texts: list[str], content_t
         else:
             want.append(jsonl_record(line, where, where, opts))
     assert read_unit(unit, opts) == want
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.text(alphabet=_ALPHABET, max_size=30), min_size=1, max_size=8),
+    st.lists(st.sampled_from(["a", "b", " ", "", None, "ё"]), min_size=8, max_size=8),
+    st.sampled_from(["auto", "text"]),
+)
+def test_columns_equal_the_documents_and_skips(
+    texts: list[str], ids: list[str | None], content_type: str
+) -> None:
+    """The workers' column reader gives read_unit's documents and skips, item for item,
+    on the all-plain shortcut and off it (blank ids, blank or markup texts, control bytes)."""
+    from neardup.text.read import read_options, read_unit, read_unit_columns
+    from neardup.text.units import LinesUnit
+
+    opts = read_options(max_bytes=120, content_type=content_type)
+    pairs = zip(ids, texts, strict=False)  # ids has 8, texts up to 8
+    rows = [{"text": t} if i is None else {"id": i, "text": t} for i, t in pairs]
+    data = b"".join(json.dumps(r).encode() + b"\n" for r in rows)
+    unit = LinesUnit("f.jsonl", "f.jsonl", data, 7)
+    items = read_unit(unit, opts)
+    cols = read_unit_columns(unit, opts)
+    docs = [(k, x) for k, x in enumerate(items) if isinstance(x, Document)]
+    assert cols.items == len(items)
+    assert list(cols.positions) == [k for k, _ in docs]
+    assert cols.ids == [d.id for _, d in docs] and cols.texts == [d.text for _, d in docs]
+    assert cols.sources == [d.source for _, d in docs]
+    assert cols.skipped == [(k, x) for k, x in enumerate(items) if isinstance(x, Skipped)]
+
+
+def test_a_plain_block_takes_the_column_shortcut() -> None:
+    from neardup.text import read
+    from neardup.text.units import LinesUnit
+
+    p = _paragraphs()
+    data = "".join(json.dumps({"id": f"d{i}", "text": t}) + "\n" for i, t in enumerate(p))
+    unit = LinesUnit("f.jsonl", "f.jsonl", data.encode(), 3)
+    parsed = read._arrow_parse(unit, read.read_options())
+    assert parsed is not None
+    cols = read._plain_columns(unit, read.read_options(), *parsed)
+    assert cols is not None and cols.ids == [f"d{i}" for i in range(len(p))]
+    assert cols.sources[:2] == ["f.jsonl:3", "f.jsonl:4"] and cols.texts == list(p)

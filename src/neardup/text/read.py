@@ -17,6 +17,7 @@ import codecs
 import json
 import os
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -325,6 +326,15 @@ def _lines_documents(unit: LinesUnit, options: ReadOptions) -> list[Document | S
 
 
 def _arrow_lines(unit: LinesUnit, options: ReadOptions) -> list[Document | Skipped] | None:
+    parsed = _arrow_parse(unit, options)
+    if parsed is None:
+        return None
+    return _arrow_documents(unit, options, *parsed)
+
+
+def _arrow_parse(unit: LinesUnit, options: ReadOptions) -> tuple[list[Any], list[Any], Any] | None:
+    """``(ids, texts, text column)`` of a clean block read by Arrow, or None (the
+    line-by-line path then): the raw id and text values, one a line."""
     data = unit.data
     if not arrow_block(data, options.max_bytes):
         return None
@@ -358,6 +368,12 @@ def _arrow_lines(unit: LinesUnit, options: ReadOptions) -> list[Document | Skipp
         values = texts.to_pylist()  # Arrow's JSON reader does not check UTF-8: this does
     except UnicodeDecodeError:
         return None
+    return raw_ids, values, texts
+
+
+def _arrow_documents(
+    unit: LinesUnit, options: ReadOptions, raw_ids: list[Any], values: list[Any], texts: Any
+) -> list[Document | Skipped]:
     plain, sizes = _plain_records(texts, options)
     out: list[Document | Skipped] = []
     for k, (raw_id, text) in enumerate(zip(raw_ids, values, strict=True)):
@@ -369,6 +385,72 @@ def _arrow_lines(unit: LinesUnit, options: ReadOptions) -> list[Document | Skipp
         else:  # the full per-record rules (same outcome for the plain ones)
             out.append(record_document(doc_id, source, text, options, trusted=True))
     return out
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class UnitColumns:
+    """One unit's documents column by column (what the dedup workers need), and its skips.
+
+    Attributes:
+        ids, texts, sources: the documents', in order.
+        positions: each document's position among the unit's items.
+        skipped: ``(position, Skipped)`` of the unit's reading skips.
+        items: documents plus skips.
+    """
+
+    ids: list[str]
+    texts: list[str]
+    sources: list[str]
+    positions: Sequence[int]
+    skipped: list[tuple[int, Skipped]]
+    items: int
+
+
+def read_unit_columns(unit: Unit, options: ReadOptions) -> UnitColumns:
+    """:func:`read_unit` column by column: equal to it item for item, without a
+    :class:`Document` a record when every record of a JSONL block is plain text with an id."""
+    if isinstance(unit, LinesUnit):
+        parsed = _arrow_parse(unit, options)
+        if parsed is not None:
+            plain = _plain_columns(unit, options, *parsed)
+            if plain is not None:
+                return plain
+            return _columns(_arrow_documents(unit, options, *parsed))
+    return _columns(read_unit(unit, options))
+
+
+def _plain_columns(
+    unit: LinesUnit, options: ReadOptions, raw_ids: list[Any], values: list[Any], texts: Any
+) -> UnitColumns | None:
+    """The columns of a block whose records are all plain, non-blank texts with non-blank
+    ids (what :func:`_arrow_documents` would make of them), or None."""
+    if not all(isinstance(i, str) and i and not i.isspace() for i in raw_ids):
+        return None
+    if not all(v and not v.isspace() for v in values):
+        return None
+    plain, _ = _plain_records(texts, options)
+    if not plain.all():
+        return None
+    first, path, n = unit.first_line, unit.path, len(values)
+    sources = [f"{path}:{line}" for line in range(first, first + n)]
+    return UnitColumns(raw_ids, values, sources, range(n), [], n)
+
+
+def _columns(items: list[Document | Skipped]) -> UnitColumns:
+    ids: list[str] = []
+    texts: list[str] = []
+    sources: list[str] = []
+    positions: list[int] = []
+    skipped: list[tuple[int, Skipped]] = []
+    for pos, item in enumerate(items):
+        if isinstance(item, Skipped):
+            skipped.append((pos, item))
+        else:
+            ids.append(item.id)
+            texts.append(item.text)
+            sources.append(item.source)
+            positions.append(pos)
+    return UnitColumns(ids, texts, sources, positions, skipped, len(items))
 
 
 def _plain_records(texts: Any, options: ReadOptions) -> tuple[Any, Any]:
