@@ -16,6 +16,8 @@ RSS from ``wait4``), on the same JSONL file:
   word 5-shingles made in Python, 128 permutations, bands chosen for t = 0.5 by
   datasketch's false-positive/false-negative rule among the divisors of 128, every document
   inserted then queried, candidates kept when rensa's estimated Jaccard >= 0.5.
+  Only up to ``--rensa-max`` documents (default 1M: it holds 7.8 GB there, so 10M would
+  not fit in this machine's 24 GiB).
 * **datasketch** ``MinHash`` + ``MinHashLSH(threshold=0.5, num_perm=128)`` the same way
   (only up to ``--datasketch-max`` documents: it takes minutes at 100k).
 * **previous release** (``--previous REV``, a git revision): neardup's read + prepare
@@ -42,6 +44,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -98,6 +101,32 @@ def recall(found: set[tuple[str, str]], gold: set[tuple[str, str]]) -> float:
 
 
 # -- running one contender ------------------------------------------------------------------
+class _RssSampler(threading.Thread):
+    """Largest ``RssAnon`` (heap, arrays) and ``RssFile`` (mapped files: neardup's spilled
+    sets and signatures, which the kernel reclaims under pressure) of process ``pid``, KiB,
+    read from ``/proc/PID/status`` every 0.2 s until it ends."""
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.pid = pid
+        self.peak = {"RssAnon": 0, "RssFile": 0}
+
+    def run(self) -> None:
+        status = Path(f"/proc/{self.pid}/status")
+        while True:
+            try:
+                lines = status.read_text().splitlines()
+            except OSError:  # ended (and reaped)
+                return
+            for line in lines:
+                key, _, value = line.partition(":")
+                if key in self.peak:
+                    self.peak[key] = max(self.peak[key], int(value.split()[0]))
+            if any(line.startswith("State:\tZ") for line in lines):
+                return
+            time.sleep(0.2)
+
+
 def timed(cmd: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
     """Run ``cmd``; wall seconds, peak RSS (MiB, the process or its largest descendant),
     the load average before and after, and its stdout."""
@@ -105,8 +134,11 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
     t0 = time.perf_counter()
     with tempfile.TemporaryFile() as out:
         proc = subprocess.Popen(cmd, stdout=out, env=env)
+        sampler = _RssSampler(proc.pid)
+        sampler.start()
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
+        sampler.join()
         out.seek(0)
         text = out.read().decode("utf-8", "replace")
     if os.waitstatus_to_exitcode(status) != 0:
@@ -114,6 +146,8 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
     return {
         "wall_s": round(wall, 2),
         "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
+        "peak_anon_mib": round(sampler.peak["RssAnon"] / 1024, 1),
+        "peak_file_mib": round(sampler.peak["RssFile"] / 1024, 1),
         "load_before": round(load0, 2),
         "load_after": round(os.getloadavg()[0], 2),
         "stdout": text,
@@ -141,6 +175,7 @@ def run_neardup(path: Path, work: Path) -> dict[str, Any]:
     r["worker_peak_mib"] = summary.get("worker_peak_memory_mib", {}).get("largest", 0.0)
     r["peak_rss_mib"] = round(r["main_peak_mib"] + r["worker_peak_mib"], 1)
     r["pairs"] = summary["pairs"]
+    r["spilled_to_disk"] = bool(summary.get("spilled_to_disk", False))
     r["_found"] = pairs
     shutil.rmtree(out_dir, ignore_errors=True)
     return r
@@ -267,7 +302,8 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     gold = gold_pairs(gold_path)
     row: dict[str, Any] = {"docs": n, "gold_pairs_j60": len(gold), "bytes": path.stat().st_size}
     contenders: list[tuple[str, Any]] = [("neardup", lambda: run_neardup(path, work))]
-    contenders.append(("rensa", lambda: run_peer("rensa", path, work)))
+    if n <= args.rensa_max:
+        contenders.append(("rensa", lambda: run_peer("rensa", path, work)))
     if n <= args.datasketch_max:
         contenders.append(("datasketch", lambda: run_peer("datasketch", path, work)))
     if args.previous and n <= args.previous_max:
@@ -281,7 +317,8 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
         row[name] = r
         print(f"[{n:,}] {name}: {json.dumps(r)}", flush=True)
     nd = row["neardup"]["wall_s"]
-    row["ratio_rensa_over_neardup"] = round(row["rensa"]["wall_s"] / nd, 2)
+    if "rensa" in row:
+        row["ratio_rensa_over_neardup"] = round(row["rensa"]["wall_s"] / nd, 2)
     if "datasketch" in row:
         row["ratio_datasketch_over_neardup"] = round(row["datasketch"]["wall_s"] / nd, 2)
     if "previous" in row:
@@ -295,8 +332,9 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
 
 def table(rows: list[dict[str, Any]]) -> str:
     lines = [
-        "| docs | contender | wall s | peak MiB | recall J>=0.6 | load before/after |",
-        "|---:|---|---:|---:|---:|---|",
+        "| docs | contender | wall s | peak MiB | main anon / file MiB | recall J>=0.6 "
+        "| load before/after |",
+        "|---:|---|---:|---:|---:|---:|---|",
     ]
     for row in rows:
         for name in ("neardup", "rensa", "datasketch", "previous"):
@@ -304,10 +342,12 @@ def table(rows: list[dict[str, Any]]) -> str:
                 r = row[name]
                 lines.append(
                     f"| {row['docs']:,} | {name} | {r['wall_s']:.1f} | {r['peak_rss_mib']:,.0f} "
+                    f"| {r['peak_anon_mib']:,.0f} / {r['peak_file_mib']:,.0f} "
                     f"| {r.get('recall_j60', '')} | {r['load_before']}/{r['load_after']} |"
                 )
         stages = ", ".join(f"{k} {v:.1f}" for k, v in row["neardup"]["stages_s"].items())
-        lines.append(f"|  | neardup stages (s) | {stages} | | | |")
+        spilled = " (spilled to disk)" if row["neardup"].get("spilled_to_disk") else ""
+        lines.append(f"|  | neardup stages (s){spilled} | {stages} | | | | |")
     return "\n".join(lines)
 
 
@@ -321,6 +361,9 @@ def main() -> None:
     parser.add_argument("--docs", type=int, nargs="+", default=[100_000, 1_000_000])
     parser.add_argument("--corpus-dir", type=Path, default=Path("/tmp/neardup-scale"))
     parser.add_argument("--datasketch-max", type=int, default=100_000)
+    parser.add_argument(
+        "--rensa-max", type=int, default=1_000_000, help="(7.8 GB at 1M: 10M does not fit)"
+    )
     parser.add_argument("--previous", default=None, help="git revision for read + prepare")
     parser.add_argument("--previous-max", type=int, default=100_000)
     parser.add_argument("--out", type=Path, default=HERE / "results" / "scale.json")
@@ -339,7 +382,9 @@ def main() -> None:
             extra = f", datasketch/neardup {row['ratio_datasketch_over_neardup']}x"
         if row.get("read_prepare_ratio_previous_over_now"):
             extra += f", read+prepare previous/now {row['read_prepare_ratio_previous_over_now']}x"
-        print(f"{row['docs']:,}: rensa/neardup {row['ratio_rensa_over_neardup']}x{extra}")
+        rensa = row.get("ratio_rensa_over_neardup")
+        head = f"rensa/neardup {rensa}x" if rensa else "neardup alone"
+        print(f"{row['docs']:,}: {head}{extra}")
 
 
 if __name__ == "__main__":
