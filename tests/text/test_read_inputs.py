@@ -257,6 +257,19 @@ def test_a_plain_block_takes_the_column_shortcut() -> None:
     unit = LinesUnit("f.jsonl", "f.jsonl", data.encode(), 3)
     parsed = read._arrow_parse(unit, read.read_options())
     assert parsed is not None
-    cols = read._plain_columns(unit, read.read_options(), *parsed)
-    assert cols is not None and cols.ids == [f"d{i}" for i in range(len(p))]
+    cols = read._arrow_columns(unit, read.read_options(), *parsed)
+    assert isinstance(cols.positions, range) and cols.ids == [f"d{i}" for i in range(len(p))]
     assert cols.sources[:2] == ["f.jsonl:3", "f.jsonl:4"] and cols.texts == list(p)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=70), st.integers(0, 7))
+def test_nonzero_bytes_is_flatnonzero(data: bytes, skip: int) -> None:
+    import numpy as np
+
+    from neardup.text.read import _nonzero_bytes
+
+    codes = np.frombuffer(data, dtype=np.uint8)[skip:]  # any start: views off 8-byte bounds
+    sparse = np.where(codes % 5 == 0, codes, 0).astype(np.uint8)
+    for arr in (codes, sparse):
+        assert _nonzero_bytes(arr).tolist() == np.flatnonzero(arr).tolist()

@@ -408,32 +408,50 @@ class UnitColumns:
 
 def read_unit_columns(unit: Unit, options: ReadOptions) -> UnitColumns:
     """:func:`read_unit` column by column: equal to it item for item, without a
-    :class:`Document` a record when every record of a JSONL block is plain text with an id."""
+    :class:`Document` a record for the plain-text records of a JSONL block."""
     if isinstance(unit, LinesUnit):
         parsed = _arrow_parse(unit, options)
         if parsed is not None:
-            plain = _plain_columns(unit, options, *parsed)
-            if plain is not None:
-                return plain
-            return _columns(_arrow_documents(unit, options, *parsed))
+            return _arrow_columns(unit, options, *parsed)
     return _columns(read_unit(unit, options))
 
 
-def _plain_columns(
+def _arrow_columns(
     unit: LinesUnit, options: ReadOptions, raw_ids: list[Any], values: list[Any], texts: Any
-) -> UnitColumns | None:
-    """The columns of a block whose records are all plain, non-blank texts with non-blank
-    ids (what :func:`_arrow_documents` would make of them), or None."""
-    if not all(isinstance(i, str) and i and not i.isspace() for i in raw_ids):
-        return None
-    if not all(v and not v.isspace() for v in values):
-        return None
+) -> UnitColumns:
+    """What :func:`_arrow_documents` makes of a block, column by column: records with a
+    non-blank id and a plain, non-blank text are taken as they are; the others (few, in
+    real data) go through :func:`record_document` one by one."""
+    import numpy as np
+
+    n = len(values)
     plain, _ = _plain_records(texts, options)
-    if not plain.all():
-        return None
-    first, path, n = unit.first_line, unit.path, len(values)
-    sources = [f"{path}:{line}" for line in range(first, first + n)]
-    return UnitColumns(raw_ids, values, sources, range(n), [], n)
+    pairs = zip(raw_ids, values, strict=True)
+    good = np.fromiter((_bare(i) and _bare(v) for i, v in pairs), dtype=bool, count=n) & plain
+    first, path = unit.first_line, unit.path
+    if good.all():
+        sources = [f"{path}:{line}" for line in range(first, first + n)]
+        return UnitColumns(raw_ids, values, sources, range(n), [], n)
+    made: dict[int, Document] = {}
+    skipped: list[tuple[int, Skipped]] = []
+    for k in np.flatnonzero(~good).tolist():
+        line = first + k
+        doc_id = record_id(raw_ids[k], f"{unit.base}:{line}")
+        item = record_document(doc_id, f"{path}:{line}", values[k], options, trusted=True)
+        if isinstance(item, Skipped):
+            skipped.append((k, item))
+        else:
+            made[k] = item
+    at = sorted([*np.flatnonzero(good).tolist(), *made])
+    ids = [made[k].id if k in made else raw_ids[k] for k in at]
+    kept = [made[k].text if k in made else values[k] for k in at]
+    sources = [f"{path}:{first + k}" for k in at]
+    return UnitColumns(ids, kept, sources, at, skipped, n)
+
+
+def _bare(value: object) -> bool:
+    """A string with a character that is not white space (an id or text taken as it is)."""
+    return isinstance(value, str) and bool(value) and not value.isspace()
 
 
 def _columns(items: list[Document | Skipped]) -> UnitColumns:
@@ -473,7 +491,7 @@ def _plain_records(texts: Any, options: ReadOptions) -> tuple[Any, Any]:
     lo, hi = int(offsets[0]), int(offsets[-1])
     raw = memoryview(bufs[2])[lo:hi].tobytes() if bufs[2] is not None else b""
     codes = np.frombuffer(raw.translate(_hint_table(options.content_type)), dtype=np.uint8)
-    at = np.flatnonzero(codes)  # the few bytes that can be part of a hint
+    at = _nonzero_bytes(codes)  # the few bytes that can be part of a hint
     code = codes[at]
     hit = code == 1  # a control byte, or "<"
     if at.shape[0] > 1:
@@ -485,6 +503,18 @@ def _plain_records(texts: Any, options: ReadOptions) -> tuple[Any, Any]:
     flagged = np.zeros(n, dtype=bool)
     flagged[np.searchsorted(offsets, at[hit] + lo, side="right") - 1] = True
     return ~flagged & (sizes <= options.max_bytes), sizes
+
+
+def _nonzero_bytes(codes: Any) -> Any:
+    """``numpy.flatnonzero(codes)`` for a uint8 array that is nearly all zeros: the
+    non-zero 8-byte words first (an eighth of the elements), then their bytes."""
+    import numpy as np
+
+    whole = codes.shape[0] - codes.shape[0] % 8
+    words = np.flatnonzero(codes[:whole].view(np.uint64))
+    near = (words[:, None] * 8 + np.arange(8)).reshape(-1)
+    near = np.concatenate([near, np.arange(whole, codes.shape[0])])
+    return near[codes[near] != 0]
 
 
 def _large_string() -> Any:
