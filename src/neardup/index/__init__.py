@@ -1,0 +1,1 @@
+"""The in-memory index: documents added one at a time and queried for near-duplicates."""
