@@ -99,3 +99,20 @@ def test_markers_are_replaced_and_pages_are_in_the_nav():
     for name in ("methods.md", "cli.md", "api.md"):
         text = (ROOT / "docs" / name).read_text(encoding="utf-8")
         assert any(marker in text for marker in hooks.MARKERS), name
+
+
+def test_the_readme_layout_is_the_generated_one():
+    spec = importlib.util.spec_from_file_location("layout", ROOT / "docs" / "hooks" / "layout.py")
+    layout = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(layout)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split(layout.START, 1)[1].split(layout.END, 1)[0]
+    assert section == "\n" + layout.markdown(), "run: python docs/hooks/layout.py"
+    names = [name for layer in layout.layers() for name in layer]
+    on_disk = {
+        p.stem if p.is_file() else p.name
+        for p in (ROOT / "src" / "neardup").iterdir()
+        if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").exists()
+    }
+    assert sorted(names) == sorted(on_disk)  # every module in a layer (exhaustive contract)
+    assert "`_spill.py`" in section and "`store/`" in section
