@@ -220,6 +220,8 @@ def test_registration_names_the_hooks_a_class_leaves_out() -> None:
         def params(self) -> dict[str, int]:
             return {}
 
-    with pytest.raises(UsageError, match=r"no candidates, compare, sign, signature, similarity"):
+    with pytest.raises(
+        UsageError, match=r"no candidates, compare, sign, signature, similarity, 'source'$"
+    ):
         register(Incomplete)
     assert "test-plugin-incomplete" not in method_names()

@@ -24,8 +24,8 @@ def register(cls: type[M]) -> type[M]:
 
     Raises:
         UsageError: ``cls`` is not a :class:`~neardup.methods.base.MethodBase` dataclass, has
-            no non-empty ``name``, leaves a required hook undefined (the message names
-            them), or the name is taken by another class (registering the same class
+            no non-empty ``name``, leaves ``source`` or a required hook undefined (the
+            message names them), or the name is taken by another class (registering the same class
             again, as a module reload does, replaces it).
     """
     name = getattr(cls, "name", None)
@@ -39,6 +39,8 @@ def register(cls: type[M]) -> type[M]:
     if old is not None and _qualname(old) != _qualname(cls):
         raise UsageError(f"method name {name!r} is taken by {_qualname(old)}")
     missing = sorted(getattr(cls, "__abstractmethods__", ()))
+    if not isinstance(getattr(cls, "source", None), str):
+        missing.append("'source'")
     if missing:
         raise UsageError(f"cannot register {cls.__qualname__}: no {', '.join(missing)}")
     _REGISTRY[name] = cls
