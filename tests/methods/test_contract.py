@@ -106,3 +106,21 @@ def test_lsh_collection_keys_are_its_dask_grouping_keys():
     assert rows.row.tolist() == [0] * b + [2] * b and rows.band.tolist() == list(range(b)) * 2
     assert rows.key.view(np.uint64).tolist() == grouped.keys[[0, 2]].reshape(-1).tolist()
     assert meth.group_limit == meth.max_df
+
+
+@pytest.mark.parametrize("name", ["imatch", "imatch-random", "tf-ridf"])
+def test_exact_collection_keys_are_the_salted_grouping_keys(name):
+    from neardup.methods.keys import slot_keys
+    from neardup.methods.stats import CorpusStatistics
+
+    meth = make_method(name)
+    lists = [TOKENS[:20], TOKENS[10:30], [], TOKENS[:20] + TOKENS[30:], ["w1"] * 3]
+    meth.fit(CorpusStatistics.from_token_lists(lists))
+    for batch in (lists, lists[:0], lists[2:3]):
+        sigs = meth.sign([Prepared(str(i), "", t) for i, t in enumerate(batch)])
+        got = meth.index_keys(sigs)
+        want = slot_keys([meth.signature(sigs, i).payload for i in range(sigs.count)])
+        for field in ("row", "band", "key"):
+            assert getattr(got, field).dtype == np.int64
+            assert getattr(got, field).tolist() == getattr(want, field).tolist()
+    assert meth.index_keys(meth.sign([Prepared("x", "", lists[0])])).key.size > 0

@@ -22,7 +22,7 @@ from neardup.methods.registry import method_classes
 
 
 def dask_methods() -> tuple[str, ...]:
-    """Names of the registered methods the Dask engine can run, in registration order."""
+    """Names of the registered methods the Dask engine can run (built-ins first)."""
     return tuple(cls.name for cls in method_classes() if cls.groups_by_key)
 
 

@@ -37,7 +37,7 @@ from neardup.methods.base import (
     Signatures,
 )
 from neardup.methods.decision import DecisionRule
-from neardup.methods.keys import GroupKeys
+from neardup.methods.keys import GroupKeys, KeyRows, slot_keys
 from neardup.methods.params import Constraint, Interval
 from neardup.methods.registry import register
 from neardup.text.canonical import CanonicalForm
@@ -297,6 +297,13 @@ class IMatch(MethodBase):
         (non-empty digests); the full 20-byte equality is checked when pairs are scored."""
         keys, valid = prefix_keys(data)
         return GroupKeys(keys.astype(U64), valid)
+
+    def index_keys(self, sigs: Signatures) -> KeyRows:
+        """Index keys: the :meth:`group_keys` salted by slot number (equal to
+        :func:`~neardup.methods.keys.slot_keys` of the signature payloads)."""
+        if sigs.count == 0:
+            return slot_keys([])
+        return self.group_keys(sigs.data).salted_rows()
 
     def candidates(self, sigs: Signatures) -> np.ndarray:
         """Pairs with an equal non-empty signature in some slot: int64 (p, 2), a < b."""

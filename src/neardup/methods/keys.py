@@ -62,6 +62,19 @@ class GroupKeys:
         key = np.ascontiguousarray(self.keys[row, slot], dtype=U64)
         return KeyRows(row.astype(np.int64), slot.astype(np.int64), key.view(np.int64))
 
+    def salted_rows(self) -> KeyRows:
+        """The valid keys as :class:`KeyRows`, each salted by its slot number: the
+        :func:`slot_keys` of payloads whose slot values and validity these keys are."""
+        row, slot = np.nonzero(self.valid)
+        key = _salted(self.keys[row, slot].astype(U64), slot)
+        return KeyRows(row.astype(np.int64), slot.astype(np.int64), key.view(np.int64))
+
+
+def _salted(vals: np.ndarray, slot: np.ndarray) -> np.ndarray:
+    """uint64 slot values salted by their slot number (equal values in different slots
+    give different keys)."""
+    return fmix64(vals ^ fmix64(slot.astype(U64) + _SLOT_SALT))
+
 
 def slot_keys(payloads: list[np.ndarray]) -> KeyRows:
     """Exact keys of signature payloads (one per non-empty slot, salted by slot number).
@@ -79,7 +92,7 @@ def slot_keys(payloads: list[np.ndarray]) -> KeyRows:
     for i, payload in enumerate(payloads):
         vals, valid = _slot_values(payload)
         slots = np.flatnonzero(valid)
-        salted = fmix64(vals[slots] ^ fmix64(slots.astype(U64) + _SLOT_SALT))
+        salted = _salted(vals[slots], slots)
         rows.append(np.full(slots.shape[0], i, np.int64))
         bands.append(slots.astype(np.int64))
         keys.append(salted.view(np.int64))
@@ -100,7 +113,7 @@ def _stacked_slot_keys(stacked: np.ndarray) -> KeyRows:
         vals = stacked.reshape(n, -1).astype(U64)
         valid = (vals != 0) & (vals != EMPTY_SLOT)
     rows, slot = np.nonzero(valid)
-    salted = fmix64(vals[rows, slot] ^ fmix64(slot.astype(U64) + _SLOT_SALT))
+    salted = _salted(vals[rows, slot], slot)
     return KeyRows(rows.astype(np.int64), slot.astype(np.int64), salted.view(np.int64))
 
 

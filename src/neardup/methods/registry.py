@@ -68,10 +68,11 @@ def method_names() -> tuple[str, ...]:
 
 
 def method_classes() -> tuple[type[MethodBase], ...]:
-    """Registered method classes in registration order (the built-ins first, in
-    :data:`BUILTIN_MODULES` order)."""
+    """Registered method classes: the built-ins in :data:`BUILTIN_MODULES` order (in each
+    module, as it registers them), then the others in registration order."""
     _load_builtin()
-    return tuple(_REGISTRY.values())
+    order = {f"neardup.methods.{mod}": i for i, mod in enumerate(BUILTIN_MODULES)}
+    return tuple(sorted(_REGISTRY.values(), key=lambda c: order.get(c.__module__, len(order))))
 
 
 def method_class(name: str) -> type[MethodBase]:

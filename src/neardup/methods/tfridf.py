@@ -53,7 +53,7 @@ from neardup.methods.imatch import (
     short_hash,
     vocabulary,
 )
-from neardup.methods.keys import GroupKeys
+from neardup.methods.keys import GroupKeys, KeyRows
 from neardup.methods.params import Constraint, Interval
 from neardup.methods.registry import register
 from neardup.text.canonical import CanonicalForm
@@ -220,6 +220,11 @@ class TFRIDF(SingleKeyMethod):
         """One slot, key = the CRC signature uint32 (n,) (non-zero ones)."""
         n = data.shape[0]
         return GroupKeys(data.astype(U64).reshape(n, 1), (data != 0).reshape(n, 1))
+
+    def index_keys(self, sigs: Signatures) -> KeyRows:
+        """Index keys: the :meth:`group_keys` salted by slot number (equal to
+        :func:`~neardup.methods.keys.slot_keys` of the signature payloads)."""
+        return self.group_keys(sigs.data).salted_rows()
 
 
 def _signatures(meth: TFRIDF, stats: CorpusStats, counts: TermBags) -> np.ndarray:
