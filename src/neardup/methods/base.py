@@ -114,7 +114,8 @@ class TermBags:
         )
 
     def token_lists(self) -> list[list[str]]:
-        """Each document's tokens: its terms repeated by count, in row order."""
+        """Each document's tokens: its terms repeated by count, in row order (rows without
+        a term, or with the empty term, left out)."""
         out: list[list[str]] = [[] for _ in range(self.count)]
         names = self.names
         doc, term, count = self.row_doc.tolist(), self.row_term.tolist(), self.row_count.tolist()
