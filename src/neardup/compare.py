@@ -17,8 +17,6 @@ from neardup._array import sorted_unique
 from neardup.methods.base import Method, Prepared
 from neardup.methods.measures import Overlap, compaire, dice_multiset, overlap
 from neardup.methods.registry import make_method
-from neardup.methods.shingles import Shingling
-from neardup.text.canonical import CanonicalForm
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +96,7 @@ def compare(
         ParameterError: unknown method or bad parameter.
     """
     meth = make_method(method, **method_params) if isinstance(method, str) else method
-    canonical: CanonicalForm = getattr(meth, "canonical", None) or CanonicalForm()
-    shingling: Shingling = getattr(meth, "shingling", None) or Shingling()
+    canonical, shingling = meth.canonical, meth.shingling
     ta, tb = canonical.tokens(text_a), canonical.tokens(text_b)
     list_a, list_b = shingling.occurrences(ta)[0], shingling.occurrences(tb)[0]
     ov = overlap(sorted_unique(list_a), sorted_unique(list_b))

@@ -282,8 +282,8 @@ def dedup(
     opts = decided_options(meth, opts)
     prog = progress or NullProgress()
     timer = _Clock(clock)
-    shingling = getattr(meth, "shingling", None) or Shingling()
-    streaming = hasattr(meth, "from_sets") and not meth.needs_fit
+    shingling = meth.shingling
+    streaming = meth.signs_from_sets and not meth.needs_fit
     ingest = _Ingest(meth, shingling, opts, timer, keep_docs=not streaming)
     signed: Signed | None = None
     spill = _Spill.make(memory_budget, spill_dir)
@@ -376,11 +376,10 @@ def decided_options(meth: Method, opts: DedupOptions) -> DedupOptions:
 
 def lexicon_warnings(meth: Method, num_docs: int) -> list[str]:
     """Warnings of a lexical method whose fitted lexicon is too small for the collection
-    (``lexicon_warning(num_docs)`` of the method, when it has one)."""
-    check = getattr(meth, "lexicon_warning", None)
-    if check is None or not meth.needs_fit:
+    (the method's ``lexicon_warning(num_docs)``)."""
+    if not meth.needs_fit:
         return []
-    text = check(num_docs)
+    text = meth.lexicon_warning(num_docs)
     return [text] if text else []
 
 
@@ -434,8 +433,8 @@ class Signed:
         """The method's signatures of the whole corpus: its rows stacked (``from_sets`` of
         the empty ``sets`` when there are none). Consumes :attr:`rows`."""
         if self.rows is None or not len(self.rows):
-            return meth.from_sets(sets)  # type: ignore[attr-defined]
-        return meth.from_rows(self.rows.stack(np.zeros(0, np.uint64)))  # type: ignore[attr-defined]
+            return meth.from_sets(sets)
+        return meth.from_rows(self.rows.stack(np.zeros(0, np.uint64)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -482,7 +481,7 @@ class _ParallelIngest:
 
         self._ingest = ingest
         self._read = make_read_options(**read_options)
-        signer = meth if getattr(meth, "rows_per_document", False) else None
+        signer = meth if meth.rows_per_document else None
         self._config = PrepareConfig(
             self._read, ingest._canonical, ingest._shingling, ingest._opts.min_tokens, signer
         )
@@ -549,10 +548,10 @@ class _Ingest:
     ) -> None:
         # a method that signs from the text alone (SL+ST) needs no token lists: its sets
         # take the vectorised path and its documents are kept with their text only
-        self._text_only = bool(getattr(meth, "signs_from_text", False))
+        self._text_only = meth.signs_from_text
         from neardup.text.canonical import CanonicalForm
 
-        self._canonical: CanonicalForm = getattr(meth, "canonical", None) or CanonicalForm()
+        self._canonical: CanonicalForm = meth.canonical
         self._shingling = shingling
         self._opts = opts
         self._timer = timer
@@ -663,8 +662,7 @@ class _Ingest:
 def _sign(prepared: list[Prepared], meth: Method, sets: ShingleSets) -> Any:
     if meth.needs_fit:
         meth.fit(CorpusStatistics.from_token_lists(p.tokens for p in prepared))
-    from_sets = getattr(meth, "from_sets", None)
-    return from_sets(sets) if from_sets is not None else meth.sign(prepared)
+    return meth.from_sets(sets) if meth.signs_from_sets else meth.sign(prepared)
 
 
 def _relabel(opts: DedupOptions, sets: ShingleSets, cand: np.ndarray) -> bool:
@@ -780,12 +778,9 @@ def _own_scores(meth: Method, sigs: Any, cand: np.ndarray, measure: str) -> np.n
     decides on containment; None for resemblance (the method's ``similarity`` then)."""
     if measure != "containment":
         return None
-    estimate = getattr(meth, "containment", None)
-    if estimate is None:  # resolve_decision refused this case already
-        raise ParameterError("measure", measure, f"resemblance with {meth.name}")
     if cand.size == 0:
         return np.zeros(0)
-    cab, cba = estimate(sigs, cand)
+    cab, cba = meth.containment(sigs, cand)  # resolve_decision refused methods without
     return np.maximum(cab, cba)
 
 
@@ -887,7 +882,7 @@ def _summary(
         "neardup_version": __version__,
         "method": meth.name,
         "method_params": meth.params(),
-        "canonical": meth.canonical.params() if hasattr(meth, "canonical") else {},
+        "canonical": meth.canonical.params(),
         "options": opts.as_dict(),
         "documents": n,
         "skipped": len(skipped),

@@ -172,3 +172,18 @@ def test_job_finds_a_copy(corpus):
     docs = [Document(d.id, d.text) for d in corpus] + [Document("copy", corpus[5].text + "!")]
     res = dedup(docs, method="tf-ridf", options=DedupOptions(threshold=0.5, verify=False))
     assert ("5", "copy") in {(p.a, p.b) for p in res.pairs}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    docs=st.lists(st.lists(st.sampled_from(["aa", "bb", "cc", "dd", "ee", "f"]), max_size=12)),
+    top=st.integers(1, 4),
+)
+def test_vectorised_signing_picks_the_words_of_top_words(docs, top):
+    # few words, many equal weights: the choice hinges on ties and 12-decimal rounding;
+    # sign (vectorised, sign_counts) must pick per document what top_words picks
+    meth = TFRIDF(top=top, min_length=2, canonical=CanonicalForm())
+    meth.fit(CorpusStatistics.from_token_lists(docs))
+    got = meth.sign([Prepared(str(i), "", d) for i, d in enumerate(docs)]).data
+    words = [meth.words(d) for d in docs]  # top_words, one document at a time
+    assert got.tolist() == [zlib.crc32("".join(w).encode()) if w else 0 for w in words]

@@ -1,7 +1,8 @@
 """Set-wise recompute == signing in memory, byte for byte (SQLite + PostgreSQL).
 
-The store re-signs lexical collections from the term counts in the database (TF-RIDF
-vectorised, I-Match and anchor words from bags of words); every stored signature and index
+The store re-signs lexical collections from the term counts in the database (the
+methods' ``sign_counts`` hook: TF-RIDF vectorised, I-Match and anchor words from bags of
+words); every stored signature and index
 key must equal what the method makes in memory, fitted on ``CorpusStatistics`` of the same
 documents' canonical tokens.
 """
@@ -14,11 +15,11 @@ from sqlalchemy import text
 
 from neardup.methods.base import Prepared
 from neardup.methods.stats import CorpusStatistics
-from neardup.methods.tfridf import TFRIDF
+from neardup.methods.tfridf import TFRIDF, crc_signature
 from neardup.store import Store
 from neardup.store import methods as store_methods
 from neardup.store.methods import build_method, index_keys
-from neardup.store.stats import TermCounts, tfridf_signatures
+from neardup.store.stats import TermCounts
 from neardup.text.types import Document
 from shared_data import load_docs
 from store._db import unique
@@ -49,7 +50,7 @@ def _in_memory(
 ) -> tuple[dict[str, bytes], set[tuple[str, int, int]]]:
     info = store.collection(name)
     meth = build_method(info.method, info.params, info.canonical)
-    canonical = meth.canonical  # type: ignore[attr-defined]
+    canonical = meth.canonical
     prepared = [Prepared(d.id, d.text, canonical.tokens(d.text)) for d in docs]
     prepared = [p for p in prepared if len(p.tokens) >= info.min_tokens]
     meth.fit(CorpusStatistics.from_token_lists(p.tokens for p in prepared))
@@ -115,7 +116,7 @@ def test_tfridf_ties_are_broken_like_in_memory(db_url: str) -> None:
         store.delete_collection(name)
 
 
-def test_tfridf_signatures_near_ties_path() -> None:
+def test_tfridf_sign_counts_near_ties_path() -> None:
     """Weights closer than the rounding margin are ordered as ``top_words`` orders them."""
     meth = TFRIDF(top=2, min_length=1)
     names = ["a", "b", "c", "d"]
@@ -130,10 +131,11 @@ def test_tfridf_signatures_near_ties_path() -> None:
         row_term=np.array([names.index(t) for d in docs for t in sorted(set(d))], np.int64),
         row_count=np.array([d.count(t) for d in docs for t in sorted(set(d))], np.int64),
     )
-    got = tfridf_signatures(meth, stats, counts)
-    want = meth.sign([Prepared(str(i), "", d) for i, d in enumerate(docs)]).data
-    assert got.tolist() == want.tolist()
+    got = meth.sign_counts(counts.bags()).data
+    want = [crc_signature(meth.words(d)) if d else 0 for d in docs]  # top_words per document
+    assert got.tolist() == want
     assert got[3] == 0
+    assert meth.sign_counts(counts.bags().slice(1, 3)).data.tolist() == want[1:3]
 
 
 def test_slot_keys_vectorised_equal_per_document() -> None:

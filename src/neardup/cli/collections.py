@@ -97,18 +97,17 @@ def create(
     """Create a collection; its method and parameters are fixed from now on. The method's
     own canonical form (TF-RIDF: stop words out, stems; SpotSigs: stop words kept) is kept
     unless --preset/--stop-words/--stop-symbols/--morphology override it."""
-    from neardup.cli.common import fail, method_params, stop_words_choice
+    from neardup.cli.common import CanonicalOptions, fail
 
     try:
-        params = method_params(
-            method,
-            None,
-            param,
-            stop_words_choice(stop_words, no_stop_words),
-            morphology,
+        canonical = CanonicalOptions(
+            stop_words=stop_words,
+            no_stop_words=no_stop_words,
             stop_symbols=stop_symbols,
+            morphology=morphology,
             preset=preset,
         )
+        params = canonical.method_params(method, params=param)
     except NeardupError as exc:
         raise fail(exc) from None
     with _store(db) as store:

@@ -148,6 +148,47 @@ def method_params(
     return result
 
 
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class CanonicalOptions:
+    """The canonical-form options ``dedup``, ``compare`` and ``collection create`` share, as
+    given on the command line.
+
+    Attributes:
+        stop_words: ``--stop-words FILE|snowball`` (None: not given).
+        no_stop_words: ``--no-stop-words``.
+        stop_symbols: ``--stop-symbols`` (``\\n``, ``\\r``, ``\\t`` escapes allowed).
+        morphology: ``--morphology``.
+        preset: ``--preset`` (:mod:`neardup.methods.presets`).
+    """
+
+    stop_words: str | None = None
+    no_stop_words: bool = False
+    stop_symbols: str | None = None
+    morphology: str | None = None
+    preset: str | None = None
+
+    def method_params(
+        self, method: str, *, shingle_size: int | None = None, params: list[str] | None = None
+    ) -> dict[str, Any]:
+        """:func:`method_params` of ``method`` with these options, ``--shingle-size`` and
+        ``--param KEY=VALUE``.
+
+        Raises:
+            UsageError: ``--stop-words`` with ``--no-stop-words``.
+            InputError: an unreadable stop-word file.
+            ParameterError: as :func:`method_params`.
+        """
+        return method_params(
+            method,
+            shingle_size,
+            params,
+            stop_words_choice(self.stop_words, self.no_stop_words),
+            self.morphology,
+            stop_symbols=self.stop_symbols,
+            preset=self.preset,
+        )
+
+
 def fail(exc: NeardupError) -> typer.Exit:
     """Print ``exc`` on stderr; the exit to raise (code 2 for a usage error, else 1)."""
     console("err").print(f"[red]error:[/red] {escape(str(exc))}")

@@ -12,8 +12,8 @@ import typer
 
 from neardup._version import __version__
 from neardup.cli.coercion import install as install_plain_coercion
+from neardup.cli.common import CanonicalOptions, escape
 from neardup.cli.common import console as _console
-from neardup.cli.common import escape, method_params, stop_words_choice
 from neardup.cli.common import fail as _fail
 from neardup.cli.options import (
     MAX_BYTES,
@@ -222,15 +222,14 @@ def dedup(
             decision=decision,  # type: ignore[arg-type]
             min_tokens=min_tokens,
         )
-        mparams = method_params(
-            method,
-            shingle_size,
-            param,
-            stop_words_choice(stop_words, no_stop_words),
-            morphology,
+        canonical = CanonicalOptions(
+            stop_words=stop_words,
+            no_stop_words=no_stop_words,
             stop_symbols=stop_symbols,
+            morphology=morphology,
             preset=preset,
         )
+        mparams = canonical.method_params(method, shingle_size=shingle_size, params=param)
         read_opts: dict[str, Any] = {
             **read_options(
                 id_field=id_field,
@@ -468,15 +467,14 @@ def compare(
 
     try:
         text_a, text_b = _read_one(a, content_type), _read_one(b, content_type)
-        mparams = method_params(
-            method,
-            shingle_size,
-            param,
-            stop_words_choice(stop_words, no_stop_words),
-            morphology,
+        canonical = CanonicalOptions(
+            stop_words=stop_words,
+            no_stop_words=no_stop_words,
             stop_symbols=stop_symbols,
+            morphology=morphology,
             preset=preset,
         )
+        mparams = canonical.method_params(method, shingle_size=shingle_size, params=param)
         reference = _corpus_texts(corpus) if corpus else None
         result = run_compare(text_a, text_b, method=method, corpus=reference, **mparams)
         shared = _passages(text_a, text_b, mparams) if passages else None

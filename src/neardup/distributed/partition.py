@@ -16,7 +16,6 @@ import xxhash
 
 from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, unique_pairs
 from neardup.distributed.io import Block, read_block, write_part, write_part_lines
-from neardup.distributed.keys import method_keys
 from neardup.distributed.shuffle import Table, concat, hash_dest, range_dest, split
 from neardup.methods.base import Prepared, Signatures
 from neardup.methods.sets import ShingleSets
@@ -40,8 +39,8 @@ def ingest(block: Block, meth: Any, opts: Any, read_options: dict[str, Any]) -> 
     """
     from neardup.text.canonical import CanonicalForm
 
-    canonical = getattr(meth, "canonical", None) or CanonicalForm()
-    shingling: Shingling = getattr(meth, "shingling", None) or Shingling()
+    canonical: CanonicalForm = meth.canonical
+    shingling: Shingling = meth.shingling
     keep_tokens = bool(meth.needs_fit)
     ids: list[str] = []
     sources: list[str] = []
@@ -206,7 +205,8 @@ def split_keys(part: dict[str, Any], offset: int, meth: Any, n_out: int) -> list
     content key (:meth:`ShingleSets.content_keys`), so identical documents meet whatever
     the method.
     """
-    keys, valid, _ = method_keys(meth, part["sig"])
+    grouped = meth.group_keys(part["sig"])
+    keys, valid = grouped.keys, grouped.valid
     n, slots = keys.shape
     slot = np.broadcast_to(np.arange(slots, dtype=np.int64), (n, slots))[valid]
     gidx = np.broadcast_to(np.arange(n, dtype=np.int64)[:, None] + offset, (n, slots))[valid]

@@ -43,7 +43,6 @@ from neardup.distributed import io
 from neardup.distributed import partition as pt
 from neardup.distributed.components import component_labels
 from neardup.distributed.keys import check_supported
-from neardup.distributed.keys import max_group as max_group_of
 from neardup.distributed.shuffle import shuffle
 from neardup.errors import ParameterError, check_int
 from neardup.methods.base import Method
@@ -73,8 +72,9 @@ def dedup_dask(
         out_dir: output directory (local path or fsspec URL) writable by every worker and
             by the client: ``pairs.jsonl``, ``clusters.jsonl``, ``dropped.jsonl``,
             ``skipped.jsonl``, then ``summary.json``.
-        method: ``minhash-lsh`` (default), ``megashingles``, ``imatch`` or
-            ``imatch-random``, or such a :class:`Method` object.
+        method: a method that declares grouping keys (:mod:`.keys`: ``minhash-lsh``, the
+            default, ``megashingles``, ``imatch``, ``imatch-random``, ``tf-ridf``), by name
+            or as a :class:`Method` object.
         options: :class:`~neardup.dedup.DedupOptions` (``measure`` must be resemblance).
         read_options: ``id_field``, ``text_field``, ``content_type``, ``max_bytes``.
         client: a ``distributed.Client`` to use; else one is made for ``scheduler``
@@ -238,7 +238,7 @@ class _Job:
     def _candidates(self, parts: list[Any], offsets: np.ndarray, r: int) -> list[Any]:
         t0 = time.perf_counter()
         n_parts = len(parts)
-        max_group = max_group_of(self.meth)
+        max_group = self.meth.group_limit
         first = [
             self.c.submit(pt.split_keys, x, int(offsets[p]), self.meth, r)
             for p, x in enumerate(parts)
@@ -396,7 +396,7 @@ class _Job:
             "neardup_version": __version__,
             "method": meth.name,
             "method_params": meth.params(),
-            "canonical": meth.canonical.params() if hasattr(meth, "canonical") else {},
+            "canonical": meth.canonical.params(),
             "options": self.opts.as_dict(),
             "documents": n,
             "skipped": sum(reasons.values()),

@@ -24,14 +24,20 @@ from __future__ import annotations
 
 import json
 import struct
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import Field, dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from neardup.errors import FormatError, IncompatibleSignatureError
+from neardup.errors import FormatError, IncompatibleSignatureError, ParameterError, UsageError
+from neardup.methods.decision import EQUAL_SIGNATURE, VERIFIED, DecisionRule
+from neardup.methods.keys import GroupKeys, KeyRows, slot_keys
 from neardup.methods.params import Constraint, validate_parameters
+from neardup.methods.sets import ShingleSets
+from neardup.methods.shingles import Shingling
+from neardup.text.canonical import CanonicalForm
 
 MAGIC = b"NDSG"
 FORMAT_VERSION = 1
@@ -52,6 +58,71 @@ class Prepared:
     id: str
     text: str
     tokens: tuple[str, ...] | list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class TermBags:
+    """Documents as bags of words: per-document term counts, grouped by document (a
+    collection's stored ``nd_doc_terms`` rows, or token lists counted).
+
+    Attributes:
+        names: the terms; position = term index.
+        row_doc: int64 (r,), the document (0 .. count-1) of each row, non-decreasing.
+        row_term: int64 (r,), index into ``names`` of each row (-1: no term, skipped).
+        row_count: int64 (r,), the term's count in the document (> 0).
+        count: number of documents (a document may have no row).
+    """
+
+    names: list[str]
+    row_doc: np.ndarray
+    row_term: np.ndarray
+    row_count: np.ndarray
+    count: int
+
+    @classmethod
+    def from_token_lists(cls, token_lists: Sequence[Sequence[str]]) -> TermBags:
+        """Bags of token lists (rows of a document in first-seen term order)."""
+        index: dict[str, int] = {}
+        doc: list[int] = []
+        term: list[int] = []
+        count: list[int] = []
+        for i, tokens in enumerate(token_lists):
+            bag: dict[int, int] = {}
+            for t in tokens:
+                k = index.setdefault(t, len(index))
+                bag[k] = bag.get(k, 0) + 1
+            doc.extend([i] * len(bag))
+            term.extend(bag)
+            count.extend(bag.values())
+        return cls(
+            list(index),
+            np.array(doc, dtype=np.int64),
+            np.array(term, dtype=np.int64),
+            np.array(count, dtype=np.int64),
+            len(token_lists),
+        )
+
+    def slice(self, lo: int, hi: int) -> TermBags:
+        """Documents ``lo .. hi-1`` (renumbered from 0), the same names."""
+        a, b = np.searchsorted(self.row_doc, [lo, hi]).tolist()
+        return TermBags(
+            self.names,
+            self.row_doc[a:b] - lo,
+            self.row_term[a:b],
+            self.row_count[a:b],
+            max(0, min(hi, self.count) - lo),
+        )
+
+    def token_lists(self) -> list[list[str]]:
+        """Each document's tokens: its terms repeated by count, in row order (rows without
+        a term, or with the empty term, left out)."""
+        out: list[list[str]] = [[] for _ in range(self.count)]
+        names = self.names
+        doc, term, count = self.row_doc.tolist(), self.row_term.tolist(), self.row_count.tolist()
+        for d, t, c in zip(doc, term, count, strict=True):
+            if t >= 0 and names[t]:
+                out[d].extend([names[t]] * c)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,11 +256,22 @@ class CorpusStats(Protocol):
 class Method(Protocol):
     """A near-duplicate detection method (the one interface of the methods stage).
 
+    Every hook a caller uses is declared here; :class:`MethodBase` gives each its documented
+    default, so a method class declares only what it does differently.
+
     Class attributes:
         name: registry name (``shingles-full``, ``minhash-lsh``, ...).
         source: the paper or seed followed, with the equation used.
         needs_fit: True when :meth:`fit` must run on collection statistics first.
         exact_key: True when equal signatures *are* the decision (I-Match, TF-RIDF, ...).
+        decision_rule: the method's own duplicate rule (:mod:`neardup.methods.decision`).
+        signs_from_sets: True when :meth:`from_sets` signs from the full shingle sets alone.
+        rows_per_document: True when :meth:`sign_rows` signs each document alone into one
+            row (the dedup job then signs in its worker processes).
+        signs_from_text: True when signing needs each document's text, not its tokens.
+        groups_by_key: True when :meth:`group_keys` gives the grouping keys the Dask
+            engine shuffles by.
+        has_index_keys: True when :meth:`index_keys` can back a collection.
 
     Contract:
         * :meth:`sign` maps prepared documents to :class:`Signatures` (deterministic: the
@@ -204,32 +286,216 @@ class Method(Protocol):
     source: ClassVar[str]
     needs_fit: ClassVar[bool]
     exact_key: ClassVar[bool]
+    decision_rule: ClassVar[DecisionRule]
+    signs_from_sets: ClassVar[bool]
+    rows_per_document: ClassVar[bool]
+    signs_from_text: ClassVar[bool]
+    groups_by_key: ClassVar[bool]
+    has_index_keys: ClassVar[bool]
+
+    @property
+    def canonical(self) -> CanonicalForm: ...
+
+    @property
+    def shingling(self) -> Shingling: ...
+
+    @property
+    def threshold(self) -> float | None: ...
+
+    @property
+    def group_limit(self) -> int | None: ...
 
     def params(self) -> dict[str, Any]: ...
+
+    def key(self) -> SignatureKey: ...
 
     def fit(self, stats: CorpusStats) -> None: ...
 
     def sign(self, docs: Sequence[Prepared]) -> Signatures: ...
 
+    def sign_counts(self, bags: TermBags) -> Signatures: ...
+
+    def from_sets(self, sets: ShingleSets) -> Signatures: ...
+
+    def sign_rows(self, sets: ShingleSets) -> np.ndarray: ...
+
+    def from_rows(self, rows: np.ndarray) -> Signatures: ...
+
     def candidates(self, sigs: Signatures) -> np.ndarray: ...
 
     def similarity(self, sigs: Signatures, pairs: np.ndarray) -> np.ndarray: ...
+
+    def containment(self, sigs: Signatures, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def lexicon_warning(self, num_docs: int) -> str | None: ...
 
     def signature(self, sigs: Signatures, i: int) -> Signature: ...
 
     def compare(self, a: Signature, b: Signature) -> float: ...
 
+    def index_keys(self, sigs: Signatures) -> KeyRows: ...
 
-class MethodBase:
-    """Shared behaviour of the method classes: parameters validated from their declared
-    constraints (:mod:`neardup.methods.params`), once, before the method's own rules.
+    def group_keys(self, data: Any) -> GroupKeys: ...
 
-    A method dataclass declares ``parameter_constraints`` (parameter -> constraint, a
-    subclass extending its base's) and, when it has rules across parameters, a
-    ``__post_init__`` that calls ``super().__post_init__()`` first.
+
+class MethodBase(ABC):
+    """Shared behaviour of the method classes, and the default of every :class:`Method` hook.
+
+    Parameters are validated from their declared constraints
+    (:mod:`neardup.methods.params`), once, before the method's own rules: a method
+    dataclass declares ``parameter_constraints`` (parameter -> constraint, a subclass
+    extending its base's) and, when it has rules across parameters, a ``__post_init__``
+    that calls ``super().__post_init__()`` first.
+
+    A method must define ``name``, ``source``, :meth:`params`, :meth:`sign`,
+    :meth:`candidates`, :meth:`similarity`, :meth:`signature` and :meth:`compare`
+    (:func:`~neardup.methods.registry.register` refuses a class that leaves one out).
+    Defaults of the rest:
+
+    * ``needs_fit``, ``exact_key`` and every capability flag: False, but ``has_index_keys``
+      True; :meth:`fit` does nothing;
+    * ``decision_rule``: equal signatures when ``exact_key`` is set, else exact verification
+      (:data:`~neardup.methods.decision.EQUAL_SIGNATURE`, :data:`~.decision.VERIFIED`);
+    * ``canonical``: ``CanonicalForm()``; ``shingling``: ``Shingling()`` (5-word shingles,
+      the sets exact verification reads); ``threshold``: None (the job's threshold);
+      ``group_limit``: None (every pair of a group);
+    * :meth:`key`: name, :meth:`params` and the canonical form's parameters;
+    * :meth:`sign_counts`: :meth:`sign` of the bags' tokens;
+    * :meth:`index_keys`: :func:`~neardup.methods.keys.slot_keys` of the payloads;
+    * :meth:`lexicon_warning`: None;
+    * :meth:`from_sets`, :meth:`sign_rows`, :meth:`from_rows`, :meth:`group_keys`,
+      :meth:`containment`: refused (their flag or decision rule says when they exist).
     """
 
+    name: ClassVar[str]
+    source: ClassVar[str]
+    needs_fit: ClassVar[bool] = False
+    exact_key: ClassVar[bool] = False
+    decision_rule: ClassVar[DecisionRule] = VERIFIED
+    signs_from_sets: ClassVar[bool] = False
+    rows_per_document: ClassVar[bool] = False
+    signs_from_text: ClassVar[bool] = False
+    groups_by_key: ClassVar[bool] = False
+    has_index_keys: ClassVar[bool] = True
     parameter_constraints: ClassVar[Mapping[str, Constraint]] = {}
+    #: Set by ``@dataclass`` on every method class (declared for the type checker only).
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
+    #: Class-level defaults of the dataclass fields a method may declare.
+    canonical: CanonicalForm = CanonicalForm()
+    threshold: float | None = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.exact_key and cls.decision_rule is VERIFIED:
+            cls.decision_rule = EQUAL_SIGNATURE
 
     def __post_init__(self) -> None:
         validate_parameters(self, type(self).parameter_constraints)
+
+    @property
+    def shingling(self) -> Shingling:
+        """The shingling of the sets exact verification reads: ``Shingling()``."""
+        return Shingling()
+
+    @property
+    def group_limit(self) -> int | None:
+        """Group size above which a group gives a star from its earliest document only
+        (``None``: all pairs of a group)."""
+        return None
+
+    @abstractmethod
+    def params(self) -> dict[str, Any]:
+        """JSON-ready parameters (recorded in signatures)."""
+
+    def key(self) -> SignatureKey:
+        """The :class:`SignatureKey` of signatures this method makes."""
+        return SignatureKey.make(self.name, self.params(), self.canonical.params())
+
+    def fit(self, stats: CorpusStats) -> None:  # noqa: B027 (a default, not abstract)
+        """No collection statistics are needed; does nothing."""
+
+    @abstractmethod
+    def sign(self, docs: Sequence[Prepared]) -> Signatures:
+        """Signatures of a batch of prepared documents."""
+
+    def sign_counts(self, bags: TermBags) -> Signatures:
+        """Signatures of documents given as bags of words (a lexical method re-signed from
+        a collection's stored counts): :meth:`sign` of each bag's tokens."""
+        docs = [Prepared(str(i), "", t) for i, t in enumerate(bags.token_lists())]
+        return self.sign(docs)
+
+    def from_sets(self, sets: ShingleSets) -> Signatures:
+        """Signatures from full shingle sets (only when ``signs_from_sets``).
+
+        Raises:
+            UsageError: the method does not sign from shingle sets.
+        """
+        raise UsageError(f"method {self.name} does not sign from shingle sets")
+
+    def sign_rows(self, sets: ShingleSets) -> np.ndarray:
+        """One signature row per shingle set (only when ``rows_per_document``).
+
+        Raises:
+            ParameterError: the method does not sign one row per document.
+        """
+        raise ParameterError("method", self.name, "a method that signs one row per document")
+
+    def from_rows(self, rows: np.ndarray) -> Signatures:
+        """Signatures from stacked :meth:`sign_rows` (only when ``rows_per_document``).
+
+        Raises:
+            ParameterError: the method does not sign one row per document.
+        """
+        raise ParameterError("method", self.name, "a method that signs one row per document")
+
+    @abstractmethod
+    def candidates(self, sigs: Signatures) -> np.ndarray:
+        """Pairs that may be duplicates: int64 (p, 2), a < b."""
+
+    @abstractmethod
+    def similarity(self, sigs: Signatures, pairs: np.ndarray) -> np.ndarray:
+        """The method's score of each pair: float64 (p,)."""
+
+    def containment(self, sigs: Signatures, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Estimated containments ``(A in B, B in A)`` of each pair (only when the decision
+        rule's ``measures`` include containment).
+
+        Raises:
+            ParameterError: the method's own rule cannot decide on containment.
+        """
+        raise ParameterError("measure", "containment", f"resemblance with {self.name}")
+
+    def lexicon_warning(self, num_docs: int) -> str | None:
+        """A warning when the fitted lexicon is too small for ``num_docs`` documents: None."""
+        return None
+
+    @abstractmethod
+    def signature(self, sigs: Signatures, i: int) -> Signature:
+        """Document ``i``'s :class:`Signature`."""
+
+    @abstractmethod
+    def compare(self, a: Signature, b: Signature) -> float:
+        """The method's score of two signatures.
+
+        Raises:
+            IncompatibleSignatureError: the signatures were made differently.
+        """
+
+    def index_keys(self, sigs: Signatures) -> KeyRows:
+        """Index keys of every document of ``sigs`` (a collection's ``nd_index`` rows):
+        :func:`~neardup.methods.keys.slot_keys` of the signature payloads.
+
+        Raises:
+            FormatError: a byte payload is not made of 20-byte slots.
+        """
+        return slot_keys([self.signature(sigs, i).payload for i in range(sigs.count)])
+
+    def group_keys(self, data: Any) -> GroupKeys:
+        """Grouping keys of ``n`` documents' signature data (``Signatures.data``), for the
+        Dask engine (only when ``groups_by_key``).
+
+        Raises:
+            ParameterError: the method has no grouping keys.
+        """
+        raise ParameterError("method", self.name, "a method with grouping keys")

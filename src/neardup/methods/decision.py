@@ -69,22 +69,20 @@ class DecisionRule:
         }
 
 
-_GENERIC_KEY = DecisionRule("equal-signature", "equal signatures")
-_GENERIC = DecisionRule(
+#: The default rule of a method with ``exact_key`` and no rule of its own.
+EQUAL_SIGNATURE = DecisionRule("equal-signature", "equal signatures")
+#: The default rule of any other method: exact verification.
+VERIFIED = DecisionRule(
     "exact", "exact resemblance of the full shingle sets >= threshold", "verified"
 )
 
 
 def rule_of(method: Any) -> DecisionRule:
-    """The :class:`DecisionRule` a method (class or instance) declares.
-
-    A method without ``decision_rule`` gets ``equal-signature`` when ``exact_key`` is true,
-    else exact verification.
-    """
-    rule = getattr(method, "decision_rule", None)
-    if isinstance(rule, DecisionRule):
-        return rule
-    return _GENERIC_KEY if getattr(method, "exact_key", False) else _GENERIC
+    """The :class:`DecisionRule` a method (class or instance) declares (``decision_rule``;
+    :class:`~neardup.methods.base.MethodBase` defaults it to :data:`EQUAL_SIGNATURE` when
+    ``exact_key`` is true, else :data:`VERIFIED`)."""
+    rule: DecisionRule = method.decision_rule
+    return rule
 
 
 def resolve_decision(method: Any, decision: str | None, measure: str) -> str:
@@ -97,11 +95,10 @@ def resolve_decision(method: Any, decision: str | None, measure: str) -> str:
     rule = rule_of(method)
     mode = rule.default if decision is None else check_choice("decision", decision, DECISIONS)
     if mode == "own" and measure not in rule.measures:
-        name = getattr(method, "name", "?")
         raise ParameterError(
             "measure",
             measure,
-            f"{' or '.join(rule.measures)} with {name}'s own decision ({rule.text}); "
+            f"{' or '.join(rule.measures)} with {method.name}'s own decision ({rule.text}); "
             "use --decision verified to decide on the exact shingle sets",
         )
     return mode
@@ -112,7 +109,8 @@ def own_threshold(method: Any, threshold: float) -> float:
 
     ``equal-signature``/``shared-mega-shingle``: 1 (scores are 0 or 1); ``hamming``:
     ``1 - max_hamming/64`` (the SimHash score is ``1 - hamming/64``); ``similarity`` and
-    ``sample``: the method's ``threshold`` parameter when it has one, else ``threshold``;
+    ``sample``: the method's ``threshold`` parameter when it has one (not None), else
+    ``threshold``;
     ``exact``: ``threshold``.
     """
     kind = rule_of(method).kind
@@ -121,7 +119,8 @@ def own_threshold(method: Any, threshold: float) -> float:
     if kind == "hamming":
         return float(method.matching_threshold)
     if kind in ("similarity", "sample"):
-        return float(getattr(method, "threshold", threshold))
+        own = method.threshold
+        return threshold if own is None else float(own)
     return threshold
 
 

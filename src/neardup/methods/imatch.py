@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 import numpy as np
 import xxhash
 
-from neardup._array import group_bounds, pairs_in_groups, unique_pairs
+from neardup._array import U64, group_bounds, pairs_in_groups, unique_pairs
 from neardup.errors import ParameterError, UsageError
 from neardup.methods.base import (
     CorpusStats,
@@ -37,6 +37,7 @@ from neardup.methods.base import (
     Signatures,
 )
 from neardup.methods.decision import DecisionRule
+from neardup.methods.keys import GroupKeys, KeyRows, slot_keys
 from neardup.methods.params import Constraint, Interval
 from neardup.methods.registry import register
 from neardup.text.canonical import CanonicalForm
@@ -174,6 +175,7 @@ class IMatch(MethodBase):
     )
     needs_fit: ClassVar[bool] = True
     exact_key: ClassVar[bool] = True
+    groups_by_key: ClassVar[bool] = True
     decision_rule: ClassVar[DecisionRule] = DecisionRule(
         "equal-signature", "equal I-Match signature (Chowdhury et al. 2002)"
     )
@@ -289,6 +291,19 @@ class IMatch(MethodBase):
             sub = terms if lex is lexicons[0] else [t for t in terms if t in lex]
             out.append(digest(sub) if len(sub) >= self.min_terms else _NONE)
         return b"".join(out)
+
+    def group_keys(self, data: np.ndarray) -> GroupKeys:
+        """One slot per lexicon of (n, k*20) uint8 digests, key = the digest's first 8 bytes
+        (non-empty digests); the full 20-byte equality is checked when pairs are scored."""
+        keys, valid = prefix_keys(data)
+        return GroupKeys(keys.astype(U64), valid)
+
+    def index_keys(self, sigs: Signatures) -> KeyRows:
+        """Index keys: the :meth:`group_keys` salted by slot number (equal to
+        :func:`~neardup.methods.keys.slot_keys` of the signature payloads)."""
+        if sigs.count == 0:
+            return slot_keys([])
+        return self.group_keys(sigs.data).salted_rows()
 
     def candidates(self, sigs: Signatures) -> np.ndarray:
         """Pairs with an equal non-empty signature in some slot: int64 (p, 2), a < b."""

@@ -28,8 +28,9 @@ import numpy as np
 
 from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, unique_pairs
 from neardup.errors import ParameterError
-from neardup.methods.base import MethodBase, Prepared, Signature, SignatureKey, Signatures
+from neardup.methods.base import MethodBase, Prepared, Signature, Signatures
 from neardup.methods.decision import DecisionRule
+from neardup.methods.keys import GroupKeys
 from neardup.methods.minhash import EMPTY, MinHasher
 from neardup.methods.params import Constraint, Interval
 from neardup.methods.registry import register
@@ -140,6 +141,8 @@ class Megashingles(MethodBase):
     )
     needs_fit: ClassVar[bool] = False
     exact_key: ClassVar[bool] = True
+    signs_from_sets: ClassVar[bool] = True
+    groups_by_key: ClassVar[bool] = True
     decision_rule: ClassVar[DecisionRule] = DecisionRule(
         "shared-mega-shingle", "one shared mega-shingle (Fetterly, Manasse & Najork 2003)"
     )
@@ -190,13 +193,6 @@ class Megashingles(MethodBase):
             "maps": self.hasher.params(),
         }
 
-    def key(self) -> SignatureKey:
-        """The :class:`SignatureKey` of signatures this method makes."""
-        return SignatureKey.make(self.name, self.params(), self.canonical.params())
-
-    def fit(self, stats: object) -> None:
-        """No collection statistics are needed; does nothing."""
-
     def sign(self, docs: Sequence[Prepared]) -> Signatures:
         """Signatures of a batch: shingle sets, then :meth:`from_sets`."""
         return self.from_sets(self.shingling.batch([d.tokens for d in docs]))
@@ -217,6 +213,11 @@ class Megashingles(MethodBase):
         if not parts:
             return np.zeros((0, 2), np.int64)
         return unique_pairs(np.concatenate(parts), sigs.count)
+
+    def group_keys(self, data: np.ndarray) -> GroupKeys:
+        """One slot per mega-shingle (the non-``EMPTY`` ones) of data uint64 (n, s + m)."""
+        mega = np.ascontiguousarray(data[:, self.supershingles :])
+        return GroupKeys(mega, mega != EMPTY)
 
     def similarity(self, sigs: Signatures, pairs: np.ndarray) -> np.ndarray:
         """1.0 when a pair shares a mega-shingle (the method's decision), else 0.0: (p,)."""

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, TypeVar
 
 from neardup.errors import ParameterError, UsageError
 from neardup.methods.base import Method, MethodBase
 from neardup.methods.decision import rule_of
 from neardup.methods.params import describe_constraints
 
-_REGISTRY: dict[str, type] = {}
+_REGISTRY: dict[str, type[MethodBase]] = {}
 _LOADED: list[bool] = []
+M = TypeVar("M")
 
 
-def register(cls: type) -> type:
+def register(cls: type[M]) -> type[M]:
     """Class decorator (or call) adding a method class under its ``name``.
 
     Adding a method is one module defining a :class:`~neardup.methods.base.MethodBase`
@@ -23,8 +24,9 @@ def register(cls: type) -> type:
 
     Raises:
         UsageError: ``cls`` is not a :class:`~neardup.methods.base.MethodBase` dataclass, has
-            no non-empty ``name``, or the name is taken by another class (registering the
-            same class again, as a module reload does, replaces it).
+            no non-empty ``name``, leaves ``source`` or a required hook undefined (the
+            message names them), or the name is taken by another class (registering the same class
+            again, as a module reload does, replaces it).
     """
     name = getattr(cls, "name", None)
     if not (isinstance(cls, type) and issubclass(cls, MethodBase)):
@@ -36,6 +38,11 @@ def register(cls: type) -> type:
     old = _REGISTRY.get(name)
     if old is not None and _qualname(old) != _qualname(cls):
         raise UsageError(f"method name {name!r} is taken by {_qualname(old)}")
+    missing = sorted(getattr(cls, "__abstractmethods__", ()))
+    if not isinstance(getattr(cls, "source", None), str):
+        missing.append("'source'")
+    if missing:
+        raise UsageError(f"cannot register {cls.__qualname__}: no {', '.join(missing)}")
     _REGISTRY[name] = cls
     return cls
 
@@ -60,7 +67,15 @@ def method_names() -> tuple[str, ...]:
     return tuple(sorted(_REGISTRY))
 
 
-def method_class(name: str) -> type:
+def method_classes() -> tuple[type[MethodBase], ...]:
+    """Registered method classes: the built-ins in :data:`BUILTIN_MODULES` order (in each
+    module, as it registers them), then the others in registration order."""
+    _load_builtin()
+    order = {f"neardup.methods.{mod}": i for i, mod in enumerate(BUILTIN_MODULES)}
+    return tuple(sorted(_REGISTRY.values(), key=lambda c: order.get(c.__module__, len(order))))
+
+
+def method_class(name: str) -> type[MethodBase]:
     """The class registered as ``name``.
 
     Raises:
@@ -96,7 +111,7 @@ def describe(name: str) -> dict[str, Any]:
     :meth:`neardup.methods.params.Interval.as_dict` or the like; the canonical form is
     validated by :class:`~neardup.text.canonical.CanonicalForm`)."""
     cls = method_class(name)
-    allowed = describe_constraints(getattr(cls, "parameter_constraints", {}))
+    allowed = describe_constraints(cls.parameter_constraints)
     params = {}
     for f in dataclasses.fields(cls):
         if not f.init or f.name == "canonical":
@@ -107,9 +122,9 @@ def describe(name: str) -> dict[str, Any]:
     return {
         "name": name,
         "summary": " ".join(first.split()),
-        "source": cls.source,  # type: ignore[attr-defined]
-        "needs_fit": cls.needs_fit,  # type: ignore[attr-defined]
-        "exact_key": cls.exact_key,  # type: ignore[attr-defined]
+        "source": cls.source,
+        "needs_fit": cls.needs_fit,
+        "exact_key": cls.exact_key,
         "decision": rule_of(cls).as_dict(),
         "parameters": params,
     }

@@ -21,10 +21,12 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
+from neardup._array import U64
 from neardup.errors import ParameterError, check_int
-from neardup.methods.base import MethodBase, Prepared, Signature, SignatureKey, Signatures
+from neardup.methods.base import MethodBase, Prepared, Signature, Signatures
 from neardup.methods.decision import DecisionRule
-from neardup.methods.lsh import LSHParams, lsh_candidates, optimal_params
+from neardup.methods.keys import GroupKeys, KeyRows
+from neardup.methods.lsh import LSHParams, band_keys, lsh_candidates, optimal_params
 from neardup.methods.measures import intersection_sizes, overlap
 from neardup.methods.minhash import SCHEMES, MinHasher, estimate_jaccard
 from neardup.methods.params import Constraint, Interval, Options
@@ -61,6 +63,7 @@ class ShingleMethod(MethodBase):
     source: ClassVar[str] = "Broder 1997; Zagorulko et al. 2013 eq. (1)-(2), full fingerprint set"
     needs_fit: ClassVar[bool] = False
     exact_key: ClassVar[bool] = False
+    signs_from_sets: ClassVar[bool] = True
     decision_rule: ClassVar[DecisionRule] = DecisionRule(
         "exact",
         "exact resemblance (formula 1) or containment (formula 2) of the full shingle sets "
@@ -106,13 +109,6 @@ class ShingleMethod(MethodBase):
     def _extra_params(self) -> dict[str, Any]:
         return {}
 
-    def key(self) -> SignatureKey:
-        """The :class:`SignatureKey` of signatures this method makes."""
-        return SignatureKey.make(self.name, self.params(), self.canonical.params())
-
-    def fit(self, stats: object) -> None:
-        """No collection statistics are needed; does nothing."""
-
     def sign(self, docs: Sequence[Prepared]) -> Signatures:
         """Signatures of a batch: the documents' shingle sets, then :meth:`from_sets`."""
         return self.from_sets(self.shingling.batch([d.tokens for d in docs]))
@@ -123,11 +119,6 @@ class ShingleMethod(MethodBase):
 
     def _reduce(self, sets: ShingleSets) -> Any:
         return sets
-
-    #: :meth:`from_sets` signs each document alone into one row of an array, so a corpus'
-    #: signatures are the rows of its parts stacked in order (the dedup job then signs in
-    #: its worker processes: :meth:`sign_rows`, :meth:`from_rows`).
-    rows_per_document: ClassVar[bool] = False
 
     def sign_rows(self, sets: ShingleSets) -> np.ndarray:
         """The data of :meth:`from_sets` of a ``rows_per_document`` method: one row per set,
@@ -147,6 +138,12 @@ class ShingleMethod(MethodBase):
         """Signatures from the stacked :meth:`sign_rows` of a corpus' parts (equal to
         :meth:`from_sets` of the whole corpus)."""
         return Signatures(self.key(), rows, int(rows.shape[0]))
+
+    def index_keys(self, sigs: Signatures) -> KeyRows:
+        """Index keys: each document's (sampled) fingerprints, band 0."""
+        sets: ShingleSets = sigs.data
+        vals = sets.values.astype(U64)
+        return KeyRows(sets.doc_ids(), np.zeros(vals.shape[0], np.int64), vals.view(np.int64))
 
     def candidates(self, sigs: Signatures) -> np.ndarray:
         """Every pair whose (sampled) resemblance may reach ``threshold``: int64 (p, 2).
@@ -314,6 +311,7 @@ class MinHashLSH(ShingleMethod):
         "LSH banding P(s) = 1 - (1 - s^r)^b (Leskovec et al., MMDS §3.4)"
     )
     rows_per_document: ClassVar[bool] = True
+    groups_by_key: ClassVar[bool] = True
     num_perm: int = 128
     scheme: Literal["oph", "perm"] = "oph"
     minhash_seed: int = 1
@@ -387,6 +385,25 @@ class MinHashLSH(ShingleMethod):
     def _sketch_part(self, texts: Sequence[str]) -> np.ndarray:
         values, doc = self.shingling.occurrences_texts(texts, self.canonical)
         return self.hasher.sketch_occurrences(values, doc, len(texts))
+
+    @property
+    def group_limit(self) -> int | None:
+        """``max_df``: an LSH bucket above it gives a star from its earliest document only,
+        as :func:`neardup.methods.lsh.lsh_candidates` does."""
+        return self.max_df
+
+    def group_keys(self, data: np.ndarray) -> GroupKeys:
+        """One slot per LSH band, key = :func:`neardup.methods.lsh.band_keys` of sketches
+        uint64 (n, num_perm); a document with an empty set (all ``EMPTY``) has no key."""
+        from neardup.methods.minhash import EMPTY
+
+        keys = band_keys(data, self.lsh)
+        live = ~np.all(data == EMPTY, axis=1)
+        return GroupKeys(keys, np.broadcast_to(live[:, None], keys.shape).copy())
+
+    def index_keys(self, sigs: Signatures) -> KeyRows:
+        """Index keys: the :meth:`group_keys` (one per band) of every non-empty sketch."""
+        return self.group_keys(sigs.data).rows()
 
     def candidates(self, sigs: Signatures) -> np.ndarray:
         """Pairs sharing an LSH bucket in some band: int64 (p, 2), ``a < b``."""

@@ -44,7 +44,7 @@ import numpy as np
 import xxhash
 
 from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, seg_arange, unique_pairs
-from neardup.methods.base import MethodBase, Prepared, Signature, SignatureKey, Signatures
+from neardup.methods.base import MethodBase, Prepared, Signature, Signatures
 from neardup.methods.decision import DecisionRule
 from neardup.methods.params import Constraint, Interval, Options
 from neardup.methods.registry import register
@@ -217,6 +217,7 @@ class SimHash(MethodBase):
     )
     needs_fit: ClassVar[bool] = False
     exact_key: ClassVar[bool] = False
+    has_index_keys: ClassVar[bool] = False  # no exact or LSH key: cannot back a collection
     decision_rule: ClassVar[DecisionRule] = DecisionRule(
         "hamming", "Hamming distance <= max_hamming (Charikar 2002; Manku et al. 2007)"
     )
@@ -249,13 +250,6 @@ class SimHash(MethodBase):
             "max_hamming": self.max_hamming,
             "seed": self.seed,
         }
-
-    def key(self) -> SignatureKey:
-        """The :class:`SignatureKey` of signatures this method makes."""
-        return SignatureKey.make(self.name, self.params(), self.canonical.params())
-
-    def fit(self, stats: object) -> None:
-        """No collection statistics are needed; does nothing."""
 
     def fingerprint_batch(self, token_lists: Sequence[Sequence[str]]) -> np.ndarray:
         """Fingerprints of many token lists: uint64 (n,)."""

@@ -75,7 +75,7 @@ from neardup._array import (
     seg_arange,
     unique_pairs,
 )
-from neardup.methods.base import MethodBase, Prepared, Signature, SignatureKey, Signatures
+from neardup.methods.base import MethodBase, Prepared, Signature, Signatures
 from neardup.methods.decision import DecisionRule
 from neardup.methods.params import Constraint, Interval
 from neardup.methods.registry import register
@@ -662,6 +662,7 @@ class SLST(MethodBase):
     )
     needs_fit: ClassVar[bool] = False
     exact_key: ClassVar[bool] = False
+    has_index_keys: ClassVar[bool] = False  # no exact or LSH key: cannot back a collection
     #: :meth:`sign` reads ``Prepared.text`` only (the job need not keep token lists).
     signs_from_text: ClassVar[bool] = True
     decision_rule: ClassVar[DecisionRule] = DecisionRule(
@@ -694,13 +695,6 @@ class SLST(MethodBase):
             "seed": self.seed,
             "threshold": self.threshold,
         }
-
-    def key(self) -> SignatureKey:
-        """The :class:`SignatureKey` of signatures this method makes."""
-        return SignatureKey.make(self.name, self.params(), self.canonical.params())
-
-    def fit(self, stats: object) -> None:
-        """No collection statistics are needed; does nothing."""
 
     def string(self, text: str) -> SentenceString:
         """The :class:`SentenceString` of one clean text."""

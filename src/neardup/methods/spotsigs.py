@@ -57,7 +57,7 @@ import xxhash
 
 from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, seg_arange, unique_pairs
 from neardup.errors import ParameterError
-from neardup.methods.base import MethodBase, Prepared, Signature, SignatureKey, Signatures
+from neardup.methods.base import MethodBase, Prepared, Signature, Signatures
 from neardup.methods.decision import DecisionRule
 from neardup.methods.measures import intersection_sizes
 from neardup.methods.params import Constraint, Interval, Words
@@ -199,6 +199,7 @@ class SpotSigs(MethodBase):
     )
     needs_fit: ClassVar[bool] = False
     exact_key: ClassVar[bool] = False
+    has_index_keys: ClassVar[bool] = False  # no exact or LSH key: cannot back a collection
     decision_rule: ClassVar[DecisionRule] = DecisionRule(
         "similarity", "multiset Jaccard of spot signatures >= threshold (Theobald et al. 2008)"
     )
@@ -235,13 +236,6 @@ class SpotSigs(MethodBase):
             "seed": self.seed,
             "threshold": self.threshold,
         }
-
-    def key(self) -> SignatureKey:
-        """The :class:`SignatureKey` of signatures this method makes."""
-        return SignatureKey.make(self.name, self.params(), self.canonical.params())
-
-    def fit(self, stats: object) -> None:
-        """No collection statistics are needed; does nothing."""
 
     def spots(self, tokens: Sequence[str]) -> list[str]:
         """Spot signature strings of one document's canonical tokens."""

@@ -44,7 +44,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from neardup.methods.base import CorpusStats, Prepared, SignatureKey, Signatures
+from neardup._array import U64
+from neardup.methods.base import CorpusStats, Prepared, SignatureKey, Signatures, TermBags
 from neardup.methods.decision import DecisionRule
 from neardup.methods.imatch import (
     SingleKeyMethod,
@@ -52,6 +53,7 @@ from neardup.methods.imatch import (
     short_hash,
     vocabulary,
 )
+from neardup.methods.keys import GroupKeys, KeyRows
 from neardup.methods.params import Constraint, Interval
 from neardup.methods.registry import register
 from neardup.text.canonical import CanonicalForm
@@ -90,6 +92,11 @@ def top_words(counts: dict[str, int], weights: dict[str, float], top: int) -> li
     return sorted(t for _, t in sorted(scored)[:top])
 
 
+#: Absolute margin around the ``top``-th weight of a document inside which the 12-decimal
+#: rounding of :func:`top_words` can reorder words (|round(w, 12) - w| <= 5e-13).
+_TIE_MARGIN = 2e-12
+
+
 def crc_signature(words: Sequence[str]) -> int:
     """CRC-32 of the words concatenated without separator (Romanov 2019 §4.4), UTF-8."""
     return zlib.crc32("".join(words).encode("utf-8", "surrogatepass")) & 0xFFFFFFFF
@@ -118,6 +125,7 @@ class TFRIDF(SingleKeyMethod):
     )
     needs_fit: ClassVar[bool] = True
     exact_key: ClassVar[bool] = True
+    groups_by_key: ClassVar[bool] = True
     decision_rule: ClassVar[DecisionRule] = DecisionRule(
         "equal-signature", "equal TF-RIDF signature: CRC-32 of the top 6 words (Romanov 2019, §4.4)"
     )
@@ -187,17 +195,120 @@ class TFRIDF(SingleKeyMethod):
         return top_words(Counter(self._eligible(tokens)), weights, self.top)
 
     def sign(self, docs: Sequence[Prepared]) -> Signatures:
-        """Signatures of a batch: data uint32 (n,), 0 = no signature.
+        """Signatures of a batch: data uint32 (n,), 0 = no signature (:meth:`sign_counts`
+        of the documents' token counts).
 
         Raises:
             UsageError: :meth:`fit` has not run.
         """
-        weights = self._weights([d.tokens for d in docs])
-        data = np.zeros(len(docs), dtype=np.uint32)
-        for i, doc in enumerate(docs):
-            words = self._words(doc.tokens, weights)
-            data[i] = crc_signature(words) if words else 0
-        return Signatures(self.key(), data, len(docs))
+        return self.sign_counts(TermBags.from_token_lists([d.tokens for d in docs]))
+
+    def sign_counts(self, bags: TermBags) -> Signatures:
+        """Signatures of documents given as bags of words: data uint32 (n,), 0 = no
+        signature; vectorised, the words of :func:`top_words` (unseen words: df = 1,
+        cf = the largest count in the batch).
+
+        Raises:
+            UsageError: :meth:`fit` has not run.
+        """
+        require_fitted(self._stats, self.name)
+        stats = self._stats
+        assert stats is not None
+        return Signatures(self.key(), _signatures(self, stats, bags), bags.count)
+
+    def group_keys(self, data: np.ndarray) -> GroupKeys:
+        """One slot, key = the CRC signature uint32 (n,) (non-zero ones)."""
+        n = data.shape[0]
+        return GroupKeys(data.astype(U64).reshape(n, 1), (data != 0).reshape(n, 1))
+
+    def index_keys(self, sigs: Signatures) -> KeyRows:
+        """Index keys: the :meth:`group_keys` salted by slot number (equal to
+        :func:`~neardup.methods.keys.slot_keys` of the signature payloads)."""
+        return self.group_keys(sigs.data).salted_rows()
+
+
+def _signatures(meth: TFRIDF, stats: CorpusStats, counts: TermBags) -> np.ndarray:
+    """TF-RIDF signatures of every document of ``counts``: uint32 (n,).
+
+    Weights ``(0.5 + 0.5 · count / max count) · RIDF`` in float64, the ``top`` words of
+    largest weight chosen per document with numpy; only where the 12-decimal rounding of
+    :func:`top_words` could change the choice (weights within ``2e-12`` of the ``top``-th
+    one) is the order decided in Python, as ``top_words`` does (rounded weight descending,
+    then word), so the words are those of :func:`top_words`. Then CRC-32 of the chosen
+    words sorted and concatenated (0: no eligible word).
+    """
+    n = counts.count
+    data = np.zeros(n, dtype=np.uint32)
+    names = counts.names
+    if not names or counts.row_term.size == 0:
+        return data
+    lengths = np.fromiter((len(t) for t in names), dtype=np.int64, count=len(names))
+    keep = counts.row_term >= 0
+    keep[keep] = lengths[counts.row_term[keep]] >= meth.min_length
+    d = counts.row_doc[keep]
+    t = counts.row_term[keep]
+    c = counts.row_count[keep]
+    if d.size == 0:
+        return data
+    used = np.flatnonzero(np.bincount(t, minlength=len(names)))
+    df = np.array([max(stats.df(names[i]), 1) for i in used.tolist()], dtype=float)
+    cf = np.array([max(stats.cf(names[i]), 1) for i in used.tolist()], dtype=float)
+    most = np.zeros(len(names), dtype=np.int64)
+    np.maximum.at(most, t, c)
+    cf = np.maximum(cf, most[used].astype(float))
+    weight_of = np.zeros(len(names), dtype=float)
+    weight_of[used] = ridf(df, cf, max(stats.num_docs, 1))
+    # groups: rows are grouped by document (non-decreasing d)
+    new = np.empty(d.size, dtype=bool)
+    new[0] = True
+    np.not_equal(d[1:], d[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    sizes = np.diff(np.append(starts, d.size))
+    group = np.cumsum(new) - 1
+    cmax = np.maximum.reduceat(c, starts)
+    w = (0.5 + 0.5 * c / cmax[group]) * weight_of[t]
+    need = np.minimum(sizes, meth.top)
+    cand = w >= _kth_largest(w, group, starts, need)[group] - _TIE_MARGIN
+    t, w = t[cand], w[cand]
+    n_cand = np.bincount(group[cand], minlength=starts.size)
+    exact = n_cand == need
+    cw, ct = w.tolist(), t.tolist()
+    bounds = np.append(0, np.cumsum(n_cand)).tolist()
+    docs = d[starts].tolist()
+    top = meth.top
+    for g, doc in enumerate(docs):
+        a, b = bounds[g], bounds[g + 1]
+        if exact[g]:
+            words = sorted(names[i] for i in ct[a:b])
+        else:  # near-ties: top_words' rule on the candidates (rounded weight, then word)
+            scored = sorted((-round(cw[j], 12), names[ct[j]]) for j in range(a, b))
+            words = sorted(word for _, word in scored[:top])
+        data[doc] = crc_signature(words) if words else 0
+    return data
+
+
+def _kth_largest(
+    w: np.ndarray, group: np.ndarray, starts: np.ndarray, need: np.ndarray
+) -> np.ndarray:
+    """Per group (contiguous rows), the ``need[g]``-th largest value of ``w`` (ties counted)."""
+    if int(need.max()) > 16:  # many words: sort
+        order = np.lexsort((-w, group))
+        return w[order][starts + need - 1]
+    kth = np.full(starts.size, -np.inf)
+    taken = np.zeros(starts.size, dtype=np.int64)
+    done = np.zeros(starts.size, dtype=bool)
+    rest = w.copy()
+    for _ in range(int(need.max())):
+        top = np.maximum.reduceat(rest, starts)
+        hit = rest == top[group]
+        taken += np.bincount(group[hit], minlength=starts.size)
+        now = ~done & (taken >= need)
+        kth[now] = top[now]
+        done |= now
+        if done.all():
+            break
+        rest[hit] = -np.inf
+    return kth
 
 
 register(TFRIDF)

@@ -343,7 +343,7 @@ def _about(state: UiState, name: str) -> dict[str, Any] | None:
     except CollectionNotFound:
         return None
     libraries = [lib for lib in state.queue.libraries() if lib.collection == name]
-    lexical = bool(getattr(method_class(stats["method"]), "needs_fit", False))
+    lexical = method_class(stats["method"]).needs_fit
     return {"stats": stats, "libraries": libraries, "lexical": lexical}
 
 

@@ -123,7 +123,7 @@ def prepare(
     elif keep.shape[0] != len(texts):
         sets = sets.take(keep)
     ready = [Ready(ready_docs[i][0], int(lengths[i]), ready_docs[i][1], tokens[i]) for i in keep]
-    keys = index_keys(meth, meth.from_sets(sets)) if signs_from_sets(meth) else None  # type: ignore[attr-defined]
+    keys = index_keys(meth, meth.from_sets(sets)) if signs_from_sets(meth) else None
     if keys is not None:
         order = np.argsort(keys.key, kind="stable")
         keys = KeyRows(keys.row[order], keys.band[order], keys.key[order])

@@ -14,10 +14,10 @@ collection, so after adding (or removing) documents they are recomputed set-wise
    temporary table and applied with one ``UPDATE nd_terms ... FROM tmp`` (repairs any
    drift; terms no document has any more are deleted);
 3. ``fit``: the method is fitted on the statistics (:class:`DbStats`, a ``CorpusStats``);
-4. ``sign``: TF-RIDF is signed vectorised (:func:`tfridf_signatures`: TF·RIDF weights and
-   the top words per document with numpy, then CRC-32 over the few chosen words per
-   document; byte-identical to :meth:`TFRIDF.sign`); other lexical methods (I-Match,
-   anchor words) re-sign each document from its bag of words (they only need counts);
+4. ``sign``: every document is re-signed from its bag of words in batches, by the method's
+   ``sign_counts`` hook (:class:`~neardup.methods.base.TermBags`): TF-RIDF vectorised
+   (:meth:`~neardup.methods.tfridf.TFRIDF.sign_counts`), other lexical methods (I-Match,
+   anchor words) by signing the bags' tokens (they only need counts);
 5. ``write``: signatures and index keys go to temporary tables (COPY on PostgreSQL);
    ``apply``: one ``INSERT INTO nd_signatures ... SELECT FROM tmp ON CONFLICT DO UPDATE``
    and one ``DELETE`` + ``INSERT ... SELECT`` of the index rows.
@@ -28,21 +28,16 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import chain, repeat
 from typing import Any
 
 import numpy as np
 from sqlalchemy import Connection, text
 
-from neardup.methods.base import CorpusStats, Method, Prepared, Signatures
-from neardup.methods.tfridf import TFRIDF, crc_signature, ridf
+from neardup.methods.base import CorpusStats, Method, Signatures, TermBags
 from neardup.store.methods import index_keys
 
 _SIGN_BATCH = 5000
 _FETCH_DOCS = 5000
-#: Absolute margin around the ``top``-th weight of a document inside which TF-RIDF's
-#: 12-decimal rounding can reorder words (|round(w, 12) - w| <= 5e-13).
-_TIE_MARGIN = 2e-12
 
 
 class DbStats:
@@ -128,6 +123,11 @@ class TermCounts:
         df = np.bincount(t, minlength=m).astype(np.int64)
         cf = np.bincount(t, weights=self.row_count[ok], minlength=m).astype(np.int64)
         return df, cf
+
+    def bags(self) -> TermBags:
+        """The documents as :class:`~neardup.methods.base.TermBags` (position = index into
+        ``doc_ids``)."""
+        return TermBags(self.names, self.row_doc, self.row_term, self.row_count, len(self.doc_ids))
 
     def group_starts(self) -> np.ndarray:
         """int64 (n + 1,): rows of document ``i`` are ``starts[i]:starts[i + 1]``."""
@@ -326,110 +326,12 @@ def _signatures(
     meth: Method, stats: CorpusStats, counts: TermCounts
 ) -> Iterator[tuple[list[int], Signatures]]:
     """Signatures of every document (``meth`` fitted on ``stats``), in batches:
-    ``(primary keys, signatures)``."""
-    if type(meth) is TFRIDF:
-        data = tfridf_signatures(meth, stats, counts)
-        yield counts.doc_ids.tolist(), Signatures(meth.key(), data, data.shape[0])
-        return
-    starts = counts.group_starts()
-    names = counts.names
-    terms = counts.row_term.tolist()
-    cnts = counts.row_count.tolist()
-    n = len(counts.doc_ids)
+    ``(primary keys, signatures)``, by the method's ``sign_counts`` hook."""
+    bags = counts.bags()
+    n = bags.count
     for lo in range(0, n, _SIGN_BATCH):
         hi = min(lo + _SIGN_BATCH, n)
-        docs = []
-        for i in range(lo, hi):
-            a, b = int(starts[i]), int(starts[i + 1])
-            bag = [(names[t], c) for t, c in zip(terms[a:b], cnts[a:b], strict=True) if t >= 0]
-            docs.append(_prepared(int(counts.doc_ids[i]), bag))
-        yield counts.doc_ids[lo:hi].tolist(), meth.sign(docs)
-
-
-def tfridf_signatures(meth: TFRIDF, stats: CorpusStats, counts: TermCounts) -> np.ndarray:
-    """TF-RIDF signatures of every document of ``counts`` with ``meth`` fitted on ``stats``:
-    uint32 (n,).
-
-    The same values as ``meth.sign`` on the documents' tokens: weights
-    ``(0.5 + 0.5 · count / max count) · RIDF`` computed with the same float64 operations,
-    the ``top`` words of largest weight chosen per document with numpy; only where the
-    12-decimal rounding of :func:`neardup.methods.tfridf.top_words` could change the choice
-    (weights within ``2e-12`` of the ``top``-th one) is the order decided in Python, as
-    ``top_words`` does (rounded weight descending, then word). Then CRC-32 of the chosen
-    words sorted and concatenated (0: no eligible word).
-    """
-    n = len(counts.doc_ids)
-    data = np.zeros(n, dtype=np.uint32)
-    names = counts.names
-    if not names or counts.row_term.size == 0:
-        return data
-    lengths = np.fromiter((len(t) for t in names), dtype=np.int64, count=len(names))
-    keep = counts.row_term >= 0
-    keep[keep] = lengths[counts.row_term[keep]] >= meth.min_length
-    d = counts.row_doc[keep]
-    t = counts.row_term[keep]
-    c = counts.row_count[keep]
-    if d.size == 0:
-        return data
-    used = np.flatnonzero(np.bincount(t, minlength=len(names)))
-    df = np.array([max(stats.df(names[i]), 1) for i in used.tolist()], dtype=float)
-    cf = np.array([max(stats.cf(names[i]), 1) for i in used.tolist()], dtype=float)
-    most = np.zeros(len(names), dtype=np.int64)
-    np.maximum.at(most, t, c)
-    cf = np.maximum(cf, most[used].astype(float))
-    weight_of = np.zeros(len(names), dtype=float)
-    weight_of[used] = ridf(df, cf, max(stats.num_docs, 1))
-    # groups: rows are grouped by document (non-decreasing d)
-    new = np.empty(d.size, dtype=bool)
-    new[0] = True
-    np.not_equal(d[1:], d[:-1], out=new[1:])
-    starts = np.flatnonzero(new)
-    sizes = np.diff(np.append(starts, d.size))
-    group = np.cumsum(new) - 1
-    cmax = np.maximum.reduceat(c, starts)
-    w = (0.5 + 0.5 * c / cmax[group]) * weight_of[t]
-    need = np.minimum(sizes, meth.top)
-    cand = w >= _kth_largest(w, group, starts, need)[group] - _TIE_MARGIN
-    t, w = t[cand], w[cand]
-    n_cand = np.bincount(group[cand], minlength=starts.size)
-    exact = n_cand == need
-    cw, ct = w.tolist(), t.tolist()
-    bounds = np.append(0, np.cumsum(n_cand)).tolist()
-    docs = d[starts].tolist()
-    top = meth.top
-    for g, doc in enumerate(docs):
-        a, b = bounds[g], bounds[g + 1]
-        if exact[g]:
-            words = sorted(names[i] for i in ct[a:b])
-        else:  # near-ties: top_words' rule on the candidates (rounded weight, then word)
-            scored = sorted((-round(cw[j], 12), names[ct[j]]) for j in range(a, b))
-            words = sorted(word for _, word in scored[:top])
-        data[doc] = crc_signature(words) if words else 0
-    return data
-
-
-def _kth_largest(
-    w: np.ndarray, group: np.ndarray, starts: np.ndarray, need: np.ndarray
-) -> np.ndarray:
-    """Per group (contiguous rows), the ``need[g]``-th largest value of ``w`` (ties counted)."""
-    if int(need.max()) > 16:  # many words: sort
-        order = np.lexsort((-w, group))
-        return w[order][starts + need - 1]
-    kth = np.full(starts.size, -np.inf)
-    taken = np.zeros(starts.size, dtype=np.int64)
-    done = np.zeros(starts.size, dtype=bool)
-    rest = w.copy()
-    for _ in range(int(need.max())):
-        top = np.maximum.reduceat(rest, starts)
-        hit = rest == top[group]
-        taken += np.bincount(group[hit], minlength=starts.size)
-        now = ~done & (taken >= need)
-        kth[now] = top[now]
-        done |= now
-        if done.all():
-            break
-        rest[hit] = -np.inf
-    return kth
+        yield counts.doc_ids[lo:hi].tolist(), meth.sign_counts(bags.slice(lo, hi))
 
 
 def _payloads(meth: Method, sigs: Signatures) -> list[bytes]:
@@ -479,11 +381,6 @@ def _apply(conn: Connection, collection_id: int) -> None:
         ),
         c,
     )
-
-
-def _prepared(doc: int, bag: list[tuple[str, int]]) -> Prepared:
-    tokens = list(chain.from_iterable(repeat(t, c) for t, c in bag if t))
-    return Prepared(str(doc), "", tokens)
 
 
 def _temp_table(conn: Connection, name: str, columns: str) -> None:

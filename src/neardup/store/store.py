@@ -693,7 +693,7 @@ class Store:
                 return None
             text_ = decode_text(bytes(row[1]), expected_hash=bytes(row[0]))
             sets = shingling_of(meth).batch([canonical_of(meth).tokens(text_)])
-            return index_keys(meth, meth.from_sets(sets)).key  # type: ignore[attr-defined]
+            return index_keys(meth, meth.from_sets(sets)).key
         payload = conn.execute(
             select(s.signatures.c.payload).where(s.signatures.c.document_id == pk)
         ).scalar()
@@ -1086,8 +1086,7 @@ class _Query:
             )
         sets = shingling_of(meth).batch([tokens])
         sigs = (
-            # signs_from_sets() checked the hook (not yet declared on Method: issue 18, item 1)
-            meth.from_sets(sets)  # type: ignore[attr-defined]
+            meth.from_sets(sets)
             if signs_from_sets(meth)
             else meth.sign([Prepared("query", text_, [term_key(t) for t in tokens])])
         )
@@ -1212,7 +1211,7 @@ def _signatures_from_sets(
     form (:mod:`~neardup.store.codec`); ``None`` for a method that does not sign from sets."""
     try:
         sets = ShingleSets.from_arrays([a.astype(np.uint64) for a in (query, *stored)])
-        sigs = meth.from_sets(sets)  # type: ignore[attr-defined]
+        sigs = meth.from_sets(sets)
         return [meth.signature(sigs, i) for i in range(len(stored) + 1)]
     except (AttributeError, IncompatibleSignatureError, NeardupError, ValueError):
         return None
@@ -1224,7 +1223,7 @@ def _scores_from_sets(meth: Method, query: np.ndarray, stored: list[np.ndarray])
     signature row (methods signing from the shingle set). ``None`` where not comparable."""
     try:
         sets = ShingleSets.from_arrays([a.astype(np.uint64) for a in (query, *stored)])
-        sigs = meth.from_sets(sets)  # type: ignore[attr-defined]
+        sigs = meth.from_sets(sets)
         first = meth.signature(sigs, 0)
         return [
             round(float(meth.compare(first, meth.signature(sigs, i))), 6)
