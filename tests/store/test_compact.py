@@ -15,8 +15,8 @@ from sqlalchemy import text
 from neardup.errors import FormatError, InputError
 from neardup.methods.sets import ShingleSets
 from neardup.store import Store
-from neardup.store.database import Database
 from neardup.store.codec import decode_set, encode_set, encode_sets, set_size, verification_set
+from neardup.store.database import Database
 from neardup.text.types import Document
 from store._db import unique
 from store.test_texts import _alembic, _real_docs, _tables_and_version, empty_url  # noqa: F401

@@ -18,7 +18,7 @@ from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 
 from neardup.errors import NeardupError
-from neardup.store.engine import Engines, open_engines
+from neardup.store.engine import Engines, migrate, open_engines
 from neardup.store.errors import StoreError
 
 
@@ -41,6 +41,16 @@ class Database:
     def dialect(self) -> str:
         """``sqlite`` or ``postgresql``."""
         return self.engines.dialect
+
+    def migrate(self, migrations: tuple[str, str]) -> None:
+        """Apply another owner's migrations (package, version table) to this database, e.g.
+        the crawler's (:func:`neardup.store.engine.migrate`; on failure the engines are
+        closed).
+
+        Raises:
+            StoreError: the database cannot be migrated.
+        """
+        migrate(self.engines, self.url, migrations)
 
     def close(self) -> None:
         """Release the database connections."""
