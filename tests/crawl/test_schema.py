@@ -23,7 +23,9 @@ def test_crawl_tables_match_the_schema(store: Store) -> None:
     engine = store._engines.write
     with engine.connect() as conn:
         version = conn.execute(text(f"SELECT version_num FROM {MIGRATIONS[1]}")).scalar()
-        ctx = MigrationContext.configure(conn, opts={"compare_type": True, "version_table": MIGRATIONS[1]})
+        ctx = MigrationContext.configure(
+            conn, opts={"compare_type": True, "version_table": MIGRATIONS[1]}
+        )
         diff = [d for d in compare_metadata(ctx, metadata) if "nd_crawl" in repr(d)]
     assert {version} == head_revisions(MIGRATIONS[0])
     assert {"nd_crawl_libraries", "nd_crawl_pages"} <= set(inspect(engine).get_table_names())
