@@ -27,7 +27,7 @@ from neardup.methods.base import Method
 from neardup.store import check, collections, documents, ingest
 from neardup.store.cache import MethodCache
 from neardup.store.codec import TEXT_FORMAT, content_hash, decode_text, encode_text, scrub
-from neardup.store.collections import check_name, collection_info
+from neardup.store.collections import collection_info
 from neardup.store.database import Database, Tx
 from neardup.store.engine import Engines, resolve_url
 from neardup.store.ingest import DEFAULT_BATCH
@@ -39,15 +39,7 @@ if TYPE_CHECKING:
     from neardup.store.maintenance import VacuumReport
 
 
-__all__ = [
-    "TEXT_FORMAT",
-    "Store",
-    "check_name",
-    "content_hash",
-    "decode_text",
-    "encode_text",
-    "scrub",
-]
+__all__ = ["TEXT_FORMAT", "Store", "content_hash", "decode_text", "encode_text", "scrub"]
 
 
 class Store:
@@ -286,7 +278,7 @@ class Store:
             self._db, self._cache, name, text_, limit=limit, recompute=self.recompute
         )
 
-    # -- internals --------------------------------------------------------------------------
+    # -- internals (the tests reach the database through these) -----------------------------
     @property
     def _engines(self) -> Engines:
         return self._db.engines
