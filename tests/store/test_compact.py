@@ -16,6 +16,7 @@ from neardup.errors import FormatError, InputError
 from neardup.methods.sets import ShingleSets
 from neardup.store import Store
 from neardup.store.codec import decode_set, encode_set, encode_sets, set_size, verification_set
+from neardup.store.database import Database
 from neardup.text.types import Document
 from store._db import unique
 from store.test_texts import _alembic, _real_docs, _tables_and_version, empty_url  # noqa: F401
@@ -76,14 +77,14 @@ def test_set_format_exact_bytes_and_bad_values() -> None:
 def test_checks_see_pending_rows_and_the_merge_moves_them(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import neardup.store.store as module
+    import neardup.store.ingest as module
 
     docs = _real_docs()[:6]
     name = unique("pending")
     info = store.create_collection(name, threshold=0.5)
     bands = info.params["bands"]
     monkeypatch.setattr(module, "DIRECT_BELOW", 1)  # every batch a bulk batch
-    monkeypatch.setattr(Store, "_merge", lambda self, cid: None)  # as if killed before it
+    monkeypatch.setattr(module, "merge", lambda db, cid: None)  # as if killed before it
     assert store.add(name, docs, batch_size=4).added == len(docs)
     assert _index_rows(store, name) == (0, len(docs) * bands)
     assert store.stats(name)["index_rows"] == len(docs) * bands
@@ -95,21 +96,21 @@ def test_checks_see_pending_rows_and_the_merge_moves_them(
 
 
 def test_merge_every_merge_rows(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    import neardup.store.store as module
+    import neardup.store.ingest as module
 
     docs = _real_docs()[:6]
     name = unique("merge")
     info = store.create_collection(name, threshold=0.5)
     merges: list[int] = []
-    real = Store._merge
+    real = module.merge
 
-    def counting(self: Store, cid: int) -> None:
-        merges.append(_index_rows(self, name)[1])
-        real(self, cid)
+    def counting(db: Database, cid: int) -> None:
+        merges.append(_index_rows(store, name)[1])
+        real(db, cid)
 
     monkeypatch.setattr(module, "MERGE_ROWS", 2 * info.params["bands"])
     monkeypatch.setattr(module, "DIRECT_BELOW", 1)
-    monkeypatch.setattr(Store, "_merge", counting)
+    monkeypatch.setattr(module, "merge", counting)
     store.add(name, docs, batch_size=1)
     # after every second document; nothing is left pending, so no final merge
     assert merges == [2 * info.params["bands"]] * 3
@@ -122,8 +123,10 @@ def test_small_batches_write_the_index_directly(
     docs = _real_docs()[:3]
     name = unique("direct")
     info = store.create_collection(name, threshold=0.5)
+    import neardup.store.ingest as module
+
     merges: list[int] = []
-    monkeypatch.setattr(Store, "_merge", lambda self, cid: merges.append(cid))
+    monkeypatch.setattr(module, "merge", lambda db, cid: merges.append(cid))
     assert store.add(name, docs, batch_size=2).added == len(docs)
     assert _index_rows(store, name) == (len(docs) * info.params["bands"], 0) and merges == []
     assert store.check(name, docs[0].text).matches[0].doc_id == docs[0].id

@@ -2,8 +2,10 @@
 
 SQLAlchemy Core with bound parameters only, the same statements on SQLite and PostgreSQL
 (``INSERT ... ON CONFLICT DO NOTHING`` for the pages, unique per library and URL). The
-engines are opened from the store's URL with :func:`neardup.store.engine.open_engines`
-(SQLite: WAL, writers begin with ``BEGIN IMMEDIATE``; migrations applied).
+database is opened from the store's URL with :class:`neardup.store.database.Database`
+(SQLite: WAL, writers begin with ``BEGIN IMMEDIATE``; the store's migrations applied), then
+the crawler's own migrations (:mod:`neardup.crawl.tables`). The store's tables are read
+through :mod:`neardup.store.documents` only.
 """
 
 from __future__ import annotations
@@ -15,16 +17,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Connection, and_, case, delete, func, select, update
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from neardup.crawl.status import PAGE_DONE, LibraryNotFound, LibraryStatus, PageInfo
-from neardup.store import schema as s
-from neardup.store.engine import open_engines
-from neardup.store.errors import StoreError
+from neardup.crawl.tables import MIGRATIONS, crawl_libraries, crawl_pages
+from neardup.store.database import Database, store_errors, utc
+from neardup.store.documents import ids_with_prefix, stored
 
-L = s.crawl_libraries
-P = s.crawl_pages
+L = crawl_libraries
+P = crawl_pages
 _CHUNK = 500
 #: Largest library id (``nd_crawl_libraries.id`` is an ``INTEGER``: 32-bit on PostgreSQL).
 MAX_LIBRARY_ID = 2**31 - 1
@@ -47,23 +47,24 @@ class CrawlDB:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self._engines = open_engines(url)
-        self.dialect = self._engines.dialect
+        self._db = Database(url)
+        self._db.migrate(MIGRATIONS)
+        self.dialect = self._db.dialect
 
     def close(self) -> None:
         """Release the connections."""
-        self._engines.dispose()
+        self._db.close()
 
     @contextlib.contextmanager
     def write(self) -> Iterator[Connection]:
         """A connection in a write transaction; database errors become StoreError."""
-        with _errors(), self._engines.write.begin() as conn:
+        with store_errors(), self._db.engines.write.begin() as conn:
             yield conn
 
     @contextlib.contextmanager
     def read(self) -> Iterator[Connection]:
         """A connection in a read transaction; database errors become StoreError."""
-        with _errors(), self._engines.read.begin() as conn:
+        with store_errors(), self._db.engines.read.begin() as conn:
             yield conn
 
     # -- libraries --------------------------------------------------------------------------
@@ -201,7 +202,7 @@ class CrawlDB:
                 }
                 for r in items[start : start + _CHUNK]
             ]
-            stmt = self._insert(P).on_conflict_do_nothing(index_elements=["library_id", "url"])
+            stmt = self._db.insert(P).on_conflict_do_nothing(index_elements=["library_id", "url"])
             added += [r[0] for r in conn.execute(stmt.returning(P.c.url), chunk)]
         self.bump(conn, library_id, pages_found=len(added))
         return added
@@ -301,16 +302,9 @@ class CrawlDB:
         """``(page id, status)`` of the unfinished pages whose URL is a stored document id."""
         if lib is None:
             return []
-        collection = lib.collection
-        d, c = s.documents, s.collections
-        stored = (
-            select(d.c.doc_id)
-            .join(c, c.c.id == d.c.collection_id)
-            .where(c.c.name == collection, d.c.doc_id == P.c.url)
-        )
         rows = conn.execute(
             select(P.c.id, P.c.status).where(
-                P.c.library_id == library_id, unfinished, stored.exists()
+                P.c.library_id == library_id, unfinished, stored(lib.collection, P.c.url)
             )
         ).all()
         return [(int(r[0]), str(r[1])) for r in rows]
@@ -357,19 +351,8 @@ class CrawlDB:
 
     def known_documents(self, collection: str, prefix: str) -> set[str]:
         """Ids of the collection's documents that start with ``prefix`` (the library's site)."""
-        d, c = s.documents, s.collections
-        pattern = _like_escape(prefix) + "%"
         with self.read() as conn:
-            rows = conn.execute(
-                select(d.c.doc_id)
-                .join(c, c.c.id == d.c.collection_id)
-                .where(and_(c.c.name == collection, d.c.doc_id.like(pattern, escape="\\")))
-            ).all()
-        return {r[0] for r in rows}
-
-    def _insert(self, table: Any) -> Any:
-        mod = postgresql if self.dialect == "postgresql" else sqlite
-        return mod.insert(table)
+            return ids_with_prefix(conn, collection, prefix)
 
 
 def to_status(row: Any) -> LibraryStatus:
@@ -388,32 +371,9 @@ def to_status(row: Any) -> LibraryStatus:
         pages_fetched=int(m["pages_fetched"]),
         documents_added=int(m["documents_added"]),
         error=m["error"],
-        created_at=_utc(m["created_at"]),
-        updated_at=_utc(m["updated_at"]),
-        finished_at=None if m["finished_at"] is None else _utc(m["finished_at"]),
+        created_at=utc(m["created_at"]),
+        updated_at=utc(m["updated_at"]),
+        finished_at=None if m["finished_at"] is None else utc(m["finished_at"]),
         pages_failed=int(m["pages_failed"]),
         mode=m["mode"] or "",
     )
-
-
-@contextlib.contextmanager
-def _errors() -> Iterator[None]:
-    try:
-        yield
-    except OperationalError as exc:
-        raise StoreError(f"database unavailable: {_first_line(exc)}") from exc
-    except SQLAlchemyError as exc:
-        raise StoreError(f"database error: {_first_line(exc)}") from exc
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0][:300] if text else type(exc).__name__
-
-
-def _utc(value: datetime) -> datetime:
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
-
-
-def _like_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

@@ -19,8 +19,8 @@ from neardup.crawl.settings import CrawlSettings
 from neardup.crawl.status import FINISHED, RUNNING, LibraryStatus, PageInfo
 from neardup.errors import ParameterError
 from neardup.store import Store
+from neardup.store.collections import check_name
 from neardup.store.errors import CollectionExists, CollectionNotFound
-from neardup.store.store import check_name
 
 MAX_CLARIFICATIONS = 20
 MAX_CLARIFICATION_CHARS = 200

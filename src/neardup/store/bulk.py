@@ -21,29 +21,23 @@ one transaction by :func:`write`:
 
 from __future__ import annotations
 
-import re
 import struct
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import numpy as np
-import xxhash
 from sqlalchemy import Connection
 
 from neardup.methods.base import Method
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
-from neardup.store.codec import encode_sets
+from neardup.store.codec import encode_sets, encode_text, scrub
 from neardup.store.methods import KeyRows, canonical_of, index_keys, shingling_of, signs_from_sets
 from neardup.text.canonical import CanonicalForm
 from neardup.text.types import Document
 
-#: Format byte of ``nd_texts.body`` (see :mod:`neardup.store.schema`): 1 = zlib(UTF-8).
-TEXT_FORMAT = 1
-_TEXT_LEVEL = 1  # fastest: 37% of UTF-8 size on kernel docs vs 33% at level 6, twice as fast
 _PG_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
 _PG_TRAILER = struct.pack(">h", -1)
 _PG_BLOB_ROW = struct.Struct(">hiqi")  # 2 fields; int8 document id; bytea length
@@ -132,11 +126,7 @@ def prepare(
 
 
 def _vectorised(shingling: Shingling, canonical: CanonicalForm) -> bool:
-    return (
-        shingling.unit == "word"
-        and shingling.fingerprint == "xxh64"
-        and canonical.vectorisable
-    )
+    return shingling.unit == "word" and shingling.fingerprint == "xxh64" and canonical.vectorisable
 
 
 def _fast_sets(
@@ -156,7 +146,7 @@ def _fast_sets(
 def document_rows(collection_id: int, ready: list[Ready], now: datetime) -> list[tuple[Any, ...]]:
     """``nd_documents`` rows: (collection_id, doc_id, source, title, content_hash, length,
     added_at). The title is left empty: the document's text is stored with it, and its
-    first non-blank line (:func:`title`) is the title shown."""
+    first non-blank line (:func:`~neardup.store.codec.title`) is the title shown."""
     return [
         (
             collection_id,
@@ -342,33 +332,3 @@ def _pg_columns(rows: list[tuple[Any, ...]]) -> dict[str, Any]:
 def _sqlite_time(value: datetime) -> str:
     """SQLAlchemy's SQLite ``DateTime`` storage form (naive, microseconds)."""
     return value.replace(tzinfo=None).isoformat(" ", "microseconds")
-
-
-# -- values ----------------------------------------------------------------------------------
-def content_hash(text_: str) -> bytes:
-    """XXH3-128 of the text's UTF-8 bytes: 16 bytes."""
-    return xxhash.xxh3_128_digest(text_.encode("utf-8", "surrogatepass"))
-
-
-def encode_text(text_: str) -> bytes:
-    """``nd_texts.body`` of a text: the format byte :data:`TEXT_FORMAT`, then zlib (level 1)
-    of its UTF-8 bytes (``surrogatepass``: lone surrogates survive the round trip)."""
-    raw = text_.encode("utf-8", "surrogatepass")
-    return bytes((TEXT_FORMAT,)) + zlib.compress(raw, _TEXT_LEVEL)
-
-
-UNPAIRED = re.compile("[\x00\ud800-\udfff]")
-
-
-def scrub(value: str) -> str:
-    """``value`` with NUL and lone surrogates replaced by U+FFFD (storable and printable)."""
-    return UNPAIRED.sub("\ufffd", value) if UNPAIRED.search(value) else value
-
-
-def title(text_: str) -> str:
-    """The first non-blank line of the text, stripped, at most 200 characters."""
-    for line in text_.splitlines():
-        line = line.strip()
-        if line:
-            return line[:200]
-    return ""

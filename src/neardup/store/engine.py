@@ -28,6 +28,8 @@ from neardup.errors import UsageError
 from neardup.store.errors import StoreError
 
 ENV_VAR = "NEARDUP_DB"
+#: The store's migrations: package holding ``migrations/``, and Alembic's version table.
+STORE_MIGRATIONS = ("neardup.store", "nd_alembic_version")
 BUSY_TIMEOUT_S = 60
 
 
@@ -109,12 +111,21 @@ def open_engines(url: str) -> Engines:
             url, pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW
         )
         engines = Engines(engine, engine, "postgresql")
+    migrate(engines, url)
+    return engines
+
+
+def migrate(engines: Engines, url: str, migrations: tuple[str, str] = STORE_MIGRATIONS) -> None:
+    """Apply ``migrations`` (:func:`upgrade`); on failure the engines are disposed.
+
+    Raises:
+        StoreError: the database cannot be reached or migrated.
+    """
     try:
-        upgrade(engines.write)
+        upgrade(engines.write, migrations)
     except SQLAlchemyError as exc:
         engines.dispose()
         raise StoreError(f"cannot open database {_safe(url)}: {_short(exc)}") from exc
-    return engines
 
 
 def _sqlite_engines(url: str, database: str | None) -> Engines:
@@ -164,14 +175,14 @@ def _exp(x: float | None) -> float | None:
     return math.exp(x) if x is not None else None
 
 
-def head_revisions() -> set[str]:
+def head_revisions(package: str = STORE_MIGRATIONS[0]) -> set[str]:
     """Revisions no migration builds on, read from the shipped scripts' ``revision`` and
-    ``down_revision`` lines (without importing Alembic)."""
+    ``down_revision`` lines (without importing Alembic); ``package`` holds ``migrations/``."""
     import re
 
     revisions: set[str] = set()
     parents: set[str] = set()
-    for script in (resources.files("neardup.store") / "migrations" / "versions").iterdir():
+    for script in (resources.files(package) / "migrations" / "versions").iterdir():
         if not script.name.endswith(".py") or script.name.startswith("_"):
             continue
         text = script.read_text(encoding="utf-8")
@@ -188,30 +199,37 @@ def _line(text: str, name: str) -> str:
     return ""
 
 
-def _at_head(engine: Engine) -> bool:
+def _at_head(engine: Engine, package: str, version_table: str) -> bool:
     """Is the database already at the newest migration? (a cheap query; False on doubt)."""
     from sqlalchemy import text
     from sqlalchemy.exc import SQLAlchemyError
 
     try:
         with engine.connect() as conn:
-            query = text("SELECT version_num FROM nd_alembic_version")  # see migrations/env.py
+            query = text(f"SELECT version_num FROM {version_table}")  # see migrations/env.py
             rows = {r[0] for r in conn.execute(query)}
     except SQLAlchemyError:  # no table yet, permissions...: let Alembic decide
         return False
-    return bool(rows) and rows == head_revisions()
+    return bool(rows) and rows == head_revisions(package)
 
 
-def upgrade(engine: Engine) -> None:
+def upgrade(engine: Engine, migrations: tuple[str, str] = STORE_MIGRATIONS) -> None:
     """Bring the schema to the newest migration (Alembic, scripts shipped in the package);
-    a database already there is left alone without importing Alembic (faster start-up)."""
-    if _at_head(engine):
+    a database already there is left alone without importing Alembic (faster start-up).
+
+    Args:
+        engine: the writer engine.
+        migrations: the package holding ``migrations/`` and its Alembic version table
+            (default the store's; the crawler has its own, :mod:`neardup.crawl.tables`).
+    """
+    package, version_table = migrations
+    if _at_head(engine, package, version_table):
         return
     from alembic import command
     from alembic.config import Config
 
     cfg = Config()
-    location = resources.files("neardup.store") / "migrations"
+    location = resources.files(package) / "migrations"
     cfg.set_main_option("script_location", str(location))
     with engine.connect() as conn:
         cfg.attributes["connection"] = conn

@@ -68,7 +68,7 @@ def candidates(conn: Connection, collection_id: int, keys: list[int]) -> list[tu
         At most :data:`MAX_CANDIDATES` rows ``(pk, doc_id, source, title, fingerprints,
         signature payload or None, shared keys, text body or None)``, most shared keys
         first; the body (``nd_texts.body``) only where the stored title is empty (the title
-        is then the text's first line, :func:`neardup.store.store.shown_title`).
+        is then the text's first line, :func:`neardup.store.codec.shown_title`).
     """
     if not keys:
         return []
