@@ -19,18 +19,19 @@ def _parts(sizes: list[int], width: int) -> list[np.ndarray]:
     return [rng.integers(0, 2**63, size=shape(n), dtype=np.uint64) for n in sizes]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(
     sizes=st.lists(st.integers(0, 50), min_size=1, max_size=8),
     width=st.sampled_from([0, 1, 4]),
     spill_after=st.integers(0, 8),
+    growable=st.booleans(),
 )
 def test_spilled_or_not_the_stack_equals_concatenate(
-    sizes: list[int], width: int, spill_after: int
+    sizes: list[int], width: int, spill_after: int, growable: bool
 ) -> None:
     parts = _parts(sizes, width)
     expected = np.concatenate(parts)
-    stack = PartStack()
+    stack = PartStack(growable=growable)
     for k, part in enumerate(parts):
         if k == spill_after:
             stack.spill()
@@ -75,3 +76,23 @@ def test_the_default_budget_is_a_quarter_of_the_memory() -> None:
     total = physical_memory()
     assert total is not None and total > 0  # Linux says
     assert default_budget() == total // 4
+
+
+def test_the_buffer_grows_past_its_first_size_and_parts_may_be_freed_at_once() -> None:
+    stack = PartStack(growable=True)
+    rng = np.random.default_rng(3)
+    expected = []
+    for _ in range(40):  # 40 x 64 KiB: the 1 MiB first buffer grows (mremap) twice
+        part = rng.integers(0, 2**63, size=(64, 128), dtype=np.uint64)
+        expected.append(part.copy())
+        stack.append(part)
+        part[:] = 0  # the stack holds a copy
+    got = stack.stack(np.zeros((0, 128), np.uint64))
+    assert got.flags.writeable and np.array_equal(got, np.concatenate(expected))
+
+
+def test_rows_of_width_zero_stack_to_an_empty_matrix() -> None:
+    stack = PartStack(growable=True)
+    stack.append(np.zeros((3, 0), np.uint64))
+    got = stack.stack(np.zeros((0, 0), np.uint64))
+    assert got.shape == (3, 0)

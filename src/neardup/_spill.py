@@ -1,27 +1,35 @@
-"""Arrays larger than the memory a job may hold, kept on disk: the dedup job's shingle sets
-and signature rows past its memory budget (ten million documents on one machine).
+"""Arrays built part by part, in memory or, past the memory a job may hold, on disk: the
+dedup job's shingle sets and signature rows (ten million documents on one machine).
 
-A :class:`PartStack` holds the parts of one array in order, in memory, until it is told to
-:meth:`~PartStack.spill`; from then on it and every later part live in an unnamed temporary
-file (:func:`tempfile.TemporaryFile`: nothing is left behind, even by a killed job), and
-:meth:`~PartStack.stack` gives them back as one read-only :class:`numpy.memmap`, which the
-operating system pages in when read and drops under pressure. The file is native-endian
-scratch space for one process, not a stored format.
+A :class:`PartStack` copies each part, as it arrives, to the end of one growing buffer: on
+Linux a private anonymous memory map grown with ``mremap`` (pages move, they are not
+copied), so the whole array is there when the last part is, with no join at the end and no
+second copy at the peak; elsewhere a list of the parts, joined at the end. Told to
+:meth:`~PartStack.spill`, it writes what it holds, and every later part, to an unnamed
+temporary file (:func:`tempfile.TemporaryFile`: nothing is left behind, even by a killed
+job), and :meth:`~PartStack.stack` gives them back as one read-only :class:`numpy.memmap`,
+which the operating system pages in when read and drops under pressure. The file is
+native-endian scratch space for one process, not a stored format.
 """
 
 from __future__ import annotations
 
+import mmap
 import os
+import sys
 import tempfile
 from typing import IO, Any
 
 import numpy as np
 
-from neardup._memory import stack_consuming, trim
+from neardup._memory import stack_consuming
 from neardup.errors import ParameterError
 
 #: Share of the machine's physical memory a job holds before it spills (see default_budget).
 BUDGET_SHARE = 4
+#: Whether the in-memory buffer can grow in place (``mmap.resize`` of an anonymous map).
+GROWABLE = sys.platform.startswith("linux")
+_FIRST_BYTES = 1 << 20
 
 
 def physical_memory() -> int | None:
@@ -46,7 +54,10 @@ class PartStack:
         nbytes: bytes appended so far; spilled: whether they are on disk.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, growable: bool = GROWABLE) -> None:
+        self._growable = growable
+        self._buf: mmap.mmap | None = None
+        self._used = 0
         self._parts: list[np.ndarray] = []
         self._file: IO[bytes] | None = None
         self._dtype: np.dtype[Any] | None = None
@@ -62,7 +73,7 @@ class PartStack:
         return self._rows
 
     def append(self, part: np.ndarray) -> None:
-        """Add ``part`` after the others (kept as it is in memory; written out if spilled).
+        """Add ``part`` after the others (copied; the caller may free it at once).
 
         Raises:
             ParameterError: its dtype or trailing shape differs from the first part's.
@@ -74,10 +85,25 @@ class PartStack:
             raise ParameterError("part", got, f"{self._dtype}{self._shape} like the first part")
         self._rows += int(part.shape[0])
         self.nbytes += int(part.nbytes)
+        data = np.ascontiguousarray(part)
         if self._file is not None:
-            self._file.write(np.ascontiguousarray(part).data)
+            self._file.write(data.data)
+        elif self._growable:
+            self._put(data)
         else:
-            self._parts.append(part)
+            self._parts.append(data)
+
+    def _put(self, data: np.ndarray) -> None:
+        """Copy ``data`` to the end of the growing buffer."""
+        end = self._used + data.nbytes
+        if self._buf is None:
+            flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS
+            self._buf = mmap.mmap(-1, max(end, _FIRST_BYTES), flags=flags)
+        elif end > len(self._buf):
+            self._buf.resize(max(2 * len(self._buf), end))  # mremap: the pages move
+        if end > self._used:
+            self._buf[self._used : end] = data.reshape(-1).view(np.uint8).data
+        self._used = end
 
     def spill(self, directory: str | None = None) -> None:
         """Move the parts held so far to a temporary file in ``directory`` (default: the
@@ -86,19 +112,29 @@ class PartStack:
             return
         # kept open until the job ends: the memory map of stack() reads it
         self._file = tempfile.TemporaryFile(prefix="neardup-spill-", dir=directory)  # noqa: SIM115
+        if self._buf is not None:
+            self._file.write(memoryview(self._buf)[: self._used])
+            self._buf.close()
+            self._buf, self._used = None, 0
         parts, self._parts = self._parts, []
         while parts:
-            self._file.write(np.ascontiguousarray(parts.pop(0)).data)
-        trim()
+            self._file.write(parts.pop(0).data)
 
     def stack(self, empty: np.ndarray) -> np.ndarray:
-        """All parts as one array (consumes the parts held in memory): a read-only memory
-        map when spilled. ``empty`` is returned when nothing was appended."""
+        """All parts as one array (the stack is empty afterwards): a view of the grown
+        buffer, the parts joined, or a read-only memory map when spilled. ``empty`` is
+        returned when nothing was appended."""
         if self._rows == 0 or self._dtype is None:
             return empty
-        if self._file is None:
-            parts, self._parts = self._parts, []
-            return parts[0] if len(parts) == 1 else stack_consuming(parts)
-        self._file.flush()
         shape = (self._rows, *self._shape)
-        return np.memmap(self._file, dtype=self._dtype, mode="r", shape=shape)
+        if self._file is not None:
+            self._file.flush()
+            return np.memmap(self._file, dtype=self._dtype, mode="r", shape=shape)
+        if self._buf is not None:
+            buf, self._buf = self._buf, None
+            if self._used == 0:  # rows of width 0
+                return np.zeros(shape, dtype=self._dtype)
+            buf.resize(self._used)  # the unused tail back to the system
+            return np.frombuffer(buf, dtype=self._dtype).reshape(shape)
+        parts, self._parts = self._parts, []
+        return parts[0] if len(parts) == 1 else stack_consuming(parts)
