@@ -160,3 +160,38 @@ def test_dispatcher_shutdown_requeues_and_a_new_one_resumes(sqlite_store: Store)
         assert fresh.library(lib.id).stage == "done"
         ids = doc_ids(sqlite_store, "shutdown")
         assert sorted(ids) == sorted(site.articles)
+
+
+@pytest.mark.slow
+def test_a_crawl_stopped_while_it_reserves_pages_leaves_none_reserved(
+    sqlite_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reservation runs in a thread; a shutdown that cancels the crawl meanwhile lets it
+    commit before the clean-up puts reserved pages back (else a page stayed ``reserved``)."""
+    import threading
+
+    with serve_library(n_articles=40) as site:
+        queue = make_queue(sqlite_store, delay=0.01)
+        lib = queue.add(site.base_url, ["post"], collection="stopped-mid-reserve")
+        entered = threading.Event()
+
+        def slowly(real: Callable[..., object]) -> Callable[..., object]:
+            def reserve(*args: object, **kwargs: object) -> object:
+                entered.set()
+                time.sleep(0.3)  # the shutdown lands here
+                return real(*args, **kwargs)
+
+            return reserve
+
+        async def main() -> None:
+            dispatcher = Dispatcher(queue)
+            await dispatcher.start()
+            await wait_for(lambda: queue.library(lib.id).documents_added >= 2, "2 docs")
+            for name in ("reserve", "reserve_urls"):
+                monkeypatch.setattr(queue.db, name, slowly(getattr(queue.db, name)))
+            assert await asyncio.to_thread(entered.wait, 10)
+            await dispatcher.stop()
+
+        asyncio.run(main())
+        assert queue.library(lib.id).stage == "queued"
+        assert queue.pages(lib.id, "reserved") == []

@@ -93,6 +93,20 @@ class _Cursor:
         return self.last
 
 
+async def _finished_write(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """``await asyncio.to_thread(fn, ...)`` for a write that marks pages (``reserved``):
+    when the crawl is cancelled meanwhile, the write is let finish before the cancellation
+    goes on, so the clean-up that puts reserved pages back (``reset_unfinished``) runs after
+    it, not before (a page reserved after the clean-up stayed ``reserved``)."""
+    write = asyncio.ensure_future(asyncio.to_thread(fn, *args, **kwargs))
+    try:
+        return await asyncio.shield(write)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            await write
+        raise
+
+
 async def _cancel(tasks: Any) -> None:
     """Cancel and await unfinished tasks (a crawl ending early or failing)."""
     waiting = [t for t in tasks if not t.done()]
@@ -314,7 +328,7 @@ class Crawler:
                     todo = [m for m in numbers if m not in outcomes]
                     pages = []
                     if todo:
-                        pages = await asyncio.to_thread(
+                        pages = await _finished_write(
                             self._schedule_numbers, pattern, todo, outcomes
                         )
                     for page in pages:
@@ -401,7 +415,7 @@ class Crawler:
                 room = self._window() - len(pending)
                 enough = until is not None and await asyncio.to_thread(until)
                 if room > 0 and not enough and not await self.stopped():
-                    rows = await asyncio.to_thread(
+                    rows = await _finished_write(
                         self.db.reserve, self.id, room, clarified_last=not documents
                     )
                     for r in rows:
