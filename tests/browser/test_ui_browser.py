@@ -60,6 +60,7 @@ def crawled(service: Service, site: Site) -> dict[str, Any]:
 
 
 # -- 1. queue -------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_add_library_and_watch_progress_reach_done(
     page: Any, service: Service, first_site: Site
 ) -> None:

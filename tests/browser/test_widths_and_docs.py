@@ -91,6 +91,7 @@ def test_check_page_preselects_a_collection_with_documents(
     assert page.locator("select#collection").input_value() == stories
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("path", "ready"), [("/docs", ".opblock"), ("/redoc", "h1")])
 def test_api_docs_render_offline(sized, service: Service, path: str, ready: str) -> None:
     page, width = sized

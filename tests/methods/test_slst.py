@@ -249,6 +249,7 @@ def test_symbol_bound_is_an_upper_bound_and_loses_no_pair(name: str) -> None:
 
 
 @pytest.mark.data
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["progit-ru-revisions", "linux-doc-zh-revisions"])
 def test_window_bound_is_an_upper_bound(name: str) -> None:
     from neardup.methods.slst import window_bounds
