@@ -173,22 +173,3 @@ def test_pdf_pairs_with_its_text_in_dedup(tmp_path: Path) -> None:
     result = dedup([str(tmp_path)], jobs=2)
     assert [(p.a, p.b) for p in result.pairs] == [("story.pdf", "story.txt")]
     assert result.pairs[0].resemblance == 1.0
-
-
-def test_consuming_concat_equals_concat() -> None:
-    import numpy as np
-
-    from neardup.methods.sets import ShingleSets
-
-    rng = np.random.default_rng(7)
-    parts = [
-        ShingleSets.from_unsorted(
-            rng.integers(0, 2**63, 50, dtype=np.uint64), rng.integers(0, 5, 50), 5
-        )
-        for _ in range(4)
-    ]
-    want = ShingleSets.concat(parts)
-    pending = list(parts)
-    got = ShingleSets.concat_consuming(pending)
-    assert pending == []
-    assert np.array_equal(got.values, want.values) and np.array_equal(got.offsets, want.offsets)

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from neardup._array import U64, distinct_order, group_bounds, seg_arange
-from neardup._memory import stack_consuming
 from neardup.errors import check_int
 
 #: Fingerprints hashed at a time by :meth:`ShingleSets.content_keys` (bounds its memory).
@@ -112,21 +111,6 @@ class ShingleSets:
             return cls(np.zeros(0, U64), np.zeros(1, np.int64))
         values = np.concatenate([p.values for p in parts])
         sizes = np.concatenate([p.sizes for p in parts])
-        offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
-        np.cumsum(sizes, out=offsets[1:])
-        return cls(values, offsets)
-
-    @classmethod
-    def concat_consuming(cls, parts: list[ShingleSets]) -> ShingleSets:
-        """:meth:`concat` that empties ``parts`` as it copies, so the peak memory is the
-        result plus a few parts, not twice the result (the caller must hold no other
-        reference to the parts; :func:`neardup._memory.stack_consuming`)."""
-        if not parts:
-            return cls(np.zeros(0, U64), np.zeros(1, np.int64))
-        sizes = np.concatenate([p.sizes for p in parts])
-        arrays = [p.values for p in parts]
-        parts.clear()
-        values = stack_consuming(arrays)
         offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
         return cls(values, offsets)
