@@ -18,7 +18,7 @@ from neardup.methods.stats import CorpusStatistics
 from neardup.methods.tfridf import TFRIDF, crc_signature
 from neardup.store import Store
 from neardup.store import methods as store_methods
-from neardup.store.methods import build_method, index_keys
+from neardup.store.methods import build_method
 from neardup.store.stats import TermCounts
 from neardup.text.types import Document
 from shared_data import load_docs
@@ -55,7 +55,7 @@ def _in_memory(
     prepared = [p for p in prepared if len(p.tokens) >= info.min_tokens]
     meth.fit(CorpusStatistics.from_token_lists(p.tokens for p in prepared))
     sigs = meth.sign(prepared)
-    keys = index_keys(meth, sigs)
+    keys = meth.index_keys(sigs)
     payloads = {p.id: meth.signature(sigs, i).to_bytes() for i, p in enumerate(prepared)}
     rows = zip(keys.row.tolist(), keys.band.tolist(), keys.key.tolist(), strict=True)
     return payloads, {(prepared[r].id, b, k) for r, b, k in rows}

@@ -34,7 +34,7 @@ from neardup.methods.base import Method
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
 from neardup.store.codec import encode_sets, encode_text, scrub
-from neardup.store.methods import KeyRows, canonical_of, index_keys, shingling_of, signs_from_sets
+from neardup.store.methods import KeyRows, signs_from_sets
 from neardup.text.canonical import CanonicalForm
 from neardup.text.types import Document
 
@@ -99,8 +99,8 @@ def prepare(
         ``(batch, too_short)``: the batch, and ``(document, token count)`` of each document
         shorter than ``min_tokens``.
     """
-    shingling = shingling_of(meth)
-    canonical = canonical_of(meth)
+    shingling = meth.shingling
+    canonical = meth.canonical
     texts = [d.text for d, _ in ready_docs]
     if not meth.needs_fit and _vectorised(shingling, canonical):
         sets, lengths = _fast_sets(shingling, canonical, texts)
@@ -117,7 +117,7 @@ def prepare(
     elif keep.shape[0] != len(texts):
         sets = sets.take(keep)
     ready = [Ready(ready_docs[i][0], int(lengths[i]), ready_docs[i][1], tokens[i]) for i in keep]
-    keys = index_keys(meth, meth.from_sets(sets)) if signs_from_sets(meth) else None
+    keys = meth.index_keys(meth.from_sets(sets)) if signs_from_sets(meth) else None
     if keys is not None:
         order = np.argsort(keys.key, kind="stable")
         keys = KeyRows(keys.row[order], keys.band[order], keys.key[order])

@@ -31,9 +31,6 @@ from neardup.store.ingest import term_key
 from neardup.store.lookup import candidates, collection_row
 from neardup.store.methods import (
     build_method,
-    canonical_of,
-    index_keys,
-    shingling_of,
     signs_from_sets,
 )
 from neardup.store.results import CheckResult, CollectionInfo, Match
@@ -152,19 +149,19 @@ class _Query:
     def of(cls, info: CollectionInfo, meth: Method, text_: str) -> _Query:
         """Raises:
         InputError: fewer canonical tokens than the collection's ``min_tokens``."""
-        tokens = canonical_of(meth).tokens(text_)
+        tokens = meth.canonical.tokens(text_)
         if len(tokens) < info.min_tokens:
             raise InputError(
                 f"document too short to check: {len(tokens)} canonical tokens "
                 f"< min_tokens={info.min_tokens}"
             )
-        sets = shingling_of(meth).batch([tokens])
+        sets = meth.shingling.batch([tokens])
         sigs = (
             meth.from_sets(sets)
             if signs_from_sets(meth)
             else meth.sign([Prepared("query", text_, [term_key(t) for t in tokens])])
         )
-        keys = index_keys(meth, sigs).for_row(0)
+        keys = meth.index_keys(sigs).for_row(0)
         return cls(len(tokens), verification_set(sets.get(0)), meth.signature(sigs, 0), keys)
 
 

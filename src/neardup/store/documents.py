@@ -30,7 +30,7 @@ from neardup.store.codec import UNPAIRED, decode_text, set_size, shown_title
 from neardup.store.collections import collection_info, mark_dirty
 from neardup.store.database import Database, utc
 from neardup.store.errors import DocumentNotFound, TextNotStored
-from neardup.store.methods import canonical_of, index_keys, shingling_of, signs_from_sets, slot_keys
+from neardup.store.methods import signs_from_sets, slot_keys
 from neardup.store.results import CollectionInfo, DocumentInfo
 
 #: Longest document id, UTF-8 bytes: PostgreSQL's B-tree entries (the unique index on
@@ -178,8 +178,8 @@ def _stored_keys(conn: Connection, meth: Method, pk: int) -> np.ndarray | None:
         if row is None:
             return None
         text_ = decode_text(bytes(row[1]), expected_hash=bytes(row[0]))
-        sets = shingling_of(meth).batch([canonical_of(meth).tokens(text_)])
-        return index_keys(meth, meth.from_sets(sets)).key
+        sets = meth.shingling.batch([meth.canonical.tokens(text_)])
+        return meth.index_keys(meth.from_sets(sets)).key
     payload = conn.execute(
         select(s.signatures.c.payload).where(s.signatures.c.document_id == pk)
     ).scalar()

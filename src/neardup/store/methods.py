@@ -25,11 +25,10 @@ import dataclasses
 from typing import Any
 
 from neardup.errors import FormatError, ParameterError
-from neardup.methods.base import Method, Signatures
+from neardup.methods.base import Method
 from neardup.methods.keys import KeyRows, slot_keys
 from neardup.methods.registry import make_method, method_class
 from neardup.methods.shingle_methods import MinHashLSH
-from neardup.methods.shingles import Shingling
 from neardup.store.errors import UnsupportedMethod
 from neardup.text.canonical import CANONICAL_VERSION, CanonicalForm
 
@@ -37,10 +36,7 @@ __all__ = [
     "KeyRows",
     "build_method",
     "canonical_form",
-    "canonical_of",
     "creation_params",
-    "index_keys",
-    "shingling_of",
     "signs_from_sets",
     "slot_keys",
 ]
@@ -114,23 +110,6 @@ def build_method(method: str, params: dict[str, Any], canonical: dict[str, Any])
     return make_method(method, **params, **extra)
 
 
-def shingling_of(meth: Method) -> Shingling:
-    """The shingling the exact (verification) sets are made with (the method's
-    ``shingling`` hook: its own, or the default 5-word shingles)."""
-    return meth.shingling
-
-
-def canonical_of(meth: Method) -> CanonicalForm:
-    """The method's canonical form (the ``canonical`` hook)."""
-    return meth.canonical
-
-
 def signs_from_sets(meth: Method) -> bool:
     """True when signatures come from the shingle sets alone (no statistics needed)."""
     return meth.signs_from_sets and not meth.needs_fit
-
-
-def index_keys(meth: Method, sigs: Signatures) -> KeyRows:
-    """Index keys of every document of ``sigs`` (the method's ``index_keys`` hook; see the
-    module docstring)."""
-    return meth.index_keys(sigs)

@@ -34,7 +34,6 @@ import numpy as np
 from sqlalchemy import Connection, text
 
 from neardup.methods.base import CorpusStats, Method, Signatures, TermBags
-from neardup.store.methods import index_keys
 
 _SIGN_BATCH = 5000
 _FETCH_DOCS = 5000
@@ -292,7 +291,7 @@ def recompute(conn: Connection, collection_id: int, meth: Method) -> RecomputeRe
     _temp_table(conn, "tmp_nd_keys", "document_id BIGINT, band INTEGER, key BIGINT")
     laps.lap("write")
     for ids, sigs in _signatures(meth, stats, counts):
-        keys = index_keys(meth, sigs)
+        keys = meth.index_keys(sigs)
         payloads = _payloads(meth, sigs)
         laps.lap("sign")
         _copy_rows(
