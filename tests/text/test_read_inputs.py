@@ -199,7 +199,7 @@ _ALPHABET = "aб Z\n\t<[{=|'\x00\x01\x1b\u3000ё"
     st.sampled_from(["auto", "text"]),
 )
 def test_block_fast_path_equals_the_per_record_rules(texts: list[str], content_type: str) -> None:
-    """Arrow's block path with its byte-level shortcut gives what the per-record rules give."""
+    """The block path (msgspec) with its byte-level shortcut gives the per-record rules' result."""
     from neardup.text.read import jsonl_record, read_options, read_unit
     from neardup.text.units import LinesUnit
 
@@ -255,9 +255,9 @@ def test_a_plain_block_takes_the_column_shortcut() -> None:
     p = _paragraphs()
     data = "".join(json.dumps({"id": f"d{i}", "text": t}) + "\n" for i, t in enumerate(p))
     unit = LinesUnit("f.jsonl", "f.jsonl", data.encode(), 3)
-    parsed = read._arrow_parse(unit, read.read_options())
+    parsed = read._block_parse(unit, read.read_options())
     assert parsed is not None
-    cols = read._arrow_columns(unit, read.read_options(), *parsed)
+    cols = read._block_columns(unit, read.read_options(), *parsed)
     assert isinstance(cols.positions, range) and cols.ids == [f"d{i}" for i in range(len(p))]
     assert cols.sources[:2] == ["f.jsonl:3", "f.jsonl:4"] and cols.texts == list(p)
 

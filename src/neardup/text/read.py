@@ -305,9 +305,9 @@ def record_document(
 
 
 def _lines_documents(unit: LinesUnit, options: ReadOptions) -> list[Document | Skipped]:
-    """Documents of a block of JSONL lines: Arrow's JSON reader for a clean block (no blank
-    or oversize lines, string id and text), else one ``json.loads`` a line."""
-    fast = _arrow_lines(unit, options)
+    """Documents of a block of JSONL lines: the whole block decoded at once when it is clean
+    (:func:`_block_parse`), else one ``json.loads`` a line."""
+    fast = _block_lines(unit, options)
     if fast is not None:
         return fast
     out: list[Document | Skipped] = []
@@ -325,63 +325,63 @@ def _lines_documents(unit: LinesUnit, options: ReadOptions) -> list[Document | S
     return out
 
 
-def _arrow_lines(unit: LinesUnit, options: ReadOptions) -> list[Document | Skipped] | None:
-    parsed = _arrow_parse(unit, options)
+def _block_lines(unit: LinesUnit, options: ReadOptions) -> list[Document | Skipped] | None:
+    parsed = _block_parse(unit, options)
     if parsed is None:
         return None
-    return _arrow_documents(unit, options, *parsed)
+    return _block_documents(unit, options, *parsed)
 
 
-def _arrow_parse(unit: LinesUnit, options: ReadOptions) -> tuple[list[Any], list[Any], Any] | None:
-    """``(ids, texts, text column)`` of a clean block read by Arrow, or None (the
-    line-by-line path then): the raw id and text values, one a line."""
+def _block_parse(unit: LinesUnit, options: ReadOptions) -> tuple[list[Any], list[Any]] | None:
+    """``(ids, texts)`` of a clean block of JSONL lines, one a line, decoded at once by
+    msgspec into the two fields alone (the other fields are checked as JSON, not built),
+    or None (the line-by-line path then): a malformed or non-UTF-8 line, a line that is
+    not an object, an id that is not a string or null, or a text that is not a string or
+    null."""
     data = unit.data
     if not arrow_block(data, options.max_bytes):
         return None
+    decoder = _record_decoder(options.id_field, options.text_field)
+    if decoder is None:
+        return None
+    import msgspec
+
     try:
-        import pyarrow as pa
-        import pyarrow.json as pj
-
-        table = pj.read_json(pa.BufferReader(data), read_options=pj.ReadOptions(use_threads=False))
-    except Exception:  # malformed or non-UTF-8 lines, mixed types: the line-by-line path
+        records = decoder.decode_lines(data)
+    except (msgspec.MsgspecError, ValueError):
         return None
-    n = table.num_rows
-    if n != data.count(b"\n") + (0 if data.endswith(b"\n") else 1):
+    if len(records) != data.count(b"\n") + (0 if data.endswith(b"\n") else 1):
         return None
-    names = table.schema.names
-    if options.text_field not in names:
-        return None
-    texts = table.column(options.text_field)
-    if not pa.types.is_string(texts.type) and not pa.types.is_large_string(texts.type):
-        return None
-    if options.id_field in names:
-        ids_col = table.column(options.id_field)
-        if not pa.types.is_string(ids_col.type) and not pa.types.is_null(ids_col.type):
-            return None
-        try:
-            raw_ids = ids_col.to_pylist()
-        except UnicodeDecodeError:
-            return None
-    else:
-        raw_ids = [None] * n
-    try:
-        values = texts.to_pylist()  # Arrow's JSON reader does not check UTF-8: this does
-    except UnicodeDecodeError:
-        return None
-    return raw_ids, values, texts
+    return [r.doc_id for r in records], [r.body for r in records]
 
 
-def _arrow_documents(
-    unit: LinesUnit, options: ReadOptions, raw_ids: list[Any], values: list[Any], texts: Any
+@lru_cache(maxsize=8)
+def _record_decoder(id_field: str, text_field: str) -> Any:
+    """msgspec decoder of a record's id and text fields (None if they are one field)."""
+    if id_field == text_field:
+        return None
+    import msgspec
+
+    record = msgspec.defstruct(
+        "Record",
+        [("doc_id", str | None, None), ("body", str | None, None)],
+        rename={"doc_id": id_field, "body": text_field},
+    )
+    return msgspec.json.Decoder(record)
+
+
+def _block_documents(
+    unit: LinesUnit, options: ReadOptions, raw_ids: list[Any], values: list[Any]
 ) -> list[Document | Skipped]:
-    plain, sizes = _plain_records(texts, options)
+    plain = _plain_lines(unit.data, len(values), options)
     out: list[Document | Skipped] = []
     for k, (raw_id, text) in enumerate(zip(raw_ids, values, strict=True)):
         lineno = unit.first_line + k
         doc_id = record_id(raw_id, f"{unit.base}:{lineno}")
         source = f"{unit.path}:{lineno}"
         if plain[k] and text is not None and text and not text.isspace():
-            out.append(Document(doc_id, text, source, "text", int(sizes[k])))
+            size = len(text.encode("utf-8", "surrogatepass"))
+            out.append(Document(doc_id, text, source, "text", size))
         else:  # the full per-record rules (same outcome for the plain ones)
             out.append(record_document(doc_id, source, text, options, trusted=True))
     return out
@@ -410,22 +410,22 @@ def read_unit_columns(unit: Unit, options: ReadOptions) -> UnitColumns:
     """:func:`read_unit` column by column: equal to it item for item, without a
     :class:`Document` a record for the plain-text records of a JSONL block."""
     if isinstance(unit, LinesUnit):
-        parsed = _arrow_parse(unit, options)
+        parsed = _block_parse(unit, options)
         if parsed is not None:
-            return _arrow_columns(unit, options, *parsed)
+            return _block_columns(unit, options, *parsed)
     return _columns(read_unit(unit, options))
 
 
-def _arrow_columns(
-    unit: LinesUnit, options: ReadOptions, raw_ids: list[Any], values: list[Any], texts: Any
+def _block_columns(
+    unit: LinesUnit, options: ReadOptions, raw_ids: list[Any], values: list[Any]
 ) -> UnitColumns:
-    """What :func:`_arrow_documents` makes of a block, column by column: records with a
+    """What :func:`_block_documents` makes of a block, column by column: records with a
     non-blank id and a plain, non-blank text are taken as they are; the others (few, in
     real data) go through :func:`record_document` one by one."""
     import numpy as np
 
     n = len(values)
-    plain, _ = _plain_records(texts, options)
+    plain = _plain_lines(unit.data, n, options)
     pairs = zip(raw_ids, values, strict=True)
     good = np.fromiter((_bare(i) and _bare(v) for i, v in pairs), dtype=bool, count=n) & plain
     first, path = unit.first_line, unit.path
@@ -471,38 +471,53 @@ def _columns(items: list[Document | Skipped]) -> UnitColumns:
     return UnitColumns(ids, texts, sources, positions, skipped, len(items))
 
 
-def _plain_records(texts: Any, options: ReadOptions) -> tuple[Any, Any]:
-    """Which records of an Arrow string column :func:`record_document` would take as plain
-    text without looking further, decided on the UTF-8 bytes at once: not over
-    ``max_bytes``, no control byte (so no NUL and no binary head), and, unless the content
-    type is forced to ``text``, none of the characters markup needs (the sniffing shortcut
-    of :func:`_make_document`). Returns ``(bool (n,), byte sizes int64 (n,))``; records not
-    flagged go through :func:`record_document` itself."""
+def _plain_lines(data: bytes, n: int, options: ReadOptions) -> Any:
+    """Which of the ``n`` lines of a clean JSONL block hold a record that
+    :func:`record_document` would take as plain text without looking further, decided on
+    the raw bytes of the block at once: no control byte, no escape that can stand for one
+    or for a markup character (``\\b``, ``\\u0000``-``\\u007f``) and, unless the content
+    type is forced to ``text``, none of the characters markup needs (the sniffing shortcut of
+    :func:`_make_document`). The test is on the whole line, so a hint in another field
+    flags its record too: a flagged record goes through :func:`record_document` itself,
+    which decides it the same way, only slower. Size needs no test: a clean block has no
+    line over ``max_bytes`` (:func:`arrow_block`) and a text is never longer than its
+    line. Returns bool (n,)."""
     import numpy as np
 
-    arr = texts.combine_chunks() if hasattr(texts, "combine_chunks") else texts
-    n = len(arr)
-    kind = np.int64 if arr.type.equals(_large_string()) else np.int32
-    bufs = arr.buffers()
-    offsets = np.frombuffer(bufs[1], dtype=kind)[arr.offset : arr.offset + n + 1].astype(np.int64)
-    sizes = np.diff(offsets)
     if options.content_type not in ("auto", "text"):
-        return np.zeros(n, dtype=bool), sizes  # a forced markup: the full path
-    lo, hi = int(offsets[0]), int(offsets[-1])
-    raw = memoryview(bufs[2])[lo:hi].tobytes() if bufs[2] is not None else b""
-    codes = np.frombuffer(raw.translate(_hint_table(options.content_type)), dtype=np.uint8)
+        return np.zeros(n, dtype=bool)  # a forced markup: the full path
+    buf = np.frombuffer(data, dtype=np.uint8)
+    codes = np.frombuffer(data.translate(_hint_table(options.content_type)), dtype=np.uint8)
     at = _nonzero_bytes(codes)  # the few bytes that can be part of a hint
     code = codes[at]
     hit = code == 1  # a control byte, or "<"
+    escape = np.flatnonzero(code == 7)
+    if escape.size:  # a backslash: "\b" and "\u0000"-"\u007f" stand for ASCII controls
+        hit[escape] = _ascii_escape(buf, at[escape])  # and markup, "\u0430" does not
     if at.shape[0] > 1:
         nxt = at[1:] == at[:-1] + 1
         first, second = code[:-1], code[1:]
         doubled = (first == second) & (first >= 2) & (first <= 4)  # "[[", "{{", "=="
         hit[:-1] |= nxt & (doubled | ((first == 3) & (second == 6)))  # or "{|"
         hit[:-2] |= nxt[:-1] & nxt[1:] & (code[:-2] == 5) & (code[1:-1] == 5) & (code[2:] == 5)
+    line_ends = np.flatnonzero(buf == 10)
     flagged = np.zeros(n, dtype=bool)
-    flagged[np.searchsorted(offsets, at[hit] + lo, side="right") - 1] = True
-    return ~flagged & (sizes <= options.max_bytes), sizes
+    flagged[np.minimum(np.searchsorted(line_ends, at[hit]), n - 1)] = True
+    return ~flagged
+
+
+def _ascii_escape(buf: Any, at: Any) -> Any:
+    """bool (k,): whether the JSON escape starting with the backslash at each of ``at``
+    (int64 (k,) positions in the uint8 buffer ``buf``) can stand for an ASCII control or
+    markup character: ``\\b``, or ``\\u00`` followed by a digit 0-7."""
+    import numpy as np
+
+    padded = np.zeros(buf.shape[0] + 5, dtype=np.uint8)
+    padded[: buf.shape[0]] = buf
+    nxt = padded[at + 1]
+    zeros = (padded[at + 2] == ord("0")) & (padded[at + 3] == ord("0"))
+    low = (padded[at + 4] >= ord("0")) & (padded[at + 4] <= ord("7"))
+    return (nxt == ord("b")) | ((nxt == ord("u")) & zeros & low)
 
 
 def _nonzero_bytes(codes: Any) -> Any:
@@ -517,23 +532,18 @@ def _nonzero_bytes(codes: Any) -> Any:
     return near[codes[near] != 0]
 
 
-def _large_string() -> Any:
-    import pyarrow as pa
-
-    return pa.large_string()
-
-
 @lru_cache(maxsize=2)
 def _hint_table(content_type: str) -> bytes:
-    """``bytes.translate`` table for :func:`_plain_records`: 1 for a control byte (as
-    :func:`.encoding.looks_binary` counts them), and unless the content type is forced to
-    ``text``: 1 for ``<``; 2, 3, 4, 5, 6 for ``[``, ``{``, ``=``, ``'``, ``|`` (the bytes of
-    the markup pairs and triples); 0 for every other byte."""
+    """``bytes.translate`` table for :func:`_plain_lines`: 1 for a control byte (as
+    :func:`.encoding.looks_binary` counts them), 7 for a backslash, and unless the content
+    type is forced to ``text``: 1 for ``<``; 2, 3, 4, 5, 6 for ``[``, ``{``, ``=``, ``'``,
+    ``|`` (the bytes of the markup pairs and triples); 0 for every other byte."""
     from neardup.text.encoding import _CONTROL
 
     table = bytearray(256)
     for b in _CONTROL:
         table[b] = 1
+    table[ord("\\")] = 7
     if content_type == "auto":
         for code, char in enumerate(b"<[{='|", start=1):
             table[char] = code
@@ -542,9 +552,9 @@ def _hint_table(content_type: str) -> bytes:
 
 
 def arrow_block(data: bytes, max_bytes: int) -> bool:
-    """Whether a block of JSONL lines can go to Arrow's JSON reader as it is: one object a
-    line (no blank or CR-ended lines, so row k is line k) and no line over ``max_bytes``
-    (such a line is skipped, not parsed)."""
+    """Whether a block of JSONL lines can be decoded at once: one object a line (no blank
+    or CR-ended lines, so record k is line k) and no line over ``max_bytes`` (such a line
+    is skipped, not parsed)."""
     if b"\n\n" in data or data[:1].isspace() or b"\r" in data or len(data) < 2:
         return False
     return not (max_bytes < len(data) and _longest_line(data) > max_bytes)
