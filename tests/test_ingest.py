@@ -7,6 +7,8 @@ every k-th word, and one exact copy.
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -110,6 +112,43 @@ def test_trimming_starts_no_process(monkeypatch: pytest.MonkeyPatch) -> None:
     _memory._libc.cache_clear()
     assert _memory.trim() in (True, False)
     assert _memory._libc() is not None  # glibc on the machines neardup is tested on
+
+
+def _faults_of_reused_arrays() -> int:
+    """Minor page faults of four rounds of making and freeing arrays of 1.6-9.6 MB (the
+    sizes of a read unit's temporaries), after a first round."""
+    import resource
+
+    def one_round() -> None:
+        a = np.ones(400_000, dtype=np.uint64)
+        b = np.ones(900_000, dtype=np.uint64)
+        c = np.ones(200_000, dtype=np.uint64)
+        del a
+        d = np.ones(1_200_000, dtype=np.uint64)
+        del b, c, d
+
+    one_round()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(4):
+        one_round()
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc mallopt")
+def test_workers_reuse_freed_heap_instead_of_faulting_pages_in() -> None:
+    """A worker makes its temporaries again in freed heap instead of fresh pages from the
+    kernel (thousands of page faults a round under glibc's default thresholds)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from neardup import ingest
+
+    fork = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(1, mp_context=fork) as plain:
+        assert plain.submit(_faults_of_reused_arrays).result() > 2_000
+    init = ingest._start_worker
+    with ProcessPoolExecutor(1, mp_context=fork, initializer=init, initargs=(os.getpid(),)) as kept:
+        assert kept.submit(_faults_of_reused_arrays).result() < 200
 
 
 @pytest.mark.parametrize("method", ["minhash-lsh", "shingles-full"])

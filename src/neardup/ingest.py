@@ -130,7 +130,7 @@ def prepared_units(
         return
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     pool = ProcessPoolExecutor(
-        max_workers=jobs, mp_context=context, initializer=_die_with, initargs=(os.getpid(),)
+        max_workers=jobs, mp_context=context, initializer=_start_worker, initargs=(os.getpid(),)
     )
     with pool:
         pending: list[Future[PreparedUnit] | Skipped] = []
@@ -143,6 +143,14 @@ def prepared_units(
                 yield _result(pending.pop(0))
         while pending:
             yield _result(pending.pop(0))
+
+
+def _start_worker(parent: int) -> None:
+    """Worker initializer: die with the job, keep freed heap for the next unit."""
+    from neardup._memory import keep_freed_heap
+
+    _die_with(parent)
+    keep_freed_heap()
 
 
 def _die_with(parent: int) -> None:
