@@ -134,6 +134,15 @@ def _faults_of_reused_arrays() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
 
 
+def _glibc_defaults() -> None:
+    """glibc's initial thresholds (128 KiB), whatever the forking test process did."""
+    from neardup import _memory
+
+    lib = _memory._libc()
+    lib.mallopt(_memory._M_MMAP_THRESHOLD, 128 << 10)
+    lib.mallopt(_memory._M_TRIM_THRESHOLD, 128 << 10)
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc mallopt")
 def test_workers_reuse_freed_heap_instead_of_faulting_pages_in() -> None:
     """A worker makes its temporaries again in freed heap instead of fresh pages from the
@@ -144,7 +153,7 @@ def test_workers_reuse_freed_heap_instead_of_faulting_pages_in() -> None:
     from neardup import ingest
 
     fork = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(1, mp_context=fork) as plain:
+    with ProcessPoolExecutor(1, mp_context=fork, initializer=_glibc_defaults) as plain:
         assert plain.submit(_faults_of_reused_arrays).result() > 2_000
     init = ingest._start_worker
     with ProcessPoolExecutor(1, mp_context=fork, initializer=init, initargs=(os.getpid(),)) as kept:

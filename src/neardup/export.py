@@ -147,7 +147,7 @@ def _file_batches(
     elif kind == "jsonl":
         for unit in plan_file(path, name, "jsonl", options):
             if isinstance(unit, LinesUnit):
-                yield from _lines_of(unit, want, options)
+                yield from _lines_of(unit.loaded(), want, options)
     elif kind == "csv":
         yield from _csv_rows(path, name, want, options)
     else:

@@ -81,9 +81,7 @@ def test_csv_bad_byte_costs_its_record_only(tmp_path: Path) -> None:
     path.write_bytes(data)
     items = list(read_corpus([path]))
     skips = [x for x in items if isinstance(x, Skipped)]
-    assert [(s.id, s.reason, s.source) for s in skips] == [
-        ("1000", "undecodable", f"{path}:1002")
-    ]
+    assert [(s.id, s.reason, s.source) for s in skips] == [("1000", "undecodable", f"{path}:1002")]
     assert len([x for x in items if isinstance(x, Document)]) == 1999
 
 
@@ -273,3 +271,90 @@ def test_nonzero_bytes_is_flatnonzero(data: bytes, skip: int) -> None:
     sparse = np.where(codes % 5 == 0, codes, 0).astype(np.uint8)
     for arr in (codes, sparse):
         assert _nonzero_bytes(arr).tolist() == np.flatnonzero(arr).tolist()
+
+
+def _read_planned(data: bytes, max_bytes: int, by_span: bool) -> list[object]:
+    """Every item read from ``data`` as JSONL, planned by file span or by stream."""
+    import tempfile
+
+    from neardup.text import units
+    from neardup.text.read import read_options, read_unit
+
+    opts = read_options(max_bytes=max_bytes)
+    items: list[object] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp, "f.jsonl")
+        path.write_bytes(data)
+        if by_span:
+            plan = list(units._plan_jsonl_spans(path, "f", "f", opts))
+        else:
+            plan = list(units._plan_stream(path, "f", "f", opts))
+        for unit in plan:
+            items.extend([unit] if isinstance(unit, Skipped) else read_unit(unit, opts))
+    return items
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 60), st.sampled_from([b"\n", b"\r\n", b"\r\r\n"])),
+        max_size=25,
+    ),
+    st.booleans(),
+    st.integers(20, 90),
+    st.integers(8, 200),
+)
+def test_blocks_planned_by_span_read_as_blocks_read_from_a_stream(
+    lines: list[tuple[int, bytes]], last_newline: bool, max_bytes: int, block: int
+) -> None:
+    """Blocks planned as file spans (the workers read them) give each line's documents or
+    skip by the one-line rules, oversize lines included; so do blocks read from a stream,
+    except that a line ending in several ``\\r`` counts them against ``max_bytes`` there."""
+    from neardup.text import units
+    from neardup.text.read import jsonl_record, read_options
+
+    data = b"".join(
+        json.dumps({"id": f"r{i}", "text": "w " * (k // 2) + "x" * (k % 2)}).encode() + end
+        for i, (k, end) in enumerate(lines)
+    )
+    if data and not last_newline:
+        data = data.rstrip(b"\r\n")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(units, "BLOCK_BYTES", block)
+        by_span = _read_planned(data, max_bytes, by_span=True)
+        by_stream = _read_planned(data, max_bytes, by_span=False)
+    want: list[object] = []
+    for k, line in enumerate(data.split(b"\n")[: len(lines)]):
+        where = f"f:{k + 1}"
+        if len(line.rstrip(b"\r")) > max_bytes:
+            want.append(Skipped(where, where, "oversize", f"line over max_bytes={max_bytes}"))
+        else:
+            want.append(jsonl_record(line, where, where, read_options(max_bytes=max_bytes)))
+    assert by_span == want
+    if b"\r\r" not in data:
+        assert by_stream == want
+
+
+def test_a_jsonl_file_is_planned_by_span_and_read_in_the_reader(tmp_path: Path) -> None:
+    from neardup.text.read import read_options
+    from neardup.text.units import LinesUnit, plan_units
+
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"id": "a", "text": "one two"}\n{"id": "b", "text": "three"}\n')
+    (unit,) = plan_units([path], read_options())
+    assert isinstance(unit, LinesUnit) and unit.data == b""
+    assert unit.span == (str(path), 0, path.stat().st_size)
+    assert [d.id for d in read_corpus([path])] == ["a", "b"]
+
+
+def test_a_file_cut_short_after_planning_is_a_skip_row(tmp_path: Path) -> None:
+    from neardup.text.read import read_options, read_unit
+    from neardup.text.units import plan_units
+
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"id": "a", "text": "one two"}\n{"id": "b", "text": "three"}\n')
+    (unit,) = plan_units([path], read_options())
+    path.write_text('{"id": "a"}\n')
+    (skip,) = read_unit(unit, read_options())
+    assert isinstance(skip, Skipped) and skip.reason == "unreadable"
+    assert "changed while it was read" in skip.detail and skip.id.endswith(":1")

@@ -166,7 +166,10 @@ def _iterate(paths: list[Path], opts: ReadOptions, spool: Spool) -> Iterator[Doc
 def read_unit(unit: Unit, options: ReadOptions) -> list[Document | Skipped]:
     """The documents and skips of one unit, in order (the costly half of reading)."""
     if isinstance(unit, LinesUnit):
-        return _lines_documents(unit, options)
+        try:
+            return _lines_documents(unit.loaded(), options)
+        except OSError as exc:
+            return [_unloaded(unit, exc)]
     if isinstance(unit, RecordsUnit):
         return [
             record_document(i, w, t, options, trusted=False)
@@ -410,10 +413,20 @@ def read_unit_columns(unit: Unit, options: ReadOptions) -> UnitColumns:
     """:func:`read_unit` column by column: equal to it item for item, without a
     :class:`Document` a record for the plain-text records of a JSONL block."""
     if isinstance(unit, LinesUnit):
+        try:
+            unit = unit.loaded()
+        except OSError as exc:
+            return _columns([_unloaded(unit, exc)])
         parsed = _block_parse(unit, options)
         if parsed is not None:
             return _block_columns(unit, options, *parsed)
     return _columns(read_unit(unit, options))
+
+
+def _unloaded(unit: LinesUnit, exc: OSError) -> Skipped:
+    """The skip row of a block whose file could not be read again."""
+    where = f"{unit.path}:{unit.first_line}"
+    return Skipped(f"{unit.base}:{unit.first_line}", where, "unreadable", f"OSError: {exc}")
 
 
 def _block_columns(

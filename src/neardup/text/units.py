@@ -87,13 +87,34 @@ class LinesUnit:
 
     Attributes:
         path: the file as shown in skip rows; base: prefix of fallback ids (``base:LINE``);
-        data: the lines' bytes (decompressed); first_line: 1-based number of the first line.
+        data: the lines' bytes (decompressed), or ``b""`` when ``span`` locates them;
+        first_line: 1-based number of the first line.
+        span: ``(file, offset, length)``: where the lines lie in an uncompressed file, read
+            by :meth:`loaded` in the process that reads the unit (so a pool of workers is
+            not sent the corpus through pipes); None when ``data`` holds them.
     """
 
     path: str
     base: str
     data: bytes
     first_line: int
+    span: tuple[str, int, int] | None = None
+
+    def loaded(self) -> LinesUnit:
+        """This unit with its lines in ``data``.
+
+        Raises:
+            OSError: the file can no longer be read, or is shorter than planned.
+        """
+        if self.span is None:
+            return self
+        file, offset, length = self.span
+        with open(file, "rb") as f:
+            f.seek(offset)
+            data = f.read(length)
+        if len(data) != length:
+            raise OSError(f"{self.path} changed while it was read: {len(data)} of {length} bytes")
+        return LinesUnit(self.path, self.base, data, self.first_line)
 
 
 @dataclass(frozen=True, slots=True)
@@ -340,6 +361,16 @@ def open_stream(path: Path) -> IO[bytes]:
 
 def _plan_jsonl(path: Path, name: str, options: ReadOptions) -> Iterator[Unit | Skipped]:
     shown = scrub(str(path)) if name != "-" else "-"
+    if name != "-" and input_kind(path.name) == "jsonl" and _uncompressed(path):
+        yield from _plan_jsonl_spans(path, name, shown, options)
+    else:
+        yield from _plan_stream(path, name, shown, options)
+
+
+def _plan_stream(
+    path: Path, name: str, shown: str, options: ReadOptions
+) -> Iterator[Unit | Skipped]:
+    """The blocks of a JSONL stream (compressed, or standard input) with their bytes."""
     try:
         with open_stream(path) as f:
             for first, data, skip in line_blocks(f, options.max_bytes):
@@ -350,6 +381,91 @@ def _plan_jsonl(path: Path, name: str, options: ReadOptions) -> Iterator[Unit | 
                 yield LinesUnit(shown, name, data, first)
     except _ERRORS as exc:
         yield Skipped(name, shown, "unreadable", f"{type(exc).__name__}: {exc}")
+
+
+def _uncompressed(path: Path) -> bool:
+    return not path.name.lower().endswith((".gz", ".zst", ".bz2", ".xz"))
+
+
+def _plan_jsonl_spans(
+    path: Path, name: str, shown: str, options: ReadOptions
+) -> Iterator[Unit | Skipped]:
+    """The blocks of an uncompressed JSONL file as file spans (:attr:`LinesUnit.span`): the
+    planner only finds where blocks end and counts their lines."""
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            for first, offset, length, skip in span_blocks(f, size, options.max_bytes):
+                if skip is not None:
+                    yield Skipped(f"{name}:{first}", f"{shown}:{first}", "oversize", skip)
+                else:
+                    yield LinesUnit(shown, name, b"", first, (str(path), offset, length))
+    except _ERRORS as exc:
+        yield Skipped(name, shown, "unreadable", f"{type(exc).__name__}: {exc}")
+
+
+def span_blocks(
+    f: IO[bytes], size: int, max_bytes: int
+) -> Iterator[tuple[int, int, int, str | None]]:
+    """:func:`line_blocks` by position: ``(first line number, offset, length, None)`` of
+    each block of whole lines of the seekable ``f`` (``size`` bytes), and ``(line number,
+    offset, 0, reason)`` for a line over ``max_bytes`` longer than a block (read past in
+    pieces, never held).
+
+    A block ends at the last ``\\n`` within :data:`BLOCK_BYTES` (or ``max_bytes + 2``, if
+    smaller) of its start; a line longer than that is a block of its own, or a skip.
+    """
+    reason = f"line over max_bytes={max_bytes}"
+    window = min(BLOCK_BYTES, max_bytes + 2)
+    pos, line = 0, 1
+    while pos < size:
+        if pos + window >= size:
+            yield line, pos, size - pos, None
+            return
+        f.seek(pos)
+        chunk = f.read(window)
+        cut = chunk.rfind(b"\n")
+        if cut >= 0:
+            yield line, pos, cut + 1, None
+            line += chunk.count(b"\n", 0, cut + 1)
+            pos += cut + 1
+            continue
+        nl = _next_newline(f, pos + window, size)
+        stop = size if nl < 0 else nl + 1
+        if _content_length(f, pos, size if nl < 0 else nl) > max_bytes:
+            yield line, pos, 0, reason
+        else:
+            yield line, pos, stop - pos, None
+        line, pos = line + 1, stop
+
+
+def _next_newline(f: IO[bytes], start: int, size: int) -> int:
+    """Position of the first ``\\n`` at or after ``start``, or -1 (read in pieces)."""
+    f.seek(start)
+    at = start
+    while at < size:
+        piece = f.read(_PIECE)
+        if not piece:
+            break
+        k = piece.find(b"\n")
+        if k >= 0:
+            return at + k
+        at += len(piece)
+    return -1
+
+
+def _content_length(f: IO[bytes], start: int, end: int) -> int:
+    """Length of bytes ``start:end`` of ``f`` without their trailing ``\\r`` bytes (as
+    ``rstrip(b"\\r")``), reading only the tail."""
+    while end > start:
+        step = min(64, end - start)
+        f.seek(end - step)
+        tail = f.read(step)
+        kept = len(tail.rstrip(b"\r"))
+        if kept:
+            return end - step + kept - start
+        end -= step
+    return 0
 
 
 def line_blocks(f: IO[bytes], max_bytes: int) -> Iterator[tuple[int, bytes, str | None]]:
@@ -460,9 +576,7 @@ def _record_batches(
         else:
             raw_ids = [None] * len(texts)
         where = tuple(f"{shown}:row {row + i + 1}" for i in range(len(texts)))
-        ids = tuple(
-            record_id(v, f"{name}:{row + i + 1}") for i, v in enumerate(raw_ids)
-        )
+        ids = tuple(record_id(v, f"{name}:{row + i + 1}") for i, v in enumerate(raw_ids))
         row += len(texts)
         yield RecordsUnit(shown, ids, tuple(texts), where)
 
@@ -529,7 +643,12 @@ def _csv_units(
 
 
 def _csv_rows(
-    reader: Any, lines: _BoundedLines, shown: str, name: str, ti: int, ii: int,
+    reader: Any,
+    lines: _BoundedLines,
+    shown: str,
+    name: str,
+    ti: int,
+    ii: int,
     options: ReadOptions,
 ) -> Iterator[tuple[str, str, str] | Skipped]:
     """``(id, raw text, locator)`` of each record, or its skip row."""
