@@ -358,3 +358,32 @@ def test_a_file_cut_short_after_planning_is_a_skip_row(tmp_path: Path) -> None:
     (skip,) = read_unit(unit, read_options())
     assert isinstance(skip, Skipped) and skip.reason == "unreadable"
     assert "changed while it was read" in skip.detail and skip.id.endswith(":1")
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"id": "a", "text": "one"}\n\n{"id": "b", "text": "two"}\n',
+        b'\n{"id": "a", "text": "one"}\n{"id": "b", "text": "two"}',
+        b'{"id": "a", "text": "one"} {"id": "c", "text": "x"}\n\n{"id": "b", "text": "two"}\n',
+        b'  {"id": "a", "text": "one"}\n{"id": "b", "text": "two"}\n',
+        b'{"id": "a", "text": "one"}\n{"id": "b", "text": "two"}\n\n',
+    ],
+)
+def test_blank_lines_and_two_objects_on_a_line_keep_line_numbers(data: bytes) -> None:
+    """Blocks the one-decode path must refuse: a blank line, or two objects on one line
+    beside a blank line, would shift every later record onto the wrong line."""
+    from neardup.text.read import jsonl_record, read_options, read_unit, read_unit_columns
+    from neardup.text.units import LinesUnit
+
+    opts = read_options()
+    want = [
+        jsonl_record(line, f"f:{k + 1}", f"f:{k + 1}", opts)
+        for k, line in enumerate(data.split(b"\n"))
+        if line.strip()
+    ]
+    unit = LinesUnit("f", "f", data, 1)
+    assert read_unit(unit, opts) == want
+    cols = read_unit_columns(unit, opts)
+    assert cols.ids == [d.id for d in want if isinstance(d, Document)]
+    assert cols.sources == [d.source for d in want if isinstance(d, Document)]

@@ -335,14 +335,15 @@ def _block_lines(unit: LinesUnit, options: ReadOptions) -> list[Document | Skipp
     return _block_documents(unit, options, *parsed)
 
 
-def _block_parse(unit: LinesUnit, options: ReadOptions) -> tuple[list[Any], list[Any]] | None:
-    """``(ids, texts)`` of a clean block of JSONL lines, one a line, decoded at once by
-    msgspec into the two fields alone (the other fields are checked as JSON, not built),
-    or None (the line-by-line path then): a malformed or non-UTF-8 line, a line that is
-    not an object, an id that is not a string or null, or a text that is not a string or
-    null."""
+def _block_parse(unit: LinesUnit, options: ReadOptions) -> tuple[list[Any], list[Any], Any] | None:
+    """``(ids, texts, line ends)`` of a clean block of JSONL lines (:func:`_clean_lines`),
+    one record a line, decoded at once by msgspec into the two fields alone (the other
+    fields are checked as JSON, not built), or None (the line-by-line path then): a
+    malformed or non-UTF-8 line, a line that is not an object, an id that is not a string
+    or null, or a text that is not a string or null."""
     data = unit.data
-    if not arrow_block(data, options.max_bytes):
+    ends = _clean_lines(data, options.max_bytes)
+    if ends is None:
         return None
     decoder = _record_decoder(options.id_field, options.text_field)
     if decoder is None:
@@ -353,9 +354,28 @@ def _block_parse(unit: LinesUnit, options: ReadOptions) -> tuple[list[Any], list
         records = decoder.decode_lines(data)
     except (msgspec.MsgspecError, ValueError):
         return None
-    if len(records) != data.count(b"\n") + (0 if data.endswith(b"\n") else 1):
+    if len(records) != ends.shape[0] + (0 if data.endswith(b"\n") else 1):
         return None
-    return [r.doc_id for r in records], [r.body for r in records]
+    return [r.doc_id for r in records], [r.body for r in records], ends
+
+
+def _clean_lines(data: bytes, max_bytes: int) -> Any:
+    """int64 positions of the ``\\n`` bytes of a block that can be decoded at once, or
+    None: it must hold one object a line (no blank, CR-ended or space-led first line, so
+    record k is line k) and no line over ``max_bytes`` (such a line is skipped, not
+    parsed). The same test as :func:`arrow_block`, on the line ends it also gives."""
+    import numpy as np
+
+    if len(data) < 2 or data[:1].isspace() or b"\r" in data:
+        return None
+    ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    if ends.size and (ends[0] == 0 or bool((ends[1:] - ends[:-1] == 1).any())):
+        return None
+    if max_bytes < len(data):
+        bounds = np.concatenate([[-1], ends, [len(data)]])
+        if int((bounds[1:] - bounds[:-1]).max()) - 1 > max_bytes:
+            return None
+    return ends
 
 
 @lru_cache(maxsize=8)
@@ -374,9 +394,9 @@ def _record_decoder(id_field: str, text_field: str) -> Any:
 
 
 def _block_documents(
-    unit: LinesUnit, options: ReadOptions, raw_ids: list[Any], values: list[Any]
+    unit: LinesUnit, options: ReadOptions, raw_ids: list[Any], values: list[Any], ends: Any
 ) -> list[Document | Skipped]:
-    plain = _plain_lines(unit.data, len(values), options)
+    plain = _plain_lines(unit.data, ends, len(values), options)
     out: list[Document | Skipped] = []
     for k, (raw_id, text) in enumerate(zip(raw_ids, values, strict=True)):
         lineno = unit.first_line + k
@@ -430,7 +450,7 @@ def _unloaded(unit: LinesUnit, exc: OSError) -> Skipped:
 
 
 def _block_columns(
-    unit: LinesUnit, options: ReadOptions, raw_ids: list[Any], values: list[Any]
+    unit: LinesUnit, options: ReadOptions, raw_ids: list[Any], values: list[Any], ends: Any
 ) -> UnitColumns:
     """What :func:`_block_documents` makes of a block, column by column: records with a
     non-blank id and a plain, non-blank text are taken as they are; the others (few, in
@@ -438,7 +458,7 @@ def _block_columns(
     import numpy as np
 
     n = len(values)
-    plain = _plain_lines(unit.data, n, options)
+    plain = _plain_lines(unit.data, ends, n, options)
     pairs = zip(raw_ids, values, strict=True)
     good = np.fromiter((_bare(i) and _bare(v) for i, v in pairs), dtype=bool, count=n) & plain
     first, path = unit.first_line, unit.path
@@ -484,8 +504,9 @@ def _columns(items: list[Document | Skipped]) -> UnitColumns:
     return UnitColumns(ids, texts, sources, positions, skipped, len(items))
 
 
-def _plain_lines(data: bytes, n: int, options: ReadOptions) -> Any:
-    """Which of the ``n`` lines of a clean JSONL block hold a record that
+def _plain_lines(data: bytes, ends: Any, n: int, options: ReadOptions) -> Any:
+    """Which of the ``n`` lines of a clean JSONL block (``ends``: int64 positions of its
+    ``\\n`` bytes, :func:`_clean_lines`) hold a record that
     :func:`record_document` would take as plain text without looking further, decided on
     the raw bytes of the block at once: no control byte, no escape that can stand for one
     or for a markup character (``\\b``, ``\\u0000``-``\\u007f``) and, unless the content
@@ -493,7 +514,7 @@ def _plain_lines(data: bytes, n: int, options: ReadOptions) -> Any:
     :func:`_make_document`). The test is on the whole line, so a hint in another field
     flags its record too: a flagged record goes through :func:`record_document` itself,
     which decides it the same way, only slower. Size needs no test: a clean block has no
-    line over ``max_bytes`` (:func:`arrow_block`) and a text is never longer than its
+    line over ``max_bytes`` (:func:`_clean_lines`) and a text is never longer than its
     line. Returns bool (n,)."""
     import numpy as np
 
@@ -513,9 +534,8 @@ def _plain_lines(data: bytes, n: int, options: ReadOptions) -> Any:
         doubled = (first == second) & (first >= 2) & (first <= 4)  # "[[", "{{", "=="
         hit[:-1] |= nxt & (doubled | ((first == 3) & (second == 6)))  # or "{|"
         hit[:-2] |= nxt[:-1] & nxt[1:] & (code[:-2] == 5) & (code[1:-1] == 5) & (code[2:] == 5)
-    line_ends = np.flatnonzero(buf == 10)
     flagged = np.zeros(n, dtype=bool)
-    flagged[np.minimum(np.searchsorted(line_ends, at[hit]), n - 1)] = True
+    flagged[np.minimum(np.searchsorted(ends, at[hit]), n - 1)] = True
     return ~flagged
 
 
