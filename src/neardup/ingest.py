@@ -18,7 +18,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -56,7 +56,7 @@ class PreparedUnit:
     """
 
     ids: list[str]
-    sources: list[str]
+    sources: Sequence[str]
     positions: np.ndarray
     counts: np.ndarray
     sets: ShingleSets

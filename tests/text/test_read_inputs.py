@@ -242,7 +242,7 @@ def test_columns_equal_the_documents_and_skips(
     assert cols.items == len(items)
     assert list(cols.positions) == [k for k, _ in docs]
     assert cols.ids == [d.id for _, d in docs] and cols.texts == [d.text for _, d in docs]
-    assert cols.sources == [d.source for _, d in docs]
+    assert list(cols.sources) == [d.source for _, d in docs]
     assert cols.skipped == [(k, x) for k, x in enumerate(items) if isinstance(x, Skipped)]
 
 
@@ -258,6 +258,9 @@ def test_a_plain_block_takes_the_column_shortcut() -> None:
     cols = read._block_columns(unit, read.read_options(), *parsed)
     assert isinstance(cols.positions, range) and cols.ids == [f"d{i}" for i in range(len(p))]
     assert cols.sources[:2] == ["f.jsonl:3", "f.jsonl:4"] and cols.texts == list(p)
+    assert cols.sources[-1] == f"f.jsonl:{len(p) + 2}" and len(cols.sources) == len(p)
+    with pytest.raises(IndexError):
+        cols.sources[len(p)]
 
 
 @settings(max_examples=200, deadline=None)
@@ -386,4 +389,4 @@ def test_blank_lines_and_two_objects_on_a_line_keep_line_numbers(data: bytes) ->
     assert read_unit(unit, opts) == want
     cols = read_unit_columns(unit, opts)
     assert cols.ids == [d.id for d in want if isinstance(d, Document)]
-    assert cols.sources == [d.source for d in want if isinstance(d, Document)]
+    assert list(cols.sources) == [d.source for d in want if isinstance(d, Document)]

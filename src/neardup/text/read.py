@@ -423,7 +423,7 @@ class UnitColumns:
 
     ids: list[str]
     texts: list[str]
-    sources: list[str]
+    sources: Sequence[str]
     positions: Sequence[int]
     skipped: list[tuple[int, Skipped]]
     items: int
@@ -463,8 +463,7 @@ def _block_columns(
     good = np.fromiter((_bare(i) and _bare(v) for i, v in pairs), dtype=bool, count=n) & plain
     first, path = unit.first_line, unit.path
     if good.all():
-        sources = [f"{path}:{line}" for line in range(first, first + n)]
-        return UnitColumns(raw_ids, values, sources, range(n), [], n)
+        return UnitColumns(raw_ids, values, LineSources(path, first, n), range(n), [], n)
     made: dict[int, Document] = {}
     skipped: list[tuple[int, Skipped]] = []
     for k in np.flatnonzero(~good).tolist():
@@ -480,6 +479,26 @@ def _block_columns(
     kept = [made[k].text if k in made else values[k] for k in at]
     sources = [f"{path}:{first + k}" for k in at]
     return UnitColumns(ids, kept, sources, at, skipped, n)
+
+
+@dataclass(frozen=True, slots=True)
+class LineSources(Sequence[str]):
+    """The sources ``path:LINE`` of ``lines`` consecutive lines from ``first``, made when
+    asked for (a worker sends three values, not a string a document)."""
+
+    path: str
+    first: int
+    lines: int
+
+    def __len__(self) -> int:
+        return self.lines
+
+    def __getitem__(self, k: Any) -> Any:
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(self.lines))]
+        if not -self.lines <= k < self.lines:
+            raise IndexError(k)
+        return f"{self.path}:{self.first + k % self.lines}"
 
 
 def _bare(value: object) -> bool:
