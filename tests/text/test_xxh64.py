@@ -40,9 +40,10 @@ def test_known_values():
 
 @pytest.mark.slow
 @settings(derandomize=True, max_examples=40, deadline=None)
-@given(st.lists(st.binary(max_size=48), min_size=130, max_size=600), st.integers(0, 2**64 - 1))
+@given(st.lists(st.binary(max_size=100), min_size=300, max_size=900), st.integers(0, 2**64 - 1))
 def test_equals_xxhash_on_large_batches(strings, seed):
-    # more than 4 * SHORT ranges: the length-grouped path for strings under 32 bytes
+    # more than 4 * SHORT ranges: the length-grouped path for strings under 64 bytes (one
+    # stripe from 32 on) beside the general path for longer ones
     buf, starts, ends = _ranges(strings)
     got = xxh64_ranges(buf, starts, ends, seed)
     assert got.tolist() == [xxhash.xxh64_intdigest(s, seed) for s in strings]
@@ -54,3 +55,12 @@ def test_equals_xxhash_on_the_words_of_a_real_text():
     assert len(words) > 500
     got = xxh64_ranges(buf, starts, ends, 11)
     assert got.tolist() == [xxhash.xxh64_intdigest(w, 11) for w in words]
+
+
+def test_every_length_up_to_a_hundred_bytes_in_one_batch():
+    """Each length of the grouped path (0-63 bytes, one stripe from 32 on) and past it."""
+    rng = np.random.default_rng(5)
+    strings = [rng.bytes(n % 100) for n in range(400)]
+    buf, starts, ends = _ranges(strings)
+    got = xxh64_ranges(buf, starts, ends, 3)
+    assert got.tolist() == [xxhash.xxh64_intdigest(s, 3) for s in strings]

@@ -110,7 +110,7 @@ def xxh64_ranges(
     return h
 
 
-SHORT = 32  # strings shorter than this skip the stripe loop
+SHORT = 64  # strings shorter than this take the length-grouped path (at most one stripe)
 
 
 def _short_ranges(
@@ -121,11 +121,12 @@ def _short_ranges(
     length: np.ndarray,
     seed: np.uint64,
 ) -> np.ndarray:
-    """XXH64 of strings shorter than 32 bytes, one length at a time.
+    """XXH64 of strings shorter than :data:`SHORT` bytes, one length at a time.
 
     The strings are ordered by length (a stable radix sort of small integers), so each
-    length's steps (``L // 8`` eight-byte, ``L % 8 // 4`` four-byte and ``L % 4`` one-byte
-    rounds) run on one contiguous slice without masks or scatters.
+    length's steps (one 32-byte stripe from 32 bytes on, then ``L % 32 // 8`` eight-byte,
+    ``L % 8 // 4`` four-byte and ``L % 4`` one-byte rounds) run on one contiguous slice
+    without masks or scatters.
     """
     order = np.argsort(length.astype(np.uint8), kind="stable")
     sorted_starts = starts[order]
@@ -150,11 +151,16 @@ def _short_one_length(
     size: int,
     seed: np.uint64,
 ) -> np.ndarray:
-    """XXH64 of ``size``-byte strings (``size < 32``) starting at ``pos``."""
-    h = np.full(pos.shape[0], seed + P5 + np.uint64(size), dtype=U64)
+    """XXH64 of ``size``-byte strings (``size <`` :data:`SHORT`) starting at ``pos``."""
+    if size >= 32:  # one stripe
+        h, _ = _stripes(r64, pos, np.full(pos.shape[0], size, dtype=np.int64), seed)
+        h += np.uint64(size)
+        at = 32
+    else:
+        h = np.full(pos.shape[0], seed + P5 + np.uint64(size), dtype=U64)
+        at = 0
     tmp = np.empty_like(h)
-    at = 0
-    for _ in range(size // 8):
+    while size - at >= 8:
         k = r64[pos + at] * P2
         np.bitwise_or(k << np.uint64(31), k >> np.uint64(33), out=k)
         k *= P1
