@@ -32,7 +32,7 @@ from typing import IO, Any, Literal
 
 from neardup.errors import ParameterError
 from neardup.text.formats import datasets_files, input_kind, is_datasets_folder
-from neardup.text.read import arrow_block, read_unit
+from neardup.text.read import block_records, read_unit
 from neardup.text.types import Document
 from neardup.text.units import (
     BATCH_ROWS,
@@ -159,7 +159,7 @@ def _lines_of(unit: LinesUnit, want: Any, options: ReadOptions) -> Iterator[_Bat
     lines = unit.data.split(b"\n")
     if lines and not lines[-1]:
         lines.pop()
-    fast = _arrow_ids(unit, len(lines), options)
+    fast = _block_ids(unit, len(lines), options)
     if fast is not None:
         chosen = [lines[k].rstrip(b"\r") for k, doc_id in enumerate(fast) if want(doc_id)]
         if chosen:
@@ -182,33 +182,15 @@ def _lines_of(unit: LinesUnit, want: Any, options: ReadOptions) -> Iterator[_Bat
         yield ("lines", picked)
 
 
-def _arrow_ids(unit: LinesUnit, n: int, options: ReadOptions) -> list[str] | None:
+def _block_ids(unit: LinesUnit, n: int, options: ReadOptions) -> list[str] | None:
     """The document ids of a clean JSONL block (one object a line, a text string on every
-    line, string ids) by Arrow's JSON reader, or ``None`` for the line-by-line path."""
-    data = unit.data
-    if not arrow_block(data, options.max_bytes):
+    line, string ids), decoded as the reader decodes it (:func:`block_records`), or
+    ``None`` for the line-by-line path."""
+    parsed = block_records(unit, options)
+    if parsed is None:
         return None
-    try:
-        import pyarrow as pa
-        import pyarrow.json as pj
-
-        table = pj.read_json(pa.BufferReader(data), read_options=pj.ReadOptions(use_threads=False))
-        if table.num_rows != n or options.text_field not in table.schema.names:
-            return None
-        text_type = table.schema.field(options.text_field).type
-        if not (pa.types.is_string(text_type) or pa.types.is_large_string(text_type)):
-            return None
-        if table.column(options.text_field).null_count:
-            return None
-        table.validate(full=True)  # Arrow's JSON reader does not check UTF-8: this does
-        if options.id_field not in table.schema.names:
-            raw: list[object] = [None] * n
-        else:
-            ids = table.column(options.id_field)
-            if not (pa.types.is_string(ids.type) or pa.types.is_null(ids.type)):
-                return None
-            raw = ids.to_pylist()
-    except Exception:  # malformed lines, mixed types, bad UTF-8: the line-by-line path
+    raw, texts = parsed
+    if len(raw) != n or any(t is None for t in texts):
         return None
     return [record_id(v, f"{unit.base}:{unit.first_line + k}") for k, v in enumerate(raw)]
 
@@ -273,9 +255,7 @@ def _arrow_batches(
             if options.id_field in names
             else [None] * batch.num_rows
         )
-        mask = [
-            want(record_id(v, f"{name}:{row + i + 1}")) for i, v in enumerate(raw_ids)
-        ]
+        mask = [want(record_id(v, f"{name}:{row + i + 1}")) for i, v in enumerate(raw_ids)]
         row += batch.num_rows
         if any(mask):
             yield ("arrow", batch.filter(pa.array(mask, type=pa.bool_())))

@@ -335,6 +335,13 @@ def _block_lines(unit: LinesUnit, options: ReadOptions) -> list[Document | Skipp
     return _block_documents(unit, options, *parsed)
 
 
+def block_records(unit: LinesUnit, options: ReadOptions) -> tuple[list[Any], list[Any]] | None:
+    """The raw id and text values of a clean JSONL block, one a line, as the reader decodes
+    them (:func:`_block_parse`), or None where the block must be read line by line."""
+    parsed = _block_parse(unit, options)
+    return None if parsed is None else (parsed[0], parsed[1])
+
+
 def _block_parse(unit: LinesUnit, options: ReadOptions) -> tuple[list[Any], list[Any], Any] | None:
     """``(ids, texts, line ends)`` of a clean block of JSONL lines (:func:`_clean_lines`),
     one record a line, decoded at once by msgspec into the two fields alone (the other
@@ -363,7 +370,7 @@ def _clean_lines(data: bytes, max_bytes: int) -> Any:
     """int64 positions of the ``\\n`` bytes of a block that can be decoded at once, or
     None: it must hold one object a line (no blank, CR-ended or space-led first line, so
     record k is line k) and no line over ``max_bytes`` (such a line is skipped, not
-    parsed). The same test as :func:`arrow_block`, on the line ends it also gives."""
+    parsed)."""
     import numpy as np
 
     if len(data) < 2 or data[:1].isspace() or b"\r" in data:
@@ -601,23 +608,6 @@ def _hint_table(content_type: str) -> bytes:
             table[char] = code
         table[ord("<")] = 1
     return bytes(table)
-
-
-def arrow_block(data: bytes, max_bytes: int) -> bool:
-    """Whether a block of JSONL lines can be decoded at once: one object a line (no blank
-    or CR-ended lines, so record k is line k) and no line over ``max_bytes`` (such a line
-    is skipped, not parsed)."""
-    if b"\n\n" in data or data[:1].isspace() or b"\r" in data or len(data) < 2:
-        return False
-    return not (max_bytes < len(data) and _longest_line(data) > max_bytes)
-
-
-def _longest_line(data: bytes) -> int:
-    import numpy as np
-
-    ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
-    bounds = np.concatenate([[-1], ends, [len(data)]])
-    return int(np.diff(bounds).max()) - 1
 
 
 def jsonl_record(line: bytes, fallback_id: str, source: str, options: Any) -> Document | Skipped:

@@ -2,10 +2,12 @@
 turns into documents, one process or several.
 
 The planner (:func:`plan_units`) runs in one process and touches every input once: it walks
-directory trees, cuts JSONL into blocks of whole lines (raw bytes, decompressed), reads
-Parquet, CSV and Hugging Face ``datasets`` folders into record batches, and spools standard
-input (``-``) to a temporary file. What it cannot read becomes a :class:`Skipped` value with
-its reason, in input order; nothing is dropped silently. The expensive steps (JSON parsing,
+directory trees, cuts JSONL into blocks of whole lines (an uncompressed file as file spans
+that the reading process reads itself, a compressed file or standard input as raw bytes,
+decompressed), reads Parquet, CSV and Hugging Face ``datasets`` folders into record
+batches, and spools standard input (``-``) to a temporary file. What it cannot read
+becomes a :class:`Skipped` value with its reason, in input order; nothing is dropped
+silently. The expensive steps (JSON parsing,
 decoding, markup extraction, PDF and DOCX text) happen in :func:`read_unit`, so a pool of
 workers can share them.
 
@@ -361,7 +363,7 @@ def open_stream(path: Path) -> IO[bytes]:
 
 def _plan_jsonl(path: Path, name: str, options: ReadOptions) -> Iterator[Unit | Skipped]:
     shown = scrub(str(path)) if name != "-" else "-"
-    if name != "-" and input_kind(path.name) == "jsonl" and _uncompressed(path):
+    if name != "-" and _uncompressed(path):  # inputs are regular files (resolve_inputs, walk)
         yield from _plan_jsonl_spans(path, name, shown, options)
     else:
         yield from _plan_stream(path, name, shown, options)
