@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from neardup.errors import InputError
-from neardup.text.read import JSONL_SUFFIXES, jsonl_record, read_options, record_document
+from neardup.text.read import JSONL_SUFFIXES, read_options, read_unit, record_document
 from neardup.text.types import Document, Skipped
-from neardup.text.units import ReadOptions
+from neardup.text.units import BLOCK_BYTES, LinesUnit, ReadOptions
 
 PARQUET_SUFFIXES: tuple[str, ...] = (".parquet", ".pq")
 _CHUNK = 1 << 22
@@ -156,9 +156,7 @@ def _block_lines(block: Block) -> Iterator[bytes]:
             yield line
 
 
-def read_block(
-    block: Block, read_options_dict: dict[str, Any]
-) -> Iterator[Document | Skipped]:
+def read_block(block: Block, read_options_dict: dict[str, Any]) -> Iterator[Document | Skipped]:
     """Documents and skips of a block, in file order (the local reader's rules).
 
     Args:
@@ -170,12 +168,23 @@ def read_block(
         yield from _parquet_records(block, opts)
         return
     lines: Iterable[bytes] = _gzip_lines(block) if block.kind == "jsonl.gz" else _block_lines(block)
-    for lineno, line in enumerate(lines, start=block.first_line):
-        fallback_id, source = f"{block.base}:{lineno}", f"{block.url}:{lineno}"
-        if len(line.rstrip(b"\r\n")) > opts.max_bytes:
-            yield Skipped(fallback_id, source, "oversize", f"line over max_bytes={opts.max_bytes}")
-        elif line.strip():
-            yield jsonl_record(line, fallback_id, source, opts)
+    for first, chunk in _chunks(lines, block.first_line):
+        yield from read_unit(LinesUnit(block.url, block.base, chunk, first), opts)
+
+
+def _chunks(lines: Iterable[bytes], first: int) -> Iterator[tuple[int, bytes]]:
+    """Lines (each with its ``\\n``) joined into chunks of about :data:`BLOCK_BYTES`, with
+    the number of each chunk's first line: the units the local reader decodes at once."""
+    held: list[bytes] = []
+    size = 0
+    for line in lines:
+        held.append(line if line.endswith(b"\n") else line + b"\n")
+        size += len(line)
+        if size >= BLOCK_BYTES:
+            yield first, b"".join(held)
+            first, held, size = first + len(held), [], 0
+    if held:
+        yield first, b"".join(held)
 
 
 def _gzip_lines(block: Block) -> Iterator[bytes]:
