@@ -7,7 +7,6 @@ every k-th word, and one exact copy.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -114,62 +113,57 @@ def test_trimming_starts_no_process(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _memory._libc() is not None  # glibc on the machines neardup is tested on
 
 
-def _mapped_bytes_of_a_temporary() -> int:
-    """Bytes glibc maps from the kernel (``mallinfo2().hblkhd``) for one 8 MB array: the
-    whole array under glibc's thresholds, nothing when it comes from the heap."""
-    import ctypes
+_MAPPED = """
+import ctypes, sys
+import numpy as np
+from neardup._memory import keep_freed_heap
 
-    class MallInfo2(ctypes.Structure):
-        _fields_ = [
-            (name, ctypes.c_size_t)
-            for name in (
-                "arena",
-                "ordblks",
-                "smblks",
-                "hblks",
-                "hblkhd",
-                "usmblks",
-                "fsmblks",
-                "uordblks",
-                "fordblks",
-                "keepcost",
-            )
-        ]
+class MallInfo2(ctypes.Structure):
+    _fields_ = [(f, ctypes.c_size_t) for f in ("arena", "ordblks", "smblks", "hblks", "hblkhd",
+                "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
 
-    libc = ctypes.CDLL(None)
-    libc.mallinfo2.restype = MallInfo2
-    before = libc.mallinfo2().hblkhd
-    arr = np.ones(1_000_000, dtype=np.uint64)
-    mapped = libc.mallinfo2().hblkhd - before
-    del arr
-    return int(mapped)
-
-
-def _glibc_defaults() -> None:
-    """glibc's initial thresholds (128 KiB), whatever the forking test process did."""
-    from neardup import _memory
-
-    lib = _memory._libc()
-    lib.mallopt(_memory._M_MMAP_THRESHOLD, 128 << 10)
-    lib.mallopt(_memory._M_TRIM_THRESHOLD, 128 << 10)
+libc = ctypes.CDLL(None)
+libc.mallinfo2.restype = MallInfo2
+if sys.argv[1] == "keep":
+    assert keep_freed_heap()
+before = libc.mallinfo2().hblkhd
+arr = np.ones(5_000_000, dtype=np.uint64)
+print(libc.mallinfo2().hblkhd - before)
+"""
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc mallopt")
-def test_workers_serve_temporaries_from_the_heap() -> None:
-    """A worker's multi-MB temporaries come from its heap, reused unit after unit, not
-    from fresh kernel mappings whose pages fault in again for every unit (a sixth of the
-    workers' CPU on 100k documents)."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+def test_kept_heap_serves_large_temporaries() -> None:
+    """After keep_freed_heap a 40 MB temporary comes from the heap (reused unit after
+    unit), not from a fresh kernel mapping whose pages fault in again for every unit (a
+    sixth of the workers' CPU on 100k documents); glibc's own count of mapped bytes
+    (mallinfo2) tells which, in a fresh interpreter."""
+    import subprocess
 
-    from neardup import ingest
+    mapped = {
+        mode: int(
+            subprocess.run(
+                [sys.executable, "-c", _MAPPED, mode], capture_output=True, text=True, check=True
+            ).stdout
+        )
+        for mode in ("plain", "keep")
+    }
+    assert mapped["plain"] >= 40_000_000 and mapped["keep"] == 0
 
-    fork = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(1, mp_context=fork, initializer=_glibc_defaults) as plain:
-        assert plain.submit(_mapped_bytes_of_a_temporary).result() >= 8_000_000
-    init = ingest._start_worker
-    with ProcessPoolExecutor(1, mp_context=fork, initializer=init, initargs=(os.getpid(),)) as kept:
-        assert kept.submit(_mapped_bytes_of_a_temporary).result() == 0
+
+def test_workers_start_by_keeping_freed_heap(monkeypatch: pytest.MonkeyPatch) -> None:
+    from neardup import _memory, ingest
+
+    calls: list[tuple[object, ...]] = []
+    monkeypatch.setattr(ingest, "_die_with", lambda parent: calls.append(("die", parent)))
+
+    def keep() -> bool:
+        calls.append(("keep",))
+        return True
+
+    monkeypatch.setattr(_memory, "keep_freed_heap", keep)
+    ingest._start_worker(123)
+    assert calls == [("die", 123), ("keep",)]
 
 
 @pytest.mark.parametrize("method", ["minhash-lsh", "shingles-full"])
