@@ -25,3 +25,25 @@ def test_sorted_unique_known_values_and_input_untouched():
     assert arr.tolist() == [[5, 1], [5, 3]]
     assert sorted_unique(np.array([], dtype=np.uint32)).tolist() == []
     assert sorted_unique(np.array([7], dtype=np.uint32)).tolist() == [7]
+
+
+@settings(derandomize=True, max_examples=150, deadline=None)
+@given(st.integers(1, 30), st.data())
+def test_sort_by_owner_equals_a_lexsort(n: int, data) -> None:
+    """Values equal in their top bits (the packed key drops the low ones) and near 2**64
+    alike: the result is the (owner, value) order of a lexsort."""
+    from neardup._array import sort_by_owner
+
+    m = data.draw(st.integers(0, 50))
+    values = data.draw(
+        st.lists(
+            st.one_of(st.integers(0, 2**64 - 1), st.integers(0, 7).map(lambda k: (5 << 60) | k)),
+            min_size=m,
+            max_size=m,
+        )
+    )
+    owner = data.draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m))
+    v, o = np.array(values, dtype=np.uint64), np.array(owner, dtype=np.int64)
+    got_v, got_o = sort_by_owner(v, o, n)
+    order = np.lexsort((v, o))
+    assert got_v.tolist() == v[order].tolist() and got_o.tolist() == o[order].tolist()

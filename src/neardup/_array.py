@@ -96,6 +96,29 @@ def seg_arange(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return np.arange(total, dtype=np.int64) + shift
 
 
+def sort_by_owner(values: np.ndarray, owner: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(values, owner)`` sorted by owner, then value (repeats kept).
+
+    One stable argsort of uint64 keys holding the owner in the top bits and the value's top
+    bits below; two values of one owner that differ only in the dropped low bits (about one
+    owner in 10**10) can come out unordered, and then a lexsort on the full values is taken
+    instead, so the result is always exact.
+
+    Args:
+        values: uint64 (m,); owner: int64 (m,) with ``0 <= owner < n``; n: owner count.
+    """
+    bits = max(1, int(n).bit_length())
+    if values.size and bits <= 32:
+        key = np.asarray(values, dtype=U64) >> np.uint64(bits)
+        key |= owner.astype(U64) << np.uint64(64 - bits)
+        order = np.argsort(key, kind="stable")
+        v, o = values[order], owner[order]
+        if not bool(((o[1:] == o[:-1]) & (v[1:] < v[:-1])).any()):
+            return v, o
+    order = np.lexsort((values, owner))
+    return values[order], owner[order]
+
+
 def group_bounds(sorted_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Starts and sizes of runs of equal values in a sorted 1-D array.
 

@@ -19,7 +19,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from neardup._array import U64, seg_arange
+from neardup._array import seg_arange, sort_by_owner
 from neardup.methods.sets import ShingleSets
 
 MEASURES: tuple[str, ...] = ("resemblance", "containment")
@@ -174,29 +174,6 @@ def _intersections(sets: ShingleSets, pairs: np.ndarray, *, small: bool) -> np.n
         key = np.sort((owner << 32) | vals.astype(np.int64), kind="stable")
         dup = key[1:] == key[:-1]
         return np.bincount(key[1:][dup] >> 32, minlength=pairs.shape[0]).astype(np.int64)
-    shared = _shared_by_key(vals, owner, pairs.shape[0])
-    if shared is not None:
-        return shared
-    order = np.lexsort((vals, owner))
-    v, o = vals[order], owner[order]
+    v, o = sort_by_owner(vals, owner, pairs.shape[0])  # each set's run is ascending already
     dup = (v[1:] == v[:-1]) & (o[1:] == o[:-1])
     return np.bincount(o[1:][dup], minlength=pairs.shape[0]).astype(np.int64)
-
-
-def _shared_by_key(vals: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray | None:
-    """Shared values per pair by one stable argsort of uint64 keys (pair in the top bits,
-    the value's top bits below): each set's run is already ascending, so equal values of
-    one pair end up adjacent. None when two values of one set agree in the kept bits
-    (about one pair in 10**10; the caller then sorts on the full values)."""
-    bits = max(1, int(n).bit_length())
-    if bits > 40 or vals.size == 0:
-        return None if vals.size else np.zeros(n, dtype=np.int64)
-    shift = np.uint64(64 - bits)
-    key = np.asarray(vals, dtype=U64) >> np.uint64(bits)
-    key |= owner.astype(U64) << shift
-    order = np.argsort(key, kind="stable")
-    k, v = key[order], vals[order]
-    same_key = k[1:] == k[:-1]
-    if bool((same_key & (v[1:] != v[:-1])).any()):
-        return None
-    return np.bincount((k[1:][same_key] >> shift).astype(np.int64), minlength=n).astype(np.int64)

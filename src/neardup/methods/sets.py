@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from neardup._array import U64, distinct_order, group_bounds, seg_arange
+from neardup._array import U64, distinct_order, group_bounds, seg_arange, sort_by_owner
 from neardup.errors import check_int
 
 #: Fingerprints hashed at a time by :meth:`ShingleSets.content_keys` (bounds its memory).
@@ -90,8 +90,7 @@ class ShingleSets:
         Args:
             values: uint64 (m,); doc: int64 (m,) with ``0 <= doc < n``; n: document count.
         """
-        order = _doc_value_order(values, doc, n)
-        v, d = values[order], doc[order]
+        v, d = sort_by_owner(values, doc, n)
         if v.size:
             keep = np.empty(v.size, dtype=bool)
             keep[0] = True
@@ -196,30 +195,3 @@ def group_equal_sets(sets: ShingleSets) -> tuple[np.ndarray, np.ndarray, np.ndar
     order = np.lexsort((np.arange(key.size), key))
     starts, sizes = group_bounds(key[order])
     return order.astype(np.int64), starts, sizes
-
-
-def _doc_value_order(values: np.ndarray, doc: np.ndarray, n: int) -> np.ndarray:
-    """int64 (m,): the order of (document, value) occurrences by document, then value.
-
-    One stable argsort of uint64 keys holding the document in the top bits and the value's
-    top bits below it; two values of one document that differ only in the dropped low bits
-    (about one document in 10**10) come out unordered, and then the exact two-pass order is
-    taken instead.
-    """
-    bits = max(1, int(n).bit_length())
-    if bits > 32 or values.size == 0:
-        return _exact_order(values, doc, n)
-    shift = np.uint64(64 - bits)
-    key = values >> np.uint64(bits)
-    key |= doc.astype(U64) << shift
-    order = np.argsort(key, kind="stable")
-    v, d = values[order], doc[order]
-    if bool(((d[1:] == d[:-1]) & (v[1:] < v[:-1])).any()):
-        return _exact_order(values, doc, n)
-    return order
-
-
-def _exact_order(values: np.ndarray, doc: np.ndarray, n: int) -> np.ndarray:
-    by_value = np.argsort(values)
-    small = np.int16 if n <= np.iinfo(np.int16).max else np.int64  # int16: radix sort
-    return by_value[np.argsort(doc[by_value].astype(small), kind="stable")]
