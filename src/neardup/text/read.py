@@ -571,11 +571,10 @@ def _ascii_escape(buf: Any, at: Any) -> Any:
     markup character: ``\\b``, or ``\\u00`` followed by a digit 0-7."""
     import numpy as np
 
-    padded = np.zeros(buf.shape[0] + 5, dtype=np.uint8)
-    padded[: buf.shape[0]] = buf
-    nxt = padded[at + 1]
-    zeros = (padded[at + 2] == ord("0")) & (padded[at + 3] == ord("0"))
-    low = (padded[at + 4] >= ord("0")) & (padded[at + 4] <= ord("7"))
+    last = buf.shape[0] - 1  # an escape cut short by the block's end reads its last byte
+    nxt, z1, z2, digit = (buf[np.minimum(at + k, last)] for k in (1, 2, 3, 4))
+    zeros = (z1 == ord("0")) & (z2 == ord("0"))
+    low = (digit >= ord("0")) & (digit <= ord("7"))
     return (nxt == ord("b")) | ((nxt == ord("u")) & zeros & low)
 
 
