@@ -116,3 +116,26 @@ def test_the_readme_layout_is_the_generated_one():
     }
     assert sorted(names) == sorted(on_disk)  # every module in a layer (exhaustive contract)
     assert "`_spill.py`" in section and "`store/`" in section
+
+
+def test_sphinx_roles_become_api_links_or_code():
+    hooks = _hooks()
+    anchors = {"Index": "neardup.index.memory.Index", "dedup": "neardup.dedup.dedup"}
+    html = (
+        "see :class:<code>~neardup.index.memory.Index</code>, "
+        ":meth:<code>Index.query</code>, :func:<code>dedup()</code>... "
+        ":mod:<code>neardup.store.codec</code> and :data:<code>BLOCK_BYTES</code>"
+    )
+    out = hooks.resolve_roles(html, api_url="api.html", anchors=anchors)
+    assert out == (
+        'see <a href="api.html#neardup.index.memory.Index"><code>Index</code></a>, '
+        '<a href="api.html#neardup.index.memory.Index.query"><code>Index.query</code></a>, '
+        '<a href="api.html#neardup.dedup.dedup"><code>dedup()</code></a>... '
+        "<code>neardup.store.codec</code> and <code>BLOCK_BYTES</code>"
+    )
+
+
+def test_site_opens_from_disk():
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    assert config["use_directory_urls"] is False
+    assert "offline" in config["plugins"]

@@ -12,6 +12,7 @@ A page asks for a part with a marker line:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -190,6 +191,75 @@ MARKERS: dict[str, Callable[[], str]] = {
     "<!-- neardup:api-reference -->": api_reference,
     "<!-- neardup:method-table -->": method_table,
 }
+
+
+#: A Sphinx role left in a docstring, as mkdocstrings renders it: ``:class:<code>Name</code>``.
+ROLE = re.compile(
+    r":(?:py:)?(?:class|func|meth|mod|attr|data|exc|obj|const):<code>~?([\w.]+?)(\(\))?</code>"
+)
+
+
+def public_anchors() -> dict[str, str]:
+    """Public name -> the id of its heading on the API page (mkdocstrings: the full path)."""
+    import neardup
+
+    return {
+        name: f"{module}.{name}"
+        for name, module in neardup._EXPORTS.items()
+        if name != "__version__"
+    }
+
+
+def resolve_roles(html: str, *, api_url: str, anchors: dict[str, str]) -> str:
+    """Replace each Sphinx role in ``html`` by a link to the API page or plain code.
+
+    ``:class:`~neardup.methods.base.MethodBase``` renders in mkdocstrings as
+    ``:class:<code>~neardup.methods.base.MethodBase</code>``; a role whose name (or, for
+    ``Class.method``, whose class) is public becomes a link to its entry on the API page
+    (``api_url`` + ``#`` + its id), any other role its name in code. ``~`` shows the last
+    part only, as in Sphinx.
+    """
+
+    def replace(match: re.Match[str]) -> str:
+        raw = match.group(0)
+        target, call = match.group(1), match.group(2) or ""
+        shown = target.rsplit(".", 1)[-1] if "<code>~" in raw else target
+        parts = target.split(".")
+        for i in range(len(parts) - 1, -1, -1):
+            if parts[i] in anchors:
+                anchor = anchors[parts[i]] + "".join(f".{p}" for p in parts[i + 1 :])
+                return f'<a href="{api_url}#{anchor}"><code>{shown}{call}</code></a>'
+        return f"<code>{shown}{call}</code>"
+
+    return ROLE.sub(replace, html)
+
+
+def on_page_content(html: str, page: Any, **_: Any) -> str:
+    """MkDocs event: Sphinx roles of docstrings as links to the API page (or plain code)."""
+    if ":<code>" not in html:
+        return html
+    api_url = "" if page.file.src_uri == "api.md" else "api.html"
+    return resolve_roles(html, api_url=api_url, anchors=public_anchors())
+
+
+#: Where Material's offline plugin loads its Web Worker shim from, and the vendored copy.
+WORKER_SHIM_URL = "https://unpkg.com/iframe-worker/shim"
+WORKER_SHIM = "assets/javascripts/iframe-worker-shim.js"
+
+
+def on_post_page(output: str, page: Any, **_: Any) -> str:
+    """MkDocs event: the offline search's Web Worker shim from the site, not from unpkg.com
+    (a site opened from disk on a machine without a network must still search)."""
+    depth = page.file.dest_uri.count("/")
+    return output.replace(WORKER_SHIM_URL, "../" * depth + WORKER_SHIM)
+
+
+def on_post_build(config: Any, **_: Any) -> None:
+    """MkDocs event: the same for the pages made from templates alone (``404.html``)."""
+    for page in Path(config["site_dir"]).glob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        if WORKER_SHIM_URL in html:
+            page.write_text(html.replace(WORKER_SHIM_URL, WORKER_SHIM), encoding="utf-8")
 
 
 def on_page_markdown(markdown: str, **_: Any) -> str:

@@ -5,6 +5,8 @@ parameters of the common options."""
 from __future__ import annotations
 
 import dataclasses
+import os
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -187,6 +189,39 @@ class CanonicalOptions:
             stop_symbols=self.stop_symbols,
             preset=self.preset,
         )
+
+
+def check_output_path(flag: str, path: Path, *, kind: str) -> None:
+    """Refuse an output path that cannot be written, before any input is read.
+
+    Args:
+        flag: the option naming it (``--out``, ``--kept``), for the message.
+        path: where the output goes.
+        kind: ``"file"`` (its folder must exist and be writable; it must not be a folder) or
+            ``"directory"`` (created with its parents if missing: the nearest existing one
+            must be a writable folder).
+
+    Raises:
+        ParameterError: the path cannot be written (exit code 2), naming why.
+    """
+    if kind == "file":
+        if path.is_dir():
+            raise ParameterError(flag, str(path), "a file path, not a directory")
+        folder = path.parent
+        if not folder.exists():
+            raise ParameterError(flag, str(path), f"a path in an existing folder ({folder} is not)")
+    else:
+        if path.exists() and not path.is_dir():
+            raise ParameterError(flag, str(path), "a directory (a file of that name exists)")
+        folder = path
+        while not folder.exists():
+            folder = folder.parent
+        if not folder.is_dir():
+            raise ParameterError(flag, str(path), f"a directory ({folder} is a file)")
+    if not folder.is_dir():
+        raise ParameterError(flag, str(path), f"a path in a folder ({folder} is not a folder)")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ParameterError(flag, str(path), f"a writable location ({folder} is not writable)")
 
 
 def fail(exc: NeardupError) -> typer.Exit:

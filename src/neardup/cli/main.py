@@ -12,7 +12,7 @@ import typer
 
 from neardup._version import __version__
 from neardup.cli.coercion import install as install_plain_coercion
-from neardup.cli.common import CanonicalOptions, escape
+from neardup.cli.common import CanonicalOptions, check_output_path, escape
 from neardup.cli.common import console as _console
 from neardup.cli.common import fail as _fail
 from neardup.cli.options import (
@@ -241,6 +241,8 @@ def dedup(
             "follow_symlinks": follow_symlinks,
         }
         _check_outputs(kept, removed, engine)
+        if out_dir is not None and engine == "local":
+            check_output_path("--out", Path(out_dir), kind="directory")
         fmt = _output_format(fmt, as_json, top)
         if engine not in ("local", "dask"):
             raise ParameterError("--engine", engine, "local or dask")
@@ -293,9 +295,10 @@ def dedup(
         raise _fail(exc) from None
     finally:
         spool.close()
-    for s in result.skipped:
-        line = f"{s.id}: {s.reason} {s.detail}".rstrip()
-        _console("err").print(f"[yellow]skipped[/yellow] {escape(line)}")
+    from neardup.cli.results import skipped_lines
+
+    for line in skipped_lines(result.skipped, out_dir):
+        _console("err").print(escape(line), style="yellow", highlight=False)
     for w in result.summary.get("warnings", []):
         _console("err").print(f"[yellow]warning:[/yellow] {escape(w)}", highlight=False)
     _report_result(result, out_dir, fmt, top)
@@ -304,11 +307,12 @@ def dedup(
 def _check_outputs(kept: Path | None, removed: Path | None, engine: str) -> None:
     from neardup.export import output_format
 
-    for path in (kept, removed):
+    for flag, path in (("--kept", kept), ("--removed", removed)):
         if path is not None:
             output_format(path)
             if engine != "local":
                 raise ParameterError("--kept/--removed", str(path), "the local engine")
+            check_output_path(flag, path, kind="file")
 
 
 def _spooled_inputs(inputs: list[str], spool: Any) -> list[str]:

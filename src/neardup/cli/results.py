@@ -174,3 +174,33 @@ def summary_only(summary: dict[str, Any], out_dir: str | None, fmt: str) -> str:
     if fmt == "jsonl":
         return json.dumps({"type": "summary", **summary, **files}, ensure_ascii=False) + "\n"
     return json.dumps({"summary": summary, **files}, ensure_ascii=False, indent=2) + "\n"
+
+
+def skipped_lines(skipped: Sequence[Any], out_dir: str | None, *, examples: int = 3) -> list[str]:
+    """What the console says of skipped inputs: one line per reason with its count and the
+    first ``examples`` ids, most frequent reason first, then where every row is.
+
+    Args:
+        skipped: :class:`~neardup.text.types.Skipped` values (``id``, ``reason``).
+        out_dir: the ``--out`` directory (its ``skipped.jsonl`` holds every row), or None.
+        examples: ids shown per reason, >= 0.
+
+    Returns:
+        ``[]`` when nothing was skipped, else the lines (plain text, no markup).
+    """
+    if not skipped:
+        return []
+    by_reason: dict[str, list[str]] = {}
+    for s in skipped:
+        by_reason.setdefault(s.reason, []).append(s.id)
+    lines = [f"skipped {len(skipped):,} input(s):"]
+    for reason, ids in sorted(by_reason.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        shown = ", ".join(ids[:examples]) + (", ..." if len(ids) > examples else "")
+        lines.append(f"  {reason}: {len(ids):,} (e.g. {shown})")
+    where = (
+        f"every skipped input with its reason: {out_dir}/skipped.jsonl"
+        if out_dir is not None
+        else "every skipped input with its reason: --out DIR writes skipped.jsonl"
+    )
+    lines.append(f"  {where}")
+    return lines

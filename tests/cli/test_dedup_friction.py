@@ -1,0 +1,70 @@
+"""``neardup dedup`` as a data engineer meets it: skipped inputs summed up per reason (not a
+line per file), and output paths that cannot be written refused before any input is read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from neardup.cli.main import app
+from neardup.cli.results import skipped_lines
+from neardup.text.types import Skipped
+
+CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"
+runner = CliRunner()
+
+
+def _run(*args: str):
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+def _skip(id_: str, reason: str) -> Skipped:
+    return Skipped(id=id_, source=id_, reason=reason, detail="")
+
+
+def test_skipped_lines_count_each_reason_with_examples():
+    skipped = [_skip(f"b{i}.bin", "binary") for i in range(5)] + [_skip("e.txt", "empty")]
+    assert skipped_lines(skipped, "out", examples=2) == [
+        "skipped 6 input(s):",
+        "  binary: 5 (e.g. b0.bin, b1.bin, ...)",
+        "  empty: 1 (e.g. e.txt)",
+        "  every skipped input with its reason: out/skipped.jsonl",
+    ]
+    assert skipped_lines([], None) == []
+
+
+def test_many_skipped_files_give_a_few_lines_not_one_each(tmp_path):
+    for i in range(40):
+        (tmp_path / f"empty{i:02}.txt").write_text("")
+    (tmp_path / "a.txt").write_text("one two three four five six seven eight nine ten")
+    res = _run("dedup", str(tmp_path), "-q")
+    assert res.exit_code == 0, res.output
+    lines = [x for x in res.stderr.splitlines() if x.strip()]
+    assert "skipped 40 input(s):" in lines
+    assert any(x.strip().startswith("empty: 40 (e.g. empty00.txt") for x in lines)
+    assert sum("empty" in x for x in lines) <= 2  # not one line per file
+
+
+def test_out_path_that_is_a_file_is_refused_before_reading(tmp_path):
+    blocker = tmp_path / "out"
+    blocker.write_text("a file")
+    res = _run("dedup", str(tmp_path / "missing-input"), "--out", str(blocker))
+    assert res.exit_code == 2
+    assert "--out" in res.stderr and "a file of that name exists" in res.stderr
+    assert "Traceback" not in res.output
+
+
+def test_kept_in_a_missing_folder_is_refused_before_reading(tmp_path):
+    res = _run("dedup", str(CORPUS), "-q", "--kept", str(tmp_path / "nowhere" / "k.jsonl"))
+    assert res.exit_code == 2
+    assert "--kept" in res.stderr and "nowhere" in res.stderr
+    assert "documents" not in res.stdout  # refused before the job ran
+
+
+def test_kept_that_is_a_directory_is_refused(tmp_path):
+    folder = tmp_path / "removed.jsonl"
+    folder.mkdir()
+    res = _run("dedup", str(CORPUS), "-q", "--removed", str(folder))
+    assert res.exit_code == 2
+    assert "--removed" in res.stderr and "not a directory" in res.stderr
