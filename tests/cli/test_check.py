@@ -98,8 +98,6 @@ def test_errors_exit_2(db, args):
 def test_stdin_dash(db):
     text = (CORPUS / "wiki" / "Тоска.wiki").read_text(encoding="utf-8")
     res = _run("check", "stories", "-", "--json", *db, input=text)
-    if res.exit_code == 2 and "'-'" in res.stderr:
-        pytest.skip("read_corpus does not read '-' (standard input) on this branch")
     assert res.exit_code == 1, res.output
     assert json.loads(res.stdout.splitlines()[0])["matches"][0]["id"] == "Тоска.txt"
 
@@ -115,8 +113,26 @@ def test_result_line_names_the_best_match():
     }
     assert result_line(row) == (
         "q: duplicate of a (resemblance 0.500, 1.000 of it in that document, "
-        "0.500 of that document in it); and 1 more"
+        "0.500 of that document in it); also of b (0.400)"
     )
+    row["matches"] += [
+        {"id": f"c{i}", "resemblance": 0.3, "containment_query": 0.3, "containment_doc": 0.3}
+        for i in range(6)
+    ]
+    assert result_line(row).endswith(
+        "also of b (0.400), c0 (0.300), c1 (0.300), c2 (0.300), c3 (0.300) "
+        "and 2 more (--json lists them)"
+    )
+
+
+def test_closing_line_counts_and_quiet_prints_nothing(db):
+    web = str(CORPUS / "web" / "vanka.html")
+    short = str(CORPUS / "chekhov" / "Тоска.txt")
+    res = _run("check", "stories", web, short, *db)
+    assert res.exit_code == 1
+    assert res.stderr.strip().splitlines()[-1] == "2 checked: 2 duplicate(s), 0 unique, 0 skipped"
+    quiet = _run("check", "stories", web, "-q", *db)
+    assert quiet.exit_code == 1 and quiet.stdout == "" and quiet.stderr == ""
 
 
 def test_command_tree_and_aliases(tmp_path, db):

@@ -89,3 +89,19 @@ def test_create_keeps_the_methods_canonical_form(db_url: str) -> None:  # noqa: 
     code, out = _run(*args, *db)
     assert code == 0, out
     assert _json(out)["canonical"]["morphology"] == "none"
+
+
+def test_create_stats_and_list_speak_plainly(tmp_path: Path) -> None:
+    path = tmp_path / "lib.db"
+    db = ["--db", f"sqlite:///{path}"]
+    code, out = _run("collection", "create", "lib", "-m", "minhash-lsh", "-p", "num_perm=64", *db)
+    assert code == 0, out
+    assert out.strip() == (
+        f"created collection lib: minhash-lsh (bands=14, num_perm=64, rows=4, threshold=0.5) "
+        f"in {path}"
+    )
+    code, out = _run("collection", "stats", "lib", *db)
+    assert code == 0 and '"' not in out and "{" not in out  # no JSON quoting in the table
+    assert "min_token_length=1" in out
+    code, out = _run("collection", "list", *db)
+    assert code == 0 and str(path) in " ".join(out.split())  # where the database is

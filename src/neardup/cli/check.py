@@ -55,9 +55,15 @@ def check(
         bool,
         typer.Option("--passages", help="Also give each match's aligned passages (offsets)."),
     ] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option("--quiet", "-q", help="Print nothing; the exit code tells (as grep -q)."),
+    ] = False,
 ) -> None:
     """Is each record of INPUT a duplicate of documents in the collection, and of which?
-    Exit 0: none is; 1: at least one is; 2: usage or other error."""
+    Exit 0: none is; 1: at least one is; 2: usage or other error.
+
+    Example: `neardup check library new-paper.pdf drafts/ --json`"""
     from neardup.store import Store
     from neardup.text.types import Document
 
@@ -72,20 +78,32 @@ def check(
         store = Store(db)
     except NeardupError as exc:
         raise _error(exc) from None
-    found = False
+    counts = {"duplicate": 0, "unique": 0, "skipped": 0}
     try:
         store.collection(name)  # no such collection: an error before any record is read
         for item in items:
             row = _check_one(store, name, item, limit)
             if passages and row["status"] == "duplicate" and isinstance(item, Document):
                 _add_passages(store, name, item.text, row)
-            found = found or row["status"] == "duplicate"
-            _emit(row, as_json)
+            counts[row["status"]] += 1
+            if not quiet:
+                _emit(row, as_json)
     except NeardupError as exc:
         raise _error(exc) from None
     finally:
         store.close()
-    raise typer.Exit(EXIT_DUPLICATE if found else EXIT_UNIQUE)
+    if not quiet and not as_json:
+        typer.echo(closing_line(counts), err=True)
+    raise typer.Exit(EXIT_DUPLICATE if counts["duplicate"] else EXIT_UNIQUE)
+
+
+def closing_line(counts: dict[str, int]) -> str:
+    """``N checked: D duplicates, U unique, S skipped`` (on stderr after the results)."""
+    total = sum(counts.values())
+    return (
+        f"{total} checked: {counts['duplicate']} duplicate(s), {counts['unique']} unique, "
+        f"{counts['skipped']} skipped"
+    )
 
 
 def _error(exc: NeardupError) -> typer.Exit:
@@ -135,6 +153,19 @@ def _add_passages(store: Any, name: str, text: str, row: dict[str, Any]) -> None
         ]
 
 
+#: Further matches a text line names by id (the rest are counted; ``--json`` has them all).
+OTHERS_SHOWN = 5
+
+
+def _others(matches: list[dict[str, Any]]) -> str:
+    """``; also of B (resemblance 0.61), C (0.55) and 3 more`` for the matches after the best."""
+    if not matches:
+        return ""
+    named = ", ".join(f"{m['id']} ({m['resemblance']:.3f})" for m in matches[:OTHERS_SHOWN])
+    rest = len(matches) - OTHERS_SHOWN
+    return f"; also of {named}" + (f" and {rest} more (--json lists them)" if rest > 0 else "")
+
+
 def _emit(row: dict[str, Any], as_json: bool) -> None:
     if as_json:
         sys.stdout.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
@@ -151,8 +182,7 @@ def result_line(row: dict[str, Any]) -> str:
     if row["status"] == "unique":
         return f"{doc}: no duplicate ({row['candidates']} candidates)"
     best = row["matches"][0]
-    more = len(row["matches"]) - 1
-    tail = f"; and {more} more" if more else ""
+    tail = _others(row["matches"][1:])
     line = (
         f"{doc}: duplicate of {best['id']} (resemblance {best['resemblance']:.3f}, "
         f"{best['containment_query']:.3f} of it in that document, "

@@ -120,10 +120,23 @@ def create(
             min_tokens=min_tokens,
             decision=decision,
         )
+        where = _where(store)
     if as_json:
         _print_json(info.as_dict())
     else:
-        typer.echo(f"created collection {info.name} ({info.method}, {info.params})")
+        shown = ", ".join(f"{k}={v}" for k, v in info.params.items())
+        typer.echo(f"created collection {info.name}: {info.method} ({shown}) in {where}")
+
+
+def _where(store: Any) -> str:
+    """The database a store is on, as a person reads it: a SQLite file's path, else the URL
+    without its password."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(store.url)
+    if url.get_backend_name() == "sqlite" and url.database:
+        return url.database
+    return url.render_as_string(hide_password=True)
 
 
 @collection_app.command("list")
@@ -133,12 +146,13 @@ def list_(db: DbOpt = None, as_json: JsonOpt = False) -> None:
 
     with _store(db) as store:
         rows = [store.stats(c.name) for c in store.collections()]
+        where = _where(store)
     if as_json:
         _print_json(rows)
         return
     from rich.table import Table
 
-    table = Table("name", "method", "threshold", "documents", "created")
+    table = Table("name", "method", "threshold", "documents", "created", title=where)
     for r in rows:
         table.add_row(
             r["name"], r["method"], str(r["threshold"]), str(r["documents"]), r["created_at"]
@@ -165,10 +179,19 @@ def stats(
     storage = row.pop("storage", None)
     table = Table(title=f"collection {name}", show_header=False)
     for key, value in row.items():
-        table.add_row(key, json.dumps(value, ensure_ascii=False, default=str))
+        table.add_row(key, _plain(value))
     out.print(table)
     if storage is not None:
         out.print(_storage_table(storage))
+
+
+def _plain(value: Any) -> str:
+    """A stats value as a person reads it: strings bare, mappings as ``k=v, ...``."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={_plain(v)}" for k, v in value.items())
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
 
 
 def _storage_table(storage: dict[str, Any]) -> Any:
