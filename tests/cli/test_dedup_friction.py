@@ -3,6 +3,7 @@ line per file), and output paths that cannot be written refused before any input
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -68,3 +69,38 @@ def test_kept_that_is_a_directory_is_refused(tmp_path):
     res = _run("dedup", str(CORPUS), "-q", "--removed", str(folder))
     assert res.exit_code == 2
     assert "--removed" in res.stderr and "not a directory" in res.stderr
+
+
+def test_config_file_gives_options_and_the_command_line_wins(tmp_path):
+    config = tmp_path / "run.toml"
+    config.write_text(
+        f'inputs = ["{CORPUS}"]\nmethod = "minhash-lsh"\nthreshold = 0.7\n'
+        'param = ["num_perm=64"]\nmin-tokens = 5\n\n[compare]\nmethod = "simhash"\n',
+        encoding="utf-8",
+    )
+    res = _run("dedup", "--config", str(config), "--dry-run", "--json", "-t", "0.9")
+    assert res.exit_code == 0, res.output
+    plan = json.loads(res.stdout)
+    assert plan["method"] == "minhash-lsh" and plan["params"] == {"num_perm": 64}
+    assert plan["options"]["threshold"] == 0.9  # the command line wins
+    assert plan["options"]["min_tokens"] == 5
+    files = [p for p in CORPUS.rglob("*") if p.is_file()]
+    size = sum(p.stat().st_size for p in files)
+    assert plan["inputs"] == [{"input": str(CORPUS), "files": len(files), "bytes": size}]
+
+
+def test_config_file_with_an_unknown_option_is_a_usage_error(tmp_path):
+    config = tmp_path / "run.toml"
+    config.write_text("thresh = 0.7\n", encoding="utf-8")
+    res = _run("dedup", "x", "--config", str(config))
+    assert res.exit_code == 2
+    assert "unknown option 'thresh'" in res.output and "threshold" in res.output
+
+
+def test_dry_run_reads_and_writes_nothing(tmp_path):
+    out = tmp_path / "out"
+    res = _run("dedup", str(CORPUS), "--out", str(out), "--dry-run")
+    assert res.exit_code == 0, res.output
+    files = sum(1 for p in CORPUS.rglob("*") if p.is_file())
+    assert "nothing is read or written" in res.stdout and f"{files} file(s)" in res.stdout
+    assert not out.exists()

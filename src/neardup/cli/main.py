@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from neardup._version import __version__
+from neardup.cli import runconfig
 from neardup.cli.coercion import install as install_plain_coercion
 from neardup.cli.common import CanonicalOptions, check_output_path, escape
 from neardup.cli.common import console as _console
@@ -205,8 +206,26 @@ def dedup(
     block_mib: Annotated[
         int | None, typer.Option(help="JSONL block (partition) size, MiB (--engine dask).")
     ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            help="Options from a TOML file (long names as keys, e.g. threshold = 0.7, "
+            "inputs = [...]); the command line wins.",
+            is_eager=True,
+            callback=runconfig.callback,
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run", help="Print the plan (inputs, method, memory, outputs) and stop."
+        ),
+    ] = False,
 ) -> None:
-    """Deduplicate a corpus into pairs and clusters, and decide what to keep."""
+    """Deduplicate a corpus into pairs and clusters, and decide what to keep.
+
+    Example: `neardup dedup crawl/ --method minhash-lsh -t 0.7 --kept clean.jsonl.zst`"""
     from neardup.dedup import DedupOptions
     from neardup.dedup import dedup as run_dedup
     from neardup.output import write_result
@@ -260,6 +279,20 @@ def dedup(
             raise ParameterError("--workers", workers, "--scheduler or --workers, not both")
         if passages and (out_dir is None or engine != "local"):
             raise ParameterError("--passages", True, "--out DIR with --engine local")
+        if dry_run:
+            from neardup.cli.results import print_plan
+
+            plan = {
+                "engine": engine,
+                "method": method,
+                "params": mparams,
+                "options": dataclasses.asdict(opts),
+                "jobs": jobs,
+                "memory_mib": memory_mib,
+                "outputs": {"out": out_dir, "kept": kept, "removed": removed},
+            }
+            print_plan(_console("out"), inputs, plan, as_json=fmt != "table")
+            return
         if engine == "dask":
             if block_mib is not None:
                 block = check_int("--block-mib", block_mib, low=1)

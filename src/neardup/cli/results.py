@@ -204,3 +204,91 @@ def skipped_lines(skipped: Sequence[Any], out_dir: str | None, *, examples: int 
     )
     lines.append(f"  {where}")
     return lines
+
+
+def input_sizes(inputs: Sequence[str]) -> list[dict[str, Any]]:
+    """Each input with the files below it and their bytes (``-`` and URLs: unknown), read
+    from the file system only: no file is opened.
+
+    Returns:
+        ``[{"input", "files", "bytes"}]``; ``files``/``bytes`` None where unknown, and
+        ``"missing": true`` for a path that does not exist.
+    """
+    import os
+    from pathlib import Path
+
+    rows: list[dict[str, Any]] = []
+    for raw in inputs:
+        path = Path(raw)
+        if raw == "-" or "://" in raw:
+            rows.append({"input": raw, "files": None, "bytes": None})
+        elif path.is_dir():
+            files = n_bytes = 0
+            for folder, _dirs, names in os.walk(path):
+                for name in names:
+                    full = os.path.join(folder, name)
+                    if os.path.isfile(full):
+                        files += 1
+                        n_bytes += os.path.getsize(full)
+            rows.append({"input": raw, "files": files, "bytes": n_bytes})
+        elif path.is_file():
+            rows.append({"input": raw, "files": 1, "bytes": path.stat().st_size})
+        else:
+            rows.append({"input": raw, "files": None, "bytes": None, "missing": True})
+    return rows
+
+
+def print_plan(
+    console: Console, inputs: Sequence[str], plan: dict[str, Any], *, as_json: bool
+) -> None:
+    """``dedup --dry-run``: what the job would read, run and write, without doing it.
+
+    Args:
+        console: where the table goes; inputs: the command's inputs;
+        plan: ``engine``, ``method``, ``params``, ``options``, ``jobs``, ``memory_mib``,
+            ``outputs`` as the command resolved them;
+        as_json: print one JSON object on stdout instead of a table.
+    """
+    from neardup._spill import default_budget
+    from neardup.ingest import default_jobs
+
+    sizes = input_sizes(inputs)
+    budget = plan["memory_mib"]
+    if budget is None:
+        default = default_budget()
+        budget = None if default is None else default >> 20
+    doc = {
+        **plan,
+        "inputs": sizes,
+        "jobs": plan["jobs"] or default_jobs(),
+        "memory_mib": budget,
+        "outputs": {k: None if v is None else str(v) for k, v in plan["outputs"].items()},
+    }
+    if as_json:
+        import sys
+
+        sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2, default=str) + "\n")
+        return
+    table = Table(title="neardup dedup --dry-run: nothing is read or written", show_header=False)
+    for row in sizes:
+        if row.get("missing"):
+            what = "missing"
+        elif row["files"] is None:
+            what = "a stream (size unknown)"
+        else:
+            what = f"{row['files']:,} file(s), {row['bytes'] / 2**20:,.1f} MiB"
+        table.add_row("input", escape(f"{row['input']}: {what}"))
+    params = ", ".join(f"{k}={v}" for k, v in doc["params"].items())
+    table.add_row("method", escape(f"{doc['method']} ({params})" if params else doc["method"]))
+    opts = doc["options"]
+    table.add_row(
+        "decision",
+        f"{opts.get('measure')} >= {opts.get('threshold')}, keep {opts.get('keep')}, "
+        f"min tokens {opts.get('min_tokens')}",
+    )
+    table.add_row("engine", f"{doc['engine']}, {doc['jobs']} worker process(es)")
+    table.add_row("memory", "unbounded" if budget is None else f"{budget:,} MiB, then disk")
+    for name, where in doc["outputs"].items():
+        if where is not None:
+            table.add_row(f"--{name}", escape(where))
+    console.print(table)

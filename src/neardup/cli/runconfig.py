@@ -1,0 +1,74 @@
+"""``--config FILE``: a command's options from a TOML file (every option the command line
+takes, by its long name), so a run can be written down, reviewed and repeated.
+
+Keys are option names without the leading dashes, with ``-`` or ``_`` (``shingle-size`` or
+``shingle_size``); the file may hold them at the top level or under a table named after the
+command (``[dedup]``). Options given on the command line win over the file. Example::
+
+    # run.toml
+    inputs = ["crawl/2026-11/", "crawl/2026-12/"]
+    method = "minhash-lsh"
+    threshold = 0.7
+    param = ["num_perm=256"]
+    kept = "clean.jsonl.zst"
+
+    neardup dedup --config run.toml --dry-run
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import typer
+
+
+def keys(command: Any) -> dict[str, str]:
+    """File key -> parameter name: each option's long names without dashes (``out`` for
+    ``--out``, ``shingle-size``), an argument's name (``inputs``); ``_`` may stand for ``-``."""
+    found: dict[str, str] = {}
+    for param in command.params:
+        if not param.name or param.name == "config":
+            continue
+        longs = [o[2:] for o in getattr(param, "opts", []) if o.startswith("--")]
+        for key in longs or [param.name]:
+            found[key] = param.name
+    return found
+
+
+def load(path: Path, command: Any) -> dict[str, Any]:
+    """The settings of ``command`` (a Click command) in the TOML file at ``path``, keyed by
+    parameter name.
+
+    Raises:
+        typer.BadParameter: the file is missing, is not TOML, or names an option the command
+            does not have (the message lists the ones it has). Exit code 2.
+    """
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise typer.BadParameter(f"cannot read {path}: {exc.strerror}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise typer.BadParameter(f"{path} is not TOML: {exc}") from None
+    section = data.get(command.name or "", data)
+    if not isinstance(section, dict):
+        raise typer.BadParameter(f"[{command.name}] in {path} is not a table")
+    known = keys(command)
+    settings: dict[str, Any] = {}
+    for key, value in section.items():
+        if isinstance(value, dict):
+            continue  # another command's table
+        name = known.get(key) or known.get(key.replace("_", "-"))
+        if name is None:
+            allowed = ", ".join(sorted(known))
+            raise typer.BadParameter(f"{path}: unknown option {key!r}; the options are: {allowed}")
+        settings[name] = value
+    return settings
+
+
+def callback(ctx: typer.Context, value: Path | None) -> Path | None:
+    """Eager ``--config`` callback: the file's settings become the command's defaults."""
+    if value is not None:
+        ctx.default_map = {**(ctx.default_map or {}), **load(value, ctx.command)}
+    return value
