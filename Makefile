@@ -10,10 +10,12 @@ PIP    := $(BIN)/python -m pip
 
 .PHONY: demo test test-fast lint docs audit bench clean
 
+# The demo's install has the report extra (matplotlib) too, so that the README's
+# `neardup evaluate ... --html` example runs after `make demo`.
 $(BIN)/neardup: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet -e .
+	$(PIP) install --quiet -e '.[report]'
 	@touch $@
 
 $(VENV)/.dev: $(BIN)/neardup

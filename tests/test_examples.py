@@ -33,3 +33,37 @@ def test_demo_finds_the_known_duplicates_and_reports_bad_files():
         "bad/short.txt": "too-short",
     }
     assert "bad/cp1251-ruslan.txt" in res.ids
+
+
+def test_the_shipped_gold_labels_the_sample_and_evaluate_scores_it():
+    """examples/gold.jsonl (README's evaluate example after ``make demo``): every labelled id
+    is a document of the sample, and shingles-full by containment finds every pair at 0.3."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from neardup.cli.main import app
+
+    root = Path(__file__).resolve().parents[1] / "examples"
+    gold = [json.loads(x) for x in (root / "gold.jsonl").read_text(encoding="utf-8").splitlines()]
+    ids = {str(p.relative_to(root / "corpus")) for p in (root / "corpus").rglob("*") if p.is_file()}
+    assert len(gold) == 10 and all(g["a"] in ids and g["b"] in ids for g in gold)
+    res = CliRunner().invoke(
+        app,
+        [
+            "evaluate",
+            str(root / "corpus"),
+            "--gold",
+            str(root / "gold.jsonl"),
+            "--methods",
+            "shingles-full",
+            "--measure",
+            "containment",
+            "--thresholds",
+            "0.3",
+            "--json",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    row = json.loads(res.stdout)["rows"][0]
+    assert (row["tp"], row["fp"], row["fn"]) == (10, 0, 0)
