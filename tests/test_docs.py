@@ -46,7 +46,7 @@ def test_the_reference_holds_each_commands_help(cli_page):
     check = help_text(("collection", "check"))
     assert "Usage: neardup collection check" in check and "--db" in check
     assert check in cli_page
-    assert "--max-bytes <int>" in help_text(("dedup",))
+    assert "--max-bytes INTEGER" in help_text(("dedup",))
 
 
 def test_api_reference_names_every_public_name():

@@ -16,6 +16,7 @@ from neardup.cli.coercion import install as install_plain_coercion
 from neardup.cli.common import CanonicalOptions, check_output_path, escape
 from neardup.cli.common import console as _console
 from neardup.cli.common import fail as _fail
+from neardup.cli.helptext import install as install_help_placeholders
 from neardup.cli.options import (
     MAX_BYTES,
     ContentTypeOpt,
@@ -32,6 +33,7 @@ from neardup.cli.options import (
 from neardup.errors import NeardupError, ParameterError, check_int
 
 install_plain_coercion()  # str/int/float/Path values without pydantic (start-up)
+install_help_placeholders()  # --method METHOD, INPUTS... (not <str>, {inputs})
 
 app = typer.Typer(
     rich_markup_mode=None,  # plain click help: rich.markdown alone costs ~0.2 s of start-up
