@@ -492,8 +492,21 @@ def compare(
     ] = None,
     passages: Annotated[
         bool,
-        typer.Option("--passages", help="List the shared passages, highlighted in both texts."),
+        typer.Option(
+            "--passages",
+            help="The shared passages with a little context and a word diff of each "
+            "([-removed-] {+inserted+}).",
+        ),
     ] = False,
+    context: Annotated[
+        int, typer.Option("--context", help="Characters of context around each passage.")
+    ] = 60,
+    html_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--html", help="Also write one HTML page of the pair: scores, passages side by side."
+        ),
+    ] = None,
     stop_words: StopOpt = None,
     no_stop_words: NoStopOpt = False,
     stop_symbols: StopSymOpt = None,
@@ -501,10 +514,16 @@ def compare(
     morphology: MorphOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Compare two documents: resemblance, containment both ways, shared shingles."""
+    """Compare two documents: resemblance, containment both ways, shared shingles.
+
+    Example: `neardup compare old.txt new.txt --passages --html pair.html`"""
     from neardup.compare import compare as run_compare
 
     try:
+        check_int("--context", context, low=0)
+        if html_file is not None:
+            check_output_path("--html", html_file, kind="file")
+            passages = True
         text_a, text_b = _read_one(a, content_type), _read_one(b, content_type)
         canonical = CanonicalOptions(
             stop_words=stop_words,
@@ -538,37 +557,24 @@ def compare(
     table.add_row("method score", f"{row['score']:.4f}")
     _console("out").print(table)
     if shared is not None:
-        _print_passages(shared, text_a, text_b, a.name, b.name)
+        from neardup.cli.pairview import print_passages
+
+        print_passages(
+            _console("out"), shared, text_a, text_b, name_a=a.name, name_b=b.name, context=context
+        )
+    if html_file is not None and shared is not None:
+        from neardup.cli.pairview import html_report
+
+        html_report(
+            html_file, shared, text_a, text_b, name_a=str(a), name_b=str(b), scores=row
+        )
+        _console("err").print(f"HTML report: {escape(str(html_file))}", highlight=False)
 
 
 def _passages(text_a: str, text_b: str, mparams: dict[str, Any]) -> list[Any]:
     from neardup.passages import matched_passages
 
     return matched_passages(text_a, text_b, shingle_size=mparams.get("shingle_size", 5))
-
-
-def _print_passages(shared: list[Any], text_a: str, text_b: str, name_a: str, name_b: str) -> None:
-    from neardup.passages import highlight
-
-    if not shared:
-        _console("out").print("no shared passages")
-        return
-    from rich.table import Table
-
-    table = Table("#", f"{name_a} [start, end)", f"{name_b} [start, end)", "tokens", "text")
-    for i, p in enumerate(shared, 1):
-        preview = p.text_a(text_a).replace("\n", " ")
-        preview = preview if len(preview) <= 60 else preview[:57] + "..."
-        table.add_row(
-            str(i), f"{p.a_start}-{p.a_end}", f"{p.b_start}-{p.b_end}", str(p.tokens), preview
-        )
-    _console("out").print(table)
-    for name, text, spans in (
-        (name_a, text_a, [p.a_span for p in shared]),
-        (name_b, text_b, [p.b_span for p in shared]),
-    ):
-        _console("out").rule(name)
-        _console("out").print(highlight(text, spans))
 
 
 def _corpus_texts(paths: list[Path]) -> list[str]:

@@ -1,0 +1,179 @@
+"""``neardup compare A B --passages``: the shared passages of two texts as a reader wants them:
+each passage with a little context, what changed inside it as a word diff, and on request one
+HTML page of the pair (``--html FILE``).
+
+The word diff marks removed words ``[-like this-]`` and inserted ones ``{+like this+}`` (the
+``wdiff`` convention), in colour on a terminal and as the same markers when piped, so the
+marking survives ``| less`` and a file. Long unchanged runs are shortened to their ends.
+"""
+
+from __future__ import annotations
+
+import difflib
+import html
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+#: Words of an unchanged run shown at each end before it is shortened with "...".
+KEEP_WORDS = 6
+_WORD = re.compile(r"\S+")
+
+
+@dataclass(frozen=True)
+class Change:
+    """One run of a word diff: ``kind`` is ``equal``, ``removed`` or ``inserted``."""
+
+    kind: str
+    words: tuple[str, ...]
+
+
+def word_diff(a: str, b: str) -> list[Change]:
+    """The word diff of passage ``a`` (in A) to passage ``b`` (in B), by whitespace words
+    (difflib's longest matching blocks); a replaced run is a removal then an insertion."""
+    wa, wb = _WORD.findall(a), _WORD.findall(b)
+    out: list[Change] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes():
+        if op == "equal":
+            out.append(Change("equal", tuple(wa[i1:i2])))
+            continue
+        if i2 > i1:
+            out.append(Change("removed", tuple(wa[i1:i2])))
+        if j2 > j1:
+            out.append(Change("inserted", tuple(wb[j1:j2])))
+    return out
+
+
+def diff_counts(changes: Sequence[Change]) -> tuple[int, int, int]:
+    """Words (unchanged, removed, inserted) of a word diff."""
+    n = {"equal": 0, "removed": 0, "inserted": 0}
+    for c in changes:
+        n[c.kind] += len(c.words)
+    return n["equal"], n["removed"], n["inserted"]
+
+
+def diff_text(changes: Sequence[Change], *, keep: int = KEEP_WORDS) -> str:
+    """The diff as one line of plain text with ``[-removed-]`` and ``{+inserted+}`` markers,
+    unchanged runs longer than ``2 * keep`` words shortened to their ends."""
+    parts: list[str] = []
+    for c in changes:
+        if c.kind == "removed":
+            parts.append("[-" + " ".join(c.words) + "-]")
+        elif c.kind == "inserted":
+            parts.append("{+" + " ".join(c.words) + "+}")
+        elif len(c.words) > 2 * keep:
+            parts.append(" ".join(c.words[:keep]) + " ... " + " ".join(c.words[-keep:]))
+        else:
+            parts.append(" ".join(c.words))
+    return " ".join(parts)
+
+
+def _context(text: str, start: int, end: int, width: int) -> tuple[str, str, str]:
+    """(before, passage, after) with up to ``width`` characters of context, one line each."""
+    before = text[max(0, start - width) : start]
+    after = text[end : end + width]
+    flat = [" ".join(s.split()) for s in (before, text[start:end], after)]
+    return (
+        ("..." if start > width else "") + flat[0],
+        flat[1],
+        flat[2] + ("..." if end + width < len(text) else ""),
+    )
+
+
+def print_passages(
+    console: Any,
+    passages: Sequence[Any],
+    text_a: str,
+    text_b: str,
+    *,
+    name_a: str,
+    name_b: str,
+    context: int = 60,
+) -> None:
+    """Each passage: where it is in both texts, a little context in A, and the word diff of
+    the passage in A to the passage in B (markers kept when not on a terminal).
+
+    Args:
+        console: a Rich console; passages: values with ``a_start, a_end, b_start, b_end``
+            (character offsets); context: characters of context shown before and after.
+    """
+    from rich.markup import escape
+
+    if not passages:
+        console.print("no shared passages")
+        return
+    for i, p in enumerate(passages, 1):
+        changes = word_diff(text_a[p.a_start : p.a_end], text_b[p.b_start : p.b_end])
+        same, removed, inserted = diff_counts(changes)
+        console.print(
+            f"[bold]passage {i} of {len(passages)}[/]: {escape(name_a)} "
+            f"\\[{p.a_start}, {p.a_end}) = {escape(name_b)} \\[{p.b_start}, {p.b_end}); "
+            f"{same} words the same, {removed} removed, {inserted} inserted",
+            highlight=False,
+        )
+        before, _passage, after = _context(text_a, p.a_start, p.a_end, context)
+        line = diff_text(changes)
+        styled = escape(line)
+        styled = re.sub(r"\\?\[-(.*?)-\]", r"[red strike]\g<0>[/]", styled)
+        styled = re.sub(r"\{\+(.*?)\+\}", r"[green]\g<0>[/]", styled)
+        console.print(
+            f"  [dim]{escape(before)}[/] {styled} [dim]{escape(after)}[/]", highlight=False
+        )
+
+
+def html_report(
+    path: Path,
+    passages: Sequence[Any],
+    text_a: str,
+    text_b: str,
+    *,
+    name_a: str,
+    name_b: str,
+    scores: dict[str, Any],
+) -> None:
+    """One self-contained HTML page of the pair: the scores, then each passage side by side
+    (A left, B right) with removed words struck in A and inserted words marked in B.
+
+    Raises:
+        OSError: ``path`` cannot be written.
+    """
+    rows = []
+    for i, p in enumerate(passages, 1):
+        changes = word_diff(text_a[p.a_start : p.a_end], text_b[p.b_start : p.b_end])
+        left = " ".join(_span(c, "del") for c in changes if c.kind in ("equal", "removed"))
+        right = " ".join(_span(c, "ins") for c in changes if c.kind in ("equal", "inserted"))
+        rows.append(
+            f"<tr><th colspan=2>passage {i}: A [{p.a_start}, {p.a_end}) = "
+            f"B [{p.b_start}, {p.b_end})</th></tr><tr><td>{left}</td><td>{right}</td></tr>"
+        )
+    score_rows = "".join(
+        f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(_fmt(v))}</td></tr>"
+        for k, v in scores.items()
+    )
+    title = f"{html.escape(name_a)} vs {html.escape(name_b)}"
+    page = (
+        "<!doctype html><html><head><meta charset='utf-8'>"
+        f"<title>{title}</title><style>"
+        "body{font-family:sans-serif;margin:2em;max-width:1200px}"
+        "table{border-collapse:collapse;width:100%}td,th{border:1px solid #ccc;padding:.4em;"
+        "vertical-align:top;text-align:left}td{width:50%}"
+        "del{background:#fdd;color:#900}ins{background:#dfd;color:#060;text-decoration:none}"
+        "</style></head><body>"
+        f"<h1>{title}</h1><table>{score_rows}</table>"
+        f"<h2>{len(passages)} shared passage(s)</h2>"
+        f"<table><tr><th>{html.escape(name_a)}</th><th>{html.escape(name_b)}</th></tr>"
+        + "".join(rows)
+        + "</table></body></html>\n"
+    )
+    path.write_text(page, encoding="utf-8")
+
+
+def _span(change: Change, tag: str) -> str:
+    words = html.escape(" ".join(change.words))
+    return words if change.kind == "equal" else f"<{tag}>{words}</{tag}>"
+
+
+def _fmt(value: Any) -> str:
+    return f"{value:.4f}" if isinstance(value, float) else str(value)
