@@ -15,7 +15,7 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parents[2]
 DECISIONS = ROOT / "benchmarks" / "results" / "decisions.json"
@@ -262,9 +262,90 @@ def on_post_build(config: Any, **_: Any) -> None:
             page.write_text(html.replace(WORKER_SHIM_URL, WORKER_SHIM), encoding="utf-8")
 
 
+#: A walk-through step: ``<!-- neardup:run [exit=N]`` + shell command lines + ``-->``.
+RUN = re.compile(r"<!-- neardup:run(?: exit=(\d+))?\n(.*?)\n-->", re.S)
+
+
+class Step(NamedTuple):
+    """One command of a walk-through as it ran: its line, exit code and output."""
+
+    command: str
+    expected: int
+    code: int
+    output: str
+
+
+def run_steps(markdown: str, out: str = "out/walk") -> list[Step]:
+    """Run every ``neardup:run`` command of a page in order, as a user would in a shell at the
+    repository's root, with ``$OUT`` the folder ``out`` (relative to the root; emptied
+    first) and the collections in a SQLite file there (``NEARDUP_DB``); the ``neardup`` of
+    this Python comes first on PATH.
+
+    Returns:
+        The steps with their exit codes and output (stdout then stderr, as a terminal of
+        100 columns would show them, without colour; the root's path left out).
+    """
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    folder = ROOT / out
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "OUT": out,
+        "NEARDUP_DB": f"sqlite:///{folder / 'walk.db'}",
+        "COLUMNS": "100",
+        "NO_COLOR": "1",
+        "TERM": "dumb",
+    }
+    steps = []
+    for match in RUN.finditer(markdown):
+        expected = int(match.group(1) or 0)
+        for command in match.group(2).strip().splitlines():
+            done = subprocess.run(
+                ["bash", "-c", command],
+                cwd=ROOT,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+            output = (done.stdout + done.stderr).replace(f"{ROOT}/", "")
+            steps.append(Step(command, expected, done.returncode, output.rstrip()))
+    return steps
+
+
+def render_steps(markdown: str, steps: list[Step]) -> str:
+    """The page with each ``neardup:run`` block replaced by its commands and real output."""
+    queue = iter(steps)
+
+    def block(match: re.Match[str]) -> str:
+        parts = []
+        for _line in match.group(2).strip().splitlines():
+            step = next(queue)
+            if step.code != step.expected:
+                raise RuntimeError(
+                    f"walk-through step {step.command!r} exited {step.code}, "
+                    f"not {step.expected}:\n{step.output}"
+                )
+            shown = f"$ {step.command}\n{step.output}".rstrip()
+            tail = f"\n# exit code {step.code}" if step.code else ""
+            parts.append(f"```console\n{shown}{tail}\n```")
+        return "\n\n".join(parts)
+
+    return RUN.sub(block, markdown)
+
+
 def on_page_markdown(markdown: str, **_: Any) -> str:
-    """MkDocs event: replace each marker line of a page with its generated Markdown."""
+    """MkDocs event: replace each marker line of a page with its generated Markdown, and run
+    the page's walk-through commands into it."""
     for marker, make in MARKERS.items():
         if marker in markdown:
             markdown = markdown.replace(marker, make())
+    if "<!-- neardup:run" in markdown:
+        markdown = render_steps(markdown, run_steps(markdown))
     return markdown
