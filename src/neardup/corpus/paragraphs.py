@@ -178,8 +178,8 @@ def repeated_paragraphs(
             if kept is not None and rewrites is not None:
                 progress.start("kept", None)
                 emptied = {i for i, e in zip(result[0], result[5], strict=True) if e}
-                ids = set(result[0]) - emptied
-                written = write_kept(paths, kept, ids, _read_opts(opts), rewrites)
+                keep_ids = set(result[0]) - emptied
+                written = write_kept(paths, kept, keep_ids, _read_opts(opts), rewrites)
                 progress.finish("kept")
         finally:
             if rewrites is not None:

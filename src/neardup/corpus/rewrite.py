@@ -19,7 +19,6 @@ import sqlite3
 import tempfile
 from collections import deque
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 from neardup import export
@@ -93,15 +92,15 @@ def write_kept(
     Raises:
         ParameterError: a bad output name. OSError: the output cannot be written.
     """
-    fmt = export.output_format(out)
+    export.output_format(out)
     spool = Spool()
     try:
         paths = resolve_inputs([os.fspath(p) for p in inputs], spool)
         recorder = _Recorder(ids)
-        selected = export._selected(paths, recorder, options)  # type: ignore[arg-type]
-        batches = _rewritten(selected, recorder, rewrites, options.text_field)
-        write = export._write_jsonl if fmt == "jsonl" else export._write_parquet
-        return write(Path(out), batches)
+        selected = export.select_batches(paths, recorder, options)
+        return export.write_batches(
+            out, _rewritten(selected, recorder, rewrites, options.text_field)
+        )
     finally:
         spool.close()
 
@@ -132,7 +131,7 @@ def _line(line: bytes, text: str | None, field: str) -> bytes:
         return line
     obj = json.loads(line)
     obj[field] = text
-    return export._dumps(obj)
+    return export.record_line(obj)
 
 
 def _arrow(batch: Any, texts: list[str | None], field: str) -> Any:
