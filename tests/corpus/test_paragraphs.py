@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import neardup
 from neardup.corpus.counts import Occurrences
@@ -156,3 +158,59 @@ def test_bad_parameters_are_named(tmp_path):
     ):
         with pytest.raises(ParameterError, match=name):
             neardup.repeated_paragraphs(path, **kwargs)
+
+
+def test_kept_from_a_folder_and_csv_keeps_their_fields(tmp_path):
+    tree = tmp_path / "tree"
+    (tree / "sub").mkdir(parents=True)
+    for i in range(3):
+        (tree / "sub" / f"p{i}.txt").write_text(f"Menu line\nUnique {i} body\nFooter here\n")
+    (tree / "t.csv").write_text('id,text,extra\nr1,"Menu line\nrow one",x\n')
+    out = tmp_path / "kept.jsonl"
+    neardup.repeated_paragraphs(tree, kept=out)
+    kept = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [(r["id"], r["text"]) for r in kept] == [
+        ("sub/p0.txt", "Menu line\nUnique 0 body\nFooter here\n"),
+        ("sub/p1.txt", "Unique 1 body\n"),
+        ("sub/p2.txt", "Unique 2 body\n"),
+        ("r1", "row one"),
+    ]
+    assert kept[3]["extra"] == "x"
+
+
+_LINES = ["menu", "Menu ", "footer", "a", "b", "c", "", "  "]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    docs=st.lists(st.lists(st.sampled_from(_LINES), max_size=6), min_size=1, max_size=8),
+    min_docs=st.integers(2, 4),
+    keep=st.sampled_from(["first", "none"]),
+)
+def test_cuts_agree_with_a_plain_reference(tmp_path_factory, docs, min_docs, keep):
+    """Against a direct count: which lines each document loses."""
+    texts = ["\n".join(lines) + "\n" for lines in docs]
+    path = tmp_path_factory.mktemp("h") / "c.jsonl"
+    path.write_text(
+        "".join(json.dumps({"id": str(i), "text": t}) + "\n" for i, t in enumerate(texts))
+    )
+    result = neardup.repeated_paragraphs(path, min_docs=min_docs, keep=keep, memory_budget=0)
+    norm = [[" ".join(x.lower().split()) for x in lines] for lines in docs]
+    holders: dict[str, list[int]] = {}
+    for d, lines in enumerate(norm):
+        for x in dict.fromkeys(lines):
+            if x:
+                holders.setdefault(x, []).append(d)
+    repeated = {x: ds[0] for x, ds in holders.items() if len(ds) >= min_docs}
+    by_id = dict(zip(result.ids, result.removed_chars.tolist(), strict=True))
+    for d, (lines, keys) in enumerate(zip(docs, norm, strict=True)):
+        if str(d) not in by_id:  # the reader skips a blank document ("empty")
+            assert not texts[d].strip()
+            continue
+        expected = 0
+        for k, (line, key) in enumerate(zip(lines, keys, strict=True)):
+            first = repeated.get(key) == d and keys.index(key) == k
+            if key in repeated and not (keep == "first" and first):
+                expected += len(line) + 1
+        assert by_id[str(d)] == expected
+    assert sorted(u.documents for u in result.units) == sorted(len(holders[x]) for x in repeated)
