@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+import xxhash
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -214,3 +215,20 @@ def test_cuts_agree_with_a_plain_reference(tmp_path_factory, docs, min_docs, kee
                 expected += len(line) + 1
         assert by_id[str(d)] == expected
     assert sorted(u.documents for u in result.units) == sorted(len(holders[x]) for x in repeated)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="aB \n\t\rЁﬁ\xa0\u3000\u2028漢x", max_size=40))
+def test_whole_text_line_keys_equal_line_by_line(text):
+    """The line path normalises the whole text once; each key is the unit's own."""
+    from neardup.corpus import units
+
+    fast = units._lines(text, 1)
+    assert fast is not None
+    slow = []
+    for start, nxt in units._spans(text, units._SEPARATORS["line"]):
+        content = text[start:nxt].rstrip()
+        norm = normal_form(content)
+        key = xxhash.xxh64_intdigest(norm.encode()) if norm else None
+        slow.append((start, start + len(content), nxt, key))
+    assert [(u.start, u.end, u.next, u.key) for u in fast] == slow

@@ -67,6 +67,10 @@ def split_units(text: str, unit: str, *, min_chars: int = 1) -> list[Unit]:
         ParameterError: an unknown ``unit``.
     """
     check_choice("unit", unit, UNIT_KINDS)
+    if unit == "line":
+        fast = _lines(text, min_chars)
+        if fast is not None:
+            return fast
     out: list[Unit] = []
     hash_of = xxhash.xxh64_intdigest
     for start, nxt in _spans(text, _SEPARATORS[unit]):
@@ -74,6 +78,29 @@ def split_units(text: str, unit: str, *, min_chars: int = 1) -> list[Unit]:
         norm = normal_form(content)
         key = hash_of(norm.encode("utf-8", "surrogatepass")) if len(norm) >= min_chars else None
         out.append(Unit(start, start + len(content), nxt, key))
+    return out
+
+
+def _lines(text: str, min_chars: int) -> list[Unit] | None:
+    """:func:`split_units` for lines with the whole text normalised at once (NFKC and
+    lower case keep every newline, so line k of the normal text is the normal form of line
+    k); None, for the unit-by-unit path, if the line counts ever differ."""
+    pieces = text.split("\n")
+    normal = normalize(text).split("\n")
+    if len(normal) != len(pieces):
+        return None
+    if not pieces[-1]:
+        pieces.pop()
+    hash_of = xxhash.xxh64_intdigest
+    out: list[Unit] = []
+    pos = 0
+    last = len(text)
+    for piece, norm in zip(pieces, normal, strict=False):
+        folded = " ".join(norm.split())
+        key = hash_of(folded.encode("utf-8", "surrogatepass")) if len(folded) >= min_chars else None
+        nxt = min(pos + len(piece) + 1, last)
+        out.append(Unit(pos, pos + len(piece.rstrip()), nxt, key))
+        pos = nxt
     return out
 
 
