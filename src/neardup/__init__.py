@@ -62,6 +62,16 @@ _EXPORTS: dict[str, str] = {
     "Document": "neardup.text",
     "Skipped": "neardup.text",
     "read_corpus": "neardup.text",
+    "repeated_paragraphs": "neardup.corpus.paragraphs",
+    "ParagraphResult": "neardup.corpus.paragraphs",
+    "RepeatedUnit": "neardup.corpus.paragraphs",
+    "repeated_substrings": "neardup.corpus.substrings",
+    "RepeatedSpan": "neardup.corpus.substrings",
+    "SubstringResult": "neardup.corpus.substrings",
+    "contamination": "neardup.corpus.contamination",
+    "Contaminated": "neardup.corpus.contamination",
+    "ContaminationResult": "neardup.corpus.contamination",
+    "EvalMatch": "neardup.corpus.contamination",
 }
 
 __all__ = [
@@ -71,11 +81,14 @@ __all__ = [
     "Cluster",
     "CollectionInfo",
     "Comparison",
+    "Contaminated",
+    "ContaminationResult",
     "DecodeError",
     "DedupOptions",
     "DedupResult",
     "Document",
     "Dropped",
+    "EvalMatch",
     "FormatError",
     "IncompatibleSignatureError",
     "Index",
@@ -88,10 +101,13 @@ __all__ = [
     "Overlap",
     "Pair",
     "PairTable",
+    "ParagraphResult",
     "ParameterError",
     "Passage",
     "Prepared",
     "QueryResult",
+    "RepeatedSpan",
+    "RepeatedUnit",
     "ShingleSets",
     "Shingling",
     "Signature",
@@ -99,10 +115,12 @@ __all__ = [
     "Signatures",
     "Skipped",
     "Store",
+    "SubstringResult",
     "UsageError",
     "__version__",
     "align_passages",
     "compare",
+    "contamination",
     "dedup",
     "highlight",
     "make_method",
@@ -111,6 +129,8 @@ __all__ = [
     "optimal_params",
     "overlap",
     "read_corpus",
+    "repeated_paragraphs",
+    "repeated_substrings",
     "write_result",
 ]
 
@@ -148,6 +168,14 @@ def __dir__() -> list[str]:
 if _TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
     from neardup.cluster import Cluster
     from neardup.compare import Comparison, compare
+    from neardup.corpus.contamination import (
+        Contaminated,
+        ContaminationResult,
+        EvalMatch,
+        contamination,
+    )
+    from neardup.corpus.paragraphs import ParagraphResult, RepeatedUnit, repeated_paragraphs
+    from neardup.corpus.substrings import RepeatedSpan, SubstringResult, repeated_substrings
     from neardup.dedup import DedupOptions, DedupResult, Dropped, dedup
     from neardup.errors import (
         DecodeError,

@@ -25,7 +25,7 @@ import gzip
 import json
 import os
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -352,3 +352,30 @@ def _write_parquet(out: Path, batches: Iterator[_Batch]) -> int:
             if writer is not None:
                 writer.close()
     return count
+
+
+# -- for the jobs that rewrite the text field (neardup.corpus.rewrite) -----------------------
+def select_batches(
+    paths: list[Path], ids: Container[str], options: ReadOptions
+) -> Iterator[tuple[str, Any]]:
+    """The records of ``paths`` (resolved inputs) whose id is in ``ids``, as batches
+    ``("lines", raw JSONL lines)``, ``("rows", dicts)`` or ``("arrow", a record batch)``, in
+    the job's order; ``ids`` is asked once per record, in that order."""
+    return _selected(paths, ids, options)  # type: ignore[arg-type]
+
+
+def write_batches(out: str | os.PathLike[str], batches: Iterator[tuple[str, Any]]) -> int:
+    """Write :func:`select_batches` batches to ``out`` (format by name, renamed into place
+    when complete); the number of records written.
+
+    Raises:
+        ParameterError: a bad output name. OSError: the output cannot be written.
+    """
+    if output_format(out) == "jsonl":
+        return _write_jsonl(Path(out), batches)
+    return _write_parquet(Path(out), batches)
+
+
+def record_line(row: dict[str, Any]) -> bytes:
+    """One JSONL line (no newline) of a record, as the JSONL writer writes it."""
+    return _dumps(row)

@@ -626,7 +626,8 @@ def _register_extensions() -> None:
     """Commands defined in sibling modules: each has ``register(app)``."""
     import importlib
 
-    for name in ("collections", "serve", "evaluate", "crawl"):
+    commands = ("collections", "serve", "evaluate", "crawl")
+    for name in (*commands, "lines", "substrings", "contamination"):
         try:
             module = importlib.import_module(f"neardup.cli.{name}")
         except ModuleNotFoundError as exc:

@@ -1,0 +1,139 @@
+"""``neardup contamination CORPUS... --eval EVALSET...``: corpus documents sharing a word
+n-gram (13 words) with an evaluation set (GPT-3's and datatrove's decontamination).
+
+Exit codes as ``check``'s (grep's): 0 no document is contaminated, 1 at least one is,
+2 a usage or other error (unreadable input, no corpus document read).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from neardup.cli.common import console, escape
+from neardup.cli.corpus_io import dumps, print_json, with_progress, write_out
+from neardup.cli.options import (
+    MAX_BYTES,
+    ContentTypeOpt,
+    IdFieldOpt,
+    MaxBytesOpt,
+    TextFieldOpt,
+    read_options,
+)
+from neardup.errors import NeardupError, check_int
+
+#: Exit codes: nothing found, a contaminated document found, an error.
+EXIT_CLEAN, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
+
+EXAMPLE = """
+Example: which training documents hold 13-word passages of a benchmark's test items,
+and the training set without them:
+
+\b
+  neardup contamination train.jsonl --eval test.jsonl --kept train.clean.jsonl
+"""
+
+
+def contamination(
+    inputs: Annotated[
+        list[str], typer.Argument(help="The corpus: files, folders or - (any `dedup` input).")
+    ],
+    eval_set: Annotated[
+        list[str],
+        typer.Option("--eval", help="The evaluation set (repeatable; one document an item)."),
+    ],
+    ngram: Annotated[int, typer.Option("--ngram", help="Words per shared n-gram.")] = 13,
+    kept: Annotated[
+        Path | None,
+        typer.Option(
+            "--kept", help="Write the corpus without the contaminated documents (all fields)."
+        ),
+    ] = None,
+    out_dir: Annotated[
+        str | None,
+        typer.Option(
+            "--out", "-o", help="Write contaminated.jsonl, items.jsonl, skipped.jsonl, summary."
+        ),
+    ] = None,
+    top: Annotated[int, typer.Option("--top", help="Documents and items the tables show.")] = 20,
+    id_field: IdFieldOpt = "id",
+    text_field: TextFieldOpt = "text",
+    content_type: ContentTypeOpt = "auto",
+    max_bytes: MaxBytesOpt = MAX_BYTES,
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="Print {summary, contaminated, items, skipped} as JSON."),
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+) -> None:
+    """Corpus documents sharing an n-gram of --ngram words with an evaluation set, with the
+    shared passages located. Exit 0: none; 1: some; 2: error."""
+    from neardup.corpus.contamination import contamination as run
+
+    try:
+        check_int("--top", top, low=0)
+        opts = read_options(
+            id_field=id_field, text_field=text_field, content_type=content_type, max_bytes=max_bytes
+        )
+        result = with_progress(
+            lambda prog: run(
+                inputs, eval_set=eval_set, ngram=ngram, read_options=opts, kept=kept, progress=prog
+            ),
+            quiet or as_json,
+        )
+        items = [{"eval_id": k, "documents": v} for k, v in result.per_item.items()]
+        if out_dir is not None:
+            write_out(
+                out_dir,
+                {
+                    "contaminated.jsonl": (c.as_dict() for c in result.documents),
+                    "items.jsonl": items,
+                    "skipped.jsonl": (s.as_dict() for s in result.skipped),
+                },
+                result.summary,
+            )
+    except (NeardupError, OSError) as exc:
+        console("err").print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(EXIT_ERROR) from None
+    if as_json:
+        print_json(
+            {
+                "summary": result.summary,
+                "contaminated": [c.as_dict() for c in result.documents],
+                "items": items,
+                "skipped": [s.as_dict() for s in result.skipped],
+            }
+        )
+    else:
+        _print(result, items, top, kept)
+    if result.summary["documents"] == 0:
+        console("err").print("[red]error:[/red] no corpus document could be read")
+        raise typer.Exit(EXIT_ERROR)
+    raise typer.Exit(EXIT_FOUND if result.documents else EXIT_CLEAN)
+
+
+def _print(result: Any, items: list[dict[str, Any]], top: int, kept: Path | None) -> None:
+    s = result.summary
+    for doc in result.documents[:top]:
+        for m in doc.matches:
+            sys.stdout.write(
+                f"{doc.id} [{m.start}, {m.end}) = {m.eval_id} [{m.eval_start}, "
+                f"{m.eval_end}) ({m.ngrams} shared {s['ngram']}-grams)\n"
+            )
+    found = sorted((i for i in items if i["documents"]), key=lambda i: -i["documents"])
+    for i in found[:top]:
+        sys.stdout.write(f"eval item {dumps(i['eval_id'])}: {i['documents']} documents\n")
+    sys.stdout.write(
+        f"{s['contaminated']} of {s['documents']} documents share a {s['ngram']}-gram with "
+        f"{s['eval_items_found']} of {s['eval_items']} evaluation items\n"
+    )
+    if kept is not None:
+        sys.stdout.write(f"kept corpus: {s['kept_records']} records in {kept}\n")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``contamination`` to the ``neardup`` app."""
+    app.command("contamination", epilog=EXAMPLE)(contamination)

@@ -1,0 +1,365 @@
+"""Exact repeated substrings of at least ``min_bytes`` bytes, by suffix array (Lee et al. 2022,
+"Deduplicating Training Data Makes Language Models Better", section 4.1: ExactSubstr).
+
+The documents' UTF-8 texts are concatenated, each followed by the byte ``0xFF`` (which no
+UTF-8 text holds), into one buffer ``S`` of ``N`` bytes. Its suffix array and LCP array are
+built by libdivsufsort (``pydivsufsort``: the ``substrings`` extra). Two suffixes adjacent in
+suffix-array order with an LCP of at least ``k = min_bytes`` share their first ``k`` bytes,
+and those bytes lie inside one document each when no ``0xFF`` falls among them (a common
+prefix crossing a document's end crosses the other's at the same offset, so one check
+suffices). Every position starting such a suffix starts a repeated window ``[p, p + k)``;
+the union of the windows is exactly the bytes covered by some repeat of >= ``k`` bytes
+(a longer repeat ``[p, p + L)`` is the union of its windows), and its runs are the spans.
+A span's ends are moved inward to character boundaries (never splitting a multi-byte
+character; a span left shorter than ``k`` bytes is dropped) and never cross a document.
+
+Between two corpora (``against``), a window of the inputs counts only when a suffix of the
+other corpus shares its ``k`` bytes (the two in one run of the suffix array).
+
+Memory: ``N`` bytes of text, ``4 N`` of suffix array and ``4 N`` of LCP (``8 N`` each past
+2 GiB), so about ``9 N`` plus the texts read; time O(N log N) for the suffix array.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from neardup.corpus.rewrite import Rewrites, write_kept
+from neardup.errors import ParameterError, check_int
+from neardup.progress import NullProgress, Progress
+from neardup.text.read import read_corpus
+from neardup.text.read import read_options as make_read_options
+from neardup.text.types import Document, Skipped
+from neardup.text.units import Spool, resolve_inputs
+
+SEPARATOR = 0xFF
+
+
+@dataclass(frozen=True, slots=True)
+class RepeatedSpan:
+    """A span of a document whose text occurs elsewhere (every byte in a repeat >= k bytes).
+
+    Attributes:
+        id: the document's id.
+        start, end: character offsets in the document's text (``text[start:end]``).
+        byte_start, byte_end: the same span as byte offsets in its UTF-8 encoding.
+        copies: occurrences in the whole buffer of the most repeated ``min_bytes``-byte
+            window of the span (>= 2; with ``against``, both corpora counted).
+        text: the span's text.
+    """
+
+    id: str
+    start: int
+    end: int
+    byte_start: int
+    byte_end: int
+    copies: int
+    text: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping."""
+        return {
+            "id": self.id,
+            "start": self.start,
+            "end": self.end,
+            "byte_start": self.byte_start,
+            "byte_end": self.byte_end,
+            "bytes": self.byte_end - self.byte_start,
+            "copies": self.copies,
+            "text": self.text,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SubstringResult:
+    """What :func:`repeated_substrings` found.
+
+    Attributes:
+        spans: the repeated spans, by document (read order) then offset.
+        ids: the input documents' ids in read order (n,).
+        chars: int64 array (n,): characters of each document's text.
+        removed_chars: int64 array (n,): characters its spans cover.
+        skipped: the inputs that were not read.
+        summary: counts, parameters, seconds per stage, peak memory (MiB).
+    """
+
+    spans: tuple[RepeatedSpan, ...]
+    ids: tuple[str, ...]
+    chars: np.ndarray
+    removed_chars: np.ndarray
+    skipped: tuple[Skipped, ...]
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+def repeated_substrings(
+    inputs: Sequence[str | os.PathLike[str]] | str | os.PathLike[str],
+    *,
+    against: Sequence[str | os.PathLike[str]] | str | os.PathLike[str] | None = None,
+    min_bytes: int = 100,
+    read_options: dict[str, Any] | None = None,
+    kept: str | os.PathLike[str] | None = None,
+    spill_dir: str | os.PathLike[str] | None = None,
+    progress: Progress | None = None,
+) -> SubstringResult:
+    """Exact spans of at least ``min_bytes`` bytes repeated within ``inputs`` (or found in
+    ``against``), by suffix array (Lee et al. 2022).
+
+    Args:
+        inputs: anything :func:`neardup.read_corpus` reads.
+        against: a second corpus: report the spans of ``inputs`` that occur in it (repeats
+            inside ``inputs`` alone are then not reported). None: repeats within ``inputs``.
+        min_bytes: shortest repeat, in UTF-8 bytes (>= 1; Lee et al. take 50 tokens, about
+            100 bytes of English).
+        read_options: keyword arguments of :func:`neardup.read_corpus` for both corpora.
+        kept: write ``inputs`` with every copy of the spans removed, as Lee et al. remove them
+            (``.jsonl[.gz|.zst]`` or ``.parquet``; :mod:`neardup.corpus.rewrite`).
+        spill_dir: directory of the temporary file of rewritten texts.
+        progress: receives the stages ``read``, ``suffix array``, ``spans``, ``kept``.
+
+    Returns:
+        A :class:`SubstringResult`.
+
+    Raises:
+        ParameterError: a bad parameter, or ``pydivsufsort`` not installed
+            (``pip install 'neardup[substrings]'``). InputError: an input does not exist.
+    """
+    check_int("min_bytes", min_bytes, low=1)
+    opts = dict(read_options or {})
+    ropts = make_read_options(**opts)
+    if kept is not None:
+        from neardup.export import output_format
+
+        output_format(kept)
+    divsufsort, kasai = _library()
+    progress = progress or NullProgress()
+    t0 = time.perf_counter()
+    spool = Spool()
+    try:
+        paths = _paths(inputs, spool)
+        other = _paths(against, spool) if against is not None else []
+        progress.start("read", None)
+        buf, starts, ids, skipped = _concatenate(paths, opts, progress)
+        n_inputs = len(ids)
+        if other:
+            buf, starts, more, more_skipped = _concatenate(other, opts, progress, buf, starts)
+            ids += more
+            skipped += more_skipped
+        progress.finish("read")
+        t1 = time.perf_counter()
+        s = np.frombuffer(buf, dtype=np.uint8)
+        progress.start("suffix array", None)
+        links, sa = _links(s, min_bytes, divsufsort, kasai)
+        progress.finish("suffix array")
+        t2 = time.perf_counter()
+        progress.start("spans", None)
+        boundary = int(starts[n_inputs]) if other else None
+        marked, copies = _windows(links, sa, boundary)
+        del sa, links
+        spans = _spans(s, marked, copies, min_bytes, np.asarray(starts, dtype=np.int64))
+        spans = [sp for sp in spans if sp[0] < n_inputs]
+        result_spans, chars, removed, new_texts = _located(s, spans, starts, ids, n_inputs)
+        progress.finish("spans")
+        t3 = time.perf_counter()
+        written = None
+        if kept is not None:
+            progress.start("kept", None)
+            rewrites = Rewrites(spill_dir=None if spill_dir is None else os.fspath(spill_dir))
+            try:
+                emptied = set()
+                for doc, new in new_texts.items():
+                    if new.strip():
+                        rewrites.put(ids[doc], new)
+                    else:
+                        emptied.add(ids[doc])
+                keep_ids = set(ids[:n_inputs]) - emptied
+                written = write_kept(paths, kept, keep_ids, ropts, rewrites)
+            finally:
+                rewrites.close()
+            progress.finish("kept")
+    finally:
+        spool.close()
+    summary = {
+        "documents": n_inputs,
+        "against_documents": len(ids) - n_inputs if other else None,
+        "skipped": len(skipped),
+        "min_bytes": min_bytes,
+        "bytes": len(buf),
+        "spans": len(result_spans),
+        "documents_with_spans": int(np.count_nonzero(removed)),
+        "span_bytes": int(sum(sp.byte_end - sp.byte_start for sp in result_spans)),
+        "chars": int(chars.sum()),
+        "removed_chars": int(removed.sum()),
+        "kept_records": written,
+        "seconds": {
+            "read": round(t1 - t0, 3),
+            "suffix_array": round(t2 - t1, 3),
+            "spans": round(t3 - t2, 3),
+            "total": round(time.perf_counter() - t0, 3),
+        },
+        "peak_memory_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+    return SubstringResult(
+        spans=tuple(result_spans),
+        ids=tuple(ids[:n_inputs]),
+        chars=chars,
+        removed_chars=removed,
+        skipped=tuple(skipped),
+        summary=summary,
+    )
+
+
+def _library() -> tuple[Any, Any]:
+    try:
+        from pydivsufsort import divsufsort, kasai
+    except ImportError:
+        raise ParameterError(
+            "substrings", "pydivsufsort missing", "pip install 'neardup[substrings]'"
+        ) from None
+    return divsufsort, kasai
+
+
+def _paths(inputs: Any, spool: Spool) -> list[str]:
+    names = [inputs] if isinstance(inputs, str | os.PathLike) else list(inputs)
+    return [str(p) for p in resolve_inputs([os.fspath(p) for p in names], spool)]
+
+
+def _concatenate(
+    paths: list[str],
+    opts: dict[str, Any],
+    progress: Progress,
+    buf: bytearray | None = None,
+    starts: list[int] | None = None,
+) -> tuple[bytearray, list[int], list[str], list[Skipped]]:
+    """The documents' UTF-8 texts appended to ``buf``, each followed by ``0xFF``; ``starts``
+    gets each document's first byte (and, last, the end of the buffer)."""
+    buf = bytearray() if buf is None else buf
+    starts = [] if starts is None else starts[:-1]
+    ids: list[str] = []
+    skipped: list[Skipped] = []
+    for item in read_corpus(paths, **opts):
+        if isinstance(item, Document):
+            starts.append(len(buf))
+            buf += item.text.encode("utf-8", "surrogatepass")
+            buf.append(SEPARATOR)
+            ids.append(item.id)
+            progress.advance("read")
+        else:
+            skipped.append(item)
+    starts.append(len(buf))
+    return buf, starts, ids, skipped
+
+
+def _links(s: np.ndarray, k: int, divsufsort: Any, kasai: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Suffix-array ranks ``i`` whose suffixes ``SA[i]`` and ``SA[i + 1]`` share their first
+    ``k`` bytes inside one document each; and the suffix array."""
+    if len(s) == 0:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    sa = divsufsort(s)
+    lcp = kasai(s, sa)
+    cand = np.flatnonzero(lcp >= k)
+    del lcp
+    p = sa[cand].astype(np.int64)
+    seps = np.flatnonzero(s == SEPARATOR)
+    nxt = seps[np.searchsorted(seps, p)]
+    return cand[nxt - p >= k], sa
+
+
+def _windows(
+    links: np.ndarray, sa: np.ndarray, boundary: int | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Byte positions starting a repeated window, and the size of the window's run."""
+    if len(links) == 0:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    new_run = np.r_[True, links[1:] != links[:-1] + 1]
+    firsts = links[new_run]
+    lasts = links[np.r_[new_run[1:], True]] + 1  # the run's ranks: firsts..lasts
+    sizes = lasts - firsts + 1
+    ranks = np.repeat(firsts, sizes) + _ramp(sizes)
+    run_size = np.repeat(sizes, sizes)
+    pos = sa[ranks].astype(np.int64)
+    if boundary is None:
+        return pos, run_size
+    in_a = pos < boundary
+    run = np.repeat(np.arange(len(sizes)), sizes)
+    has_a = np.bincount(run, weights=in_a, minlength=len(sizes)) > 0
+    has_b = np.bincount(run, weights=~in_a, minlength=len(sizes)) > 0
+    mixed = (has_a & has_b)[run] & in_a
+    return pos[mixed], run_size[mixed]
+
+
+def _ramp(sizes: np.ndarray) -> np.ndarray:
+    """0..size-1 for each size, concatenated."""
+    total = int(sizes.sum())
+    offsets = np.repeat(np.cumsum(sizes) - sizes, sizes)
+    return np.arange(total, dtype=np.int64) - offsets
+
+
+def _spans(
+    s: np.ndarray, marked: np.ndarray, copies: np.ndarray, k: int, starts: np.ndarray
+) -> list[tuple[int, int, int, int]]:
+    """``(document, byte start, byte end, copies)`` of the unions of the windows, moved
+    inward to character boundaries; shorter than ``k`` bytes after that: dropped."""
+    if len(marked) == 0:
+        return []
+    order = np.argsort(marked, kind="stable")
+    pos, cop = marked[order], copies[order]
+    new = np.r_[True, pos[1:] > pos[:-1] + k]
+    first = np.flatnonzero(new)
+    span_start = pos[first]
+    span_end = pos[np.r_[first[1:], len(pos)] - 1] + k
+    span_copies = np.maximum.reduceat(cop, first)
+    doc = np.searchsorted(starts, span_start, side="right") - 1
+    out = []
+    for d, a, b, c in zip(
+        doc.tolist(), span_start.tolist(), span_end.tolist(), span_copies.tolist(), strict=True
+    ):
+        while a < b and s[a] & 0xC0 == 0x80:
+            a += 1
+        while b > a and b < len(s) and s[b] & 0xC0 == 0x80:
+            b -= 1
+        if b - a >= k:
+            out.append((d, a, b, c))
+    return out
+
+
+def _located(
+    s: np.ndarray,
+    spans: list[tuple[int, int, int, int]],
+    starts: list[int],
+    ids: list[str],
+    n_docs: int,
+) -> tuple[list[RepeatedSpan], np.ndarray, np.ndarray, dict[int, str]]:
+    """The spans with character offsets and text; per-document characters and characters
+    removed; each changed document's text without its spans."""
+    removed = np.zeros(n_docs, dtype=np.int64)
+    chars = np.zeros(n_docs, dtype=np.int64)
+    if n_docs:
+        lead_all = (s[: starts[n_docs]] & 0xC0) != 0x80  # the separator counts as one
+        chars = np.add.reduceat(lead_all, np.asarray(starts[:n_docs])).astype(np.int64) - 1
+    by_doc: dict[int, list[tuple[int, int, int]]] = {}
+    for d, a, b, c in spans:
+        by_doc.setdefault(d, []).append((a, b, c))
+    out: list[RepeatedSpan] = []
+    new_texts: dict[int, str] = {}
+    for d in sorted(by_doc):
+        seg = s[starts[d] : starts[d + 1] - 1]
+        lead = (seg & 0xC0) != 0x80
+        char_at = np.r_[0, np.cumsum(lead)]
+        pieces, last = [], 0
+        for a, b, c in by_doc[d]:
+            ba, bb = a - starts[d], b - starts[d]
+            text = seg[ba:bb].tobytes().decode("utf-8", "surrogatepass")
+            out.append(RepeatedSpan(ids[d], int(char_at[ba]), int(char_at[bb]), ba, bb, c, text))
+            removed[d] += int(char_at[bb] - char_at[ba])
+            pieces.append(seg[last:ba].tobytes())
+            last = bb
+        pieces.append(seg[last:].tobytes())
+        new_texts[d] = b"".join(pieces).decode("utf-8", "surrogatepass")
+    return out, chars, removed, new_texts

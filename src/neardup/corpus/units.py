@@ -1,0 +1,121 @@
+"""A text split into units (lines or paragraphs), each normalised and hashed.
+
+The unit of CCNet (Wenzek et al. 2020) and of datatrove's line dedup is the line (text
+split at ``\\n``); the paragraph (text split at blank lines) is Dolma's. A unit's key is
+the XXH64 (seed 0) of the UTF-8 bytes of its normal form: the canonical form's steps 1-2
+(:func:`neardup.text.canonical.normalize`: NFKC, lower case, ``ё`` -> ``е``) with every run
+of whitespace folded to one space and the ends stripped. A unit whose normal form is
+shorter than ``min_chars`` characters (a blank line, a lone bullet) has no key: it is
+never counted and never cut.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+import xxhash
+
+from neardup.errors import check_choice
+from neardup.text.canonical import normalize
+
+UnitKind = Literal["line", "paragraph"]
+UNIT_KINDS: tuple[str, ...] = ("line", "paragraph")
+
+#: Separators: a newline; a blank line (a newline, spaces, a newline) and the whitespace after.
+_SEPARATORS = {"line": re.compile(r"\n"), "paragraph": re.compile(r"\n[^\S\n]*\n\s*")}
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One line or paragraph of a text.
+
+    Attributes:
+        start: character offset of the unit in the text.
+        end: character offset just past its content (its separator excluded).
+        next: character offset of the next unit (its separator included: cutting the unit
+            cuts ``text[start:next]``).
+        key: XXH64 of the normal form, or ``None`` when that is shorter than ``min_chars``.
+    """
+
+    start: int
+    end: int
+    next: int
+    key: int | None
+
+
+def normal_form(content: str) -> str:
+    """The unit's normal form: :func:`~neardup.text.canonical.normalize`, whitespace folded.
+
+    >>> normal_form("  Cookie   POLICY\\t ")
+    'cookie policy'
+    """
+    return " ".join(normalize(content).split())
+
+
+def split_units(text: str, unit: str, *, min_chars: int = 1) -> list[Unit]:
+    """``text`` as consecutive units covering it (``units[0].start == 0``, each unit's
+    ``next`` the following one's ``start``, the last one's ``len(text)``).
+
+    Args:
+        text: any string.
+        unit: ``line`` (split after every ``\\n``) or ``paragraph`` (split at blank lines).
+        min_chars: shortest normal form that gets a key (>= 1).
+
+    Raises:
+        ParameterError: an unknown ``unit``.
+    """
+    check_choice("unit", unit, UNIT_KINDS)
+    if unit == "line":
+        fast = _lines(text, min_chars)
+        if fast is not None:
+            return fast
+    out: list[Unit] = []
+    hash_of = xxhash.xxh64_intdigest
+    for start, nxt in _spans(text, _SEPARATORS[unit]):
+        content = text[start:nxt].rstrip()
+        norm = normal_form(content)
+        key = hash_of(norm.encode("utf-8", "surrogatepass")) if len(norm) >= min_chars else None
+        out.append(Unit(start, start + len(content), nxt, key))
+    return out
+
+
+def _lines(text: str, min_chars: int) -> list[Unit] | None:
+    """:func:`split_units` for lines with the whole text normalised at once (NFKC and
+    lower case keep every newline, so line k of the normal text is the normal form of line
+    k); None, for the unit-by-unit path, if the line counts ever differ."""
+    pieces = text.split("\n")
+    normal = normalize(text).split("\n")
+    if len(normal) != len(pieces):
+        return None
+    if not pieces[-1]:
+        pieces.pop()
+    hash_of = xxhash.xxh64_intdigest
+    out: list[Unit] = []
+    pos = 0
+    last = len(text)
+    for piece, norm in zip(pieces, normal, strict=False):
+        folded = " ".join(norm.split())
+        key = hash_of(folded.encode("utf-8", "surrogatepass")) if len(folded) >= min_chars else None
+        nxt = min(pos + len(piece) + 1, last)
+        out.append(Unit(pos, pos + len(piece.rstrip()), nxt, key))
+        pos = nxt
+    return out
+
+
+def _spans(text: str, separator: re.Pattern[str]) -> list[tuple[int, int]]:
+    spans, pos = [], 0
+    for m in separator.finditer(text):
+        spans.append((pos, m.end()))
+        pos = m.end()
+    if pos < len(text):
+        spans.append((pos, len(text)))
+    return spans
+
+
+def cut(text: str, units: list[Unit], drop: list[bool]) -> str:
+    """``text`` without the units flagged in ``drop`` (each with its separator)."""
+    if not any(drop):
+        return text
+    return "".join(text[u.start : u.next] for u, d in zip(units, drop, strict=True) if not d)

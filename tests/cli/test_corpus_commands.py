@@ -1,0 +1,97 @@
+"""`neardup lines`, `substrings`, `contamination`: exit codes, --json, --out, --help."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from neardup.cli.main import app
+
+runner = CliRunner()
+
+SHARED = "This paragraph of licence text is copied into many pages of the site, word for word."
+
+
+def _run(*args: str):
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+def _corpus(tmp_path: Path) -> Path:
+    rows = [
+        {"id": f"p{i}", "text": f"Menu\nUnique line {i} about topic {i * 31}.\n{SHARED}\n"}
+        for i in range(3)
+    ]
+    path = tmp_path / "c.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    return path
+
+
+@pytest.mark.parametrize("command", ["lines", "substrings", "contamination"])
+def test_help_has_an_example(command):
+    result = _run(command, "--help")
+    assert result.exit_code == 0
+    assert "Example" in result.output and f"neardup {command}" in result.output
+
+
+def test_lines_json_and_out(tmp_path):
+    path = _corpus(tmp_path)
+    result = _run("lines", str(path), "--json", "--out", str(tmp_path / "out"))
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert [(u["text"], u["documents"]) for u in data["repeated"]] == [("Menu", 3), (SHARED, 3)]
+    assert data["summary"]["removed_chars"] == 2 * (len("Menu\n") + len(SHARED) + 1)
+    out = tmp_path / "out"
+    assert {p.name for p in out.iterdir()} == {
+        "repeated.jsonl",
+        "documents.jsonl",
+        "skipped.jsonl",
+        "summary.json",
+    }
+    docs = [json.loads(x) for x in (out / "documents.jsonl").read_text().splitlines()]
+    assert [d["removed_chars"] for d in docs] == [0, 5 + len(SHARED) + 1, 5 + len(SHARED) + 1]
+
+
+def test_lines_table_and_exit_codes(tmp_path):
+    path = _corpus(tmp_path)
+    result = _run("lines", str(path), "--top", "1")
+    assert result.exit_code == 0 and "Menu" in result.stdout
+    assert _run("lines", str(path), "--unit", "word").exit_code == 2
+    assert _run("lines", str(path), "--min-docs", "1").exit_code == 2
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert _run("lines", str(empty)).exit_code == 1
+    assert _run("lines", str(tmp_path / "missing.jsonl")).exit_code == 1
+
+
+def test_substrings_json_and_kept(tmp_path):
+    pytest.importorskip("pydivsufsort")
+    path = _corpus(tmp_path)
+    kept = tmp_path / "kept.jsonl"
+    result = _run("substrings", str(path), "--min-bytes", "40", "--json", "--kept", str(kept))
+    assert result.exit_code == 0
+    spans = json.loads(result.stdout)["spans"]
+    # the shared paragraph with the newlines around it (the line after "Menu" differs)
+    assert [s["text"] for s in spans] == [f".\n{SHARED}\n"] * 3 or [s["text"] for s in spans] == [
+        f"\n{SHARED}\n"
+    ] * 3
+    assert all(SHARED not in json.loads(x)["text"] for x in kept.read_text().splitlines())
+    assert _run("substrings", str(path), "--min-bytes", "0").exit_code == 2
+
+
+def test_contamination_exit_codes_like_grep(tmp_path):
+    path = _corpus(tmp_path)
+    ev = tmp_path / "eval.jsonl"
+    ev.write_text(json.dumps({"id": "q", "text": "Quiz: " + SHARED}) + "\n")
+    found = _run("contamination", str(path), "--eval", str(ev), "--json")
+    assert found.exit_code == 1
+    data = json.loads(found.stdout)
+    assert [d["id"] for d in data["contaminated"]] == ["p0", "p1", "p2"]
+    assert data["items"] == [{"eval_id": "q", "documents": 3}]
+    clean = tmp_path / "clean.jsonl"
+    clean.write_text(json.dumps({"id": "z", "text": "nothing in common at all here"}) + "\n")
+    assert _run("contamination", str(path), "--eval", str(clean)).exit_code == 0
+    assert _run("contamination", str(path), "--eval", str(ev), "--ngram", "0").exit_code == 2
+    assert _run("contamination", str(path)).exit_code == 2  # --eval missing

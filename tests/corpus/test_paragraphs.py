@@ -1,0 +1,234 @@
+"""neardup.repeated_paragraphs on constructed pages whose boilerplate lines are known."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import xxhash
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import neardup
+from neardup.corpus.counts import Occurrences
+from neardup.corpus.units import normal_form, split_units
+from neardup.errors import ParameterError
+
+NAV = "Home | News | Sport | Contact"
+COOKIE = "We use cookies to improve your experience."
+FOOTER = "© 2024 Пример Медиа. Все права защищены."
+
+
+def _pages(tmp_path: Path) -> tuple[Path, list[dict[str, str]]]:
+    """Six pages: NAV on all, COOKIE on four (once spelled with other case and spaces),
+    FOOTER on three; every other line unique, one page repeating a line inside itself."""
+    rows = []
+    for i in range(6):
+        lines = [NAV, f"Story {i}: a unique headline number {i * 13}.", f"Body text {i} here."]
+        if i < 4:
+            lines.insert(1, COOKIE if i != 2 else "  WE use   cookies to improve your EXPERIENCE. ")
+        if i % 2 == 0:
+            lines.append(FOOTER)
+        rows.append({"id": f"p{i}", "text": "\n".join(lines) + "\n", "url": f"https://x/{i}"})
+    rows.append({"id": "solo", "text": "Only here\nOnly here\n", "url": "https://x/solo"})
+    path = tmp_path / "pages.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    return path, rows
+
+
+def test_units_split_and_normal_form():
+    text = "Home\nAbout  US\n\n  Para\nnext\n\n\nlast"
+    lines = split_units(text, "line")
+    assert [text[u.start : u.next] for u in lines] == [
+        "Home\n",
+        "About  US\n",
+        "\n",
+        "  Para\n",
+        "next\n",
+        "\n",
+        "\n",
+        "last",
+    ]
+    assert [u.key is None for u in lines] == [False, False, True, False, False, True, True, False]
+    paras = split_units(text, "paragraph")
+    assert [text[u.start : u.end] for u in paras] == ["Home\nAbout  US", "Para\nnext", "last"]
+    assert normal_form("  Ёлка\tИ  ПАЛКА ") == "елка и палка"
+    with pytest.raises(ParameterError, match="unit"):
+        split_units(text, "sentence")
+
+
+@pytest.mark.parametrize("budget", [None, 0])
+def test_boilerplate_lines_found_exactly(tmp_path, budget):
+    path, _rows = _pages(tmp_path)
+    result = neardup.repeated_paragraphs(path, memory_budget=budget)
+    assert result.summary["spilled_to_disk"] is (budget == 0)
+    got = [(u.text, u.documents, u.copies, u.first_id, u.first_unit) for u in result.units]
+    assert got == [
+        (NAV, 6, 6, "p0", 0),
+        (COOKIE, 4, 4, "p0", 1),
+        (FOOTER, 3, 3, "p0", 4),
+    ]
+    removed = dict(zip(result.ids, result.removed_chars.tolist(), strict=True))
+    cookie2 = len("  WE use   cookies to improve your EXPERIENCE. \n")
+    assert removed == {
+        "p0": 0,
+        "p1": len(NAV) + 1 + len(COOKIE) + 1,
+        "p2": len(NAV) + 1 + cookie2 + len(FOOTER) + 1,
+        "p3": len(NAV) + 1 + len(COOKIE) + 1,
+        "p4": len(NAV) + 1 + len(FOOTER) + 1,
+        "p5": len(NAV) + 1,
+        "solo": 0,  # a line repeated inside one document only is never cut
+    }
+    assert result.summary["cut_units"] == 5 + 3 + 2
+
+
+def test_min_docs_and_boilerplate_mode(tmp_path):
+    path, _ = _pages(tmp_path)
+    result = neardup.repeated_paragraphs(path, min_docs=4, keep="none")
+    assert [u.text for u in result.units] == [NAV, COOKIE]
+    assert result.removed_chars[0] == len(NAV) + 1 + len(COOKIE) + 1  # the first copy too
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+def test_kept_round_trip_keeps_fields_rewrites_text(tmp_path, suffix):
+    path, rows = _pages(tmp_path)
+    out = tmp_path / f"kept{suffix}"
+    result = neardup.repeated_paragraphs(path, kept=out)
+    if suffix == ".jsonl":
+        kept = [json.loads(x) for x in out.read_text("utf-8").splitlines()]
+    else:
+        import pyarrow.parquet as pq
+
+        kept = pq.read_table(out).to_pylist()
+    assert [r["id"] for r in kept] == [r["id"] for r in rows]
+    assert [r["url"] for r in kept] == [r["url"] for r in rows]
+    assert kept[0]["text"] == rows[0]["text"]  # the first places stay
+    for r in kept[1:6]:
+        assert NAV not in r["text"] and FOOTER not in r["text"]
+        assert "cookies" not in r["text"].lower()
+    for before, after, cut in zip(rows, kept, result.removed_chars.tolist(), strict=True):
+        assert len(before["text"]) - len(after["text"]) == cut
+    if suffix == ".jsonl":  # an unchanged record is copied byte for byte
+        assert out.read_text("utf-8").splitlines()[0] == path.read_text("utf-8").splitlines()[0]
+
+
+def test_emptied_documents_left_out_of_kept(tmp_path):
+    path = tmp_path / "c.jsonl"
+    path.write_text(
+        '{"id": "a", "text": "Menu\\nFooter"}\n{"id": "b", "text": "Menu\\nFooter\\n"}\n', "utf-8"
+    )
+    out = tmp_path / "k.jsonl"
+    result = neardup.repeated_paragraphs(path, kept=out)
+    assert result.summary["documents_emptied"] == 1
+    assert [json.loads(x)["id"] for x in out.read_text().splitlines()] == ["a"]
+
+
+def test_occurrences_spill_agrees_with_memory():
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    keys = rng.integers(0, 50, size=(300, 5)).astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    results = []
+    for budget in (None, 0):
+        occ = Occurrences(memory_budget=budget)
+        for d, row in enumerate(keys.tolist()):
+            distinct = list(dict.fromkeys(row))
+            occ.add(d, distinct, [row.index(k) for k in distinct])
+        results.append(occ.repeated(min_docs=3))
+    a, b = results
+    for name in ("key", "documents", "first_doc", "first_unit"):
+        assert getattr(a, name).tolist() == getattr(b, name).tolist()
+    counts: dict[int, set[int]] = {}
+    for d, row in enumerate(keys.tolist()):
+        for k in row:
+            counts.setdefault(k, set()).add(d)
+    expected = sorted(k for k, docs in counts.items() if len(docs) >= 3)
+    assert a.key.tolist() == expected
+    assert a.documents.tolist() == [len(counts[k]) for k in expected]
+    assert a.first_doc.tolist() == [min(counts[k]) for k in expected]
+
+
+def test_bad_parameters_are_named(tmp_path):
+    path, _ = _pages(tmp_path)
+    for kwargs, name in (
+        ({"min_docs": 1}, "min_docs"),
+        ({"keep": "last"}, "keep"),
+        ({"unit": "word"}, "unit"),
+        ({"kept": tmp_path / "x.txt"}, "output"),
+    ):
+        with pytest.raises(ParameterError, match=name):
+            neardup.repeated_paragraphs(path, **kwargs)
+
+
+def test_kept_from_a_folder_and_csv_keeps_their_fields(tmp_path):
+    tree = tmp_path / "tree"
+    (tree / "sub").mkdir(parents=True)
+    for i in range(3):
+        (tree / "sub" / f"p{i}.txt").write_text(f"Menu line\nUnique {i} body\nFooter here\n")
+    (tree / "t.csv").write_text('id,text,extra\nr1,"Menu line\nrow one",x\n')
+    out = tmp_path / "kept.jsonl"
+    neardup.repeated_paragraphs(tree, kept=out)
+    kept = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [(r["id"], r["text"]) for r in kept] == [
+        ("sub/p0.txt", "Menu line\nUnique 0 body\nFooter here\n"),
+        ("sub/p1.txt", "Unique 1 body\n"),
+        ("sub/p2.txt", "Unique 2 body\n"),
+        ("r1", "row one"),
+    ]
+    assert kept[3]["extra"] == "x"
+
+
+_LINES = ["menu", "Menu ", "footer", "a", "b", "c", "", "  "]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    docs=st.lists(st.lists(st.sampled_from(_LINES), max_size=6), min_size=1, max_size=8),
+    min_docs=st.integers(2, 4),
+    keep=st.sampled_from(["first", "none"]),
+)
+def test_cuts_agree_with_a_plain_reference(tmp_path_factory, docs, min_docs, keep):
+    """Against a direct count: which lines each document loses."""
+    texts = ["\n".join(lines) + "\n" for lines in docs]
+    path = tmp_path_factory.mktemp("h") / "c.jsonl"
+    path.write_text(
+        "".join(json.dumps({"id": str(i), "text": t}) + "\n" for i, t in enumerate(texts))
+    )
+    result = neardup.repeated_paragraphs(path, min_docs=min_docs, keep=keep, memory_budget=0)
+    norm = [[" ".join(x.lower().split()) for x in lines] for lines in docs]
+    holders: dict[str, list[int]] = {}
+    for d, lines in enumerate(norm):
+        for x in dict.fromkeys(lines):
+            if x:
+                holders.setdefault(x, []).append(d)
+    repeated = {x: ds[0] for x, ds in holders.items() if len(ds) >= min_docs}
+    by_id = dict(zip(result.ids, result.removed_chars.tolist(), strict=True))
+    for d, (lines, keys) in enumerate(zip(docs, norm, strict=True)):
+        if str(d) not in by_id:  # the reader skips a blank document ("empty")
+            assert not texts[d].strip()
+            continue
+        expected = 0
+        for k, (line, key) in enumerate(zip(lines, keys, strict=True)):
+            first = repeated.get(key) == d and keys.index(key) == k
+            if key in repeated and not (keep == "first" and first):
+                expected += len(line) + 1
+        assert by_id[str(d)] == expected
+    assert sorted(u.documents for u in result.units) == sorted(len(holders[x]) for x in repeated)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="aB \n\t\rЁﬁ\xa0\u3000\u2028漢x", max_size=40))
+def test_whole_text_line_keys_equal_line_by_line(text):
+    """The line path normalises the whole text once; each key is the unit's own."""
+    from neardup.corpus import units
+
+    fast = units._lines(text, 1)
+    assert fast is not None
+    slow = []
+    for start, nxt in units._spans(text, units._SEPARATORS["line"]):
+        content = text[start:nxt].rstrip()
+        norm = normal_form(content)
+        key = xxhash.xxh64_intdigest(norm.encode()) if norm else None
+        slow.append((start, start + len(content), nxt, key))
+    assert [(u.start, u.end, u.next, u.key) for u in fast] == slow
