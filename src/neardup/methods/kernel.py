@@ -1,0 +1,356 @@
+"""The prepare kernel: clean texts -> token fingerprints -> shingle sets -> content keys ->
+MinHash rows, in one function with two interchangeable implementations.
+
+:func:`prepare_texts` runs the compiled kernel (``neardup.methods._kernel``, Cython, built
+by ``pip install``) when it is built and the options are ones it covers, and the numpy
+reference otherwise; :func:`prepare_texts_reference` is that reference, the numpy path the
+dedup job used before the kernel (:func:`neardup.text.vectorized.canonical_fingerprints`,
+:meth:`Shingling.from_token_fingerprints`, :meth:`ShingleSets.from_unsorted`,
+:meth:`ShingleSets.content_keys`, :meth:`MinHasher.sketches`). The two give the same
+arrays byte for byte (tests/methods/test_kernel.py); ``NEARDUP_KERNEL=python`` forces the
+reference.
+
+The kernel covers the default canonical form's tokenizer (no morphology, no Rodnenko
+split; any stop-word list and ``min_token_length``), word shingles with XXH64
+fingerprints, and one-permutation MinHash. Normalization (NFKC, lower case, ``ё`` -> ``е``)
+is done by tables built here from Python's own :func:`neardup.text.canonical.normalize`
+for every Basic Multilingual Plane code point whose normalization does not depend on its
+neighbours; a text holding any other code point (a combining mark, a Hangul jamo, a
+character outside the BMP, a capital sigma, a lone surrogate ...) is tokenised by the
+reference for that text alone.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from types import ModuleType
+from typing import Literal
+
+import numpy as np
+
+from neardup._array import U64, seg_arange
+from neardup.errors import ParameterError
+from neardup.methods.minhash import MinHasher
+from neardup.methods.sets import ShingleSets
+from neardup.methods.shingles import Shingling
+from neardup.text.canonical import CanonicalForm, normalize
+
+Kernel = Literal["cython", "python"]
+#: Environment variable choosing the kernel: ``auto`` (default), ``python``, ``cython``.
+ENV = "NEARDUP_KERNEL"
+KERNEL_CHOICES: tuple[str, ...] = ("auto", "python", "cython")
+#: Output code points a table entry holds at most (longer normalizations: Python path).
+_WIDTH = 4
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PreparedTexts:
+    """Texts prepared for a shingle method.
+
+    Attributes:
+        fingerprints: uint64 (t,): the canonical token fingerprints (XXH64 of each token's
+            UTF-8 bytes, ``shingling.seed``) of every text, one after another.
+        offsets: int64 (n + 1,): text i's tokens are ``fingerprints[offsets[i]:offsets[i+1]]``.
+        counts: int64 (n,): canonical tokens per text.
+        sets: the shingle sets of the texts with ``counts >= min_tokens``, in order.
+        keys: uint64 (len(sets),): their content keys (:meth:`ShingleSets.content_keys`).
+        rows: uint64 (len(sets), num_perm): their MinHash sketches, or None without a hasher.
+        kernel: which implementation made them.
+        fallback: texts the compiled kernel sent to the reference (0 for the reference).
+    """
+
+    fingerprints: np.ndarray
+    offsets: np.ndarray
+    counts: np.ndarray
+    sets: ShingleSets
+    keys: np.ndarray
+    rows: np.ndarray | None
+    kernel: Kernel
+    fallback: int = 0
+
+
+def prepare_texts(
+    texts: Sequence[str],
+    *,
+    canonical: CanonicalForm,
+    shingling: Shingling,
+    min_tokens: int,
+    hasher: MinHasher | None = None,
+) -> PreparedTexts:
+    """Token fingerprints, shingle sets, content keys and MinHash rows of ``texts``.
+
+    Equal to :func:`prepare_texts_reference` byte for byte; runs the compiled kernel when
+    :func:`kernel_for` says so.
+
+    Args:
+        texts: clean texts (str).
+        canonical: the canonical form; shingling: the shingling (its ``seed`` is the XXH64
+            seed of the tokens).
+        min_tokens: texts with fewer canonical tokens get no set (``>= 0``).
+        hasher: sign each set with it (its ``sketches``), or None.
+
+    Returns:
+        :class:`PreparedTexts`.
+
+    Raises:
+        ParameterError: ``min_tokens`` < 0, or ``NEARDUP_KERNEL`` is not one of
+            ``auto``, ``python``, ``cython`` (or ``cython`` without a built kernel).
+    """
+    if not isinstance(min_tokens, int) or min_tokens < 0:
+        raise ParameterError("min_tokens", min_tokens, "an integer >= 0")
+    if kernel_for(canonical, shingling) == "python":
+        return prepare_texts_reference(
+            texts, canonical=canonical, shingling=shingling, min_tokens=min_tokens, hasher=hasher
+        )
+    return _compiled(texts, canonical, shingling, min_tokens, hasher)
+
+
+def prepare_texts_reference(
+    texts: Sequence[str],
+    *,
+    canonical: CanonicalForm,
+    shingling: Shingling,
+    min_tokens: int,
+    hasher: MinHasher | None = None,
+) -> PreparedTexts:
+    """:func:`prepare_texts` by the numpy path (the reference; any options)."""
+    from neardup.text.vectorized import canonical_fingerprints
+
+    if shingling.unit == "word" and shingling.fingerprint == "xxh64":
+        fps, offsets = canonical_fingerprints(texts, canonical, shingling.seed)
+        counts = np.diff(offsets)
+        keep = np.flatnonzero(counts >= min_tokens)
+        kept_counts = counts[keep]
+        tokens = fps[seg_arange(offsets[keep], kept_counts)]
+        values, doc = shingling.from_token_fingerprints(tokens, kept_counts)
+        sets = ShingleSets.from_unsorted(values, doc, int(keep.shape[0]))
+    else:  # character shingles, CRC-32, Rabin: the token strings are needed
+        from neardup.text.xxh64 import token_fingerprints
+
+        lists = [canonical.tokens(t) for t in texts]
+        counts = np.array([len(x) for x in lists], dtype=np.int64)
+        offsets = np.zeros(len(lists) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        fps = token_fingerprints([t for x in lists for t in x], shingling.seed)
+        sets = shingling.batch([x for x, c in zip(lists, counts, strict=True) if c >= min_tokens])
+    rows = None if hasher is None else hasher.sketches(sets)
+    return PreparedTexts(
+        fps,
+        offsets.astype(np.int64),
+        counts.astype(np.int64),
+        sets,
+        sets.content_keys(),
+        rows,
+        "python",
+    )
+
+
+def kernel_for(canonical: CanonicalForm, shingling: Shingling) -> Kernel:
+    """The implementation :func:`prepare_texts` uses for these options.
+
+    ``cython`` when the compiled kernel is built, ``NEARDUP_KERNEL`` is not ``python``, the
+    canonical form is vectorisable (no morphology, no ``stop_symbols``) and the shingles
+    are word shingles with XXH64 fingerprints; otherwise ``python``.
+
+    Raises:
+        ParameterError: a bad ``NEARDUP_KERNEL``, or ``cython`` asked for and not built.
+    """
+    choice = requested()
+    if choice == "python":
+        return "python"
+    if compiled() is None:
+        if choice == "cython":
+            raise ParameterError(ENV, choice, f"auto or python ({missing_reason()})")
+        return "python"
+    covered = canonical.vectorisable and shingling.unit == "word"
+    return "cython" if covered and shingling.fingerprint == "xxh64" else "python"
+
+
+def requested() -> str:
+    """``NEARDUP_KERNEL`` (``auto`` when unset).
+
+    Raises:
+        ParameterError: a value other than ``auto``, ``python``, ``cython``.
+    """
+    choice = os.environ.get(ENV, "auto").strip().lower() or "auto"
+    if choice not in KERNEL_CHOICES:
+        raise ParameterError(ENV, choice, "one of " + ", ".join(KERNEL_CHOICES))
+    return choice
+
+
+@lru_cache(maxsize=1)
+def compiled() -> ModuleType | None:
+    """The compiled kernel module, or None when it was not built (see :func:`missing_reason`)."""
+    if sys.byteorder != "little":  # the kernel reads 8-byte words as little-endian
+        return None
+    try:
+        return importlib.import_module("neardup.methods._kernel")
+    except ImportError:
+        return None
+
+
+def missing_reason() -> str:
+    """One line on why the compiled kernel is not in use (empty when it is built)."""
+    if compiled() is not None:
+        return ""
+    if sys.byteorder != "little":
+        return "the compiled prepare kernel needs a little-endian machine; numpy path in use"
+    return (
+        "the compiled prepare kernel is not built (no C++ compiler at install?); "
+        "numpy path in use: reinstall with `pip install -e .` where g++ is available"
+    )
+
+
+# -- the compiled path ---------------------------------------------------------------------
+
+
+def _compiled(
+    texts: Sequence[str],
+    canonical: CanonicalForm,
+    shingling: Shingling,
+    min_tokens: int,
+    hasher: MinHasher | None,
+) -> PreparedTexts:
+    kernel = compiled()
+    assert kernel is not None
+    fps, offsets, fallback = _tokens(kernel, texts, canonical, shingling.seed)
+    counts = np.diff(offsets)
+    keep = np.flatnonzero(counts >= min_tokens).astype(np.int64)
+    w, s = shingling.size, shingling.step
+    values = np.empty(int(kernel.shingle_bound(offsets, keep, w, s)), dtype=U64)
+    set_offsets = np.empty(keep.shape[0] + 1, dtype=np.int64)
+    keys = np.empty(keep.shape[0], dtype=U64)
+    oph = hasher is not None and hasher.scheme == "oph"
+    k = hasher.num_perm if hasher is not None and oph else 0
+    rows = np.empty((keep.shape[0], k), dtype=U64)
+    seed = hasher.seed if hasher is not None else 0
+    used = kernel.shingle_pass(
+        fps, offsets, keep, w, s, values, set_offsets, keys, rows.reshape(-1), k, seed
+    )
+    values = values[:used] if used * 4 >= values.shape[0] * 3 else values[:used].copy()
+    sets = ShingleSets(values, set_offsets)
+    if hasher is not None and not oph:
+        rows = hasher.sketches(sets)
+    return PreparedTexts(
+        fps, offsets, counts, sets, keys, rows if hasher is not None else None, "cython", fallback
+    )
+
+
+def _tokens(
+    kernel: ModuleType, texts: Sequence[str], canonical: CanonicalForm, seed: int
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Token fingerprints by the kernel, the texts it flags by the reference, in order."""
+    from neardup.text.vectorized import _stop_table, canonical_fingerprints
+
+    outlen, outcp, classes = tables()
+    if canonical.stop_words:
+        stop = _stop_table(seed, canonical.stop_word_list)
+        slots, bits, probes = stop.slots, stop.bits, stop.probes
+    else:
+        slots, bits, probes = np.zeros(0, dtype=U64), 16, 0
+    raw, raw_offsets, flags = kernel.token_pass(
+        list(texts),
+        outlen,
+        outcp,
+        classes,
+        seed,
+        slots,
+        bits,
+        probes,
+        canonical.min_token_length,
+    )
+    fps = np.frombuffer(raw, dtype=U64)
+    offsets = np.frombuffer(raw_offsets, dtype=np.int64)
+    odd = np.flatnonzero(np.frombuffer(flags, dtype=np.uint8))
+    if odd.size == 0:
+        return fps, offsets, 0
+    other, other_offsets = canonical_fingerprints([texts[i] for i in odd.tolist()], canonical, seed)
+    counts = np.diff(offsets)
+    counts[odd] = np.diff(other_offsets)
+    merged_offsets = np.zeros(counts.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=merged_offsets[1:])
+    merged = np.empty(int(merged_offsets[-1]), dtype=U64)
+    mine = np.ones(counts.shape[0], dtype=bool)
+    mine[odd] = False
+    merged[seg_arange(merged_offsets[:-1][mine], counts[mine])] = fps
+    merged[seg_arange(merged_offsets[:-1][odd], counts[odd])] = other
+    return merged, merged_offsets, int(odd.size)
+
+
+@lru_cache(maxsize=1)
+def tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kernel's normalization and class tables, built from this Python's ``unicodedata``.
+
+    Returns:
+        ``(outlen, outcp, classes)``: uint8 (65536,) the number of code points
+        :func:`normalize` makes of each BMP code point (0: not in the table; a text holding
+        it takes the Python path); uint16 (65536 * 4,) those code points; uint8 (65536,)
+        the token class of each code point of a normalized text
+        (:func:`neardup.text.vectorized._bmp_classes`: 0 other, 1 word, 2 CJK).
+    """
+    from neardup.text.vectorized import _bmp_classes
+
+    decompositions = [unicodedata.decomposition(chr(cp)) for cp in range(0x10000)]
+    seconds = _composition_seconds(decompositions)
+    outlen = np.zeros(0x10000, dtype=np.uint8)
+    outcp = np.zeros((0x10000, _WIDTH), dtype=np.uint16)
+    for cp, decomposition in enumerate(decompositions):
+        out = _table_entry(cp, decomposition, seconds)
+        if out is not None:
+            outlen[cp] = len(out)
+            outcp[cp, : len(out)] = [ord(c) for c in out]
+    return outlen, outcp.reshape(-1), np.ascontiguousarray(_bmp_classes(), dtype=np.uint8)
+
+
+def _table_entry(cp: int, decomposition: str, seconds: frozenset[int]) -> str | None:
+    """``normalize(chr(cp))`` when that holds for ``chr(cp)`` inside any text of table code
+    points, else None.
+
+    NFKC of a text is the NFKC of its characters joined when no character's compatibility
+    decomposition starts with a non-starter or with a character that composes with a
+    starter before it (Unicode Standard Annex #15: reordering and composition then stay
+    inside each character's decomposition); ``str.lower`` is context-free except for the
+    capital sigma's final form.
+    """
+    if 0xD800 <= cp < 0xE000 or cp in seconds:
+        return None
+    char = chr(cp)
+    if not decomposition:  # NFKD is the character itself (a Hangul syllable: L V (T) jamo)
+        if unicodedata.combining(char) or cp == 0x03A3:
+            return None
+        out = normalize(char)
+    else:
+        first = unicodedata.normalize("NFKD", char)[0]
+        if unicodedata.combining(first) or ord(first) in seconds:
+            return None
+        if "\u03a3" in unicodedata.normalize("NFKC", char):
+            return None
+        out = normalize(char)
+    if not 0 < len(out) <= _WIDTH:
+        return None
+    if any(ord(c) > 0xFFFF or 0xD800 <= ord(c) < 0xE000 for c in out):
+        return None
+    return out
+
+
+def _composition_seconds(decompositions: Sequence[str]) -> frozenset[int]:
+    """BMP code points that canonical composition can join to a starter before them: the
+    second characters of the BMP's two-character canonical decompositions, and the Hangul
+    vowel and trailing-consonant jamo of the algorithmic Hangul composition (Unicode
+    Standard, section 3.12: V 1161..1175, T 11A8..11C2)."""
+    out: set[int] = set()
+    for d in decompositions:
+        if d and not d.startswith("<"):
+            parts = d.split()
+            if len(parts) == 2:
+                out.add(int(parts[1], 16))
+    v_base, v_count, t_base, t_count = 0x1161, 21, 0x11A7, 28
+    out.update(range(v_base, v_base + v_count))
+    out.update(range(t_base + 1, t_base + t_count))
+    return frozenset(out)
