@@ -131,7 +131,8 @@ def test_pinned_texts_equal_the_reference_and_fall_back_where_expected():
 
 
 def test_special_casing_and_compatibility_forms_take_the_table():
-    outlen, outcp, _ = tables()
+    info, outcp, _, _ = tables()
+    outlen = info >> 20
 
     def entry(ch: str) -> str:
         cp = ord(ch)
@@ -142,24 +143,27 @@ def test_special_casing_and_compatibility_forms_take_the_table():
     assert entry("Ａ") == "a" and entry("\xa0") == " " and entry("中") == "中"
     assert entry("\u309b") == " \u3099"  # the voicing mark's space blocks composition
     # context-dependent or composing: the Python path
-    for ch in ("Σ", "\u0301", "\u3099", "\u1161", "\u11a8", "\u314f", "\ud800"):
+    for ch in ("Σ", "\u1161", "\u11a8", "\u314f", "\ud800", "\u0340"):
         assert outlen[ord(ch)] == 0, hex(ord(ch))
+    # combining marks: kept after a bare starter they do not compose with
+    assert outlen[0x301] == outlen[0x3099] == 15
+    assert info[ord("е")] & (1 << 18) and not info[ord("ё")] & (1 << 18)
 
 
 @settings(derandomize=True, max_examples=300, deadline=None)
 @given(st.lists(st.integers(0, 0xFFFF), min_size=2, max_size=6))
 def test_table_code_points_normalize_one_at_a_time(cps):
     """The tables' premise: a text of table code points normalizes character by character."""
-    outlen, _, _ = tables()
-    chars = [chr(c) for c in cps if outlen[c]]
+    outlen = tables()[0] >> 20
+    chars = [chr(c) for c in cps if 0 < outlen[c] < 15]
     assert normalize("".join(chars)) == "".join(normalize(c) for c in chars)
 
 
 def test_every_table_pair_of_a_script_sample_normalizes_one_at_a_time():
-    outlen, _, _ = tables()
-    sample = [chr(c) for c in range(0x20, 0x600, 7) if outlen[c]]
-    sample += [chr(c) for c in range(0x3000, 0x3100, 3) if outlen[c]]
-    sample += [chr(c) for c in range(0xFF00, 0xFFF0, 5) if outlen[c]]
+    outlen = tables()[0] >> 20
+    sample = [chr(c) for c in range(0x20, 0x600, 7) if 0 < outlen[c] < 15]
+    sample += [chr(c) for c in range(0x3000, 0x3100, 3) if 0 < outlen[c] < 15]
+    sample += [chr(c) for c in range(0xFF00, 0xFFF0, 5) if 0 < outlen[c] < 15]
     sample += ["한", "\u3131", "\u1100", "ﬁ", "№"]
     for a in sample:
         joined = [normalize(a + b) for b in sample]
@@ -261,3 +265,21 @@ def test_nfkc_premise_holds_for_this_python():
     assert unicodedata.normalize("NFKC", "e\u0301") == "é"
     assert normalize("ΣΑΣ") == "σας"  # the final sigma: why Σ is not in the table
     assert np.asarray(tables()[0]).shape == (0x10000,)
+
+
+def test_a_plain_mark_after_a_bare_starter_normalizes_one_at_a_time():
+    """The mark rule's premise: a bare starter and a mark that do not compose stay apart."""
+    info, _, _, pairs = tables()
+    bare = [c for c in range(0x20, 0x530) if info[c] & (1 << 18)]
+    marks = [c for c in range(0x300, 0x370) if info[c] >> 20 == 15]
+    composing = set(pairs.tolist())
+    checked = 0
+    for p in bare:
+        for m in marks:
+            if (p << 16 | m) in composing:
+                continue
+            text = chr(p) + chr(m) + "x"
+            assert normalize(text) == normalize(chr(p)) + chr(m) + "x", (hex(p), hex(m))
+            checked += 1
+    assert checked > 10_000
+    assert normalize("е\u0301") == "е\u0301" and (ord("е") << 16 | 0x308) in composing

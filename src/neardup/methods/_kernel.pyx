@@ -121,19 +121,31 @@ cdef uint64_t xxh64(const uint8_t *p, Py_ssize_t n, uint64_t seed) noexcept nogi
     return h
 
 
-cdef inline Py_ssize_t put_utf8(vector[uint8_t] &buf, uint32_t cp) noexcept nogil:
-    """Append ``cp`` (a BMP code point, no surrogate) as UTF-8."""
+cdef struct Token:
+    uint8_t *buf  # the token's UTF-8 bytes so far (``vector`` storage, kept sized)
+    Py_ssize_t size
+    Py_ssize_t chars
+
+
+cdef inline void put_utf8(vector[uint8_t] &store, Token *tok, uint32_t cp) noexcept nogil:
+    """Append ``cp`` (a BMP code point, no surrogate) to the token as UTF-8."""
+    if tok.size + 3 > <Py_ssize_t>store.size():
+        store.resize(2 * store.size() + 64)
+        tok.buf = store.data()
+    cdef uint8_t *p = tok.buf + tok.size
     if cp < 0x80:
-        buf.push_back(<uint8_t>cp)
-        return 1
-    if cp < 0x800:
-        buf.push_back(<uint8_t>(0xC0 | (cp >> 6)))
-        buf.push_back(<uint8_t>(0x80 | (cp & 0x3F)))
-        return 2
-    buf.push_back(<uint8_t>(0xE0 | (cp >> 12)))
-    buf.push_back(<uint8_t>(0x80 | ((cp >> 6) & 0x3F)))
-    buf.push_back(<uint8_t>(0x80 | (cp & 0x3F)))
-    return 3
+        p[0] = <uint8_t>cp
+        tok.size += 1
+    elif cp < 0x800:
+        p[0] = <uint8_t>(0xC0 | (cp >> 6))
+        p[1] = <uint8_t>(0x80 | (cp & 0x3F))
+        tok.size += 2
+    else:
+        p[0] = <uint8_t>(0xE0 | (cp >> 12))
+        p[1] = <uint8_t>(0x80 | ((cp >> 6) & 0x3F))
+        p[2] = <uint8_t>(0x80 | (cp & 0x3F))
+        tok.size += 3
+    tok.chars += 1
 
 
 cdef struct StopTable:
@@ -155,11 +167,12 @@ cdef inline bint is_stop(const StopTable *t, uint64_t v) noexcept nogil:
     return False
 
 
-cdef inline void emit(vector[uint64_t] &out, vector[uint8_t] &tok, Py_ssize_t chars,
-                      bint cjk, uint64_t seed, const StopTable *stop,
-                      int min_len) noexcept nogil:
-    cdef uint64_t h = xxh64(tok.data(), <Py_ssize_t>tok.size(), seed)
-    tok.clear()
+cdef inline void emit(vector[uint64_t] &out, Token *tok, bint cjk, uint64_t seed,
+                      const StopTable *stop, int min_len) noexcept nogil:
+    cdef uint64_t h = xxh64(tok.buf, tok.size, seed)
+    cdef Py_ssize_t chars = tok.chars
+    tok.size = 0
+    tok.chars = 0
     if is_stop(stop, h):
         return
     if min_len > 1 and chars < min_len and not cjk:
@@ -167,18 +180,61 @@ cdef inline void emit(vector[uint64_t] &out, vector[uint8_t] &tok, Py_ssize_t ch
     out.push_back(h)
 
 
-cdef bint tokens_of(int kind, const void *data, Py_ssize_t length,
-                    const uint8_t *outlen, const uint16_t *outcp, const uint8_t *cls,
+# fields of a table entry (see neardup.methods.kernel.tables)
+cdef uint32_t CP_MASK = 0xFFFF
+cdef int CLASS_SHIFT = 16
+cdef uint32_t BARE = 1 << 18
+cdef int COUNT_SHIFT = 20
+cdef uint32_t MARK = 15
+
+
+cdef struct Tables:
+    const uint32_t *info
+    const uint16_t *outcp
+    const uint8_t *cls
+    const uint32_t *pairs  # sorted (first << 16 | mark) of canonical composites
+    Py_ssize_t npairs
+
+
+cdef inline bint composes(const Tables *t, uint32_t first, uint32_t mark) noexcept nogil:
+    cdef uint32_t key = (first << 16) | mark
+    cdef Py_ssize_t lo = 0, hi = t.npairs, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if t.pairs[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < t.npairs and t.pairs[lo] == key
+
+
+cdef inline void take(vector[uint64_t] &out, vector[uint8_t] &store, Token *tok, uint32_t o,
+                      uint32_t c, uint64_t seed, const StopTable *stop,
+                      int min_len) noexcept nogil:
+    """One normalized code point ``o`` of class ``c`` into the token stream."""
+    if c == WORD:
+        put_utf8(store, tok, o)
+        return
+    if tok.chars:
+        emit(out, tok, False, seed, stop, min_len)
+    if c == CJK:
+        put_utf8(store, tok, o)
+        emit(out, tok, True, seed, stop, min_len)
+
+
+cdef bint tokens_of(int kind, const void *data, Py_ssize_t length, const Tables *t,
                     uint64_t seed, const StopTable *stop, int min_len,
-                    vector[uint64_t] &out, vector[uint8_t] &tok) noexcept nogil:
+                    vector[uint64_t] &out, vector[uint8_t] &store) noexcept nogil:
     """Append the token fingerprints of one text to ``out``; False (and nothing appended)
     when a code point is outside the tables."""
     cdef size_t start = out.size()
-    cdef Py_ssize_t i, chars = 0
-    cdef uint32_t cp, o
-    cdef int j, n
-    cdef uint8_t c
-    tok.clear()
+    cdef Py_ssize_t i
+    cdef uint32_t cp, e, n, o, prev = 0
+    cdef int j
+    cdef Token tok
+    tok.buf = store.data()
+    tok.size = 0
+    tok.chars = 0
     for i in range(length):
         if kind == 1:
             cp = (<const uint8_t *>data)[i]
@@ -186,39 +242,39 @@ cdef bint tokens_of(int kind, const void *data, Py_ssize_t length,
             cp = (<const uint16_t *>data)[i]
         else:
             cp = (<const uint32_t *>data)[i]
-        if cp > 0xFFFF:
+            if cp > 0xFFFF:
+                out.resize(start)
+                return False
+        e = t.info[cp]
+        n = e >> COUNT_SHIFT
+        if n == 1:
+            take(out, store, &tok, e & CP_MASK, (e >> CLASS_SHIFT) & 3, seed, stop, min_len)
+        elif n == MARK:
+            # a combining mark stays as it is after a bare starter it does not compose with
+            if i == 0 or not (t.info[prev] & BARE) or composes(t, prev, cp):
+                out.resize(start)
+                return False
+            take(out, store, &tok, e & CP_MASK, (e >> CLASS_SHIFT) & 3, seed, stop, min_len)
+        elif n == 0:
             out.resize(start)
             return False
-        n = outlen[cp]
-        if n == 0:
-            out.resize(start)
-            return False
-        for j in range(n):
-            o = outcp[cp * WIDTH + j]
-            c = cls[o]
-            if c == WORD:
-                put_utf8(tok, o)
-                chars += 1
-                continue
-            if chars:
-                emit(out, tok, chars, False, seed, stop, min_len)
-                chars = 0
-            if c == CJK:
-                put_utf8(tok, o)
-                emit(out, tok, 1, True, seed, stop, min_len)
-    if chars:
-        emit(out, tok, chars, False, seed, stop, min_len)
+        else:
+            for j in range(<int>n):
+                o = t.outcp[cp * WIDTH + j]
+                take(out, store, &tok, o, t.cls[o], seed, stop, min_len)
+        prev = cp
+    if tok.chars:
+        emit(out, &tok, False, seed, stop, min_len)
     return True
 
 
-
-def token_pass(list texts, const uint8_t[::1] outlen, const uint16_t[::1] outcp,
-               const uint8_t[::1] cls, uint64_t seed, const uint64_t[::1] stop_slots,
-               int stop_bits, int stop_probes, int min_len):
+def token_pass(list texts, const uint32_t[::1] info, const uint16_t[::1] outcp,
+               const uint8_t[::1] cls, const uint32_t[::1] pairs, uint64_t seed,
+               const uint64_t[::1] stop_slots, int stop_bits, int stop_probes, int min_len):
     """Token fingerprints of every text.
 
     Returns:
-        ``(fingerprints, offsets, fallback)``: bytes of uint64 (t,), int64 (n + 1,) and a
+        ``(fingerprints, offsets, fallback)``: bytearrays of uint64 (t,), int64 (n + 1,) and a
         uint8 (n,) flag per text (1: a code point outside the tables; no tokens made).
     """
     cdef Py_ssize_t n = len(texts), i
@@ -226,8 +282,9 @@ def token_pass(list texts, const uint8_t[::1] outlen, const uint16_t[::1] outcp,
     cdef vector[const void *] datas
     cdef vector[Py_ssize_t] lengths
     cdef vector[uint64_t] out
-    cdef vector[uint8_t] tok
+    cdef vector[uint8_t] store
     cdef StopTable stop
+    cdef Tables t
     offsets = bytearray(8 * (n + 1))
     fallback = bytearray(n)
     cdef int64_t[::1] off = memoryview(offsets).cast("q")
@@ -246,14 +303,17 @@ def token_pass(list texts, const uint8_t[::1] outlen, const uint16_t[::1] outcp,
     stop.slots = &stop_slots[0] if stop_slots.shape[0] else NULL
     stop.bits = stop_bits
     stop.probes = stop_probes if stop_slots.shape[0] else 0
-    cdef const uint8_t *pl = &outlen[0]
-    cdef const uint16_t *pc = &outcp[0]
-    cdef const uint8_t *pk = &cls[0]
+    t.info = &info[0]
+    t.outcp = &outcp[0]
+    t.cls = &cls[0]
+    t.pairs = &pairs[0] if pairs.shape[0] else NULL
+    t.npairs = pairs.shape[0]
+    store.resize(4096)
     with nogil:
         off[0] = 0
         for i in range(n):
-            if not tokens_of(kinds[i], datas[i], lengths[i], pl, pc, pk, seed, &stop,
-                             min_len, out, tok):
+            if not tokens_of(kinds[i], datas[i], lengths[i], &t, seed, &stop, min_len, out,
+                             store):
                 fb[i] = 1
             off[i + 1] = <int64_t>out.size()
     fps = bytearray(8 * out.size())
@@ -262,7 +322,7 @@ def token_pass(list texts, const uint8_t[::1] outlen, const uint16_t[::1] outcp,
         f = memoryview(fps).cast("Q")
         with nogil:
             memcpy(&f[0], out.data(), 8 * out.size())
-    return bytes(fps), bytes(offsets), bytes(fallback)
+    return fps, offsets, fallback
 
 
 cdef inline int64_t shingle_count(int64_t n, int w, int s) noexcept nogil:

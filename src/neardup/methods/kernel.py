@@ -248,7 +248,7 @@ def _tokens(
     """Token fingerprints by the kernel, the texts it flags by the reference, in order."""
     from neardup.text.vectorized import _stop_table, canonical_fingerprints
 
-    outlen, outcp, classes = tables()
+    info, outcp, classes, pairs = tables()
     if canonical.stop_words:
         stop = _stop_table(seed, canonical.stop_word_list)
         slots, bits, probes = stop.slots, stop.bits, stop.probes
@@ -256,9 +256,10 @@ def _tokens(
         slots, bits, probes = np.zeros(0, dtype=U64), 16, 0
     raw, raw_offsets, flags = kernel.token_pass(
         list(texts),
-        outlen,
+        info,
         outcp,
         classes,
+        pairs,
         seed,
         slots,
         bits,
@@ -283,29 +284,62 @@ def _tokens(
     return merged, merged_offsets, int(odd.size)
 
 
+#: Fields of a :func:`tables` entry (``info``), as the kernel reads them.
+_CLASS_SHIFT, _BARE, _COUNT_SHIFT, _MARK = 16, 1 << 18, 20, 15
+
+
 @lru_cache(maxsize=1)
-def tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The kernel's normalization and class tables, built from this Python's ``unicodedata``.
 
     Returns:
-        ``(outlen, outcp, classes)``: uint8 (65536,) the number of code points
-        :func:`normalize` makes of each BMP code point (0: not in the table; a text holding
-        it takes the Python path); uint16 (65536 * 4,) those code points; uint8 (65536,)
-        the token class of each code point of a normalized text
-        (:func:`neardup.text.vectorized._bmp_classes`: 0 other, 1 word, 2 CJK).
+        ``(info, outcp, classes, pairs)``:
+
+        * ``info``: uint32 (65536,), per BMP code point: bits 20-23 the number of code
+          points :func:`normalize` makes of it (1-4; 0: not in the table, a text holding it
+          takes the Python path; 15: a combining mark, see below), bits 0-15 and 16-17
+          that code point and its token class when it is one, bit 18 set for a *bare*
+          starter (no decomposition, not Hangul);
+        * ``outcp``: uint16 (65536 * 4,): the code points :func:`normalize` makes;
+        * ``classes``: uint8 (65536,): the token class of each code point of a normalized
+          text (:func:`neardup.text.vectorized._bmp_classes`: 0 other, 1 word, 2 CJK);
+        * ``pairs``: uint32, sorted: ``first << 16 | mark`` of the canonical compositions
+          of a BMP starter with a combining mark.
+
+        A combining mark (no decomposition, its own lower case) is kept as it is when it
+        follows a bare starter it does not compose with (``pairs``); anywhere else its
+        text takes the Python path.
     """
     from neardup.text.vectorized import _bmp_classes
 
+    classes = np.ascontiguousarray(_bmp_classes(), dtype=np.uint8)
     decompositions = [unicodedata.decomposition(chr(cp)) for cp in range(0x10000)]
-    seconds = _composition_seconds(decompositions)
-    outlen = np.zeros(0x10000, dtype=np.uint8)
+    seconds, pairs = _compositions(decompositions)
+    info = np.zeros(0x10000, dtype=np.uint32)
     outcp = np.zeros((0x10000, _WIDTH), dtype=np.uint16)
     for cp, decomposition in enumerate(decompositions):
         out = _table_entry(cp, decomposition, seconds)
-        if out is not None:
-            outlen[cp] = len(out)
-            outcp[cp, : len(out)] = [ord(c) for c in out]
-    return outlen, outcp.reshape(-1), np.ascontiguousarray(_bmp_classes(), dtype=np.uint8)
+        if out is None:
+            if _plain_mark(cp, decomposition):
+                info[cp] = (_MARK << _COUNT_SHIFT) | (int(classes[cp]) << _CLASS_SHIFT) | cp
+            continue
+        codes = [ord(c) for c in out]
+        outcp[cp, : len(codes)] = codes
+        entry = len(codes) << _COUNT_SHIFT
+        if len(codes) == 1:
+            entry |= (int(classes[codes[0]]) << _CLASS_SHIFT) | codes[0]
+            if not decomposition and not 0xAC00 <= cp <= 0xD7A3:
+                entry |= _BARE
+        info[cp] = entry
+    return info, outcp.reshape(-1), classes, pairs
+
+
+def _plain_mark(cp: int, decomposition: str) -> bool:
+    """A combining mark the kernel may keep: no decomposition, its own normalization."""
+    if decomposition or not 0 < cp < 0xD800:
+        return False
+    char = chr(cp)
+    return unicodedata.combining(char) > 0 and normalize(char) == char
 
 
 def _table_entry(cp: int, decomposition: str, seconds: frozenset[int]) -> str | None:
@@ -339,18 +373,26 @@ def _table_entry(cp: int, decomposition: str, seconds: frozenset[int]) -> str | 
     return out
 
 
-def _composition_seconds(decompositions: Sequence[str]) -> frozenset[int]:
-    """BMP code points that canonical composition can join to a starter before them: the
-    second characters of the BMP's two-character canonical decompositions, and the Hangul
-    vowel and trailing-consonant jamo of the algorithmic Hangul composition (Unicode
-    Standard, section 3.12: V 1161..1175, T 11A8..11C2)."""
+def _compositions(decompositions: Sequence[str]) -> tuple[frozenset[int], np.ndarray]:
+    """The BMP code points that canonical composition can join to a starter before them,
+    and the compositions of a starter with a combining mark (``first << 16 | mark``,
+    sorted uint32).
+
+    The first are the second characters of the BMP's two-character canonical
+    decompositions, and the Hangul vowel and trailing-consonant jamo of the algorithmic
+    Hangul composition (Unicode Standard, section 3.12: V 1161..1175, T 11A8..11C2).
+    """
     out: set[int] = set()
+    pairs: set[int] = set()
     for d in decompositions:
         if d and not d.startswith("<"):
             parts = d.split()
             if len(parts) == 2:
-                out.add(int(parts[1], 16))
+                first, second = int(parts[0], 16), int(parts[1], 16)
+                out.add(second)
+                if unicodedata.combining(chr(second)):
+                    pairs.add(first << 16 | second)
     v_base, v_count, t_base, t_count = 0x1161, 21, 0x11A7, 28
     out.update(range(v_base, v_base + v_count))
     out.update(range(t_base + 1, t_base + t_count))
-    return frozenset(out)
+    return frozenset(out), np.array(sorted(pairs), dtype=np.uint32)
