@@ -283,3 +283,17 @@ def test_a_plain_mark_after_a_bare_starter_normalizes_one_at_a_time():
             checked += 1
     assert checked > 10_000
     assert normalize("е\u0301") == "е\u0301" and (ord("е") << 16 | 0x308) in composing
+
+
+def test_cached_tables_equal_a_fresh_build(tmp_path, monkeypatch: pytest.MonkeyPatch):
+    path = tmp_path / "cache" / "kernel-test.npz"
+    monkeypatch.setattr(kmod, "_cache_path", lambda: str(path))
+    built = kmod.tables.__wrapped__()  # built and saved
+    assert path.exists()
+    loaded = kmod.tables.__wrapped__()  # read back
+    fresh = kmod.build_tables()
+    for a, b, c in zip(built, loaded, fresh, strict=True):
+        assert a.dtype == b.dtype == c.dtype
+        assert a.tobytes() == b.tobytes() == c.tobytes()
+    path.write_bytes(b"not a table file")  # unreadable: built again
+    assert kmod.tables.__wrapped__()[0].tobytes() == fresh[0].tobytes()

@@ -290,6 +290,64 @@ _CLASS_SHIFT, _BARE, _COUNT_SHIFT, _MARK = 16, 1 << 18, 20, 15
 
 @lru_cache(maxsize=1)
 def tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`build_tables`, kept in the user's cache directory (``platformdirs``) under a
+    name that changes with the Python version, its Unicode database and the source of
+    the modules that define the tables; built here when the file is missing or unreadable
+    (building takes about 0.3-0.8 s, loading a few ms)."""
+    path = _cache_path()
+    if path is not None:
+        try:
+            with np.load(path) as saved:
+                info, outcp, classes, pairs = (saved[k] for k in _TABLE_NAMES)
+            return info, outcp, classes, pairs
+        except (OSError, KeyError, ValueError):
+            pass
+    built = build_tables()
+    if path is not None:
+        _save(path, built)
+    return built
+
+
+_TABLE_NAMES = ("info", "outcp", "classes", "pairs")
+
+
+def _cache_path() -> str | None:
+    """Where this Python's tables are cached, or None (no cache directory)."""
+    import hashlib
+
+    from neardup.text import canonical, vectorized
+
+    digest = hashlib.sha256(f"{sys.version}|{unicodedata.unidata_version}".encode())
+    for module in (canonical, vectorized, sys.modules[__name__]):
+        try:
+            with open(str(module.__file__), "rb") as fh:
+                digest.update(fh.read())
+        except (OSError, TypeError):
+            return None
+    try:
+        from platformdirs import user_cache_dir
+
+        return os.path.join(user_cache_dir("neardup"), f"kernel-{digest.hexdigest()[:20]}.npz")
+    except ImportError:  # pragma: no cover - platformdirs is a dependency
+        return None
+
+
+def _save(path: str, built: tuple[np.ndarray, ...]) -> None:
+    """Write the tables atomically (a rename), silently giving up where it cannot."""
+    import tempfile
+
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+        with os.fdopen(fd, "wb") as fh:
+            info, outcp, classes, pairs = built
+            np.savez(fh, info=info, outcp=outcp, classes=classes, pairs=pairs)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def build_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The kernel's normalization and class tables, built from this Python's ``unicodedata``.
 
     Returns:
