@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
+import warnings
 
 import numpy as np
 import pytest
@@ -297,3 +298,18 @@ def test_cached_tables_equal_a_fresh_build(tmp_path, monkeypatch: pytest.MonkeyP
         assert a.tobytes() == b.tobytes() == c.tobytes()
     path.write_bytes(b"not a table file")  # unreadable: built again
     assert kmod.tables.__wrapped__()[0].tobytes() == fresh[0].tobytes()
+
+
+def test_a_missing_build_is_said_once(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(kmod, "compiled", lambda: None)
+    kmod.warn_if_missing.cache_clear()
+    with pytest.warns(RuntimeWarning, match="numpy path in use"):
+        assert kmod.warn_if_missing()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert kmod.warn_if_missing()  # said already: no second line
+    assert caught == []
+    kmod.warn_if_missing.cache_clear()
+    monkeypatch.setenv(kmod.ENV, "python")
+    assert not kmod.warn_if_missing()
+    kmod.warn_if_missing.cache_clear()

@@ -25,6 +25,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import time
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -63,6 +64,8 @@ class PreparedTexts:
         rows: uint64 (len(sets), num_perm): their MinHash sketches, or None without a hasher.
         kernel: which implementation made them.
         fallback: texts the compiled kernel sent to the reference (0 for the reference).
+        seconds: ``(tokens, sets)``: seconds spent on the token fingerprints, and on the
+            sets, keys and rows.
     """
 
     fingerprints: np.ndarray
@@ -73,6 +76,7 @@ class PreparedTexts:
     rows: np.ndarray | None
     kernel: Kernel
     fallback: int = 0
+    seconds: tuple[float, float] = (0.0, 0.0)
 
 
 def prepare_texts(
@@ -122,8 +126,10 @@ def prepare_texts_reference(
     """:func:`prepare_texts` by the numpy path (the reference; any options)."""
     from neardup.text.vectorized import canonical_fingerprints
 
+    t0 = time.perf_counter()
     if shingling.unit == "word" and shingling.fingerprint == "xxh64":
         fps, offsets = canonical_fingerprints(texts, canonical, shingling.seed)
+        t1 = time.perf_counter()
         counts = np.diff(offsets)
         keep = np.flatnonzero(counts >= min_tokens)
         kept_counts = counts[keep]
@@ -138,16 +144,19 @@ def prepare_texts_reference(
         offsets = np.zeros(len(lists) + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
         fps = token_fingerprints([t for x in lists for t in x], shingling.seed)
+        t1 = time.perf_counter()
         sets = shingling.batch([x for x, c in zip(lists, counts, strict=True) if c >= min_tokens])
+    keys = sets.content_keys()
     rows = None if hasher is None else hasher.sketches(sets)
     return PreparedTexts(
         fps,
         offsets.astype(np.int64),
         counts.astype(np.int64),
         sets,
-        sets.content_keys(),
+        keys,
         rows,
         "python",
+        seconds=(t1 - t0, time.perf_counter() - t1),
     )
 
 
@@ -195,6 +204,19 @@ def compiled() -> ModuleType | None:
         return None
 
 
+@lru_cache(maxsize=1)
+def warn_if_missing() -> bool:
+    """Warn once a process (a ``RuntimeWarning`` of :func:`missing_reason`'s one line) when
+    the compiled kernel is not built and ``NEARDUP_KERNEL`` does not ask for the numpy
+    path; returns whether it warned. The job calls it where it starts, not the workers."""
+    import warnings
+
+    if compiled() is not None or requested() == "python":
+        return False
+    warnings.warn(missing_reason(), RuntimeWarning, stacklevel=2)
+    return True
+
+
 def missing_reason() -> str:
     """One line on why the compiled kernel is not in use (empty when it is built)."""
     if compiled() is not None:
@@ -219,7 +241,9 @@ def _compiled(
 ) -> PreparedTexts:
     kernel = compiled()
     assert kernel is not None
+    t0 = time.perf_counter()
     fps, offsets, fallback = _tokens(kernel, texts, canonical, shingling.seed)
+    t1 = time.perf_counter()
     counts = np.diff(offsets)
     keep = np.flatnonzero(counts >= min_tokens).astype(np.int64)
     w, s = shingling.size, shingling.step
@@ -237,8 +261,10 @@ def _compiled(
     sets = ShingleSets(values, set_offsets)
     if hasher is not None and not oph:
         rows = hasher.sketches(sets)
+    rows_or_none = rows if hasher is not None else None
+    seconds = (t1 - t0, time.perf_counter() - t1)
     return PreparedTexts(
-        fps, offsets, counts, sets, keys, rows if hasher is not None else None, "cython", fallback
+        fps, offsets, counts, sets, keys, rows_or_none, "cython", fallback, seconds
     )
 
 
