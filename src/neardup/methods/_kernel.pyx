@@ -362,25 +362,18 @@ cdef void densify(uint64_t *row, uint64_t *source, int k, uint64_t dseed) noexce
 
 def shingle_pass(const uint64_t[::1] tokens, const int64_t[::1] offsets,
                  const int64_t[::1] keep, int w, int s, uint64_t[::1] values,
-                 int64_t[::1] set_offsets, uint64_t[::1] keys, uint64_t[::1] rows, int k,
-                 uint64_t minhash_seed):
-    """Sets, content keys and (``k`` > 0) MinHash rows of the documents ``keep``.
+                 int64_t[::1] set_offsets):
+    """Shingle sets of the documents ``keep``.
 
-    ``values`` holds at least :func:`shingle_bound` values; ``set_offsets`` (len(keep) + 1),
-    ``keys`` (len(keep)) and ``rows`` (len(keep) * k) are filled. Returns the values used.
+    ``values`` holds at least :func:`shingle_bound` values; ``set_offsets`` (len(keep) + 1)
+    is filled. Returns the values used.
     """
     cdef Py_ssize_t m = keep.shape[0], j, i, u, a
     cdef int64_t lo, n, count, d, pos = 0
-    cdef uint64_t h, key, g, salt, dseed
+    cdef uint64_t h
     cdef vector[uint64_t] scratch
-    cdef vector[uint64_t] source
-    cdef uint64_t *row
     cdef uint64_t *v
-    cdef int t, width, slot
-    salt = fmix64(minhash_seed)
-    dseed = minhash_seed * <uint64_t>0x9E3779B9 + 1
-    if k > 0:
-        source.resize(k)
+    cdef int t, width
     with nogil:
         set_offsets[0] = 0
         for j in range(m):
@@ -403,6 +396,31 @@ def shingle_pass(const uint64_t[::1] tokens, const int64_t[::1] offsets,
                 if u == 0 or scratch[i] != v[u - 1]:
                     v[u] = scratch[i]
                     u += 1
+            pos += u
+            set_offsets[j + 1] = pos
+    return pos
+
+
+def sign_pass(const uint64_t[::1] values, const int64_t[::1] set_offsets,
+              uint64_t[::1] keys, uint64_t[::1] rows, int k, uint64_t minhash_seed):
+    """Content keys and (``k`` > 0) one-permutation MinHash rows of every set.
+
+    ``keys`` (n) and ``rows`` (n * k) are filled, ``n = len(set_offsets) - 1``.
+    """
+    cdef Py_ssize_t m = set_offsets.shape[0] - 1, j, i, u
+    cdef uint64_t key, g, salt, dseed
+    cdef vector[uint64_t] source
+    cdef const uint64_t *v
+    cdef uint64_t *row
+    cdef int t, slot
+    salt = fmix64(minhash_seed)
+    dseed = minhash_seed * <uint64_t>0x9E3779B9 + 1
+    if k > 0:
+        source.resize(k)
+    with nogil:
+        for j in range(m):
+            v = &values[0] + set_offsets[j]
+            u = set_offsets[j + 1] - set_offsets[j]
             key = 0
             for i in range(u):
                 key += fmix64(v[i] ^ KEY_SALT)
@@ -418,6 +436,3 @@ def shingle_pass(const uint64_t[::1] tokens, const int64_t[::1] offsets,
                         row[slot] = g
                 if u > 0:
                     densify(row, source.data(), k, dseed)
-            pos += u
-            set_offsets[j + 1] = pos
-    return pos

@@ -64,8 +64,8 @@ class PreparedTexts:
         rows: uint64 (len(sets), num_perm): their MinHash sketches, or None without a hasher.
         kernel: which implementation made them.
         fallback: texts the compiled kernel sent to the reference (0 for the reference).
-        seconds: ``(tokens, sets)``: seconds spent on the token fingerprints, and on the
-            sets, keys and rows.
+        seconds: ``(tokens, sets, sign)``: seconds spent on the token fingerprints, on the
+            shingle sets, and on the content keys and rows.
     """
 
     fingerprints: np.ndarray
@@ -76,7 +76,7 @@ class PreparedTexts:
     rows: np.ndarray | None
     kernel: Kernel
     fallback: int = 0
-    seconds: tuple[float, float] = (0.0, 0.0)
+    seconds: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
 
 def prepare_texts(
@@ -146,6 +146,7 @@ def prepare_texts_reference(
         fps = token_fingerprints([t for x in lists for t in x], shingling.seed)
         t1 = time.perf_counter()
         sets = shingling.batch([x for x, c in zip(lists, counts, strict=True) if c >= min_tokens])
+    t2 = time.perf_counter()
     keys = sets.content_keys()
     rows = None if hasher is None else hasher.sketches(sets)
     return PreparedTexts(
@@ -156,7 +157,7 @@ def prepare_texts_reference(
         keys,
         rows,
         "python",
-        seconds=(t1 - t0, time.perf_counter() - t1),
+        seconds=(t1 - t0, t2 - t1, time.perf_counter() - t2),
     )
 
 
@@ -249,23 +250,19 @@ def _compiled(
     w, s = shingling.size, shingling.step
     values = np.empty(int(kernel.shingle_bound(offsets, keep, w, s)), dtype=U64)
     set_offsets = np.empty(keep.shape[0] + 1, dtype=np.int64)
+    used = kernel.shingle_pass(fps, offsets, keep, w, s, values, set_offsets)
+    values = values[:used] if used * 4 >= values.shape[0] * 3 else values[:used].copy()
+    sets = ShingleSets(values, set_offsets)
+    t2 = time.perf_counter()
     keys = np.empty(keep.shape[0], dtype=U64)
     oph = hasher is not None and hasher.scheme == "oph"
     k = hasher.num_perm if hasher is not None and oph else 0
-    rows = np.empty((keep.shape[0], k), dtype=U64)
+    signed = np.empty((keep.shape[0], k), dtype=U64)
     seed = hasher.seed if hasher is not None else 0
-    used = kernel.shingle_pass(
-        fps, offsets, keep, w, s, values, set_offsets, keys, rows.reshape(-1), k, seed
-    )
-    values = values[:used] if used * 4 >= values.shape[0] * 3 else values[:used].copy()
-    sets = ShingleSets(values, set_offsets)
-    if hasher is not None and not oph:
-        rows = hasher.sketches(sets)
-    rows_or_none = rows if hasher is not None else None
-    seconds = (t1 - t0, time.perf_counter() - t1)
-    return PreparedTexts(
-        fps, offsets, counts, sets, keys, rows_or_none, "cython", fallback, seconds
-    )
+    kernel.sign_pass(values, set_offsets, keys, signed.reshape(-1), k, seed)
+    rows = None if hasher is None else signed if oph else hasher.sketches(sets)
+    seconds = (t1 - t0, t2 - t1, time.perf_counter() - t2)
+    return PreparedTexts(fps, offsets, counts, sets, keys, rows, "cython", fallback, seconds)
 
 
 def _tokens(
