@@ -152,11 +152,16 @@ cdef struct StopTable:
     const uint64_t *slots
     int bits
     int probes  # 0: no stop words
+    const uint64_t *seen  # 2**16 bits: the top 16 bits of every stop word's fingerprint
 
 
 cdef inline bint is_stop(const StopTable *t, uint64_t v) noexcept nogil:
-    """Membership in :class:`neardup.text.vectorized.FingerprintTable` (linear probing)."""
+    """Membership in :class:`neardup.text.vectorized.FingerprintTable` (linear probing),
+    after an exact pre-check on the fingerprint's top 16 bits (8 KiB, stays in cache)."""
     if t.probes == 0:
+        return False
+    cdef uint64_t top = v >> 48
+    if not (t.seen[top >> 6] >> (top & 63)) & 1:
         return False
     cdef uint64_t mask = (1ULL << t.bits) - 1
     cdef uint64_t home = v >> (64 - t.bits)
@@ -270,7 +275,8 @@ cdef bint tokens_of(int kind, const void *data, Py_ssize_t length, const Tables 
 
 def token_pass(list texts, const uint32_t[::1] info, const uint16_t[::1] outcp,
                const uint8_t[::1] cls, const uint32_t[::1] pairs, uint64_t seed,
-               const uint64_t[::1] stop_slots, int stop_bits, int stop_probes, int min_len):
+               const uint64_t[::1] stop_slots, int stop_bits, int stop_probes,
+               const uint64_t[::1] stop_words, int min_len):
     """Token fingerprints of every text.
 
     Returns:
@@ -303,6 +309,11 @@ def token_pass(list texts, const uint32_t[::1] info, const uint16_t[::1] outcp,
     stop.slots = &stop_slots[0] if stop_slots.shape[0] else NULL
     stop.bits = stop_bits
     stop.probes = stop_probes if stop_slots.shape[0] else 0
+    cdef vector[uint64_t] seen
+    seen.resize(1 << 10)
+    for i in range(stop_words.shape[0]):
+        seen[stop_words[i] >> 54] |= 1ULL << ((stop_words[i] >> 48) & 63)
+    stop.seen = seen.data()
     t.info = &info[0]
     t.outcp = &outcp[0]
     t.cls = &cls[0]

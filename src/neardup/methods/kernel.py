@@ -269,14 +269,16 @@ def _tokens(
     kernel: ModuleType, texts: Sequence[str], canonical: CanonicalForm, seed: int
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Token fingerprints by the kernel, the texts it flags by the reference, in order."""
-    from neardup.text.vectorized import _stop_table, canonical_fingerprints
+    from neardup.text.vectorized import _stop_fingerprints, _stop_table, canonical_fingerprints
 
     info, outcp, classes, pairs = tables()
     if canonical.stop_words:
         stop = _stop_table(seed, canonical.stop_word_list)
         slots, bits, probes = stop.slots, stop.bits, stop.probes
+        words = _stop_fingerprints(True, seed, canonical.stop_word_list)
     else:
         slots, bits, probes = np.zeros(0, dtype=U64), 16, 0
+        words = np.zeros(0, dtype=U64)
     raw, raw_offsets, flags = kernel.token_pass(
         list(texts),
         info,
@@ -287,6 +289,7 @@ def _tokens(
         slots,
         bits,
         probes,
+        words,
         canonical.min_token_length,
     )
     fps = np.frombuffer(raw, dtype=U64)
