@@ -10,7 +10,8 @@ PIP    := $(BIN)/python -m pip
 
 .PHONY: demo test test-fast lint docs audit bench clean
 
-$(BIN)/neardup: pyproject.toml
+# setup.py and the .pyx: pip install -e . also (re)builds the compiled prepare kernel
+$(BIN)/neardup: pyproject.toml setup.py src/neardup/methods/_kernel.pyx
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet -e .

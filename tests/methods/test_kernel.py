@@ -313,3 +313,19 @@ def test_a_missing_build_is_said_once(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv(kmod.ENV, "python")
     assert not kmod.warn_if_missing()
     kmod.warn_if_missing.cache_clear()
+
+
+def test_a_stale_build_is_not_used(monkeypatch: pytest.MonkeyPatch):
+    """An in-place build of an older .pyx (other functions) is refused, not called."""
+    import types
+
+    stale = types.ModuleType("neardup.methods._kernel")
+    stale.ABI = 1  # type: ignore[attr-defined]
+    monkeypatch.setitem(__import__("sys").modules, "neardup.methods._kernel", stale)
+    kmod.compiled.cache_clear()
+    try:
+        assert kmod.compiled() is None
+        assert "older build" in kmod.missing_reason()
+        assert kernel_for(CanonicalForm(), Shingling()) == "python"
+    finally:
+        kmod.compiled.cache_clear()

@@ -24,6 +24,11 @@ from libcpp.algorithm cimport sort
 from libcpp.vector cimport vector
 
 
+#: Bumped with every change to this module's functions or their arguments;
+#: neardup.methods.kernel refuses a build of another version (a stale in-place build).
+ABI = 2
+
+
 cdef extern from "Python.h":
     int PyUnicode_READY(object) except -1
     int PyUnicode_KIND(object)

@@ -46,6 +46,8 @@ Kernel = Literal["cython", "python"]
 #: Environment variable choosing the kernel: ``auto`` (default), ``python``, ``cython``.
 ENV = "NEARDUP_KERNEL"
 KERNEL_CHOICES: tuple[str, ...] = ("auto", "python", "cython")
+#: The version of neardup.methods._kernel this module calls (its ``ABI``).
+_ABI = 2
 #: Output code points a table entry holds at most (longer normalizations: Python path).
 _WIDTH = 4
 
@@ -200,9 +202,10 @@ def compiled() -> ModuleType | None:
     if sys.byteorder != "little":  # the kernel reads 8-byte words as little-endian
         return None
     try:
-        return importlib.import_module("neardup.methods._kernel")
+        module = importlib.import_module("neardup.methods._kernel")
     except ImportError:
         return None
+    return module if getattr(module, "ABI", None) == _ABI else None
 
 
 @lru_cache(maxsize=1)
@@ -224,6 +227,15 @@ def missing_reason() -> str:
         return ""
     if sys.byteorder != "little":
         return "the compiled prepare kernel needs a little-endian machine; numpy path in use"
+    try:
+        found = importlib.import_module("neardup.methods._kernel")
+    except ImportError:
+        found = None
+    if found is not None and getattr(found, "ABI", None) != _ABI:
+        return (
+            f"the compiled prepare kernel is an older build (version {getattr(found, 'ABI', 1)},"
+            f" {_ABI} expected); numpy path in use: rebuild it with `pip install -e .`"
+        )
     return (
         "the compiled prepare kernel is not built (no C++ compiler at install?); "
         "numpy path in use: reinstall with `pip install -e .` where g++ is available"
