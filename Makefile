@@ -11,8 +11,9 @@ PIP    := $(BIN)/python -m pip
 .PHONY: demo test test-fast lint docs audit bench clean
 
 # The demo's install has the report extra (matplotlib) too, so that the README's
-# `neardup evaluate ... --html` example runs after `make demo`.
-$(BIN)/neardup: pyproject.toml
+# `neardup evaluate ... --html` example runs after `make demo`. setup.py and the .pyx:
+# pip install -e . also (re)builds the compiled prepare kernel.
+$(BIN)/neardup: pyproject.toml setup.py src/neardup/methods/_kernel.pyx
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet -e '.[report]'

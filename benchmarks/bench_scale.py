@@ -12,6 +12,10 @@ RSS from ``wait4``), on the same JSONL file:
   job: 128 permutations, verification on the exact shingle sets, reading on every core).
   Stage seconds come from its ``summary.json``; peak memory is the main process plus the
   largest worker (a sum of peaks: an upper bound).
+* **neardup-python**: the same job with ``NEARDUP_KERNEL=python`` (the numpy prepare path
+  instead of the compiled kernel; up to ``--kernel-check-max`` documents): its
+  ``pairs.jsonl`` must be the kernel's byte for byte (``same_pairs_with_numpy_kernel``).
+  Each neardup row records the kernel that ran (``summary.json``'s ``kernel``).
 * **rensa** (``RMinHash`` + ``RMinHashLSH``): ``json.loads`` per line, lower-cased ``\\w+``
   word 5-shingles made in Python, 128 permutations, bands chosen for t = 0.5 by
   datasketch's false-positive/false-negative rule among the divisors of 128, every document
@@ -155,15 +159,20 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
     }
 
 
-def run_neardup(path: Path, work: Path) -> dict[str, Any]:
+def run_neardup(path: Path, work: Path, kernel: str = "auto") -> dict[str, Any]:
+    """The default job; ``kernel``: NEARDUP_KERNEL (``python``: the numpy prepare path)."""
+    import hashlib
+
     out_dir = work / "neardup-out"
     shutil.rmtree(out_dir, ignore_errors=True)
     cmd = [
         sys.executable, "-c", "from neardup.cli.main import run; run()", "dedup", str(path),
         "--method", "minhash-lsh", "-t", str(THRESHOLD), "--out", str(out_dir), "-q",
     ]  # fmt: skip
-    r = timed(cmd)
+    r = timed(cmd, {**os.environ, "NEARDUP_KERNEL": kernel})
     summary = json.loads((out_dir / "summary.json").read_text(encoding="utf-8"))
+    r["kernel"] = summary.get("kernel", "python")
+    r["pairs_sha256"] = hashlib.sha256((out_dir / "pairs.jsonl").read_bytes()).hexdigest()
     pairs = set()
     with open(out_dir / "pairs.jsonl", encoding="utf-8") as f:
         for line in f:
@@ -320,6 +329,8 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
         contenders.append(("datasketch", lambda: run_peer("datasketch", path, work)))
     if args.previous and n <= args.previous_max:
         contenders.append(("previous", lambda: run_previous(args.previous, path, work)))
+    if n <= args.kernel_check_max:
+        contenders.append(("neardup-python", lambda: run_neardup(path, work, "python")))
     for name, fn in contenders:
         print(f"[{n:,}] {name} ...", flush=True)
         r = fn()
@@ -333,6 +344,11 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
         row["ratio_rensa_over_neardup"] = round(row["rensa"]["wall_s"] / nd, 2)
     if "datasketch" in row:
         row["ratio_datasketch_over_neardup"] = round(row["datasketch"]["wall_s"] / nd, 2)
+    if "neardup-python" in row:  # the compiled kernel's contract: the same pairs.jsonl
+        row["same_pairs_with_numpy_kernel"] = (
+            row["neardup-python"]["pairs_sha256"] == row["neardup"]["pairs_sha256"]
+        )
+        row["ratio_numpy_kernel_over_neardup"] = round(row["neardup-python"]["wall_s"] / nd, 2)
     if "previous" in row:
         now = row["neardup"]["stages_s"].get("read+prepare", 0.0)
         row["read_prepare_now_s"] = now
@@ -349,7 +365,7 @@ def table(rows: list[dict[str, Any]]) -> str:
         "|---:|---|---:|---:|---:|---:|---|",
     ]
     for row in rows:
-        for name in ("neardup", "rensa", "datasketch", "previous"):
+        for name in ("neardup", "neardup-python", "rensa", "datasketch", "previous"):
             if name in row:
                 r = row[name]
                 lines.append(
@@ -378,6 +394,10 @@ def main() -> None:
     )
     parser.add_argument("--previous", default=None, help="git revision for read + prepare")
     parser.add_argument("--previous-max", type=int, default=100_000)
+    parser.add_argument(
+        "--kernel-check-max", type=int, default=100_000,
+        help="sizes up to this also run with NEARDUP_KERNEL=python (same pairs.jsonl?)",
+    )  # fmt: skip
     parser.add_argument("--out", type=Path, default=HERE / "results" / "scale.json")
     args = parser.parse_args()
     rows = []
@@ -394,6 +414,12 @@ def main() -> None:
             extra = f", datasketch/neardup {row['ratio_datasketch_over_neardup']}x"
         if row.get("read_prepare_ratio_previous_over_now"):
             extra += f", read+prepare previous/now {row['read_prepare_ratio_previous_over_now']}x"
+        if "same_pairs_with_numpy_kernel" in row:
+            extra += (
+                f", pairs.jsonl with NEARDUP_KERNEL=python the same: "
+                f"{row['same_pairs_with_numpy_kernel']}, numpy path/kernel wall "
+                f"{row['ratio_numpy_kernel_over_neardup']}x"
+            )
         rensa = row.get("ratio_rensa_over_neardup")
         head = f"rensa/neardup {rensa}x" if rensa else "neardup alone"
         print(f"{row['docs']:,}: {head}{extra}")

@@ -293,10 +293,11 @@ def dedup(
         signed = parallel.signed
         worker_seconds = parallel.worker_seconds
         spilled = parallel.spilled
+        kernel = parallel.kernel
     else:
         ingest.run(_items(source, read_options or {}), prog)
         sets, ids, lengths, skipped = ingest.result()
-        worker_seconds, spilled = {}, False
+        worker_seconds, spilled, kernel = {}, False, "python"
     n = len(ids)
     if signed is not None:  # content keys (and signatures) came from the workers
         keys = timer.run("identical", signed.content_keys)
@@ -335,6 +336,7 @@ def dedup(
         children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         summary["worker_peak_memory_mib"] = {"largest": round(children / 1024, 1)}
     summary["decision"] = _decision_summary(meth, opts, decided)
+    summary["kernel"] = kernel
     summary["warnings"] = warnings
     return DedupResult(ids, pair_table, clusters, dropped, skipped, summary)
 
@@ -490,6 +492,12 @@ class _ParallelIngest:
         self._jobs = (jobs or default_jobs()) if pool_safe() else 1
         self.worker_seconds: dict[str, float] = {}
         self.signed: Signed | None = None
+        from neardup.methods.kernel import kernel_for, warn_if_missing
+
+        #: the prepare kernel the workers run (``summary.json``'s ``kernel``)
+        self.kernel = kernel_for(ingest._canonical, ingest._shingling)
+        if self.kernel == "python":
+            warn_if_missing()
         self._spill = spill
         self.spilled = False
 

@@ -25,7 +25,6 @@ from typing import Any
 
 import numpy as np
 
-from neardup._array import seg_arange
 from neardup._spill import PartStack
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
@@ -84,35 +83,47 @@ class PrepareConfig:
 
 
 def prepare_unit(unit: Unit, config: PrepareConfig) -> PreparedUnit:
-    """Read ``unit``, tokenise its documents (vectorised) and shingle the long enough ones."""
-    from neardup.text.vectorized import canonical_fingerprints
+    """Read ``unit``, tokenise its documents and shingle the long enough ones
+    (:func:`neardup.methods.kernel.prepare_texts`: the compiled kernel, or the numpy path)."""
+    from neardup.methods.kernel import prepare_texts
 
     t0 = time.perf_counter()
     read = read_unit_columns(unit, config.read)
     t1 = time.perf_counter()
-    fps, offsets = canonical_fingerprints(read.texts, config.canonical, config.shingling.seed)
+    hasher = _minhasher(config.signer)
+    prepared = prepare_texts(
+        read.texts,
+        canonical=config.canonical,
+        shingling=config.shingling,
+        min_tokens=config.min_tokens,
+        hasher=hasher,
+    )
     t2 = time.perf_counter()
-    counts = np.diff(offsets)
-    keep = np.flatnonzero(counts >= config.min_tokens)
-    kept_counts = counts[keep]
-    tokens = fps[seg_arange(offsets[keep], kept_counts)]
-    values, doc = config.shingling.from_token_fingerprints(tokens, kept_counts)
-    sets = ShingleSets.from_unsorted(values, doc, int(keep.shape[0]))
-    t3 = time.perf_counter()
-    keys = sets.content_keys()
-    rows = None if config.signer is None else config.signer.sign_rows(sets)
+    rows = prepared.rows
+    if config.signer is not None and hasher is None:
+        rows = config.signer.sign_rows(prepared.sets)
+    tokens_s, sets_s, sign_s = prepared.seconds
     return PreparedUnit(
         read.ids,
         read.sources,
         np.asarray(read.positions, dtype=np.int64),
-        counts.astype(np.int64),
-        sets,
-        keys,
+        prepared.counts,
+        prepared.sets,
+        prepared.keys,
         rows,
         read.skipped,
         read.items,
-        (t1 - t0, t2 - t1, t3 - t2, time.perf_counter() - t3),
+        (t1 - t0, tokens_s, sets_s, sign_s + time.perf_counter() - t2),
     )
+
+
+def _minhasher(signer: Any) -> Any:
+    """The MinHasher whose sketches are ``signer.sign_rows`` (MinHash-LSH), or None."""
+    from neardup.methods.shingle_methods import MinHashLSH
+
+    if isinstance(signer, MinHashLSH) and type(signer)._reduce is MinHashLSH._reduce:
+        return signer.hasher
+    return None
 
 
 def prepared_units(

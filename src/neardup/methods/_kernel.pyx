@@ -1,0 +1,454 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+# distutils: language = c++
+"""The compiled prepare kernel (see :mod:`neardup.methods.kernel`, which calls it).
+
+Two passes, each one loop in C with the GIL released:
+
+* :func:`token_pass`: each text's code points -> canonical tokens (lower case, NFKC and
+  ``ё`` -> ``е`` by the tables :mod:`neardup.methods.kernel` builds from ``unicodedata``;
+  runs of word characters, one token per CJK character) -> XXH64 of each token's UTF-8
+  bytes -> stop words and short tokens dropped. A text with a code point outside the
+  tables is flagged for the Python path and gets no tokens here.
+* :func:`shingle_pass`: token fingerprints of each document -> word-shingle fingerprints
+  (``h = fmix64(rotl(h, 31) * P ^ t)``) -> the sorted unique set -> its content key ->
+  its one-permutation MinHash row with optimal densification.
+
+Every value is computed as the numpy reference computes it (:mod:`neardup.text.xxh64`,
+:mod:`neardup.text.vectorized`, :mod:`neardup.methods.shingles`,
+:class:`neardup.methods.sets.ShingleSets`, :class:`neardup.methods.minhash.MinHasher`).
+"""
+
+from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memcpy
+from libcpp.algorithm cimport sort
+from libcpp.vector cimport vector
+
+
+#: Bumped with every change to this module's functions or their arguments;
+#: neardup.methods.kernel refuses a build of another version (a stale in-place build).
+ABI = 2
+
+
+cdef extern from "Python.h":
+    int PyUnicode_READY(object) except -1
+    int PyUnicode_KIND(object)
+    void *PyUnicode_DATA(object)
+    Py_ssize_t PyUnicode_GET_LENGTH(object)
+
+
+cdef uint64_t P1 = 0x9E3779B185EBCA87ULL
+cdef uint64_t P2 = 0xC2B2AE3D27D4EB4FULL
+cdef uint64_t P3 = 0x165667B19E3779F9ULL
+cdef uint64_t P4 = 0x85EBCA77C2B2AE63ULL
+cdef uint64_t P5 = 0x27D4EB2F165667C5ULL
+cdef uint64_t EMPTY = 0xFFFFFFFFFFFFFFFFULL
+cdef uint64_t KEY_SALT = 0x5851F42D4C957F2DULL
+cdef uint64_t COMBINE = 0x9E3779B97F4A7C15ULL
+cdef int MAX_ROUNDS = 256
+
+# character classes of the normalized text (those of neardup.text.vectorized)
+cdef uint8_t WORD = 1
+cdef uint8_t CJK = 2
+#: outputs a code point maps to at most (the tables' width)
+cdef int WIDTH = 4
+
+
+cdef inline uint64_t rotl(uint64_t x, int r) noexcept nogil:
+    return (x << r) | (x >> (64 - r))
+
+
+cdef inline uint64_t fmix64(uint64_t x) noexcept nogil:
+    x ^= x >> 33
+    x *= 0xFF51AFD7ED558CCDULL
+    x ^= x >> 33
+    x *= 0xC4CEB9FE1A85EC53ULL
+    x ^= x >> 33
+    return x
+
+
+cdef inline uint64_t read64(const uint8_t *p) noexcept nogil:
+    cdef uint64_t v
+    memcpy(&v, p, 8)  # little-endian machines only (checked at import)
+    return v
+
+
+cdef inline uint64_t read32(const uint8_t *p) noexcept nogil:
+    cdef uint32_t v
+    memcpy(&v, p, 4)
+    return v
+
+
+cdef inline uint64_t xround(uint64_t acc, uint64_t lane) noexcept nogil:
+    return rotl(acc + lane * P2, 31) * P1
+
+
+cdef inline uint64_t xmerge(uint64_t acc, uint64_t val) noexcept nogil:
+    return (acc ^ xround(0, val)) * P1 + P4
+
+
+cdef uint64_t xxh64(const uint8_t *p, Py_ssize_t n, uint64_t seed) noexcept nogil:
+    """XXH64 of ``p[:n]`` (xxHash specification v0.1.1)."""
+    cdef const uint8_t *end = p + n
+    cdef uint64_t h, v1, v2, v3, v4
+    if n >= 32:
+        v1 = seed + P1 + P2
+        v2 = seed + P2
+        v3 = seed
+        v4 = seed - P1
+        while p + 32 <= end:
+            v1 = xround(v1, read64(p))
+            v2 = xround(v2, read64(p + 8))
+            v3 = xround(v3, read64(p + 16))
+            v4 = xround(v4, read64(p + 24))
+            p += 32
+        h = rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18)
+        h = xmerge(h, v1)
+        h = xmerge(h, v2)
+        h = xmerge(h, v3)
+        h = xmerge(h, v4)
+    else:
+        h = seed + P5
+    h += <uint64_t>n
+    while p + 8 <= end:
+        h = rotl(h ^ xround(0, read64(p)), 27) * P1 + P4
+        p += 8
+    if p + 4 <= end:
+        h = rotl(h ^ (read32(p) * P1), 23) * P2 + P3
+        p += 4
+    while p < end:
+        h = rotl(h ^ (p[0] * P5), 11) * P1
+        p += 1
+    h ^= h >> 33
+    h *= P2
+    h ^= h >> 29
+    h *= P3
+    h ^= h >> 32
+    return h
+
+
+cdef struct Token:
+    uint8_t *buf  # the token's UTF-8 bytes so far (``vector`` storage, kept sized)
+    Py_ssize_t size
+    Py_ssize_t chars
+
+
+cdef inline void put_utf8(vector[uint8_t] &store, Token *tok, uint32_t cp) noexcept nogil:
+    """Append ``cp`` (a BMP code point, no surrogate) to the token as UTF-8."""
+    if tok.size + 3 > <Py_ssize_t>store.size():
+        store.resize(2 * store.size() + 64)
+        tok.buf = store.data()
+    cdef uint8_t *p = tok.buf + tok.size
+    if cp < 0x80:
+        p[0] = <uint8_t>cp
+        tok.size += 1
+    elif cp < 0x800:
+        p[0] = <uint8_t>(0xC0 | (cp >> 6))
+        p[1] = <uint8_t>(0x80 | (cp & 0x3F))
+        tok.size += 2
+    else:
+        p[0] = <uint8_t>(0xE0 | (cp >> 12))
+        p[1] = <uint8_t>(0x80 | ((cp >> 6) & 0x3F))
+        p[2] = <uint8_t>(0x80 | (cp & 0x3F))
+        tok.size += 3
+    tok.chars += 1
+
+
+cdef struct StopTable:
+    const uint64_t *slots
+    int bits
+    int probes  # 0: no stop words
+    const uint64_t *seen  # 2**16 bits: the top 16 bits of every stop word's fingerprint
+
+
+cdef inline bint is_stop(const StopTable *t, uint64_t v) noexcept nogil:
+    """Membership in :class:`neardup.text.vectorized.FingerprintTable` (linear probing),
+    after an exact pre-check on the fingerprint's top 16 bits (8 KiB, stays in cache)."""
+    if t.probes == 0:
+        return False
+    cdef uint64_t top = v >> 48
+    if not (t.seen[top >> 6] >> (top & 63)) & 1:
+        return False
+    cdef uint64_t mask = (1ULL << t.bits) - 1
+    cdef uint64_t home = v >> (64 - t.bits)
+    cdef int step
+    for step in range(t.probes):
+        if t.slots[(home + step) & mask] == v:
+            return True
+    return False
+
+
+cdef inline void emit(vector[uint64_t] &out, Token *tok, bint cjk, uint64_t seed,
+                      const StopTable *stop, int min_len) noexcept nogil:
+    cdef uint64_t h = xxh64(tok.buf, tok.size, seed)
+    cdef Py_ssize_t chars = tok.chars
+    tok.size = 0
+    tok.chars = 0
+    if is_stop(stop, h):
+        return
+    if min_len > 1 and chars < min_len and not cjk:
+        return
+    out.push_back(h)
+
+
+# fields of a table entry (see neardup.methods.kernel.tables)
+cdef uint32_t CP_MASK = 0xFFFF
+cdef int CLASS_SHIFT = 16
+cdef uint32_t BARE = 1 << 18
+cdef int COUNT_SHIFT = 20
+cdef uint32_t MARK = 15
+
+
+cdef struct Tables:
+    const uint32_t *info
+    const uint16_t *outcp
+    const uint8_t *cls
+    const uint32_t *pairs  # sorted (first << 16 | mark) of canonical composites
+    Py_ssize_t npairs
+
+
+cdef inline bint composes(const Tables *t, uint32_t first, uint32_t mark) noexcept nogil:
+    cdef uint32_t key = (first << 16) | mark
+    cdef Py_ssize_t lo = 0, hi = t.npairs, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if t.pairs[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < t.npairs and t.pairs[lo] == key
+
+
+cdef inline void take(vector[uint64_t] &out, vector[uint8_t] &store, Token *tok, uint32_t o,
+                      uint32_t c, uint64_t seed, const StopTable *stop,
+                      int min_len) noexcept nogil:
+    """One normalized code point ``o`` of class ``c`` into the token stream."""
+    if c == WORD:
+        put_utf8(store, tok, o)
+        return
+    if tok.chars:
+        emit(out, tok, False, seed, stop, min_len)
+    if c == CJK:
+        put_utf8(store, tok, o)
+        emit(out, tok, True, seed, stop, min_len)
+
+
+cdef bint tokens_of(int kind, const void *data, Py_ssize_t length, const Tables *t,
+                    uint64_t seed, const StopTable *stop, int min_len,
+                    vector[uint64_t] &out, vector[uint8_t] &store) noexcept nogil:
+    """Append the token fingerprints of one text to ``out``; False (and nothing appended)
+    when a code point is outside the tables."""
+    cdef size_t start = out.size()
+    cdef Py_ssize_t i
+    cdef uint32_t cp, e, n, o, prev = 0
+    cdef int j
+    cdef Token tok
+    tok.buf = store.data()
+    tok.size = 0
+    tok.chars = 0
+    for i in range(length):
+        if kind == 1:
+            cp = (<const uint8_t *>data)[i]
+        elif kind == 2:
+            cp = (<const uint16_t *>data)[i]
+        else:
+            cp = (<const uint32_t *>data)[i]
+            if cp > 0xFFFF:
+                out.resize(start)
+                return False
+        e = t.info[cp]
+        n = e >> COUNT_SHIFT
+        if n == 1:
+            take(out, store, &tok, e & CP_MASK, (e >> CLASS_SHIFT) & 3, seed, stop, min_len)
+        elif n == MARK:
+            # a combining mark stays as it is after a bare starter it does not compose with
+            if i == 0 or not (t.info[prev] & BARE) or composes(t, prev, cp):
+                out.resize(start)
+                return False
+            take(out, store, &tok, e & CP_MASK, (e >> CLASS_SHIFT) & 3, seed, stop, min_len)
+        elif n == 0:
+            out.resize(start)
+            return False
+        else:
+            for j in range(<int>n):
+                o = t.outcp[cp * WIDTH + j]
+                take(out, store, &tok, o, t.cls[o], seed, stop, min_len)
+        prev = cp
+    if tok.chars:
+        emit(out, &tok, False, seed, stop, min_len)
+    return True
+
+
+def token_pass(list texts, const uint32_t[::1] info, const uint16_t[::1] outcp,
+               const uint8_t[::1] cls, const uint32_t[::1] pairs, uint64_t seed,
+               const uint64_t[::1] stop_slots, int stop_bits, int stop_probes,
+               const uint64_t[::1] stop_words, int min_len):
+    """Token fingerprints of every text.
+
+    Returns:
+        ``(fingerprints, offsets, fallback)``: bytearrays of uint64 (t,), int64 (n + 1,) and a
+        uint8 (n,) flag per text (1: a code point outside the tables; no tokens made).
+    """
+    cdef Py_ssize_t n = len(texts), i
+    cdef vector[int] kinds
+    cdef vector[const void *] datas
+    cdef vector[Py_ssize_t] lengths
+    cdef vector[uint64_t] out
+    cdef vector[uint8_t] store
+    cdef StopTable stop
+    cdef Tables t
+    offsets = bytearray(8 * (n + 1))
+    fallback = bytearray(n)
+    cdef int64_t[::1] off = memoryview(offsets).cast("q")
+    cdef uint8_t[::1] fb = fallback
+    kinds.resize(n)
+    datas.resize(n)
+    lengths.resize(n)
+    for i in range(n):
+        text = texts[i]
+        if type(text) is not str:
+            raise TypeError(f"texts[{i}] is {type(text).__name__}, not str")
+        PyUnicode_READY(text)
+        kinds[i] = PyUnicode_KIND(text)
+        datas[i] = PyUnicode_DATA(text)
+        lengths[i] = PyUnicode_GET_LENGTH(text)
+    stop.slots = &stop_slots[0] if stop_slots.shape[0] else NULL
+    stop.bits = stop_bits
+    stop.probes = stop_probes if stop_slots.shape[0] else 0
+    cdef vector[uint64_t] seen
+    seen.resize(1 << 10)
+    for i in range(stop_words.shape[0]):
+        seen[stop_words[i] >> 54] |= 1ULL << ((stop_words[i] >> 48) & 63)
+    stop.seen = seen.data()
+    t.info = &info[0]
+    t.outcp = &outcp[0]
+    t.cls = &cls[0]
+    t.pairs = &pairs[0] if pairs.shape[0] else NULL
+    t.npairs = pairs.shape[0]
+    store.resize(4096)
+    with nogil:
+        off[0] = 0
+        for i in range(n):
+            if not tokens_of(kinds[i], datas[i], lengths[i], &t, seed, &stop, min_len, out,
+                             store):
+                fb[i] = 1
+            off[i + 1] = <int64_t>out.size()
+    fps = bytearray(8 * out.size())
+    cdef uint64_t[::1] f
+    if out.size():
+        f = memoryview(fps).cast("Q")
+        with nogil:
+            memcpy(&f[0], out.data(), 8 * out.size())
+    return fps, offsets, fallback
+
+
+cdef inline int64_t shingle_count(int64_t n, int w, int s) noexcept nogil:
+    if n >= w:
+        return (n - w) // s + 1
+    return 1 if n > 0 else 0
+
+
+def shingle_bound(const int64_t[::1] offsets, const int64_t[::1] keep, int w, int s):
+    """Shingle occurrences of the documents ``keep`` (an upper bound of their set sizes)."""
+    cdef int64_t total = 0
+    cdef Py_ssize_t j, d
+    for j in range(keep.shape[0]):
+        d = keep[j]
+        total += shingle_count(offsets[d + 1] - offsets[d], w, s)
+    return total
+
+
+cdef void densify(uint64_t *row, uint64_t *source, int k, uint64_t dseed) noexcept nogil:
+    """Optimal densification (Shrivastava 2017, Algorithm 2), as MinHasher._densify."""
+    cdef int i
+    cdef long attempt
+    cdef uint64_t base, got
+    memcpy(source, row, 8 * k)
+    for i in range(k):
+        if source[i] != EMPTY:
+            continue
+        base = fmix64(<uint64_t>i ^ dseed)
+        attempt = 1
+        while attempt <= <long>MAX_ROUNDS * k:
+            got = source[fmix64(base + <uint64_t>attempt) % <uint64_t>k]
+            if got != EMPTY:
+                row[i] = got
+                break
+            attempt += 1
+
+
+def shingle_pass(const uint64_t[::1] tokens, const int64_t[::1] offsets,
+                 const int64_t[::1] keep, int w, int s, uint64_t[::1] values,
+                 int64_t[::1] set_offsets):
+    """Shingle sets of the documents ``keep``.
+
+    ``values`` holds at least :func:`shingle_bound` values; ``set_offsets`` (len(keep) + 1)
+    is filled. Returns the values used.
+    """
+    cdef Py_ssize_t m = keep.shape[0], j, i, u, a
+    cdef int64_t lo, n, count, d, pos = 0
+    cdef uint64_t h
+    cdef vector[uint64_t] scratch
+    cdef uint64_t *v
+    cdef int t, width
+    with nogil:
+        set_offsets[0] = 0
+        for j in range(m):
+            d = keep[j]
+            lo = offsets[d]
+            n = offsets[d + 1] - lo
+            count = shingle_count(n, w, s)
+            scratch.resize(count)
+            width = w if n >= w else <int>n
+            for i in range(count):
+                h = 0
+                a = lo + i * s
+                for t in range(width):
+                    h = fmix64(rotl(h, 31) * COMBINE ^ tokens[a + t])
+                scratch[i] = h
+            sort(scratch.begin(), scratch.end())
+            v = &values[pos]
+            u = 0
+            for i in range(count):
+                if u == 0 or scratch[i] != v[u - 1]:
+                    v[u] = scratch[i]
+                    u += 1
+            pos += u
+            set_offsets[j + 1] = pos
+    return pos
+
+
+def sign_pass(const uint64_t[::1] values, const int64_t[::1] set_offsets,
+              uint64_t[::1] keys, uint64_t[::1] rows, int k, uint64_t minhash_seed):
+    """Content keys and (``k`` > 0) one-permutation MinHash rows of every set.
+
+    ``keys`` (n) and ``rows`` (n * k) are filled, ``n = len(set_offsets) - 1``.
+    """
+    cdef Py_ssize_t m = set_offsets.shape[0] - 1, j, i, u
+    cdef uint64_t key, g, salt, dseed
+    cdef vector[uint64_t] source
+    cdef const uint64_t *v
+    cdef uint64_t *row
+    cdef int t, slot
+    salt = fmix64(minhash_seed)
+    dseed = minhash_seed * <uint64_t>0x9E3779B9 + 1
+    if k > 0:
+        source.resize(k)
+    with nogil:
+        for j in range(m):
+            v = &values[0] + set_offsets[j]
+            u = set_offsets[j + 1] - set_offsets[j]
+            key = 0
+            for i in range(u):
+                key += fmix64(v[i] ^ KEY_SALT)
+            keys[j] = fmix64(key ^ <uint64_t>u)
+            if k > 0:
+                row = &rows[j * k]
+                for t in range(k):
+                    row[t] = EMPTY
+                for i in range(u):
+                    g = fmix64(v[i] ^ salt)
+                    slot = <int>(((g >> 32) * <uint64_t>k) >> 32)
+                    if g < row[slot]:
+                        row[slot] = g
+                if u > 0:
+                    densify(row, source.data(), k, dseed)

@@ -1,0 +1,331 @@
+"""The compiled prepare kernel equals the numpy reference byte for byte.
+
+Token fingerprints, shingle sets, content keys and MinHash rows of :func:`prepare_texts`
+(the Cython kernel, ``neardup.methods._kernel``) against :func:`prepare_texts_reference`
+(the numpy path), on pinned texts, on generated Unicode and on every shared labelled set.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neardup.errors import ParameterError
+from neardup.methods import kernel as kmod
+from neardup.methods.kernel import (
+    kernel_for,
+    prepare_texts,
+    prepare_texts_reference,
+    tables,
+)
+from neardup.methods.minhash import MinHasher
+from neardup.methods.shingles import Shingling
+from neardup.text.canonical import CanonicalForm, normalize
+from shared_data import DATA, data_path, unavailable
+
+FIELDS = ("fingerprints", "offsets", "counts", "keys")
+
+PINNED = [
+    "Разум дан человеку для того, чтобы он разумно жил. Ёлка и ёжик, ЁЖ!",
+    "İstanbul STRASSE straße Σίσυφος ΣΊΣΥΦΟΣ ǅemal ﬁne № 5… \xa0end",
+    "Mixed 中文分词测试 and カタカナ ガ text, 한국어 too; 3.14 _under_score_ ＦＵＬＬ",
+    "combining e\u0301 and か\u3099 and jamo \u1100\u1161\u11a8 stay on the reference path",
+    "emoji 😀 and 𝐀𝐁 math bold, Gothic 𐌰𐌱, lone \ud800 surrogate",
+    "",
+    "\n\n \t",
+    "z",
+    "x" * 33 + " " + "я" * 17 + " " + "ы" * 40 + " " + "q" * 65 + " the end of it all here",
+]
+
+#: Characters the generated texts are drawn from: ASCII, Cyrillic, Latin-1 and special
+#: casing, Greek sigma, compatibility forms, combining marks, kana with voicing marks,
+#: Hangul syllables and jamo, CJK, full-width, characters outside the BMP.
+ALPHABET = (
+    "abcXYZ019 _-.,\n\t'"
+    "абвгдеёжЁЖЯяй"
+    "àéîõüßÀÉİıſ"
+    "ΣσςΑΩ"
+    "ﬁﬂ№…\xa0ǅǆℌ²½"
+    "\u0301\u0308\u0327"
+    "かガカ\u3099\u309b"
+    "한국\u1100\u1161\u11a8\u3131\u314f"
+    "中文字"
+    "ＡＢａ１"
+    "😀𝐀𐌰"
+)
+words = st.text(alphabet=ALPHABET, min_size=1, max_size=12)
+long_words = st.sampled_from(["x" * 31, "x" * 32, "y" * 64, "я" * 16, "я" * 33, "ё" * 40])
+texts = st.lists(
+    st.lists(st.one_of(words, words, words, long_words), max_size=30).map(" ".join),
+    max_size=8,
+)
+canonicals = st.sampled_from(
+    [
+        CanonicalForm(),
+        CanonicalForm(stop_words=False),
+        CanonicalForm(min_token_length=3),
+        CanonicalForm(stop_word_list=("ёж", "the", "中", "abc")),
+        CanonicalForm(stop_words=False, min_token_length=2),
+    ]
+)
+shinglings = st.builds(
+    lambda size, step, seed: Shingling(size=size, step=min(step, size), seed=seed),
+    st.integers(1, 7),
+    st.integers(1, 7),
+    st.sampled_from([0, 1, 2**32 - 1]),
+)
+hashers = st.one_of(
+    st.none(),
+    st.builds(
+        MinHasher,
+        num_perm=st.sampled_from([1, 7, 128, 256]),
+        seed=st.sampled_from([0, 1, 2**40 + 3]),
+        scheme=st.sampled_from(["oph", "perm"]),
+    ),
+)
+
+
+@pytest.fixture(autouse=True)
+def _built(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kernel must be built (it is wherever ``pip install -e .`` found g++)."""
+    monkeypatch.delenv(kmod.ENV, raising=False)
+    if kmod.compiled() is None:
+        unavailable(kmod.missing_reason())
+
+
+def assert_equal(texts, **options):
+    got = prepare_texts(texts, **options)
+    want = prepare_texts_reference(texts, **options)
+    assert got.kernel == "cython"
+    assert want.kernel == "python"
+    for name in FIELDS:
+        a, b = getattr(got, name), getattr(want, name)
+        assert a.dtype == b.dtype and a.shape == b.shape, name
+        assert a.tobytes() == b.tobytes(), name
+    assert got.sets.values.tobytes() == want.sets.values.tobytes()
+    assert got.sets.offsets.tobytes() == want.sets.offsets.tobytes()
+    if want.rows is None:
+        assert got.rows is None
+    else:
+        assert got.rows is not None
+        assert got.rows.dtype == want.rows.dtype and got.rows.shape == want.rows.shape
+        assert got.rows.tobytes() == want.rows.tobytes()
+    return got
+
+
+DEFAULT = {"canonical": CanonicalForm(), "shingling": Shingling(), "min_tokens": 1}
+
+
+def test_pinned_texts_equal_the_reference_and_fall_back_where_expected():
+    got = assert_equal(PINNED, **DEFAULT, hasher=MinHasher())
+    # the capital sigma, the combining marks / jamo and the astral / surrogate texts take
+    # the reference
+    assert got.fallback == 3
+    assert got.counts[0] == 8  # разум дан человеку разумно жил елка ежик еж
+    assert got.counts[7] == 1 and got.counts[5] == got.counts[6] == 0
+
+
+def test_special_casing_and_compatibility_forms_take_the_table():
+    info, outcp, _, _ = tables()
+    outlen = info >> 20
+
+    def entry(ch: str) -> str:
+        cp = ord(ch)
+        return "".join(chr(c) for c in outcp[cp * 4 : cp * 4 + int(outlen[cp])])
+
+    assert entry("İ") == "i\u0307" and entry("ß") == "ß" and entry("Ё") == "е"
+    assert entry("ﬁ") == "fi" and entry("№") == "no" and entry("…") == "..."
+    assert entry("Ａ") == "a" and entry("\xa0") == " " and entry("中") == "中"
+    assert entry("\u309b") == " \u3099"  # the voicing mark's space blocks composition
+    # context-dependent or composing: the Python path
+    for ch in ("Σ", "\u1161", "\u11a8", "\u314f", "\ud800", "\u0340"):
+        assert outlen[ord(ch)] == 0, hex(ord(ch))
+    # combining marks: kept after a bare starter they do not compose with
+    assert outlen[0x301] == outlen[0x3099] == 15
+    assert info[ord("е")] & (1 << 18) and not info[ord("ё")] & (1 << 18)
+
+
+@settings(derandomize=True, max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 0xFFFF), min_size=2, max_size=6))
+def test_table_code_points_normalize_one_at_a_time(cps):
+    """The tables' premise: a text of table code points normalizes character by character."""
+    outlen = tables()[0] >> 20
+    chars = [chr(c) for c in cps if 0 < outlen[c] < 15]
+    assert normalize("".join(chars)) == "".join(normalize(c) for c in chars)
+
+
+def test_every_table_pair_of_a_script_sample_normalizes_one_at_a_time():
+    outlen = tables()[0] >> 20
+    sample = [chr(c) for c in range(0x20, 0x600, 7) if 0 < outlen[c] < 15]
+    sample += [chr(c) for c in range(0x3000, 0x3100, 3) if 0 < outlen[c] < 15]
+    sample += [chr(c) for c in range(0xFF00, 0xFFF0, 5) if 0 < outlen[c] < 15]
+    sample += ["한", "\u3131", "\u1100", "ﬁ", "№"]
+    for a in sample:
+        joined = [normalize(a + b) for b in sample]
+        assert joined == [normalize(a) + normalize(b) for b in sample], repr(a)
+
+
+@settings(derandomize=True, max_examples=150, deadline=None)
+@given(texts, canonicals, shinglings, st.integers(0, 6), hashers)
+def test_generated_texts_equal_the_reference(items, canonical, shingling, min_tokens, hasher):
+    assert_equal(
+        items, canonical=canonical, shingling=shingling, min_tokens=min_tokens, hasher=hasher
+    )
+
+
+@settings(derandomize=True, max_examples=100, deadline=None)
+@given(st.lists(st.text(max_size=80), max_size=8), hashers)
+def test_any_unicode_equals_the_reference(items, hasher):
+    assert_equal(items, **DEFAULT, hasher=hasher)
+
+
+@settings(derandomize=True, max_examples=100, deadline=None)
+@given(st.lists(st.text(alphabet=ALPHABET, max_size=40), max_size=6))
+def test_texts_from_json_escapes_equal_the_reference(items):
+    """Records as the reader decodes them (msgspec): every non-ASCII character a
+    ``\\uXXXX`` escape, characters outside the BMP as surrogate pairs; and a lone
+    surrogate escape (Python's json)."""
+    import msgspec
+
+    lines = [json.dumps({"text": t}, ensure_ascii=True) for t in items]
+    decoded = [msgspec.json.decode(line)["text"] for line in lines]
+    assert decoded == items
+    assert_equal([*decoded, json.loads('"a \\udc80 b \\ud83d\\ude00"')], **DEFAULT)
+
+
+def test_long_tokens_cross_every_xxh64_length_class():
+    # 1..100 bytes of ASCII and 2-byte Cyrillic: the 4-, 8- and 32-byte steps and stripes
+    items = [" ".join("z" * n for n in range(1, 101)), " ".join("ж" * n for n in range(1, 51))]
+    assert_equal(items, canonical=CanonicalForm(stop_words=False), shingling=Shingling(size=1),
+                 min_tokens=1, hasher=MinHasher(num_perm=64))  # fmt: skip
+
+
+def test_morphology_and_other_shingles_go_to_the_reference():
+    stem = CanonicalForm(morphology="stem")
+    assert kernel_for(stem, Shingling()) == "python"
+    assert kernel_for(CanonicalForm(stop_symbols=".,"), Shingling()) == "python"
+    assert kernel_for(CanonicalForm(), Shingling(fingerprint="rabin64")) == "python"
+    assert kernel_for(CanonicalForm(), Shingling(unit="char")) == "python"
+    got = prepare_texts(PINNED, canonical=stem, shingling=Shingling(), min_tokens=1)
+    want = prepare_texts_reference(PINNED, canonical=stem, shingling=Shingling(), min_tokens=1)
+    assert got.kernel == "python" and got.keys.tobytes() == want.keys.tobytes()
+
+
+def test_environment_forces_the_reference(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv(kmod.ENV, "python")
+    assert prepare_texts(PINNED, **DEFAULT).kernel == "python"
+    monkeypatch.setenv(kmod.ENV, "cython")
+    assert prepare_texts(PINNED, **DEFAULT).kernel == "cython"
+    monkeypatch.setenv(kmod.ENV, "fast")
+    with pytest.raises(ParameterError, match="NEARDUP_KERNEL"):
+        prepare_texts(PINNED, **DEFAULT)
+
+
+def test_bad_min_tokens_is_refused():
+    with pytest.raises(ParameterError, match="min_tokens"):
+        prepare_texts(PINNED, canonical=CanonicalForm(), shingling=Shingling(), min_tokens=-1)
+
+
+def test_a_missing_kernel_means_the_reference(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(kmod, "compiled", lambda: None)
+    assert kernel_for(CanonicalForm(), Shingling()) == "python"
+    assert "not built" in kmod.missing_reason()
+    monkeypatch.setenv(kmod.ENV, "cython")
+    with pytest.raises(ParameterError, match="not built"):
+        kernel_for(CanonicalForm(), Shingling())
+
+
+def _shared_sets() -> list[str]:
+    data_path()
+    return sorted(p.parent.name for p in DATA.glob("*/docs.jsonl"))
+
+
+@pytest.mark.data
+@pytest.mark.slow
+def test_every_shared_set_equals_the_reference():
+    names = _shared_sets()
+    assert names
+    for name in names:
+        with data_path(name, "docs.jsonl").open(encoding="utf-8") as fh:
+            items = [json.loads(line)["text"] for line in fh]
+        for canonical in (CanonicalForm(), CanonicalForm(stop_words=False)):
+            assert_equal(
+                items, canonical=canonical, shingling=Shingling(), min_tokens=5,
+                hasher=MinHasher(),
+            )  # fmt: skip
+
+
+def test_nfkc_premise_holds_for_this_python():
+    """The table rule relies on NFKC per character; a quick sanity pin on this Python."""
+    assert unicodedata.normalize("NFKC", "e\u0301") == "é"
+    assert normalize("ΣΑΣ") == "σας"  # the final sigma: why Σ is not in the table
+    assert np.asarray(tables()[0]).shape == (0x10000,)
+
+
+def test_a_plain_mark_after_a_bare_starter_normalizes_one_at_a_time():
+    """The mark rule's premise: a bare starter and a mark that do not compose stay apart."""
+    info, _, _, pairs = tables()
+    bare = [c for c in range(0x20, 0x530) if info[c] & (1 << 18)]
+    marks = [c for c in range(0x300, 0x370) if info[c] >> 20 == 15]
+    composing = set(pairs.tolist())
+    checked = 0
+    for p in bare:
+        for m in marks:
+            if (p << 16 | m) in composing:
+                continue
+            text = chr(p) + chr(m) + "x"
+            assert normalize(text) == normalize(chr(p)) + chr(m) + "x", (hex(p), hex(m))
+            checked += 1
+    assert checked > 10_000
+    assert normalize("е\u0301") == "е\u0301" and (ord("е") << 16 | 0x308) in composing
+
+
+def test_cached_tables_equal_a_fresh_build(tmp_path, monkeypatch: pytest.MonkeyPatch):
+    path = tmp_path / "cache" / "kernel-test.npz"
+    monkeypatch.setattr(kmod, "_cache_path", lambda: str(path))
+    built = kmod.tables.__wrapped__()  # built and saved
+    assert path.exists()
+    loaded = kmod.tables.__wrapped__()  # read back
+    fresh = kmod.build_tables()
+    for a, b, c in zip(built, loaded, fresh, strict=True):
+        assert a.dtype == b.dtype == c.dtype
+        assert a.tobytes() == b.tobytes() == c.tobytes()
+    path.write_bytes(b"not a table file")  # unreadable: built again
+    assert kmod.tables.__wrapped__()[0].tobytes() == fresh[0].tobytes()
+
+
+def test_a_missing_build_is_said_once(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(kmod, "compiled", lambda: None)
+    kmod.warn_if_missing.cache_clear()
+    with pytest.warns(RuntimeWarning, match="numpy path in use"):
+        assert kmod.warn_if_missing()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert kmod.warn_if_missing()  # said already: no second line
+    assert caught == []
+    kmod.warn_if_missing.cache_clear()
+    monkeypatch.setenv(kmod.ENV, "python")
+    assert not kmod.warn_if_missing()
+    kmod.warn_if_missing.cache_clear()
+
+
+def test_a_stale_build_is_not_used(monkeypatch: pytest.MonkeyPatch):
+    """An in-place build of an older .pyx (other functions) is refused, not called."""
+    import types
+
+    stale = types.ModuleType("neardup.methods._kernel")
+    stale.ABI = 1  # type: ignore[attr-defined]
+    monkeypatch.setitem(__import__("sys").modules, "neardup.methods._kernel", stale)
+    kmod.compiled.cache_clear()
+    try:
+        assert kmod.compiled() is None
+        assert "older build" in kmod.missing_reason()
+        assert kernel_for(CanonicalForm(), Shingling()) == "python"
+    finally:
+        kmod.compiled.cache_clear()

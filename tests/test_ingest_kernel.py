@@ -1,0 +1,74 @@
+"""The dedup job gives the same files with the compiled prepare kernel and with the numpy
+path (``NEARDUP_KERNEL=python``), and says in its summary which one ran."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from neardup.dedup import DedupOptions, dedup
+from neardup.errors import ParameterError
+from neardup.methods import kernel as kmod
+from neardup.output import write_result
+from shared_data import DATA, data_path, unavailable
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "corpus"
+FILES = ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl")
+
+
+def _run(monkeypatch, out: Path, source: list[str], kernel: str, **kwargs) -> dict[str, bytes]:
+    monkeypatch.setenv(kmod.ENV, kernel)
+    result = dedup(source, **kwargs)
+    want = "python" if kernel == "python" else "cython"
+    assert result.summary["kernel"] == want
+    written = write_result(result, out / kernel)
+    return {name: (written / name).read_bytes() for name in FILES}
+
+
+@pytest.fixture(autouse=True)
+def _built() -> None:
+    if kmod.compiled() is None:
+        unavailable(kmod.missing_reason())
+
+
+@pytest.mark.parametrize(
+    ("method", "jobs"),
+    [("minhash-lsh", 1), ("minhash-lsh", 2), ("shingles-full", 1), ("shingles-mod", 1),
+     ("shingles-min", 1), ("megashingles", 1)],
+)  # fmt: skip
+def test_examples_give_the_same_files_with_either_kernel(tmp_path, monkeypatch, method, jobs):
+    kwargs = {"method": method, "options": DedupOptions(threshold=0.5), "jobs": jobs}
+    reference = _run(monkeypatch, tmp_path, [str(EXAMPLES)], "python", **kwargs)
+    compiled = _run(monkeypatch, tmp_path, [str(EXAMPLES)], "auto", **kwargs)
+    assert compiled == reference
+    if method in ("minhash-lsh", "shingles-full"):
+        assert reference["pairs.jsonl"].count(b"\n") >= 3  # the example corpus' known pairs
+
+
+def test_the_in_memory_path_reports_the_numpy_kernel(monkeypatch):
+    from neardup.text.types import Document
+
+    monkeypatch.delenv(kmod.ENV, raising=False)
+    docs = [Document("a", "one two three four five six"), Document("b", "one two three")]
+    assert dedup(docs, method="minhash-lsh").summary["kernel"] == "python"
+
+
+def test_a_bad_kernel_choice_fails_before_reading(tmp_path, monkeypatch):
+    monkeypatch.setenv(kmod.ENV, "numba")
+    with pytest.raises(ParameterError, match="NEARDUP_KERNEL"):
+        dedup([str(EXAMPLES)], method="minhash-lsh", jobs=1)
+
+
+@pytest.mark.data
+@pytest.mark.slow
+def test_every_shared_set_gives_the_same_files_with_either_kernel(tmp_path, monkeypatch):
+    data_path()
+    names = sorted(p.parent.name for p in DATA.glob("*/docs.jsonl"))
+    assert names
+    for name in names:
+        source = [str(data_path(name, "docs.jsonl"))]
+        kwargs = {"method": "minhash-lsh", "options": DedupOptions(threshold=0.5), "jobs": 1}
+        out = tmp_path / name
+        reference = _run(monkeypatch, out, source, "python", **kwargs)
+        assert _run(monkeypatch, out, source, "auto", **kwargs) == reference, name
