@@ -280,8 +280,10 @@ def _compiled(
 def _tokens(
     kernel: ModuleType, texts: Sequence[str], canonical: CanonicalForm, seed: int
 ) -> tuple[np.ndarray, np.ndarray, int]:
-    """Token fingerprints by the kernel, the texts it flags by the reference, in order."""
-    from neardup.text.vectorized import _stop_fingerprints, _stop_table, canonical_fingerprints
+    """Token fingerprints by the kernel, the texts it flags by the Python tokenizer, in
+    order."""
+    from neardup.text.vectorized import _stop_fingerprints, _stop_table
+    from neardup.text.xxh64 import token_fingerprints
 
     info, outcp, classes, pairs = tables()
     if canonical.stop_words:
@@ -309,9 +311,13 @@ def _tokens(
     odd = np.flatnonzero(np.frombuffer(flags, dtype=np.uint8))
     if odd.size == 0:
         return fps, offsets, 0
-    other, other_offsets = canonical_fingerprints([texts[i] for i in odd.tolist()], canonical, seed)
+    # the texts the tables do not cover: the regex tokenizer, whose tokens the vectorised
+    # path equals (tests/text/test_vectorized.py); it needs none of that path's tables
+    # (0.4-1 s to build in each worker for a handful of texts)
+    lists = [canonical.tokens(texts[i]) for i in odd.tolist()]
+    other = token_fingerprints([tok for x in lists for tok in x], seed)
     counts = np.diff(offsets)
-    counts[odd] = np.diff(other_offsets)
+    counts[odd] = [len(x) for x in lists]
     merged_offsets = np.zeros(counts.shape[0] + 1, dtype=np.int64)
     np.cumsum(counts, out=merged_offsets[1:])
     merged = np.empty(int(merged_offsets[-1]), dtype=U64)
