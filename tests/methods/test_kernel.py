@@ -329,3 +329,22 @@ def test_a_stale_build_is_not_used(monkeypatch: pytest.MonkeyPatch):
         assert kernel_for(CanonicalForm(), Shingling()) == "python"
     finally:
         kmod.compiled.cache_clear()
+
+
+MARKS = "".join(chr(c) for c in range(0x300, 0x370)) + "\u0483\u0487\u3099\u309a"
+
+
+@settings(derandomize=True, max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="aeiouyAEIOUnNcCsSzZеиаоуЕИАОУйкгзжαωΑΩ ." + MARKS,
+                        max_size=30), max_size=8))  # fmt: skip
+def test_letters_with_any_combining_marks_equal_the_reference(items):
+    """Every combining mark of the Combining Diacritical Marks block after letters it may or
+    may not compose with (é, й, ё, ά ... compose; е́, и́ do not), alone, doubled, first."""
+    assert_equal(items, **DEFAULT, hasher=MinHasher(num_perm=16))
+
+
+def test_a_stress_mark_stays_in_the_kernel_and_a_composing_mark_does_not():
+    stressed = ["сло\u0301во и молоко\u0301", "cafe\u0301 au lait", "е\u0308ж", "и\u0306од"]
+    got = assert_equal(stressed, **DEFAULT)
+    assert got.fallback == 3  # é, ё and й compose; Cyrillic о + acute does not
+    assert got.counts[0] == 2  # "сло" "молоко": the mark ends a token ("во" is a stop word)
