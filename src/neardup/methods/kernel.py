@@ -15,9 +15,13 @@ split; any stop-word list and ``min_token_length``), word shingles with XXH64
 fingerprints, and one-permutation MinHash. Normalization (NFKC, lower case, ``ё`` -> ``е``)
 is done by tables built here from Python's own :func:`neardup.text.canonical.normalize`
 for every Basic Multilingual Plane code point whose normalization does not depend on its
-neighbours; a text holding any other code point (a combining mark, a Hangul jamo, a
-character outside the BMP, a capital sigma, a lone surrogate ...) is tokenised by the
-reference for that text alone.
+neighbours, plus the combining marks, kept where they follow a letter they do not compose
+with (a Russian stress mark); a text holding any other code point (a composing mark, a
+Hangul jamo, a character outside the BMP, a capital sigma, a lone surrogate ...) is
+tokenised by the Python tokenizer (:meth:`CanonicalForm.tokens`), that text alone.
+Tokens, shingles, sets, content keys and the MinHash of Li, Owen & Zhang 2012 with the
+optimal densification of Shrivastava 2017 are computed as :mod:`neardup.methods.shingles`,
+:mod:`neardup.methods.sets` and :mod:`neardup.methods.minhash` define them.
 """
 
 from __future__ import annotations
@@ -65,7 +69,8 @@ class PreparedTexts:
         keys: uint64 (len(sets),): their content keys (:meth:`ShingleSets.content_keys`).
         rows: uint64 (len(sets), num_perm): their MinHash sketches, or None without a hasher.
         kernel: which implementation made them.
-        fallback: texts the compiled kernel sent to the reference (0 for the reference).
+        fallback: texts the compiled kernel left to the Python tokenizer (0 for the
+            reference).
         seconds: ``(tokens, sets, sign)``: seconds spent on the token fingerprints, on the
             shingle sets, and on the content keys and rows.
     """
