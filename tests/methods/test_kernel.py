@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import unicodedata
-import warnings
 
 import numpy as np
 import pytest
@@ -300,19 +299,15 @@ def test_cached_tables_equal_a_fresh_build(tmp_path, monkeypatch: pytest.MonkeyP
     assert kmod.tables.__wrapped__()[0].tobytes() == fresh[0].tobytes()
 
 
-def test_a_missing_build_is_said_once(monkeypatch: pytest.MonkeyPatch):
+def test_a_missing_build_is_one_line_unless_the_numpy_path_is_asked_for(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    assert kmod.unbuilt_note() == ""  # built
     monkeypatch.setattr(kmod, "compiled", lambda: None)
-    kmod.warn_if_missing.cache_clear()
-    with pytest.warns(RuntimeWarning, match="numpy path in use"):
-        assert kmod.warn_if_missing()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        assert kmod.warn_if_missing()  # said already: no second line
-    assert caught == []
-    kmod.warn_if_missing.cache_clear()
+    note = kmod.unbuilt_note()
+    assert "not built" in note and "numpy path in use" in note and "\n" not in note
     monkeypatch.setenv(kmod.ENV, "python")
-    assert not kmod.warn_if_missing()
-    kmod.warn_if_missing.cache_clear()
+    assert kmod.unbuilt_note() == ""
 
 
 def test_a_stale_build_is_not_used(monkeypatch: pytest.MonkeyPatch):

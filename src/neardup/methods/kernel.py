@@ -213,17 +213,11 @@ def compiled() -> ModuleType | None:
     return module if getattr(module, "ABI", None) == _ABI else None
 
 
-@lru_cache(maxsize=1)
-def warn_if_missing() -> bool:
-    """Warn once a process (a ``RuntimeWarning`` of :func:`missing_reason`'s one line) when
+def unbuilt_note() -> str:
+    """The one line a job reports (``summary.json``'s ``warnings``, shown on stderr) when
     the compiled kernel is not built and ``NEARDUP_KERNEL`` does not ask for the numpy
-    path; returns whether it warned. The job calls it where it starts, not the workers."""
-    import warnings
-
-    if compiled() is not None or requested() == "python":
-        return False
-    warnings.warn(missing_reason(), RuntimeWarning, stacklevel=2)
-    return True
+    path; empty otherwise."""
+    return "" if requested() == "python" else missing_reason()
 
 
 def missing_reason() -> str:
