@@ -343,3 +343,21 @@ def test_a_stress_mark_stays_in_the_kernel_and_a_composing_mark_does_not():
     got = assert_equal(stressed, **DEFAULT)
     assert got.fallback == 3  # é, ё and й compose; Cyrillic о + acute does not
     assert got.counts[0] == 2  # "сло" "молоко": the mark ends a token ("во" is a stop word)
+
+
+def test_threads_share_the_kernel_safely():
+    """The kernel runs without the GIL: texts prepared on four threads at once give what
+    one thread gives."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [f"{PINNED[i % 3]} {i} " * (i % 7 + 1) for i in range(400)]
+    parts = [texts[i::4] for i in range(4)]
+    options = {**DEFAULT, "hasher": MinHasher(num_perm=32)}
+    alone = [prepare_texts(p, **options) for p in parts]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda p: prepare_texts(p, **options), parts))
+    for a, b in zip(alone, together, strict=True):
+        assert a.kernel == b.kernel == "cython"
+        assert a.sets.values.tobytes() == b.sets.values.tobytes()
+        assert a.rows is not None and b.rows is not None
+        assert a.rows.tobytes() == b.rows.tobytes()
