@@ -295,8 +295,12 @@ def test_cached_tables_equal_a_fresh_build(tmp_path, monkeypatch: pytest.MonkeyP
     for a, b, c in zip(built, loaded, fresh, strict=True):
         assert a.dtype == b.dtype == c.dtype
         assert a.tobytes() == b.tobytes() == c.tobytes()
-    path.write_bytes(b"not a table file")  # unreadable: built again
-    assert kmod.tables.__wrapped__()[0].tobytes() == fresh[0].tobytes()
+    good = path.read_bytes()
+    for damaged in (b"not a table file", good[: len(good) // 2]):  # foreign, truncated
+        path.write_bytes(damaged)
+        assert kmod.tables.__wrapped__()[0].tobytes() == fresh[0].tobytes()
+    np.savez(path, info=np.zeros(3, np.uint32), outcp=fresh[1], classes=fresh[2], pairs=fresh[3])
+    assert kmod.tables.__wrapped__()[0].tobytes() == fresh[0].tobytes()  # wrong shape
 
 
 def test_a_missing_build_is_one_line_unless_the_numpy_path_is_asked_for(

@@ -342,8 +342,9 @@ def tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         try:
             with np.load(path) as saved:
                 info, outcp, classes, pairs = (saved[k] for k in _TABLE_NAMES)
-            return info, outcp, classes, pairs
-        except (OSError, KeyError, ValueError):
+            if _well_formed(info, outcp, classes, pairs):
+                return info, outcp, classes, pairs
+        except Exception:  # a truncated or foreign file (zipfile, pickle, OS errors): rebuild
             pass
     built = build_tables()
     if path is not None:
@@ -352,6 +353,20 @@ def tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 _TABLE_NAMES = ("info", "outcp", "classes", "pairs")
+
+
+def _well_formed(info: np.ndarray, outcp: np.ndarray, cls: np.ndarray, pairs: np.ndarray) -> bool:
+    """Whether loaded tables have the shapes and types the kernel reads."""
+    return (
+        info.dtype == np.uint32
+        and info.shape == (0x10000,)
+        and outcp.dtype == np.uint16
+        and outcp.shape == (0x10000 * _WIDTH,)
+        and cls.dtype == np.uint8
+        and cls.shape == (0x10000,)
+        and pairs.dtype == np.uint32
+        and pairs.ndim == 1
+    )
 
 
 def _cache_path() -> str | None:
