@@ -72,3 +72,15 @@ def test_every_shared_set_gives_the_same_files_with_either_kernel(tmp_path, monk
         out = tmp_path / name
         reference = _run(monkeypatch, out, source, "python", **kwargs)
         assert _run(monkeypatch, out, source, "auto", **kwargs) == reference, name
+
+
+def test_a_job_without_the_built_kernel_says_so_in_one_warning(monkeypatch):
+    monkeypatch.delenv(kmod.ENV, raising=False)
+    monkeypatch.setattr(kmod, "compiled", lambda: None)
+    result = dedup([str(EXAMPLES)], method="minhash-lsh", jobs=1)
+    assert result.summary["kernel"] == "python"
+    notes = [w for w in result.summary["warnings"] if "kernel" in w]
+    assert notes == [kmod.missing_reason()]
+    monkeypatch.setenv(kmod.ENV, "python")  # asked for: nothing to say
+    quiet = dedup([str(EXAMPLES)], method="minhash-lsh", jobs=1)
+    assert not [w for w in quiet.summary["warnings"] if "kernel" in w]

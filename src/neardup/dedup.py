@@ -293,11 +293,11 @@ def dedup(
         signed = parallel.signed
         worker_seconds = parallel.worker_seconds
         spilled = parallel.spilled
-        kernel = parallel.kernel
+        kernel, kernel_note = parallel.kernel, parallel.kernel_note
     else:
         ingest.run(_items(source, read_options or {}), prog)
         sets, ids, lengths, skipped = ingest.result()
-        worker_seconds, spilled, kernel = {}, False, "python"
+        worker_seconds, spilled, kernel, kernel_note = {}, False, "python", ""
     n = len(ids)
     if signed is not None:  # content keys (and signatures) came from the workers
         keys = timer.run("identical", signed.content_keys)
@@ -307,7 +307,7 @@ def dedup(
         sigs = timer.run("sign", signed.signatures, meth, sets)
     else:
         sigs = timer.run("sign", _sign, ingest.prepared, meth, sets)
-    warnings = lexicon_warnings(meth, n)
+    warnings = lexicon_warnings(meth, n) + ([kernel_note] if kernel_note else [])
     exact_scores = getattr(sigs, "data", None) is sets  # shingles-full: score = resemblance
     if opts.measure == "containment":  # the containment index needs frequency ranks
         sets = timer.run("rank", rank_by_frequency, sets)
@@ -492,12 +492,12 @@ class _ParallelIngest:
         self._jobs = (jobs or default_jobs()) if pool_safe() else 1
         self.worker_seconds: dict[str, float] = {}
         self.signed: Signed | None = None
-        from neardup.methods.kernel import kernel_for, warn_if_missing
+        from neardup.methods.kernel import kernel_for, unbuilt_note
 
-        #: the prepare kernel the workers run (``summary.json``'s ``kernel``)
+        #: the prepare kernel the workers run (``summary.json``'s ``kernel``), and the line
+        #: the job warns with when the kernel is not built
         self.kernel = kernel_for(ingest._canonical, ingest._shingling)
-        if self.kernel == "python":
-            warn_if_missing()
+        self.kernel_note = unbuilt_note() if self.kernel == "python" else ""
         self._spill = spill
         self.spilled = False
 

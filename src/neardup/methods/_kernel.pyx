@@ -29,8 +29,19 @@ from libcpp.vector cimport vector
 ABI = 2
 
 
+cdef extern from *:
+    """
+    /* PyUnicode_READY: needed before 3.12 (legacy strings), a deprecated no-op since */
+    #if PY_VERSION_HEX >= 0x030C0000
+    #define neardup_unicode_ready(o) 0
+    #else
+    #define neardup_unicode_ready(o) PyUnicode_READY(o)
+    #endif
+    """
+    int neardup_unicode_ready(object) except -1
+
+
 cdef extern from "Python.h":
-    int PyUnicode_READY(object) except -1
     int PyUnicode_KIND(object)
     void *PyUnicode_DATA(object)
     Py_ssize_t PyUnicode_GET_LENGTH(object)
@@ -307,7 +318,7 @@ def token_pass(list texts, const uint32_t[::1] info, const uint16_t[::1] outcp,
         text = texts[i]
         if type(text) is not str:
             raise TypeError(f"texts[{i}] is {type(text).__name__}, not str")
-        PyUnicode_READY(text)
+        neardup_unicode_ready(text)
         kinds[i] = PyUnicode_KIND(text)
         datas[i] = PyUnicode_DATA(text)
         lengths[i] = PyUnicode_GET_LENGTH(text)

@@ -15,9 +15,13 @@ split; any stop-word list and ``min_token_length``), word shingles with XXH64
 fingerprints, and one-permutation MinHash. Normalization (NFKC, lower case, ``ё`` -> ``е``)
 is done by tables built here from Python's own :func:`neardup.text.canonical.normalize`
 for every Basic Multilingual Plane code point whose normalization does not depend on its
-neighbours; a text holding any other code point (a combining mark, a Hangul jamo, a
-character outside the BMP, a capital sigma, a lone surrogate ...) is tokenised by the
-reference for that text alone.
+neighbours, plus the combining marks, kept where they follow a letter they do not compose
+with (a Russian stress mark); a text holding any other code point (a composing mark, a
+Hangul jamo, a character outside the BMP, a capital sigma, a lone surrogate ...) is
+tokenised by the Python tokenizer (:meth:`CanonicalForm.tokens`), that text alone.
+Tokens, shingles, sets, content keys and the MinHash of Li, Owen & Zhang 2012 with the
+optimal densification of Shrivastava 2017 are computed as :mod:`neardup.methods.shingles`,
+:mod:`neardup.methods.sets` and :mod:`neardup.methods.minhash` define them.
 """
 
 from __future__ import annotations
@@ -65,7 +69,8 @@ class PreparedTexts:
         keys: uint64 (len(sets),): their content keys (:meth:`ShingleSets.content_keys`).
         rows: uint64 (len(sets), num_perm): their MinHash sketches, or None without a hasher.
         kernel: which implementation made them.
-        fallback: texts the compiled kernel sent to the reference (0 for the reference).
+        fallback: texts the compiled kernel left to the Python tokenizer (0 for the
+            reference).
         seconds: ``(tokens, sets, sign)``: seconds spent on the token fingerprints, on the
             shingle sets, and on the content keys and rows.
     """
@@ -208,17 +213,11 @@ def compiled() -> ModuleType | None:
     return module if getattr(module, "ABI", None) == _ABI else None
 
 
-@lru_cache(maxsize=1)
-def warn_if_missing() -> bool:
-    """Warn once a process (a ``RuntimeWarning`` of :func:`missing_reason`'s one line) when
+def unbuilt_note() -> str:
+    """The one line a job reports (``summary.json``'s ``warnings``, shown on stderr) when
     the compiled kernel is not built and ``NEARDUP_KERNEL`` does not ask for the numpy
-    path; returns whether it warned. The job calls it where it starts, not the workers."""
-    import warnings
-
-    if compiled() is not None or requested() == "python":
-        return False
-    warnings.warn(missing_reason(), RuntimeWarning, stacklevel=2)
-    return True
+    path; empty otherwise."""
+    return "" if requested() == "python" else missing_reason()
 
 
 def missing_reason() -> str:
@@ -280,8 +279,10 @@ def _compiled(
 def _tokens(
     kernel: ModuleType, texts: Sequence[str], canonical: CanonicalForm, seed: int
 ) -> tuple[np.ndarray, np.ndarray, int]:
-    """Token fingerprints by the kernel, the texts it flags by the reference, in order."""
-    from neardup.text.vectorized import _stop_fingerprints, _stop_table, canonical_fingerprints
+    """Token fingerprints by the kernel, the texts it flags by the Python tokenizer, in
+    order."""
+    from neardup.text.vectorized import _stop_fingerprints, _stop_table
+    from neardup.text.xxh64 import token_fingerprints
 
     info, outcp, classes, pairs = tables()
     if canonical.stop_words:
@@ -309,9 +310,13 @@ def _tokens(
     odd = np.flatnonzero(np.frombuffer(flags, dtype=np.uint8))
     if odd.size == 0:
         return fps, offsets, 0
-    other, other_offsets = canonical_fingerprints([texts[i] for i in odd.tolist()], canonical, seed)
+    # the texts the tables do not cover: the regex tokenizer, whose tokens the vectorised
+    # path equals (tests/text/test_vectorized.py); it needs none of that path's tables
+    # (0.4-1 s to build in each worker for a handful of texts)
+    lists = [canonical.tokens(texts[i]) for i in odd.tolist()]
+    other = token_fingerprints([tok for x in lists for tok in x], seed)
     counts = np.diff(offsets)
-    counts[odd] = np.diff(other_offsets)
+    counts[odd] = [len(x) for x in lists]
     merged_offsets = np.zeros(counts.shape[0] + 1, dtype=np.int64)
     np.cumsum(counts, out=merged_offsets[1:])
     merged = np.empty(int(merged_offsets[-1]), dtype=U64)
@@ -337,8 +342,9 @@ def tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         try:
             with np.load(path) as saved:
                 info, outcp, classes, pairs = (saved[k] for k in _TABLE_NAMES)
-            return info, outcp, classes, pairs
-        except (OSError, KeyError, ValueError):
+            if _well_formed(info, outcp, classes, pairs):
+                return info, outcp, classes, pairs
+        except Exception:  # a truncated or foreign file (zipfile, pickle, OS errors): rebuild
             pass
     built = build_tables()
     if path is not None:
@@ -347,6 +353,20 @@ def tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 _TABLE_NAMES = ("info", "outcp", "classes", "pairs")
+
+
+def _well_formed(info: np.ndarray, outcp: np.ndarray, cls: np.ndarray, pairs: np.ndarray) -> bool:
+    """Whether loaded tables have the shapes and types the kernel reads."""
+    return (
+        info.dtype == np.uint32
+        and info.shape == (0x10000,)
+        and outcp.dtype == np.uint16
+        and outcp.shape == (0x10000 * _WIDTH,)
+        and cls.dtype == np.uint8
+        and cls.shape == (0x10000,)
+        and pairs.dtype == np.uint32
+        and pairs.ndim == 1
+    )
 
 
 def _cache_path() -> str | None:
