@@ -50,8 +50,17 @@ def crawl_command(
     retries: Annotated[int, typer.Option(help="Retries after 5xx/timeouts.")] = 3,
     max_pages: Annotated[int, typer.Option(help="At most this many pages.")] = 100_000,
     method: Annotated[
-        str, typer.Option("--method", "-m", help="Method of a collection created here.")
-    ] = "minhash-lsh",
+        str,
+        typer.Option(
+            "--method",
+            "-m",
+            help=(
+                "Method of a collection created here (any method with index keys: "
+                "tf-ridf, minhash-lsh, shingles-*, megashingles, imatch, ...); default: "
+                "TF-RIDF signature, as Romanov 2019 indexes libraries."
+            ),
+        ),
+    ] = "tf-ridf",
     threshold: Annotated[
         float, typer.Option("--threshold", "-t", help="Threshold of a collection created here.")
     ] = 0.5,
