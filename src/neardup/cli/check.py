@@ -73,10 +73,12 @@ def check(
     except NeardupError as exc:
         raise _error(exc) from None
     found = False
+    warned: set[str] = set()
     try:
         store.collection(name)  # no such collection: an error before any record is read
         for item in items:
             row = _check_one(store, name, item, limit)
+            _warn_once(row.get("warnings", ()), warned)
             if passages and row["status"] == "duplicate" and isinstance(item, Document):
                 _add_passages(store, name, item.text, row)
             found = found or row["status"] == "duplicate"
@@ -133,6 +135,16 @@ def _add_passages(store: Any, name: str, text: str, row: dict[str, Any]) -> None
             {"a_start": p.a_start, "a_end": p.a_end, "b_start": p.b_start, "b_end": p.b_end}
             for p in align_passages(text, stored)
         ]
+
+
+def _warn_once(warnings: Any, warned: set[str]) -> None:
+    """Print each warning (an empty lexicon, ...) on stderr the first time it is seen."""
+    from neardup.cli.common import err
+
+    for warning in warnings:
+        if warning not in warned:
+            warned.add(warning)
+            err.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
 
 
 def _emit(row: dict[str, Any], as_json: bool) -> None:

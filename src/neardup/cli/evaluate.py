@@ -337,6 +337,10 @@ def evaluate(
             docs = _read_docs(list(inputs or []), {**read_opts, "content_type": content_type}, err)
             on_row = _progress(err, quiet or as_json)
             result = evaluate_corpus(docs, standard, config, on_row=on_row)  # type: ignore[arg-type]
+            if table2:
+                from neardup.evaluate.table2 import with_expected_recall
+
+                result = with_expected_recall(result, docs, standard, config)  # type: ignore[arg-type]
     except NeardupError as exc:
         raise fail(exc) from None
     _emit(result, as_json, table2, out)  # the scores first: a failing report loses nothing
@@ -363,6 +367,7 @@ def _table2_sets(
         UsageError: a folder without ``docs.jsonl`` or ``gold.jsonl``, or a name given twice.
     """
     from neardup.cli.common import err
+    from neardup.evaluate import table2 as t2
     from neardup.evaluate.gold import load_gold
     from neardup.evaluate.run import evaluate_corpus
 
@@ -383,8 +388,9 @@ def _table2_sets(
         docs = _read_docs([folder / "docs.jsonl"], read_opts, err)
         if on_row is not None:
             err.print(f"[bold]{name}[/bold]: {len(docs)} documents")
-        result = evaluate_corpus(docs, load_gold(folder / "gold.jsonl"), config, on_row=on_row)
-        out.append((name, result))
+        gold = load_gold(folder / "gold.jsonl")
+        result = evaluate_corpus(docs, gold, config, on_row=on_row)
+        out.append((name, t2.with_expected_recall(result, docs, gold, config)))
     return out
 
 
