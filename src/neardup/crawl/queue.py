@@ -35,6 +35,7 @@ METHOD_LABELS: dict[str, str] = {
     "shingles-full": "all shingles, Broder 1997",
     "shingles-mod": "shingles mod m, Broder 1997 (Zagorulko 2013)",
     "shingles-min": "n smallest shingles, Broder 1997 (Zagorulko 2013)",
+    "shingles-dice": "percent similarity (Dice), Rodnenko 2009",
     "megashingles": "mega-shingles, Fetterly et al. 2003 (Zagorulko 2013)",
     "imatch": "I-Match, Chowdhury et al. 2002",
     "imatch-random": "I-Match with random lexicons, Kołcz et al. 2004",

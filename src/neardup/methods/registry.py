@@ -144,6 +144,7 @@ BUILTIN_MODULES: tuple[str, ...] = (
     "slst",
     "spotsigs",
     "simhash",
+    "dice",
 )
 
 
