@@ -243,3 +243,84 @@ def _total(runs: list[EvalRow]) -> dict[str, Any] | None:
     found = sum(r.found for r in runs)
     fp = sum(r.scores.fp for r in runs)
     return {"found": found, "type_i_pct": round(100 * fp / found, 1) if found else 0.0}
+
+
+# -- Table 3 ----------------------------------------------------------------------------------
+#: Table 3's thresholds (Zagorulko et al. 2013: "t in [0.5; 0.6]").
+TABLE3_THRESHOLDS: tuple[float, ...] = (0.5, 0.6)
+#: Texts sampled per collection (the paper: 25 from each of 4 collections, 100 in all).
+TABLE3_SAMPLE = 25
+
+
+def table3_config(**kwargs: Any) -> EvalConfig:
+    """Table 3's :class:`EvalConfig`: Table 2's shingle methods (``w = 4``, ``rabin32``, own
+    decision) at t = 0.5 and 0.6, without mega-shingles (the paper reports their recall in
+    the text). ``kwargs`` as for :func:`table2_config`."""
+    import dataclasses
+
+    base = table2_config(**kwargs)
+    methods = tuple(m for m in base.methods if m != MEGASHINGLES)
+    params = {m: p for m, p in base.method_params.items() if m in methods}
+    return dataclasses.replace(
+        base,
+        methods=methods,
+        thresholds=TABLE3_THRESHOLDS,
+        method_params=params,
+        method_thresholds={},
+    )
+
+
+def table3_sample(
+    docs: Sequence[Document], gold: GoldStandard, *, size: int = TABLE3_SAMPLE, seed: int = 0
+) -> tuple[list[Document], GoldStandard]:
+    """Table 3's sample: ``size`` texts drawn (seeded, uniformly) from the documents the gold
+    judges, and the gold restricted to pairs inside the sample, so every duplicate pair of
+    the sample is known (the paper's experts read all 100 sampled texts).
+
+    Raises:
+        ParameterError: ``size`` < 2.
+    """
+    from neardup.errors import check_int
+    from neardup.evaluate.metrics import Gold
+
+    check_int("size", size, low=2, high=10_000_000)
+    judged = sorted(d.id for d in docs if d.id in gold.ids)
+    rng = np.random.default_rng(seed)
+    chosen = set(rng.choice(judged, size=min(size, len(judged)), replace=False).tolist())
+    sample = [d for d in docs if d.id in chosen]
+    inside = frozenset(k for k in gold.positives if k[0] in chosen and k[1] in chosen)
+    negatives = frozenset(k for k in gold.pairs.negatives if k[0] in chosen and k[1] in chosen)
+    restricted = GoldStandard(
+        Gold(inside, negatives), gold.kind, frozenset(chosen), None, gold.source
+    )
+    return sample, restricted
+
+
+def table3_rows(results: Sequence[tuple[str, Evaluation]]) -> list[dict[str, Any]]:
+    """Table 3 rows: per threshold ``{t, collection, pairs, <method>: type-II % | None}``,
+    one row per collection and the total (missed duplicates of the pooled samples over
+    their duplicate pairs), as Zagorulko et al. 2013 report it for the 100-text sample."""
+    methods = list(dict.fromkeys(m for _, ev in results for m in ev.methods()))
+    out: list[dict[str, Any]] = []
+    for t in TABLE3_THRESHOLDS:
+        fn = dict.fromkeys(methods, 0)
+        positives = dict.fromkeys(methods, 0)
+        for name, ev in results:
+            row: dict[str, Any] = {"t": t, "collection": name}
+            row["pairs"] = int(ev.meta.get("gold_positives", 0))
+            for m in methods:
+                r = next((x for x in ev.rows if x.method == m and x.threshold == t), None)
+                if r is None or r.error is not None:
+                    row[m] = None
+                    continue
+                missed, total = r.scores.fn, r.scores.tp + r.scores.fn
+                fn[m] += missed
+                positives[m] += total
+                row[m] = round(100 * missed / total, 1) if total else None
+            out.append(row)
+        total_row: dict[str, Any] = {"t": t, "collection": TOTAL}
+        total_row["pairs"] = sum(int(ev.meta.get("gold_positives", 0)) for _, ev in results)
+        for m in methods:
+            total_row[m] = round(100 * fn[m] / positives[m], 1) if positives[m] else None
+        out.append(total_row)
+    return out
