@@ -159,8 +159,8 @@ _CJK_RUN = re.compile(rf"[{_CJK}]+")
 
 def cjk_word_delta(sentence: str) -> int:
     """Words minus characters of the CJK runs of ``sentence`` (jieba's dictionary
-    segmentation, no HMM for unknown words; blank pieces dropped): added to its canonical token count (one token per CJK character) it
-    gives the sentence's length in words.
+    segmentation, no HMM for unknown words; blank pieces dropped): added to its canonical
+    token count (one token per CJK character) it gives the sentence's length in words.
 
     Raises:
         InputError: jieba is not installed (``pip install 'neardup[cjk]'``).
