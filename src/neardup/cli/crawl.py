@@ -88,9 +88,10 @@ def crawl_command(
             lib = _library(queue, url, clarification, collection, method, threshold)
             final = _run(queue, lib.id, show=not (quiet or as_json))
             failures = queue.pages(lib.id, "failed")
+            used = queue.store.collection(final.collection).method
         except NeardupError as exc:
             raise fail(exc) from None
-    _report(final, failures, as_json)
+    _report(final, failures, as_json, used)
     if final.stage != "done":
         raise typer.Exit(1)
 
@@ -201,13 +202,16 @@ async def _progress(queue: Any, library_id: int, task: asyncio.Task[Any]) -> Non
                         docs=final.documents_added)  # fmt: skip
 
 
-def _report(lib: Any, failures: list[Any], as_json: bool) -> None:
+def _report(lib: Any, failures: list[Any], as_json: bool, method: str) -> None:
     from rich.table import Table
 
     from neardup.cli.common import err, out
+    from neardup.crawl.queue import method_label
 
     if as_json:
         row = lib.as_dict()
+        row["method"] = method
+        row["method_label"] = method_label(method)
         row["failed_pages"] = [p.as_dict() for p in failures]
         sys.stdout.write(json.dumps(row, ensure_ascii=False, indent=2) + "\n")
     else:
@@ -217,6 +221,8 @@ def _report(lib: Any, failures: list[Any], as_json: bool) -> None:
             value = getattr(lib, key)
             if value not in (None, ""):
                 table.add_row(key.replace("_", " "), str(value))
+            if key == "collection":
+                table.add_row("method", f"{method} ({method_label(method)})")
         out.print(table)
         for page in failures[:MAX_LISTED_FAILURES]:
             err.print(f"[yellow]failed page[/yellow] {page.url}: {page.error}")
