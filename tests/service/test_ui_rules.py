@@ -147,3 +147,41 @@ def test_verified_collections_show_the_value_that_decided(store: Store, client: 
     other = _text(client.post("/check", data={"collection": "lsh", "text": unrelated}).text)
     assert "No duplicates" in other
     assert "verified: exact resemblance of the full shingle sets below 0.5" in other
+
+
+def _stats(method: str, **kw: object) -> dict[str, object]:
+    from neardup.store.methods import creation_params
+
+    params, canonical = creation_params(method, {}, 0.5)
+    base = {"method": method, "decision": "own", "measure": "resemblance", "threshold": 0.5}
+    return {**base, "params": params, "canonical": canonical, **kw}
+
+
+class _M:
+    def __init__(self, decision: object, score: object, res: float = 0.4) -> None:
+        self.evidence = {"decision": decision, "score": score}
+        self.resemblance, self.containment_query, self.containment_doc = res, 0.8, 0.5
+
+
+def test_rule_words_follow_each_method() -> None:
+    from neardup.service import rules
+
+    mega = _stats("megashingles")
+    assert rules.decision_line(mega) == "one shared mega-shingle (Fetterly, Manasse & Najork 2003)"
+    assert rules.match_decision(mega, _M("own", 1.0)).endswith(": they share one")
+    assert "shares a mega-shingle" in rules.no_match_reason(mega, 0)
+    assert rules.compared_in(mega) == "mega-shingles of five-word shingles"
+    mod = _stats("shingles-mod", measure="containment")
+    assert rules.decision_line(mod).startswith("containment: ")
+    assert rules.decision_line(mod).endswith("≥ 0.5")
+    assert rules.match_decision(mod, _M("own", 0.8)).endswith(": 0.800")
+    full = _stats("shingles-full", decision="verified", measure="containment")
+    assert rules.match_decision(full, _M("verified", None)) == (
+        "exact containment (the larger) of the full shingle sets ≥ 0.5 (0.800)"
+    )
+    assert "always a duplicate" in rules.match_decision(full, _M("identical", None))
+    dice = _stats("shingles-dice", params={"threshold": 0.7, "shingle_size": 10})
+    assert rules.decision_line(dice).endswith("percent similarity) ≥ 0.7")
+    assert rules.compared_in(dice) == "ten-word shingles"
+    # a decision given as a mapping (rule name and the value it decided on) is shown too
+    assert rules.match_decision(mod, _M({"rule": "own", "value": 0.61}, None)).endswith("0.610")

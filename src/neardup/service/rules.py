@@ -38,6 +38,9 @@ _UNITS: dict[str, str] = {
 }
 
 
+_NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
 def method_rule(stats: Mapping[str, Any]) -> DecisionRule | None:
     """The collection method's own :class:`DecisionRule` (``None``: unknown method)."""
     try:
@@ -64,7 +67,7 @@ def compared_in(stats: Mapping[str, Any]) -> str:
     ``five-word shingles`` or ``its 6 words of highest TF-RIDF weight ...``."""
     params = stats.get("params") or {}
     k = int(params.get("shingle_size", 5) or 5)
-    words = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
+    words = dict(enumerate(_NUMBERS, start=1))
     k_text = words.get(k, str(k))
     unit = _UNITS.get(str(stats["method"]))
     if unit is None:
