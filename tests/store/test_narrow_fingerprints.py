@@ -4,8 +4,6 @@ the high 32 bits, all zero, so every candidate was verified as identical (resemb
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -13,6 +11,7 @@ from neardup.store import Store
 from neardup.store.codec import encode_sets, fingerprint_shift, verification_set
 from neardup.text.types import Document
 from shared_data import paragraphs
+from store._db import unique
 
 
 def test_narrow_fingerprints_are_stored_whole() -> None:
@@ -27,15 +26,15 @@ def test_narrow_fingerprints_are_stored_whole() -> None:
 
 
 @pytest.mark.parametrize("fingerprint", ["crc32", "rabin32"])
-def test_a_crc32_collection_measures_real_resemblance(tmp_path: Path, fingerprint: str) -> None:
+def test_a_crc32_collection_measures_real_resemblance(db_url: str, fingerprint: str) -> None:
     texts = paragraphs("progit-ru-revisions", 3, min_words=80)
     mixed = " ".join(texts[0].split()[:60] + texts[1].split()[:60])
-    with Store(f"sqlite:///{tmp_path / 'n.db'}") as store:
-        store.create_collection(
-            "c", method="shingles-full", params={"fingerprint": fingerprint}, threshold=0.2
-        )
-        store.add("c", [Document("a", texts[0]), Document("b", texts[1])])
-        result = store.check("c", mixed)
+    name = unique("narrow")
+    with Store(db_url) as store:
+        params = {"fingerprint": fingerprint}
+        store.create_collection(name, method="shingles-full", params=params, threshold=0.2)
+        store.add(name, [Document("a", texts[0]), Document("b", texts[1])])
+        result = store.check(name, mixed)
         scores = {m.doc_id: round(m.resemblance, 2) for m in result.matches}
         assert 0.2 < scores["a"] < 0.6 and 0.2 < scores["b"] < 0.6, scores
-        assert store.check("c", texts[2]).matches == ()
+        assert store.check(name, texts[2]).matches == ()
