@@ -6,13 +6,15 @@ of mid-range document frequency). On a collection of two or three documents no w
 mid-range frequency: every signature is empty, no document gets an index key, and a check
 of a document stored verbatim answers "no duplicate". :func:`empty_lexicon_warning` says so,
 for :meth:`neardup.store.Store.add` (``AddReport.warnings``) and
-:meth:`neardup.store.Store.check` (``CheckResult.warnings``).
+:meth:`neardup.store.Store.check` (``CheckResult.warnings``); :func:`query_lexicon_warning`
+says when a checked text has no lexicon word at all.
 """
 
 from __future__ import annotations
 
 from sqlalchemy import text
 
+from neardup.methods.base import Method, Prepared
 from neardup.methods.registry import method_class
 from neardup.store.database import Database
 from neardup.store.results import CollectionInfo
@@ -43,4 +45,20 @@ def empty_lexicon_warning(db: Database, info: CollectionInfo) -> str:
         "lexicon is empty on this collection's word statistics (too few documents for words "
         "of mid-range frequency), so no check can find a duplicate, not even a stored "
         "document; add more documents, or use tf-ridf or minhash-lsh"
+    )
+
+
+def query_lexicon_warning(meth: Method, text_: str) -> str:
+    """``""``, or the warning for a checked text that has no index key under the fitted
+    lexical method ``meth`` (none of its words is in the lexicon: its signature is empty
+    and it can match nothing, whatever the collection holds)."""
+    from neardup.store.ingest import term_key
+
+    tokens = [term_key(t) for t in meth.canonical.tokens(text_)]
+    sigs = meth.sign([Prepared("query", text_, tokens)])
+    if meth.index_keys(sigs).for_row(0).size:
+        return ""
+    return (
+        f"this text has no word of the collection's {meth.name} lexicon, so its signature is "
+        "empty and it can match no document"
     )

@@ -33,7 +33,7 @@ from neardup.store.collections import collection_info
 from neardup.store.database import Database, Tx
 from neardup.store.engine import Engines, resolve_url
 from neardup.store.ingest import DEFAULT_BATCH
-from neardup.store.lexicon import empty_lexicon_warning
+from neardup.store.lexicon import empty_lexicon_warning, query_lexicon_warning
 from neardup.store.results import AddReport, CheckResult, CollectionInfo, DocumentInfo
 from neardup.store.stats import RecomputeReport
 from neardup.text.types import Document, Skipped
@@ -287,7 +287,11 @@ class Store:
             self._db, self._cache, name, text_, limit=limit, recompute=self.recompute
         )
         if not result.duplicate and method_class(result.method).needs_fit:
-            warning = empty_lexicon_warning(self._db, self.collection(name))
+            info = self.collection(name)
+            warning = empty_lexicon_warning(self._db, info)
+            if not warning:  # the collection has keys: has the text a lexicon word?
+                meth = check.query_method(self._db, self._cache, info, self.recompute)
+                warning = query_lexicon_warning(meth, text_)
             if warning:
                 result = dataclasses.replace(result, warnings=(*result.warnings, warning))
         return result
