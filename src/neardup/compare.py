@@ -31,6 +31,9 @@ class Comparison:
             (:func:`~neardup.methods.measures.dice_multiset`), in [0, 1].
         compaire: Rodnenko's (2009) ``compaire`` of A's list against B's, as a fraction
             (:func:`~neardup.methods.measures.compaire`; may exceed 1 with repeats).
+        empty_lexicon: a lexical method (``needs_fit``) made no signature for A or B:
+            its lexicon is empty on the statistics it was given, so ``score`` is 0 whatever
+            the texts (pass the collection they come from as ``corpus``).
     """
 
     overlap: Overlap
@@ -40,6 +43,7 @@ class Comparison:
     tokens_b: int
     dice_multiset: float = 0.0
     compaire: float = 0.0
+    empty_lexicon: bool = False
 
     @property
     def resemblance(self) -> float:
@@ -66,6 +70,7 @@ class Comparison:
             "score": round(self.score, 6),
             "tokens_a": self.tokens_a,
             "tokens_b": self.tokens_b,
+            "empty_lexicon": self.empty_lexicon,
         }
 
 
@@ -108,6 +113,10 @@ def compare(
         meth.fit(CorpusStatistics.from_token_lists([ta, tb, *reference]))
     sigs = meth.sign(docs)
     score = meth.compare(meth.signature(sigs, 0), meth.signature(sigs, 1))
+    empty = False
+    if meth.needs_fit:
+        keys = meth.index_keys(sigs)
+        empty = keys.for_row(0).size == 0 or keys.for_row(1).size == 0
     return Comparison(
         ov,
         float(score),
@@ -116,4 +125,5 @@ def compare(
         len(tb),
         dice_multiset(list_a, list_b),
         compaire(list_a, list_b),
+        empty,
     )

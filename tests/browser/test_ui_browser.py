@@ -49,6 +49,7 @@ def crawled(service: Service, site: Site) -> dict[str, Any]:
         if not libs:
             body = {"url": site.base_url + "/", "clarifications": ["post"]}
             body["collection"] = COLLECTION
+            body["method"] = "minhash-lsh"  # light edits found by resemblance
             libs = [http.post("/libraries", json=body).raise_for_status().json()]
         deadline = time.monotonic() + CRAWL_TIMEOUT
         lib = libs[0]
@@ -68,6 +69,7 @@ def test_add_library_and_watch_progress_reach_done(
     page.fill("#url", first_site.base_url + "/")
     page.fill("#clarifications", first_site.clarification)
     page.fill("#collection", COLLECTION)
+    page.select_option("#method", "minhash-lsh")  # light edits found by resemblance
     page.click("#add-form button[type=submit]")
     page.wait_for_url(re.compile(r"/\?done=added&id=\d+$"))
     assert "added to the queue" in page.locator(".notice").inner_text()

@@ -114,3 +114,28 @@ def test_crawl_command_reports(tmp_path: Path) -> None:
             name = site.base_url.removeprefix("http://").replace(":", "-")
             expected = set(site.articles) - {site.flaky_url}
             assert sorted(doc_ids(store, name)) == sorted(expected)
+
+
+@pytest.mark.slow
+def test_crawl_indexes_with_tf_ridf_unless_told_otherwise(tmp_path: Path) -> None:
+    """Romanov 2019's service indexes a library with TF-RIDF signatures: so does
+    ``neardup crawl`` without ``-m``; ``-m`` takes any method that can back a collection."""
+    runner = CliRunner()
+    db = f"sqlite:///{tmp_path / 'm.db'}"
+    with serve_library(n_articles=12, numbered=False) as site:
+        args = ["crawl", site.base_url, "-c", "post", "--db", db, "--allow-private"]
+        args += ["--delay", "0", "--retries", "0"]
+        result = runner.invoke(app, [*args, "--collection", "plain", "--json"])
+        assert result.exit_code == 0, result.output
+        report = json.loads(result.stdout)
+        assert report["method"] == "tf-ridf"
+        assert report["method_label"] == "TF-RIDF signature, Romanov 2019"
+        result = runner.invoke(app, [*args, "--collection", "mega", "-m", "megashingles"])
+        assert result.exit_code == 0, result.output
+        shown = " ".join(result.output.split())
+        assert "megashingles (mega-shingles, Fetterly et al. 2003" in shown
+        refused = runner.invoke(app, [*args, "--collection", "x", "-m", "simhash"])
+        assert refused.exit_code == 2 and "tf-ridf" in refused.output
+        with Store(db) as store:
+            assert store.collection("plain").method == "tf-ridf"
+            assert store.collection("mega").method == "megashingles"

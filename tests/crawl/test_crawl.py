@@ -197,7 +197,7 @@ def test_queue_validation(sqlite_store: Store) -> None:
     lib = queue.add("http://127.0.0.1:1/", [" post ", "post", "article"])
     assert lib.clarifications == ("post", "article")
     assert lib.collection == "127.0.0.1-1" == collection_name(lib.url)
-    assert sqlite_store.collection("127.0.0.1-1").method == "minhash-lsh"
+    assert sqlite_store.collection("127.0.0.1-1").method == "tf-ridf"  # Romanov 2019
     assert lib.as_dict()["range"] is None
     assert CrawlSettings().parallel == 1
 

@@ -37,7 +37,7 @@ def test_two_libraries_run_one_after_the_other_and_planted_duplicates_are_found(
     ):
         queue = make_queue(store, parallel=1)
         a, b = unique("first"), unique("second")
-        lib_a = queue.add(first.base_url, ["post"], collection=a)
+        lib_a = queue.add(first.base_url, ["post"], collection=a, method="minhash-lsh")
         lib_b = queue.add(second.base_url, ["article"], collection=b)
         samples: list[tuple[str, str]] = []
 

@@ -120,14 +120,20 @@ def test_cli_table2_json_on_clough():
     ts = [row["t"] for row in data["table2"]]
     assert ts == [0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0]  # megashingles at 0.95 only
     assert data["table2"][5]["shingles-full"] is None
-    assert set(data["table2"][5]["megashingles"]) == {"found", "type_i_pct"}
+    assert set(data["table2"][5]["megashingles"]) == {"found", "type_i_pct", "recall"}
     first = data["table2"][0]
     for m in ("shingles-mod", "shingles-min", "shingles-full"):
-        assert set(first[m]) == {"found", "type_i_pct"}
+        assert set(first[m]) == {"found", "type_i_pct", "recall"}
     assert data["meta"]["verify"] is False
     params = {r["method"]: r["params"]["method"] for r in data["rows"]}
     assert params["shingles-mod"]["m"] == 25 and params["shingles-min"]["n"] == 160
-    assert params["shingles-full"]["size"] == 4 and params["megashingles"]["shingle_size"] == 4
+    assert params["shingles-full"]["size"] == 4
+    # mega-shingles as Zagorulko et al. 2013 built them: 5-word Karp-Rabin 64-bit shingles
+    assert params["megashingles"]["shingle_size"] == 5
+    assert params["megashingles"]["fingerprint"] == "rabin64"
+    formula3 = data["meta"]["megashingles_formula3"]
+    assert formula3["r"] == 14 and formula3["s"] == 6 and formula3["pairs"] > 0
+    assert 0.0 <= formula3["expected_recall"] <= 1.0
 
 
 def test_cli_table2_over_several_collections_has_the_total_row(tmp_path):

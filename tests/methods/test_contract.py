@@ -36,6 +36,7 @@ def test_every_builtin_method_is_complete_and_declares_its_capabilities():
         "shingles-full",
         "shingles-mod",
         "shingles-min",
+        "shingles-dice",
         "minhash-lsh",
         "megashingles",
     }

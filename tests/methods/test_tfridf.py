@@ -187,3 +187,20 @@ def test_vectorised_signing_picks_the_words_of_top_words(docs, top):
     got = meth.sign([Prepared(str(i), "", d) for i, d in enumerate(docs)]).data
     words = [meth.words(d) for d in docs]  # top_words, one document at a time
     assert got.tolist() == [zlib.crc32("".join(w).encode()) if w else 0 for w in words]
+
+
+def test_tf_ridf_on_lemmas_matches_inflected_forms_that_stems_keep_apart() -> None:
+    """Romanov 2019 signs lemmas (Mystem); ``morphology="lemma"`` (pymorphy3) is the
+    closest: "читали/читает", "писали/пишет" have one lemma and two stems."""
+    from neardup.compare import compare
+    from neardup.methods.registry import make_method
+    from neardup.text.canonical import CanonicalForm
+
+    a = "Студенты читали старые книги в библиотеке и писали длинные конспекты по истории"
+    b = "Студент читает старую книгу в библиотеке и пишет длинный конспект по истории"
+    scores = {}
+    for morphology in ("stem", "lemma"):
+        canonical = CanonicalForm(stop_words=True, morphology=morphology, min_token_length=3)
+        meth = make_method("tf-ridf", canonical=canonical)
+        scores[morphology] = compare(a, b, method=meth, corpus=["история", "книга"]).score
+    assert scores == {"stem": 0.0, "lemma": 1.0}

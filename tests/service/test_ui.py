@@ -72,7 +72,7 @@ def test_pages_render_with_security_headers(client: TestClient, progit: list[Doc
         assert '<html lang="en">' in r.text and "<h1>" in r.text
     page = _text(client.get("/collections/progit", headers=HTML).text)
     assert "30 documents" in page and "minhash-lsh" in page
-    assert "resemblance ≥ 0.5" in page
+    assert "exact resemblance of the full shingle sets ≥ 0.5" in page
 
 
 def test_json_api_unchanged_for_api_clients(client: TestClient, progit: list[Document]) -> None:

@@ -79,10 +79,12 @@ def check(
     except NeardupError as exc:
         raise _error(exc) from None
     counts = {"duplicate": 0, "unique": 0, "skipped": 0}
+    warned: set[str] = set()
     try:
         store.collection(name)  # no such collection: an error before any record is read
         for item in items:
             row = _check_one(store, name, item, limit)
+            _warn_once(row.get("warnings", ()), warned)
             if passages and row["status"] == "duplicate" and isinstance(item, Document):
                 _add_passages(store, name, item.text, row)
             counts[row["status"]] += 1
@@ -164,6 +166,16 @@ def _others(matches: list[dict[str, Any]]) -> str:
     named = ", ".join(f"{m['id']} ({m['resemblance']:.3f})" for m in matches[:OTHERS_SHOWN])
     rest = len(matches) - OTHERS_SHOWN
     return f"; also of {named}" + (f" and {rest} more (--json lists them)" if rest > 0 else "")
+
+
+def _warn_once(warnings: Any, warned: set[str]) -> None:
+    """Print each warning (an empty lexicon, ...) on stderr the first time it is seen."""
+    from neardup.cli.common import err
+
+    for warning in warnings:
+        if warning not in warned:
+            warned.add(warning)
+            err.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
 
 
 def _emit(row: dict[str, Any], as_json: bool) -> None:

@@ -300,6 +300,11 @@ def add(
     with _store(db) as store, _progress(quiet or as_json) as tick:
         report = store.add(name, items, batch_size=batch_size, on_batch=tick)
     _report_skipped(report.skipped)
+    if report.warnings:
+        from neardup.cli.common import err
+
+        for warning in report.warnings:
+            err.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     if as_json:
         _print_json(report.as_dict())
     else:

@@ -50,8 +50,17 @@ def crawl_command(
     retries: Annotated[int, typer.Option(help="Retries after 5xx/timeouts.")] = 3,
     max_pages: Annotated[int, typer.Option(help="At most this many pages.")] = 100_000,
     method: Annotated[
-        str, typer.Option("--method", "-m", help="Method of a collection created here.")
-    ] = "minhash-lsh",
+        str,
+        typer.Option(
+            "--method",
+            "-m",
+            help=(
+                "Method of a collection created here (any method with index keys: "
+                "tf-ridf, minhash-lsh, shingles-*, megashingles, imatch, ...); default: "
+                "TF-RIDF signature, as Romanov 2019 indexes libraries."
+            ),
+        ),
+    ] = "tf-ridf",
     threshold: Annotated[
         float, typer.Option("--threshold", "-t", help="Threshold of a collection created here.")
     ] = 0.5,
@@ -79,9 +88,10 @@ def crawl_command(
             lib = _library(queue, url, clarification, collection, method, threshold)
             final = _run(queue, lib.id, show=not (quiet or as_json))
             failures = queue.pages(lib.id, "failed")
+            used = queue.store.collection(final.collection).method
         except NeardupError as exc:
             raise fail(exc) from None
-    _report(final, failures, as_json)
+    _report(final, failures, as_json, used)
     if final.stage != "done":
         raise typer.Exit(1)
 
@@ -192,13 +202,16 @@ async def _progress(queue: Any, library_id: int, task: asyncio.Task[Any]) -> Non
                         docs=final.documents_added)  # fmt: skip
 
 
-def _report(lib: Any, failures: list[Any], as_json: bool) -> None:
+def _report(lib: Any, failures: list[Any], as_json: bool, method: str) -> None:
     from rich.table import Table
 
     from neardup.cli.common import err, out
+    from neardup.crawl.queue import method_label
 
     if as_json:
         row = lib.as_dict()
+        row["method"] = method
+        row["method_label"] = method_label(method)
         row["failed_pages"] = [p.as_dict() for p in failures]
         sys.stdout.write(json.dumps(row, ensure_ascii=False, indent=2) + "\n")
     else:
@@ -208,6 +221,8 @@ def _report(lib: Any, failures: list[Any], as_json: bool) -> None:
             value = getattr(lib, key)
             if value not in (None, ""):
                 table.add_row(key.replace("_", " "), str(value))
+            if key == "collection":
+                table.add_row("method", f"{method} ({method_label(method)})")
         out.print(table)
         for page in failures[:MAX_LISTED_FAILURES]:
             err.print(f"[yellow]failed page[/yellow] {page.url}: {page.error}")

@@ -237,6 +237,17 @@ def evaluate(
             "--table2", help="Table 2 of Zagorulko et al. 2013: shingles mod/min/full, w=4."
         ),
     ] = False,
+    table3: Annotated[
+        bool,
+        typer.Option(
+            "--table3",
+            help="Table 3 of Zagorulko et al. 2013: type-II error % of shingles mod/min/full "
+            "at t = 0.5, 0.6 on a sample of judged texts of each SET_DIR (--sample).",
+        ),
+    ] = False,
+    sample: Annotated[
+        int, typer.Option("--sample", help="--table3: texts sampled per collection.")
+    ] = 25,
     pairs: Annotated[
         Path | None, typer.Option("--pairs", help="Score an existing `dedup --out` directory.")
     ] = None,
@@ -286,6 +297,17 @@ def evaluate(
         _evaluate_passages(
             passages, inputs, {**read_opts, "content_type": ctype}, as_json, html_out, title
         )
+        return
+    if table3:
+        words = stop_words_choice(stop_words, no_stop_words)
+        mparams = (shingle_size, param, words, morphology, stop_symbols, preset)
+        read_opts = {"id_field": id_field, "text_field": text_field, "content_type": content_type}
+        common = {"scope": "labelled", "memory": memory, "replicates": bootstrap, "seed": seed}
+        try:
+            rows = _table3_sets(list(inputs or []), sample, common, mparams, read_opts)
+        except NeardupError as exc:
+            raise fail(exc) from None
+        _emit_table3(rows, sample, as_json)
         return
     try:
         if html_out is not None:
@@ -337,6 +359,10 @@ def evaluate(
             docs = _read_docs(list(inputs or []), {**read_opts, "content_type": content_type}, err)
             on_row = _progress(err, quiet or as_json)
             result = evaluate_corpus(docs, standard, config, on_row=on_row)  # type: ignore[arg-type]
+            if table2:
+                from neardup.evaluate.table2 import with_expected_recall
+
+                result = with_expected_recall(result, docs, standard, config)  # type: ignore[arg-type]
     except NeardupError as exc:
         raise fail(exc) from None
     _emit(result, as_json, table2, out)  # the scores first: a failing report loses nothing
@@ -363,6 +389,7 @@ def _table2_sets(
         UsageError: a folder without ``docs.jsonl`` or ``gold.jsonl``, or a name given twice.
     """
     from neardup.cli.common import err
+    from neardup.evaluate import table2 as t2
     from neardup.evaluate.gold import load_gold
     from neardup.evaluate.run import evaluate_corpus
 
@@ -383,9 +410,75 @@ def _table2_sets(
         docs = _read_docs([folder / "docs.jsonl"], read_opts, err)
         if on_row is not None:
             err.print(f"[bold]{name}[/bold]: {len(docs)} documents")
-        result = evaluate_corpus(docs, load_gold(folder / "gold.jsonl"), config, on_row=on_row)
-        out.append((name, result))
+        gold = load_gold(folder / "gold.jsonl")
+        result = evaluate_corpus(docs, gold, config, on_row=on_row)
+        out.append((name, t2.with_expected_recall(result, docs, gold, config)))
     return out
+
+
+def _table3_sets(
+    folders: list[Path],
+    sample: int,
+    common: dict[str, Any],
+    mparams: tuple[Any, ...],
+    read_opts: dict[str, Any],
+) -> list[dict[str, Any]]:
+    """Table 3's rows over labelled-set folders (``docs.jsonl`` and ``gold.jsonl`` each).
+
+    Raises:
+        UsageError: no folder, or a folder without ``docs.jsonl`` or ``gold.jsonl``.
+    """
+    from neardup.cli.common import err
+    from neardup.evaluate import table2 as t2
+    from neardup.evaluate.gold import load_gold
+    from neardup.evaluate.run import evaluate_corpus
+
+    if not folders:
+        raise UsageError("--table3 takes labelled-set folders (docs.jsonl and gold.jsonl)")
+    results = []
+    for folder in folders:
+        if not ((folder / "docs.jsonl").is_file() and (folder / "gold.jsonl").is_file()):
+            raise UsageError(f"--table3: {folder} has no docs.jsonl and gold.jsonl")
+        base = t2.table3_config(**common)
+        defaults = {m: dict(p) for m, p in base.method_params.items()}
+        config = dataclasses.replace(
+            base, method_params=collect_params(base.methods, *mparams, defaults=defaults)
+        )
+        docs = _read_docs([folder / "docs.jsonl"], read_opts, err)
+        seed = int(common.get("seed", 0))
+        chosen, gold = t2.table3_sample(
+            docs, load_gold(folder / "gold.jsonl"), size=sample, seed=seed
+        )
+        results.append((folder.resolve().name, evaluate_corpus(chosen, gold, config)))
+    return t2.table3_rows(results)
+
+
+def _emit_table3(rows: list[dict[str, Any]], sample: int, as_json: bool) -> None:
+    """Print Table 3 (type-II error % per method, collection and t), or its JSON rows."""
+    from neardup.cli.common import out
+
+    if as_json:
+        sys.stdout.write(json.dumps({"table3": rows}, ensure_ascii=False, indent=2) + "\n")
+        return
+    from rich.table import Table
+
+    methods = [k for k in (rows[0] if rows else {}) if k not in ("t", "collection", "pairs")]
+    table = Table(
+        "t",
+        "collection",
+        "duplicate pairs",
+        *methods,
+        title="Table 3 (Zagorulko et al. 2013): type-II error %, "
+        f"{sample} judged texts sampled per collection",
+        caption="type-II % = share of the sample's duplicate pairs a method missed",
+    )
+    for row in rows:
+        cells = [f"{row['t']:g}", row["collection"], str(row["pairs"])]
+        cells += ["" if row[m] is None else f"{row[m]:g}" for m in methods]
+        table.add_row(*cells)
+    from rich.console import Console
+
+    (out if out.is_terminal else Console(width=_WIDE)).print(table)
 
 
 def _emit_sets(

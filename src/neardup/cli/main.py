@@ -538,6 +538,8 @@ def compare(
         shared = _passages(text_a, text_b, mparams) if passages else None
     except NeardupError as exc:
         raise _fail(exc) from None
+    if result.empty_lexicon:
+        _empty_lexicon(result.method, corpus=bool(corpus))
     if as_json:
         row = result.as_dict()
         if shared is not None:
@@ -569,6 +571,27 @@ def compare(
             html_file, shared, text_a, text_b, name_a=str(a), name_b=str(b), scores=row
         )
         _console("err").print(f"HTML report: {escape(str(html_file))}", highlight=False)
+
+
+def _empty_lexicon(method: str, *, corpus: bool) -> None:
+    """Say that a lexical method made no signature; without ``--corpus``, refuse (exit 2):
+    its score would be 0 whatever the texts."""
+    what = "the statistics of the reference corpus" if corpus else "the statistics of A and B alone"
+    message = (
+        f"warning: {method} found no lexicon words on {what}, so its score is 0 whatever "
+        "the texts"
+    )
+    if corpus:
+        _console("err").print(message + ".", markup=False, highlight=False, soft_wrap=True)
+        return
+    _console("err").print(
+        message + ": pass the collection the documents come from, e.g. --corpus DIR "
+        "(I-Match and anchor words take mid-frequency words from its statistics)",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+    raise typer.Exit(2)
 
 
 def _passages(text_a: str, text_b: str, mparams: dict[str, Any]) -> list[Any]:

@@ -24,6 +24,51 @@ from neardup.store.errors import CollectionExists, CollectionNotFound
 
 MAX_CLARIFICATIONS = 20
 MAX_CLARIFICATION_CHARS = 200
+#: The method of a library's collection when none is given: the TF-RIDF signature the
+#: Romanov 2019 service indexes libraries with (§3.2, §4.4).
+DEFAULT_METHOD = "tf-ridf"
+#: How the queue page and the collection pages name the methods that can back a
+#: collection (the paper each follows); other methods are shown by their registry name.
+METHOD_LABELS: dict[str, str] = {
+    "tf-ridf": "TF-RIDF signature, Romanov 2019",
+    "minhash-lsh": "MinHash-LSH, Broder 1997",
+    "shingles-full": "all shingles, Broder 1997",
+    "shingles-mod": "shingles mod m, Broder 1997 (Zagorulko 2013)",
+    "shingles-min": "n smallest shingles, Broder 1997 (Zagorulko 2013)",
+    "shingles-dice": "percent similarity (Dice), Rodnenko 2009",
+    "megashingles": "mega-shingles, Fetterly et al. 2003 (Zagorulko 2013)",
+    "imatch": "I-Match, Chowdhury et al. 2002",
+    "imatch-random": "I-Match with random lexicons, Kołcz et al. 2004",
+    "anchor-words": "anchor words, Ilyinsky et al. 2002",
+    "sl-st": "SL+ST sentence lengths, Feng 2015",
+    "spotsigs": "SpotSigs, Theobald et al. 2008",
+}
+
+
+def collection_methods() -> tuple[str, ...]:
+    """The registered methods that can back a collection (they have index keys), the
+    default (:data:`DEFAULT_METHOD`) first, the others in registry order."""
+    from neardup.methods.registry import method_classes
+
+    names = [c.name for c in method_classes() if c.has_index_keys]
+    return tuple(sorted(names, key=lambda n: n != DEFAULT_METHOD))
+
+
+def method_label(method: str) -> str:
+    """``method`` as the pages name it, e.g. ``TF-RIDF signature, Romanov 2019``."""
+    return METHOD_LABELS.get(method, method)
+
+
+def check_collection_method(method: object) -> str:
+    """Validate the method of a library's collection.
+
+    Raises:
+        ParameterError: not a method that can back a collection (the message lists them).
+    """
+    allowed = collection_methods()
+    if not isinstance(method, str) or method not in allowed:
+        raise ParameterError("method", method, "one of " + ", ".join(allowed))
+    return method
 
 
 class CrawlQueue:
@@ -57,7 +102,7 @@ class CrawlQueue:
         clarifications: Sequence[str],
         *,
         collection: str | None = None,
-        method: str = "minhash-lsh",
+        method: str = DEFAULT_METHOD,
         threshold: float = 0.5,
     ) -> LibraryStatus:
         """Queue a library.
@@ -70,7 +115,9 @@ class CrawlQueue:
             collection: the collection the documents go to; created with ``method`` and
                 ``threshold`` when missing; default: derived from the host
                 (``example.org``, ``127.0.0.1-8080``).
-            method, threshold: for a collection created here.
+            method, threshold: for a collection created here; the method is one of
+                :func:`collection_methods`, by default TF-RIDF (:data:`DEFAULT_METHOD`) as in
+                Romanov 2019. Ignored for an existing collection (it keeps its method).
 
         Returns:
             The new library (stage ``queued``).
@@ -83,6 +130,7 @@ class CrawlQueue:
         s = self.settings
         home = check_url(url, allow_private=s.allow_private, allow_hosts=s.allow_hosts)
         clar = clean_clarifications(clarifications)
+        check_collection_method(method)
         name = collection if collection is not None else collection_name(home)
         check_name(name)
         try:

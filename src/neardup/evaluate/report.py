@@ -33,7 +33,13 @@ from rich.table import Table
 
 from neardup.errors import NeardupError, UsageError
 from neardup.evaluate.run import EvalRow, Evaluation
-from neardup.evaluate.table2 import TOTAL, table2_collections, table2_rows
+from neardup.evaluate.table2 import (
+    TOTAL,
+    formula3_note,
+    scope_note,
+    table2_collections,
+    table2_rows,
+)
 
 FIGURES: tuple[str, ...] = ("found", "pr", "f1", "cost")
 #: Headings of the figures in the HTML report.
@@ -142,9 +148,11 @@ def table2_table(evaluation: Evaluation) -> Table:
     """Zagorulko et al.'s (2013) Table 2 layout: per threshold, pairs found and type-I error % per
     method."""
     methods = evaluation.methods()
+    notes = [scope_note(str(evaluation.meta.get("scope", "all"))), formula3_note(evaluation)]
     table = Table(
         "t",
         title="Table 2 (Zagorulko et al. 2013): к. д. = pairs found, о. п. р. = type-I error %",
+        caption="\n".join(n for n in notes if n),
     )
     for m in methods:
         table.add_column(f"{m}\nк. д.", justify="right")
@@ -166,6 +174,7 @@ def table2_collections_table(results: Sequence[tuple[str, Evaluation]]) -> Table
         "t",
         "collection",
         title="Table 2 (Zagorulko et al. 2013): к. д. = pairs found, о. п. р. = type-I error %",
+        caption="\n".join(_set_notes(results)),
     )
     for m in methods:
         table.add_column(f"{m}\nк. д.", justify="right")
@@ -176,6 +185,14 @@ def table2_collections_table(results: Sequence[tuple[str, Evaluation]]) -> Table
             cells.extend(_t2_cell(row[m]))
         table.add_row(*cells, style="bold" if row["collection"] == TOTAL else None)
     return table
+
+
+def _set_notes(results: Sequence[tuple[str, Evaluation]]) -> list[str]:
+    """The scope note, then each collection's formula (3) line."""
+    scope = str(results[0][1].meta.get("scope", "all")) if results else "all"
+    notes = [scope_note(scope)]
+    notes += [f"{name}: {n}" for name, ev in results if (n := formula3_note(ev))]
+    return notes
 
 
 def table2_collections_dict(results: Sequence[tuple[str, Evaluation]]) -> dict[str, Any]:
@@ -204,6 +221,7 @@ def table2_collections_html(results: Sequence[tuple[str, Evaluation]], *, title:
         f"<style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>",
         "<h2>Table 2 (Zagorulko et al. 2013)</h2>",
         _html_table(headers, body),
+        *(f"<p>{html.escape(n)}</p>" for n in _set_notes(results)),
     ]
     for name, ev in results:
         best = sorted(ev.best().values(), key=lambda r: -r.scores.f1)
@@ -546,7 +564,9 @@ def _table2_html(evaluation: Evaluation) -> str:
         for m in methods:
             cells.extend(_t2_cell(row[m]))
         rows.append(cells)
-    return "<h2>Table 2 (Zagorulko et al. 2013)</h2>" + _html_table(headers, rows)
+    notes = [scope_note(str(evaluation.meta.get("scope", "all"))), formula3_note(evaluation)]
+    tail = "".join(f"<p>{html.escape(n)}</p>" for n in notes if n)
+    return "<h2>Table 2 (Zagorulko et al. 2013)</h2>" + _html_table(headers, rows) + tail
 
 
 def render_html(

@@ -8,7 +8,15 @@ decides on its own sample (``verify=False``). Over several collections
 (:func:`table2_collections`) a total row follows each threshold's collections, as in the
 paper ("Итого"). Columns per method:
 "к. д." (pairs found) and "о. п. р., %" (type-I error: share of found pairs that are not
-duplicates, in %). Mega-shingles were run at t = 0.95 only (reported in the text).
+duplicates, in %). Mega-shingles were run at t = 0.95 only (reported in the text), on
+5-word shingles with 64-bit Karp-Rabin fingerprints (``rabin64``; Zagorulko et al. 2013,
+Romanov 2019), as here; beside their measured recall the table gives the recall formula (3)
+expects on the gold duplicate pairs (:func:`megashingle_expected_recall`).
+
+Scope: with ``scope="all"`` (the default) a found pair the gold does not list counts as a
+type-I error, whether it was judged or not; on a gold that is not exhaustive that overstates
+the error, and the table says so (:func:`scope_note`). ``scope="labelled"`` scores the
+judged pairs only.
 """
 
 from __future__ import annotations
@@ -16,8 +24,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from neardup.evaluate.gold import Scope
+import numpy as np
+
+from neardup.evaluate.gold import GoldStandard, Scope
 from neardup.evaluate.run import EvalConfig, EvalRow, Evaluation
+from neardup.text.types import Document
 
 SHINGLE_SIZE = 4
 THRESHOLDS: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -30,6 +41,11 @@ METHODS: tuple[tuple[str, dict[str, Any]], ...] = (
 )
 MEGASHINGLES = "megashingles"
 MEGASHINGLES_T = 0.95
+#: Mega-shingles as Zagorulko et al. 2013 and Romanov 2019 build them: 5-word shingles with
+#: 64-bit Karp-Rabin fingerprints (84 maps, 6 super-shingles: the method's defaults).
+MEGASHINGLES_PARAMS: dict[str, Any] = {"shingle_size": 5, "fingerprint": "rabin64"}
+#: Key of :func:`megashingle_expected_recall`'s result in an evaluation's ``meta``.
+FORMULA3 = "megashingles_formula3"
 
 
 def table2_config(
@@ -53,7 +69,7 @@ def table2_config(
     extra: dict[str, tuple[float, ...]] = {}
     if MEGASHINGLES in method_names():
         methods.append(MEGASHINGLES)
-        params[MEGASHINGLES] = {**(common or {}), "shingle_size": SHINGLE_SIZE}
+        params[MEGASHINGLES] = {**(common or {}), **MEGASHINGLES_PARAMS}
         extra[MEGASHINGLES] = (MEGASHINGLES_T,)
     return EvalConfig(
         methods=tuple(methods),
@@ -89,7 +105,93 @@ def table2_rows(evaluation: Evaluation) -> list[dict[str, Any]]:
 def _cell(row: EvalRow) -> dict[str, Any]:
     if row.error is not None:
         return {"error": row.error}
-    return {"found": row.found, "type_i_pct": round(100 * row.scores.type_i, 1)}
+    return {
+        "found": row.found,
+        "type_i_pct": round(100 * row.scores.type_i, 1),
+        "recall": round(row.scores.recall, 4),
+    }
+
+
+def megashingle_expected_recall(
+    docs: Sequence[Document], gold: GoldStandard, params: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """Formula (3) of Zagorulko et al. 2013 on the gold duplicate pairs: the recall the
+    mega-shingles are expected to reach, ``mean P(p)`` over the gold positive pairs with
+    ``p`` the pair's exact resemblance on the method's own shingles (5-word ``rabin64`` by
+    :data:`MEGASHINGLES_PARAMS`) and ``P = 1 - (1 - p^r)^s - s p^r (1 - p^r)^(s-1)``
+    (:func:`neardup.methods.megashingles.recall_curve`, ``r = num_maps / s``).
+
+    Args:
+        docs: the corpus. gold: its gold standard. params: the mega-shingle parameters.
+
+    Returns:
+        ``{pairs, expected_recall, r, s, shingle_size, fingerprint}`` (``pairs``: gold
+        positives with both documents in ``docs``), or ``None`` when there is none.
+
+    Raises:
+        ParameterError: bad ``params``.
+    """
+    from neardup.methods.measures import overlap
+    from neardup.methods.megashingles import Megashingles, recall_curve
+    from neardup.methods.registry import make_method
+
+    meth = make_method(MEGASHINGLES, **params)
+    assert isinstance(meth, Megashingles)
+    by_id = {d.id: d for d in docs}
+    pairs = sorted(k for k in gold.positives if k[0] in by_id and k[1] in by_id)
+    if not pairs:
+        return None
+    ids = sorted({i for k in pairs for i in k})
+    row = {d: i for i, d in enumerate(ids)}
+    sets = meth.shingling.batch([meth.canonical.tokens(by_id[d].text) for d in ids])
+    p = np.array([overlap(sets.get(row[a]), sets.get(row[b])).resemblance for a, b in pairs])
+    r, s = meth.num_maps // meth.supershingles, meth.supershingles
+    expected = np.asarray(recall_curve(p, r=r, s=s))
+    return {
+        "pairs": len(pairs),
+        "expected_recall": round(float(expected.mean()), 4),
+        "r": r,
+        "s": s,
+        "shingle_size": meth.shingle_size,
+        "fingerprint": meth.fingerprint,
+    }
+
+
+def with_expected_recall(
+    evaluation: Evaluation, docs: Sequence[Document], gold: GoldStandard, config: EvalConfig
+) -> Evaluation:
+    """``evaluation`` with formula (3)'s expected mega-shingle recall in ``meta[FORMULA3]``
+    (unchanged when mega-shingles were not run)."""
+    if MEGASHINGLES not in config.methods:
+        return evaluation
+    found = megashingle_expected_recall(docs, gold, config.method_params.get(MEGASHINGLES, {}))
+    return Evaluation(evaluation.rows, {**evaluation.meta, FORMULA3: found})
+
+
+def formula3_note(evaluation: Evaluation) -> str:
+    """One line: the mega-shingles' measured recall beside formula (3)'s expectation
+    (``""`` when mega-shingles were not run or no expectation was computed)."""
+    expected = evaluation.meta.get(FORMULA3)
+    rows = [r for r in evaluation.rows if r.method == MEGASHINGLES and r.error is None]
+    if not expected or not rows:
+        return ""
+    measured = rows[0].scores.recall
+    return (
+        f"mega-shingles ({expected['shingle_size']}-word {expected['fingerprint']} shingles, "
+        f"r = {expected['r']}, s = {expected['s']}): recall measured {measured:.3f}, "
+        f"formula (3) expects {expected['expected_recall']:.3f} over the "
+        f"{expected['pairs']} gold duplicate pairs (Zagorulko et al. 2013)"
+    )
+
+
+def scope_note(scope: str) -> str:
+    """What the type-I column counts under ``scope``."""
+    if scope == "all":
+        return (
+            "scope all: a found pair the gold does not list counts as a type-I error, "
+            "judged or not (use --scope labelled when the gold is not exhaustive)"
+        )
+    return "scope labelled: only the pairs the gold judges are scored"
 
 
 #: Name of the total row of :func:`table2_collections` (the paper's "Итого").
@@ -141,3 +243,84 @@ def _total(runs: list[EvalRow]) -> dict[str, Any] | None:
     found = sum(r.found for r in runs)
     fp = sum(r.scores.fp for r in runs)
     return {"found": found, "type_i_pct": round(100 * fp / found, 1) if found else 0.0}
+
+
+# -- Table 3 ----------------------------------------------------------------------------------
+#: Table 3's thresholds (Zagorulko et al. 2013: "t in [0.5; 0.6]").
+TABLE3_THRESHOLDS: tuple[float, ...] = (0.5, 0.6)
+#: Texts sampled per collection (the paper: 25 from each of 4 collections, 100 in all).
+TABLE3_SAMPLE = 25
+
+
+def table3_config(**kwargs: Any) -> EvalConfig:
+    """Table 3's :class:`EvalConfig`: Table 2's shingle methods (``w = 4``, ``rabin32``, own
+    decision) at t = 0.5 and 0.6, without mega-shingles (the paper reports their recall in
+    the text). ``kwargs`` as for :func:`table2_config`."""
+    import dataclasses
+
+    base = table2_config(**kwargs)
+    methods = tuple(m for m in base.methods if m != MEGASHINGLES)
+    params = {m: p for m, p in base.method_params.items() if m in methods}
+    return dataclasses.replace(
+        base,
+        methods=methods,
+        thresholds=TABLE3_THRESHOLDS,
+        method_params=params,
+        method_thresholds={},
+    )
+
+
+def table3_sample(
+    docs: Sequence[Document], gold: GoldStandard, *, size: int = TABLE3_SAMPLE, seed: int = 0
+) -> tuple[list[Document], GoldStandard]:
+    """Table 3's sample: ``size`` texts drawn (seeded, uniformly) from the documents the gold
+    judges, and the gold restricted to pairs inside the sample, so every duplicate pair of
+    the sample is known (the paper's experts read all 100 sampled texts).
+
+    Raises:
+        ParameterError: ``size`` < 2.
+    """
+    from neardup.errors import check_int
+    from neardup.evaluate.metrics import Gold
+
+    check_int("size", size, low=2, high=10_000_000)
+    judged = sorted(d.id for d in docs if d.id in gold.ids)
+    rng = np.random.default_rng(seed)
+    chosen = set(rng.choice(judged, size=min(size, len(judged)), replace=False).tolist())
+    sample = [d for d in docs if d.id in chosen]
+    inside = frozenset(k for k in gold.positives if k[0] in chosen and k[1] in chosen)
+    negatives = frozenset(k for k in gold.pairs.negatives if k[0] in chosen and k[1] in chosen)
+    restricted = GoldStandard(
+        Gold(inside, negatives), gold.kind, frozenset(chosen), None, gold.source
+    )
+    return sample, restricted
+
+
+def table3_rows(results: Sequence[tuple[str, Evaluation]]) -> list[dict[str, Any]]:
+    """Table 3 rows: per threshold ``{t, collection, pairs, <method>: type-II % | None}``,
+    one row per collection and the total (missed duplicates of the pooled samples over
+    their duplicate pairs), as Zagorulko et al. 2013 report it for the 100-text sample."""
+    methods = list(dict.fromkeys(m for _, ev in results for m in ev.methods()))
+    out: list[dict[str, Any]] = []
+    for t in TABLE3_THRESHOLDS:
+        fn = dict.fromkeys(methods, 0)
+        positives = dict.fromkeys(methods, 0)
+        for name, ev in results:
+            row: dict[str, Any] = {"t": t, "collection": name}
+            row["pairs"] = int(ev.meta.get("gold_positives", 0))
+            for m in methods:
+                r = next((x for x in ev.rows if x.method == m and x.threshold == t), None)
+                if r is None or r.error is not None:
+                    row[m] = None
+                    continue
+                missed, total = r.scores.fn, r.scores.tp + r.scores.fn
+                fn[m] += missed
+                positives[m] += total
+                row[m] = round(100 * missed / total, 1) if total else None
+            out.append(row)
+        total_row: dict[str, Any] = {"t": t, "collection": TOTAL}
+        total_row["pairs"] = sum(int(ev.meta.get("gold_positives", 0)) for _, ev in results)
+        for m in methods:
+            total_row[m] = round(100 * fn[m] / positives[m], 1) if positives[m] else None
+        out.append(total_row)
+    return out

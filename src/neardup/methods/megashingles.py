@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
@@ -32,7 +32,7 @@ from neardup.methods.base import MethodBase, Prepared, Signature, Signatures
 from neardup.methods.decision import DecisionRule
 from neardup.methods.keys import GroupKeys
 from neardup.methods.minhash import EMPTY, MinHasher
-from neardup.methods.params import Constraint, Interval
+from neardup.methods.params import Constraint, Interval, Options
 from neardup.methods.registry import register
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
@@ -113,6 +113,10 @@ def megashingles(supers: np.ndarray) -> np.ndarray:
     return out
 
 
+#: The 64-bit shingle fingerprints mega-shingles accept.
+FINGERPRINTS_64: tuple[str, ...] = ("xxh64", "rabin64")
+
+
 @dataclass(frozen=True, kw_only=True)
 class Megashingles(MethodBase):
     """Fetterly's mega-shingles (Zagorulko et al. 2013, Fig. 2, formula (3)): exact-key
@@ -128,6 +132,9 @@ class Megashingles(MethodBase):
         supershingles: super-shingles per document, >= 2, dividing ``num_maps`` (Zagorulko et al.
         2013: 6).
         seed: seed of the shingle fingerprints (``0 <= seed < 2**32``) and of the maps.
+        fingerprint: the 64-bit shingle fingerprint: ``xxh64`` (default, fastest) or
+            ``rabin64``, the Karp-Rabin fingerprints Zagorulko et al. 2013 and Romanov 2019
+            build mega-shingles from (:mod:`neardup.methods.rabin`).
         canonical: the canonical form tokens are made with.
 
     Raises:
@@ -151,10 +158,12 @@ class Megashingles(MethodBase):
     num_maps: int = 84
     supershingles: int = 6
     seed: int = 0
+    fingerprint: Literal["xxh64", "rabin64"] = "xxh64"
     canonical: CanonicalForm = field(default_factory=CanonicalForm)
 
     parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "shingle_size": Interval("int", 1, 64),
+        "fingerprint": Options(FINGERPRINTS_64),
         "num_maps": Interval("int", 2, 4096),
         "supershingles": Interval("int", 2, "num_maps"),
         "seed": Interval("int", 0, 2**32 - 1),
@@ -169,8 +178,8 @@ class Megashingles(MethodBase):
 
     @property
     def shingling(self) -> Shingling:
-        """Word shingles of ``shingle_size`` with XXH64-combined 64-bit fingerprints."""
-        return Shingling(size=self.shingle_size, seed=self.seed)
+        """Word shingles of ``shingle_size`` with 64-bit ``fingerprint`` fingerprints."""
+        return Shingling(size=self.shingle_size, seed=self.seed, fingerprint=self.fingerprint)
 
     @property
     def hasher(self) -> MinHasher:
@@ -189,7 +198,7 @@ class Megashingles(MethodBase):
             "num_maps": self.num_maps,
             "supershingles": self.supershingles,
             "seed": self.seed,
-            "fingerprint": "xxh64",
+            "fingerprint": self.fingerprint,
             "maps": self.hasher.params(),
         }
 

@@ -12,7 +12,10 @@
 
 The paper's similarity, ``compaire``, is Dice over the *lists* of checksums (repeats kept):
 :func:`neardup.methods.measures.compaire`; :func:`~neardup.methods.measures.dice_multiset`
-is the symmetric multiset form. One difference stays: a text of fewer than 10 words has no
+is the symmetric multiset form. As a decision it is the method ``shingles-dice``
+(:mod:`neardup.methods.dice`, the preset's :attr:`Preset.method`): Dice of the shingle sets
+``>= threshold``, in ``dedup``, collections and ``evaluate`` (``--preset rodnenko-2009
+--method shingles-dice``). One difference stays: a text of fewer than 10 words has no
 shingle in the paper and one (all its words) in neardup.
 """
 
@@ -44,12 +47,15 @@ class Preset:
         canonical: the canonical form.
         shingling: shingling parameters (``shingle_size``, ``fingerprint``, ``step``), given
             to each method that has them.
+        method: the method that decides as the paper does (``shingles-dice`` for Rodnenko
+            2009's percent similarity), ``None`` when the paper has no decision of its own.
     """
 
     name: str
     source: str
     canonical: CanonicalForm
     shingling: tuple[tuple[str, Any], ...]
+    method: str | None = None
 
     def params_for(self, method: str) -> dict[str, Any]:
         """The preset's parameters that ``method`` has (its canonical form included).
@@ -77,6 +83,7 @@ PRESETS: dict[str, Preset] = {
             stop_symbols=RODNENKO_STOP_SYMBOLS,
         ),
         (("shingle_size", 10), ("step", 1), ("fingerprint", "crc32")),
+        "shingles-dice",
     ),
 }
 

@@ -203,21 +203,57 @@ def rabin_bytes(chunks: Sequence[bytes], degree: int = 64, seed: int = 0) -> np.
     return out
 
 
+def shingle_spans(
+    lengths: np.ndarray, size: int, step: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where the shingles of a batch start, and how many tokens each has.
+
+    Shingles start every ``step`` tokens (``0, step, ... <= n - size``); when ``step > 1``
+    leaves words after the last full shingle (``(n - size) % step != 0``), they make one
+    last, shorter shingle starting ``step`` after it, as the shingle tutorial's
+    non-overlapping shingles keep the tail («... | и проверки ресурса на релевантность |
+    запросу»). A document with ``0 < n < size`` tokens has one shingle of all of them, one
+    with none has none.
+
+    Args:
+        lengths: int64 (n,): tokens per document.
+        size, step: shingle size and step, ``1 <= step <= size``.
+
+    Returns:
+        ``(first, width, doc)``: int64 (s,) each: the first token's index in the
+        concatenated tokens, the shingle's token count, the document index; documents in
+        order, shingles in document order.
+    """
+    from neardup._array import seg_arange
+
+    lengths = np.asarray(lengths, dtype=np.int64)
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    full = np.where(lengths >= size, (lengths - size) // step + 1, 0)
+    tail = (lengths >= size) & ((lengths - size) % step != 0)
+    short = (lengths > 0) & (lengths < size)
+    counts = full + tail + short
+    offset = seg_arange(np.zeros_like(counts), counts) * step
+    first = np.repeat(starts, counts) + offset
+    doc = np.repeat(np.arange(lengths.shape[0], dtype=np.int64), counts)
+    width = np.minimum(np.repeat(lengths, counts) - offset, size)
+    return first, width, doc
+
+
 def rabin_word_shingles(
     token_lists: Sequence[Sequence[str]], size: int, step: int, degree: int, seed: int = 0
 ) -> tuple[np.ndarray, np.ndarray]:
     """Rabin fingerprints of every word shingle (tokens joined by one space, UTF-8).
 
-    Shingles start every ``step`` tokens (``0, step, ... <= n - size``); a document with
-    ``0 < n < size`` tokens has one shingle of all of them, one with none has none.
+    Shingles as :func:`shingle_spans` places them (the tail of ``step > 1`` kept as a
+    shorter shingle); a document with ``0 < n < size`` tokens has one shingle of all of
+    them, one with none has none.
 
     Returns:
         ``(values, doc)``: uint64 (s,) fingerprints (each equal to
         ``rabin_reference(" ".join(shingle).encode(), degree, seed)``) and int64 (s,)
         document indexes, in document order.
     """
-    from neardup._array import seg_arange
-
     lengths = np.fromiter((len(t) for t in token_lists), dtype=np.int64, count=len(token_lists))
     ids: dict[str, int] = {}
     flat = np.fromiter(
@@ -229,12 +265,7 @@ def rabin_word_shingles(
     first_fp = rabin_bytes(words, degree, seed)  # f_seed(t): a shingle's first token
     next_fp = rabin_bytes([b" " + w for w in words], degree, 0)  # f(" " t): the others
     next_len = np.fromiter((len(w) + 1 for w in words), dtype=np.int64, count=len(words))
-    ends = np.cumsum(lengths)
-    starts = ends - lengths
-    counts = np.where(lengths >= size, (lengths - size) // step + 1, (lengths > 0).astype(np.int64))
-    first = np.repeat(starts, counts) + seg_arange(np.zeros_like(counts), counts) * step
-    doc = np.repeat(np.arange(lengths.shape[0], dtype=np.int64), counts)
-    width = np.minimum(np.repeat(lengths, counts), size)
+    first, width, doc = shingle_spans(lengths, size, step)
     if first.size == 0:
         return np.zeros(0, dtype=U64), doc
     h = first_fp[flat[first]]

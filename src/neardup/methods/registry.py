@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import threading
 from typing import Any, TypeVar
 
 from neardup.errors import ParameterError, UsageError
@@ -12,6 +13,8 @@ from neardup.methods.params import describe_constraints
 
 _REGISTRY: dict[str, type[MethodBase]] = {}
 _LOADED: list[bool] = []
+#: Held while the built-in modules register (re-entrant: a module may look a method up).
+_LOADING = threading.RLock()
 M = TypeVar("M")
 
 
@@ -141,14 +144,21 @@ BUILTIN_MODULES: tuple[str, ...] = (
     "slst",
     "spotsigs",
     "simhash",
+    "dice",
 )
 
 
 def _load_builtin() -> None:
+    """Import the built-in method modules once. Another thread asking meanwhile waits
+    until all have registered (it once saw a partial registry: a crawl's worker thread
+    was refused ``tf-ridf`` while the main thread was still importing it)."""
     if _LOADED:
         return
-    _LOADED.append(True)
     import importlib
 
-    for mod in BUILTIN_MODULES:
-        importlib.import_module(f"neardup.methods.{mod}")
+    with _LOADING:
+        if _LOADED:
+            return
+        for mod in BUILTIN_MODULES:
+            importlib.import_module(f"neardup.methods.{mod}")
+        _LOADED.append(True)

@@ -37,9 +37,9 @@ from typing import Literal
 import numpy as np
 import xxhash
 
-from neardup._array import U64, fmix64, fmix64_into, seg_arange, sorted_unique
+from neardup._array import U64, fmix64, fmix64_into, sorted_unique
 from neardup.errors import check_choice, check_int
-from neardup.methods.rabin import DEGREES, rabin_bytes, rabin_word_shingles
+from neardup.methods.rabin import DEGREES, rabin_bytes, rabin_word_shingles, shingle_spans
 from neardup.methods.sets import ShingleSets
 from neardup.text.canonical import CanonicalForm
 from neardup.text.xxh64 import token_fingerprints
@@ -109,13 +109,17 @@ class Shingling:
                 return []
             if len(text) <= k:
                 return [text]
-            return [text[i : i + k] for i in range(0, len(text) - k + 1, self.step)]
+            return [
+                text[i : i + k] for i in range(0, _last_start(len(text), k, self.step), self.step)
+            ]
         n, w = len(tokens), self.size
         if n == 0:
             return []
         if n < w:
             return [" ".join(tokens)]
-        return [" ".join(tokens[i : i + w]) for i in range(0, n - w + 1, self.step)]
+        return [
+            " ".join(tokens[i : i + w]) for i in range(0, _last_start(n, w, self.step), self.step)
+        ]
 
     def fingerprints(self, tokens: Sequence[str]) -> np.ndarray:
         """Sorted unique fingerprints of one document's shingles.
@@ -191,9 +195,8 @@ class Shingling:
             values, _ = self._word_xxh64([tokens])
         else:
             values, _ = self._word_rabin([tokens])
-        n, w = len(tokens), self.size
-        starts = np.arange(0, max(n - w + 1, 1), self.step, dtype=np.int64) if n else np.zeros(0)
-        return values, starts.astype(np.int64)
+        first, _, _ = shingle_spans(np.array([len(tokens)], np.int64), self.size, self.step)
+        return values, first.astype(np.int64)
 
     def _hash_texts(self, texts: Sequence[str]) -> np.ndarray:
         """Fingerprints of shingle texts, uint64 (len(texts),)."""
@@ -237,16 +240,17 @@ class Shingling:
             ``(values, doc)``: uint64 (s,) shingle fingerprints and int64 (s,) the document
             index of each, documents in order (a document with tokens has >= 1 shingle).
         """
-        w, s = self.size, self.step
-        ends = np.cumsum(lengths)
-        starts = ends - lengths
-        # shingle starts per document: 0, s, 2s, ... <= n - w; short docs (0 < n < w) get one
-        counts = np.where(lengths >= w, (lengths - w) // s + 1, (lengths > 0).astype(np.int64))
-        first = np.repeat(starts, counts) + seg_arange(np.zeros_like(counts), counts) * s
-        doc = np.repeat(np.arange(lengths.shape[0], dtype=np.int64), counts)
-        width = np.minimum(np.repeat(lengths, counts), w)
-        values = _combine(tok, first, width, w)
+        # starts 0, s, 2s, ... <= n - w, the tail of s > 1 as a shorter shingle, and one
+        # shingle for a short document (0 < n < w): shingle_spans
+        first, width, doc = shingle_spans(np.asarray(lengths, np.int64), self.size, self.step)
+        values = _combine(tok, first, width, self.size)
         return values, doc
+
+
+def _last_start(n: int, w: int, step: int) -> int:
+    """The end of the ``range`` of shingle starts of ``n >= w`` items: past ``n - w``, and
+    past the tail's start when ``step`` leaves items after the last full shingle."""
+    return n - w + 1 if (n - w) % step == 0 else n - w + step
 
 
 def _combine(tok: np.ndarray, first: np.ndarray, width: np.ndarray, w: int) -> np.ndarray:
@@ -278,4 +282,3 @@ def _combine(tok: np.ndarray, first: np.ndarray, width: np.ndarray, w: int) -> n
                 h ^= tok[first + i]
             fmix64_into(h, tmp)
     return h
-

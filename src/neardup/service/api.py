@@ -44,6 +44,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.convertors import Convertor, register_url_convertor
 
 from neardup._version import __version__
+from neardup.crawl.queue import DEFAULT_METHOD
 from neardup.errors import ParameterError
 from neardup.service import docs, problems, ui
 from neardup.service.limits import BodyLimit
@@ -205,7 +206,14 @@ class LibraryIn(_Body):
     collection: str | None = Field(
         default=None, min_length=1, max_length=200, pattern=r"^[^/\x00-\x1f\x7f]+$"
     )
-    method: str = Field(default="minhash-lsh", max_length=64)
+    method: str = Field(
+        default=DEFAULT_METHOD,
+        max_length=64,
+        description=(
+            "Method of the collection when it is created here: any method that can back a "
+            "collection; default tf-ridf, the TF-RIDF signature of Romanov 2019."
+        ),
+    )
     threshold: float = Field(default=0.5, gt=0.0, le=1.0)
 
 

@@ -43,9 +43,10 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
+from neardup.crawl.queue import DEFAULT_METHOD, collection_methods, method_label
 from neardup.errors import InputError, NeardupError
 from neardup.methods.registry import method_class, method_names
-from neardup.service import web
+from neardup.service import rules, web
 from neardup.service.highlight import SideBySide, side_by_side
 from neardup.service.sources import SourceFetcher, StoredText, stored_texts
 from neardup.store import CheckResult, Store
@@ -108,6 +109,7 @@ def _queue_routes(api: FastAPI, state: UiState) -> None:
     async def queue_add(request: Request) -> Response:
         form = await request.form()
         values = {k: str(form.get(k, "")) for k in ("url", "clarifications", "collection")}
+        values["method"] = str(form.get("method", "")) or DEFAULT_METHOD
         status, denied = _check_token(state, request, form)
         if denied:
             return await _queue_page(request, state, status, error=denied, values=values)
@@ -168,7 +170,8 @@ def _add_library(queue: CrawlQueue, values: Mapping[str, str]) -> LibraryStatus:
         raise InputError("enter the library's home page address")
     clarifications = [c.strip() for c in _SPLIT.split(values["clarifications"]) if c.strip()]
     collection = values["collection"].strip() or None
-    return queue.add(url, clarifications, collection=collection)
+    method = values.get("method", "").strip() or DEFAULT_METHOD
+    return queue.add(url, clarifications, collection=collection, method=method)
 
 
 async def _queue_page(
@@ -186,7 +189,10 @@ async def _queue_page(
         status,
         form_error=error if values is not None else "",
         banner_error=error if values is None else "",
-        values=values or {"url": "", "clarifications": "", "collection": ""},
+        values=values
+        or {"url": "", "clarifications": "", "collection": "", "method": DEFAULT_METHOD},
+        method_options=[(m, method_label(m)) for m in collection_methods()],
+        default_method=DEFAULT_METHOD,
         notice=_notice(request),
         need_token=_need_token(state, request),
         csrf=csrf_token(state, request),
@@ -295,10 +301,18 @@ async def _check_page(
     if chosen not in names:
         chosen = await run_in_threadpool(default_collection, state, names)
     about = await run_in_threadpool(_about, state, chosen) if chosen else None
+    decisions: list[str] = []
+    reason = ""
+    if result is not None and about is not None and about["stats"]["name"] == result.collection:
+        stats = about["stats"]
+        decisions = [rules.match_decision(stats, m) for m in result.matches]
+        reason = rules.no_match_reason(stats, result.candidates)
     return web.render(
         request,
         "check.html",
         status,
+        decisions=decisions,
+        reason=reason,
         options=options,
         chosen=chosen,
         text=text,
@@ -344,7 +358,14 @@ def _about(state: UiState, name: str) -> dict[str, Any] | None:
         return None
     libraries = [lib for lib in state.queue.libraries() if lib.collection == name]
     lexical = method_class(stats["method"]).needs_fit
-    return {"stats": stats, "libraries": libraries, "lexical": lexical}
+    return {
+        "stats": stats,
+        "libraries": libraries,
+        "lexical": lexical,
+        "label": method_label(stats["method"]),
+        "decision": rules.decision_line(stats),
+        "compared_in": rules.compared_in(stats),
+    }
 
 
 async def collection_page(request: Request, state: UiState, name: str) -> HTMLResponse:

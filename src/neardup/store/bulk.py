@@ -33,7 +33,7 @@ from sqlalchemy import Connection
 from neardup.methods.base import Method
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
-from neardup.store.codec import encode_sets, encode_text, scrub
+from neardup.store.codec import encode_sets, encode_text, fingerprint_shift, scrub
 from neardup.store.methods import KeyRows, signs_from_sets
 from neardup.text.canonical import CanonicalForm
 from neardup.text.types import Document
@@ -122,7 +122,9 @@ def prepare(
         order = np.argsort(keys.key, kind="stable")
         keys = KeyRows(keys.row[order], keys.band[order], keys.key[order])
     bodies = [encode_text(r.doc.text) for r in ready]
-    return Batch(ready, bodies, encode_sets(sets.values, sets.offsets), keys), too_short
+    shift = fingerprint_shift(shingling.fingerprint)
+    stored = encode_sets(sets.values, sets.offsets, shift=shift)
+    return Batch(ready, bodies, stored, keys), too_short
 
 
 def _vectorised(shingling: Shingling, canonical: CanonicalForm) -> bool:

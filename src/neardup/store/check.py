@@ -23,7 +23,7 @@ from neardup.methods.decision import own_accepts
 from neardup.methods.measures import overlap
 from neardup.methods.sets import ShingleSets
 from neardup.store.cache import MethodCache
-from neardup.store.codec import decode_set, shown_title, verification_set
+from neardup.store.codec import decode_set, fingerprint_shift, shown_title, verification_set
 from neardup.store.collections import collection_info, marker, valid_name
 from neardup.store.database import Database
 from neardup.store.errors import CollectionNotFound
@@ -162,7 +162,9 @@ class _Query:
             else meth.sign([Prepared("query", text_, [term_key(t) for t in tokens])])
         )
         keys = meth.index_keys(sigs).for_row(0)
-        return cls(len(tokens), verification_set(sets.get(0)), meth.signature(sigs, 0), keys)
+        shift = fingerprint_shift(meth.shingling.fingerprint)
+        stored = verification_set(sets.get(0), shift=shift)
+        return cls(len(tokens), stored, meth.signature(sigs, 0), keys)
 
 
 def _verify(

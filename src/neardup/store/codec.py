@@ -8,7 +8,10 @@ other readers:
 * byte 0: the format version, ``2``;
 * then ``4 * s`` bytes: the ``s`` distinct values ``fingerprint >> 32`` of the document's
   64-bit shingle fingerprints (:class:`neardup.methods.shingles.Shingling`), sorted
-  ascending, each a uint32 little-endian.
+  ascending, each a uint32 little-endian; for 32-bit fingerprints (``crc32``,
+  ``rabin32``: Rodnenko 2009, Zagorulko et al. 2013) the fingerprints themselves
+  (:func:`fingerprint_shift` is 0; their high halves are all 0, so one shared value would
+  make every pair of documents identical).
 
 Why 32 bits: check verifies a candidate with the resemblance and containments of the two
 sets (Broder 1997). Two different shingles share their high 32 bits with probability
@@ -40,18 +43,29 @@ from neardup.errors import FormatError
 #: The format byte of ``nd_shingles.fingerprints`` written by this neardup.
 SET_FORMAT = 2
 _SHIFT = np.uint64(32)
+#: Shingle fingerprints that are 32 bits wide: stored whole (:func:`fingerprint_shift`).
+NARROW_FINGERPRINTS = frozenset({"crc32", "rabin32"})
 
 
-def verification_set(fingerprints: np.ndarray) -> np.ndarray:
-    """The stored verification set of 64-bit fingerprints: the sorted distinct high 32 bits.
+def fingerprint_shift(fingerprint: str) -> int:
+    """The right shift making a stored verification value of a shingle fingerprint kind:
+    32 (the high half) for 64-bit kinds, 0 for 32-bit ones (:data:`NARROW_FINGERPRINTS`)."""
+    return 0 if fingerprint in NARROW_FINGERPRINTS else 32
+
+
+def verification_set(fingerprints: np.ndarray, *, shift: int = 32) -> np.ndarray:
+    """The stored verification set of fingerprints: the sorted distinct high 32 bits
+    (``shift`` 32, 64-bit fingerprints) or the fingerprints themselves (``shift`` 0, 32-bit
+    ones; :func:`fingerprint_shift`).
 
     Args:
         fingerprints: uint64 (s,), any order.
+        shift: 32 or 0.
 
     Returns:
         uint32 (t,), sorted, unique, ``t <= s``.
     """
-    high = (np.asarray(fingerprints, dtype=np.uint64) >> _SHIFT).astype(np.uint32)
+    high = (np.asarray(fingerprints, dtype=np.uint64) >> np.uint64(shift)).astype(np.uint32)
     return sorted_unique(high)
 
 
@@ -60,12 +74,13 @@ def encode_set(fingerprints: np.ndarray) -> bytes:
     return bytes((SET_FORMAT,)) + verification_set(fingerprints).astype("<u4").tobytes()
 
 
-def encode_sets(values: np.ndarray, offsets: np.ndarray) -> list[bytes]:
+def encode_sets(values: np.ndarray, offsets: np.ndarray, *, shift: int = 32) -> list[bytes]:
     """:func:`encode_set` of every set of a flat batch, vectorised.
 
     Args:
         values: uint64 (total,), the sets concatenated, each sorted and unique.
         offsets: int64 (n + 1,), set ``i`` is ``values[offsets[i]:offsets[i+1]]``.
+        shift: 32 for 64-bit fingerprints, 0 for 32-bit ones (:func:`fingerprint_shift`).
 
     Returns:
         ``n`` byte strings, equal to ``encode_set`` of each set.
@@ -73,7 +88,7 @@ def encode_sets(values: np.ndarray, offsets: np.ndarray) -> list[bytes]:
     n = offsets.shape[0] - 1
     if n <= 0:
         return []
-    high = (values >> _SHIFT).astype(np.uint32)
+    high = (values >> np.uint64(shift)).astype(np.uint32)
     doc = np.repeat(np.arange(n, dtype=np.int64), np.diff(offsets))
     # the high halves of a sorted set are sorted: drop repeats inside each document
     keep = np.ones(high.shape[0], dtype=bool)

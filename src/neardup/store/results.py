@@ -110,16 +110,21 @@ class AddReport:
 
     Attributes:
         added: documents stored by this call; skipped: the others with reasons;
-        batches: transactions committed.
+        batches: transactions committed; warnings: what the caller should know, e.g. an
+        empty lexicon (:mod:`neardup.store.lexicon`).
     """
 
     added: int
     skipped: tuple[SkippedDoc, ...] = ()
     batches: int = 0
+    warnings: tuple[str, ...] = ()
 
     def __add__(self, other: AddReport) -> AddReport:
         return AddReport(
-            self.added + other.added, self.skipped + other.skipped, self.batches + other.batches
+            self.added + other.added,
+            self.skipped + other.skipped,
+            self.batches + other.batches,
+            self.warnings + tuple(w for w in other.warnings if w not in self.warnings),
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -128,6 +133,7 @@ class AddReport:
             "added": self.added,
             "skipped": [s.as_dict() for s in self.skipped],
             "batches": self.batches,
+            "warnings": list(self.warnings),
         }
 
 
@@ -180,7 +186,8 @@ class CheckResult:
     Attributes:
         collection, method: where and how; measure, threshold: the decision rule.
         tokens: canonical tokens of the checked document; candidates: documents the index
-        proposed; matches: verified duplicates, best first; seconds: wall time.
+        proposed; matches: verified duplicates, best first; seconds: wall time;
+        warnings: e.g. an empty lexicon (:mod:`neardup.store.lexicon`).
     """
 
     collection: str
@@ -191,6 +198,7 @@ class CheckResult:
     candidates: int
     matches: tuple[Match, ...]
     seconds: float
+    warnings: tuple[str, ...] = ()
 
     @property
     def duplicate(self) -> bool:
@@ -209,6 +217,7 @@ class CheckResult:
             "candidates": self.candidates,
             "matches": [m.as_dict() for m in self.matches],
             "seconds": round(self.seconds, 6),
+            "warnings": list(self.warnings),
         }
 
     def to_arrow(self) -> Any:

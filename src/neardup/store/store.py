@@ -19,11 +19,13 @@ transaction, deleted with it) and read back by :meth:`Store.document_text`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from neardup.errors import check_int
 from neardup.methods.base import Method
+from neardup.methods.registry import method_class
 from neardup.store import check, collections, documents, ingest
 from neardup.store.cache import MethodCache
 from neardup.store.codec import TEXT_FORMAT, content_hash, decode_text, encode_text, scrub
@@ -31,6 +33,7 @@ from neardup.store.collections import collection_info
 from neardup.store.database import Database, Tx
 from neardup.store.engine import Engines, resolve_url
 from neardup.store.ingest import DEFAULT_BATCH
+from neardup.store.lexicon import empty_lexicon_warning, query_lexicon_warning
 from neardup.store.results import AddReport, CheckResult, CollectionInfo, DocumentInfo
 from neardup.store.stats import RecomputeReport
 from neardup.text.types import Document, Skipped
@@ -176,7 +179,8 @@ class Store:
                 ``stats_dirty`` until the next :meth:`recompute` or :meth:`check`.
 
         Returns:
-            :class:`AddReport` (documents added by this call, skipped ones with reasons).
+            :class:`AddReport` (documents added by this call, skipped ones with reasons;
+            ``warnings``: a lexical collection left without index keys, an empty lexicon).
 
         Raises:
             CollectionNotFound: no such collection.
@@ -188,6 +192,9 @@ class Store:
         report = ingest.add(self._db, info, meth, items, batch_size=batch_size, on_batch=on_batch)
         if meth.needs_fit and recompute_stats and (report.added or self._dirty(name)):
             ingest.recompute_after_add(self.recompute, name)  # also an add killed before it
+            warning = empty_lexicon_warning(self._db, info)
+            if warning:
+                report = dataclasses.replace(report, warnings=(*report.warnings, warning))
         return report
 
     def _dirty(self, name: str) -> bool:
@@ -262,7 +269,9 @@ class Store:
         decision is ``verified``; under ``own`` the method's own rule on the stored signature
         decides (equal TF-RIDF signature, one shared mega-shingle, ...). An identical
         document (resemblance 1) always matches. Each match's ``evidence["decision"]`` says
-        which rule accepted it (``own``, ``verified`` or ``identical``).
+        which rule accepted it (``own``, ``verified`` or ``identical``). A lexical collection
+        whose documents have no index key (an empty lexicon) adds a warning to a check that
+        found nothing (``CheckResult.warnings``; :mod:`neardup.store.lexicon`).
 
         Args:
             name: the collection.
@@ -274,9 +283,18 @@ class Store:
             InputError: the text has fewer canonical tokens than the collection's
                 ``min_tokens``.
         """
-        return check.check(
+        result = check.check(
             self._db, self._cache, name, text_, limit=limit, recompute=self.recompute
         )
+        if not result.duplicate and method_class(result.method).needs_fit:
+            info = self.collection(name)
+            warning = empty_lexicon_warning(self._db, info)
+            if not warning:  # the collection has keys: has the text a lexicon word?
+                meth = check.query_method(self._db, self._cache, info, self.recompute)
+                warning = query_lexicon_warning(meth, text_)
+            if warning:
+                result = dataclasses.replace(result, warnings=(*result.warnings, warning))
+        return result
 
     # -- internals (the tests reach the database through these) -----------------------------
     @property
