@@ -297,7 +297,8 @@ def verify(
     """Exact resemblance of a partition's candidate pairs; writes its ``pairs.jsonl`` part.
 
     Returns:
-        ``{rows: {a, b, res, cab, cba, score}, candidates: int}`` for the matched pairs.
+        ``{rows: {a, b, res, cab, cba, score, code}, candidates: int}`` for the matched
+        pairs (``code``: the rule that decided, index into :data:`neardup.decide.DECIDED`).
     """
     n = part["ids"].shape[0]
     others = [f for f in fetched if f["gidx"].size]
@@ -328,6 +329,7 @@ def verify(
         "cab": decided.containment_ab,
         "cba": decided.containment_ba,
         "score": decided.score,
+        "code": decided.codes,
     }
     lines = pair_lines(
         ids,
@@ -345,6 +347,17 @@ def verify(
 def slim(part: dict[str, Any]) -> dict[str, Any]:
     """A partition without its shingle sets and signatures (ids and lengths only)."""
     return {"ids": part["ids"], "lengths": part["lengths"]}
+
+
+def part_ids(part: dict[str, Any]) -> list[str]:
+    """The ids of a partition's documents, in input order."""
+    return [str(i) for i in part["ids"].tolist()]
+
+
+def pair_rows(verified: dict[str, Any]) -> dict[str, np.ndarray]:
+    """A verified partition's pairs: ``{a, b, res, cab, cba, score, code}`` columns."""
+    rows: dict[str, np.ndarray] = verified["rows"]
+    return rows
 
 
 def edges_of(verified: dict[str, Any]) -> Table:
