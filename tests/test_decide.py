@@ -146,3 +146,21 @@ def test_index_query_and_dedup_decide_the_known_pair_alike(measure: str) -> None
     match = next(m for m in index.query(next(d.text for d in docs if d.id == QUERY)).matches)
     assert match.id == STORED
     assert {"score": round(match.score, 6), "decision": "verified", "rule": match.rule} == want
+
+
+def test_store_check_under_containment_scores_the_sample_containment(tmp_path: Path) -> None:
+    """Issue 29 item 6: a shingles-mod collection deciding on containment reports the
+    sample containment it decided on, not the sample resemblance."""
+    text = (CORPUS / STORED).read_text("utf-8")
+    half = text[: len(text) // 3]
+    store = Store(f"sqlite:///{tmp_path / 'c.db'}")
+    try:
+        store.create_collection("c", "shingles-mod", {"m": 2}, measure="containment")
+        store.add("c", [Document("whole", text)])
+        match = store.check("c", half).matches[0]
+    finally:
+        store.close()
+    ev = match.evidence
+    assert ev["decision"] == "own" and ev["rule"] == "containment on mod-2 samples >= 0.5"
+    assert match.resemblance < 0.5 <= ev["score"]  # resemblance alone would reject it
+    assert ev["score"] == pytest.approx(match.containment_query, abs=0.05)
