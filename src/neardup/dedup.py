@@ -9,7 +9,9 @@ documents), ``verify`` (the decision, and exact resemblance and containment on t
 shingle sets for every reported pair), ``cluster`` (connected components) and ``keep`` (one
 document per cluster).
 
-The decision for a pair (:mod:`neardup.methods.decision`): with ``decision="own"`` the
+The decision for a pair (:func:`neardup.decide.decide`, shared with the Dask engine,
+collections and :class:`neardup.Index`; rules in :mod:`neardup.methods.decision`): with
+``decision="own"`` the
 method's own rule as its paper defines it (equal I-Match/TF-RIDF/anchor signature, one shared
 mega-shingle, SimHash Hamming distance, SL+ST/SpotSigs Jaccard, resemblance or containment
 estimated on a shingle sample); with ``decision="verified"`` ``resemblance >= threshold``
@@ -17,7 +19,8 @@ for ``measure="resemblance"``, ``max(containment_ab, containment_ba) >= threshol
 ``measure="containment"``, on the full shingle sets. The default is the method's
 (``own`` for the papers' methods, ``verified`` for shingles-full and minhash-lsh). Identical
 documents (equal full shingle sets) are paired whatever the rule; each pair row says which
-rule accepted it (``decision``: ``own``, ``verified`` or ``identical``).
+rule accepted it (``decision``: ``own``, ``verified`` or ``identical``; ``rule``: the rule
+with its bar) and the value it decided on (``score``).
 """
 
 from __future__ import annotations
