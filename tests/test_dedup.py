@@ -84,6 +84,7 @@ def test_outputs_written_and_deterministic(tmp_path):
         "score",
         "method",
         "decision",
+        "rule",
     }
     assert row["decision"] == "verified" and summary["decision"]["mode"] == "verified"
 

@@ -9,7 +9,9 @@ documents), ``verify`` (the decision, and exact resemblance and containment on t
 shingle sets for every reported pair), ``cluster`` (connected components) and ``keep`` (one
 document per cluster).
 
-The decision for a pair (:mod:`neardup.methods.decision`): with ``decision="own"`` the
+The decision for a pair (:func:`neardup.decide.decide`, shared with the Dask engine,
+collections and :class:`neardup.Index`; rules in :mod:`neardup.methods.decision`): with
+``decision="own"`` the
 method's own rule as its paper defines it (equal I-Match/TF-RIDF/anchor signature, one shared
 mega-shingle, SimHash Hamming distance, SL+ST/SpotSigs Jaccard, resemblance or containment
 estimated on a shingle sample); with ``decision="verified"`` ``resemblance >= threshold``
@@ -17,7 +19,8 @@ for ``measure="resemblance"``, ``max(containment_ab, containment_ba) >= threshol
 ``measure="containment"``, on the full shingle sets. The default is the method's
 (``own`` for the papers' methods, ``verified`` for shingles-full and minhash-lsh). Identical
 documents (equal full shingle sets) are paired whatever the rule; each pair row says which
-rule accepted it (``decision``: ``own``, ``verified`` or ``identical``).
+rule accepted it (``decision``: ``own``, ``verified`` or ``identical``; ``rule``: the rule
+with its bar) and the value it decided on (``score``).
 """
 
 from __future__ import annotations
@@ -36,17 +39,12 @@ from neardup._array import seg_arange
 from neardup._spill import PartStack, default_budget
 from neardup._version import __version__
 from neardup.cluster import KEEP_RULES, Cluster, make_clusters
+from neardup.decide import Decided, Decision, decide, decision_summary, signature_scores
 from neardup.errors import ParameterError, check_choice, check_float, check_int
 from neardup.keep import containments, drop_reason
 from neardup.methods.base import Method, Prepared
-from neardup.methods.decision import (
-    DECIDED_BY,
-    check_decision,
-    own_accepts,
-    resolve_decision,
-    rule_of,
-)
-from neardup.methods.measures import MEASURES, intersection_sizes
+from neardup.methods.decision import check_decision, resolve_decision
+from neardup.methods.measures import MEASURES
 from neardup.methods.prefix import containment_candidates, rank_by_frequency
 from neardup.methods.registry import make_method
 from neardup.methods.sets import ShingleSets
@@ -308,26 +306,19 @@ def dedup(
     else:
         sigs = timer.run("sign", _sign, ingest.prepared, meth, sets)
     warnings = lexicon_warnings(meth, n) + ([kernel_note] if kernel_note else [])
-    exact_scores = getattr(sigs, "data", None) is sets  # shingles-full: score = resemblance
     if opts.measure == "containment":  # the containment index needs frequency ranks
         sets = timer.run("rank", rank_by_frequency, sets)
     cand = timer.run("candidates", _candidates, meth, sigs, sets, opts, prog, keys)
     if _relabel(opts, sets, cand):
         # many candidates: dense labels (< 2**32) make the exact intersections one int64 sort
         sets = timer.run("relabel", ShingleSets.dense_labels, sets)
-    pairs, edges, contained, decided = timer.run(
-        "verify",
-        partial(_verify, exact_scores=exact_scores, keys=keys),
-        meth,
-        sigs,
-        sets,
-        cand,
-        opts,
-        prog,
+    decided, contained = timer.run(
+        "verify", partial(_verify, keys=keys), meth, sigs, sets, cand, opts, prog
     )
-    clusters = timer.run("cluster", _cluster, ids, edges, lengths, opts, contained)
+    pairs = decided.rows()
+    clusters = timer.run("cluster", _cluster, ids, decided.pairs, lengths, opts, contained)
     dropped = timer.run("keep", _dropped, clusters, ids, pairs, contained, opts.threshold)
-    pair_table = PairTable(ids, pairs, meth.name, decisions=decided)
+    pair_table = PairTable(ids, pairs, meth.name, decisions=decided.codes, rules=decided.labels)
     summary = _summary(meth, opts, timer, n, skipped, cand, pair_table, clusters, dropped)
     if spilled:
         summary["spilled_to_disk"] = True
@@ -335,7 +326,7 @@ def dedup(
         summary["worker_seconds"] = worker_seconds
         children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         summary["worker_peak_memory_mib"] = {"largest": round(children / 1024, 1)}
-    summary["decision"] = _decision_summary(meth, opts, decided)
+    summary["decision"] = decision_summary(meth, decision_of(opts), decided.codes)
     summary["kernel"] = kernel
     summary["warnings"] = warnings
     return DedupResult(ids, pair_table, clusters, dropped, skipped, summary)
@@ -720,88 +711,29 @@ def _verify(
     opts: DedupOptions,
     prog: Progress,
     *,
-    exact_scores: bool = False,
     keys: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray, dict[int, int], np.ndarray]:
-    """Rows ``(a, b, res, cab, cba, score)`` of accepted pairs, the edges, containments,
-    and per row the rule that accepted it (uint8 index into :data:`DECIDED_BY`).
+) -> tuple[Decided, dict[int, int]]:
+    """The decided pairs (:func:`neardup.decide.decide`) and the containments among them.
 
-    ``exact_scores``: the method's score is the resemblance of these very sets (its
-    signatures are the exact sets), so it is not computed twice. ``keys``: content keys of
-    the full sets; pairs with equal keys and resemblance 1 are accepted whatever the rule.
-    Under ``decision="own"`` with ``measure="containment"`` the score is the larger
-    containment the method estimates (:meth:`ShinglesMod.containment`, formula 2).
+    ``keys``: content keys of the full sets (under the own rule, only the pairs it accepts
+    or with equal keys are measured exactly).
     """
     prog.start("verify", int(cand.shape[0]))
-    t = opts.threshold
-    own = opts.decision == "own"
-    ident = _same_key(keys, sets, cand)
-    if exact_scores:
-        res, cab, cba = _exact_measures(sets, cand)
-        score = res
-        accepted = _by_measure(opts.measure, res, cab, cba, t)
-    elif own:  # the method decides; measure only the pairs it accepts
-        own_scores = _own_scores(meth, sigs, cand, opts.measure)
-        if own_scores is None:
-            own_scores = meth.similarity(sigs, cand) if cand.size else np.zeros(0)
-        score = own_scores
-        accepted = own_accepts(meth, score, t)
-        keep = accepted | ident
-        cand, score, accepted, ident = cand[keep], score[keep], accepted[keep], ident[keep]
-        res, cab, cba = _exact_measures(sets, cand)
-    else:  # the exact sets decide; the method's score only of the pairs they keep
-        res, cab, cba = _exact_measures(sets, cand)
-        accepted = _by_measure(opts.measure, res, cab, cba, t)
-        keep = accepted | (ident & (res >= 1.0))
-        cand, res, cab, cba = cand[keep], res[keep], cab[keep], cba[keep]
-        accepted, ident = accepted[keep], ident[keep]
-        score = meth.similarity(sigs, cand) if cand.size else np.zeros(0)
-    ident &= res >= 1.0
-    ok = accepted | ident
-    rule = DECIDED_BY.index("own" if own else "verified")
-    decided = np.where(accepted, rule, DECIDED_BY.index("identical"))[ok].astype(np.uint8)
-    rows = np.column_stack([cand[ok, 0], cand[ok, 1], res[ok], cab[ok], cba[ok], score[ok]])
-    contained = containments(rows, t) if opts.measure == "containment" else {}
+    decision = decision_of(opts)
+    own = signature_scores(meth, sigs, opts.measure) if decision.mode == "own" else None
+    decided = decide(sets, cand, decision=decision, method=meth, own_scores=own, content_keys=keys)
+    rows = decided.rows()
+    contained = containments(rows, opts.threshold) if opts.measure == "containment" else {}
     prog.advance("verify", int(cand.shape[0]))
     prog.finish("verify")
-    return rows, cand[ok], contained, decided
+    return decided, contained
 
 
-def _by_measure(
-    measure: str, res: np.ndarray, cab: np.ndarray, cba: np.ndarray, t: float
-) -> np.ndarray:
-    return res >= t if measure == "resemblance" else np.maximum(cab, cba) >= t
-
-
-def _same_key(keys: np.ndarray | None, sets: ShingleSets, cand: np.ndarray) -> np.ndarray:
-    """bool (p,): both documents of a pair have equal non-empty content keys."""
-    if keys is None or cand.size == 0:
-        return np.zeros(cand.shape[0], dtype=bool)
-    a, b = cand[:, 0], cand[:, 1]
-    return (keys[a] == keys[b]) & (sets.sizes[a] > 0)
-
-
-def _own_scores(meth: Method, sigs: Any, cand: np.ndarray, measure: str) -> np.ndarray | None:
-    """The larger estimated containment of each pair (formula 2) when the method's own rule
-    decides on containment; None for resemblance (the method's ``similarity`` then)."""
-    if measure != "containment":
-        return None
-    if cand.size == 0:
-        return np.zeros(0)
-    cab, cba = meth.containment(sigs, cand)  # resolve_decision refused methods without
-    return np.maximum(cab, cba)
-
-
-def _exact_measures(sets: ShingleSets, cand: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Resemblance and both containments of each pair on the exact shingle sets."""
-    shared = intersection_sizes(sets, cand).astype(float)
-    size_a = sets.sizes[cand[:, 0]].astype(float)
-    size_b = sets.sizes[cand[:, 1]].astype(float)
-    union = size_a + size_b - shared
-    res = np.divide(shared, union, out=np.zeros_like(shared), where=union > 0)
-    cab = np.divide(shared, size_a, out=np.zeros_like(shared), where=size_a > 0)
-    cba = np.divide(shared, size_b, out=np.zeros_like(shared), where=size_b > 0)
-    return res, cab, cba
+def decision_of(opts: DedupOptions) -> Decision:
+    """The :class:`~neardup.decide.Decision` of resolved job options
+    (:func:`decided_options`)."""
+    mode = opts.requested_decision or "verified"
+    return Decision(measure=opts.measure, threshold=opts.threshold, mode=mode)  # type: ignore[arg-type]
 
 
 def _cluster(
@@ -853,22 +785,6 @@ def _direct_rows(rows: np.ndarray, doc: np.ndarray, kept: np.ndarray) -> np.ndar
     pos = np.searchsorted(sorted_keys, want, side="right") - 1
     hit = (pos >= 0) & (sorted_keys[np.maximum(pos, 0)] == want)
     return np.where(hit, order[np.maximum(pos, 0)], -1)
-
-
-def _decision_summary(meth: Method, opts: DedupOptions, decided: np.ndarray) -> dict[str, Any]:
-    """``summary["decision"]``: the mode, the method's rule and pairs per deciding rule."""
-    rule = rule_of(meth)
-    counts = np.bincount(decided, minlength=len(DECIDED_BY)) if decided.size else None
-    by_rule = {
-        name: int(counts[i]) if counts is not None else 0 for i, name in enumerate(DECIDED_BY)
-    }
-    text = rule.text if opts.decision == "own" else _VERIFIED_TEXT
-    return {"mode": opts.decision, "rule": text, "kind": rule.kind, "pairs_by_rule": by_rule}
-
-
-_VERIFIED_TEXT = (
-    "exact resemblance (or the larger containment) of the full shingle sets >= threshold"
-)
 
 
 def _summary(

@@ -35,10 +35,14 @@ class Pair:
         a, b: document ids (``a`` earlier in input order).
         resemblance: Jaccard of the full shingle sets, in [0, 1].
         containment_ab: share of ``a``'s shingles found in ``b``; containment_ba: the reverse.
-        score: the method's own score for the pair, in [0, 1].
+        score: the value that decided the pair, in [0, 1]: the exact resemblance or the
+            larger containment (``verified``, by the job's measure), the method's own score
+            (``own``: its similarity, or its estimated containment), 1 (``identical``).
         method: method name.
         decision: the rule that accepted the pair (``own``, ``verified`` or ``identical``;
-            see :mod:`neardup.methods.decision`), or None when not recorded.
+            see :mod:`neardup.decide`), or None when not recorded.
+        rule: that rule in a few words with its bar (``containment >= 0.5 verified``,
+            ``TF-RIDF equal signature``), or None when not recorded.
     """
 
     a: str
@@ -49,9 +53,11 @@ class Pair:
     score: float
     method: str
     decision: str | None = None
+    rule: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready row, values rounded to 6 decimals (``decision`` only when recorded)."""
+        """JSON-ready row, values rounded to 6 decimals (``decision`` and ``rule`` only when
+        recorded)."""
         row = {
             "a": self.a,
             "b": self.b,
@@ -63,6 +69,8 @@ class Pair:
         }
         if self.decision is not None:
             row["decision"] = self.decision
+        if self.rule is not None:
+            row["rule"] = self.rule
         return row
 
 
@@ -76,13 +84,15 @@ class PairTable(Sequence[Pair]):
         method: method name written in every row.
         decisions: optional uint8 array of shape ``(n_pairs,)``: per row, the index in
             :data:`DECIDED` of the rule that accepted the pair.
+        rules: optional labels of the three rules, indexed like :data:`DECIDED` (written
+            as each pair's ``rule``; only with ``decisions``).
 
     Raises:
-        ValueError: ``rows`` is not two-dimensional with 6 columns, or ``decisions`` does
-            not have one entry per row.
+        ValueError: ``rows`` is not two-dimensional with 6 columns, ``decisions`` does
+            not have one entry per row, or ``rules`` without ``decisions`` or not three.
     """
 
-    __slots__ = ("_decisions", "_ids", "_rows", "method")
+    __slots__ = ("_decisions", "_ids", "_rows", "_rules", "method")
 
     def __init__(
         self,
@@ -91,6 +101,7 @@ class PairTable(Sequence[Pair]):
         method: str,
         *,
         decisions: np.ndarray | None = None,
+        rules: Sequence[str] | None = None,
     ) -> None:
         rows = np.asarray(rows, dtype=np.float64)
         if rows.ndim != 2 or rows.shape[1] != 6:
@@ -99,6 +110,9 @@ class PairTable(Sequence[Pair]):
             decisions = np.asarray(decisions, dtype=np.uint8)
             if decisions.shape != (rows.shape[0],):
                 raise ValueError(f"decisions must have shape ({rows.shape[0]},)")
+        if rules is not None and (decisions is None or len(rules) != len(DECIDED)):
+            raise ValueError(f"rules need decisions and one label per rule {DECIDED}")
+        self._rules = None if rules is None else tuple(rules)
         self._ids = ids
         self._rows = rows
         self._decisions = decisions
@@ -107,6 +121,12 @@ class PairTable(Sequence[Pair]):
     def decision(self, i: int) -> str | None:
         """The rule that accepted pair ``i`` (``own``, ``verified``, ``identical``) or None."""
         return None if self._decisions is None else DECIDED[int(self._decisions[i])]
+
+    def rule(self, i: int) -> str | None:
+        """The label of the rule that accepted pair ``i``, or None when not recorded."""
+        if self._rules is None or self._decisions is None:
+            return None
+        return self._rules[int(self._decisions[i])]
 
     @property
     def rows(self) -> np.ndarray:
@@ -134,8 +154,11 @@ class PairTable(Sequence[Pair]):
         for start in range(0, len(self), LINE_CHUNK):
             chunk = self._rows[start : start + LINE_CHUNK]
             for k, (a, b, r, cab, cba, s) in enumerate(chunk.tolist()):
-                why = self.decision(start + k)
-                yield Pair(self._ids[int(a)], self._ids[int(b)], r, cab, cba, s, self.method, why)
+                i = start + k
+                yield Pair(
+                    self._ids[int(a)], self._ids[int(b)], r, cab, cba, s, self.method,
+                    self.decision(i), self.rule(i),
+                )  # fmt: skip
 
     def __repr__(self) -> str:
         return f"PairTable({len(self)} pairs, method={self.method!r})"
@@ -150,8 +173,10 @@ class PairTable(Sequence[Pair]):
 
     def _pair(self, i: int) -> Pair:
         a, b, r, cab, cba, s = self._rows[i].tolist()
-        why = self.decision(i)
-        return Pair(self._ids[int(a)], self._ids[int(b)], r, cab, cba, s, self.method, why)
+        return Pair(
+            self._ids[int(a)], self._ids[int(b)], r, cab, cba, s, self.method,
+            self.decision(i), self.rule(i),
+        )  # fmt: skip
 
     @classmethod
     def from_pairs(cls, pairs: Sequence[Pair], *, method: str = "") -> PairTable:
@@ -183,7 +208,10 @@ class PairTable(Sequence[Pair]):
             if unknown:
                 raise ValueError(f"unknown decisions {sorted(unknown)}: one of {DECIDED}")
             decisions = np.array([DECIDED.index(d) for d in decided], np.uint8)
-        return cls(ids, rows, methods.pop() if methods else method, decisions=decisions)
+        rules = _rules_of(pairs) if decisions is not None else None
+        return cls(
+            ids, rows, methods.pop() if methods else method, decisions=decisions, rules=rules
+        )
 
     def _columns(self) -> dict[str, Any]:
         rows = self._rows
@@ -197,6 +225,8 @@ class PairTable(Sequence[Pair]):
         columns["method"] = [self.method] * len(self)
         if self._decisions is not None:
             columns["decision"] = [DECIDED[int(d)] for d in self._decisions]
+            if self._rules is not None:
+                columns["rule"] = [self._rules[int(d)] for d in self._decisions]
         return columns
 
     def to_arrow(self) -> Any:
@@ -238,7 +268,19 @@ class PairTable(Sequence[Pair]):
         rows = self._rows
         a = rows[:, 0].astype(np.int64)
         b = rows[:, 1].astype(np.int64)
-        yield from pair_lines(self._ids, a, b, rows[:, 2:6], self.method, decisions=self._decisions)
+        yield from pair_lines(
+            self._ids, a, b, rows[:, 2:6], self.method, decisions=self._decisions, rules=self._rules
+        )
+
+
+def _rules_of(pairs: Sequence[Pair]) -> tuple[str, ...] | None:
+    """The rule label of each decision when every pair records one and pairs of the same
+    decision agree (a decision no pair has is labelled by its name); else None."""
+    labels: dict[str, str] = {}
+    for p in pairs:
+        if p.rule is None or labels.setdefault(p.decision or "", p.rule) != p.rule:
+            return None
+    return tuple(labels.get(d, d) for d in DECIDED)
 
 
 def pair_lines(
@@ -249,6 +291,7 @@ def pair_lines(
     method: str,
     *,
     decisions: np.ndarray | None = None,
+    rules: Sequence[str] | None = None,
 ) -> Iterator[str]:
     """JSONL lines of pairs, each equal to ``json.dumps(Pair(...).as_dict(),
     ensure_ascii=False) + "\\n"`` (a line whose ids hold lone surrogates is written with
@@ -262,15 +305,23 @@ def pair_lines(
         method: method name.
         decisions: optional uint8 (n,): per pair, the index in :data:`DECIDED` of the rule
             that accepted it (written as ``"decision"`` after ``"method"``).
+        rules: optional labels of the rules by the same index (written as ``"rule"`` after
+            ``"decision"``).
 
     Yields:
         One string per pair, in order.
     """
     quoted: dict[int, str] = {}
     head = f', "method": {json.dumps(method, ensure_ascii=False)}'
-    tails = (
-        [head + "}\n"] if decisions is None else [f'{head}, "decision": "{d}"}}\n' for d in DECIDED]
-    )
+    if decisions is None:
+        tails = [head + "}\n"]
+    elif rules is None:
+        tails = [f'{head}, "decision": "{d}"}}\n' for d in DECIDED]
+    else:
+        tails = [
+            f'{head}, "decision": "{d}", "rule": {json.dumps(r, ensure_ascii=False)}}}\n'
+            for d, r in zip(DECIDED, rules, strict=True)
+        ]
     for start in range(0, int(a.shape[0]), LINE_CHUNK):
         stop = start + LINE_CHUNK
         va, vb = a[start:stop].tolist(), b[start:stop].tolist()

@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("distributed")
 
 from distributed import Client, LocalCluster
-from neardup.dedup import DedupOptions, dedup
+from neardup.dedup import DedupOptions, DedupResult, dedup
 from neardup.distributed import dedup_dask
 from neardup.errors import ParameterError
 from neardup.output import write_result
@@ -63,7 +63,9 @@ def _same(
     opts = DedupOptions(threshold=0.5)
     local = dedup(files, method=method, options=opts, **params)
     write_result(local, tmp / "local")
-    summary = dedup_dask(files, tmp / "dask", method=method, options=opts, client=client, **params)
+    summary = dedup_dask(
+        files, tmp / "dask", method=method, options=opts, client=client, **params
+    ).summary
     for name in FILES:
         got, want = ((tmp / d / name).read_text() for d in ("dask", "local"))
         if sorted_pairs and name == "pairs.jsonl":
@@ -221,3 +223,86 @@ def test_cli_dask_dedup_on_a_running_scheduler(tmp_path, client):
     assert summary["clusters"] == local.summary["clusters"] > 0
     bad = CliRunner().invoke(app, [*args[:-1], "--method", "shingles-full"])
     assert bad.exit_code == 2  # ParameterError is a usage error
+
+
+def _corpus_rows() -> list[dict]:
+    """examples/corpus' Pro Git chapters (two revisions each) and Chekhov stories."""
+    root = Path(__file__).resolve().parents[2] / "examples" / "corpus"
+    paths = sorted(root.glob("progit/*/*.asc")) + sorted(root.glob("chekhov/*.txt"))
+    return [{"id": p.relative_to(root).as_posix(), "text": p.read_text("utf-8")} for p in paths]
+
+
+@pytest.mark.parametrize("method", ["minhash-lsh", "megashingles", "tf-ridf"])
+def test_examples_corpus_gives_the_local_files_and_result(tmp_path, client, method):
+    files = _shards(tmp_path, _corpus_rows(), 3)
+    # the local tf-ridf index lists pairs by signature, not by (a, b): compared as sets
+    by_signature = method == "tf-ridf"
+    summary = _same(tmp_path, files, client, method, sorted_pairs=by_signature)
+    assert summary["pairs"] > 0
+    local = dedup(files, method=method, options=DedupOptions(threshold=0.5))
+    result = dedup_dask(files, tmp_path / "again", method=method, client=client)
+    assert isinstance(result, DedupResult)
+    order = (lambda p: (p.a, p.b)) if by_signature else (lambda p: 0)
+    assert result.ids == local.ids
+    assert sorted(result.pairs, key=order) == sorted(local.pairs, key=order)
+    assert result.clusters == local.clusters and result.dropped == local.dropped
+    assert {p.rule for p in result.pairs} <= {"resemblance >= 0.5 verified", *_own(method)}
+
+
+def _own(method: str) -> set[str]:
+    from neardup.methods.decision import own_label
+    from neardup.methods.registry import make_method
+
+    return {own_label(make_method(method), "resemblance", 0.5), "identical shingle sets"}
+
+
+def test_cli_dask_with_no_method_and_kept_equal_to_the_local_kept(tmp_path, client):
+    from typer.testing import CliRunner
+
+    from neardup.cli.main import app
+
+    files = _shards(tmp_path, _corpus_rows(), 2)
+    args = ["dedup", *files, "--engine", "dask", "--scheduler", client.scheduler.address]
+    args += ["--out", str(tmp_path / "o"), "--kept", str(tmp_path / "dask.jsonl"), "--json"]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["method"] == "minhash-lsh" and summary["engine"] == "dask"
+    assert summary["dropped"] > 0
+    local = ["dedup", *files, "-m", "minhash-lsh", "--kept", str(tmp_path / "local.jsonl")]
+    assert CliRunner().invoke(app, [*local, "--json"]).exit_code == 0
+    kept = (tmp_path / "dask.jsonl").read_bytes()
+    assert kept == (tmp_path / "local.jsonl").read_bytes()
+    ids = [json.loads(line)["id"] for line in kept.splitlines()]
+    rows = [r["id"] for r in _corpus_rows()]
+    assert ids == [i for i in rows if i in set(ids)]  # input order
+    assert len(ids) == summary["kept"]
+
+
+def test_cli_dask_needs_no_out_and_no_method(tmp_path):
+    from typer.testing import CliRunner
+
+    from neardup.cli.main import app
+
+    files = _shards(tmp_path, _corpus_rows(), 2)
+    res = CliRunner().invoke(app, ["dedup", *files, "--engine", "dask", "--workers", "1", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["summary"]["method"] == "minhash-lsh" and out["summary"]["pairs"] == len(
+        out["pairs"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("extra", "flag"),
+    [(["--measure", "containment"], "--measure"), (["-m", "shingles-full"], "--method")],
+)
+def test_cli_dask_refuses_at_parse_time_naming_the_alternative(tmp_path, extra, flag):
+    from typer.testing import CliRunner
+
+    from neardup.cli.main import app
+
+    files = _shards(tmp_path, [{"id": "a", "text": "x y z w"}], 1)
+    res = CliRunner().invoke(app, ["dedup", *files, "--engine", "dask", *extra])
+    assert res.exit_code == 2
+    assert flag in res.output and "--engine local" in res.output

@@ -195,7 +195,8 @@ def test_a_method_from_scratch_runs_on_the_dask_engine(slots: str, tmp_path: Pat
         ) as cluster,
         Client(cluster) as client,
     ):
-        summary = dedup_dask(files, tmp_path / "dask", method=slots, options=opts, client=client)
+        result = dedup_dask(files, tmp_path / "dask", method=slots, options=opts, client=client)
+    summary = result.summary
     assert _pairs(tmp_path / "dask" / "pairs.jsonl") == [("a", "b", "verified")]
     assert summary["candidate_pairs"] > 1 and summary["pairs"] == 1
     for name in ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl"):

@@ -104,7 +104,15 @@ def dedup(
             "globs and fsspec URLs (s3://...)."
         ),
     ],
-    method: MethodOpt = "shingles-full",
+    method: Annotated[
+        str | None,
+        typer.Option(
+            "--method",
+            "-m",
+            help="Detection method (see `neardup methods`); default shingles-full, with "
+            "--engine dask minhash-lsh.",
+        ),
+    ] = None,
     measure: Annotated[str, typer.Option(help="resemblance | containment.")] = "resemblance",
     threshold: Annotated[
         float, typer.Option("--threshold", "-t", help="Decision threshold in (0, 1].")
@@ -181,9 +189,7 @@ def dedup(
     stop_symbols: StopSymOpt = None,
     preset: PresetOpt = None,
     morphology: MorphOpt = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Same as --format json.")
-    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
     fmt: Annotated[
         str,
         typer.Option(
@@ -194,9 +200,7 @@ def dedup(
             "dropped and skipped document, then the summary; for large runs).",
         ),
     ] = "table",
-    top: Annotated[
-        int, typer.Option("--top", help="Clusters and pairs the table shows.")
-    ] = 10,
+    top: Annotated[int, typer.Option("--top", help="Clusters and pairs the table shows.")] = 10,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
     engine: Annotated[str, typer.Option(help="local | dask.")] = "local",
     scheduler: Annotated[
@@ -250,6 +254,11 @@ def dedup(
             morphology=morphology,
             preset=preset,
         )
+        if engine not in ("local", "dask"):
+            raise ParameterError("--engine", engine, "local or dask")
+        method = method or ("minhash-lsh" if engine == "dask" else "shingles-full")
+        if engine == "dask":
+            _check_dask(method, measure, inputs, kept, removed, out_dir, scheduler)
         mparams = canonical.method_params(method, shingle_size=shingle_size, params=param)
         read_opts: dict[str, Any] = {
             **read_options(
@@ -261,12 +270,10 @@ def dedup(
             "extractor": extractor,
             "follow_symlinks": follow_symlinks,
         }
-        _check_outputs(kept, removed, engine)
-        if out_dir is not None and engine == "local":
+        _check_outputs(kept, removed)
+        if out_dir is not None and "://" not in out_dir:
             check_output_path("--out", Path(out_dir), kind="directory")
         fmt = _output_format(fmt, as_json, top)
-        if engine not in ("local", "dask"):
-            raise ParameterError("--engine", engine, "local or dask")
         if memory_mib is not None:
             check_int("--memory-mib", memory_mib, low=0)
         local_only = {"--memory-mib": memory_mib, "--spill-dir": spill_dir}
@@ -299,32 +306,32 @@ def dedup(
             if block_mib is not None:
                 block = check_int("--block-mib", block_mib, low=1)
                 mparams = {**mparams, "block_bytes": block << 20}
-            summary = _dedup_dask(
-                inputs, out_dir, method, opts, read_opts, scheduler, workers, mparams
+            paths = list(inputs)
+            result = _dedup_dask(
+                paths, out_dir, method, opts, read_opts, scheduler, workers, mparams
             )
-            _report_dask(summary, out_dir, fmt)
-            return
-        paths = _spooled_inputs(inputs, spool)
-        result = _run_with_progress(
-            lambda prog: run_dedup(
-                paths,
-                method=method,
-                options=opts,
-                read_options=read_opts,
-                progress=prog,
-                jobs=jobs,
-                memory_budget=None if memory_mib is None else memory_mib << 20,
-                spill_dir=spill_dir,
-                **mparams,
-            ),
-            quiet or fmt != "table",
-        )
-        if out_dir is not None:
-            write_result(result, out_dir)
-            if passages:
-                from neardup.passages import write_pair_passages
+        else:
+            paths = _spooled_inputs(inputs, spool)
+            result = _run_with_progress(
+                lambda prog: run_dedup(
+                    paths,
+                    method=method,
+                    options=opts,
+                    read_options=read_opts,
+                    progress=prog,
+                    jobs=jobs,
+                    memory_budget=None if memory_mib is None else memory_mib << 20,
+                    spill_dir=spill_dir,
+                    **mparams,
+                ),
+                quiet or fmt != "table",
+            )
+            if out_dir is not None:
+                write_result(result, out_dir)
+                if passages:
+                    from neardup.passages import write_pair_passages
 
-                write_pair_passages(result.pairs, paths, read_opts, out_dir)
+                    write_pair_passages(result.pairs, paths, read_opts, out_dir)
         _export(result, paths, read_opts, kept, removed)
     except NeardupError as exc:
         raise _fail(exc) from None
@@ -339,15 +346,46 @@ def dedup(
     _report_result(result, out_dir, fmt, top)
 
 
-def _check_outputs(kept: Path | None, removed: Path | None, engine: str) -> None:
+def _check_outputs(kept: Path | None, removed: Path | None) -> None:
     from neardup.export import output_format
 
     for flag, path in (("--kept", kept), ("--removed", removed)):
         if path is not None:
             output_format(path)
-            if engine != "local":
-                raise ParameterError("--kept/--removed", str(path), "the local engine")
             check_output_path(flag, path, kind="file")
+
+
+def _check_dask(
+    method: str,
+    measure: str,
+    inputs: list[str],
+    kept: Path | None,
+    removed: Path | None,
+    out_dir: str | None,
+    scheduler: str | None,
+) -> None:
+    """Refuse, before any work, what the Dask engine cannot run (naming the reason and the
+    alternative).
+
+    Raises:
+        ParameterError: a method or measure the engine cannot run, ``--kept``/``--removed``
+            with inputs that are not local paths, no ``--out`` with ``--scheduler``.
+    """
+    from neardup.distributed.keys import check_dask_options
+
+    check_dask_options(method, measure)
+    if (kept is not None or removed is not None) and any("://" in str(p) for p in inputs):
+        flag = "--kept" if kept is not None else "--removed"
+        raise ParameterError(
+            flag,
+            str(kept or removed),
+            "local input paths with --engine dask (the records are read again on this "
+            "machine, in input order); copy the inputs here or use the pairs/dropped files",
+        )
+    if out_dir is None and scheduler is not None:
+        raise ParameterError(
+            "--out", None, "a directory every worker can write with --scheduler (a URL)"
+        )
 
 
 def _spooled_inputs(inputs: list[str], spool: Any) -> list[str]:
@@ -392,11 +430,9 @@ def _dedup_dask(
     scheduler: str | None,
     workers: int | None,
     mparams: dict[str, Any],
-) -> dict[str, Any]:
+) -> Any:
     from neardup.distributed import dedup_dask
 
-    if out_dir is None:
-        raise ParameterError("--out", None, "an output directory with --engine dask")
     return dedup_dask(
         list(inputs),
         out_dir,
@@ -437,16 +473,6 @@ def _report_result(result: Any, out_dir: str | None, fmt: str, top: int) -> None
     _exit_if_empty(result.summary)
 
 
-def _report_dask(summary: dict[str, Any], out_dir: str | None, fmt: str) -> None:
-    from neardup.cli.results import summary_only
-
-    if fmt == "table":
-        _print_summary(summary, out_dir)
-    else:
-        sys.stdout.write(summary_only(summary, out_dir, fmt))
-    _exit_if_empty(summary)
-
-
 def _exit_if_empty(summary: dict[str, Any]) -> None:
     if summary["documents"] == 0:
         _console("err").print("[red]error:[/red] no document could be processed")
@@ -460,19 +486,6 @@ def _run_with_progress(fn: Any, silent: bool) -> Any:
 
     with RichProgress(_console("err")) as prog:
         return fn(prog)
-
-
-def _print_summary(summary: dict[str, Any], out_dir: str | None) -> None:
-    from rich.table import Table
-
-    table = Table(title=f"neardup dedup ({summary['method']})", show_header=False)
-    for key in ("documents", "skipped", "candidate_pairs", "pairs", "clusters", "kept", "dropped"):
-        table.add_row(key.replace("_", " "), str(summary[key]))
-    table.add_row("seconds", f"{summary['seconds']['total']:.2f}")
-    table.add_row("peak memory", f"{summary['peak_memory_mib']} MiB")
-    if out_dir is not None:
-        table.add_row("output", escape(str(out_dir)))
-    _console("out").print(table)
 
 
 @app.command()

@@ -5,11 +5,15 @@ Import cost is small: Dask is imported only when a job runs.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from neardup.dedup import DedupResult
 
 
-def dedup_dask(*args: Any, **kwargs: Any) -> dict[str, Any]:
-    """Run :func:`neardup.distributed.plan.dedup_dask` (same arguments, same result)."""
+def dedup_dask(*args: Any, **kwargs: Any) -> DedupResult:
+    """Run :func:`neardup.distributed.plan.dedup_dask` (same arguments, same result: a
+    :class:`~neardup.dedup.DedupResult`)."""
     from neardup.distributed.plan import dedup_dask as run
 
     return run(*args, **kwargs)

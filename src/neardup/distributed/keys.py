@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from neardup.errors import ParameterError
 from neardup.methods.base import Method
-from neardup.methods.registry import method_classes
+from neardup.methods.registry import method_class, method_classes
 
 
 def dask_methods() -> tuple[str, ...]:
@@ -32,4 +32,32 @@ def check_supported(meth: Method) -> None:
     if not meth.groups_by_key:
         raise ParameterError(
             "method", meth.name, "one of " + ", ".join(dask_methods()) + " with --engine dask"
+        )
+
+
+def check_dask_options(method: str, measure: str) -> None:
+    """Refuse at parse time what the Dask engine cannot run, naming the reason and the
+    alternative: a method without grouping keys, ``measure="containment"``.
+
+    Raises:
+        ParameterError: ``--method`` or ``--measure`` (an unknown method: the registry's
+            error).
+    """
+    cls = method_class(method)
+    if not cls.groups_by_key:
+        raise ParameterError(
+            "--method",
+            method,
+            f"one of {', '.join(dask_methods())} with --engine dask ({method} has no "
+            "grouping keys to shuffle by: its candidates need an index over the whole "
+            "corpus); use --engine local for it, or minhash-lsh (verified on the exact "
+            "shingle sets, as shingles-full is) on Dask",
+        )
+    if measure != "resemblance":
+        raise ParameterError(
+            "--measure",
+            measure,
+            "resemblance with --engine dask (containment candidates come from a prefix "
+            "index over the frequency ranks of the whole corpus, which the Dask engine does "
+            "not build); use --engine local for containment",
         )

@@ -15,6 +15,8 @@ import numpy as np
 import xxhash
 
 from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, unique_pairs
+from neardup.decide import decide, signature_scores
+from neardup.dedup import decision_of
 from neardup.distributed.io import Block, read_block, write_part, write_part_lines
 from neardup.distributed.shuffle import Table, concat, hash_dest, range_dest, split
 from neardup.methods.base import Prepared, Signatures
@@ -295,7 +297,8 @@ def verify(
     """Exact resemblance of a partition's candidate pairs; writes its ``pairs.jsonl`` part.
 
     Returns:
-        ``{rows: {a, b, res, cab, cba, score}, candidates: int}`` for the matched pairs.
+        ``{rows: {a, b, res, cab, cba, score, code}, candidates: int}`` for the matched
+        pairs (``code``: the rule that decided, index into :data:`neardup.decide.DECIDED`).
     """
     n = part["ids"].shape[0]
     others = [f for f in fetched if f["gidx"].size]
@@ -309,60 +312,52 @@ def verify(
     pairs = np.stack([cand["a"], cand["b"]], axis=1).astype(np.int64)
     local = order[np.searchsorted(gidx[order], pairs)] if pairs.size else pairs
     # The key is never read by similarity() (the signatures were made here, by meth).
-    score = _scores(meth, Signatures(None, sig, len(sets)), local)  # type: ignore[arg-type]
-    content = sets.content_keys()
-    same = content[local[:, 0]] == content[local[:, 1]] if local.size else np.zeros(0, bool)
+    sigs = Signatures(None, sig, len(sets))  # type: ignore[arg-type]
     if meth.exact_key and pairs.size:  # grouping keys are prefixes: keep true key matches
-        real = (score > 0) | same
-        pairs, local, score, same = pairs[real], local[real], score[real], same[real]
-    from neardup.methods.measures import intersection_sizes
-
-    shared = intersection_sizes(sets, local).astype(float)
-    size_a = sets.sizes[local[:, 0]].astype(float) if local.size else np.zeros(0)
-    size_b = sets.sizes[local[:, 1]].astype(float) if local.size else np.zeros(0)
-    union = size_a + size_b - shared
-    res = np.divide(shared, union, out=np.zeros_like(shared), where=union > 0)
-    cab = np.divide(shared, size_a, out=np.zeros_like(shared), where=size_a > 0)
-    cba = np.divide(shared, size_b, out=np.zeros_like(shared), where=size_b > 0)
-    from neardup.methods.decision import own_accepts
-    from neardup.pairs import DECIDED
-
-    accepted = (
-        own_accepts(meth, score, opts.threshold) if not opts.verify else (res >= opts.threshold)
-    )
-    identical = same & (res >= 1.0)  # identical documents are paired whatever the rule
-    ok = accepted | identical
+        content = sets.content_keys()
+        same = content[local[:, 0]] == content[local[:, 1]]
+        real = (signature_scores(meth, sigs, "resemblance")(local) > 0) | same
+        pairs, local = pairs[real], local[real]
+    decision = decision_of(opts)
+    own = signature_scores(meth, sigs, opts.measure) if decision.mode == "own" else None
+    decided = decide(sets, local, decision=decision, method=meth, own_scores=own)
+    kept = gidx[decided.pairs]  # back to global document numbers
     rows = {
-        "a": pairs[ok, 0],
-        "b": pairs[ok, 1],
-        "res": res[ok],
-        "cab": cab[ok],
-        "cba": cba[ok],
-        "score": score[ok],
+        "a": kept[:, 0],
+        "b": kept[:, 1],
+        "res": decided.resemblance,
+        "cab": decided.containment_ab,
+        "cba": decided.containment_ba,
+        "score": decided.score,
+        "code": decided.codes,
     }
-    ok_local = local[ok] if local.size else np.zeros((0, 2), np.int64)
-    values = np.stack([rows["res"], rows["cab"], rows["cba"], rows["score"]], axis=1)
-    by_rule = DECIDED.index("verified" if opts.verify else "own")
-    rule = np.where(accepted[ok], by_rule, DECIDED.index("identical"))
     lines = pair_lines(
-        ids, ok_local[:, 0], ok_local[:, 1], values, meth.name, decisions=rule.astype(np.uint8)
+        ids,
+        decided.pairs[:, 0],
+        decided.pairs[:, 1],
+        decided.values(),
+        meth.name,
+        decisions=decided.codes,
+        rules=decided.labels,
     )
     write_part_lines(out_dir, "pairs.jsonl", p, lines)
     return {"rows": rows, "candidates": int(pairs.shape[0])}
 
 
-def _scores(meth: Any, sigs: Signatures, pairs: np.ndarray, chunk: int = 50_000) -> np.ndarray:
-    """The method's score of each pair, ``chunk`` pairs at a time (bounds the temporaries)."""
-    if pairs.shape[0] == 0:
-        return np.zeros(0)
-    return np.concatenate(
-        [meth.similarity(sigs, pairs[i : i + chunk]) for i in range(0, pairs.shape[0], chunk)]
-    )
-
-
 def slim(part: dict[str, Any]) -> dict[str, Any]:
     """A partition without its shingle sets and signatures (ids and lengths only)."""
     return {"ids": part["ids"], "lengths": part["lengths"]}
+
+
+def part_ids(part: dict[str, Any]) -> list[str]:
+    """The ids of a partition's documents, in input order."""
+    return [str(i) for i in part["ids"].tolist()]
+
+
+def pair_rows(verified: dict[str, Any]) -> dict[str, np.ndarray]:
+    """A verified partition's pairs: ``{a, b, res, cab, cba, score, code}`` columns."""
+    rows: dict[str, np.ndarray] = verified["rows"]
+    return rows
 
 
 def edges_of(verified: dict[str, Any]) -> Table:

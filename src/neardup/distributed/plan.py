@@ -37,22 +37,30 @@ from typing import Any
 import numpy as np
 
 from neardup._version import __version__
-from neardup.dedup import DedupOptions, decided_options, resolve_method
+from neardup.dedup import (
+    DedupOptions,
+    DedupResult,
+    decided_options,
+    decision_of,
+    resolve_method,
+)
 from neardup.distributed import clusters as cl
 from neardup.distributed import io
 from neardup.distributed import partition as pt
 from neardup.distributed.components import component_labels
 from neardup.distributed.keys import check_supported
+from neardup.distributed.result import read_result
 from neardup.distributed.shuffle import shuffle
 from neardup.errors import ParameterError, check_int
 from neardup.methods.base import Method
+from neardup.pairs import PairTable
 
 DEFAULT_BLOCK_BYTES = 64 << 20
 
 
 def dedup_dask(
     inputs: Sequence[str | os.PathLike[str]],
-    out_dir: str | os.PathLike[str],
+    out_dir: str | os.PathLike[str] | None = None,
     *,
     method: str | Method = "minhash-lsh",
     options: DedupOptions | None = None,
@@ -63,7 +71,7 @@ def dedup_dask(
     block_bytes: int = DEFAULT_BLOCK_BYTES,
     reduce_partitions: int | None = None,
     **method_params: Any,
-) -> dict[str, Any]:
+) -> DedupResult:
     """Deduplicate a corpus on a Dask cluster; write the local job's files into ``out_dir``.
 
     Args:
@@ -71,7 +79,9 @@ def dedup_dask(
             URLs readable by every worker.
         out_dir: output directory (local path or fsspec URL) writable by every worker and
             by the client: ``pairs.jsonl``, ``clusters.jsonl``, ``dropped.jsonl``,
-            ``skipped.jsonl``, then ``summary.json``.
+            ``skipped.jsonl``, then ``summary.json``. None: a temporary local directory,
+            removed at the end (only with the default ``LocalCluster``: workers elsewhere
+            could not write it).
         method: a method that declares grouping keys (:mod:`.keys`: ``minhash-lsh``, the
             default, ``megashingles``, ``imatch``, ``imatch-random``, ``tf-ridf``), by name
             or as a :class:`Method` object.
@@ -86,11 +96,14 @@ def dedup_dask(
         **method_params: the method's parameters, as for :func:`neardup.dedup.dedup`.
 
     Returns:
-        The summary (also written to ``summary.json``): the local job's counts plus
-        ``engine``, ``partitions``, ``cc_rounds`` and ``worker_peak_memory_mib``.
+        :class:`~neardup.dedup.DedupResult`, as :func:`neardup.dedup.dedup` returns it (the
+        files read back on the client); its summary (also written to ``summary.json``)
+        has the local job's counts plus ``engine``, ``partitions``, ``cc_rounds`` and
+        ``worker_peak_memory_mib``.
 
     Raises:
-        ParameterError: an unsupported method or measure, a bad option.
+        ParameterError: an unsupported method or measure, a bad option, no ``out_dir``
+            with a ``client`` or ``scheduler``.
         InputError: an input does not exist or is not JSONL/Parquet.
     """
     opts = options or DedupOptions()
@@ -100,9 +113,23 @@ def dedup_dask(
     meth = resolve_method(method, opts, dict(method_params))
     opts = decided_options(meth, opts)
     check_supported(meth)
-    with _client(client, scheduler, workers) as cli:
-        job = _Job(cli, meth, opts, read_options or {}, os.fspath(out_dir), reduce_partitions)
-        return job.run(inputs, block_bytes)
+    if out_dir is None and (client is not None or scheduler is not None):
+        raise ParameterError("out_dir", None, "a directory every worker can write")
+    with _out(out_dir) as out, _client(client, scheduler, workers) as cli:
+        job = _Job(cli, meth, opts, read_options or {}, out, reduce_partitions)
+        summary, ids, pairs = job.run(inputs, block_bytes)
+        return read_result(out, ids, pairs, summary)
+
+
+@contextmanager
+def _out(out_dir: str | os.PathLike[str] | None) -> Any:
+    if out_dir is not None:
+        yield os.fspath(out_dir)
+        return
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="neardup-dask-") as tmp:
+        yield tmp
 
 
 @contextmanager
@@ -149,7 +176,11 @@ class _Job:
     def _time(self, stage: str, t0: float) -> None:
         self.seconds[stage] = round(time.perf_counter() - t0, 6)
 
-    def run(self, inputs: Sequence[str | os.PathLike[str]], block_bytes: int) -> dict[str, Any]:
+    def run(
+        self, inputs: Sequence[str | os.PathLike[str]], block_bytes: int
+    ) -> tuple[dict[str, Any], list[str], PairTable]:
+        """Run the job; the summary, the processed documents' ids in input order and the
+        decided pairs (gathered from the workers, in ``pairs.jsonl`` order)."""
         io.prepare_out_dir(self.out)
         parts, offsets, skip_reasons = self._ingest(inputs, block_bytes)
         n_parts = len(parts)
@@ -160,7 +191,10 @@ class _Job:
         # clusters need ids and lengths only: let the sets and signatures go
         parts = [self.c.submit(pt.slim, x) for x in parts]
         self._wait(parts)
+        ids = [str(i) for part in self.c.gather([self.c.submit(pt.part_ids, x) for x in parts])
+               for i in part]  # fmt: skip
         n_clusters, n_dropped, rounds = self._cluster(parts, verified, offsets, r)
+        pairs = self._pairs(verified, ids)
         t0 = time.perf_counter()
         for name in ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl"):
             io.merge_parts(self.out, name, n_parts)
@@ -175,7 +209,7 @@ class _Job:
         io.write_text(
             self.out, "summary.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
         )
-        return summary
+        return summary, ids, pairs
 
     # -- stages ---------------------------------------------------------------------------
     def _ingest(
@@ -373,6 +407,17 @@ class _Job:
             dm = [self.c.submit(operator.getitem, s, p) for s in d_split]
             finals.append(self.c.submit(cl.gather_final, p, len(gm), *gm, *dm))
         return finals
+
+    def _pairs(self, verified: list[Any], ids: list[str]) -> PairTable:
+        """The decided pairs of every partition, in partition order (as ``pairs.jsonl``)."""
+        parts = self.c.gather([self.c.submit(pt.pair_rows, v) for v in verified])
+        cols = ("a", "b", "res", "cab", "cba", "score")
+        rows = [np.column_stack([p[c] for c in cols]) for p in parts if p["a"].size]
+        table = np.concatenate(rows) if rows else np.zeros((0, 6))
+        codes = [p["code"] for p in parts if p["a"].size]
+        code = np.concatenate(codes) if codes else np.zeros(0, np.uint8)
+        labels = [r.label for r in decision_of(self.opts).rules(self.meth)]
+        return PairTable(ids, table, self.meth.name, decisions=code, rules=labels)
 
     def _wait(self, futures: list[Any]) -> None:
         from distributed import wait

@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from neardup.decide import Decision, decide
 from neardup.errors import (
     FormatError,
     InputError,
@@ -36,6 +37,7 @@ from neardup.errors import (
     check_int,
 )
 from neardup.methods.lsh import LSHParams, band_keys, optimal_params
+from neardup.methods.measures import intersection_sizes
 from neardup.methods.minhash import MinHasher
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
@@ -57,6 +59,9 @@ class IndexMatch:
         containment_query: share of the query's shingles found in the stored document;
         containment_doc: share of the stored document's shingles found in the query.
         shared: shingles in common.
+        score: the value that decided (the resemblance, or the larger containment under
+            ``measure="containment"``; :func:`neardup.decide.decide`).
+        rule: the rule that decided, with its bar (``resemblance >= 0.5 verified``).
     """
 
     id: str
@@ -64,6 +69,8 @@ class IndexMatch:
     containment_query: float
     containment_doc: float
     shared: int
+    score: float = 0.0
+    rule: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready row, measures rounded to 6 decimals."""
@@ -73,6 +80,8 @@ class IndexMatch:
             "containment_query": round(self.containment_query, 6),
             "containment_doc": round(self.containment_doc, 6),
             "shared": self.shared,
+            "score": round(self.score, 6),
+            "rule": self.rule,
         }
 
 
@@ -129,6 +138,8 @@ MATCH_COLUMNS: dict[str, str] = {
     "containment_query": "float",
     "containment_doc": "float",
     "shared": "int",
+    "score": "float",
+    "rule": "str",
 }
 
 
@@ -276,8 +287,8 @@ class Index:
             )
         fps = self._shingling.fingerprints(tokens)
         candidates = self._candidates(fps)
-        matches = [m for c in candidates if (m := self._verify(c, fps)) is not None]
-        matches.sort(key=lambda m: (-self._value(m), -m.resemblance, m.id))
+        matches = self._decide(fps, candidates)
+        matches.sort(key=lambda m: (-m.score, -m.resemblance, m.id))
         return QueryResult(
             tuple(matches[:limit]), len(candidates), len(tokens), self.measure, self.threshold
         )
@@ -368,21 +379,25 @@ class Index:
                     found |= posting
         return sorted(found)
 
-    def _verify(self, doc_id: str, fps: np.ndarray) -> IndexMatch | None:
-        stored = self._sets[doc_id]
-        shared = int(np.intersect1d(fps, stored, assume_unique=True).shape[0])
-        nq, nd = int(fps.shape[0]), int(stored.shape[0])
-        union = nq + nd - shared
-        match = IndexMatch(
-            doc_id,
-            shared / union if union else 0.0,
-            shared / nq if nq else 0.0,
-            shared / nd if nd else 0.0,
-            shared,
-        )
-        return match if self._value(match) >= self.threshold else None
-
-    def _value(self, m: IndexMatch) -> float:
-        if self.measure == "resemblance":
-            return m.resemblance
-        return max(m.containment_query, m.containment_doc)
+    def _decide(self, fps: np.ndarray, candidates: list[str]) -> list[IndexMatch]:
+        """The candidates the query (document 0) duplicates, decided by
+        :func:`neardup.decide.decide` on the exact shingle sets."""
+        stored = [self._sets[c] for c in candidates]
+        sets = ShingleSets.from_arrays([fps, *stored])
+        cand = np.column_stack([np.zeros(len(stored), np.int64), np.arange(1, len(stored) + 1)])
+        decision = Decision(measure=self.measure, threshold=self.threshold, mode="verified")
+        decided = decide(sets, cand, decision=decision)
+        shared = intersection_sizes(sets, decided.pairs).tolist() if len(decided) else []
+        return [
+            IndexMatch(candidates[b - 1], res, cq, cd, int(n), score, decided.rules[code].label)
+            for (_, b), res, cq, cd, n, score, code in zip(
+                decided.pairs.tolist(),
+                decided.resemblance.tolist(),
+                decided.containment_ab.tolist(),
+                decided.containment_ba.tolist(),
+                shared,
+                decided.score.tolist(),
+                decided.codes.tolist(),
+                strict=True,
+            )
+        ]

@@ -79,7 +79,9 @@ class AnchorWords(SingleKeyMethod):
     needs_fit: ClassVar[bool] = True
     exact_key: ClassVar[bool] = True
     decision_rule: ClassVar[DecisionRule] = DecisionRule(
-        "equal-signature", "equal anchor-word signature (Ilyinsky et al. 2002, interpreted)"
+        "equal-signature",
+        "equal anchor-word signature (Ilyinsky et al. 2002, interpreted)",
+        label="anchor-word equal signature",
     )
 
     min_df: float = 0.005

@@ -329,6 +329,8 @@ class Method(Protocol):
 
     def lexicon_warning(self, num_docs: int) -> str | None: ...
 
+    def own_bar(self, threshold: float) -> float: ...
+
     def signature(self, sigs: Signatures, i: int) -> Signature: ...
 
     def compare(self, a: Signature, b: Signature) -> float: ...
@@ -362,7 +364,7 @@ class MethodBase(ABC):
     * :meth:`key`: name, :meth:`params` and the canonical form's parameters;
     * :meth:`sign_counts`: :meth:`sign` of the bags' tokens;
     * :meth:`index_keys`: :func:`~neardup.methods.keys.slot_keys` of the payloads;
-    * :meth:`lexicon_warning`: None;
+    * :meth:`lexicon_warning`: None; :meth:`own_bar`: by the decision rule's kind;
     * :meth:`from_sets`, :meth:`sign_rows`, :meth:`from_rows`, :meth:`group_keys`,
       :meth:`containment`: refused (their flag or decision rule says when they exist).
     """
@@ -403,6 +405,16 @@ class MethodBase(ABC):
         """Group size above which a group gives a star from its earliest document only
         (``None``: all pairs of a group)."""
         return None
+
+    def own_bar(self, threshold: float) -> float:
+        """The score a pair needs under the method's own rule (``decision_rule``), given the
+        job's ``threshold``: 1 for a rule whose scores are 0 or 1 (equal signatures, a
+        shared mega-shingle), else the method's ``threshold`` parameter when it has one
+        (not None), else ``threshold``. A method whose bar is its own (SimHash's Hamming
+        distance) overrides it."""
+        if self.decision_rule.kind in ("equal-signature", "shared-mega-shingle"):
+            return 1.0
+        return threshold if self.threshold is None else float(self.threshold)
 
     @abstractmethod
     def params(self) -> dict[str, Any]:

@@ -37,6 +37,16 @@ THRESHOLD_FREE: frozenset[str] = frozenset({"equal-signature", "shared-mega-shin
 #: Names written in each pair row (``decision``): which rule accepted the pair.
 DECIDED_BY: tuple[str, ...] = ("verified", "own", "identical")
 
+#: Default :attr:`DecisionRule.label` per rule kind.
+LABELS: dict[str, str] = {
+    "equal-signature": "{name} equal signature",
+    "shared-mega-shingle": "{name} shared mega-shingle",
+    "hamming": "{name} score >= {bar}",
+    "similarity": "{name} similarity >= {bar}",
+    "sample": "{name} estimated {measure} >= {bar}",
+    "exact": "{measure} >= {bar}",
+}
+
 RuleKind = Literal[
     "equal-signature", "shared-mega-shingle", "hamming", "similarity", "sample", "exact"
 ]
@@ -52,12 +62,21 @@ class DecisionRule:
         text: the rule in words, with the paper it follows (shown by ``neardup methods``).
         default: ``own`` or ``verified``: the decision a job uses unless told otherwise.
         measures: the measures the own rule decides on (``resemblance``, ``containment``).
+        label: the rule in a few words, a :meth:`str.format` template of the method's
+            parameters, ``name``, ``measure`` and ``bar`` (the score the rule needs), shown
+            in a pair's ``rule`` field (:func:`own_label`); default by kind
+            (:data:`LABELS`).
     """
 
     kind: RuleKind
     text: str
     default: Literal["own", "verified"] = "own"
     measures: tuple[str, ...] = ("resemblance",)
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            object.__setattr__(self, "label", LABELS[self.kind])
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready ``{kind, rule, default, measures}``."""
@@ -105,28 +124,24 @@ def resolve_decision(method: Any, decision: str | None, measure: str) -> str:
 
 
 def own_threshold(method: Any, threshold: float) -> float:
-    """The score a pair needs under the method's own rule.
-
-    ``equal-signature``/``shared-mega-shingle``: 1 (scores are 0 or 1); ``hamming``:
-    ``1 - max_hamming/64`` (the SimHash score is ``1 - hamming/64``); ``similarity`` and
-    ``sample``: the method's ``threshold`` parameter when it has one (not None), else
-    ``threshold``;
-    ``exact``: ``threshold``.
-    """
-    kind = rule_of(method).kind
-    if kind in ("equal-signature", "shared-mega-shingle"):
-        return 1.0
-    if kind == "hamming":
-        return float(method.matching_threshold)
-    if kind in ("similarity", "sample"):
-        own = method.threshold
-        return threshold if own is None else float(own)
-    return threshold
+    """The score a pair needs under the method's own rule: the method's
+    :meth:`~neardup.methods.base.MethodBase.own_bar` of the job's ``threshold``."""
+    return float(method.own_bar(threshold))
 
 
 def own_accepts(method: Any, score: np.ndarray, threshold: float) -> np.ndarray:
     """bool (p,): the pairs whose ``score`` passes the method's own rule (1e-12 slack)."""
     return np.asarray(score, dtype=float) >= own_threshold(method, threshold) - 1e-12
+
+
+def own_label(method: Any, measure: str, threshold: float) -> str:
+    """The method's own rule in a few words with its bar, as a pair's ``rule`` field shows
+    it: the rule's ``label`` formatted with the method's parameters, ``name``, ``measure``
+    and ``bar`` (:func:`own_threshold`, shortest form), e.g. ``TF-RIDF equal signature``,
+    ``containment on mod-25 samples >= 0.5``."""
+    rule = rule_of(method)
+    bar = f"{own_threshold(method, threshold):g}"
+    return rule.label.format(**method.params(), name=method.name, measure=measure, bar=bar)
 
 
 def check_decision(decision: str | None) -> str | None:

@@ -177,7 +177,9 @@ class IMatch(MethodBase):
     exact_key: ClassVar[bool] = True
     groups_by_key: ClassVar[bool] = True
     decision_rule: ClassVar[DecisionRule] = DecisionRule(
-        "equal-signature", "equal I-Match signature (Chowdhury et al. 2002)"
+        "equal-signature",
+        "equal I-Match signature (Chowdhury et al. 2002)",
+        label="I-Match equal signature",
     )
 
     min_nidf: float = 0.2
@@ -360,6 +362,7 @@ class IMatchRandom(IMatch):
     decision_rule: ClassVar[DecisionRule] = DecisionRule(
         "equal-signature",
         "an equal I-Match signature under some lexicon (Kołcz, Chowdhury & Alspector 2004)",
+        label="I-Match equal signature under one of {K} lexicons",
     )
 
     K: int = 10

@@ -151,7 +151,9 @@ class Megashingles(MethodBase):
     signs_from_sets: ClassVar[bool] = True
     groups_by_key: ClassVar[bool] = True
     decision_rule: ClassVar[DecisionRule] = DecisionRule(
-        "shared-mega-shingle", "one shared mega-shingle (Fetterly, Manasse & Najork 2003)"
+        "shared-mega-shingle",
+        "one shared mega-shingle (Fetterly, Manasse & Najork 2003)",
+        label="one shared mega-shingle",
     )
 
     shingle_size: int = 5

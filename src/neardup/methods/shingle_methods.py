@@ -70,6 +70,7 @@ class ShingleMethod(MethodBase):
         ">= threshold (Broder 1997)",
         "verified",
         ("resemblance", "containment"),
+        "exact {measure} >= {bar}",
     )
 
     shingle_size: int = 5
@@ -198,6 +199,7 @@ class ShinglesMod(ShingleMethod):
         ">= threshold (Broder 1997)",
         "own",
         ("resemblance", "containment"),
+        "{measure} on mod-{m} samples >= {bar}",
     )
     m: int = 25
 
@@ -247,6 +249,7 @@ class ShinglesMin(ShingleMethod):
     decision_rule: ClassVar[DecisionRule] = DecisionRule(
         "sample",
         "resemblance estimated on the bottom-n sketches >= threshold (Broder 1997, Theorem 1)",
+        label="resemblance on bottom-{n} sketches >= {bar}",
     )
     n: int = 160
 
@@ -305,6 +308,7 @@ class MinHashLSH(ShingleMethod):
         "sample",
         "resemblance estimated on the MinHash sketches >= threshold (Broder 1997)",
         "verified",
+        label="resemblance on MinHash sketches >= {bar}",
     )
     source: ClassVar[str] = (
         "Broder 1997 min-wise hashing; Shrivastava 2017 optimal densification; "

@@ -219,7 +219,9 @@ class SimHash(MethodBase):
     exact_key: ClassVar[bool] = False
     has_index_keys: ClassVar[bool] = False  # no exact or LSH key: cannot back a collection
     decision_rule: ClassVar[DecisionRule] = DecisionRule(
-        "hamming", "Hamming distance <= max_hamming (Charikar 2002; Manku et al. 2007)"
+        "hamming",
+        "Hamming distance <= max_hamming (Charikar 2002; Manku et al. 2007)",
+        label="SimHash Hamming distance <= {max_hamming}",
     )
 
     shingle_size: int = 1
@@ -241,6 +243,11 @@ class SimHash(MethodBase):
     def matching_threshold(self) -> float:
         """The job threshold that decides exactly ``hamming <= max_hamming``: ``1 - k/64``."""
         return 1.0 - self.max_hamming / BITS
+
+    def own_bar(self, threshold: float) -> float:
+        """The own rule's bar whatever the job's threshold: :attr:`matching_threshold`
+        (``hamming <= max_hamming``)."""
+        return self.matching_threshold
 
     def params(self) -> dict[str, Any]:
         """JSON-ready parameters (recorded in signatures)."""

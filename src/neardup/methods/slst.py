@@ -722,7 +722,9 @@ class SLST(MethodBase):
     #: :meth:`sign` reads ``Prepared.text`` only (the job need not keep token lists).
     signs_from_text: ClassVar[bool] = True
     decision_rule: ClassVar[DecisionRule] = DecisionRule(
-        "similarity", "SL+ST Jaccard of sentence-length blocks >= threshold (Feng 2015)"
+        "similarity",
+        "SL+ST Jaccard of sentence-length blocks >= threshold (Feng 2015)",
+        label="SL+ST Jaccard >= {bar}",
     )
 
     min_block: int = 2

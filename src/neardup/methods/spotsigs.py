@@ -201,7 +201,9 @@ class SpotSigs(MethodBase):
     exact_key: ClassVar[bool] = False
     has_index_keys: ClassVar[bool] = False  # no exact or LSH key: cannot back a collection
     decision_rule: ClassVar[DecisionRule] = DecisionRule(
-        "similarity", "multiset Jaccard of spot signatures >= threshold (Theobald et al. 2008)"
+        "similarity",
+        "multiset Jaccard of spot signatures >= threshold (Theobald et al. 2008)",
+        label="SpotSigs Jaccard >= {bar}",
     )
 
     antecedents: tuple[str, ...] = DEFAULT_ANTECEDENTS

@@ -127,7 +127,9 @@ class TFRIDF(SingleKeyMethod):
     exact_key: ClassVar[bool] = True
     groups_by_key: ClassVar[bool] = True
     decision_rule: ClassVar[DecisionRule] = DecisionRule(
-        "equal-signature", "equal TF-RIDF signature: CRC-32 of the top 6 words (Romanov 2019, §4.4)"
+        "equal-signature",
+        "equal TF-RIDF signature: CRC-32 of the top 6 words (Romanov 2019, §4.4)",
+        label="TF-RIDF equal signature",
     )
 
     top: int = 6

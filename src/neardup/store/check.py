@@ -17,9 +17,9 @@ import numpy as np
 from sqlalchemy import Connection
 
 from neardup._array import sorted_unique
+from neardup.decide import Decision, decide
 from neardup.errors import IncompatibleSignatureError, InputError, NeardupError, check_int
 from neardup.methods.base import Method, Prepared, Signature
-from neardup.methods.decision import own_accepts
 from neardup.methods.measures import overlap
 from neardup.methods.sets import ShingleSets
 from neardup.store.cache import MethodCache
@@ -176,44 +176,39 @@ def _verify(
     nkeys: int,
     rows: Sequence[Any],
 ) -> list[Match]:
+    """The stored documents the query duplicates: the candidates decided by
+    :func:`neardup.decide.decide` as a batch of one query (document 0) against them."""
+    stored = [decode_set(r[4]) for r in rows]
+    sets = ShingleSets.from_arrays([a.astype(np.uint64) for a in (query, *stored)])
+    cand = np.column_stack([np.zeros(len(rows), np.int64), np.arange(1, len(rows) + 1)])
+    decision = Decision(
+        measure=info.measure,  # type: ignore[arg-type]  # validated when stored
+        threshold=info.threshold,
+        mode=info.decision,  # type: ignore[arg-type]
+    )
+    own = None
+    if decision.mode == "own":
+        own = _own_scores(meth, info.measure, query, query_sig, stored, [r[5] for r in rows])
+    decided = decide(sets, cand, decision=decision, method=meth, own_scores=own)
     out: list[Match] = []
-    cands = []
-    bodies: dict[int, Any] = {}
-    for pk, doc_id, source, title, blob, payload, _hits, body in rows:
-        stored = decode_set(blob)
-        cands.append((pk, doc_id, source, title, stored, payload, overlap(query, stored)))
-        bodies[pk] = body
-    # Documents of methods that sign from the shingle set keep no signature row: their
-    # signatures are made from the stored sets, with the query's from its set the same way.
-    own = info.decision == "own"
-    unsigned = [i for i, c in enumerate(cands) if c[5] is None]
-    if own and unsigned:
-        made = _signatures_from_sets(meth, query, [cands[i][4] for i in unsigned])
-    else:
-        made = None
-    for i, (pk, doc_id, source, title, stored, payload, ov) in enumerate(cands):
-        q_sig, stored_sig = query_sig, payload
-        if payload is None and made is not None:
-            q_sig, stored_sig = made[0], made[1 + unsigned.index(i)]
-        score = _score(meth, q_sig, stored_sig) if own else None
-        rule = _decide(info, meth, ov, q_sig, stored_sig, score)
-        if rule is None:
-            continue
-        if not own and payload is not None:
-            score = _score(meth, query_sig, payload)
+    for (_, i), score, code in zip(
+        decided.pairs.tolist(), decided.score.tolist(), decided.codes.tolist(), strict=True
+    ):
+        pk, doc_id, source, title, _blob, _payload, _hits, body = rows[i - 1]
+        ov = overlap(query, stored[i - 1])
+        rule = decided.rules[code]
         evidence: dict[str, Any] = {
             "index_hits": hits[int(pk)],
             "index_keys": nkeys,
-            "score": score,
-            "decision": rule,
+            "score": round(float(score), 6),
+            "decision": rule.decision,
+            "rule": rule.label,
         }
-        if score is None and payload is None:
-            evidence["_set"] = stored
         out.append(
             Match(
                 doc_id,
                 source,
-                shown_title(title, bodies[pk]),
+                shown_title(title, body),
                 ov.resemblance,
                 ov.containment_ab,
                 ov.containment_ba,
@@ -223,11 +218,6 @@ def _verify(
                 evidence,
             )
         )
-    pending = [(k, m.evidence.pop("_set")) for k, m in enumerate(out) if "_set" in m.evidence]
-    if pending:
-        scores = _scores_from_sets(meth, query, [st for _, st in pending])
-        for (k, _), score in zip(pending, scores, strict=True):
-            out[k].evidence["score"] = score
     out.sort(key=_rank)
     return out
 
@@ -236,55 +226,50 @@ def _rank(m: Match) -> tuple[float, float, str]:
     return (-m.resemblance, -max(m.containment_query, m.containment_doc), m.doc_id)
 
 
-def _decide(
-    info: CollectionInfo,
+def _own_scores(
     meth: Method,
-    ov: Any,
-    query: Signature,
-    payload: bytes | Signature | None,
-    score: float | None,
-) -> str | None:
-    """The rule that accepts a stored document for a check (``own``, ``verified``,
-    ``identical``), or None: the collection's decision, then identical content."""
-    if info.decision == "own":
-        value = _own_value(info, meth, query, payload, score)
-        if value is not None and bool(own_accepts(meth, np.array([value]), info.threshold)[0]):
-            return "own"
-    else:
-        value = ov.resemblance
-        if info.measure == "containment":
-            value = max(ov.containment_ab, ov.containment_ba)
-        if value >= info.threshold:
-            return "verified"
-    return "identical" if ov.size_a and ov.shared == ov.size_a == ov.size_b else None
+    measure: str,
+    query: np.ndarray,
+    query_sig: Signature,
+    stored: list[np.ndarray],
+    payloads: list[bytes | None],
+) -> Callable[[np.ndarray], np.ndarray]:
+    """The method's own score of the query (document 0) against each stored document
+    (document ``i``: ``stored[i - 1]``): from the stored signature, or, for documents that
+    keep none (methods signing from the shingle set), from signatures made alike from the
+    stored sets and the query's. Under containment, the larger containment of the two
+    samples (the mod-m sample, formula 2). NaN where not comparable (never accepted)."""
+    unsigned = [i for i, payload in enumerate(payloads) if payload is None]
+    made = _signatures_from_sets(meth, query, [stored[i] for i in unsigned]) if unsigned else None
+    sig_of: dict[int, tuple[Signature, Signature | None]] = {}
+    for i, payload in enumerate(payloads):
+        if payload is not None:
+            sig_of[i + 1] = (query_sig, _stored_signature(payload))
+        elif made is not None:
+            sig_of[i + 1] = (made[0], made[1 + unsigned.index(i)])
+        else:
+            sig_of[i + 1] = (query_sig, None)
+
+    def score(i: int) -> float:
+        q, d = sig_of[i]
+        if d is None:
+            return float("nan")
+        if measure == "containment":
+            ov = overlap(q.payload, d.payload)
+            return max(ov.containment_ab, ov.containment_ba)
+        try:
+            return float(meth.compare(q, d))
+        except (IncompatibleSignatureError, NeardupError, ValueError):
+            return float("nan")
+
+    return lambda pairs: np.array([score(int(b)) for b in pairs[:, 1]], dtype=float)
 
 
-def _own_value(
-    info: CollectionInfo,
-    meth: Method,
-    query: Signature,
-    payload: bytes | Signature | None,
-    score: float | None,
-) -> float | None:
-    """The method's own score; for containment (the mod-m sample, formula 2) the larger
-    containment of the stored sample and the query's."""
-    if info.measure != "containment" or payload is None:
-        return score
+def _stored_signature(payload: bytes) -> Signature | None:
+    """A stored signature row, or None when it cannot be read."""
     try:
-        stored = payload if isinstance(payload, Signature) else Signature.from_bytes(bytes(payload))
+        return Signature.from_bytes(bytes(payload))
     except (NeardupError, ValueError):
-        return None
-    ov = overlap(query.payload, stored.payload)
-    return max(ov.containment_ab, ov.containment_ba)
-
-
-def _score(meth: Method, query: Signature, payload: bytes | Signature | None) -> float | None:
-    if payload is None:
-        return None
-    try:
-        stored = payload if isinstance(payload, Signature) else Signature.from_bytes(bytes(payload))
-        return round(float(meth.compare(query, stored)), 6)
-    except (IncompatibleSignatureError, NeardupError, ValueError):
         return None
 
 
@@ -299,19 +284,3 @@ def _signatures_from_sets(
         return [meth.signature(sigs, i) for i in range(len(stored) + 1)]
     except (AttributeError, IncompatibleSignatureError, NeardupError, ValueError):
         return None
-
-
-def _scores_from_sets(meth: Method, query: np.ndarray, stored: list[np.ndarray]) -> list[Any]:
-    """The method's score of the query against each stored set, all signed from their
-    stored form (:mod:`~neardup.store.codec`) in one batch: for documents that keep no
-    signature row (methods signing from the shingle set). ``None`` where not comparable."""
-    try:
-        sets = ShingleSets.from_arrays([a.astype(np.uint64) for a in (query, *stored)])
-        sigs = meth.from_sets(sets)
-        first = meth.signature(sigs, 0)
-        return [
-            round(float(meth.compare(first, meth.signature(sigs, i))), 6)
-            for i in range(1, len(stored) + 1)
-        ]
-    except (AttributeError, IncompatibleSignatureError, NeardupError, ValueError):
-        return [None] * len(stored)

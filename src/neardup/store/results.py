@@ -148,8 +148,11 @@ class Match:
         containment_doc: share of the stored document's shingles found in the checked one.
         shared, size_query, size_doc: shingle counts behind the measures.
         evidence: the method's evidence: ``index_hits`` (shared index keys: LSH bands or
-            exact key slots), ``index_keys`` (keys of the query) and ``score`` (the method's
-            own estimate, ``None`` when not comparable).
+            exact key slots), ``index_keys`` (keys of the query), ``score`` (the value that
+            decided: the exact resemblance or larger containment under ``verified``, the
+            method's own score under ``own``, 1 for identical documents), ``decision``
+            (``own``, ``verified``, ``identical``) and ``rule`` (the rule with its bar,
+            :mod:`neardup.decide`).
     """
 
     doc_id: str

@@ -268,10 +268,13 @@ class Store:
         ``max(containment both ways) >= threshold`` (``containment``) when the collection's
         decision is ``verified``; under ``own`` the method's own rule on the stored signature
         decides (equal TF-RIDF signature, one shared mega-shingle, ...). An identical
-        document (resemblance 1) always matches. Each match's ``evidence["decision"]`` says
-        which rule accepted it (``own``, ``verified`` or ``identical``). A lexical collection
-        whose documents have no index key (an empty lexicon) adds a warning to a check that
-        found nothing (``CheckResult.warnings``; :mod:`neardup.store.lexicon`).
+        document (resemblance 1) always matches. The decision is
+        :func:`neardup.decide.decide`, the dedup job's. Each match's ``evidence["decision"]``
+        says which rule accepted it (``own``, ``verified`` or ``identical``),
+        ``evidence["rule"]`` names it with its bar and ``evidence["score"]`` is the value it
+        decided on (the exact measure, the method's own score, or 1 for identical). A lexical
+        collection whose documents have no index key (an empty lexicon) adds a warning to a
+        check that found nothing (``CheckResult.warnings``; :mod:`neardup.store.lexicon`).
 
         Args:
             name: the collection.

@@ -1,0 +1,59 @@
+"""The Dask engine's :class:`~neardup.dedup.DedupResult`: the pairs gathered from the
+workers, the clusters, dropped and skipped documents read back from the files they wrote
+(the same type, and the same values, as the local job returns)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from neardup.cluster import Cluster
+from neardup.dedup import DedupResult, Dropped
+from neardup.pairs import PairTable
+from neardup.text.types import Skipped
+
+
+def read_result(
+    out_dir: str, ids: Sequence[str], pairs: PairTable, summary: dict[str, Any]
+) -> DedupResult:
+    """The result of a finished run whose files are in ``out_dir``.
+
+    Args:
+        out_dir: the run's output directory (local path or fsspec URL).
+        ids: the processed documents' ids in input order (document number = position).
+        pairs: the decided pairs, gathered from the workers (unrounded, as the local job's).
+        summary: the run's summary.
+
+    Raises:
+        OSError / FileNotFoundError: an output file is missing or unreadable.
+    """
+    number = {doc_id: i for i, doc_id in enumerate(ids)}
+    clusters = [
+        Cluster(
+            int(r["cluster"]),
+            tuple(r["members"]),
+            r["keep"],
+            tuple(number[m] for m in r["members"]),
+            number[r["keep"]],
+        )
+        for r in _rows(out_dir, "clusters.jsonl")
+    ]
+    dropped = [
+        Dropped(r["id"], r["kept"], int(r["cluster"]), r["reason"])
+        for r in _rows(out_dir, "dropped.jsonl")
+    ]
+    skipped = [
+        Skipped(r["id"], r["source"], r["reason"], r["detail"])
+        for r in _rows(out_dir, "skipped.jsonl")
+    ]
+    return DedupResult(list(ids), pairs, clusters, dropped, skipped, summary)
+
+
+def _rows(out_dir: str, name: str) -> Iterator[dict[str, Any]]:
+    import fsspec
+
+    fs, root = fsspec.core.url_to_fs(out_dir)
+    with fs.open(f"{root.rstrip('/')}/{name}", "r", encoding="utf-8") as fh:
+        for line in fh:
+            yield json.loads(line)
