@@ -40,6 +40,7 @@ from neardup.text.types import Document, Skipped
 from neardup.text.units import Spool, resolve_inputs
 
 SEPARATOR = 0xFF
+_CHUNK = 1 << 24
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,75 +259,76 @@ def _concatenate(
 
 def _links(s: np.ndarray, k: int, divsufsort: Any, kasai: Any) -> tuple[np.ndarray, np.ndarray]:
     """Suffix-array ranks ``i`` whose suffixes ``SA[i]`` and ``SA[i + 1]`` share their first
-    ``k`` bytes inside one document each; and the suffix array."""
+    ``k`` bytes inside one document each (sorted; int32 below 2 GiB); and the suffix array.
+    The LCP array is read in chunks, so the candidates' temporaries stay small."""
     if len(s) == 0:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
     sa = divsufsort(s)
     lcp = kasai(s, sa)
-    cand = np.flatnonzero(lcp >= k)
-    del lcp
-    p = sa[cand].astype(np.int64)
     seps = np.flatnonzero(s == SEPARATOR)
-    nxt = seps[np.searchsorted(seps, p)]
-    return cand[nxt - p >= k], sa
+    index = np.int32 if len(s) < 2**31 else np.int64
+    parts = []
+    for lo in range(0, len(lcp), _CHUNK):
+        cand = np.flatnonzero(lcp[lo : lo + _CHUNK] >= k) + lo
+        p = sa[cand].astype(np.int64)
+        nxt = seps[np.searchsorted(seps, p)]
+        parts.append(cand[nxt - p >= k].astype(index))
+    del lcp
+    return np.concatenate(parts), sa
 
 
 def _windows(
     links: np.ndarray, sa: np.ndarray, boundary: int | None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Byte positions starting a repeated window, and the size of the window's run."""
+    """Byte positions starting a repeated window (ascending), and the size of each
+    window's run of the suffix array (how many suffixes share its ``k`` bytes)."""
     if len(links) == 0:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-    new_run = np.r_[True, links[1:] != links[:-1] + 1]
-    firsts = links[new_run]
-    lasts = links[np.r_[new_run[1:], True]] + 1  # the run's ranks: firsts..lasts
-    sizes = lasts - firsts + 1
-    ranks = np.repeat(firsts, sizes) + _ramp(sizes)
-    run_size = np.repeat(sizes, sizes)
-    pos = sa[ranks].astype(np.int64)
-    if boundary is None:
-        return pos, run_size
-    in_a = pos < boundary
-    run = np.repeat(np.arange(len(sizes)), sizes)
-    has_a = np.bincount(run, weights=in_a, minlength=len(sizes)) > 0
-    has_b = np.bincount(run, weights=~in_a, minlength=len(sizes)) > 0
-    mixed = (has_a & has_b)[run] & in_a
-    return pos[mixed], run_size[mixed]
-
-
-def _ramp(sizes: np.ndarray) -> np.ndarray:
-    """0..size-1 for each size, concatenated."""
-    total = int(sizes.sum())
-    offsets = np.repeat(np.cumsum(sizes) - sizes, sizes)
-    return np.arange(total, dtype=np.int64) - offsets
+    ranks = np.union1d(links, links + 1)  # every suffix in a run
+    linked = np.zeros(len(sa) + 1, dtype=bool)
+    linked[links] = True
+    new_run = np.ones(len(ranks), dtype=bool)
+    new_run[1:] = ~linked[ranks[1:] - 1]  # no link from the rank before: a new run
+    del linked
+    run = np.cumsum(new_run, dtype=np.int64) - 1
+    del new_run
+    sizes = np.bincount(run)
+    pos = sa[ranks]
+    del ranks
+    if boundary is not None:
+        in_a = pos < boundary
+        has_a = np.bincount(run, weights=in_a, minlength=len(sizes)) > 0
+        has_b = np.bincount(run, weights=~in_a, minlength=len(sizes)) > 0
+        keep = (has_a & has_b)[run] & in_a
+        pos, run = pos[keep], run[keep]
+    packed = (pos.astype(np.uint64) << np.uint64(32)) | sizes[run].astype(np.uint64)
+    del pos, run
+    packed.sort()
+    return (packed >> np.uint64(32)).astype(np.int64), (packed & np.uint64(0xFFFFFFFF)).astype(
+        np.int64
+    )
 
 
 def _spans(
     s: np.ndarray, marked: np.ndarray, copies: np.ndarray, k: int, starts: np.ndarray
 ) -> list[tuple[int, int, int, int]]:
-    """``(document, byte start, byte end, copies)`` of the unions of the windows, moved
-    inward to character boundaries; shorter than ``k`` bytes after that: dropped."""
+    """``(document, byte start, byte end, copies)`` of the unions of the windows (``marked``
+    ascending), moved inward to character boundaries; shorter than ``k`` bytes after that:
+    dropped."""
     if len(marked) == 0:
         return []
-    order = np.argsort(marked, kind="stable")
-    pos, cop = marked[order], copies[order]
-    new = np.r_[True, pos[1:] > pos[:-1] + k]
-    first = np.flatnonzero(new)
-    span_start = pos[first]
-    span_end = pos[np.r_[first[1:], len(pos)] - 1] + k
+    pos, cop = marked, copies
+    first = np.flatnonzero(np.r_[True, pos[1:] > pos[:-1] + k])
+    a = pos[first]
+    b = pos[np.r_[first[1:], len(pos)] - 1] + k
     span_copies = np.maximum.reduceat(cop, first)
-    doc = np.searchsorted(starts, span_start, side="right") - 1
-    out = []
-    for d, a, b, c in zip(
-        doc.tolist(), span_start.tolist(), span_end.tolist(), span_copies.tolist(), strict=True
-    ):
-        while a < b and s[a] & 0xC0 == 0x80:
-            a += 1
-        while b > a and b < len(s) and s[b] & 0xC0 == 0x80:
-            b -= 1
-        if b - a >= k:
-            out.append((d, a, b, c))
-    return out
+    for _ in range(3):  # a UTF-8 character has at most 3 continuation bytes
+        a += (a < b) & (s[np.minimum(a, len(s) - 1)] & 0xC0 == 0x80)
+        b -= (b > a) & (b < len(s)) & (s[np.minimum(b, len(s) - 1)] & 0xC0 == 0x80)
+    ok = b - a >= k
+    a, b, span_copies = a[ok], b[ok], span_copies[ok]
+    doc = np.searchsorted(starts, a, side="right") - 1
+    return list(zip(doc.tolist(), a.tolist(), b.tolist(), span_copies.tolist(), strict=True))
 
 
 def _located(
