@@ -280,44 +280,43 @@ def _links(s: np.ndarray, k: int, divsufsort: Any, kasai: Any) -> tuple[np.ndarr
 def _windows(
     links: np.ndarray, sa: np.ndarray, boundary: int | None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Byte positions starting a repeated window (ascending), and the size of each
-    window's run of the suffix array (how many suffixes share its ``k`` bytes)."""
+    """Byte positions starting a repeated window, and the size of the window's run."""
     if len(links) == 0:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-    ranks = np.union1d(links, links + 1)  # every suffix in a run
-    linked = np.zeros(len(sa) + 1, dtype=bool)
-    linked[links] = True
-    new_run = np.ones(len(ranks), dtype=bool)
-    new_run[1:] = ~linked[ranks[1:] - 1]  # no link from the rank before: a new run
-    del linked
-    run = np.cumsum(new_run, dtype=np.int64) - 1
-    del new_run
-    sizes = np.bincount(run)
-    pos = sa[ranks]
-    del ranks
-    if boundary is not None:
-        in_a = pos < boundary
-        has_a = np.bincount(run, weights=in_a, minlength=len(sizes)) > 0
-        has_b = np.bincount(run, weights=~in_a, minlength=len(sizes)) > 0
-        keep = (has_a & has_b)[run] & in_a
-        pos, run = pos[keep], run[keep]
-    packed = (pos.astype(np.uint64) << np.uint64(32)) | sizes[run].astype(np.uint64)
-    del pos, run
-    packed.sort()
-    return (packed >> np.uint64(32)).astype(np.int64), (packed & np.uint64(0xFFFFFFFF)).astype(
-        np.int64
-    )
+    new_run = np.r_[True, links[1:] != links[:-1] + 1]
+    firsts = links[new_run]
+    lasts = links[np.r_[new_run[1:], True]] + 1  # the run's ranks: firsts..lasts
+    sizes = lasts - firsts + 1
+    ranks = np.repeat(firsts, sizes) + _ramp(sizes)
+    run_size = np.repeat(sizes, sizes)
+    pos = sa[ranks].astype(np.int64)
+    if boundary is None:
+        return pos, run_size
+    in_a = pos < boundary
+    run = np.repeat(np.arange(len(sizes)), sizes)
+    has_a = np.bincount(run, weights=in_a, minlength=len(sizes)) > 0
+    has_b = np.bincount(run, weights=~in_a, minlength=len(sizes)) > 0
+    mixed = (has_a & has_b)[run] & in_a
+    return pos[mixed], run_size[mixed]
+
+
+def _ramp(sizes: np.ndarray) -> np.ndarray:
+    """0..size-1 for each size, concatenated."""
+    total = int(sizes.sum())
+    offsets = np.repeat(np.cumsum(sizes) - sizes, sizes)
+    return np.arange(total, dtype=np.int64) - offsets
 
 
 def _spans(
     s: np.ndarray, marked: np.ndarray, copies: np.ndarray, k: int, starts: np.ndarray
 ) -> list[tuple[int, int, int, int]]:
-    """``(document, byte start, byte end, copies)`` of the unions of the windows (``marked``
-    ascending), moved inward to character boundaries; shorter than ``k`` bytes after that:
-    dropped."""
+    """``(document, byte start, byte end, copies)`` of the unions of the windows, moved
+    inward to character boundaries; shorter than ``k`` bytes after that: dropped."""
     if len(marked) == 0:
         return []
-    pos, cop = marked, copies
+    order = np.argsort(marked, kind="stable")
+    pos, cop = marked[order], copies[order]
+    del order
     first = np.flatnonzero(np.r_[True, pos[1:] > pos[:-1] + k])
     a = pos[first]
     b = pos[np.r_[first[1:], len(pos)] - 1] + k
