@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from neardup.corpus.rewrite import Rewrites, write_kept
-from neardup.errors import ParameterError, check_int
+from neardup.errors import UsageError, check_int
 from neardup.progress import NullProgress, Progress
 from neardup.text.read import read_corpus
 from neardup.text.read import read_options as make_read_options
@@ -128,7 +128,7 @@ def repeated_substrings(
         A :class:`SubstringResult`.
 
     Raises:
-        ParameterError: a bad parameter, or ``pydivsufsort`` not installed
+        ParameterError: a bad parameter. UsageError: ``pydivsufsort`` not installed
             (``pip install 'neardup[substrings]'``). InputError: an input does not exist.
     """
     check_int("min_bytes", min_bytes, low=1)
@@ -220,8 +220,9 @@ def _library() -> tuple[Any, Any]:
     try:
         from pydivsufsort import divsufsort, kasai
     except ImportError:
-        raise ParameterError(
-            "substrings", "pydivsufsort missing", "pip install 'neardup[substrings]'"
+        raise UsageError(
+            "repeated substrings need pydivsufsort (libdivsufsort): "
+            "pip install 'neardup[substrings]'"
         ) from None
     return divsufsort, kasai
 
