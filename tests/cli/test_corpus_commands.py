@@ -95,3 +95,12 @@ def test_contamination_exit_codes_like_grep(tmp_path):
     assert _run("contamination", str(path), "--eval", str(clean)).exit_code == 0
     assert _run("contamination", str(path), "--eval", str(ev), "--ngram", "0").exit_code == 2
     assert _run("contamination", str(path)).exit_code == 2  # --eval missing
+
+
+def test_substrings_without_the_extra_is_a_usage_error(tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pydivsufsort", None)  # import fails
+    result = _run("substrings", str(_corpus(tmp_path)))
+    assert result.exit_code == 2
+    assert "pip install 'neardup[substrings]'" in " ".join(result.output.split())

@@ -232,3 +232,21 @@ def test_whole_text_line_keys_equal_line_by_line(text):
         key = xxhash.xxh64_intdigest(norm.encode()) if norm else None
         slow.append((start, start + len(content), nxt, key))
     assert [(u.start, u.end, u.next, u.key) for u in fast] == slow
+
+
+def test_kept_from_parquet_keeps_its_schema(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    _, rows = _pages(tmp_path)
+    source = tmp_path / "pages.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), source)
+    out = tmp_path / "kept.parquet"
+    result = neardup.repeated_paragraphs(source, kept=out)
+    table = pq.read_table(out)
+    assert table.schema == pq.read_table(source).schema
+    kept = table.to_pylist()
+    assert [r["url"] for r in kept] == [r["url"] for r in rows]
+    for before, after, cut in zip(rows, kept, result.removed_chars.tolist(), strict=True):
+        assert len(before["text"]) - len(after["text"]) == cut
+    assert NAV not in kept[1]["text"] and kept[0]["text"] == rows[0]["text"]

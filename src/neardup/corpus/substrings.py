@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from neardup.corpus.rewrite import Rewrites, write_kept
-from neardup.errors import ParameterError, check_int
+from neardup.errors import UsageError, check_int
 from neardup.progress import NullProgress, Progress
 from neardup.text.read import read_corpus
 from neardup.text.read import read_options as make_read_options
@@ -40,6 +40,7 @@ from neardup.text.types import Document, Skipped
 from neardup.text.units import Spool, resolve_inputs
 
 SEPARATOR = 0xFF
+_CHUNK = 1 << 24
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +128,7 @@ def repeated_substrings(
         A :class:`SubstringResult`.
 
     Raises:
-        ParameterError: a bad parameter, or ``pydivsufsort`` not installed
+        ParameterError: a bad parameter. UsageError: ``pydivsufsort`` not installed
             (``pip install 'neardup[substrings]'``). InputError: an input does not exist.
     """
     check_int("min_bytes", min_bytes, low=1)
@@ -219,8 +220,9 @@ def _library() -> tuple[Any, Any]:
     try:
         from pydivsufsort import divsufsort, kasai
     except ImportError:
-        raise ParameterError(
-            "substrings", "pydivsufsort missing", "pip install 'neardup[substrings]'"
+        raise UsageError(
+            "repeated substrings need pydivsufsort (libdivsufsort): "
+            "pip install 'neardup[substrings]'"
         ) from None
     return divsufsort, kasai
 
@@ -258,17 +260,22 @@ def _concatenate(
 
 def _links(s: np.ndarray, k: int, divsufsort: Any, kasai: Any) -> tuple[np.ndarray, np.ndarray]:
     """Suffix-array ranks ``i`` whose suffixes ``SA[i]`` and ``SA[i + 1]`` share their first
-    ``k`` bytes inside one document each; and the suffix array."""
+    ``k`` bytes inside one document each (sorted; int32 below 2 GiB); and the suffix array.
+    The LCP array is read in chunks, so the candidates' temporaries stay small."""
     if len(s) == 0:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
     sa = divsufsort(s)
     lcp = kasai(s, sa)
-    cand = np.flatnonzero(lcp >= k)
-    del lcp
-    p = sa[cand].astype(np.int64)
     seps = np.flatnonzero(s == SEPARATOR)
-    nxt = seps[np.searchsorted(seps, p)]
-    return cand[nxt - p >= k], sa
+    index = np.int32 if len(s) < 2**31 else np.int64
+    parts = []
+    for lo in range(0, len(lcp), _CHUNK):
+        cand = np.flatnonzero(lcp[lo : lo + _CHUNK] >= k) + lo
+        p = sa[cand].astype(np.int64)
+        nxt = seps[np.searchsorted(seps, p)]
+        parts.append(cand[nxt - p >= k].astype(index))
+    del lcp
+    return np.concatenate(parts), sa
 
 
 def _windows(
@@ -310,23 +317,18 @@ def _spans(
         return []
     order = np.argsort(marked, kind="stable")
     pos, cop = marked[order], copies[order]
-    new = np.r_[True, pos[1:] > pos[:-1] + k]
-    first = np.flatnonzero(new)
-    span_start = pos[first]
-    span_end = pos[np.r_[first[1:], len(pos)] - 1] + k
+    del order
+    first = np.flatnonzero(np.r_[True, pos[1:] > pos[:-1] + k])
+    a = pos[first]
+    b = pos[np.r_[first[1:], len(pos)] - 1] + k
     span_copies = np.maximum.reduceat(cop, first)
-    doc = np.searchsorted(starts, span_start, side="right") - 1
-    out = []
-    for d, a, b, c in zip(
-        doc.tolist(), span_start.tolist(), span_end.tolist(), span_copies.tolist(), strict=True
-    ):
-        while a < b and s[a] & 0xC0 == 0x80:
-            a += 1
-        while b > a and b < len(s) and s[b] & 0xC0 == 0x80:
-            b -= 1
-        if b - a >= k:
-            out.append((d, a, b, c))
-    return out
+    for _ in range(3):  # a UTF-8 character has at most 3 continuation bytes
+        a += (a < b) & (s[np.minimum(a, len(s) - 1)] & 0xC0 == 0x80)
+        b -= (b > a) & (b < len(s)) & (s[np.minimum(b, len(s) - 1)] & 0xC0 == 0x80)
+    ok = b - a >= k
+    a, b, span_copies = a[ok], b[ok], span_copies[ok]
+    doc = np.searchsorted(starts, a, side="right") - 1
+    return list(zip(doc.tolist(), a.tolist(), b.tolist(), span_copies.tolist(), strict=True))
 
 
 def _located(
