@@ -54,8 +54,9 @@ from neardup.methods.stats import CorpusStatistics
 from neardup.pairs import Pair, PairTable
 from neardup.prepare import (
     PrepareConfig,
+    PreparedDocuments,
     decide,
-    prepare_documents,
+    prepare_stream,
     repeated_ids,
     uses_token_fingerprints,
 )
@@ -558,6 +559,7 @@ class _Ingest:
             shingling=shingling,
             min_tokens=opts.min_tokens,
             keep_tokens=keep_docs and not self._text_only,
+            keep_texts=keep_docs,
         )
         self.prepared: list[Prepared] = []
         self._ids: list[str] = []
@@ -569,47 +571,45 @@ class _Ingest:
 
     def run(self, items: Iterable[Document | Skipped], prog: Progress) -> None:
         prog.start("read", None)
-        batch: list[Document] = []
-        chars = 0
+        batches = prepare_stream(
+            self._read(items, prog),
+            self._config,
+            batch=_BATCH,
+            batch_chars=_BATCH_CHARS,
+            clock=self._timer.now,
+        )
+        for ready in batches:
+            self._take(ready)
+        prog.finish("read")
+
+    def _read(
+        self, items: Iterable[Document | Skipped], prog: Progress
+    ) -> Iterator[Document | Skipped]:
         it = iter(items)
         while True:
             item = self._timer.run("read", next, it, None)
             if item is None:
-                break
+                return
             prog.advance("read")
-            if isinstance(item, Skipped):
-                self._skipped.append(item)
-                continue
-            batch.append(item)
-            chars += len(item.text)
-            if len(batch) >= _BATCH or chars >= _BATCH_CHARS:
-                self._batch(batch)
-                batch, chars = [], 0
-        self._batch(batch)
-        prog.finish("read")
+            yield item
 
-    def _batch(self, docs: list[Document]) -> None:
-        if not docs:
-            return
-        ready = prepare_documents(docs, self._config, clock=self._timer.now)
+    def _take(self, ready: PreparedDocuments) -> None:
         _, prepare_s, shingle_s, keys_s = ready.seconds
         self._timer.add("prepare", prepare_s)
         self._timer.add("shingle", shingle_s)
         self._timer.add("identical", keys_s)
         out = decide(ready, repeated_ids(ready.ids, self._seen))
-        self._skipped.extend(s for _, s in out.repeated)
-        self._skipped.extend(s for _, s in out.too_short)
+        self._skipped.extend(out.skip_rows(ready))
         everything = out.is_everything(ready)
         self._parts.append(ready.sets if everything else ready.sets.take(out.take))
         self._keys.append(ready.keys if everything else ready.keys[out.take])
         self._ids.extend(ready.ids[k] for k in out.accepted.tolist())
         self._lengths.extend(ready.counts[out.accepted].tolist())
-        if self._keep_docs:
-            tokens = ready.tokens
+        if ready.texts is not None:  # keep_docs
+            tokens, texts = ready.tokens, ready.texts
             for k, t in zip(out.accepted.tolist(), out.take.tolist(), strict=True):
-                self.prepared.append(
-                    Prepared(docs[k].id, docs[k].text, () if tokens is None else tokens[t])
-                )
+                kept = () if tokens is None else tokens[t]
+                self.prepared.append(Prepared(ready.ids[k], texts[t], kept))
 
     @property
     def fast(self) -> bool:

@@ -12,8 +12,9 @@ prepare documents here:
    vectorised path (:func:`neardup.text.vectorized.canonical_fingerprints`: no Python
    object per token); other shinglings, and methods that need the token lists, tokenise
    document by document.
-2. :func:`prepare_documents` / :func:`prepare_unit`: a batch of documents (or a read unit,
-   :mod:`neardup.text.units`) -> :class:`PreparedDocuments`, a frozen value.
+2. :func:`prepare_documents` / :func:`prepare_unit` / :func:`prepare_stream`: a batch of
+   documents (a read unit, :mod:`neardup.text.units`; a stream cut into batches) ->
+   :class:`PreparedDocuments`, a frozen value.
 3. :func:`decide`: the too-short and repeated-id rules as values (:class:`Outcomes`): which
    documents are accepted, and the ``Skipped`` rows of the others. Whether an id is
    repeated depends on the documents before it in the whole input, so the executor says it
@@ -24,7 +25,7 @@ prepare documents here:
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +47,7 @@ __all__ = [
     "concat_prepared",
     "decide",
     "prepare_documents",
+    "prepare_stream",
     "prepare_unit",
     "repeated_ids",
     "shingle_texts",
@@ -68,6 +70,8 @@ class PrepareConfig:
             (``rows_per_document``), or None.
         keep_tokens: keep the canonical token lists of the documents with a set (methods
             that sign from tokens or fit collection statistics).
+        keep_texts: keep the texts of the documents with a set (methods that sign from
+            prepared documents).
         read: how a read unit's records become documents (:func:`prepare_unit` only).
 
     Raises:
@@ -79,6 +83,7 @@ class PrepareConfig:
     min_tokens: int
     signer: Any = None
     keep_tokens: bool = False
+    keep_texts: bool = False
     read: ReadOptions | None = None
 
     def __post_init__(self) -> None:
@@ -177,7 +182,8 @@ class PreparedDocuments:
         sets: the shingle sets of the documents with ``counts >= min_tokens``, in order.
         keys: uint64 (len(sets),): their content keys.
         rows: their signature rows, or None.
-        tokens: their canonical token lists, or None.
+        tokens: their canonical token lists (``config.keep_tokens``), or None.
+        texts: their texts (``config.keep_texts``), or None.
         skipped: ``(position, Skipped)`` of the reading skips.
         items: documents plus reading skips.
         seconds: seconds of the ``read``, ``prepare``, ``shingle`` and ``sign`` steps.
@@ -192,6 +198,7 @@ class PreparedDocuments:
     keys: np.ndarray
     rows: np.ndarray | None
     tokens: list[list[str]] | None
+    texts: list[str] | None
     skipped: list[tuple[int, Skipped]]
     items: int
     seconds: tuple[float, float, float, float]
@@ -237,6 +244,48 @@ def prepare_documents(
     )
 
 
+def prepare_stream(
+    items: Iterable[Document | Skipped],
+    config: PrepareConfig,
+    *,
+    batch: int = 2048,
+    batch_chars: int = 2_000_000,
+    clock: Clock = time.perf_counter,
+) -> Iterator[PreparedDocuments]:
+    """:func:`prepare_documents` of a stream of documents and reading skips, ``batch``
+    documents or ``batch_chars`` characters at a time (bounds the vectorised tokenizer's
+    temporary arrays); each batch's positions count from its first item.
+
+    Args:
+        items: documents and skips, in input order; config: how to prepare them.
+        batch: documents per batch, >= 1; batch_chars: characters per batch, >= 1.
+        clock: ``() -> seconds`` for the step timings.
+    """
+    check_int("batch", batch, low=1)
+    check_int("batch_chars", batch_chars, low=1)
+    docs: list[Document] = []
+    positions: list[int] = []
+    skipped: list[tuple[int, Skipped]] = []
+    count = chars = 0
+    for item in items:
+        if isinstance(item, Skipped):
+            skipped.append((count, item))
+        else:
+            docs.append(item)
+            positions.append(count)
+            chars += len(item.text)
+        count += 1
+        if len(docs) >= batch or chars >= batch_chars:
+            yield prepare_documents(
+                docs, config, positions=positions, skipped=skipped, items=count, clock=clock
+            )
+            docs, positions, skipped, count, chars = [], [], [], 0, 0
+    if count:
+        yield prepare_documents(
+            docs, config, positions=positions, skipped=skipped, items=count, clock=clock
+        )
+
+
 def prepare_unit(unit: Unit, config: PrepareConfig) -> PreparedDocuments:
     """Read ``unit`` (:func:`neardup.text.read.read_unit_columns` with ``config.read``) and
     prepare its documents: what a dedup worker does with one unit."""
@@ -270,6 +319,9 @@ def _prepared(
     clock: Clock,
 ) -> PreparedDocuments:
     done = shingle_texts(texts, config, clock=clock)
+    kept = None
+    if config.keep_texts:
+        kept = [texts[k] for k in np.flatnonzero(done.counts >= config.min_tokens).tolist()]
     return PreparedDocuments(
         ids,
         sources,
@@ -280,6 +332,7 @@ def _prepared(
         done.keys,
         done.rows,
         done.tokens,
+        kept,
         skipped,
         items,
         (read_seconds, *done.seconds),
@@ -299,7 +352,6 @@ def concat_prepared(parts: Sequence[PreparedDocuments]) -> PreparedDocuments:
         return parts[0]
     shift = np.concatenate([[0], np.cumsum([p.items for p in parts])[:-1]]).tolist()
     rows = [p.rows for p in parts]
-    tokens = [p.tokens for p in parts]
     return PreparedDocuments(
         [i for p in parts for i in p.ids],
         [s for p in parts for s in p.sources],
@@ -309,11 +361,19 @@ def concat_prepared(parts: Sequence[PreparedDocuments]) -> PreparedDocuments:
         ShingleSets.concat(p.sets for p in parts),
         np.concatenate([p.keys for p in parts]),
         None if any(r is None for r in rows) else np.concatenate(rows),  # type: ignore[arg-type]
-        None if any(t is None for t in tokens) else [x for t in tokens for x in t or []],
+        _joined([p.tokens for p in parts]),
+        _joined([p.texts for p in parts]),
         [(pos + s, k) for p, s in zip(parts, shift, strict=True) for pos, k in p.skipped],
         sum(p.items for p in parts),
         tuple(float(sum(p.seconds[i] for p in parts)) for i in range(4)),  # type: ignore[arg-type]
     )
+
+
+def _joined(lists: Sequence[list[Any] | None]) -> list[Any] | None:
+    """The lists one after another (None if any is None)."""
+    if any(x is None for x in lists):
+        return None
+    return [v for x in lists for v in x or ()]
 
 
 # -- the too-short and repeated-id rules -------------------------------------------------------
