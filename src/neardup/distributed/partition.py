@@ -17,7 +17,7 @@ import numpy as np
 import xxhash
 
 from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, unique_pairs
-from neardup.distributed.io import Block, read_block, write_part, write_part_lines
+from neardup.distributed.io import Block, block_units, read_block, write_part, write_part_lines
 from neardup.distributed.shuffle import Table, concat, hash_dest, range_dest, split
 from neardup.methods.base import Prepared, Signatures
 from neardup.methods.sets import ShingleSets
@@ -29,6 +29,7 @@ from neardup.prepare import (
     decide,
     prepare_documents,
     prepare_stream,
+    prepare_unit,
 )
 from neardup.text.types import Skipped
 
@@ -54,16 +55,24 @@ class Partition:
 
 
 def ingest(block: Block, meth: Any, opts: Any, read_options: dict[str, Any]) -> PreparedDocuments:
-    """Read a block and prepare its documents (:func:`neardup.prepare.prepare_stream`;
-    positions are the items' positions in the block)."""
+    """Read a block and prepare its documents: a JSONL block unit by unit
+    (:func:`neardup.prepare.prepare_unit`, as the local job's workers), a Parquet block's
+    records in batches (:func:`neardup.prepare.prepare_stream`). Positions are the items'
+    positions in the block."""
+    from neardup.text.read import read_options as make_read_options
+
     config = PrepareConfig(
         canonical=meth.canonical,
         shingling=meth.shingling,
         min_tokens=opts.min_tokens,
         signer=meth if meth.rows_per_document else None,
         keep_tokens=bool(meth.needs_fit),
+        read=make_read_options(**read_options),
     )
-    parts = list(prepare_stream(read_block(block, read_options), config))
+    if block.kind == "parquet":
+        parts = list(prepare_stream(read_block(block, read_options), config))
+    else:
+        parts = [prepare_unit(unit, config) for unit in block_units(block)]
     return concat_prepared(parts) if parts else prepare_documents([], config)
 
 
