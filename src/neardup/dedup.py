@@ -35,7 +35,6 @@ from typing import Any, Literal
 
 import numpy as np
 
-from neardup._array import seg_arange
 from neardup._spill import PartStack, default_budget
 from neardup._version import __version__
 from neardup.cluster import KEEP_RULES, Cluster, make_clusters
@@ -51,7 +50,17 @@ from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
 from neardup.methods.stats import CorpusStatistics
 from neardup.pairs import Pair, PairTable
+from neardup.prepare import (
+    PrepareConfig,
+    PreparedDocuments,
+    kernel_of,
+    prepare_stream,
+    repeated_ids,
+    screen,
+    uses_token_fingerprints,
+)
 from neardup.progress import NullProgress, Progress
+from neardup.text.canonical import CanonicalForm
 from neardup.text.types import Document, Skipped
 
 _BATCH = 2048
@@ -283,25 +292,21 @@ def dedup(
     shingling = meth.shingling
     streaming = meth.signs_from_sets and not meth.needs_fit
     ingest = _Ingest(meth, shingling, opts, timer, keep_docs=not streaming)
-    signed: Signed | None = None
     spill = _Spill.make(memory_budget, spill_dir)
     if streaming and ingest.fast and _is_paths(source):
         parallel = _ParallelIngest(ingest, read_options or {}, jobs, meth, spill)
-        sets, ids, lengths, skipped = parallel.run(source, prog)  # type: ignore[arg-type]
-        signed = parallel.signed
+        sets, ids, lengths, skipped, signed = parallel.run(source, prog)  # type: ignore[arg-type]
         worker_seconds = parallel.worker_seconds
         spilled = parallel.spilled
         kernel, kernel_note = parallel.kernel, parallel.kernel_note
     else:
         ingest.run(_items(source, read_options or {}), prog)
-        sets, ids, lengths, skipped = ingest.result()
-        worker_seconds, spilled, kernel, kernel_note = {}, False, "python", ""
+        sets, ids, lengths, skipped, signed = ingest.result()
+        worker_seconds, spilled = {}, False
+        kernel, kernel_note = ingest.kernel, ingest.kernel_note
     n = len(ids)
-    if signed is not None:  # content keys (and signatures) came from the workers
-        keys = timer.run("identical", signed.content_keys)
-    else:
-        keys = timer.run("identical", _content_keys, sets)
-    if signed is not None and signed.rows is not None:
+    keys = timer.run("identical", signed.content_keys)  # made with the shingle sets
+    if signed.rows is not None:
         sigs = timer.run("sign", signed.signatures, meth, sets)
     else:
         sigs = timer.run("sign", _sign, ingest.prepared, meth, sets)
@@ -374,11 +379,6 @@ def lexicon_warnings(meth: Method, num_docs: int) -> list[str]:
         return []
     text = meth.lexicon_warning(num_docs)
     return [text] if text else []
-
-
-def _content_keys(sets: ShingleSets) -> np.ndarray:
-    """64-bit key per document's full shingle set (identical documents: equal keys)."""
-    return sets.content_keys()
 
 
 def _identical_pairs(keys: np.ndarray, sizes: np.ndarray) -> np.ndarray:
@@ -469,41 +469,38 @@ class _ParallelIngest:
         meth: Method,
         spill: _Spill,
     ) -> None:
-        from neardup.ingest import PrepareConfig, default_jobs, pool_safe
+        from neardup.ingest import default_jobs, pool_safe
         from neardup.text.read import read_options as make_read_options
 
         self._ingest = ingest
         self._read = make_read_options(**read_options)
-        signer = meth if meth.rows_per_document else None
         self._config = PrepareConfig(
-            self._read, ingest._canonical, ingest._shingling, ingest._opts.min_tokens, signer
+            canonical=ingest._canonical,
+            shingling=ingest._shingling,
+            min_tokens=ingest._opts.min_tokens,
+            signer=meth if meth.rows_per_document else None,
+            read=self._read,
         )
+        #: the prepare kernel the workers run (``summary.json``'s ``kernel``), and the line
+        #: the job warns with when the compiled kernel is not built
+        self.kernel, self.kernel_note = _kernel(self._config)
         if jobs is not None:
             check_int("jobs", jobs, low=1)
         self._jobs = (jobs or default_jobs()) if pool_safe() else 1
         self.worker_seconds: dict[str, float] = {}
-        self.signed: Signed | None = None
-        from neardup.methods.kernel import kernel_for, unbuilt_note
-
-        #: the prepare kernel the workers run (``summary.json``'s ``kernel``), and the line
-        #: the job warns with when the kernel is not built
-        self.kernel = kernel_for(ingest._canonical, ingest._shingling)
-        self.kernel_note = unbuilt_note() if self.kernel == "python" else ""
         self._spill = spill
         self.spilled = False
 
     def run(
         self, paths: Sequence[str | PathLike[str]], prog: Progress
-    ) -> tuple[ShingleSets, list[str], np.ndarray, list[Skipped]]:
+    ) -> tuple[ShingleSets, list[str], np.ndarray, list[Skipped], Signed]:
         from neardup.ingest import UnitMerger, prepared_units
         from neardup.text.units import Spool, plan_units, resolve_inputs
 
         timer = self._ingest._timer
         t0 = timer.now()
         spool = Spool()
-        merger = UnitMerger(
-            self._ingest._opts.min_tokens, budget=self._spill.budget, spill_dir=self._spill.dir
-        )
+        merger = UnitMerger(budget=self._spill.budget, spill_dir=self._spill.dir)
         prog.start("read", None)
         try:
             resolved = resolve_inputs([str(p) for p in paths], spool)
@@ -522,14 +519,16 @@ class _ParallelIngest:
             "shingle": shingle_s,
             "sign": sign_s,
         }
-        self.signed = Signed(merger.keys, merger.rows if self._config.signer else None)
+        signed = Signed(merger.keys, merger.rows if self._config.signer else None)
         self.spilled = merger.spilled
         lengths = np.array(merger.lengths, dtype=np.int64)
-        return merger.sets(), merger.ids, lengths, merger.skipped
+        return merger.sets(), merger.ids, lengths, merger.skipped, signed
 
 
 class _Ingest:
-    """One streaming pass: read, canonical tokens, too-short skips, shingle sets per batch.
+    """One streaming pass over documents: batches prepared by
+    :func:`neardup.prepare.prepare_documents`, repeated ids and too-short documents skipped
+    by :func:`neardup.prepare.screen`.
 
     Token lists are kept only when the method signs from prepared documents
     (``keep_docs``); shingle methods need nothing but the sets, so memory stays at the
@@ -548,114 +547,87 @@ class _Ingest:
         # a method that signs from the text alone (SL+ST) needs no token lists: its sets
         # take the vectorised path and its documents are kept with their text only
         self._text_only = meth.signs_from_text
-        from neardup.text.canonical import CanonicalForm
-
         self._canonical: CanonicalForm = meth.canonical
         self._shingling = shingling
         self._opts = opts
         self._timer = timer
         self._keep_docs = keep_docs
+        self._config = PrepareConfig(
+            canonical=meth.canonical,
+            shingling=shingling,
+            min_tokens=opts.min_tokens,
+            keep_tokens=keep_docs and not self._text_only,
+            keep_texts=keep_docs,
+        )
+        self.kernel, self.kernel_note = _kernel(self._config)
         self.prepared: list[Prepared] = []
         self._ids: list[str] = []
         self._lengths: list[int] = []
         self._parts: list[ShingleSets] = []
+        self._keys: list[np.ndarray] = []
         self._skipped: list[Skipped] = []
         self._seen: set[str] = set()
 
     def run(self, items: Iterable[Document | Skipped], prog: Progress) -> None:
         prog.start("read", None)
-        batch: list[Document] = []
-        chars = 0
+        batches = prepare_stream(
+            self._read(items, prog),
+            self._config,
+            batch=_BATCH,
+            batch_chars=_BATCH_CHARS,
+            clock=self._timer.now,
+        )
+        for ready in batches:
+            self._take(ready)
+        prog.finish("read")
+
+    def _read(
+        self, items: Iterable[Document | Skipped], prog: Progress
+    ) -> Iterator[Document | Skipped]:
         it = iter(items)
         while True:
             item = self._timer.run("read", next, it, None)
             if item is None:
-                break
+                return
             prog.advance("read")
-            if isinstance(item, Skipped):
-                self._skipped.append(item)
-                continue
-            batch.append(item)
-            chars += len(item.text)
-            if len(batch) >= _BATCH or chars >= _BATCH_CHARS:
-                self._batch(batch)
-                batch, chars = [], 0
-        self._batch(batch)
-        prog.finish("read")
+            yield item
 
-    def _batch(self, docs: list[Document]) -> None:
-        docs = self._unique(docs)
-        if not docs:
-            return
-        if not self.fast or (self._keep_docs and not self._text_only):
-            tokens = self._timer.run("prepare", self._prepare, docs)
-            self._parts.append(self._timer.run("shingle", self._shingling.batch, tokens))
-            return
-        fps, offsets = self._timer.run("prepare", self._fingerprints, docs)
-        self._parts.append(self._timer.run("shingle", self._shingle_fast, fps, offsets))
+    def _take(self, ready: PreparedDocuments) -> None:
+        _, prepare_s, shingle_s, keys_s = ready.seconds
+        self._timer.add("prepare", prepare_s)
+        self._timer.add("shingle", shingle_s)
+        self._timer.add("identical", keys_s)
+        out = screen(ready, repeated_ids(ready.ids, self._seen))
+        self._skipped.extend(out.skip_rows(ready))
+        everything = out.is_everything(ready)
+        self._parts.append(ready.sets if everything else ready.sets.take(out.take))
+        self._keys.append(ready.keys if everything else ready.keys[out.take])
+        self._ids.extend(ready.ids[k] for k in out.accepted.tolist())
+        self._lengths.extend(ready.counts[out.accepted].tolist())
+        if ready.texts is not None:  # keep_docs
+            tokens, texts = ready.tokens, ready.texts
+            for k, t in zip(out.accepted.tolist(), out.take.tolist(), strict=True):
+                kept = () if tokens is None else tokens[t]
+                self.prepared.append(Prepared(ready.ids[k], texts[t], kept))
 
     @property
     def fast(self) -> bool:
         """Word shingles with XXH64 fingerprints: the vectorised path."""
-        return self._shingling.unit == "word" and self._shingling.fingerprint == "xxh64"
+        return uses_token_fingerprints(self._shingling)
 
-    def _unique(self, docs: list[Document]) -> list[Document]:
-        out = []
-        for doc in docs:
-            if doc.id in self._seen:
-                why = "duplicate document id"
-                self._skipped.append(Skipped(doc.id, doc.source, "unreadable", why))
-                continue
-            self._seen.add(doc.id)
-            out.append(doc)
-        return out
-
-    def _too_short(self, doc: Document, n: int) -> bool:
-        if n >= self._opts.min_tokens:
-            return False
-        detail = f"{n} canonical tokens < min_tokens={self._opts.min_tokens}"
-        self._skipped.append(Skipped(doc.id, doc.source, "too-short", detail))
-        return True
-
-    def _prepare(self, docs: list[Document]) -> list[list[str]]:
-        out: list[list[str]] = []
-        for doc in docs:
-            tokens = self._canonical.tokens(doc.text)
-            if self._too_short(doc, len(tokens)):
-                continue
-            self._ids.append(doc.id)
-            self._lengths.append(len(tokens))
-            if self._keep_docs:
-                self.prepared.append(Prepared(doc.id, doc.text, tokens))
-            out.append(tokens)
-        return out
-
-    def _fingerprints(self, docs: list[Document]) -> tuple[np.ndarray, np.ndarray]:
-        """Vectorised token fingerprints of the documents that are long enough."""
-        from neardup.text.vectorized import canonical_fingerprints
-
-        fps, offsets = canonical_fingerprints(
-            [d.text for d in docs], self._canonical, self._shingling.seed
-        )
-        counts = np.diff(offsets)
-        keep = [i for i, d in enumerate(docs) if not self._too_short(d, int(counts[i]))]
-        for i in keep:
-            self._ids.append(docs[i].id)
-            self._lengths.append(int(counts[i]))
-            if self._keep_docs:  # text-only signing (see __init__)
-                self.prepared.append(Prepared(docs[i].id, docs[i].text, ()))
-        idx = np.array(keep, dtype=np.int64)
-        kept_offsets = np.zeros(idx.shape[0] + 1, dtype=np.int64)
-        np.cumsum(counts[idx], out=kept_offsets[1:])
-        return fps[seg_arange(offsets[idx], counts[idx])], kept_offsets
-
-    def _shingle_fast(self, fps: np.ndarray, offsets: np.ndarray) -> ShingleSets:
-        values, doc = self._shingling.from_token_fingerprints(fps, np.diff(offsets))
-        return ShingleSets.from_unsorted(values, doc, offsets.shape[0] - 1)
-
-    def result(self) -> tuple[ShingleSets, list[str], np.ndarray, list[Skipped]]:
+    def result(self) -> tuple[ShingleSets, list[str], np.ndarray, list[Skipped], Signed]:
         lengths = np.array(self._lengths, dtype=np.int64)
-        return ShingleSets.concat(self._parts), self._ids, lengths, self._skipped
+        sets = ShingleSets.concat(self._parts)
+        return sets, self._ids, lengths, self._skipped, Signed(self._keys, None)
+
+
+def _kernel(config: PrepareConfig) -> tuple[str, str]:
+    """The prepare kernel a job runs with ``config`` and, when the compiled kernel is not
+    built (and the numpy path was not asked for), the one line the job warns with."""
+    from neardup.methods.kernel import unbuilt_note
+
+    kernel = kernel_of(config)
+    return kernel, unbuilt_note() if kernel == "python" else ""
 
 
 def _sign(prepared: list[Prepared], meth: Method, sets: ShingleSets) -> Any:

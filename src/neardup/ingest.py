@@ -2,15 +2,15 @@
 
 The dedup job's first stages (read, prepare, shingle) for word shingles with XXH64
 fingerprints: each read unit (:mod:`neardup.text.units`) is read, canonicalised and
-shingled by :func:`prepare_unit`, in a pool of worker processes (``jobs`` > 1) or in this
-one. Results come back in input order, so the output does not depend on ``jobs``: the
-same input gives the same ids, sets and skip rows byte for byte.
+shingled by :func:`neardup.prepare.prepare_unit`, in a pool of worker processes
+(``jobs`` > 1) or in this one. Results come back in input order, so the output does not
+depend on ``jobs``: the same input gives the same ids, sets and skip rows byte for byte.
 
 The decisions that need the whole corpus stay in the calling process
-(:class:`UnitMerger`): a repeated document id is skipped (``unreadable``, "duplicate
-document id") wherever its first occurrence was, then documents with fewer than
-``min_tokens`` canonical tokens are skipped as ``too-short``, exactly as the one-process
-path does it.
+(:class:`UnitMerger`, with the rules of :func:`neardup.prepare.screen`): a repeated
+document id is skipped (``unreadable``, "duplicate document id") wherever its first
+occurrence was, then documents with fewer than ``min_tokens`` canonical tokens are skipped
+as ``too-short``.
 """
 
 from __future__ import annotations
@@ -18,117 +18,24 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from neardup._spill import PartStack
 from neardup.methods.sets import ShingleSets
-from neardup.methods.shingles import Shingling
-from neardup.text.canonical import CanonicalForm
-from neardup.text.read import read_unit_columns
+from neardup.prepare import PrepareConfig, PreparedDocuments, prepare_unit, repeated_ids, screen
 from neardup.text.types import Skipped
-from neardup.text.units import ReadOptions, Unit
+from neardup.text.units import Unit
 
 #: Units in flight per worker (bounds memory: each holds a few MB of text).
 _AHEAD = 3
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class PreparedUnit:
-    """One unit, read and shingled.
-
-    Attributes:
-        ids, sources: every document of the unit, in order.
-        positions: int64 (d,): each document's position among the unit's items.
-        counts: int64 (d,): canonical tokens per document.
-        sets: the shingle sets of the documents with ``counts >= min_tokens``, in order.
-        keys: uint64 (len(sets),): their content keys (:meth:`ShingleSets.content_keys`).
-        rows: their signature rows (``config.signer``), or None.
-        skipped: ``(position, Skipped)`` of the reading skips.
-        items: documents plus reading skips (for progress).
-        seconds: worker seconds of its ``read``, ``prepare``, ``shingle`` and ``sign``
-            steps (``sign``: content keys and signature rows).
-    """
-
-    ids: list[str]
-    sources: Sequence[str]
-    positions: np.ndarray
-    counts: np.ndarray
-    sets: ShingleSets
-    keys: np.ndarray
-    rows: np.ndarray | None
-    skipped: list[tuple[int, Skipped]]
-    items: int
-    seconds: tuple[float, float, float, float]
-
-
-@dataclass(frozen=True, slots=True)
-class PrepareConfig:
-    """What a worker needs besides the unit (pickled once per task).
-
-    Attributes:
-        signer: a method whose ``sign_rows(sets)`` gives one signature row per document
-            (``rows_per_document``), signed in the worker; or None.
-    """
-
-    read: ReadOptions
-    canonical: CanonicalForm
-    shingling: Shingling
-    min_tokens: int
-    signer: Any = None
-
-
-def prepare_unit(unit: Unit, config: PrepareConfig) -> PreparedUnit:
-    """Read ``unit``, tokenise its documents and shingle the long enough ones
-    (:func:`neardup.methods.kernel.prepare_texts`: the compiled kernel, or the numpy path)."""
-    from neardup.methods.kernel import prepare_texts
-
-    t0 = time.perf_counter()
-    read = read_unit_columns(unit, config.read)
-    t1 = time.perf_counter()
-    hasher = _minhasher(config.signer)
-    prepared = prepare_texts(
-        read.texts,
-        canonical=config.canonical,
-        shingling=config.shingling,
-        min_tokens=config.min_tokens,
-        hasher=hasher,
-    )
-    t2 = time.perf_counter()
-    rows = prepared.rows
-    if config.signer is not None and hasher is None:
-        rows = config.signer.sign_rows(prepared.sets)
-    tokens_s, sets_s, sign_s = prepared.seconds
-    return PreparedUnit(
-        read.ids,
-        read.sources,
-        np.asarray(read.positions, dtype=np.int64),
-        prepared.counts,
-        prepared.sets,
-        prepared.keys,
-        rows,
-        read.skipped,
-        read.items,
-        (t1 - t0, tokens_s, sets_s, sign_s + time.perf_counter() - t2),
-    )
-
-
-def _minhasher(signer: Any) -> Any:
-    """The MinHasher whose sketches are ``signer.sign_rows`` (MinHash-LSH), or None."""
-    from neardup.methods.shingle_methods import MinHashLSH
-
-    if isinstance(signer, MinHashLSH) and type(signer)._reduce is MinHashLSH._reduce:
-        return signer.hasher
-    return None
-
-
 def prepared_units(
     units: Iterable[Unit | Skipped], config: PrepareConfig, *, jobs: int
-) -> Iterator[PreparedUnit | Skipped]:
+) -> Iterator[PreparedDocuments | Skipped]:
     """:func:`prepare_unit` of every unit, in order; planning skips pass through.
 
     Args:
@@ -144,7 +51,7 @@ def prepared_units(
         max_workers=jobs, mp_context=context, initializer=_start_worker, initargs=(os.getpid(),)
     )
     with pool:
-        pending: list[Future[PreparedUnit] | Skipped] = []
+        pending: list[Future[PreparedDocuments] | Skipped] = []
         for unit in units:
             if isinstance(unit, Skipped):
                 pending.append(unit)
@@ -188,7 +95,7 @@ def _die_with(parent: int) -> None:
         os._exit(1)
 
 
-def _result(item: Future[PreparedUnit] | Skipped) -> PreparedUnit | Skipped:
+def _result(item: Future[PreparedDocuments] | Skipped) -> PreparedDocuments | Skipped:
     return item if isinstance(item, Skipped) else item.result()
 
 
@@ -214,10 +121,7 @@ class UnitMerger:
         in input order; seconds: the workers' step seconds.
     """
 
-    def __init__(
-        self, min_tokens: int, *, budget: int | None = None, spill_dir: str | None = None
-    ) -> None:
-        self._min_tokens = min_tokens
+    def __init__(self, *, budget: int | None = None, spill_dir: str | None = None) -> None:
         self._budget = budget
         self._spill_dir = spill_dir
         self._seen: set[str] = set()
@@ -255,60 +159,24 @@ class UnitMerger:
             self._values.spill(self._spill_dir)
             self.rows.spill(self._spill_dir)
 
-    def add(self, item: PreparedUnit | Skipped) -> int:
+    def add(self, item: PreparedDocuments | Skipped) -> int:
         """Take one unit (or planning skip); returns the items it covered (for progress)."""
         if isinstance(item, Skipped):
             self.skipped.append(item)
             return 1
         self.seconds += item.seconds
-        if self._seen.isdisjoint(item.ids) and len(set(item.ids)) == len(item.ids):
-            self._seen.update(item.ids)  # the common case: every id new, decided at C speed
-            rows, accepted = self._short(item, np.arange(len(item.ids)))
-        else:
-            rows, accepted = self._one_by_one(item)
-        has_set = np.flatnonzero(item.counts >= self._min_tokens)
-        take = np.searchsorted(has_set, accepted)  # accepted documents all have a set
-        if take.size:
+        out = screen(item, repeated_ids(item.ids, self._seen))
+        if out.take.size:
             sets, keys, signed = item.sets, item.keys, item.rows
-            if take.size != len(sets):
-                sets, keys = sets.take(take), keys[take]
-                signed = None if signed is None else signed[take]
+            if not out.is_everything(item):
+                sets, keys = sets.take(out.take), keys[out.take]
+                signed = None if signed is None else signed[out.take]
             self._hold(sets, keys, signed)
         ids = item.ids
-        self.ids.extend(ids[k] for k in accepted.tolist())
-        self.lengths.extend(item.counts[accepted].tolist())
-        rows.sort(key=lambda r: r[0])
-        self.skipped.extend(s for _, s in rows)
+        self.ids.extend(ids[k] for k in out.accepted.tolist())
+        self.lengths.extend(item.counts[out.accepted].tolist())
+        self.skipped.extend(out.skip_rows(item))
         return item.items
-
-    def _short(
-        self, item: PreparedUnit, new: np.ndarray
-    ) -> tuple[list[tuple[int, Skipped]], np.ndarray]:
-        """Skip rows of the item's reading skips and of its too-short documents among
-        ``new`` (int64 indexes of first occurrences), and the indexes accepted."""
-        rows = list(item.skipped)
-        counts = item.counts[new]
-        short = counts < self._min_tokens
-        for k, n in zip(new[short].tolist(), counts[short].tolist(), strict=True):
-            detail = f"{n} canonical tokens < min_tokens={self._min_tokens}"
-            pos = int(item.positions[k])
-            rows.append((pos, Skipped(item.ids[k], item.sources[k], "too-short", detail)))
-        return rows, new[~short]
-
-    def _one_by_one(self, item: PreparedUnit) -> tuple[list[tuple[int, Skipped]], np.ndarray]:
-        """:meth:`_short` after skipping ids seen before (here or in an earlier unit)."""
-        repeated: list[tuple[int, Skipped]] = []
-        new: list[int] = []
-        for k, doc_id in enumerate(item.ids):
-            if doc_id in self._seen:
-                pos = int(item.positions[k])
-                why = "duplicate document id"
-                repeated.append((pos, Skipped(doc_id, item.sources[k], "unreadable", why)))
-            else:
-                self._seen.add(doc_id)
-                new.append(k)
-        rows, accepted = self._short(item, np.array(new, dtype=np.int64))
-        return rows + repeated, accepted
 
 
 def pool_safe() -> bool:

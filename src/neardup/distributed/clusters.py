@@ -10,7 +10,7 @@ document's partition, so the concatenated part files are in cluster order.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -18,13 +18,16 @@ from neardup._array import group_bounds
 from neardup.distributed.io import write_part
 from neardup.distributed.shuffle import Table, concat, hash_dest, range_dest, split, take
 
+if TYPE_CHECKING:
+    from neardup.distributed.partition import Partition
+
 
 def split_to_docs(labels: Table, offsets: np.ndarray) -> list[Table]:
     """Label rows by the node's document partition."""
     return split(labels, range_dest(labels["node"], offsets), offsets.shape[0] - 1)
 
 
-def attach(p: int, part: dict[str, Any], offsets: np.ndarray, *pieces: Table) -> Table:
+def attach(p: int, part: Partition, offsets: np.ndarray, *pieces: Table) -> Table:
     """Label rows with each node's length and id: ``{label, node, length, id}``."""
     offset = int(offsets[p])
     t = concat(pieces)
@@ -39,8 +42,8 @@ def attach(p: int, part: dict[str, Any], offsets: np.ndarray, *pieces: Table) ->
     return {
         "label": t["label"],
         "node": t["node"],
-        "length": part["lengths"][local],
-        "id": part["ids"][local],
+        "length": part.lengths[local],
+        "id": part.ids[local],
     }
 
 

@@ -167,9 +167,22 @@ def read_block(block: Block, read_options_dict: dict[str, Any]) -> Iterator[Docu
     if block.kind == "parquet":
         yield from _parquet_records(block, opts)
         return
+    for unit in block_units(block):
+        yield from read_unit(unit, opts)
+
+
+def block_units(block: Block) -> Iterator[LinesUnit]:
+    """The read units of a JSONL(.gz) block (lines joined into chunks of about
+    :data:`BLOCK_BYTES`), in file order: what the local reader decodes at once.
+
+    Raises:
+        ValueError: a Parquet block (its records come from :func:`read_block`).
+    """
+    if block.kind == "parquet":
+        raise ValueError("a Parquet block has no JSONL read units")
     lines: Iterable[bytes] = _gzip_lines(block) if block.kind == "jsonl.gz" else _block_lines(block)
     for first, chunk in _chunks(lines, block.first_line):
-        yield from read_unit(LinesUnit(block.url, block.base, chunk, first), opts)
+        yield LinesUnit(block.url, block.base, chunk, first)
 
 
 def _chunks(lines: Iterable[bytes], first: int) -> Iterator[tuple[int, bytes]]:

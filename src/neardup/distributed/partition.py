@@ -1,14 +1,16 @@
 """Per-partition work of the Dask engine: ingest, duplicate ids, keys, candidates, verify.
 
 Every function here runs inside a Dask task on one partition (or one shuffle output) and
-takes and returns plain numpy tables, so it is cheap to serialise and to recompute when a
-worker is lost. Global document index = partition offset + position in the partition,
-the single-process job's input order.
+takes and returns typed values of numpy arrays (:class:`~neardup.prepare.PreparedDocuments`
+from the prepare stage, :class:`Partition`) or plain numpy tables, so it is cheap to
+serialise and to recompute when a worker is lost. Global document index = partition
+offset + position in the partition, the single-process job's input order.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -17,83 +19,75 @@ import xxhash
 from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, unique_pairs
 from neardup.decide import decide, signature_scores
 from neardup.dedup import decision_of
-from neardup.distributed.io import Block, read_block, write_part, write_part_lines
+from neardup.distributed.io import Block, block_units, read_block, write_part, write_part_lines
 from neardup.distributed.shuffle import Table, concat, hash_dest, range_dest, split
 from neardup.methods.base import Prepared, Signatures
 from neardup.methods.sets import ShingleSets
-from neardup.methods.shingles import Shingling
 from neardup.pairs import pair_lines
-from neardup.text.types import Document, Skipped
-
-_BATCH = 2048
+from neardup.prepare import (
+    PrepareConfig,
+    PreparedDocuments,
+    concat_prepared,
+    prepare_documents,
+    prepare_stream,
+    prepare_unit,
+    screen,
+)
+from neardup.text.types import Skipped
 
 
 # -- ingest ---------------------------------------------------------------------------------
-def ingest(block: Block, meth: Any, opts: Any, read_options: dict[str, Any]) -> dict[str, Any]:
-    """Read a block, canonical tokens and shingle sets of every readable document.
+@dataclass(frozen=True, eq=False)
+class Partition:
+    """One partition's accepted documents, in input order (``n`` documents).
 
-    Returns:
-        Raw partition ``{ids, pos, ntok, sources, long, sets, tokens, skipped}``: ids (list),
-        item positions int64, token counts int64, sources (list), ``long`` bool (>=
-        ``min_tokens``), ``sets`` (:class:`ShingleSets` of the long documents, in order),
-        ``tokens`` (token lists of the long documents, only when the method needs a fit),
-        ``skipped`` list of ``(position, Skipped)`` from reading.
+    Attributes:
+        ids: object (n,): document ids; lengths: int64 (n,): canonical token counts.
+        sets: their shingle sets; sig: their signature data (n, ...), or None before a
+            fitted method has signed; tokens: their token lists (methods that need a fit,
+            until signed; else empty); skipped: the partition's skip rows in input order.
     """
-    from neardup.text.canonical import CanonicalForm
 
-    canonical: CanonicalForm = meth.canonical
-    shingling: Shingling = meth.shingling
-    keep_tokens = bool(meth.needs_fit)
-    ids: list[str] = []
-    sources: list[str] = []
-    pos: list[int] = []
-    ntok: list[int] = []
-    skipped: list[tuple[int, Skipped]] = []
-    parts: list[ShingleSets] = []
-    tokens_kept: list[list[str]] = []
-    batch: list[list[str]] = []
-    for i, item in enumerate(read_block(block, read_options)):
-        if isinstance(item, Skipped):
-            skipped.append((i, item))
-            continue
-        doc: Document = item
-        tokens = canonical.tokens(doc.text)
-        ids.append(doc.id)
-        sources.append(doc.source)
-        pos.append(i)
-        ntok.append(len(tokens))
-        if len(tokens) >= opts.min_tokens:
-            batch.append(tokens)
-            if keep_tokens:
-                tokens_kept.append(tokens)
-            if len(batch) >= _BATCH:
-                parts.append(shingling.batch(batch))
-                batch = []
-    if batch:
-        parts.append(shingling.batch(batch))
-    ntok_arr = np.array(ntok, dtype=np.int64)
-    return {
-        "ids": ids,
-        "sources": sources,
-        "pos": np.array(pos, dtype=np.int64),
-        "ntok": ntok_arr,
-        "long": ntok_arr >= opts.min_tokens,
-        "sets": ShingleSets.concat(parts),
-        "tokens": tokens_kept,
-        "skipped": skipped,
-    }
+    ids: np.ndarray
+    lengths: np.ndarray
+    sets: ShingleSets
+    sig: np.ndarray | None
+    tokens: list[list[str]]
+    skipped: list[Skipped]
+
+
+def ingest(block: Block, meth: Any, opts: Any, read_options: dict[str, Any]) -> PreparedDocuments:
+    """Read a block and prepare its documents: a JSONL block unit by unit
+    (:func:`neardup.prepare.prepare_unit`, as the local job's workers), a Parquet block's
+    records in batches (:func:`neardup.prepare.prepare_stream`). Positions are the items'
+    positions in the block."""
+    from neardup.text.read import read_options as make_read_options
+
+    config = PrepareConfig(
+        canonical=meth.canonical,
+        shingling=meth.shingling,
+        min_tokens=opts.min_tokens,
+        signer=meth if meth.rows_per_document else None,
+        keep_tokens=bool(meth.needs_fit),
+        read=make_read_options(**read_options),
+    )
+    if block.kind == "parquet":
+        parts = list(prepare_stream(read_block(block, read_options), config))
+    else:
+        parts = [prepare_unit(unit, config) for unit in block_units(block)]
+    return concat_prepared(parts) if parts else prepare_documents([], config)
 
 
 # -- duplicate ids ----------------------------------------------------------------------------
-def split_ids(raw: dict[str, Any], part: int, n_out: int) -> list[Table]:
+def split_ids(raw: PreparedDocuments, part: int, n_out: int) -> list[Table]:
     """Ids of a raw partition keyed by their hash, for the duplicate-id shuffle."""
-    ids = np.array(raw["ids"], dtype=object)
+    ids = np.array(raw.ids, dtype=object)
     h = np.fromiter(
         (xxhash.xxh64_intdigest(s.encode("utf-8", "surrogatepass")) for s in ids),
         dtype=U64,
         count=ids.size,
     )
-    table = {"h": h, "part": np.full(ids.size, part, np.int64), "pos": raw["pos"], "id": ids}
+    table = {"h": h, "part": np.full(ids.size, part, np.int64), "pos": raw.positions, "id": ids}
     return split(table, hash_dest(h, n_out), n_out)
 
 
@@ -120,53 +114,36 @@ def find_losers(j: int, n_parts: int, *pieces: Table) -> list[Table]:
     return split(losers, losers["part"], n_parts)
 
 
-def finalize(raw: dict[str, Any], meth: Any, opts: Any, *losers: Table) -> dict[str, Any]:
-    """Drop duplicate-id losers and short documents; signatures (unless a fit is needed).
-
-    Returns:
-        Partition ``{ids, lengths, sets, sig, tokens, skipped}``: ids object array (n,),
-        canonical lengths int64 (n,), shingle sets, signature data (n, ...) or None,
-        token lists (fit methods), skipped rows sorted by position.
-    """
-    lost = set(concat(losers).get("pos", np.zeros(0, np.int64)).tolist())
-    is_lost = np.array([p in lost for p in raw["pos"].tolist()], dtype=bool)
-    long = raw["long"]
-    keep = long & ~is_lost
-    keep_in_long = keep[long]  # which of the long documents' sets stay
-    skipped = list(raw["skipped"])
-    for i in np.flatnonzero(~keep).tolist():
-        doc_id, source, p = raw["ids"][i], raw["sources"][i], int(raw["pos"][i])
-        if is_lost[i]:
-            skipped.append((p, Skipped(doc_id, source, "unreadable", "duplicate document id")))
-        else:
-            detail = f"{raw['ntok'][i]} canonical tokens < min_tokens={opts.min_tokens}"
-            skipped.append((p, Skipped(doc_id, source, "too-short", detail)))
-    skipped.sort(key=lambda x: x[0])
-    sets = raw["sets"].take(np.flatnonzero(keep_in_long))
-    tokens = [t for t, k in zip(raw["tokens"], keep_in_long.tolist(), strict=False) if k]
-    part = {
-        "ids": np.array([raw["ids"][i] for i in np.flatnonzero(keep).tolist()], dtype=object),
-        "lengths": raw["ntok"][keep],
-        "sets": sets,
-        "sig": None,
-        "tokens": tokens,
-        "skipped": [s for _, s in skipped],
-    }
+def finalize(raw: PreparedDocuments, meth: Any, opts: Any, *losers: Table) -> Partition:
+    """The rules of :func:`neardup.prepare.screen` (``losers``: the positions of the
+    partition's repeated ids) and the signatures (unless a fit is needed)."""
+    lost = concat(losers).get("pos", np.zeros(0, np.int64))
+    out = screen(raw, np.isin(raw.positions, lost))
+    sets = raw.sets if out.is_everything(raw) else raw.sets.take(out.take)
+    sig = None
     if not meth.needs_fit:
-        part["sig"] = meth.from_sets(sets).data
-    return part
+        rows = raw.rows
+        sig = (meth.from_sets(sets) if rows is None else meth.from_rows(rows[out.take])).data
+    return Partition(
+        np.array([raw.ids[k] for k in out.accepted.tolist()], dtype=object),
+        raw.counts[out.accepted],
+        sets,
+        sig,
+        [] if raw.tokens is None else [raw.tokens[t] for t in out.take.tolist()],
+        out.skip_rows(raw),
+    )
 
 
-def part_count(part: dict[str, Any]) -> tuple[int, dict[str, int]]:
+def part_count(part: Partition) -> tuple[int, dict[str, int]]:
     """Documents and skips by reason of a partition (small, sent to the client)."""
-    return int(part["ids"].shape[0]), dict(Counter(s.reason for s in part["skipped"]))
+    return int(part.ids.shape[0]), dict(Counter(s.reason for s in part.skipped))
 
 
-def part_stats(part: dict[str, Any]) -> Any:
+def part_stats(part: Partition) -> Any:
     """Collection statistics of a partition's documents (for methods that need a fit)."""
     from neardup.methods.stats import CorpusStatistics
 
-    return CorpusStatistics.from_token_lists(part["tokens"])
+    return CorpusStatistics.from_token_lists(part.tokens)
 
 
 def merge_stats(*stats: Any) -> Any:
@@ -181,17 +158,15 @@ def merge_stats(*stats: Any) -> Any:
     return out
 
 
-def sign_fitted(part: dict[str, Any], meth: Any) -> dict[str, Any]:
+def sign_fitted(part: Partition, meth: Any) -> Partition:
     """Signatures of a partition with a fitted method; token lists are dropped."""
-    prepared = [
-        Prepared(i, "", t) for i, t in zip(part["ids"].tolist(), part["tokens"], strict=True)
-    ]
-    return {**part, "sig": meth.sign(prepared).data, "tokens": []}
+    prepared = [Prepared(i, "", t) for i, t in zip(part.ids.tolist(), part.tokens, strict=True)]
+    return replace(part, sig=meth.sign(prepared).data, tokens=[])
 
 
-def write_skipped(part: dict[str, Any], out_dir: str, p: int) -> int:
+def write_skipped(part: Partition, out_dir: str, p: int) -> int:
     """Write partition ``p``'s ``skipped.jsonl`` part; returns the row count."""
-    return write_part(out_dir, "skipped.jsonl", p, (s.as_dict() for s in part["skipped"]))
+    return write_part(out_dir, "skipped.jsonl", p, (s.as_dict() for s in part.skipped))
 
 
 # -- candidates -------------------------------------------------------------------------------
@@ -200,20 +175,20 @@ def write_skipped(part: dict[str, Any], out_dir: str, p: int) -> int:
 CONTENT_SLOT = -1
 
 
-def split_keys(part: dict[str, Any], offset: int, meth: Any, n_out: int) -> list[Table]:
+def split_keys(part: Partition, offset: int, meth: Any, n_out: int) -> list[Table]:
     """``(slot, key, gidx)`` rows of a partition's grouping keys, by hash of (slot, key).
 
     Besides the method's slots, slot :data:`CONTENT_SLOT` holds each non-empty document's
     content key (:meth:`ShingleSets.content_keys`), so identical documents meet whatever
     the method.
     """
-    grouped = meth.group_keys(part["sig"])
+    grouped = meth.group_keys(part.sig)
     keys, valid = grouped.keys, grouped.valid
     n, slots = keys.shape
     slot = np.broadcast_to(np.arange(slots, dtype=np.int64), (n, slots))[valid]
     gidx = np.broadcast_to(np.arange(n, dtype=np.int64)[:, None] + offset, (n, slots))[valid]
     key = keys[valid]
-    sets: ShingleSets = part["sets"]
+    sets = part.sets
     live = np.flatnonzero(sets.sizes > 0)
     slot = np.concatenate([slot, np.full(live.shape[0], CONTENT_SLOT, dtype=np.int64)])
     gidx = np.concatenate([gidx, live.astype(np.int64) + offset])
@@ -266,26 +241,27 @@ def unique_candidates(j: int, n_docs: int, *pieces: Table) -> Table:
 
 
 # -- verification -----------------------------------------------------------------------------
-def fetch(part: dict[str, Any], cand: Table, offset: int) -> dict[str, Any]:
+def fetch(part: Partition, cand: Table, offset: int) -> dict[str, Any]:
     """The documents of this partition that ``cand`` (another partition's pairs) needs.
 
     Returns:
         ``{gidx, sets, sig, ids}`` of the needed documents, ascending global index.
     """
-    n = part["ids"].shape[0]
+    n = part.ids.shape[0]
     b = np.unique(cand["b"])
     b = b[(b >= offset) & (b < offset + n)]
     local = b - offset
+    assert part.sig is not None  # signed by finalize or sign_fitted
     return {
         "gidx": b,
-        "sets": part["sets"].take(local),
-        "sig": part["sig"][local],
-        "ids": part["ids"][local],
+        "sets": part.sets.take(local),
+        "sig": part.sig[local],
+        "ids": part.ids[local],
     }
 
 
 def verify(
-    part: dict[str, Any],
+    part: Partition,
     cand: Table,
     offset: int,
     p: int,
@@ -300,15 +276,15 @@ def verify(
         ``{rows: {a, b, res, cab, cba, score, code}, candidates: int}`` for the matched
         pairs (``code``: the rule that decided, index into :data:`neardup.decide.DECIDED`).
     """
-    n = part["ids"].shape[0]
+    n = part.ids.shape[0]
     others = [f for f in fetched if f["gidx"].size]
     gidx = np.concatenate(
         [np.arange(offset, offset + n, dtype=np.int64)] + [f["gidx"] for f in others]
     )
     order = np.argsort(gidx, kind="stable")
-    sets = ShingleSets.concat([part["sets"], *(f["sets"] for f in others)])
-    sig = np.concatenate([part["sig"], *(f["sig"] for f in others)])
-    ids = np.concatenate([part["ids"], *(f["ids"] for f in others)])
+    sets = ShingleSets.concat([part.sets, *(f["sets"] for f in others)])
+    sig = np.concatenate([part.sig, *(f["sig"] for f in others)])
+    ids = np.concatenate([part.ids, *(f["ids"] for f in others)])
     pairs = np.stack([cand["a"], cand["b"]], axis=1).astype(np.int64)
     local = order[np.searchsorted(gidx[order], pairs)] if pairs.size else pairs
     # The key is never read by similarity() (the signatures were made here, by meth).
@@ -344,14 +320,15 @@ def verify(
     return {"rows": rows, "candidates": int(pairs.shape[0])}
 
 
-def slim(part: dict[str, Any]) -> dict[str, Any]:
-    """A partition without its shingle sets and signatures (ids and lengths only)."""
-    return {"ids": part["ids"], "lengths": part["lengths"]}
+def slim(part: Partition) -> Partition:
+    """A partition without its shingle sets, signatures and skip rows (ids and lengths)."""
+    empty = ShingleSets(np.zeros(0, U64), np.zeros(1, np.int64))
+    return Partition(part.ids, part.lengths, empty, None, [], [])
 
 
-def part_ids(part: dict[str, Any]) -> list[str]:
+def part_ids(part: Partition) -> list[str]:
     """The ids of a partition's documents, in input order."""
-    return [str(i) for i in part["ids"].tolist()]
+    return [str(i) for i in part.ids.tolist()]
 
 
 def pair_rows(verified: dict[str, Any]) -> dict[str, np.ndarray]:

@@ -22,6 +22,7 @@ import json
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any, Literal
 
@@ -41,12 +42,14 @@ from neardup.methods.measures import intersection_sizes
 from neardup.methods.minhash import MinHasher
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
+from neardup.prepare import PrepareConfig, Shingled, shingle_texts
 from neardup.tables import rows_to_arrow, rows_to_pandas
 from neardup.text.canonical import CanonicalForm
 
 #: What :meth:`Index.insert` did: stored it, the id was there already, too few tokens.
 Inserted = Literal["added", "exists", "too-short"]
 _FORMAT = "neardup-index/1"
+_BATCH = 2048
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +194,9 @@ class Index:
         if not isinstance(self.canonical, CanonicalForm):
             raise ParameterError("canonical", self.canonical, "a CanonicalForm")
         self._shingling = Shingling(size=self.shingle_size)
+        self._prepare = PrepareConfig(
+            canonical=self.canonical, shingling=self._shingling, min_tokens=self.min_tokens
+        )
         self._hasher = MinHasher(num_perm=self.num_perm)
         self._lsh: LSHParams = optimal_params(self.threshold, self.num_perm)
 
@@ -228,22 +234,53 @@ class Index:
         Raises:
             ParameterError: ``doc_id`` or ``text`` is not a string.
         """
-        if not isinstance(doc_id, str):
-            raise ParameterError("doc_id", doc_id, "a string")
-        if doc_id in self._sets:
+        if doc_id in self._checked_id(doc_id, self._sets):
             return "exists"
-        fps = self._fingerprints(text)
-        if fps is None:
-            return "too-short"
-        self._store(doc_id, fps)
-        return "added"
+        done = shingle_texts([self._text(text)], self._prepare)
+        return self._insert(doc_id, done, 0 if done.counts[0] >= self.min_tokens else None)
 
     def insert_many(self, docs: Iterable[tuple[str, str]]) -> dict[str, int]:
-        """Insert ``(id, text)`` pairs; counts of each :data:`Inserted` outcome."""
+        """Insert ``(id, text)`` pairs, in order, each as :meth:`insert` would (prepared
+        ``_BATCH`` documents at a time, vectorised); counts of each :data:`Inserted` outcome.
+
+        Raises:
+            ParameterError: an id or text is not a string (the documents of its batch before
+                it are stored).
+        """
         counts = {"added": 0, "exists": 0, "too-short": 0}
-        for doc_id, text in docs:
-            counts[self.insert(doc_id, text)] += 1
+        it = iter(docs)
+        while chunk := list(islice(it, _BATCH)):
+            texts = []
+            for doc_id, text in chunk:
+                self._checked_id(doc_id, self._sets)
+                if not isinstance(text, str):
+                    break
+                texts.append(text)
+            done = shingle_texts(texts, self._prepare)
+            long = done.counts >= self.min_tokens
+            slot = np.cumsum(long) - 1  # each long document's set
+            for k, (doc_id, _) in enumerate(chunk[: len(texts)]):
+                counts[self._insert(doc_id, done, int(slot[k]) if long[k] else None)] += 1
+            if len(texts) < len(chunk):
+                self._text(chunk[len(texts)][1])  # raises
         return counts
+
+    def _insert(self, doc_id: str, done: Shingled, j: int | None) -> Inserted:
+        """Store a document of a prepared batch whose set is ``done.sets[j]`` (None: the
+        document is too short)."""
+        if doc_id in self._sets:
+            return "exists"
+        if j is None:
+            return "too-short"
+        lo, hi = done.sets.offsets[j], done.sets.offsets[j + 1]
+        self._store(doc_id, done.sets.values[lo:hi].copy())
+        return "added"
+
+    @staticmethod
+    def _checked_id(doc_id: object, sets: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        if not isinstance(doc_id, str):
+            raise ParameterError("doc_id", doc_id, "a string")
+        return sets
 
     def remove(self, doc_id: str) -> None:
         """Remove document ``doc_id``.
@@ -279,18 +316,19 @@ class Index:
             InputError: ``text`` has fewer than ``min_tokens`` canonical tokens.
         """
         check_int("limit", limit, low=1)
-        tokens = self.canonical.tokens(self._text(text))
-        if len(tokens) < self.min_tokens:
+        done = shingle_texts([self._text(text)], self._prepare)
+        tokens = int(done.counts[0])
+        if tokens < self.min_tokens:
             raise InputError(
-                f"document too short to query: {len(tokens)} canonical tokens "
+                f"document too short to query: {tokens} canonical tokens "
                 f"< min_tokens={self.min_tokens}"
             )
-        fps = self._shingling.fingerprints(tokens)
+        fps = done.sets.values
         candidates = self._candidates(fps)
         matches = self._decide(fps, candidates)
         matches.sort(key=lambda m: (-m.score, -m.resemblance, m.id))
         return QueryResult(
-            tuple(matches[:limit]), len(candidates), len(tokens), self.measure, self.threshold
+            tuple(matches[:limit]), len(candidates), tokens, self.measure, self.threshold
         )
 
     # -- files ------------------------------------------------------------------------
@@ -345,12 +383,6 @@ class Index:
         if not isinstance(text, str):
             raise ParameterError("text", type(text).__name__, "a string")
         return text
-
-    def _fingerprints(self, text: str) -> np.ndarray | None:
-        tokens = self.canonical.tokens(self._text(text))
-        if len(tokens) < self.min_tokens:
-            return None
-        return self._shingling.fingerprints(tokens)
 
     def _store(self, doc_id: str, fps: np.ndarray) -> None:
         self._sets[doc_id] = fps

@@ -1,9 +1,9 @@
 """The bulk path of ``Store.add``: preparing a batch outside the database, writing it fast.
 
-A batch is prepared (hashes, canonical tokens or their vectorised fingerprints, shingle
-sets, signatures and index keys, compressed texts) by :func:`prepare` with no database
-connection held, in a worker thread while the previous batch is written. It is written in
-one transaction by :func:`write`:
+A batch is prepared (hashes; canonical tokens and shingle sets by the prepare stage,
+:func:`neardup.prepare.shingle_texts`; signatures and index keys, compressed texts) by
+:func:`prepare` with no database connection held, in a worker thread while the previous
+batch is written. It is written in one transaction by :func:`write`:
 
 * documents first with ``ON CONFLICT DO NOTHING`` (only rows this transaction inserted get
   any other row, as before: re-adding adds nothing, two writers lose nothing);
@@ -31,11 +31,9 @@ import numpy as np
 from sqlalchemy import Connection
 
 from neardup.methods.base import Method
-from neardup.methods.sets import ShingleSets
-from neardup.methods.shingles import Shingling
+from neardup.prepare import PrepareConfig, shingle_texts
 from neardup.store.codec import encode_sets, encode_text, fingerprint_shift, scrub
 from neardup.store.methods import KeyRows, signs_from_sets
-from neardup.text.canonical import CanonicalForm
 from neardup.text.types import Document
 
 _PG_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
@@ -99,49 +97,29 @@ def prepare(
         ``(batch, too_short)``: the batch, and ``(document, token count)`` of each document
         shorter than ``min_tokens``.
     """
-    shingling = meth.shingling
-    canonical = meth.canonical
-    texts = [d.text for d, _ in ready_docs]
-    if not meth.needs_fit and _vectorised(shingling, canonical):
-        sets, lengths = _fast_sets(shingling, canonical, texts)
-        tokens: list[list[str] | None] = [None] * len(texts)
-    else:
-        token_lists = [canonical.tokens(t) for t in texts]
-        lengths = np.fromiter((len(t) for t in token_lists), np.int64, len(token_lists))
-        sets = None
-        tokens = list(token_lists) if meth.needs_fit else [None] * len(texts)
+    config = PrepareConfig(
+        canonical=meth.canonical,
+        shingling=meth.shingling,
+        min_tokens=min_tokens,
+        keep_tokens=meth.needs_fit,
+    )
+    done = shingle_texts([d.text for d, _ in ready_docs], config)
+    lengths, sets = done.counts, done.sets
     keep = np.flatnonzero(lengths >= min_tokens)
     too_short = [(ready_docs[i][0], int(lengths[i])) for i in np.flatnonzero(lengths < min_tokens)]
-    if sets is None:
-        sets = shingling.batch([token_lists[i] for i in keep])
-    elif keep.shape[0] != len(texts):
-        sets = sets.take(keep)
-    ready = [Ready(ready_docs[i][0], int(lengths[i]), ready_docs[i][1], tokens[i]) for i in keep]
+    tokens: Sequence[list[str] | None] = [None] * len(keep) if done.tokens is None else done.tokens
+    ready = [
+        Ready(ready_docs[i][0], int(lengths[i]), ready_docs[i][1], tokens[j])
+        for j, i in enumerate(keep.tolist())
+    ]
     keys = meth.index_keys(meth.from_sets(sets)) if signs_from_sets(meth) else None
     if keys is not None:
         order = np.argsort(keys.key, kind="stable")
         keys = KeyRows(keys.row[order], keys.band[order], keys.key[order])
     bodies = [encode_text(r.doc.text) for r in ready]
-    shift = fingerprint_shift(shingling.fingerprint)
+    shift = fingerprint_shift(meth.shingling.fingerprint)
     stored = encode_sets(sets.values, sets.offsets, shift=shift)
     return Batch(ready, bodies, stored, keys), too_short
-
-
-def _vectorised(shingling: Shingling, canonical: CanonicalForm) -> bool:
-    return shingling.unit == "word" and shingling.fingerprint == "xxh64" and canonical.vectorisable
-
-
-def _fast_sets(
-    shingling: Shingling, canonical: CanonicalForm, texts: Sequence[str]
-) -> tuple[ShingleSets, np.ndarray]:
-    """Shingle sets and canonical token counts without per-token Python objects (equal to
-    ``shingling.batch([canonical.tokens(t) ...])``)."""
-    from neardup.text.vectorized import canonical_fingerprints
-
-    tok, offsets = canonical_fingerprints(texts, canonical, shingling.seed)
-    lengths = np.diff(offsets)
-    values, doc = shingling.from_token_fingerprints(tok, lengths)
-    return ShingleSets.from_unsorted(values, doc, len(texts)), lengths
 
 
 # -- writing ---------------------------------------------------------------------------------

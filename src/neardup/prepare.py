@@ -1,0 +1,490 @@
+"""The prepare stage, written once: documents -> canonical tokens -> shingle sets -> keys.
+
+Every executor of the dedup job (this process, the worker pool of :mod:`neardup.ingest`,
+the Dask partitions of :mod:`neardup.distributed`), ``Store.add`` and ``Index.insert``
+prepare documents here:
+
+1. :func:`shingle_texts` (one step, the one a compiled kernel replaces): a batch of clean
+   texts -> canonical token counts, the shingle sets of the documents with at least
+   ``min_tokens`` tokens, their content keys (:meth:`ShingleSets.content_keys`) and, for a
+   method that signs each document alone (``rows_per_document``), their signature rows.
+   Word shingles with XXH64 fingerprints (:func:`uses_token_fingerprints`) take the
+   vectorised path (:func:`neardup.text.vectorized.canonical_fingerprints`: no Python
+   object per token); other shinglings, and methods that need the token lists, tokenise
+   document by document.
+2. :func:`prepare_documents` / :func:`prepare_unit` / :func:`prepare_stream`: a batch of
+   documents (a read unit, :mod:`neardup.text.units`; a stream cut into batches) ->
+   :class:`PreparedDocuments`, a frozen value.
+3. :func:`screen`: the too-short and repeated-id rules as values (:class:`Outcomes`): which
+   documents are accepted, and the ``Skipped`` rows of the others. Whether an id is
+   repeated depends on the documents before it in the whole input, so the executor says it
+   (:func:`repeated_ids` for executors that see the units in order; the Dask engine finds
+   repeated ids by a shuffle).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from neardup.errors import check_int
+from neardup.methods.sets import ShingleSets
+from neardup.methods.shingles import Shingling
+from neardup.text.canonical import CanonicalForm
+from neardup.text.types import Document, Skipped
+from neardup.text.units import ReadOptions, Unit
+
+__all__ = [
+    "Outcomes",
+    "PrepareConfig",
+    "PreparedDocuments",
+    "Shingled",
+    "concat_prepared",
+    "prepare_documents",
+    "prepare_stream",
+    "prepare_unit",
+    "repeated_ids",
+    "screen",
+    "shingle_texts",
+    "uses_token_fingerprints",
+]
+
+Clock = Callable[[], float]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PrepareConfig:
+    """How documents are prepared (pickled once per worker task).
+
+    Args:
+        canonical: how text becomes canonical tokens.
+        shingling: how tokens become shingle fingerprints.
+        min_tokens: documents with fewer canonical tokens get no shingle set (``too-short``),
+            >= 1.
+        signer: a method whose ``sign_rows(sets)`` gives one signature row per document
+            (``rows_per_document``), or None.
+        keep_tokens: keep the canonical token lists of the documents with a set (methods
+            that sign from tokens or fit collection statistics).
+        keep_texts: keep the texts of the documents with a set (methods that sign from
+            prepared documents).
+        read: how a read unit's records become documents (:func:`prepare_unit` only).
+
+    Raises:
+        ParameterError: ``min_tokens`` < 1.
+    """
+
+    canonical: CanonicalForm
+    shingling: Shingling
+    min_tokens: int
+    signer: Any = None
+    keep_tokens: bool = False
+    keep_texts: bool = False
+    read: ReadOptions | None = None
+
+    def __post_init__(self) -> None:
+        check_int("min_tokens", self.min_tokens, low=1)
+
+
+def uses_token_fingerprints(shingling: Shingling) -> bool:
+    """The fast-path predicate: word shingles with XXH64 fingerprints are combined from the
+    vectorised token fingerprints, without a Python object per token."""
+    return shingling.unit == "word" and shingling.fingerprint == "xxh64"
+
+
+@dataclass(frozen=True, eq=False)
+class Shingled:
+    """What :func:`shingle_texts` makes of a batch of ``d`` texts.
+
+    Attributes:
+        counts: int64 (d,): canonical tokens per text.
+        sets: the shingle sets of the texts with ``counts >= min_tokens``, in order (s sets).
+        keys: uint64 (s,): their content keys.
+        rows: their signature rows (s, ...) (``config.signer``), or None.
+        tokens: their canonical token lists (``config.keep_tokens``), or None.
+        seconds: seconds of the ``prepare`` (tokens), ``shingle`` (sets) and ``sign``
+            (content keys and rows) steps.
+    """
+
+    counts: np.ndarray
+    sets: ShingleSets
+    keys: np.ndarray
+    rows: np.ndarray | None
+    tokens: list[list[str]] | None
+    seconds: tuple[float, float, float]
+
+
+def shingle_texts(
+    texts: Sequence[str], config: PrepareConfig, *, clock: Clock = time.perf_counter
+) -> Shingled:
+    """Canonical tokens -> token fingerprints -> shingle sets -> content keys -> signature
+    rows of a batch of texts (vectorised over the batch on the fast path).
+
+    Args:
+        texts: clean texts; config: the canonical form, shingling, ``min_tokens``, signer.
+        clock: ``() -> seconds`` for the step timings.
+
+    Returns:
+        :class:`Shingled`; its sets equal ``config.shingling.batch`` of the token lists
+        ``config.canonical.tokens(t)`` of the long enough texts.
+    """
+    if uses_token_fingerprints(config.shingling) and not config.keep_tokens:
+        return _kernel_texts(texts, config)
+    t0 = clock()
+    lists = [config.canonical.tokens(t) for t in texts]
+    counts = np.fromiter((len(x) for x in lists), dtype=np.int64, count=len(lists))
+    t1 = clock()
+    long = np.flatnonzero(counts >= config.min_tokens).tolist()
+    tokens = [lists[i] for i in long]
+    sets = config.shingling.batch(tokens)
+    t2 = clock()
+    keys = sets.content_keys()
+    rows = None if config.signer is None else config.signer.sign_rows(sets)
+    t3 = clock()
+    kept = tokens if config.keep_tokens else None
+    return Shingled(counts, sets, keys, rows, kept, (t1 - t0, t2 - t1, t3 - t2))
+
+
+def kernel_of(config: PrepareConfig) -> str:
+    """Which prepare kernel :func:`shingle_texts` runs for ``config``: ``cython`` (the
+    compiled kernel, :mod:`neardup.methods.kernel`) or ``python`` (the numpy reference).
+
+    Raises:
+        ParameterError: a bad ``NEARDUP_KERNEL``, or ``cython`` asked for and not built.
+    """
+    from neardup.methods.kernel import kernel_for
+
+    if uses_token_fingerprints(config.shingling) and not config.keep_tokens:
+        return kernel_for(config.canonical, config.shingling)
+    return "python"
+
+
+def _kernel_texts(texts: Sequence[str], config: PrepareConfig) -> Shingled:
+    """The fast path by :func:`neardup.methods.kernel.prepare_texts` (the compiled kernel
+    where built, else its numpy reference): one pass from texts to sets, content keys and,
+    for MinHash-LSH, the signature rows."""
+    from neardup.methods.kernel import prepare_texts
+
+    hasher = _minhasher(config.signer)
+    done = prepare_texts(
+        texts,
+        canonical=config.canonical,
+        shingling=config.shingling,
+        min_tokens=config.min_tokens,
+        hasher=hasher,
+    )
+    t1 = time.perf_counter()
+    rows = done.rows
+    if config.signer is not None and hasher is None:
+        rows = config.signer.sign_rows(done.sets)
+    tokens_s, sets_s, sign_s = done.seconds
+    return Shingled(
+        np.asarray(done.counts, dtype=np.int64),
+        done.sets,
+        done.keys,
+        rows,
+        None,
+        (tokens_s, sets_s, sign_s + time.perf_counter() - t1),
+    )
+
+
+def _minhasher(signer: Any) -> Any:
+    """The MinHasher whose sketches are ``signer.sign_rows`` (MinHash-LSH), or None."""
+    from neardup.methods.shingle_methods import MinHashLSH
+
+    if isinstance(signer, MinHashLSH) and type(signer)._reduce is MinHashLSH._reduce:
+        return signer.hasher
+    return None
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedDocuments:
+    """A batch of documents (a read unit, a Dask block, a ``Store.add`` batch), prepared.
+
+    Attributes:
+        ids, sources: every document of the batch, in order (d documents).
+        positions: int64 (d,): each document's position among the batch's items (documents
+            and reading skips).
+        counts: int64 (d,): canonical tokens per document.
+        min_tokens: the threshold ``sets`` was made with.
+        sets: the shingle sets of the documents with ``counts >= min_tokens``, in order.
+        keys: uint64 (len(sets),): their content keys.
+        rows: their signature rows, or None.
+        tokens: their canonical token lists (``config.keep_tokens``), or None.
+        texts: their texts (``config.keep_texts``), or None.
+        skipped: ``(position, Skipped)`` of the reading skips.
+        items: documents plus reading skips.
+        seconds: seconds of the ``read``, ``prepare``, ``shingle`` and ``sign`` steps.
+    """
+
+    ids: list[str]
+    sources: Sequence[str]
+    positions: np.ndarray
+    counts: np.ndarray
+    min_tokens: int
+    sets: ShingleSets
+    keys: np.ndarray
+    rows: np.ndarray | None
+    tokens: list[list[str]] | None
+    texts: list[str] | None
+    skipped: list[tuple[int, Skipped]]
+    items: int
+    seconds: tuple[float, float, float, float]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def long(self) -> np.ndarray:
+        """bool (d,): which documents have a shingle set (``counts >= min_tokens``)."""
+        return np.asarray(self.counts >= self.min_tokens)
+
+
+def prepare_documents(
+    docs: Sequence[Document],
+    config: PrepareConfig,
+    *,
+    positions: Sequence[int] | None = None,
+    skipped: Sequence[tuple[int, Skipped]] = (),
+    items: int | None = None,
+    read_seconds: float = 0.0,
+    clock: Clock = time.perf_counter,
+) -> PreparedDocuments:
+    """Prepare a batch of documents (:func:`shingle_texts` of their texts).
+
+    Args:
+        docs: the documents, in order; config: how to prepare them.
+        positions: each document's position among the batch's items (default: 0..d-1).
+        skipped: ``(position, Skipped)`` reading skips among the items; items: documents
+            plus skips (default: their sum); read_seconds: time spent reading them.
+        clock: ``() -> seconds`` for the step timings.
+    """
+    return _prepared(
+        [d.id for d in docs],
+        [d.source for d in docs],
+        [d.text for d in docs],
+        range(len(docs)) if positions is None else positions,
+        list(skipped),
+        len(docs) + len(skipped) if items is None else items,
+        config,
+        read_seconds,
+        clock,
+    )
+
+
+def prepare_stream(
+    items: Iterable[Document | Skipped],
+    config: PrepareConfig,
+    *,
+    batch: int = 2048,
+    batch_chars: int = 2_000_000,
+    clock: Clock = time.perf_counter,
+) -> Iterator[PreparedDocuments]:
+    """:func:`prepare_documents` of a stream of documents and reading skips, ``batch``
+    documents or ``batch_chars`` characters at a time (bounds the vectorised tokenizer's
+    temporary arrays); each batch's positions count from its first item.
+
+    Args:
+        items: documents and skips, in input order; config: how to prepare them.
+        batch: documents per batch, >= 1; batch_chars: characters per batch, >= 1.
+        clock: ``() -> seconds`` for the step timings.
+    """
+    check_int("batch", batch, low=1)
+    check_int("batch_chars", batch_chars, low=1)
+    docs: list[Document] = []
+    positions: list[int] = []
+    skipped: list[tuple[int, Skipped]] = []
+    count = chars = 0
+    for item in items:
+        if isinstance(item, Skipped):
+            skipped.append((count, item))
+        else:
+            docs.append(item)
+            positions.append(count)
+            chars += len(item.text)
+        count += 1
+        if len(docs) >= batch or chars >= batch_chars:
+            yield prepare_documents(
+                docs, config, positions=positions, skipped=skipped, items=count, clock=clock
+            )
+            docs, positions, skipped, count, chars = [], [], [], 0, 0
+    if count:
+        yield prepare_documents(
+            docs, config, positions=positions, skipped=skipped, items=count, clock=clock
+        )
+
+
+def prepare_unit(unit: Unit, config: PrepareConfig) -> PreparedDocuments:
+    """Read ``unit`` (:func:`neardup.text.read.read_unit_columns` with ``config.read``) and
+    prepare its documents: what a dedup worker does with one unit."""
+    from neardup.text.read import read_options, read_unit_columns
+
+    t0 = time.perf_counter()
+    read = read_unit_columns(unit, config.read if config.read is not None else read_options())
+    t1 = time.perf_counter()
+    return _prepared(
+        read.ids,
+        read.sources,
+        read.texts,
+        read.positions,
+        read.skipped,
+        read.items,
+        config,
+        t1 - t0,
+        time.perf_counter,
+    )
+
+
+def _prepared(
+    ids: list[str],
+    sources: Sequence[str],
+    texts: Sequence[str],
+    positions: Sequence[int],
+    skipped: list[tuple[int, Skipped]],
+    items: int,
+    config: PrepareConfig,
+    read_seconds: float,
+    clock: Clock,
+) -> PreparedDocuments:
+    done = shingle_texts(texts, config, clock=clock)
+    kept = None
+    if config.keep_texts:
+        kept = [texts[k] for k in np.flatnonzero(done.counts >= config.min_tokens).tolist()]
+    return PreparedDocuments(
+        ids,
+        sources,
+        np.asarray(positions, dtype=np.int64),
+        done.counts,
+        config.min_tokens,
+        done.sets,
+        done.keys,
+        done.rows,
+        done.tokens,
+        kept,
+        skipped,
+        items,
+        (read_seconds, *done.seconds),
+    )
+
+
+def concat_prepared(parts: Sequence[PreparedDocuments]) -> PreparedDocuments:
+    """Batches prepared one after another as one batch (positions shifted by the items
+    before each part).
+
+    Raises:
+        ValueError: no parts.
+    """
+    if not parts:
+        raise ValueError("concat_prepared needs at least one part")
+    if len(parts) == 1:
+        return parts[0]
+    shift = np.concatenate([[0], np.cumsum([p.items for p in parts])[:-1]]).tolist()
+    rows = [p.rows for p in parts]
+    return PreparedDocuments(
+        [i for p in parts for i in p.ids],
+        [s for p in parts for s in p.sources],
+        np.concatenate([p.positions + s for p, s in zip(parts, shift, strict=True)]),
+        np.concatenate([p.counts for p in parts]),
+        parts[0].min_tokens,
+        ShingleSets.concat(p.sets for p in parts),
+        np.concatenate([p.keys for p in parts]),
+        None if any(r is None for r in rows) else np.concatenate(rows),  # type: ignore[arg-type]
+        _joined([p.tokens for p in parts]),
+        _joined([p.texts for p in parts]),
+        [(pos + s, k) for p, s in zip(parts, shift, strict=True) for pos, k in p.skipped],
+        sum(p.items for p in parts),
+        tuple(float(sum(p.seconds[i] for p in parts)) for i in range(4)),  # type: ignore[arg-type]
+    )
+
+
+def _joined(lists: Sequence[list[Any] | None]) -> list[Any] | None:
+    """The lists one after another (None if any is None)."""
+    if any(x is None for x in lists):
+        return None
+    return [v for x in lists for v in x or ()]
+
+
+# -- the too-short and repeated-id rules -------------------------------------------------------
+#: ``Skipped.detail`` of a document whose id came earlier in the input.
+REPEATED_ID = "duplicate document id"
+_SHORT = "canonical tokens < min_tokens="
+
+
+@dataclass(frozen=True, eq=False)
+class Outcomes:
+    """What the rules decided for a prepared batch.
+
+    Attributes:
+        accepted: int64 (a,): indexes (into ``ids``) of the accepted documents, ascending.
+        take: int64 (a,): their indexes into ``sets``, ``keys``, ``rows`` and ``tokens``.
+        repeated: ``(position, Skipped)`` of the documents whose id came before
+            (``unreadable``, ``duplicate document id``), in order.
+        too_short: ``(position, Skipped)`` of the other documents with fewer than
+            ``min_tokens`` tokens (``too-short``), in order.
+    """
+
+    accepted: np.ndarray
+    take: np.ndarray
+    repeated: list[tuple[int, Skipped]]
+    too_short: list[tuple[int, Skipped]]
+
+    def skip_rows(self, prepared: PreparedDocuments) -> list[Skipped]:
+        """Every skip row of the batch (reading skips, repeated ids, too short) in input
+        order."""
+        rows = [*prepared.skipped, *self.too_short, *self.repeated]
+        rows.sort(key=lambda r: r[0])
+        return [s for _, s in rows]
+
+    def is_everything(self, prepared: PreparedDocuments) -> bool:
+        """Whether every set of ``prepared`` is accepted (nothing to take)."""
+        return bool(self.take.shape[0] == len(prepared.sets))
+
+
+def repeated_ids(ids: Sequence[str], seen: set[str]) -> np.ndarray:
+    """bool (d,): which of ``ids`` came before (in ``seen``, or earlier in ``ids``);
+    ``seen`` gains the others. The common case (every id new) is decided at C speed."""
+    if seen.isdisjoint(ids) and len(set(ids)) == len(ids):
+        seen.update(ids)
+        return np.zeros(len(ids), dtype=bool)
+    out = np.zeros(len(ids), dtype=bool)
+    for k, doc_id in enumerate(ids):
+        if doc_id in seen:
+            out[k] = True
+        else:
+            seen.add(doc_id)
+    return out
+
+
+def screen(prepared: PreparedDocuments, repeated: np.ndarray) -> Outcomes:
+    """The too-short and repeated-id rules of a prepared batch.
+
+    Args:
+        prepared: the batch; repeated: bool (d,): which documents' ids came before.
+
+    Returns:
+        :class:`Outcomes`: a repeated id is skipped as ``unreadable`` whatever its length;
+        a document with fewer than ``min_tokens`` canonical tokens as ``too-short``.
+    """
+    long = prepared.long
+    accept = long & ~repeated
+    short = ~long & ~repeated
+    take = np.flatnonzero(accept[long])
+    pos, ids, sources = prepared.positions, prepared.ids, prepared.sources
+    reps = [
+        (int(pos[k]), Skipped(ids[k], sources[k], "unreadable", REPEATED_ID))
+        for k in np.flatnonzero(repeated).tolist()
+    ]
+    m = prepared.min_tokens
+    shorts = [
+        (
+            int(pos[k]),
+            Skipped(ids[k], sources[k], "too-short", f"{n} canonical tokens < min_tokens={m}"),
+        )
+        for k, n in zip(
+            np.flatnonzero(short).tolist(), prepared.counts[short].tolist(), strict=True
+        )
+    ]
+    return Outcomes(np.flatnonzero(accept).astype(np.int64), take.astype(np.int64), reps, shorts)

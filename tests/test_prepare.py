@@ -1,0 +1,283 @@
+"""One prepare stage (:mod:`neardup.prepare`) behind every executor and collection.
+
+Real text: the documents of ``examples/corpus`` written as two JSONL shards, with a
+repeated id, a too-short document followed in the same shard by a malformed line (the
+three rules of the prepare stage meet in one batch), so ``skipped.jsonl`` has every kind
+of row.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from neardup.dedup import DedupOptions, dedup
+from neardup.errors import ParameterError
+from neardup.ingest import UnitMerger, prepared_units
+from neardup.methods.registry import make_method, method_classes
+from neardup.methods.shingles import Shingling
+from neardup.output import write_result
+from neardup.prepare import (
+    PrepareConfig,
+    prepare_documents,
+    prepare_stream,
+    repeated_ids,
+    screen,
+    shingle_texts,
+    uses_token_fingerprints,
+)
+from neardup.text.canonical import CanonicalForm
+from neardup.text.read import read_corpus, read_options
+from neardup.text.types import Document, Skipped
+from neardup.text.units import Spool, plan_units, resolve_inputs
+
+CORPUS = Path(__file__).resolve().parents[1] / "examples" / "corpus"
+FILES = ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl")
+BUILT_IN = [cls.name for cls in method_classes() if cls.__module__.startswith("neardup.")]
+
+
+def _rows() -> list[dict[str, str]]:
+    docs = [d for d in read_corpus([str(CORPUS)]) if isinstance(d, Document)]
+    rows = [{"id": d.id, "text": d.text} for d in docs]
+    rows.insert(3, {"id": rows[2]["id"], "text": "a repeated id with words enough to shingle"})
+    rows.insert(5, {"id": "short", "text": "two words"})
+    return rows
+
+
+@pytest.fixture(scope="module")
+def shards(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    rows = _rows()
+    out = tmp_path_factory.mktemp("shards")
+    half = len(rows) // 2
+    paths = []
+    for i, part in enumerate((rows[:half], rows[half:])):
+        lines = [json.dumps(r, ensure_ascii=False) + "\n" for r in part]
+        if i == 0:
+            lines.insert(6, "not json\n")  # after the short document, in the same batch
+        path = out / f"shard-{i}.jsonl"
+        path.write_text("".join(lines), encoding="utf-8")
+        paths.append(str(path))
+    return paths
+
+
+def _files(out: Path) -> dict[str, str]:
+    return {name: (out / name).read_text(encoding="utf-8") for name in FILES}
+
+
+def _run(paths: list[str], out: Path, method: str, jobs: int) -> dict[str, str]:
+    result = dedup(paths, method=method, options=DedupOptions(threshold=0.5), jobs=jobs)
+    write_result(result, out)
+    return _files(out)
+
+
+@pytest.fixture(scope="module")
+def client():  # type: ignore[no-untyped-def]
+    from distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(
+            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as cli,
+    ):
+        yield cli
+
+
+def test_every_built_in_method_is_in_the_matrix() -> None:
+    assert len(BUILT_IN) == 12 and "minhash-lsh" in BUILT_IN and "sl-st" in BUILT_IN
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", BUILT_IN)
+def test_executors_write_the_same_files(
+    tmp_path: Path, shards: list[str], client: object, method: str
+) -> None:
+    """``--jobs 1``, the worker pool and Dask give the same four files byte for byte."""
+    from neardup.distributed import dedup_dask
+    from neardup.distributed.keys import dask_methods
+
+    one = _run(shards, tmp_path / "one", method, 1)
+    pool = _run(shards, tmp_path / "pool", method, 2)
+    assert pool == one
+    skipped = [json.loads(x) for x in one["skipped.jsonl"].splitlines()]
+    assert [(s["id"], s["reason"]) for s in skipped] == [
+        ("bad/short.txt", "too-short"),
+        (_rows()[2]["id"], "unreadable"),
+        ("short", "too-short"),
+        ("shard-0.jsonl:7", "unreadable"),
+    ]
+    assert one["pairs.jsonl"].count("\n") >= 2  # real pairs: the progit revisions at least
+    opts = DedupOptions(threshold=0.5)
+    if method not in dask_methods():
+        with pytest.raises(ParameterError, match="with --engine dask"):
+            dedup_dask(shards, tmp_path / "dask", method=method, options=opts, client=client)
+        return
+    dedup_dask(shards, tmp_path / "dask", method=method, options=opts, client=client)
+    dask = _files(tmp_path / "dask")
+    if method == "tf-ridf":  # the local tf-ridf index lists pairs by signature
+        for files in (dask, one):
+            files["pairs.jsonl"] = "".join(sorted(files["pairs.jsonl"].splitlines(True)))
+    assert dask == one
+
+
+def test_document_stream_and_paths_prepare_the_same(shards: list[str]) -> None:
+    """The in-process stream of documents (``_Ingest``) and the unit path agree."""
+    docs = [Document(r["id"], r["text"]) for r in _rows()]
+    for method in ("shingles-full", "imatch", "sl-st"):
+        streamed = dedup(docs, method=method)
+        from_paths = dedup(shards, method=method, jobs=1)
+        assert streamed.ids == from_paths.ids
+        assert list(streamed.pairs) == list(from_paths.pairs)
+
+
+def _job_sets(paths: list[str], config: PrepareConfig) -> tuple[list[str], object, np.ndarray]:
+    """What the dedup job's unit path keeps: ids, shingle sets and signature rows."""
+    spool = Spool()
+    try:
+        units = plan_units(resolve_inputs(paths, spool), read_options())
+        merger = UnitMerger()
+        for item in prepared_units(units, config, jobs=1):
+            merger.add(item)
+    finally:
+        spool.close()
+    return merger.ids, merger.sets(), merger.rows.stack(np.zeros(0, np.uint64))
+
+
+def test_index_insert_stores_the_jobs_sets(shards: list[str]) -> None:
+    from neardup.index.memory import Index
+
+    config = PrepareConfig(canonical=CanonicalForm(), shingling=Shingling(size=5), min_tokens=3)
+    ids, sets, _ = _job_sets(shards, config)
+    idx = Index(threshold=0.5)
+    counts = idx.insert_many((r["id"], r["text"]) for r in _rows())
+    assert counts == {"added": len(ids), "exists": 1, "too-short": 2}
+    single = Index(threshold=0.5)
+    for doc_id in ids[:5]:
+        text = next(r["text"] for r in _rows() if r["id"] == doc_id)
+        assert single.insert(doc_id, text) == "added"
+    for k, doc_id in enumerate(ids):
+        want = sets.values[sets.offsets[k] : sets.offsets[k + 1]]  # type: ignore[attr-defined]
+        assert np.array_equal(idx._sets[doc_id], want), doc_id
+        if k < 5:
+            assert np.array_equal(single._sets[doc_id], want), doc_id
+
+
+def test_store_add_stores_the_jobs_sets_and_keys(tmp_path: Path, shards: list[str]) -> None:
+    from neardup.store import Store
+    from neardup.store.bulk import prepare
+    from neardup.store.codec import content_hash, decode_set, verification_set
+
+    meth = make_method("minhash-lsh", threshold=0.5)
+    config = PrepareConfig(
+        canonical=meth.canonical, shingling=meth.shingling, min_tokens=3, signer=meth
+    )
+    ids, sets, rows = _job_sets(shards, config)
+    docs = [Document(r["id"], r["text"]) for r in _rows()]
+    first = {d.id: d for d in reversed(docs)}  # the first occurrence of each id
+    todo = [(first[i], content_hash(first[i].text)) for i in ids]
+    batch, short = prepare(meth, todo, 3)
+    assert [r.doc.id for r in batch.ready] == ids and short == []
+    job_keys = meth.index_keys(meth.from_rows(rows))
+    order = np.argsort(job_keys.key, kind="stable")
+    assert batch.keys is not None
+    assert np.array_equal(batch.keys.key, job_keys.key[order])
+    assert np.array_equal(batch.keys.row, job_keys.row[order])
+    db = tmp_path / "c.db"
+    with Store(f"sqlite:///{db}") as store:
+        store.create_collection("c", "minhash-lsh")
+        report = store.add("c", docs)
+    assert report.added == len(ids)
+    with sqlite3.connect(db) as conn:
+        stored = dict(
+            conn.execute(
+                "SELECT d.doc_id, s.fingerprints FROM nd_shingles s "
+                "JOIN nd_documents d ON d.id = s.document_id"
+            ).fetchall()
+        )
+    for k, doc_id in enumerate(ids):
+        one = sets.values[sets.offsets[k] : sets.offsets[k + 1]]  # type: ignore[attr-defined]
+        want = verification_set(one)
+        assert np.array_equal(decode_set(stored[doc_id]), want), doc_id
+
+
+# -- the stage itself --------------------------------------------------------------------------
+TEXTS = [
+    "Мальчик Ванька Жуков, девятилетний мальчик, отданный три месяца тому назад",
+    "в ученье к сапожнику Аляхину, в ночь под Рождество не ложился спать",
+    "two words",
+    "",
+]
+
+
+@pytest.mark.parametrize(
+    "shingling",
+    [Shingling(size=3), Shingling(size=2, fingerprint="crc32"), Shingling(size=4, unit="char")],
+)
+@pytest.mark.parametrize("keep_tokens", [False, True])
+def test_shingle_texts_equals_the_per_document_path(
+    shingling: Shingling, keep_tokens: bool
+) -> None:
+    canonical = CanonicalForm()
+    config = PrepareConfig(
+        canonical=canonical, shingling=shingling, min_tokens=3, keep_tokens=keep_tokens
+    )
+    done = shingle_texts(TEXTS, config)
+    lists = [canonical.tokens(t) for t in TEXTS]
+    assert done.counts.tolist() == [len(x) for x in lists]
+    long = [x for x in lists if len(x) >= 3]
+    want = shingling.batch(long)
+    assert np.array_equal(done.sets.values, want.values)
+    assert np.array_equal(done.sets.offsets, want.offsets)
+    assert np.array_equal(done.keys, want.content_keys())
+    assert done.tokens == (long if keep_tokens else None)
+    assert done.rows is None
+
+
+def test_the_fast_path_predicate() -> None:
+    assert uses_token_fingerprints(Shingling())
+    assert not uses_token_fingerprints(Shingling(fingerprint="crc32"))
+    assert not uses_token_fingerprints(Shingling(unit="char", size=4))
+
+
+def test_screen_gives_the_rules_as_values() -> None:
+    config = PrepareConfig(canonical=CanonicalForm(), shingling=Shingling(size=3), min_tokens=3)
+    docs = [Document(f"d{i}", t, f"src{i}") for i, t in enumerate(TEXTS)]
+    docs.append(Document("d0", TEXTS[1], "again"))
+    bad = (1, Skipped("x", "srcx", "unreadable", "malformed JSON"))
+    ready = prepare_documents(docs, config, positions=[0, 2, 3, 4, 5], skipped=[bad])
+    assert ready.items == 6 and ready.long.tolist() == [True, True, False, False, True]
+    seen: set[str] = set()
+    out = screen(ready, repeated_ids(ready.ids, seen))
+    assert seen == {"d0", "d1", "d2", "d3"}
+    assert out.accepted.tolist() == [0, 1] and out.take.tolist() == [0, 1]
+    assert [(s.id, s.reason, s.detail) for s in out.skip_rows(ready)] == [
+        ("x", "unreadable", "malformed JSON"),
+        ("d2", "too-short", "2 canonical tokens < min_tokens=3"),
+        ("d3", "too-short", "0 canonical tokens < min_tokens=3"),
+        ("d0", "unreadable", "duplicate document id"),
+    ]
+    again = screen(ready, repeated_ids(ready.ids, seen))  # every id came before
+    assert again.accepted.size == 0 and len(again.repeated) == 5
+
+
+def test_prepare_stream_cuts_batches_with_their_own_positions() -> None:
+    config = PrepareConfig(canonical=CanonicalForm(), shingling=Shingling(size=3), min_tokens=3)
+    items: list[Document | Skipped] = [Document(f"d{i}", t) for i, t in enumerate(TEXTS)]
+    items.insert(1, Skipped("x", "", "unreadable", "bad"))
+    batches = list(prepare_stream(items, config, batch=2))
+    assert [b.items for b in batches] == [3, 2]
+    assert [b.positions.tolist() for b in batches] == [[0, 2], [0, 1]]
+    assert batches[0].skipped[0][0] == 1
+    whole = prepare_documents([i for i in items if isinstance(i, Document)], config)
+    assert np.array_equal(np.concatenate([b.keys for b in batches]), whole.keys)
+    with pytest.raises(ParameterError, match="batch"):
+        list(prepare_stream(items, config, batch=0))
+
+
+def test_min_tokens_is_validated() -> None:
+    with pytest.raises(ParameterError, match="min_tokens"):
+        PrepareConfig(canonical=CanonicalForm(), shingling=Shingling(), min_tokens=0)
