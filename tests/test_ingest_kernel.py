@@ -46,12 +46,19 @@ def test_examples_give_the_same_files_with_either_kernel(tmp_path, monkeypatch, 
         assert reference["pairs.jsonl"].count(b"\n") >= 3  # the example corpus' known pairs
 
 
-def test_the_in_memory_path_reports_the_numpy_kernel(monkeypatch):
+def test_the_in_memory_path_runs_the_same_kernel(monkeypatch):
+    """Documents given in memory go through the one prepare stage too: the compiled kernel
+    where it is built, the numpy path when asked for, the same pairs either way."""
     from neardup.text.types import Document
 
+    docs = [Document("a", "one two three four five six"), Document("b", "one two three four five")]
+    monkeypatch.setenv(kmod.ENV, "python")
+    reference = dedup(docs, method="minhash-lsh")
+    assert reference.summary["kernel"] == "python"
     monkeypatch.delenv(kmod.ENV, raising=False)
-    docs = [Document("a", "one two three four five six"), Document("b", "one two three")]
-    assert dedup(docs, method="minhash-lsh").summary["kernel"] == "python"
+    compiled = dedup(docs, method="minhash-lsh")
+    assert compiled.summary["kernel"] == ("cython" if kmod.compiled() is not None else "python")
+    assert [p.as_dict() for p in compiled.pairs] == [p.as_dict() for p in reference.pairs]
 
 
 def test_a_bad_kernel_choice_fails_before_reading(tmp_path, monkeypatch):

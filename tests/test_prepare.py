@@ -88,7 +88,7 @@ def client():  # type: ignore[no-untyped-def]
 
 
 def test_every_built_in_method_is_in_the_matrix() -> None:
-    assert len(BUILT_IN) == 12 and "minhash-lsh" in BUILT_IN and "sl-st" in BUILT_IN
+    assert len(BUILT_IN) == 13 and "minhash-lsh" in BUILT_IN and "shingles-dice" in BUILT_IN
 
 
 @pytest.mark.slow
