@@ -246,7 +246,7 @@ def test_token_guessing_is_throttled(client: TestClient) -> None:
 def test_a_large_ui_check_costs_about_what_the_api_check_costs(client: TestClient) -> None:
     """Low item: a 0.6 MB text matching five stored copies took 11.3 s on the check page
     (0.6 s over the JSON API): passages were searched on the whole texts, five times.
-    Now they are searched on the shown parts: under 5 s of CPU for the page."""
+    Now they are searched on the shown parts: under 1.5 s of CPU for the page."""
     import random
 
     rng = random.Random(27)
@@ -265,4 +265,4 @@ def test_a_large_ui_check_costs_about_what_the_api_check_costs(client: TestClien
     spent = time.process_time() - start
     assert page.status_code == 200
     assert page.text.count("copy4") >= 1
-    assert spent < 5.0
+    assert spent < 1.5, spent  # 2.6 s before on this machine (0.34 s after)
