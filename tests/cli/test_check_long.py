@@ -18,7 +18,7 @@ runner = CliRunner()
 
 
 @pytest.mark.slow
-def test_a_130k_word_document_is_checked(db_url: str, tmp_path: Path) -> None:
+def test_a_130k_word_document_is_checked(db_url: str, tmp_path: Path) -> None:  # noqa: F811
     rng = random.Random(6)
     words = [f"w{i}" for i in range(50_000)]
     big = " ".join(rng.choice(words) for _ in range(130_000))
