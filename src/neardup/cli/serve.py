@@ -61,9 +61,12 @@ def serve(
         float, typer.Option(help="Seconds a request body may take to arrive (408 after).")
     ] = 60.0,
     max_connections: Annotated[
-        int,
-        typer.Option(help="Open connections at most; a new one past it is closed at once."),
-    ] = 512,
+        int | None,
+        typer.Option(
+            help="Open connections at most; past it the oldest idle one is closed "
+            "(default: 512 or half the open-file limit, whichever is lower)."
+        ),
+    ] = None,
     max_body_bytes: Annotated[int, typer.Option(help="Largest request body or upload, bytes.")] = 10
     * 1024
     * 1024,
@@ -114,6 +117,11 @@ def serve(
             f"--workers {workers} needs --no-crawl: each worker would run its own crawl "
             "dispatcher (run `neardup crawl` beside the server instead)"
         )
+    if max_connections is None:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        max_connections = 512 if soft == resource.RLIM_INFINITY else max(16, min(512, soft // 2))
     if header_timeout <= 0 or body_timeout <= 0 or max_connections < 1:
         raise typer.BadParameter(
             "--header-timeout and --body-timeout must be > 0 s, --max-connections >= 1"
