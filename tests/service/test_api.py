@@ -40,11 +40,7 @@ def test_methods_publish_their_parameter_constraints(client: TestClient) -> None
     rows = client.get("/methods").json()
     by_name = {r["name"]: r for r in rows}
     assert by_name["megashingles"]["parameters"]["supershingles"]["allowed"] == {
-        "type": "int",
-        "low": 2,
-        "high": "num_maps",
-        "low_open": False,
-        "none": False,
+        "type": "int", "low": 2, "high": "num_maps", "low_open": False, "none": False
     }
     assert by_name["spotsigs"]["parameters"]["antecedents"]["allowed"] == {"type": "words"}
     printed = CliRunner().invoke(cli, ["methods", "--json"])
