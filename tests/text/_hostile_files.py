@@ -40,16 +40,27 @@ def slow_pdf(ops: int, pages: int = 1) -> bytes:
 
 
 def docx_bomb(path: Path, paragraphs: list[str], mib: int) -> bytes:
-    """A real DOCX (python-docx) with an extra member of ``mib`` MiB of zeros (about
-    1 KB a MiB once deflated); its bytes."""
+    """A real DOCX (python-docx) whose ``word/document.xml`` carries ``mib`` MiB of spaces
+    after its XML declaration (about 1 KB a MiB once deflated): python-docx reads that
+    part whole and parses it. Its bytes."""
     from text.test_read_inputs import make_docx
 
-    make_docx(path, paragraphs)
-    block = b"\0" * (1 << 20)
+    plain = path.with_suffix(".plain.docx")
+    make_docx(plain, paragraphs)
+    block = b" " * (1 << 20)
     with (
-        zipfile.ZipFile(path, "a", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as z,
-        z.open("word/media/image1.png", "w", force_zip64=True) as member,
+        zipfile.ZipFile(plain) as src,
+        zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as z,
     ):
-        for _ in range(mib):
-            member.write(block)
+        for info in src.infolist():
+            data = src.read(info.filename)
+            if info.filename != "word/document.xml":
+                z.writestr(info.filename, data)
+                continue
+            head, _, rest = data.partition(b"?>")
+            with z.open(info.filename, "w", force_zip64=True) as member:
+                member.write(head + b"?>")
+                for _ in range(mib):
+                    member.write(block)
+                member.write(rest)
     return path.read_bytes()
