@@ -98,3 +98,31 @@ def test_settings_are_validated() -> None:
     with pytest.raises(TypeError):
         CrawlSettings(1.0)  # type: ignore[misc]  # keyword-only
     assert CrawlSettings().user_agent.startswith("neardup/")
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("http://[2002:7f00:1::]/", "loopback (IPv4 127.0.0.1 inside)"),  # 6to4
+        ("http://[2002:a9fe:a9fe::1]/", "link-local (IPv4 169.254.169.254 inside)"),
+        ("http://[64:ff9b:1::a00:1]/", "private (IPv4 10.0.0.1 inside)"),  # local NAT64
+        ("http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/", "loopback (IPv4 127.0.0.1"),  # Teredo
+        ("http://[::127.0.0.1]/", "loopback (IPv4 127.0.0.1 inside)"),  # IPv4-compatible
+        ("http://[::ffff:7f00:1]/", "loopback"),  # IPv4-mapped, hex form
+    ],
+)
+def test_ipv6_carrying_a_private_ipv4_address_is_refused(url: str, reason: str) -> None:
+    """Issue 27: 6to4 of 127.0.0.1 passed the filter; every IPv6 form that carries an IPv4
+    address for a relay to reach is checked on that address."""
+    with pytest.raises(UnsafeURLError, match=r"\(IPv4|loopback") as info:
+        check_url(url, allow_private=False)
+    assert reason in str(info.value)
+    host = url.split("[")[1].split("]")[0]
+    with pytest.raises(UnsafeURLError):
+        check_addresses(url, "example.org", [host], allow_private=False)
+
+
+def test_ipv6_carrying_a_public_ipv4_address_passes() -> None:
+    assert (
+        check_url("http://[2002:808:808::1]/", allow_private=False) == "http://[2002:808:808::1]/"
+    )

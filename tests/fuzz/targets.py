@@ -563,6 +563,88 @@ def run_store_postgresql(case: dict[str, Any], ctx: Context) -> None:
     _run_store(case, ctx, "postgresql")
 
 
+# -- bombs (issue 27): zip members and content codings ----------------------------------------
+_MIB = 1 << 20
+
+
+@st.composite
+def archive_cases(draw: st.DrawFn) -> list[tuple[str, int, int, bool]]:
+    """Zip members ``(name, MiB of zeros or random bytes, extra bytes, random?)``: DOCX
+    part names or others, up to 96 MiB inflated in all (past the 64 MiB bound)."""
+    names = st.sampled_from(
+        ["[Content_Types].xml", "word/document.xml", "word/media/a.png", "_rels/.rels", "x"]
+    )
+    member = st.tuples(names, st.integers(0, 48), st.integers(0, 5000), st.booleans())
+    return draw(st.lists(member, max_size=4))
+
+
+def run_archive(members: list[tuple[str, int, int, bool]], ctx: Context) -> None:
+    import os
+    import zipfile
+
+    from neardup.text.office import MAX_INFLATED_BYTES, OfficeError, docx_text
+    from neardup.text.read import ReadOptions, document_from_bytes
+    from neardup.text.types import Document, Skipped
+
+    path = ctx.scratch() / "m.docx"
+    total = 0
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        for i, (name, mib, extra, noise) in enumerate(members):
+            with z.open(f"{name}.{i}" if i else name, "w", force_zip64=True) as out:
+                for _ in range(mib):
+                    out.write(b"\0" * _MIB)
+                out.write(os.urandom(extra) if noise else b"<w:t>x</w:t>" * (extra // 12))
+            total += mib * _MIB + extra
+    data = path.read_bytes()
+    try:
+        docx_text(data)
+    except OfficeError as exc:
+        if total > MAX_INFLATED_BYTES:
+            assert "inflate to" in str(exc)
+    else:
+        assert total <= MAX_INFLATED_BYTES
+    got = document_from_bytes(data, doc_id="m", source="m", name="m.docx", options=ReadOptions())
+    assert isinstance(got, Document | Skipped)
+
+
+@st.composite
+def codec_cases(draw: st.DrawFn) -> tuple[str, int, int, int]:
+    """``(coding, MiB inflated, network chunk bytes, corruption offset or -1)``."""
+    coding = draw(st.sampled_from(["gzip", "deflate", "br", "identity", "zstd", "gzip, br"]))
+    return (
+        coding,
+        draw(st.integers(0, 64)),
+        draw(st.sampled_from([1, 7, 512, 4096, 65536])),
+        draw(st.one_of(st.just(-1), st.integers(0, 2000))),
+    )
+
+
+def run_codec(value: tuple[str, int, int, int], _ctx: Context) -> None:
+    """The crawler's inflater never makes more than the cap and one step, whatever comes."""
+    from neardup.crawl import fetch
+
+    coding, mib, chunk, corrupt = value
+    cap = 1 << 20
+    if coding in ("gzip", "deflate", "br"):
+        from crawl._bombs import bomb
+
+        body = bytearray(bomb(coding, mib))
+    else:
+        body = bytearray(b"\0" * min(mib * _MIB, 2 * cap))
+    if 0 <= corrupt < len(body):
+        body[corrupt] ^= 0x5A
+    made = 0
+    try:
+        inflater = fetch._Inflater(coding, cap)
+        for start in range(0, len(body), chunk):
+            for piece in inflater.feed(bytes(body[start : start + chunk])):
+                made += len(piece)
+                assert made <= cap
+    except (fetch._TooLarge, fetch._BadCoding):
+        pass
+    assert made <= cap
+
+
 #: Texts with lone surrogates (Python callers can pass them; readers never yield them).
 _SURROGATES = S.texts.map(lambda t: f"{t}\ud800{t}\udfff")
 
@@ -604,6 +686,8 @@ TARGETS: tuple[Target, ...] = (
     Target("dedup", dedup_cases(), run_dedup, 80),
     Target("store_sqlite", store_cases(), run_store_sqlite, 40, needs="sqlite"),
     Target("store_postgresql", store_cases(), run_store_postgresql, 25, needs="postgresql"),
+    Target("archive_members", archive_cases(), run_archive, 12, memory_mib=160),
+    Target("codec_bombs", codec_cases(), run_codec, 20, memory_mib=64),
 )
 #: Exceptions a target may raise besides the NeardupError family: none.
 BY_NAME = {t.name: t for t in TARGETS}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -29,7 +30,41 @@ def serve(
         typer.Option(
             "--token",
             envvar="NEARDUP_TOKEN",
-            help="API token required by write routes (an empty one is a usage error).",
+            help="API token required by write routes (an empty one is a usage error). "
+            "Prefer $NEARDUP_TOKEN or --token-file: a --token value is visible to every "
+            "local user in the process list (/proc/PID/cmdline).",
+        ),
+    ] = None,
+    token_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--token-file",
+            help="Read the API token from this file (first line; not shown in the process "
+            "list). Cannot be combined with --token or $NEARDUP_TOKEN.",
+        ),
+    ] = None,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allowed-host",
+            help="A Host name the service answers to (repeatable; '*.example.org' for "
+            "subdomains, '*' for any). Always allowed: the --host address and localhost "
+            "names (bound to 0.0.0.0: also this machine's names and IP addresses). Other "
+            "Hosts get 421, a guard against DNS rebinding.",
+        ),
+    ] = None,
+    header_timeout: Annotated[
+        float,
+        typer.Option(help="Seconds a connection may take to send a request's headers."),
+    ] = 10.0,
+    body_timeout: Annotated[
+        float, typer.Option(help="Seconds a request body may take to arrive (408 after).")
+    ] = 60.0,
+    max_connections: Annotated[
+        int | None,
+        typer.Option(
+            help="Open connections at most; past it the oldest idle one is closed "
+            "(default: 512 or half the open-file limit, whichever is lower)."
         ),
     ] = None,
     max_body_bytes: Annotated[int, typer.Option(help="Largest request body or upload, bytes.")] = 10
@@ -63,7 +98,10 @@ def serve(
     ] = 1,
 ) -> None:
     """Serve the web UI (crawl queue, document checks, collection stats; http://HOST:PORT/)
-    and the REST API (/docs) over HTTP."""
+    and the REST API (/docs) over HTTP.
+
+    Example: NEARDUP_TOKEN=$(cat token.txt) neardup serve --db sqlite:///c.db --port 8000
+    """
     import uvicorn
 
     from neardup.cli.common import fail
@@ -79,8 +117,22 @@ def serve(
             f"--workers {workers} needs --no-crawl: each worker would run its own crawl "
             "dispatcher (run `neardup crawl` beside the server instead)"
         )
+    if max_connections is None:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        max_connections = 512 if soft == resource.RLIM_INFINITY else max(16, min(512, soft // 2))
+    if header_timeout <= 0 or body_timeout <= 0 or max_connections < 1:
+        raise typer.BadParameter(
+            "--header-timeout and --body-timeout must be > 0 s, --max-connections >= 1"
+        )
     if token is None and os.environ.get("NEARDUP_TOKEN") is not None:
         token = os.environ["NEARDUP_TOKEN"]  # Click drops an empty variable: refuse it below
+    if token_file is not None:
+        token = _read_token_file(token_file, given=token)
+    from neardup.service.limits import default_allowed_hosts, guarded_protocol
+
+    protocol = guarded_protocol(header_timeout=header_timeout, max_connections=max_connections)
     try:
         settings = CrawlSettings(parallel=parallel, allow_private=allow_private)
         config = ServiceConfig(
@@ -89,17 +141,37 @@ def serve(
             max_body_bytes=max_body_bytes,
             crawl=crawl,
             crawl_settings=settings,
+            allowed_hosts=default_allowed_hosts(host, allowed_host or ()),
+            body_timeout=body_timeout,
         )
         if workers > 1:
-            _run_workers(config, host=host, port=port, workers=workers)
+            _run_workers(config, host=host, port=port, workers=workers, http=protocol)
             return
         app = create_app(config)
     except NeardupError as exc:
         raise fail(exc) from None
-    uvicorn.run(app, host=host, port=port)
+    uvicorn.run(app, host=host, port=port, http=protocol)
 
 
-def _run_workers(config: ServiceConfig, *, host: str, port: int, workers: int) -> None:
+def _read_token_file(path: Path, *, given: str | None) -> str:
+    """The token in ``path`` (its first line, stripped).
+
+    Raises:
+        typer.BadParameter: a token was also given, or the file is unreadable or empty.
+    """
+    if given is not None:
+        raise typer.BadParameter("--token-file cannot be combined with --token or $NEARDUP_TOKEN")
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise typer.BadParameter(f"--token-file {path}: cannot read it ({exc})") from None
+    token = lines[0].strip() if lines else ""
+    if not token:
+        raise typer.BadParameter(f"--token-file {path}: the first line is empty")
+    return token
+
+
+def _run_workers(config: ServiceConfig, *, host: str, port: int, workers: int, http: str) -> None:
     """Serve with ``workers`` uvicorn processes (each builds its app in :func:`worker_app`).
 
     Raises:
@@ -115,9 +187,11 @@ def _run_workers(config: ServiceConfig, *, host: str, port: int, workers: int) -
         "token": config.token,
         "max_body_bytes": config.max_body_bytes,
         "allow_private": config.crawl_settings.allow_private if config.crawl_settings else False,
+        "allowed_hosts": config.allowed_hosts,
+        "body_timeout": config.body_timeout,
     }
     os.environ[_WORKER_CONFIG] = json.dumps(shared)
-    uvicorn.run(_FACTORY, factory=True, host=host, port=port, workers=workers)
+    uvicorn.run(_FACTORY, factory=True, host=host, port=port, workers=workers, http=http)
 
 
 def worker_app() -> Any:
@@ -139,6 +213,8 @@ def worker_app() -> Any:
             max_body_bytes=int(shared["max_body_bytes"]),
             crawl=False,
             crawl_settings=settings,
+            allowed_hosts=tuple(shared["allowed_hosts"]),
+            body_timeout=float(shared["body_timeout"]),
         )
     )
 

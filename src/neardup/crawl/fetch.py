@@ -7,9 +7,14 @@ network error) disallows everything, as RFC 9309 says), then the host's slot is 
 most ``concurrency`` requests in flight per host and ``delay`` seconds between request
 starts (robots.txt ``Crawl-delay`` when larger, up to 60 s). Redirects are followed by hand
 (at most 10 hops) and every hop is checked again like the first URL. The body is streamed
-and abandoned past ``max_page_bytes``. 5xx and 429 answers, timeouts and connection errors
-are retried ``retries`` times with exponential back-off (``Retry-After`` honoured up to
-60 s).
+and abandoned past ``max_page_bytes``: the cap holds for the inflated body, which is
+inflated here in bounded steps (at most one step of about 64-100 KiB past the cap, however
+small the compressed chunk: a 423-byte brotli bomb made 597 MiB when httpx inflated each
+network chunk whole, issue 27). Only the content codings inflated this way are asked for
+(``Accept-Encoding: gzip, deflate``, plus ``br`` when the ``brotli`` module can bound its
+output); an answer in any other coding (``zstd``, a list of codings) fails with its name.
+5xx and 429 answers, timeouts and connection errors are retried ``retries`` times with
+exponential back-off (``Retry-After`` honoured up to 60 s).
 """
 
 from __future__ import annotations
@@ -17,9 +22,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+import zlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Literal, cast
+from typing import Any, Literal, cast
 from urllib.parse import urljoin, urlsplit
 
 import httpx
@@ -43,6 +49,21 @@ MAX_RETRY_AFTER = 60.0
 _REDIRECTS = (301, 302, 303, 307, 308)
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504, 507, 508, 509, 520, 521, 522, 523, 524})
 _ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,*/*;q=0.1"
+#: Inflate steps: at most this many bytes of output per decompressor call.
+_STEP = 64 * 1024
+
+
+def _bounded_brotli() -> bool:
+    """Can the installed ``brotli`` bound its output (``output_buffer_limit``, 1.2+)?"""
+    try:
+        import brotli  # type: ignore[import-untyped]
+    except ImportError:
+        return False
+    return hasattr(brotli.Decompressor(), "can_accept_more_data")  # 1.2: output_buffer_limit
+
+
+#: Content codings the crawler asks for: those it inflates in bounded steps.
+CODINGS: tuple[str, ...] = ("gzip", "deflate", *(("br",) if _bounded_brotli() else ()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +94,87 @@ class FetchResult:
 
 class _TooLarge(Exception):
     pass
+
+
+class _BadCoding(Exception):
+    pass
+
+
+class _Inflater:
+    """Inflates one body in bounded steps; raises :class:`_TooLarge` past ``cap`` bytes.
+
+    ``coding``: ``identity``, ``gzip``/``x-gzip`` (multi-member too), ``deflate`` (zlib or
+    raw, as servers send both) or ``br``.
+    """
+
+    def __init__(self, coding: str, cap: int) -> None:
+        self.coding = coding
+        self.cap = cap
+        self.made = 0
+        self._head = b""
+        self._z: Any = None
+        self._br: Any = None
+        if coding in ("gzip", "x-gzip"):
+            self._z = zlib.decompressobj(zlib.MAX_WBITS | 32)
+        elif coding == "br":
+            import brotli
+
+            self._br = brotli.Decompressor()
+        elif coding not in ("identity", "deflate"):
+            raise _BadCoding(f"Content-Encoding {coding!r} is not supported")
+
+    def feed(self, data: bytes) -> list[bytes]:
+        """The output for ``data`` (in pieces of at most :data:`_STEP` bytes)."""
+        if self.coding == "identity":
+            return [self._count(data)] if data else []
+        if self.coding == "br":
+            return self._brotli(data)
+        if self._z is None:  # deflate: zlib header or raw deflate, decided on the first bytes
+            self._head += data
+            if len(self._head) < 2:
+                return []
+            data, self._head = self._head, b""
+            zlib_header = data[0] & 0x0F == 8 and (data[0] << 8 | data[1]) % 31 == 0
+            self._z = zlib.decompressobj(zlib.MAX_WBITS if zlib_header else -zlib.MAX_WBITS)
+        return self._zlib(data)
+
+    def _zlib(self, data: bytes) -> list[bytes]:
+        out: list[bytes] = []
+        try:
+            while data:
+                piece = self._z.decompress(data, _STEP)
+                out.append(self._count(piece))
+                data = self._z.unconsumed_tail
+                if self._z.eof:
+                    rest = self._z.unused_data
+                    if self.coding == "deflate" or not rest.strip(b"\0"):
+                        break
+                    self._z = zlib.decompressobj(zlib.MAX_WBITS | 32)  # next gzip member
+                    data = rest
+        except zlib.error as exc:
+            raise _BadCoding(f"corrupt {self.coding} body: {exc}") from None
+        return out
+
+    def _brotli(self, data: bytes) -> list[bytes]:
+        out: list[bytes] = []
+        try:
+            piece = self._count(self._br.process(data, output_buffer_limit=_STEP))
+            while piece:  # pending output is drained before more input is given
+                out.append(piece)
+                if self._br.is_finished():
+                    break
+                piece = self._count(self._br.process(b"", output_buffer_limit=_STEP))
+        except _TooLarge:
+            raise
+        except Exception as exc:  # brotli.error
+            raise _BadCoding(f"corrupt br body: {exc}") from None
+        return out
+
+    def _count(self, piece: bytes) -> bytes:
+        self.made += len(piece)
+        if self.made > self.cap:
+            raise _TooLarge
+        return piece
 
 
 class _Retryable(Exception):
@@ -123,7 +225,11 @@ class Fetcher:
             transport=self._transport,
             follow_redirects=False,
             timeout=httpx.Timeout(s.timeout),
-            headers={"User-Agent": s.user_agent, "Accept": _ACCEPT},
+            headers={
+                "User-Agent": s.user_agent,
+                "Accept": _ACCEPT,
+                "Accept-Encoding": ", ".join(CODINGS),
+            },
             trust_env=False,
             limits=httpx.Limits(max_connections=max(4, s.concurrency * s.parallel * 2)),
         )
@@ -231,6 +337,8 @@ class Fetcher:
             except _TooLarge:
                 msg = f"larger than max_page_bytes={s.max_page_bytes}"
                 return {"outcome": "failed", "error": msg, "attempts": attempt + 1}
+            except _BadCoding as exc:
+                return {"outcome": "failed", "error": str(exc), "attempts": attempt + 1}
         assert last is not None
         tries = s.retries + 1
         error = f"{last} ({tries} attempt{'s' if tries > 1 else ''})"
@@ -274,13 +382,19 @@ class Fetcher:
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > cap:
             raise _TooLarge
-        chunks: list[bytes] = []
-        total = 0
-        async for chunk in response.aiter_bytes():
-            total += len(chunk)
-            if total > cap:
+        if response.is_stream_consumed:  # a response built in memory (a mock transport)
+            if len(response.content) > cap:
                 raise _TooLarge
-            chunks.append(chunk)
+            return response.content
+        coding = response.headers.get("content-encoding", "").strip().lower() or "identity"
+        inflater = _Inflater(coding, cap)
+        chunks: list[bytes] = []
+        wire = 0
+        async for chunk in response.aiter_raw():
+            wire += len(chunk)
+            if wire > cap:
+                raise _TooLarge
+            chunks.extend(inflater.feed(chunk))
         return b"".join(chunks)
 
     # -- per-host politeness ----------------------------------------------------------------

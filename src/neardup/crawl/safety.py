@@ -8,6 +8,11 @@ machine's own network. Rules (``allow_private=False``, the default):
   loopback, link-local (``169.254.0.0/16``, cloud metadata), shared (``100.64.0.0/10``),
   multicast, unspecified, reserved or documentation ranges; ``localhost`` and other
   forms of IPv4 (``2130706433``, ``0x7f.1``) and IPv4-mapped IPv6 are recognised;
+* no IPv6 address that carries a non-public IPv4 address a relay or translator would
+  reach: 6to4 (``2002::/16``, ``http://[2002:7f00:1::]/`` is 127.0.0.1), NAT64
+  (``64:ff9b::/96`` and the local-use ``64:ff9b:1::/48``), Teredo (``2001::/32``, server
+  and client address) and IPv4-compatible (``::a.b.c.d``) addresses are checked on the
+  IPv4 address they carry;
 * the check is made on the URL's literal host (:func:`check_url`), on every address the
   host resolves to (:func:`check_addresses`, resolver injectable) and again on every
   redirect hop (the crawler follows redirects itself).
@@ -36,6 +41,7 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 _IPV4_FORMS = re.compile(r"[0-9a-fx.]+", re.IGNORECASE)
 _LOCAL_NAMES = ("localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback")
 _SHARED = ipaddress.ip_network("100.64.0.0/10")
+_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
 _PATH_SAFE = "/%:@!$&'()*+,;=-._~"
 _QUERY_SAFE = _PATH_SAFE + "?"
 
@@ -156,8 +162,30 @@ def default_resolver(host: str) -> list[str]:
     return sorted({str(info[4][0]).split("%")[0] for info in infos})
 
 
+def embedded_ipv4(ip: IPAddress) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address carries for a relay or translator to reach:
+    6to4 (RFC 3056), Teredo server and client (RFC 4380), NAT64 (RFC 6052, RFC 8215: the
+    last 32 bits) and IPv4-compatible (``::a.b.c.d``); ``[]`` for other addresses."""
+    if not isinstance(ip, ipaddress.IPv6Address):
+        return []
+    found: list[ipaddress.IPv4Address] = []
+    if ip.sixtofour is not None:
+        found.append(ip.sixtofour)
+    if ip.teredo is not None:
+        found.extend(ip.teredo)
+    value = int(ip)
+    if any(ip in net for net in _NAT64) or (value >> 32 == 0 and value > 0xFFFF):
+        found.append(ipaddress.IPv4Address(value & 0xFFFFFFFF))
+    return found
+
+
 def _kind(ip: IPAddress) -> str:
-    """Which non-public range ``ip`` is in (``""`` for a public address)."""
+    """Which non-public range ``ip`` is in (``""`` for a public address); an IPv6 address
+    carrying a non-public IPv4 address (:func:`embedded_ipv4`) is refused as that."""
+    for inner in embedded_ipv4(ip):
+        kind = _kind(inner)
+        if kind:
+            return f"{kind} (IPv4 {inner} inside)"
     if ip.is_loopback:
         return "loopback"
     if ip.is_link_local:

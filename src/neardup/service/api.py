@@ -47,7 +47,7 @@ from neardup._version import __version__
 from neardup.crawl.queue import DEFAULT_METHOD
 from neardup.errors import ParameterError
 from neardup.service import docs, problems, ui
-from neardup.service.limits import BodyLimit
+from neardup.service.limits import AllowedHosts, AuthThrottle, BodyLimit, NoSniff
 from neardup.service.web import wants_html
 from neardup.store import Store
 from neardup.text.types import Document
@@ -81,6 +81,15 @@ class ServiceConfig:
             when the check page fetches a matched document's source again.
         fetch_sources: the check page may fetch a matched document's ``http(s)`` source
             again to show the shared passages side by side (the store keeps no texts).
+        allowed_hosts: the ``Host`` names served (:class:`~neardup.service.limits.
+            AllowedHosts`; others get 421, a guard against DNS rebinding), or ``None``: no
+            check (an app behind a proxy that checks; ``neardup serve`` always sets it,
+            by default to the bound address and the local names).
+        max_inflight_bytes: most request-body bytes buffered over all requests at once
+            (``None``: 4 x ``max_body_bytes``); past it 503 with ``Retry-After``.
+        body_timeout: seconds a request body may take to arrive (408 after).
+        auth_failures: wrong or missing tokens (401 answers) a client address may get in
+            a minute before its writes and credentialed requests get 429.
     """
 
     db: str | None = None
@@ -89,6 +98,10 @@ class ServiceConfig:
     crawl: bool = True
     crawl_settings: CrawlSettings | None = None
     fetch_sources: bool = True
+    allowed_hosts: tuple[str, ...] | None = None
+    max_inflight_bytes: int | None = None
+    body_timeout: float = 60.0
+    auth_failures: int = 10
 
     def __post_init__(self) -> None:
         if self.token is not None and not self.token.strip():
@@ -322,11 +335,11 @@ def create_app(
     _routes(api, st, require, state)
     _library_routes(api, queue, dispatcher, require)
     ui.install(api, state)
-    wrapped = BodyLimit(api, cfg.max_body_bytes)
-    wrapped.fastapi = api  # type: ignore[attr-defined]
-    wrapped.store = st  # type: ignore[attr-defined]
-    wrapped.queue = queue  # type: ignore[attr-defined]
-    wrapped.dispatcher = dispatcher  # type: ignore[attr-defined]
+    wrapped = _guarded(api, cfg)
+    wrapped.fastapi = api
+    wrapped.store = st
+    wrapped.queue = queue
+    wrapped.dispatcher = dispatcher
     return wrapped
 
 
@@ -374,6 +387,21 @@ def _lifespan(queue: CrawlQueue, dispatcher: Dispatcher | None) -> Any:
             queue.close()
 
     return lifespan
+
+
+def _guarded(api: FastAPI, cfg: ServiceConfig) -> Any:
+    """``api`` inside the service's limits (outermost first): nosniff on every answer,
+    the Host check, the token-guessing throttle, the body limits."""
+    app: Any = BodyLimit(
+        api,
+        cfg.max_body_bytes,
+        max_inflight_bytes=cfg.max_inflight_bytes,
+        body_timeout=cfg.body_timeout,
+    )
+    app = AuthThrottle(app, max_failures=cfg.auth_failures)
+    if cfg.allowed_hosts is not None:
+        app = AllowedHosts(app, cfg.allowed_hosts)
+    return NoSniff(app)
 
 
 def _token_dependency(token: str | None) -> Any:

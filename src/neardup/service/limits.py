@@ -1,5 +1,9 @@
-"""Request body size limit (pure ASGI middleware): 413 problem details over the limit (a
-small HTML page for a browser).
+"""The service's limits, as pure ASGI middleware (problem details, or a small HTML page
+for a browser): body size, bodies in flight, body time, Host names, token guessing, and
+``X-Content-Type-Options: nosniff`` on every answer; plus the HTTP protocol of ``serve``
+with a header timeout and a connection limit (:func:`guarded_protocol`).
+
+Body size limit: 413 over the limit.
 
 A declared ``Content-Length`` over the limit is refused before reading; a body without one
 is counted while it streams and refused as soon as it passes the limit.
@@ -14,8 +18,13 @@ refuses them as binary).
 
 from __future__ import annotations
 
+import asyncio
+import ipaddress
 import json
+import time
 import zlib
+from collections import OrderedDict
+from collections.abc import Iterable
 from http import HTTPStatus
 from typing import Any
 
@@ -28,14 +37,33 @@ _PROBLEM = "application/problem+json"
 class BodyLimit:
     """ASGI middleware refusing request bodies larger than ``max_bytes`` (HTTP 413).
 
+    Bodies are buffered here before the app sees them, so the memory of bodies in flight
+    is bounded too: past ``max_inflight_bytes`` over all requests being received, a
+    request gets 503 with ``Retry-After`` (40 unfinished 9.9 MB bodies took a server from
+    112 to 505 MiB, issue 27). A body not received within ``body_timeout`` seconds gets
+    408 (a client sending one byte a minute held its buffer forever).
+
     Args:
         app: the wrapped ASGI app.
         max_bytes: largest accepted body in bytes (>= 1).
+        max_inflight_bytes: most body bytes buffered over all requests at once
+            (``None``: ``4 * max_bytes``).
+        body_timeout: seconds a request body may take to arrive.
     """
 
-    def __init__(self, app: Any, max_bytes: int) -> None:
+    def __init__(
+        self,
+        app: Any,
+        max_bytes: int,
+        *,
+        max_inflight_bytes: int | None = None,
+        body_timeout: float = 60.0,
+    ) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.max_inflight_bytes = max_inflight_bytes or 4 * max_bytes
+        self.body_timeout = body_timeout
+        self.inflight = 0
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -46,16 +74,48 @@ class BodyLimit:
             await _too_large(send, self.max_bytes, _wants_html(scope))
             return
         body = bytearray()
+        try:  # the body counts as in flight until the app has answered
+            status = await self._receive(receive, body)
+            if status == 0:
+                await self._forward(scope, receive, send, body)
+            elif status == 413:
+                await _too_large(send, self.max_bytes, _wants_html(scope))
+            elif status != 499:
+                detail = (
+                    f"request body not received within {self.body_timeout:g} s"
+                    if status == 408
+                    else "too many request bodies in flight: retry in a second"
+                )
+                await _refuse(send, status, detail, _wants_html(scope), retry_after=status == 503)
+        finally:
+            self.inflight -= len(body)
+
+    async def _receive(self, receive: Any, body: bytearray) -> int:
+        """Read the body into ``body``: 0, or the status of a refusal (499: the client
+        left)."""
+        deadline = time.monotonic() + self.body_timeout
         more = True
         while more:
-            message = await receive()
+            try:
+                async with asyncio.timeout(max(deadline - time.monotonic(), 0.0)):
+                    message = await receive()
+            except TimeoutError:
+                return 408
             if message["type"] == "http.disconnect":
-                return
-            body += message.get("body", b"")
+                return 499
+            chunk = message.get("body", b"")
             more = message.get("more_body", False)
-            if len(body) > self.max_bytes:
-                await _too_large(send, self.max_bytes, _wants_html(scope))
-                return
+            if len(body) + len(chunk) > self.max_bytes:
+                return 413
+            if self.inflight + len(chunk) > self.max_inflight_bytes:
+                return 503
+            body += chunk
+            self.inflight += len(chunk)
+        return 0
+
+    async def _forward(
+        self, scope: dict[str, Any], receive: Any, send: Any, body: bytearray
+    ) -> None:
         coding = _header(scope, b"content-encoding").strip().lower()
         if coding not in ("", "identity") and body:
             if coding not in ENCODINGS:
@@ -165,7 +225,9 @@ def _replay(body: bytes, upstream: Any) -> Any:
     return receive
 
 
-async def _refuse(send: Any, status: int, detail: str, html: bool) -> None:
+async def _refuse(
+    send: Any, status: int, detail: str, html: bool, *, retry_after: bool = False
+) -> None:
     """A ``status`` answer: problem details, or a small HTML page for a browser."""
     title = HTTPStatus(status).phrase
     if html:
@@ -183,6 +245,8 @@ async def _refuse(send: Any, status: int, detail: str, html: bool) -> None:
         body = json.dumps(problem).encode()
         kind = _PROBLEM.encode()
     headers = [(b"content-type", kind), (b"content-length", str(len(body)).encode())]
+    if retry_after:
+        headers.append((b"retry-after", b"1"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
@@ -213,3 +277,331 @@ async def _too_large(send: Any, limit: int, html: bool = False) -> None:
     headers = [(b"content-type", _PROBLEM.encode()), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": 413, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+# -- every answer: nosniff ------------------------------------------------------------------
+class NoSniff:
+    """ASGI middleware adding ``X-Content-Type-Options: nosniff`` to every answer that lacks
+    it (JSON, problem details, static files, the UI's pages): a browser never runs a JSON
+    answer or an uploaded text as a script or a page."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_nosniff(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", ()))
+                if not any(k.lower() == b"x-content-type-options" for k, _ in headers):
+                    headers.append((b"x-content-type-options", b"nosniff"))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_nosniff)
+
+
+# -- Host names (DNS rebinding) -------------------------------------------------------------
+#: Names of the local machine every ``serve`` accepts in ``Host``.
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
+_WILDCARD = ("0.0.0.0", "::", "")
+
+
+def default_allowed_hosts(bind: str, extra: Iterable[str] = ()) -> tuple[str, ...]:
+    """The ``Host`` names a server bound to ``bind`` accepts: ``bind`` itself, the local
+    names (:data:`LOCAL_HOSTS`) and ``extra``; bound to every interface (``0.0.0.0``,
+    ``::``), also this machine's host names and any literal IP address (a DNS rebinding
+    attack needs a name of the attacker's, never an IP literal)."""
+    hosts = [bind.strip("[]").lower(), *LOCAL_HOSTS, *(h.strip().lower() for h in extra)]
+    if bind.strip("[]") in _WILDCARD:
+        import socket
+
+        hosts += [socket.gethostname().lower(), socket.getfqdn().lower(), "ip-literals"]
+    return tuple(dict.fromkeys(h for h in hosts if h))
+
+
+class AllowedHosts:
+    """ASGI middleware refusing a request whose ``Host`` is not an allowed name (HTTP 421),
+    as a guard against DNS rebinding: a remote page whose name was made to resolve to
+    this server's address would otherwise read what the service shows and post its forms
+    (issue 27).
+
+    Args:
+        app: the wrapped ASGI app.
+        hosts: allowed names or addresses (case-insensitive, without port); ``*.example.org``
+            allows the subdomains of ``example.org``; ``ip-literals`` allows any IP address;
+            ``*`` allows every Host.
+    """
+
+    def __init__(self, app: Any, hosts: Iterable[str]) -> None:
+        self.app = app
+        self.hosts = frozenset(h.strip().strip("[]").lower().rstrip(".") for h in hosts)
+        self.suffixes = tuple(h[1:] for h in self.hosts if h.startswith("*."))
+
+    def allows(self, host_header: str) -> bool:
+        """Is ``host_header`` (``name[:port]``, ``[v6][:port]``) an allowed host?"""
+        if "*" in self.hosts:
+            return True
+        name = _host_name(host_header)
+        if not name:
+            return False
+        if name in self.hosts or (self.suffixes and name.endswith(self.suffixes)):
+            return True
+        if "ip-literals" in self.hosts:
+            try:
+                ipaddress.ip_address(name)
+                return True
+            except ValueError:
+                return False
+        return False
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket"):
+            host = _header(scope, b"host")
+            if not self.allows(host):
+                shown = host[:100] or "(none)"
+                detail = (
+                    f"Host {shown!r} is not served here: allowed are "
+                    f"{', '.join(sorted(self.hosts))} (add one with --allowed-host)"
+                )
+                if scope["type"] == "websocket":
+                    await send({"type": "websocket.close", "code": 1008})
+                    return
+                await _refuse(send, 421, detail, _wants_html(scope))
+                return
+        await self.app(scope, receive, send)
+
+
+def _host_name(host_header: str) -> str:
+    value = host_header.strip().lower()
+    if value.startswith("["):
+        return value[1 : value.find("]")] if "]" in value else ""
+    if value.count(":") > 1:  # a bare IPv6 address (not valid in Host, but unambiguous)
+        return value
+    return value.split(":", 1)[0].rstrip(".")
+
+
+# -- token guessing -------------------------------------------------------------------------
+class AuthThrottle:
+    """ASGI middleware slowing down token guessing: a client (IP address) with
+    ``max_failures`` answers of 401 to a request carrying a token (an ``Authorization``
+    header, or a UI form post) within ``window`` seconds gets 429 with
+    ``Retry-After`` on every request carrying credentials (an ``Authorization`` header)
+    and every write (``POST``, ``PUT``, ``PATCH``, ``DELETE``) until the window has passed
+    since its last failure; reads stay open. 684 guesses a second were answered without a
+    pause (issue 27). Behind a reverse proxy every client is the proxy's address.
+
+    Args:
+        app: the wrapped ASGI app.
+        max_failures: 401 answers allowed per client and window (>= 1).
+        window: seconds.
+        clock: monotonic clock (tests).
+    """
+
+    MAX_CLIENTS = 10_000
+
+    def __init__(
+        self, app: Any, *, max_failures: int = 10, window: float = 60.0, clock: Any = None
+    ) -> None:
+        self.app = app
+        self.max_failures = max_failures
+        self.window = window
+        self.clock = clock or time.monotonic
+        self.failures: OrderedDict[str, list[float]] = OrderedDict()
+
+    def _recent(self, client: str) -> list[float]:
+        now = self.clock()
+        times = [t for t in self.failures.get(client, ()) if now - t < self.window]
+        if times:
+            self.failures[client] = times
+        else:
+            self.failures.pop(client, None)
+        return times
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        client = str((scope.get("client") or ("?",))[0])
+        guarded = scope.get("method") in ("POST", "PUT", "PATCH", "DELETE") or bool(
+            _header(scope, b"authorization")
+        )
+        recent = self._recent(client) if guarded else []
+        if len(recent) >= self.max_failures:
+            wait = max(1, int(self.window - (self.clock() - recent[-1])) + 1)
+            detail = (
+                f"{len(recent)} wrong or missing API tokens from this address within "
+                f"{self.window:g} s: retry in {wait} s"
+            )
+            await _refuse(send, 429, detail, _wants_html(scope), retry_after=True)
+            return
+
+        # a guess carries a token: a bearer header, or a UI form (its token field)
+        guess = bool(_header(scope, b"authorization")) or "form" in _header(scope, b"content-type")
+
+        async def watch(message: dict[str, Any]) -> None:
+            start = message["type"] == "http.response.start"
+            if start and guess and message.get("status") == 401:
+                self.failures.setdefault(client, []).append(self.clock())
+                self.failures.move_to_end(client)
+                while len(self.failures) > self.MAX_CLIENTS:
+                    self.failures.popitem(last=False)
+            await send(message)
+
+        await self.app(scope, receive, watch)
+
+
+# -- the HTTP protocol of serve ---------------------------------------------------------------
+#: environment variable carrying the protocol limits to ``--workers`` processes (JSON)
+PROTOCOL_LIMITS_ENV = "_NEARDUP_SERVE_PROTOCOL"
+
+
+class _Guard:
+    """The header timeout and connection limit shared by both HTTP protocols (mixin)."""
+
+    header_timeout = 10.0
+    max_connections = 512
+    transport: Any
+    loop: Any
+    cycle: Any
+    connections: Any
+    _header_timer: Any = None
+
+    _opened = 0.0
+
+    def _idle(self) -> bool:
+        return self.cycle is None or bool(self.cycle.response_complete)
+
+    def _admit(self) -> bool:
+        """Over the limit, the oldest idle connection (no request in progress) is closed
+        to make room; when every connection is busy, this one is."""
+        self._opened = self.loop.time()
+        if len(self.connections) > self.max_connections:
+            idle = [
+                c
+                for c in self.connections
+                if c is not self
+                and isinstance(c, _Guard)
+                and c._idle()
+                and not c.transport.is_closing()
+            ]
+            if not idle:
+                self.transport.close()
+                return False
+            min(idle, key=lambda c: c._opened).transport.close()
+        self._arm_header_timer()
+        return True
+
+    def _arm_header_timer(self) -> None:
+        self._cancel_header_timer()
+        self._header_timer = self.loop.call_later(self.header_timeout, self._header_expired)
+
+    def _cancel_header_timer(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+
+    def _header_expired(self) -> None:
+        self._header_timer = None
+        if self.cycle is None or self.cycle.response_complete:
+            self.transport.close()  # no complete request head in time: slow or idle
+
+
+def _protocols() -> tuple[type, type | None]:
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class GuardedH11Protocol(_Guard, H11Protocol):
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._admit()
+
+        def handle_events(self) -> None:
+            super().handle_events()
+            if self.cycle is not None and not self.cycle.response_complete:
+                self._cancel_header_timer()  # a full request head arrived
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._arm_header_timer()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._cancel_header_timer()
+            super().connection_lost(exc)
+
+    try:
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+    except ImportError:  # uvicorn without httptools
+        return GuardedH11Protocol, None
+
+    class GuardedHttpToolsProtocol(_Guard, HttpToolsProtocol):
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._admit()
+
+        def on_headers_complete(self) -> None:
+            super().on_headers_complete()
+            self._cancel_header_timer()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._arm_header_timer()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._cancel_header_timer()
+            super().connection_lost(exc)
+
+    return GuardedH11Protocol, GuardedHttpToolsProtocol
+
+
+def _load_limits() -> None:
+    import os
+
+    raw = os.environ.get(PROTOCOL_LIMITS_ENV)
+    if raw:
+        limits = json.loads(raw)
+        _Guard.header_timeout = float(limits["header_timeout"])
+        _Guard.max_connections = int(limits["max_connections"])
+
+
+def guarded_protocol(*, header_timeout: float, max_connections: int) -> str:
+    """uvicorn's HTTP protocol (httptools when installed, else h11) with a header timeout
+    and a connection limit (issue 27: 1,500 half-sent requests stayed open past 45 s;
+    1,100 idle sockets of one client made ``/health`` fail on a 1,024-file limit):
+
+    * a connection whose request head is not complete within ``header_timeout`` seconds
+      of its start (or of the end of the previous answer) is closed (uvicorn's keep-alive
+      timeout only starts after an answer);
+    * past ``max_connections`` open connections the oldest idle one (no request in
+      progress) is closed, or the new one when all are busy, so idle sockets cannot take
+      every file descriptor nor keep a new client out.
+
+    The limits also go to ``--workers`` processes (in ``$_NEARDUP_SERVE_PROTOCOL``).
+
+    Returns:
+        The protocol class's import path, for ``uvicorn.Config(http=...)``.
+    """
+    import os
+
+    limits = {"header_timeout": header_timeout, "max_connections": max_connections}
+    os.environ[PROTOCOL_LIMITS_ENV] = json.dumps(limits)
+    _load_limits()
+    h11, httptools = _protocols()
+    return f"{__name__}:{(httptools or h11).__name__}"
+
+
+def __getattr__(name: str) -> Any:
+    """The guarded protocol classes, made on first use (uvicorn is imported then only)."""
+    if name in ("GuardedH11Protocol", "GuardedHttpToolsProtocol"):
+        _load_limits()
+        h11, httptools = _protocols()
+        found = {"GuardedH11Protocol": h11, "GuardedHttpToolsProtocol": httptools}[name]
+        if found is None:
+            raise AttributeError(name)
+        globals()[name] = found
+        return found
+    raise AttributeError(name)

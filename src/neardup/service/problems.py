@@ -124,6 +124,11 @@ def install(app: FastAPI) -> None:
                 headers["Allow"] = ", ".join(allowed)
         return problem(exc.status_code, str(exc.detail), headers=headers)
 
+    @app.exception_handler(RecursionError)
+    async def _too_deep(_request: Request, exc: RecursionError) -> JSONResponse:
+        # a JSON body nested thousands deep (an 80 KB body of 40,000 brackets got 500)
+        return problem(400, "request body nested too deeply to be read")
+
     @app.exception_handler(Exception)
     async def _unexpected(_request: Request, exc: Exception) -> JSONResponse:
         log.exception("unexpected error", exc_info=exc)

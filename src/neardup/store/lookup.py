@@ -3,12 +3,19 @@ and one for the candidates with everything verification needs (issue 20).
 
 SQLAlchemy compiles a cached statement in ~0.3 ms per call (the expanding ``IN`` list is
 rendered again each time) and wraps every row; a check at a million documents has ~5 ms
-in all. Here the SQL text is built once per dialect and number of keys, and the rows come
-back as the driver's tuples. All values are bound parameters.
+in all. Here the SQL text is built once per dialect, and the rows come back as the
+driver's tuples. All values are bound parameters.
+
+The keys are one bound value whatever their number (issue 27): an ``int8[]`` array on
+PostgreSQL, a JSON array read by ``json_each`` on SQLite. One statement shape per dialect
+means a bounded statement cache on every pooled connection (a statement per key count grew
+a server by 1.7 GiB over 150 checks), and no limit on the number of keys (a 130k-word text
+passed SQLite's 32,766 variables and failed with "too many SQL variables").
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from sqlalchemy import Connection
@@ -37,7 +44,14 @@ _PG_CANDIDATES = (
     "WHERE key = ANY(%(k)s::int8[]) AND collection_id = %(c)s) AS k "
     f"GROUP BY document_id ORDER BY hits DESC, document_id LIMIT {MAX_CANDIDATES}) {_ROWS}"
 )
-_sqlite_sql: dict[int, str] = {}
+_SQLITE_CANDIDATES = (
+    "WITH q AS MATERIALIZED (SELECT value AS key FROM json_each(?)), "
+    "h AS (SELECT document_id, COUNT(*) AS hits FROM ("
+    "SELECT document_id FROM nd_index WHERE collection_id = ? AND key IN (SELECT key FROM q) "
+    "UNION ALL SELECT document_id FROM nd_index_pending "
+    "WHERE collection_id = ? AND key IN (SELECT key FROM q)) "
+    f"GROUP BY document_id ORDER BY hits DESC, document_id LIMIT {MAX_CANDIDATES}) {_ROWS}"
+)
 
 
 def collection_row(conn: Connection, name: str) -> tuple[Any, ...] | None:
@@ -77,23 +91,8 @@ def candidates(conn: Connection, collection_id: int, keys: list[int]) -> list[tu
         if conn.dialect.name == "postgresql":
             cur.execute(_PG_CANDIDATES, {"k": keys, "c": collection_id})
         else:
-            cur.execute(_sqlite_candidates(len(keys)), (collection_id, *keys) * 2)
+            packed = json.dumps([int(k) for k in keys], separators=(",", ":"))
+            cur.execute(_SQLITE_CANDIDATES, (packed, collection_id, collection_id))
         return [tuple(r) for r in cur.fetchall()]
     finally:
         cur.close()
-
-
-def _sqlite_candidates(n: int) -> str:
-    sql = _sqlite_sql.get(n)
-    if sql is None:
-        marks = ", ".join("?" * n)
-        sql = (
-            "WITH h AS (SELECT document_id, COUNT(*) AS hits FROM ("
-            f"SELECT document_id FROM nd_index WHERE collection_id = ? AND key IN ({marks}) "
-            "UNION ALL SELECT document_id FROM nd_index_pending "
-            f"WHERE collection_id = ? AND key IN ({marks})) "
-            f"GROUP BY document_id ORDER BY hits DESC, document_id LIMIT {MAX_CANDIDATES}) "
-            f"{_ROWS}"
-        )
-        _sqlite_sql[n] = sql
-    return sql

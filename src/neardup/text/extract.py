@@ -10,13 +10,15 @@ that is all navigation, a fragment, broken markup), the fallback is all visible 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import logging
 import re
+import threading
 import time
 from collections.abc import Iterator
 from html.parser import HTMLParser
 
-from neardup.errors import ParameterError
+from neardup.errors import NeardupError, ParameterError
 from neardup.text.types import ContentType
 
 #: Tags whose content is never visible text.
@@ -38,6 +40,107 @@ _BLANK_LINES = re.compile(r"\n\s*\n+")
 _DROP_LINK_PREFIXES = ("file:", "image:", "media:", "category:", "файл:", "изображение:",
                        "категория:")  # fmt: skip
 _DROP_WIKI_TAGS = frozenset({"ref", "references", "gallery", "math", "timeline", "score"})
+
+
+#: CPU seconds an HTML page's main-text extraction may use (plus :data:`HTML_BUDGET_S_PER_MB`
+#: per MB of markup); past it the page's visible text is taken instead (linear, stdlib).
+HTML_BUDGET_S = 5.0
+HTML_BUDGET_S_PER_MB = 5.0
+
+
+class CPUBudgetError(NeardupError):
+    """Work on one document used more CPU time than its budget (see :func:`cpu_budget`)."""
+
+    def __init__(self, what: str, seconds: float) -> None:
+        self.seconds = seconds
+        super().__init__(f"{what} used more than its CPU budget of {seconds:g} s")
+
+
+class _Overrun(BaseException):
+    """Raised inside the watched thread (a BaseException: ``except Exception`` in a
+    third-party library does not swallow it)."""
+
+
+class _Watchdog:
+    """One daemon thread polling the CPU clocks of the threads under a budget."""
+
+    POLL_S = 0.02
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._watched: dict[int, tuple[int, float]] = {}  # thread id -> (clock, deadline)
+        self.fired: set[int] = set()
+        self._thread: threading.Thread | None = None
+
+    def watch(self, tid: int, clock: int, deadline: float) -> None:
+        with self._lock:
+            self._watched[tid] = (clock, deadline)
+            self.fired.discard(tid)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="cpu-budget", daemon=True)
+                self._thread.start()
+
+    def release(self, tid: int) -> bool:
+        """Stop watching ``tid``; True when its budget ran out (a pending overrun of the
+        thread is cleared, so it cannot surface after the watched block)."""
+        with self._lock:
+            self._watched.pop(tid, None)
+            fired = tid in self.fired
+            if fired:
+                self.fired.discard(tid)
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid), None)
+            return fired
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(self.POLL_S)
+            with self._lock:
+                if not self._watched:
+                    self._thread = None
+                    return
+                for tid, (clock, deadline) in list(self._watched.items()):
+                    if tid not in self.fired and time.clock_gettime(clock) > deadline:
+                        self.fired.add(tid)
+                        ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                            ctypes.c_ulong(tid), ctypes.py_object(_Overrun)
+                        )
+
+
+_WATCHDOG = _Watchdog()
+
+
+@contextlib.contextmanager
+def cpu_budget(seconds: float, what: str = "extraction") -> Iterator[None]:
+    """Stop the calling thread's work once it has used ``seconds`` of CPU time.
+
+    A watchdog thread reads the thread's own CPU clock (``pthread_getcpuclockid``) every
+    20 ms and, past the budget, raises an exception in it at its next Python instruction;
+    it leaves the block as :class:`CPUBudgetError`. Work inside a single C call (lxml,
+    zlib, Resiliparse) is stopped when the call returns. Nested budgets are not supported
+    (the inner one replaces the outer).
+
+    Args:
+        seconds: CPU seconds allowed (> 0).
+        what: named in the error.
+
+    Raises:
+        ParameterError: ``seconds`` is not positive.
+        CPUBudgetError: the block used more than ``seconds`` of CPU.
+    """
+    if not seconds > 0:
+        raise ParameterError("seconds", seconds, "a positive number of CPU seconds")
+    tid = threading.get_ident()
+    clock = time.pthread_getcpuclockid(tid)
+    _WATCHDOG.watch(tid, clock, time.clock_gettime(clock) + seconds)
+    overrun = False
+    try:
+        yield
+    except _Overrun:
+        overrun = True
+    finally:
+        overrun = _WATCHDOG.release(tid) or overrun
+    if overrun:
+        raise CPUBudgetError(what, seconds)
 
 
 #: HTML main-text extractors (``--extractor``); the first is the default.
@@ -94,11 +197,22 @@ def html_to_text(html: str, *, extractor: str = "resiliparse") -> str:
 
     Returns:
         The text; ``""`` when the page has no visible text. Never raises on bad markup.
+        Main-text extraction has a CPU budget (:data:`HTML_BUDGET_S` plus
+        :data:`HTML_BUDGET_S_PER_MB` a MB, :func:`cpu_budget`); past it, the visible text.
     """
     if extractor not in EXTRACTORS:
         raise ParameterError("extractor", extractor, f"one of {', '.join(EXTRACTORS)}")
     if not html or not html.strip():
         return ""
+    budget = HTML_BUDGET_S + HTML_BUDGET_S_PER_MB * len(html) / 1e6
+    try:
+        with cpu_budget(budget, "HTML main-text extraction"):
+            return _main_text(html, extractor)
+    except CPUBudgetError:
+        return visible_text(html)
+
+
+def _main_text(html: str, extractor: str) -> str:
     if extractor == "resiliparse":
         main = _resiliparse(html)
         if main:

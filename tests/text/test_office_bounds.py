@@ -1,0 +1,73 @@
+"""Issue 27 items 2 and 5: hostile office files cost bounded memory and CPU time."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from neardup.text.extract import CPUBudgetError, cpu_budget, html_to_text
+from neardup.text.office import OfficeError, check_archive, docx_text, pdf_text
+from text._hostile_files import docx_bomb, slow_pdf
+from text.test_read_inputs import _paragraphs
+
+
+def test_a_slow_pdf_stops_at_its_cpu_budget() -> None:
+    data = slow_pdf(300_000, pages=3)  # ~33 s of pypdf without a budget
+    assert len(data) < 20_000
+    start = time.process_time()
+    with pytest.raises(OfficeError, match=r"\(3 pages\) used more than its CPU budget of 0.5 s"):
+        pdf_text(data, cpu_seconds=0.5)
+    assert time.process_time() - start < 1.5
+
+
+def test_a_pdf_inside_its_budget_is_read() -> None:
+    assert pdf_text(slow_pdf(2_000), cpu_seconds=5.0) == "a" * 2_000
+
+
+def test_the_budget_is_not_swallowed_by_except_exception() -> None:
+    """The overrun is a BaseException inside the block: a library's ``except Exception``
+    cannot hide it."""
+    start = time.process_time()
+    with (
+        pytest.raises(CPUBudgetError, match=r"spin used more than its CPU budget of 0\.2 s"),
+        cpu_budget(0.2, "spin"),
+    ):
+        while True:
+            try:
+                sum(range(1000))
+            except Exception:
+                continue
+    assert time.process_time() - start < 0.6
+    with cpu_budget(0.2):  # a finished budget leaves nothing pending
+        time.sleep(0.1)
+    assert sum(range(10)) == 45
+
+
+def test_html_past_its_budget_falls_back_to_visible_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    ex = sys.modules["neardup.text.extract"]  # the package exports a function of that name
+
+    def forever(html: str, extractor: str) -> str:
+        while True:
+            sum(range(1000))
+
+    monkeypatch.setattr(ex, "_main_text", forever)
+    monkeypatch.setattr(ex, "HTML_BUDGET_S", 0.2)
+    start = time.process_time()
+    assert html_to_text("<p>Shingles of a page</p><script>x()</script>") == "Shingles of a page"
+    assert time.process_time() - start < 1.0
+
+
+def test_a_docx_zip_bomb_is_refused_before_inflating(tmp_path: Path) -> None:
+    data = docx_bomb(tmp_path / "b.docx", _paragraphs()[:2], mib=100)
+    assert len(data) < 200_000
+    with pytest.raises(
+        OfficeError, match=r"inflate to \d+ bytes > 67108864 \(largest: 'word/document"
+    ):
+        docx_text(data)
+    good = docx_bomb(tmp_path / "g.docx", _paragraphs()[:2], mib=1)
+    check_archive(good)  # a member of 1 MiB is fine
+    assert docx_text(good).startswith(_paragraphs()[0])
