@@ -28,7 +28,7 @@ from neardup.cli.options import (
     TextFieldOpt,
     read_options,
 )
-from neardup.errors import NeardupError, ParameterError, check_int
+from neardup.errors import NeardupError, ParameterError, UsageError, check_int
 
 install_plain_coercion()  # str/int/float/Path values without pydantic (start-up)
 
@@ -453,7 +453,19 @@ def compare(
     ] = None,
     passages: Annotated[
         bool,
-        typer.Option("--passages", help="List the shared passages, highlighted in both texts."),
+        typer.Option(
+            "--passages",
+            help="List the shared passages (align_passages: copies, paraphrases, summaries), "
+            "highlighted in both texts.",
+        ),
+    ] = False,
+    tiles: Annotated[
+        bool,
+        typer.Option(
+            "--tiles",
+            help="With --passages: exact token-equal tiles instead (matched_passages, "
+            "greedy string tiling on --shingle-size words).",
+        ),
     ] = False,
     stop_words: StopOpt = None,
     no_stop_words: NoStopOpt = False,
@@ -477,7 +489,9 @@ def compare(
         mparams = canonical.method_params(method, shingle_size=shingle_size, params=param)
         reference = _corpus_texts(corpus) if corpus else None
         result = run_compare(text_a, text_b, method=method, corpus=reference, **mparams)
-        shared = _passages(text_a, text_b, mparams) if passages else None
+        if tiles and not passages:
+            raise UsageError("--tiles goes with --passages")
+        shared = _passages(text_a, text_b, mparams, tiles=tiles) if passages else None
     except NeardupError as exc:
         raise _fail(exc) from None
     if as_json:
@@ -502,10 +516,14 @@ def compare(
         _print_passages(shared, text_a, text_b, a.name, b.name)
 
 
-def _passages(text_a: str, text_b: str, mparams: dict[str, Any]) -> list[Any]:
-    from neardup.passages import matched_passages
+def _passages(text_a: str, text_b: str, mparams: dict[str, Any], *, tiles: bool) -> list[Any]:
+    """``compare --passages``: :func:`align_passages` (the one aligner), or with ``--tiles``
+    the exact tiles of :func:`matched_passages`."""
+    from neardup.passages import align_passages, matched_passages
 
-    return matched_passages(text_a, text_b, shingle_size=mparams.get("shingle_size", 5))
+    if tiles:
+        return matched_passages(text_a, text_b, shingle_size=mparams.get("shingle_size", 5))
+    return align_passages(text_a, text_b)
 
 
 def _print_passages(shared: list[Any], text_a: str, text_b: str, name_a: str, name_b: str) -> None:
@@ -516,12 +534,17 @@ def _print_passages(shared: list[Any], text_a: str, text_b: str, name_a: str, na
         return
     from rich.table import Table
 
-    table = Table("#", f"{name_a} [start, end)", f"{name_b} [start, end)", "tokens", "text")
+    evidence = "tokens" if hasattr(shared[0], "tokens") else "seeds"
+    table = Table("#", f"{name_a} [start, end)", f"{name_b} [start, end)", evidence, "text")
     for i, p in enumerate(shared, 1):
         preview = p.text_a(text_a).replace("\n", " ")
         preview = preview if len(preview) <= 60 else preview[:57] + "..."
         table.add_row(
-            str(i), f"{p.a_start}-{p.a_end}", f"{p.b_start}-{p.b_end}", str(p.tokens), preview
+            str(i),
+            f"{p.a_start}-{p.a_end}",
+            f"{p.b_start}-{p.b_end}",
+            str(getattr(p, evidence)),
+            preview,
         )
     _console("out").print(table)
     for name, text, spans in (
