@@ -84,7 +84,72 @@ def align_passages(
 ) -> list[AlignedPassage]:
     """Text alignment of ``text_a`` and ``text_b``: seeding, extension, filtering.
 
-    DOC_PLACEHOLDER
+    The steps of the text-alignment systems of PAN (Potthast et al. 2013, "Overview of
+    the 5th International Competition on Plagiarism Detection"), with the defaults measured
+    on the PAN 2013 text-alignment corpora (``benchmarks/results/passages_pan13.md``):
+
+    1. **Seeding** (:mod:`neardup.passages.seeds`) -- pairs of matching pieces of A and B:
+       exact word ``seed_size``-grams over every token (Broder 1997's shingles); *sorted*
+       ``sorted_size``-grams of consecutive content-word stems (stop words dropped, Snowball
+       stems sorted; Torrejon & Ramos 2013), which survive stop-word changes, inflection and
+       reordering inside the n-gram; and, with ``sentences``, *sentence* pairs whose bags of
+       content-word stems have a tf-idf cosine above :data:`SENTENCE_COSINE` and a Dice
+       coefficient above :data:`SENTENCE_DICE` (Sanchez-Perez, Sidorov & Gelbukh 2014),
+       which survive paraphrase and translation; a sentence seed spans the shared words of
+       its two sentences. A seed repeated in a text keeps only its pairings in the largest
+       first-stage cluster, nearest that cluster's diagonal (see ``_unambiguous``).
+    2. **Extension** -- seeds are clustered so that inside a cluster no gap of more than
+       ``max_gap`` characters separates consecutive seeds, in A, in B and along the diagonal
+       (the coarsest such partition, which does not depend on the order of the splits).
+       Clusters with fewer than 3 seeds or shorter than ``min_chars / 2`` characters on a
+       side are chance matches and dropped; the rest are clustered again with gaps up to
+       ``2 * max_gap``, which joins a passage across a heavily edited stretch (the two
+       stages of Sanchez-Perez et al.). The gaps adapt to the seeds' density: a cluster
+       with :data:`VERBATIM_DENSITY` n-gram seeds per token is a near-verbatim copy and is
+       cut to its n-gram seeds (a similar sentence next to a copy is a neighbour on the
+       same topic, not part of it), and in a pair with such a copy a passage needs
+       :data:`VERBATIM_FLOOR` n-gram seeds per token.
+    3. **Summary mode** (``summary``, with ``sentences``, in a pair without a near-verbatim
+       copy: a pair is a copy or a summary, as Sanchez-Perez et al. decide per pair) -- the
+       seeds are clustered again with gaps of :data:`SUMMARY_GAP_A` characters in A and
+       :data:`SUMMARY_GAP_B` in B and no diagonal condition; a cluster whose B side is
+       :data:`SUMMARY_RATIO` times longer than its A side, with
+       :data:`SUMMARY_MIN_SENTENCES` sentence seeds, is a summary of B in A, unless one
+       ordinary passage covers :data:`SUMMARY_EXPLAINED` of its A side or the ordinary
+       passages cover :data:`SUMMARY_COVERED` of its B side (the summary/verbatim
+       decision). A summary is one passage (granularity 1).
+    4. **Filtering** -- passages shorter than ``min_chars`` characters in A or in B, or with
+       less evidence than :data:`MIN_DISTINCT_SEEDS` (different n-gram seeds, a sentence
+       seed counting :data:`SENTENCE_WEIGHT`), are dropped; of passages that overlap in A or
+       in B only the one with the most seeds is kept (ties: longer, then nearer the texts'
+       starts), so each passage of A has one place in B.
+
+    Deterministic; swapping A and B swaps the offsets, except for summaries (a short A, a
+    long B: the mode looks one way) and the last tie-break between mirror-image passages.
+
+    Args:
+        text_a: the first original text (offsets refer to these strings); in plagiarism
+            detection the suspicious document.
+        text_b: the second original text; the source.
+        seed_size: words per exact seed, 2-16.
+        sorted_size: content words per sorted seed, 2-16; ``0`` turns sorted seeds off.
+        sentences: use the sentence seeds (``False``: the n-gram seeds only).
+        summary: use the summary mode (needs ``sentences``).
+        max_gap: the largest gap, in characters, bridged inside a passage in the first
+            stage (twice this in the second), 0-100,000.
+        min_chars: the shortest passage reported, in characters, in each text, 1-100,000.
+
+    Returns:
+        :class:`AlignedPassage` values ordered by position in A; ``[]`` when nothing is
+        shared.
+
+    Raises:
+        ParameterError: a text is not a ``str``, a flag not a ``bool``, or a parameter out
+            of range.
+
+    Cost: ``O((n + m) log(n + m) + P log P + Q log Q)`` for ``n``, ``m`` tokens, ``P`` seed
+    pairs and ``Q`` (sentence, sentence) pairs sharing a content stem, vectorised with
+    numpy; a pair of 5,000-word documents takes tens of milliseconds.
     """
     for name, value in (("text_a", text_a), ("text_b", text_b)):
         if not isinstance(value, str):
@@ -105,8 +170,8 @@ def align_passages(
     if len(seeds) == 0:
         return []
     seeds = seeds.take(_unambiguous(seeds, _cluster(seeds.boxes, gap)))
-    boxes = _extend(seeds, gap, shortest, ta, tb)
-    if summary and sentences:
+    boxes, verbatim = _extend(seeds, gap, shortest, ta, tb)
+    if summary and sentences and not verbatim:
         found = _summaries(seeds, shortest)
         boxes = np.concatenate([boxes, _unexplained(found, boxes)])
     return _one_place(boxes)
@@ -137,16 +202,17 @@ def _evidence(seeds: Seeds, label: np.ndarray) -> np.ndarray:
 
 def _verbatim_trim(
     seeds: Seeds, label: np.ndarray, boxes: np.ndarray, ta: Tokens, tb: Tokens
-) -> np.ndarray:
+) -> tuple[np.ndarray, np.ndarray]:
     """Boxes of verbatim-like clusters cut to their n-gram seeds.
 
     A cluster whose n-gram seeds number :data:`VERBATIM_DENSITY` per token of its longer side
     or more is a near-verbatim copy: its passage is where its n-gram seeds are, and a sentence
-    seed beyond them is a chance neighbour (a sentence on the same topic).
+    seed beyond them is a chance neighbour (a sentence on the same topic). Returns the
+    boxes and the verbatim mask, bool (c,).
     """
     grams = ~seeds.sentence
     if not grams.any():
-        return boxes
+        return boxes, np.zeros(boxes.shape[0], dtype=bool)
     lab = label[grams]
     count = np.bincount(lab, minlength=boxes.shape[0])
     gram_boxes = np.zeros_like(boxes)
@@ -162,25 +228,28 @@ def _verbatim_trim(
     if verbatim.any():  # a pair with a verbatim copy: its other passages must be copies too
         weak = count < VERBATIM_FLOOR * np.maximum(tokens, 1)
         out[weak, 4] = -1
-    return out
+    return out, verbatim
 
 
-def _extend(seeds: Seeds, gap: int, shortest: int, ta: Tokens, tb: Tokens) -> np.ndarray:
-    """Passages of the seeds: boxes ``a_start, a_end, b_start, b_end, seeds``, int64 (c, 5)."""
+def _extend(
+    seeds: Seeds, gap: int, shortest: int, ta: Tokens, tb: Tokens
+) -> tuple[np.ndarray, bool]:
+    """Passages of the seeds: boxes ``a_start, a_end, b_start, b_end, seeds``, int64 (c, 5),
+    and whether one of them is a near-verbatim copy (then the pair has no summary)."""
     label = _cluster(seeds.boxes, gap)
     keep = _dense_clusters(seeds.boxes, label, min_seeds=3, min_chars=max(1, shortest // 2))
     seeds = seeds.take(keep)
     if len(seeds) == 0:
-        return np.zeros((0, 5), np.int64)
+        return np.zeros((0, 5), np.int64), False
     label = _cluster(seeds.boxes, 2 * gap)
-    boxes = _verbatim_trim(seeds, label, _boxes(seeds.boxes, label), ta, tb)
+    boxes, verbatim = _verbatim_trim(seeds, label, _boxes(seeds.boxes, label), ta, tb)
     long_enough = (
         (boxes[:, 1] - boxes[:, 0] >= shortest)
         & (boxes[:, 3] - boxes[:, 2] >= shortest)
         & (_evidence(seeds, label) >= MIN_DISTINCT_SEEDS)
         & (boxes[:, 4] >= 0)
     )
-    return boxes[long_enough]
+    return boxes[long_enough], bool(verbatim[long_enough].any())
 
 
 def _unexplained(summaries: np.ndarray, passages: np.ndarray) -> np.ndarray:
