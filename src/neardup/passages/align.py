@@ -36,6 +36,8 @@ SUMMARY_COVERED = 0.35
 SUMMARY_MIN_SENTENCES = 3
 #: Summary mode: a summary is refused when one ordinary passage covers this much of its A.
 SUMMARY_EXPLAINED = 0.9
+#: Summary mode: a summary is refused when one near-verbatim copy covers this much of its A.
+SUMMARY_COPY = 0.65
 #: Summary mode's gaps: in A (the summary) and in B (the summarized text), in characters.
 SUMMARY_GAP_A = 400
 SUMMARY_GAP_B = 4000
@@ -109,15 +111,15 @@ def align_passages(
        cut to its n-gram seeds (a similar sentence next to a copy is a neighbour on the
        same topic, not part of it), and in a pair with such a copy a passage needs
        :data:`VERBATIM_FLOOR` n-gram seeds per token.
-    3. **Summary mode** (``summary``, with ``sentences``, in a pair without a near-verbatim
-       copy: a pair is a copy or a summary, as Sanchez-Perez et al. decide per pair) -- the
-       seeds are clustered again with gaps of :data:`SUMMARY_GAP_A` characters in A and
-       :data:`SUMMARY_GAP_B` in B and no diagonal condition; a cluster whose B side is
-       :data:`SUMMARY_RATIO` times longer than its A side, with
-       :data:`SUMMARY_MIN_SENTENCES` sentence seeds, is a summary of B in A, unless one
-       ordinary passage covers :data:`SUMMARY_EXPLAINED` of its A side or the ordinary
-       passages cover :data:`SUMMARY_COVERED` of its B side (the summary/verbatim
-       decision). A summary is one passage (granularity 1).
+    3. **Summary mode** (``summary``, with ``sentences``) -- the seeds are clustered again
+       with gaps of :data:`SUMMARY_GAP_A` characters in A and :data:`SUMMARY_GAP_B` in B and
+       no diagonal condition; a cluster whose B side is :data:`SUMMARY_RATIO` times longer
+       than its A side, with :data:`SUMMARY_MIN_SENTENCES` sentence seeds, is a summary of B
+       in A, unless one ordinary passage covers :data:`SUMMARY_EXPLAINED` of its A side,
+       one near-verbatim copy covers :data:`SUMMARY_COPY` of it, or the ordinary passages
+       cover :data:`SUMMARY_COVERED` of its B side (the summary/verbatim decision: a copy
+       that picked up chance seeds far away in B is not a summary). A summary is one
+       passage (granularity 1).
     4. **Filtering** -- passages shorter than ``min_chars`` characters in A or in B, or with
        less evidence than :data:`MIN_DISTINCT_SEEDS` (different n-gram seeds, a sentence
        seed counting :data:`SENTENCE_WEIGHT`), are dropped; of passages that overlap in A or
@@ -171,9 +173,10 @@ def align_passages(
         return []
     seeds = seeds.take(_unambiguous(seeds, _cluster(seeds.boxes, gap)))
     boxes, verbatim = _extend(seeds, gap, shortest, ta, tb)
-    if summary and sentences and not verbatim:
-        found = _summaries(seeds, shortest)
-        boxes = np.concatenate([boxes, _unexplained(found, boxes)])
+    if summary and sentences:
+        found = _unexplained(_summaries(seeds, shortest), boxes)
+        found = _apart(found, boxes[verbatim])
+        boxes = np.concatenate([boxes, found])
     return _one_place(boxes)
 
 
@@ -233,14 +236,14 @@ def _verbatim_trim(
 
 def _extend(
     seeds: Seeds, gap: int, shortest: int, ta: Tokens, tb: Tokens
-) -> tuple[np.ndarray, bool]:
+) -> tuple[np.ndarray, np.ndarray]:
     """Passages of the seeds: boxes ``a_start, a_end, b_start, b_end, seeds``, int64 (c, 5),
-    and whether one of them is a near-verbatim copy (then the pair has no summary)."""
+    and which are near-verbatim copies, bool (c,)."""
     label = _cluster(seeds.boxes, gap)
     keep = _dense_clusters(seeds.boxes, label, min_seeds=3, min_chars=max(1, shortest // 2))
     seeds = seeds.take(keep)
     if len(seeds) == 0:
-        return np.zeros((0, 5), np.int64), False
+        return np.zeros((0, 5), np.int64), np.zeros(0, dtype=bool)
     label = _cluster(seeds.boxes, 2 * gap)
     boxes, verbatim = _verbatim_trim(seeds, label, _boxes(seeds.boxes, label), ta, tb)
     long_enough = (
@@ -249,7 +252,18 @@ def _extend(
         & (_evidence(seeds, label) >= MIN_DISTINCT_SEEDS)
         & (boxes[:, 4] >= 0)
     )
-    return boxes[long_enough], bool(verbatim[long_enough].any())
+    return boxes[long_enough], verbatim[long_enough]
+
+
+def _apart(summaries: np.ndarray, copies: np.ndarray) -> np.ndarray:
+    """The summaries of which no near-verbatim copy covers :data:`SUMMARY_COPY` of the A
+    side (a summary does not grow out of a copy)."""
+    if summaries.shape[0] == 0 or copies.shape[0] == 0:
+        return summaries
+    lo = np.maximum(summaries[:, None, 0], copies[None, :, 0])
+    hi = np.minimum(summaries[:, None, 1], copies[None, :, 1])
+    share = np.clip(hi - lo, 0, None).max(axis=1)
+    return summaries[share < SUMMARY_COPY * (summaries[:, 1] - summaries[:, 0])]
 
 
 def _unexplained(summaries: np.ndarray, passages: np.ndarray) -> np.ndarray:
