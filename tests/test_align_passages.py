@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import itertools
 import json
+import random
 import re
 from functools import cache
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -152,14 +154,15 @@ def planted_pairs():  # type: ignore[no-untyped-def]
 @pytest.mark.slow
 @pytest.mark.data
 def test_symmetry_and_minimum_length_on_planted_pairs() -> None:
-    """Every planted pair, every obfuscation level: swapping A and B swaps the offsets, and no
-    passage is shorter than ``min_chars`` in either text."""
+    """Every planted pair, every obfuscation level: swapping A and B swaps the offsets (the
+    summary mode left out: it aligns a short A with a long B, one way), and no passage is
+    shorter than ``min_chars`` in either text."""
     for pair in planted_pairs():
         for min_chars in (60, ALIGN_MIN_CHARS, 400):
-            forward = align_passages(pair.a_text, pair.b_text, min_chars=min_chars)
-            backward = align_passages(pair.b_text, pair.a_text, min_chars=min_chars)
+            forward = align_passages(pair.a_text, pair.b_text, min_chars=min_chars, summary=False)
+            backward = align_passages(pair.b_text, pair.a_text, min_chars=min_chars, summary=False)
             assert backward == sorted((p.swapped() for p in forward), key=lambda p: p.a_start)
-            for p in forward:
+            for p in align_passages(pair.a_text, pair.b_text, min_chars=min_chars):
                 assert p.a_end - p.a_start >= min_chars
                 assert p.b_end - p.b_start >= min_chars
                 assert p.seeds >= 3
@@ -267,3 +270,97 @@ def test_passages_are_within_bounds_long_enough_disjoint_and_symmetric(
         assert first.b_end <= second.b_start
     back = align_passages(b, a, min_chars=min_chars)
     assert {p.swapped() for p in back} == set(found)
+
+
+# -- issue 32: sentence seeds and the summary mode, on Chekhov's stories (in the repository) ---
+CHEKHOV = Path(__file__).resolve().parents[1] / "examples" / "corpus" / "chekhov"
+
+
+def _story(name: str) -> list[str]:
+    text = (CHEKHOV / f"{name}.txt").read_text(encoding="utf-8")
+    return [p for p in text.split("\n") if len(p.split()) >= 30]
+
+
+def _covered(found: list[AlignedPassage], lo: int, hi: int, side: str) -> float:
+    """Share of ``[lo, hi)`` inside the passages' ``side`` ("a" or "b")."""
+    inside = sum(
+        max(0, min(hi, getattr(p, f"{side}_end")) - max(lo, getattr(p, f"{side}_start")))
+        for p in found
+    )
+    return inside / (hi - lo)
+
+
+def _shuffled_sentences(text: str, rng: random.Random) -> str:
+    """Each sentence's words in a random order (the heaviest word-order change)."""
+    out = []
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        words = sentence.rstrip(".!?").split()
+        rng.shuffle(words)
+        out.append(" ".join(words) + ".")
+    return " ".join(out)
+
+
+def test_sentence_seeds_find_a_reordered_passage_the_ngram_seeds_miss() -> None:
+    """A passage whose sentences keep their words but not their order shares no word n-gram
+    with its source; its sentences still share their content words, so the sentence seeds
+    (Sanchez-Perez et al. 2014) find it whole, where the n-gram seeds alone find nothing."""
+    source = "\n".join(_story("Хамелеон"))
+    original = "\n".join(_story("Хамелеон")[1:4])
+    rewritten = _shuffled_sentences(original, random.Random(0))
+    host = _story("Ванька")
+    before = "\n".join(host[:2]) + "\n"
+    suspicious = before + rewritten + "\n" + "\n".join(host[2:])
+    a_lo, a_hi = len(before), len(before) + len(rewritten)
+    b_lo = source.index(original)
+    b_hi = b_lo + len(original)
+    found = align_passages(suspicious, source)
+    assert len(found) == 1
+    assert _covered(found, a_lo, a_hi, "a") > 0.95
+    assert _covered(found, b_lo, b_hi, "b") > 0.95
+    assert align_passages(suspicious, source, sentences=False, summary=False) == []
+
+
+def test_summary_mode_aligns_a_short_passage_with_a_long_stretch() -> None:
+    """A summary (the first words of every fourth sentence of eight paragraphs) is one
+    passage whose B side spans the summarized paragraphs (granularity 1); the ordinary
+    extension, with the summary mode off, finds pieces at most."""
+    paragraphs = _story("Хамелеон")
+    source = "\n".join(paragraphs)
+    stretch = "\n".join(paragraphs[1:9])
+    sentences = re.split(r"(?<=[.!?])\s+", stretch)
+    summary = " ".join(" ".join(s.split()[:7]).rstrip(",;:.") + "." for s in sentences[::4])
+    host = _story("Ванька")
+    before = "\n".join(host[:2]) + "\n"
+    suspicious = before + summary + "\n" + "\n".join(host[2:])
+    b_lo = source.index(stretch)
+    b_hi = b_lo + len(stretch)
+    assert len(summary) * 4 < len(stretch)
+    found = align_passages(suspicious, source)
+    assert len(found) == 1
+    (p,) = found
+    assert p.b_end - p.b_start > 3 * (p.a_end - p.a_start)
+    assert _covered(found, b_lo, b_hi, "b") > 0.95
+    assert _covered(found, len(before), len(before) + len(summary), "a") > 0.95
+    plain = align_passages(suspicious, source, summary=False)
+    assert _covered(plain, b_lo, b_hi, "b") < 0.5
+
+
+def test_stems_let_sorted_seeds_match_inflected_words() -> None:
+    """The sorted seeds are built from stems (PyStemmer), so a passage whose words changed
+    their endings is found as one passage; the sentence and summary parts off."""
+    from neardup.evaluate.paraphrase import Rewrite, paraphrase
+
+    source = "\n".join(_story("Тоска"))
+    original = "\n".join(_story("Тоска")[2:5])
+    only_lemmas = Rewrite(synonym=0.0, lemma=1.0, swap=0, shuffle=0, delete=0, split=0, merge=0)
+    rewritten = paraphrase(original, random.Random(1), rates=only_lemmas)
+    host = _story("Гриша")
+    suspicious = "\n".join(host[:2]) + "\n" + rewritten + "\n" + "\n".join(host[2:])
+    found = align_passages(suspicious, source, sentences=False, summary=False)
+    b_lo = source.index(original)
+    assert len(found) == 1 and _covered(found, b_lo, b_lo + len(original), "b") > 0.9
+
+
+def test_bad_flags_are_refused() -> None:
+    with pytest.raises(ParameterError, match="summary"):
+        align_passages("a b c", "a b c", summary=1)  # type: ignore[arg-type]

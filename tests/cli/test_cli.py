@@ -125,6 +125,20 @@ def test_compare_passages_select_the_quoted_paragraphs():
     assert end == text.index(paragraphs[3]) + last_word_end
 
 
+def test_compare_passages_tiles_is_the_named_option_for_exact_tiles():
+    """`compare --passages` reports align_passages' passages (seeds); `--tiles` the exact
+    tiles of matched_passages (tokens); `--tiles` alone is a usage error."""
+    corpus = Path(__file__).resolve().parents[2] / "examples" / "corpus"
+    story = corpus / "chekhov" / "Смерть чиновника.txt"
+    page = corpus / "web" / "zametki-chitatelya.html"
+    aligned = json.loads(_run("compare", str(story), str(page), "--passages", "--json").stdout)
+    tiles = _run("compare", str(story), str(page), "--passages", "--tiles", "--json")
+    assert tiles.exit_code == 0, tiles.output
+    assert all("seeds" in p and "tokens" not in p for p in aligned["passages"])
+    assert tiles and all("tokens" in p for p in json.loads(tiles.stdout)["passages"])
+    assert _run("compare", str(story), str(page), "--tiles").exit_code == 2
+
+
 def test_engine_options_are_validated():
     assert _run("dedup", ".", "--engine", "spark").exit_code == 2
     assert _run("dedup", ".", "--workers", "2").exit_code == 2  # --workers needs --engine dask

@@ -12,6 +12,9 @@ Usage::
     neardup evaluate --from-json saved.json --html report.html  # re-render, no runs
     neardup evaluate DOCS... --passages gold.jsonl [--json] [--html report.html]
         # text alignment: PAN's precision, recall, granularity, plagdet (issue 19)
+    neardup evaluate --passages PAN_CORPUS_DIR [--jobs 2] [--json]
+        # a PAN text-alignment corpus folder (pairs, susp/, src/, XML truth per type):
+        # the same measures per obfuscation type and overall (issue 32)
 
 Exit codes: 0 ok; 1 failure (unreadable gold, no document, every run failed, no matplotlib
 for ``--html``); 2 usage error (bad ``--thresholds``, unknown method or parameter...).
@@ -255,10 +258,15 @@ def evaluate(
         Path | None,
         typer.Option(
             "--passages",
-            help="Passage gold (JSONL {a,b,a_offset,a_length,b_offset,b_length} or PAN XML): "
-            "score text alignment with PAN's measures (Potthast et al. 2010).",
+            help="Passage gold (JSONL {a,b,a_offset,a_length,b_offset,b_length} or PAN XML), "
+            "or a PAN text-alignment corpus folder (pairs, susp/, src/; no INPUTS): score "
+            "align_passages with PAN's measures (Potthast et al. 2010), per type for a folder. "
+            "Example: neardup evaluate --passages pan13-test/ --jobs 2",
         ),
     ] = None,
+    jobs: Annotated[
+        int, typer.Option("--jobs", "-j", min=1, help="Worker processes for --passages DIR.")
+    ] = 1,
     from_json: Annotated[
         Path | None,
         typer.Option("--from-json", help="Re-render a saved `--json` report (no runs)."),
@@ -292,6 +300,11 @@ def evaluate(
     from neardup.evaluate.thresholds import parse_thresholds
 
     if passages is not None:
+        from neardup.evaluate.pan import is_pan_corpus
+
+        if is_pan_corpus(passages):
+            _evaluate_pan_corpus(passages, inputs, jobs, as_json, html_out, title, quiet)
+            return
         read_opts = {"id_field": id_field, "text_field": text_field}
         ctype = "text" if content_type == "auto" else content_type  # offsets refer to raw text
         _evaluate_passages(
@@ -550,6 +563,72 @@ def _evaluate_passages(
         f"precision {scores.precision:.3f}  recall {scores.recall:.3f}  "
         f"granularity {scores.granularity:.3f}  plagdet {scores.plagdet:.3f}"
     )
+    if html_out is not None:
+        err.print(f"HTML report: {html_out}")
+
+
+def _evaluate_pan_corpus(
+    folder: Path,
+    inputs: list[Path] | None,
+    jobs: int,
+    as_json: bool,
+    html_out: Path | None,
+    title: str,
+    quiet: bool,
+) -> None:
+    """``evaluate --passages PAN_DIR``: align every pair, print PAN's measures per type."""
+    from neardup.cli.common import err, fail, out
+    from neardup.evaluate.pan import evaluate_pan_corpus, html_report, load_pan_corpus
+
+    try:
+        if inputs:
+            raise UsageError("--passages with a PAN corpus folder reads its own texts: no INPUTS")
+        corpus = load_pan_corpus(folder)
+        if quiet or as_json or not err.is_terminal:
+            report = evaluate_pan_corpus(corpus, jobs=jobs)
+        else:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+            with Progress(
+                "aligning", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err
+            ) as bar:
+                task = bar.add_task("pairs", total=len(corpus.pairs))
+                report = evaluate_pan_corpus(
+                    corpus, jobs=jobs, on_progress=lambda k, _n: bar.update(task, completed=k)
+                )
+        if html_out is not None:
+            try:
+                html_out.write_text(html_report(report.overall, title=title), encoding="utf-8")
+            except OSError as exc:
+                raise InputError(f"{html_out}: cannot write ({exc})") from None
+    except NeardupError as exc:
+        raise fail(exc) from None
+    if as_json:
+        data = {"corpus": str(folder), "aligner": "neardup.align_passages", **report.as_dict()}
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{folder}: PAN measures (Potthast et al. 2010), align_passages")
+    for col in ("type", "pairs", "cases", "detections", "flagged negatives"):
+        table.add_column(col, justify="left" if col == "type" else "right")
+    for col in ("precision", "recall", "granularity", "plagdet"):
+        table.add_column(col, justify="right")
+    rows = report.as_dict()["groups"]
+    assert isinstance(rows, dict)
+    for name, row in rows.items():
+        table.add_row(
+            name,
+            str(row["pairs"]),
+            str(row["cases"]),
+            str(row["detections"]),
+            f"{row['flagged_negative_pairs']}/{row['negative_pairs']}",
+            *(f"{row[k]:.3f}" for k in ("precision", "recall", "granularity", "plagdet")),
+        )
+    console = out if out.is_terminal else Console(width=_WIDE)
+    console.print(table)
+    console.print(f"{report.seconds:.1f} s, {jobs} worker(s)")
     if html_out is not None:
         err.print(f"HTML report: {html_out}")
 

@@ -30,7 +30,7 @@ from neardup.cli.options import (
     TextFieldOpt,
     read_options,
 )
-from neardup.errors import NeardupError, ParameterError, check_int
+from neardup.errors import NeardupError, ParameterError, UsageError, check_int
 
 install_plain_coercion()  # str/int/float/Path values without pydantic (start-up)
 install_help_placeholders()  # --method METHOD, INPUTS... (not <str>, {inputs})
@@ -507,8 +507,16 @@ def compare(
         bool,
         typer.Option(
             "--passages",
-            help="The shared passages with a little context and a word diff of each "
-            "([-removed-] {+inserted+}).",
+            help="The shared passages (align_passages: copies, paraphrases, summaries) with "
+            "a little context and a word diff of each ([-removed-] {+inserted+}).",
+        ),
+    ] = False,
+    tiles: Annotated[
+        bool,
+        typer.Option(
+            "--tiles",
+            help="With --passages: exact token-equal tiles instead (matched_passages, "
+            "greedy string tiling on --shingle-size words).",
         ),
     ] = False,
     context: Annotated[
@@ -548,7 +556,9 @@ def compare(
         mparams = canonical.method_params(method, shingle_size=shingle_size, params=param)
         reference = _corpus_texts(corpus) if corpus else None
         result = run_compare(text_a, text_b, method=method, corpus=reference, **mparams)
-        shared = _passages(text_a, text_b, mparams) if passages else None
+        if tiles and not passages:
+            raise UsageError("--tiles goes with --passages")
+        shared = _passages(text_a, text_b, mparams, tiles=tiles) if passages else None
     except NeardupError as exc:
         raise _fail(exc) from None
     if result.empty_lexicon:
@@ -607,10 +617,14 @@ def _empty_lexicon(method: str, *, corpus: bool) -> None:
     raise typer.Exit(2)
 
 
-def _passages(text_a: str, text_b: str, mparams: dict[str, Any]) -> list[Any]:
-    from neardup.passages import matched_passages
+def _passages(text_a: str, text_b: str, mparams: dict[str, Any], *, tiles: bool) -> list[Any]:
+    """``compare --passages``: :func:`align_passages` (the one aligner), or with ``--tiles``
+    the exact tiles of :func:`matched_passages`."""
+    from neardup.passages import align_passages, matched_passages
 
-    return matched_passages(text_a, text_b, shingle_size=mparams.get("shingle_size", 5))
+    if tiles:
+        return matched_passages(text_a, text_b, shingle_size=mparams.get("shingle_size", 5))
+    return align_passages(text_a, text_b)
 
 
 def _corpus_texts(paths: list[Path]) -> list[str]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -377,3 +378,252 @@ def _text_of(texts: dict[str, str], by_name: dict[str, str], doc_id: str) -> str
     if key is None:
         raise InputError(f"document {doc_id!r} of the passage gold is not among the inputs")
     return texts[key]
+
+
+# == PAN corpus folders (issue 32) =============================================================
+#: Name of the pairs list in a PAN text-alignment corpus folder.
+PAN_PAIRS_FILE = "pairs"
+#: The group of a pair with no gold case and no type folder (PAN's ``01-no-plagiarism``).
+NO_PLAGIARISM = "no-plagiarism"
+
+
+@dataclass(frozen=True, slots=True)
+class PanCorpus:
+    """A PAN text-alignment corpus folder (PAN 2013-2015, Potthast et al. 2013).
+
+    The layout: ``pairs`` (one ``suspicious.txt source.txt`` line a pair), ``susp/`` and
+    ``src/`` with the texts, and one folder a type (``01-no-plagiarism``,
+    ``02-no-obfuscation``, ``03-random-obfuscation``, ...) with an ``A-B.xml`` truth file a
+    pair. Offsets count characters of the texts read as UTF-8 with line ends kept.
+
+    Attributes:
+        root: the folder.
+        pairs: ``(suspicious, source)`` file names, in the ``pairs`` file's order.
+        group: the type of each pair, the folder name without its number
+            (``no-obfuscation``...), :data:`NO_PLAGIARISM` for a pair in no type folder.
+        cases: the gold passages (``a`` the suspicious document).
+    """
+
+    root: Path
+    pairs: tuple[tuple[str, str], ...]
+    group: dict[tuple[str, str], str]
+    cases: tuple[Span, ...]
+    order: tuple[str, ...] = (NO_PLAGIARISM,)
+
+    @property
+    def groups(self) -> list[str]:
+        """The types, in folder order (:data:`NO_PLAGIARISM` first when it has no folder)."""
+        return sorted(set(self.group.values()), key=self.order.index)
+
+    def text(self, name: str, *, suspicious: bool) -> str:
+        """The text of ``name`` from ``susp/`` or ``src/`` (UTF-8, line ends kept).
+
+        Raises:
+            InputError: the file cannot be read or is not UTF-8.
+        """
+        path = self.root / ("susp" if suspicious else "src") / name
+        try:
+            with path.open(encoding="utf-8", newline="") as fh:
+                return fh.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"{path}: cannot read ({exc})") from None
+
+
+def is_pan_corpus(path: Path) -> bool:
+    """True when ``path`` is a folder with a ``pairs`` file and ``susp/`` and ``src/``."""
+    return (
+        path.is_dir()
+        and (path / PAN_PAIRS_FILE).is_file()
+        and (path / "susp").is_dir()
+        and (path / "src").is_dir()
+    )
+
+
+def load_pan_corpus(root: Path) -> PanCorpus:
+    """Read a PAN text-alignment corpus folder (see :class:`PanCorpus`).
+
+    Raises:
+        InputError: ``root`` is not such a folder (no ``pairs``, ``susp/`` or ``src/``).
+        FormatError: a malformed ``pairs`` line or XML truth file.
+    """
+    if not is_pan_corpus(root):
+        raise InputError(
+            f"{root}: not a PAN text-alignment corpus (a folder with 'pairs', 'susp/', 'src/')"
+        )
+    pairs: list[tuple[str, str]] = []
+    lines = (root / PAN_PAIRS_FILE).read_text(encoding="utf-8").splitlines()
+    for no, line in enumerate(lines, 1):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != 2:
+            raise FormatError(f"{root / PAN_PAIRS_FILE}:{no}: not 'suspicious source'")
+        pairs.append((parts[0], parts[1]))
+    group: dict[tuple[str, str], str] = {}
+    cases: list[Span] = []
+    order = [NO_PLAGIARISM]
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and _TYPE_DIR.match(p.name)):
+        name = _TYPE_DIR.sub("", folder.name)
+        order += [] if name in order else [name]
+        for xml in sorted(folder.glob("*.xml")):
+            gold = _load_xml(xml)
+            for pair in gold.pairs:
+                # a pair is in the folder that gives it cases; a pair without cases in
+                # the first folder that lists it (in the copies of PAN 2013 the
+                # summary folder repeats most no-plagiarism pairs)
+                if gold.cases:
+                    group[pair] = name
+                else:
+                    group.setdefault(pair, name)
+            cases += gold.cases
+    listed = set(pairs)
+    return PanCorpus(
+        root,
+        tuple(pairs),
+        {p: group.get(p, NO_PLAGIARISM) for p in pairs},
+        tuple(c for c in cases if (c.a, c.b) in listed),
+        tuple(order),
+    )
+
+
+_TYPE_DIR = re.compile(r"^\d+-")
+
+
+@dataclass(frozen=True, slots=True)
+class PanReport:
+    """PAN's measures per type of a corpus folder and over all its pairs.
+
+    Attributes:
+        groups: type -> scores of its pairs (its cases against the detections in its pairs).
+        overall: all pairs pooled.
+        pairs: type -> number of pairs.
+        flagged: type -> pairs with at least one detection.
+        negatives: type -> pairs without a gold case (every detection in one is a false
+            positive; PAN 2013's summary folder has such pairs too).
+        flagged_negatives: type -> those of them with at least one detection.
+        seconds: wall time of the alignment, all pairs.
+    """
+
+    groups: dict[str, PanScores]
+    overall: PanScores
+    pairs: dict[str, int]
+    flagged: dict[str, int]
+    negatives: dict[str, int]
+    flagged_negatives: dict[str, int]
+    seconds: float
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-ready figures: one row a type, then ``overall``."""
+        rows: dict[str, object] = {}
+        for name, s in self.groups.items():
+            rows[name] = {
+                "pairs": self.pairs[name],
+                "flagged_pairs": self.flagged[name],
+                "negative_pairs": self.negatives[name],
+                "flagged_negative_pairs": self.flagged_negatives[name],
+                **s.as_dict(),
+            }
+        rows["overall"] = {
+            "pairs": sum(self.pairs.values()),
+            "flagged_pairs": sum(self.flagged.values()),
+            "negative_pairs": sum(self.negatives.values()),
+            "flagged_negative_pairs": sum(self.flagged_negatives.values()),
+            **self.overall.as_dict(),
+        }
+        return {"groups": rows, "seconds": round(self.seconds, 2)}
+
+
+def _align_chunk(
+    args: tuple[Path, list[tuple[str, str]], Callable[[str, str], Sequence[Any]] | None],
+) -> list[Span]:
+    root, pairs, align = args
+    from neardup.passages import align_passages
+
+    fn = align or align_passages
+    corpus = PanCorpus(root, (), {}, ())
+    out: list[Span] = []
+    for a, b in pairs:
+        found = fn(corpus.text(a, suspicious=True), corpus.text(b, suspicious=False))
+        out += [
+            Span(a, b, p.a_start, p.a_end - p.a_start, p.b_start, p.b_end - p.b_start)
+            for p in found
+        ]
+    return out
+
+
+def evaluate_pan_corpus(
+    corpus: PanCorpus,
+    *,
+    align: Callable[[str, str], Sequence[Any]] | None = None,
+    jobs: int = 1,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> PanReport:
+    """Align every pair of a PAN corpus folder and score each type with PAN's measures.
+
+    Args:
+        corpus: from :func:`load_pan_corpus`.
+        align: ``(suspicious text, source text) -> passages`` (``a_start``... attributes);
+            default :func:`neardup.passages.align_passages` with no arguments. With
+            ``jobs > 1`` it must be picklable (a module-level function).
+        jobs: worker processes, >= 1.
+        on_progress: called with ``(pairs done, pairs)`` after each chunk.
+
+    Returns:
+        :class:`PanReport`; a type's scores pool its pairs' cases and detections, so a
+        detection in a ``no-plagiarism`` pair lowers that type's precision to 0 and the
+        overall precision.
+
+    Raises:
+        ParameterError: ``jobs`` < 1.
+        InputError: a text cannot be read.
+    """
+    import time
+
+    from neardup.errors import check_int
+
+    workers = check_int("jobs", jobs, low=1)
+    pairs = list(corpus.pairs)
+    size = 25
+    chunks = [(corpus.root, pairs[i : i + size], align) for i in range(0, len(pairs), size)]
+    found: list[Span] = []
+    t0 = time.perf_counter()
+    if workers == 1:
+        results: Iterable[list[Span]] = map(_align_chunk, chunks)
+    else:
+        from concurrent.futures import ProcessPoolExecutor
+
+        pool = ProcessPoolExecutor(workers)
+        results = pool.map(_align_chunk, chunks)
+    try:
+        for k, part in enumerate(results):
+            found += part
+            if on_progress is not None:
+                on_progress(min((k + 1) * size, len(pairs)), len(pairs))
+    finally:
+        if workers > 1:
+            pool.shutdown(cancel_futures=True)
+    seconds = time.perf_counter() - t0
+    return _report(corpus, found, seconds)
+
+
+def _report(corpus: PanCorpus, found: list[Span], seconds: float) -> PanReport:
+    names = corpus.groups
+    groups: dict[str, PanScores] = {}
+    flagged_pairs = {(s.a, s.b) for s in found}
+    for name in names:
+        in_group = {p for p in corpus.pairs if corpus.group[p] == name}
+        groups[name] = pan_scores(
+            [c for c in corpus.cases if (c.a, c.b) in in_group],
+            [s for s in found if (s.a, s.b) in in_group],
+        )
+    count = {n: sum(corpus.group[p] == n for p in corpus.pairs) for n in names}
+    flagged = {n: sum(corpus.group[p] == n for p in flagged_pairs) for n in names}
+    positive = {(c.a, c.b) for c in corpus.cases}
+    negatives = {
+        n: sum(corpus.group[p] == n and p not in positive for p in corpus.pairs) for n in names
+    }
+    false = {
+        n: sum(corpus.group[p] == n and p not in positive for p in flagged_pairs) for n in names
+    }
+    overall = pan_scores(corpus.cases, found)
+    return PanReport(groups, overall, count, flagged, negatives, false, seconds)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -161,13 +161,16 @@ def plant_pair(
     language: str = "",
     min_words: int = 40,
     max_words: int = 300,
+    rewrite: Callable[[str, random.Random], str] | None = None,
 ) -> PlantedPair:
     """Plant ``cases`` passages of ``source`` into ``host`` at paragraph breaks.
 
     Passages are ``min_words``-``max_words`` whitespace-separated words of the source,
     non-overlapping, each obfuscated at ``level`` with words of the host; each goes in at a
     distinct line break of the host, followed by a blank line. The order of the passages in
-    the suspicious document is random (not the source's order).
+    the suspicious document is random (not the source's order). ``rewrite(passage, rng)``,
+    when given, replaces the random word edits of ``level`` (which then only names the set),
+    e.g. :func:`neardup.evaluate.paraphrase.paraphrase`.
 
     Returns:
         The pair; each case's offsets are exact (``a_text[a_offset:a_offset + a_length]`` is
@@ -191,7 +194,10 @@ def plant_pair(
     for at, (b0, b1) in zip(breaks, spans, strict=True):
         parts.append(host[last:at])
         length += at - last
-        piece = obfuscate(source[b0:b1], level, rng, vocabulary)
+        if rewrite is not None:
+            piece = rewrite(source[b0:b1], rng).strip()
+        else:
+            piece = obfuscate(source[b0:b1], level, rng, vocabulary)
         planted.append(PlantedCase(a_id, b_id, length, len(piece), b0, b1 - b0, level, language))
         parts.append(piece + "\n\n")
         length += len(piece) + 2

@@ -1,8 +1,10 @@
 """Side-by-side view of a checked document and a stored one, shared passages marked.
 
-The passages come from :func:`neardup.matched_passages` (greedy string tiling on word
-shingles); this module only cuts both texts into plain and marked segments for the
-templates, which escape them.
+The passages come from :func:`neardup.align_passages`, the one aligner of ``check``,
+``dedup`` and ``compare`` (copies, paraphrases and summaries, as character offsets in both
+texts); this module only cuts both texts into plain and marked segments for the
+templates, which escape them. :func:`align_passages` keeps the strongest of passages that
+overlap in either text, so the marks never overlap.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from neardup.errors import check_int
-from neardup.passages import Passage, matched_passages
+from neardup.passages import AlignedPassage, align_passages
 
 #: Characters of each text shown and searched for passages at most (longer texts are cut,
 #: and say so). Passages are found on the shown parts only: on whole texts, a 0.6 MB check
@@ -52,26 +54,24 @@ class SideBySide:
     stored_cut: bool = False
 
 
-def side_by_side(
-    query: str, stored: str, *, shingle_size: int = 5, max_shown: int = MAX_SHOWN
-) -> SideBySide:
+def side_by_side(query: str, stored: str, *, max_shown: int = MAX_SHOWN) -> SideBySide:
     """The shared passages of ``query`` and ``stored``, marked in both texts.
 
     Args:
         query: the checked document's text.
         stored: the stored document's text.
-        shingle_size: words per shingle (the shortest passage), 1-64.
         max_shown: characters of each text kept for display and searched for passages,
             >= 1.
 
     Returns:
-        :class:`SideBySide`; passages are numbered in the checked document's order.
+        :class:`SideBySide`; passages (:func:`neardup.align_passages` with its defaults)
+        are numbered in the checked document's order.
 
     Raises:
-        ParameterError: ``shingle_size`` or ``max_shown`` out of range.
+        ParameterError: ``max_shown`` out of range.
     """
     limit = check_int("max_shown", max_shown, low=1)
-    found = matched_passages(query[:limit], stored[:limit], shingle_size=shingle_size)
+    found = align_passages(query[:limit], stored[:limit])
     numbered = list(enumerate(found, start=1))
     q_spans = [(p.a_start, p.a_end, k) for k, p in numbered]
     s_spans = sorted((p.b_start, p.b_end, k) for k, p in numbered)
@@ -114,5 +114,5 @@ def _clip(spans: list[tuple[int, int, int]], limit: int) -> list[tuple[int, int,
     return [(s, min(e, limit), k) for s, e, k in spans if s < limit]
 
 
-def _covered(found: list[Passage]) -> int:
+def _covered(found: list[AlignedPassage]) -> int:
     return sum(p.a_end - p.a_start for p in found)
