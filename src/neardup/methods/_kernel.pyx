@@ -26,7 +26,7 @@ from libcpp.vector cimport vector
 
 #: Bumped with every change to this module's functions or their arguments;
 #: neardup.methods.kernel refuses a build of another version (a stale in-place build).
-ABI = 2
+ABI = 3
 
 
 cdef extern from *:
@@ -353,8 +353,11 @@ def token_pass(list texts, const uint32_t[::1] info, const uint16_t[::1] outcp,
 
 
 cdef inline int64_t shingle_count(int64_t n, int w, int s) noexcept nogil:
+    """Shingles of ``n`` tokens: starts ``0, s, ... <= n - w``, one more (the tail, shorter)
+    when ``s > 1`` leaves tokens after the last full one, one for ``0 < n < w``
+    (``neardup.methods.rabin.shingle_spans``)."""
     if n >= w:
-        return (n - w) // s + 1
+        return (n - w) // s + 1 + (1 if (n - w) % s != 0 else 0)
     return 1 if n > 0 else 0
 
 
@@ -409,10 +412,10 @@ def shingle_pass(const uint64_t[::1] tokens, const int64_t[::1] offsets,
             n = offsets[d + 1] - lo
             count = shingle_count(n, w, s)
             scratch.resize(count)
-            width = w if n >= w else <int>n
             for i in range(count):
                 h = 0
                 a = lo + i * s
+                width = w if n - i * s >= w else <int>(n - i * s)
                 for t in range(width):
                     h = fmix64(rotl(h, 31) * COMBINE ^ tokens[a + t])
                 scratch[i] = h
