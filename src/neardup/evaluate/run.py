@@ -159,10 +159,19 @@ class Evaluation:
     Attributes:
         rows: :class:`EvalRow` in method order, thresholds ascending.
         meta: JSON-ready description (corpus, gold, scope, measure, verify, memory mode...).
+        left_out: methods not run, as ``{"method", "reason"}`` (for example a method whose
+            own rule cannot decide by containment under ``measure="containment"``).
+        errors: per method, its false-positive and missed pairs at its best threshold for
+            error analysis: ``{"threshold", "false_positives", "missed"}``, each pair a
+            ``{"a", "b", "resemblance", "containment_ab", "containment_ba"}`` dict (exact
+            word-shingle measures of the two texts, :func:`neardup.compare.compare`), at most
+            :data:`ERROR_PAIRS` of each, ``*_total`` giving the full counts.
     """
 
     rows: list[EvalRow]
     meta: dict[str, Any]
+    left_out: list[dict[str, str]] = field(default_factory=list)
+    errors: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def methods(self) -> list[str]:
         """Methods in row order."""
@@ -180,11 +189,13 @@ class Evaluation:
         return out
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready ``{meta, rows, best}``."""
+        """JSON-ready ``{meta, rows, best, left_out, errors}``."""
         return {
             "meta": self.meta,
             "rows": [r.as_dict() for r in self.rows],
             "best": {m: r.as_dict() for m, r in self.best().items()},
+            "left_out": list(self.left_out),
+            "errors": dict(self.errors),
         }
 
 
@@ -292,18 +303,90 @@ def evaluate_corpus(
     """
     scorer = _Scorer.make(gold, config.scope, config.replicates, config.level, config.seed)
     rows: list[EvalRow] = []
+    left_out = [{"method": m, "reason": r} for m in config.methods if (r := _cannot_run(m, config))]
+    skipped = {x["method"] for x in left_out}
+    errors: dict[str, dict[str, Any]] = {}
+    texts = {d.id: d.text for d in docs}
     for method in config.methods:
-        for row in _method_rows(docs, method, config, scorer):
+        if method in skipped:
+            continue
+        best: tuple[EvalRow, Sequence[tuple[str, str]]] | None = None
+        for row, predicted in _method_rows(docs, method, config, scorer):
             rows.append(row)
             if on_row is not None:
                 on_row(row)
+            if row.error is None and (best is None or _better(row, best[0])):
+                best = (row, predicted)
+        if best is not None:
+            errors[method] = _error_pairs(best[0].threshold, best[1], scorer, texts)
     meta = _meta(config, gold, docs)
-    return Evaluation(rows, meta)
+    return Evaluation(rows, meta, left_out, errors)
+
+
+def _better(row: EvalRow, than: EvalRow) -> bool:
+    """Higher F1, ties to the higher threshold (as :meth:`Evaluation.best`)."""
+    return (row.scores.f1, row.threshold) > (than.scores.f1, than.threshold)
+
+
+#: At most this many false-positive and missed pairs per method in :attr:`Evaluation.errors`.
+ERROR_PAIRS = 100
+
+
+def _cannot_run(method: str, config: EvalConfig) -> str:
+    """Why ``method`` cannot run under ``config``'s measure and decision, or ``""``."""
+    from neardup.dedup import DedupOptions
+    from neardup.methods.decision import resolve_decision
+    from neardup.methods.registry import method_class
+
+    opts = DedupOptions(
+        measure=config.measure,  # type: ignore[arg-type]
+        verify=config.verify,
+        decision=config.decision,  # type: ignore[arg-type]
+    )
+    try:
+        resolve_decision(method_class(method), opts.requested_decision, config.measure)
+    except NeardupError as exc:
+        return str(exc)
+    return ""
+
+
+def _error_pairs(
+    threshold: float,
+    predicted: Sequence[tuple[str, str]],
+    scorer: _Scorer,
+    texts: dict[str, str],
+) -> dict[str, Any]:
+    """False-positive and missed pairs of one run, with exact word-shingle measures."""
+    counted = scorer.gold.scoped(predicted, scorer.scope)
+    fp = sorted(counted - scorer.gold.positives)
+    fn = sorted(scorer.gold.positives - counted)
+    return {
+        "threshold": threshold,
+        "false_positives": [_pair_scores(a, b, texts) for a, b in fp[:ERROR_PAIRS]],
+        "false_positives_total": len(fp),
+        "missed": [_pair_scores(a, b, texts) for a, b in fn[:ERROR_PAIRS]],
+        "missed_total": len(fn),
+    }
+
+
+def _pair_scores(a: str, b: str, texts: dict[str, str]) -> dict[str, Any]:
+    from neardup.compare import compare
+
+    out: dict[str, Any] = {"a": a, "b": b}
+    if a not in texts or b not in texts:  # a gold pair naming a document not in the corpus
+        return {**out, "resemblance": None, "containment_ab": None, "containment_ba": None}
+    c = compare(texts[a], texts[b])
+    return {
+        **out,
+        "resemblance": round(c.resemblance, 4),
+        "containment_ab": round(c.overlap.containment_ab, 4),
+        "containment_ba": round(c.overlap.containment_ba, 4),
+    }
 
 
 def _method_rows(
     docs: Sequence[Document], method: str, config: EvalConfig, scorer: _Scorer
-) -> Iterable[EvalRow]:
+) -> Iterable[tuple[EvalRow, Sequence[tuple[str, str]]]]:
     thresholds = sorted(config.thresholds_for(method))
     if config.reuse and reusable(method, config.measure) and len(thresholds) > 1:
         yield from _reused_rows(docs, method, thresholds, config, scorer)
@@ -312,10 +395,10 @@ def _method_rows(
         try:
             result, usage = _run(docs, method, t, config)
         except NeardupError as exc:
-            yield scorer.failed(method, t, str(exc))
+            yield scorer.failed(method, t, str(exc)), []
             continue
         pairs = [(p.a, p.b) for p in result.pairs]
-        yield scorer.row(method, t, pairs, usage, params=_params(result.summary))
+        yield scorer.row(method, t, pairs, usage, params=_params(result.summary)), pairs
 
 
 def _reused_rows(
@@ -324,12 +407,12 @@ def _reused_rows(
     thresholds: list[float],
     config: EvalConfig,
     scorer: _Scorer,
-) -> Iterable[EvalRow]:
+) -> Iterable[tuple[EvalRow, Sequence[tuple[str, str]]]]:
     try:
         result, usage = _run(docs, method, thresholds[0], config)
     except NeardupError as exc:
         for t in thresholds:
-            yield scorer.failed(method, t, str(exc))
+            yield scorer.failed(method, t, str(exc)), []
         return
     mode = result.summary.get("options", {}).get("decision", "verified")
     free = mode == "own" and _threshold_free(method)
@@ -338,7 +421,7 @@ def _reused_rows(
     params = _params(result.summary)
     for i, t in enumerate(thresholds):
         pairs = [(a, b) for v, a, b in values if free or v >= t]
-        yield scorer.row(method, t, pairs, usage, reused=i > 0, params=params)
+        yield scorer.row(method, t, pairs, usage, reused=i > 0, params=params), pairs
 
 
 def _threshold_free(method: str) -> bool:
@@ -408,7 +491,8 @@ def evaluation_from_dict(data: dict[str, Any]) -> Evaluation:
     """
     try:
         rows = [_row_from_dict(r, data["meta"]) for r in data["rows"]]
-        return Evaluation(rows, dict(data["meta"]))
+        left_out = [dict(x) for x in data.get("left_out", [])]
+        return Evaluation(rows, dict(data["meta"]), left_out, dict(data.get("errors", {})))
     except (KeyError, TypeError, ValueError) as exc:
         raise FormatError(f"not a neardup evaluate JSON report ({exc!r})") from None
 
