@@ -15,7 +15,13 @@ from neardup.cli.main import app
 from neardup.evaluate import report
 from neardup.evaluate.gold import GoldStandard
 from neardup.evaluate.metrics import Scores
-from neardup.evaluate.run import EvalConfig, EvalRow, Evaluation, evaluate_corpus
+from neardup.evaluate.run import (
+    EvalConfig,
+    EvalRow,
+    Evaluation,
+    evaluate_corpus,
+    evaluation_from_dict,
+)
 from neardup.text.types import Document
 
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"
@@ -116,7 +122,10 @@ def test_false_positive_and_missed_pairs_at_the_best_threshold(tmp_path):
     args = [*_files(tmp_path, rows), "--methods", "shingles-full", "--thresholds", "0.5,0.8"]
     res = runner.invoke(app, ["evaluate", *args, "--json"])
     assert res.exit_code == 0, res.output
-    err = json.loads(res.stdout)["errors"]["shingles-full"]
+    data = json.loads(res.stdout)
+    back = evaluation_from_dict(data)  # --from-json keeps them
+    assert back.errors == data["errors"] and back.left_out == data["left_out"] == []
+    err = data["errors"]["shingles-full"]
     assert err["threshold"] == 0.5
     assert err["false_positives_total"] == 1 and err["missed_total"] == 1
     assert err["false_positives"] == [

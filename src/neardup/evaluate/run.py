@@ -335,7 +335,7 @@ ERROR_PAIRS = 100
 def _cannot_run(method: str, config: EvalConfig) -> str:
     """Why ``method`` cannot run under ``config``'s measure and decision, or ``""``."""
     from neardup.dedup import DedupOptions
-    from neardup.methods.decision import resolve_decision
+    from neardup.methods.decision import resolve_decision, rule_of
     from neardup.methods.registry import method_class
 
     opts = DedupOptions(
@@ -343,10 +343,17 @@ def _cannot_run(method: str, config: EvalConfig) -> str:
         verify=config.verify,
         decision=config.decision,  # type: ignore[arg-type]
     )
+    cls = method_class(method)
     try:
-        resolve_decision(method_class(method), opts.requested_decision, config.measure)
-    except NeardupError as exc:
-        return str(exc)
+        resolve_decision(cls, opts.requested_decision, config.measure)
+    except ParameterError as exc:
+        if exc.name != "measure":
+            return str(exc)
+        rule = rule_of(cls)
+        return (
+            f"its own rule ({rule.text}) decides by {' or '.join(rule.measures)} only; "
+            f"--decision verified decides by {config.measure} on the exact shingle sets"
+        )
     return ""
 
 
