@@ -73,6 +73,10 @@ def test_paths_stay_paths(tmp_path, monkeypatch):
         neardup.dedup(["a.txt", "missing.txt"], options=OPTS)
     with pytest.raises(InputError):
         neardup.dedup([Path("missing.txt")], options=OPTS)
+    with pytest.raises(InputError):  # missing, but a file name: a path, as before
+        neardup.dedup(["missing.txt", "a.txt"], options=OPTS)
+    with pytest.raises(InputError):
+        neardup.dedup(["sub/dir"], options=OPTS)
     # told outright: the file names are texts (two one-word documents: too short)
     told = neardup.dedup(["a.txt", "b.txt"], texts=True, options=OPTS)
     assert told.ids == [] and [s.reason for s in told.skipped] == ["too-short", "too-short"]

@@ -263,8 +263,9 @@ def dedup(
             :func:`neardup.text.read_corpus` (``read_options`` are passed to it), or texts,
             ``(id, text)`` pairs, a pandas/polars DataFrame, a pyarrow Table or a
             ``datasets.Dataset`` (``id_field``/``text_field`` columns): see
-            :mod:`neardup.frames`, which also gives the rule for strings (paths when one
-            names an existing path, else texts; ``texts=True``/``False`` says it outright).
+            :mod:`neardup.frames`, which also gives the rule for strings (paths when the
+            first names an existing path or looks like one, else texts; ``texts=True`` or
+            ``False`` says it outright).
             Given a frame or table, ``DedupResult.frame`` is it with ``cluster`` and
             ``duplicate_of`` columns.
         method: a registry name or a :class:`~neardup.methods.base.Method`.

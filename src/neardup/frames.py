@@ -14,12 +14,13 @@ before). Accepted:
   positions ``"0"``, ``"1"``, ... are the ids. A row whose text is missing (null) or not
   a string is skipped (``no-text``, in ``DedupResult.skipped``); it costs that row only.
 
-Paths or texts? A list of ``str`` was always read as input paths, so it still is when one
-of its strings names an existing file or directory (a missing one among them is then the
-usual :class:`~neardup.errors.InputError`), and any ``os.PathLike`` item
-(``pathlib.Path``) means paths. A list of strings none of which names an existing path is
-a list of texts. ``texts=True`` (or ``False``) says it outright, for texts that could be
-file names in the working directory.
+Paths or texts? A list of ``str`` was always read as input paths, so it still is when any
+item is an ``os.PathLike`` (``pathlib.Path``), or when its first string names an existing
+file or directory or looks like a path (``-``, or one word with a ``/`` or a file extension
+such as ``notes.txt``): a missing path is then the usual
+:class:`~neardup.errors.InputError`, as before. Otherwise the strings are texts. Only the
+first string is looked up on the file system, so a million texts cost one ``stat``.
+``texts=True`` (or ``False``) says it outright, for texts that could be file names.
 
 Given a frame or table, :func:`annotate` gives it back with two columns added (replacing
 columns of those names): ``cluster`` (the cluster number, null for a row in no cluster)
@@ -30,6 +31,7 @@ null); ``dedup`` sets it as ``DedupResult.frame``.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +39,8 @@ from typing import Any
 from neardup.errors import InputError, ParameterError
 from neardup.text.types import Document, Skipped
 
+#: A file extension at the end of a one-word string (``notes.txt``, ``dump.jsonl.gz``).
+_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
 #: Strings longer than this, or holding a line break, are texts without asking the file system.
 _PATH_LIMIT = 4096
 
@@ -118,16 +122,29 @@ def _all_documents(items: Sequence[Any]) -> bool:
 
 
 def _are_paths(items: Sequence[Any]) -> bool:
-    """The compatibility rule: all str/PathLike, and some PathLike or existing path."""
+    """The compatibility rule (module docstring): all str/PathLike, and some PathLike, or
+    the first string names an existing path or looks like one."""
     if not all(isinstance(x, str | os.PathLike) for x in items):
         return False
-    return any(isinstance(x, os.PathLike) or _names_path(x) for x in items)
+    if any(isinstance(x, os.PathLike) for x in items):
+        return True
+    first = items[0]
+    return _names_path(first) or _looks_like_path(first)
 
 
 def _names_path(text: str) -> bool:
     if len(text) > _PATH_LIMIT or "\n" in text or not text.strip():
         return False
     return os.path.exists(text)
+
+
+def _looks_like_path(text: str) -> bool:
+    """``-`` (standard input), or one word with a directory separator or a file extension."""
+    if text == "-":
+        return True
+    if len(text) > _PATH_LIMIT or any(c.isspace() for c in text):
+        return False
+    return "/" in text or os.sep in text or _EXTENSION.search(text) is not None
 
 
 def _documents(items: Iterable[Any], *, texts: bool) -> Iterator[Document]:
