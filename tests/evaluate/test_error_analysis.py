@@ -151,3 +151,25 @@ def test_html_lists_the_error_pairs(tmp_path):
     assert "shingles-full at t=0.5: 1 missed pairs" in page
     assert "<td>vanka-web</td><td>0.890</td><td>0.942</td><td>0.942</td>" in page
     assert "<td>toska</td><td>vanka</td>" in page
+
+
+def test_error_pairs_of_a_dedup_output_directory(tmp_path):
+    # `evaluate --pairs DIR`: the false positive's measures come from pairs.jsonl (the same
+    # values as from the texts); a missed pair's are unknown (the texts are not there)
+    import neardup
+    from neardup.evaluate.run import evaluate_pairs_dir
+
+    result = neardup.dedup(_docs(), options=neardup.DedupOptions(threshold=0.5))
+    neardup.write_result(result, tmp_path / "out")
+    rows = [("vanka", "vanka-web", 0), ("chameleon", "chameleon-start", 1), ("vanka", "toska", 1)]
+    gold = GoldStandard.from_pairs(rows)
+    err = evaluate_pairs_dir(tmp_path / "out", gold, replicates=20).errors["shingles-full"]
+    assert err["threshold"] == 0.5
+    assert err["false_positives"] == [
+        {"a": "vanka", "b": "vanka-web", "resemblance": 0.8896,
+         "containment_ab": 0.9416, "containment_ba": 0.9416}
+    ]  # fmt: skip
+    assert err["missed"] == [
+        {"a": "toska", "b": "vanka", "resemblance": None,
+         "containment_ab": None, "containment_ba": None}
+    ]  # fmt: skip

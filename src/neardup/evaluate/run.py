@@ -22,6 +22,7 @@ import dataclasses
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from neardup.errors import FormatError, InputError, NeardupError, ParameterError
 from neardup.evaluate.bootstrap import PairIntervals, bootstrap_pairs
 from neardup.evaluate.clusters import ClusterScores, cluster_scores, components
 from neardup.evaluate.gold import GoldStandard, Scope
-from neardup.evaluate.metrics import Scores
+from neardup.evaluate.metrics import Scores, pair_key
 from neardup.evaluate.resources import MEMORY_MODES, Usage, measure
 from neardup.methods.measures import MEASURES
 from neardup.text.types import Document
@@ -318,7 +319,8 @@ def evaluate_corpus(
             if row.error is None and (best is None or _better(row, best[0])):
                 best = (row, predicted)
         if best is not None:
-            errors[method] = _error_pairs(best[0].threshold, best[1], scorer, texts)
+            score = partial(_pair_scores, texts=texts)
+            errors[method] = _error_pairs(best[0].threshold, best[1], scorer, score)
     meta = _meta(config, gold, docs)
     return Evaluation(rows, meta, left_out, errors)
 
@@ -361,22 +363,22 @@ def _error_pairs(
     threshold: float,
     predicted: Sequence[tuple[str, str]],
     scorer: _Scorer,
-    texts: dict[str, str],
+    score: Callable[[str, str], dict[str, Any]],
 ) -> dict[str, Any]:
-    """False-positive and missed pairs of one run, with exact word-shingle measures."""
+    """False-positive and missed pairs of one run, each as ``score(a, b)``."""
     counted = scorer.gold.scoped(predicted, scorer.scope)
     fp = sorted(counted - scorer.gold.positives)
     fn = sorted(scorer.gold.positives - counted)
     return {
         "threshold": threshold,
-        "false_positives": [_pair_scores(a, b, texts) for a, b in fp[:ERROR_PAIRS]],
+        "false_positives": [score(a, b) for a, b in fp[:ERROR_PAIRS]],
         "false_positives_total": len(fp),
-        "missed": [_pair_scores(a, b, texts) for a, b in fn[:ERROR_PAIRS]],
+        "missed": [score(a, b) for a, b in fn[:ERROR_PAIRS]],
         "missed_total": len(fn),
     }
 
 
-def _pair_scores(a: str, b: str, texts: dict[str, str]) -> dict[str, Any]:
+def _pair_scores(a: str, b: str, *, texts: dict[str, str]) -> dict[str, Any]:
     from neardup.compare import compare
 
     out: dict[str, Any] = {"a": a, "b": b}
@@ -582,10 +584,13 @@ def evaluate_pairs_dir(
     usage = _summary_usage(summary)
     scorer = _Scorer.make(gold, scope, replicates, level, seed)
     out: list[EvalRow] = []
+    best: tuple[EvalRow, list[tuple[str, str]]] | None = None
     for t in _dir_thresholds(thresholds, run_t):
         keep = [r for r in rows if t <= run_t or decision_value(r, measure_, verify) >= t]
         pairs = [(str(r["a"]), str(r["b"])) for r in keep]
         out.append(scorer.row(method, t, pairs, usage, params=_params(summary)))
+        if best is None or _better(out[-1], best[0]):
+            best = (out[-1], pairs)
     meta = {
         "mode": "pairs",
         "pairs_dir": str(root),
@@ -600,7 +605,25 @@ def evaluate_pairs_dir(
         "memory": "ru_maxrss (process peak of the dedup run)" if usage else "off",
         "bootstrap": {"replicates": replicates, "level": level, "seed": seed},
     }
-    return Evaluation(out, meta)
+    errors = {}
+    if best is not None:
+        score = partial(_row_scores, rows={pair_key(str(r["a"]), str(r["b"])): r for r in rows})
+        errors[method] = _error_pairs(best[0].threshold, best[1], scorer, score)
+    return Evaluation(out, meta, [], errors)
+
+
+def _row_scores(a: str, b: str, *, rows: dict[tuple[str, str], dict[str, Any]]) -> dict[str, Any]:
+    """A pair's measures from its ``pairs.jsonl`` row; None for a pair the run did not report
+    (the texts are not in the directory)."""
+    row = rows.get((a, b), {})
+    keys = ("resemblance", "containment_ab", "containment_ba")
+    if row and (str(row["a"]), str(row["b"])) != (a, b):  # the row names them the other way
+        row = {
+            **row,
+            "containment_ab": row["containment_ba"],
+            "containment_ba": row["containment_ab"],
+        }
+    return {"a": a, "b": b, **{k: (round(float(row[k]), 4) if k in row else None) for k in keys}}
 
 
 def _dir_thresholds(thresholds: Sequence[float] | None, run_t: float) -> list[float]:
