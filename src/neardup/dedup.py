@@ -40,6 +40,7 @@ from neardup._version import __version__
 from neardup.cluster import KEEP_RULES, Cluster, make_clusters
 from neardup.decide import Decided, Decision, decide, decision_summary, signature_scores
 from neardup.errors import ParameterError, check_choice, check_float, check_int
+from neardup.frames import adapt_source
 from neardup.keep import containments, drop_reason
 from neardup.methods.base import Method, Prepared
 from neardup.methods.decision import check_decision, resolve_decision
@@ -96,6 +97,8 @@ class DedupResult:
             kept member (:class:`~neardup.cluster.Cluster`: ids, and positions in ``ids``);
         dropped: dropped documents; skipped: skipped inputs;
         summary: counts, parameters, version, seconds per stage, peak memory.
+        frame: the DataFrame/Table given as ``source`` with ``cluster`` and ``duplicate_of``
+            columns (:func:`neardup.frames.annotate`), or None.
     """
 
     ids: list[str]
@@ -104,6 +107,7 @@ class DedupResult:
     dropped: list[Dropped]
     skipped: list[Skipped]
     summary: dict[str, Any] = field(default_factory=dict)
+    frame: Any = None
 
     def cluster_rows(self) -> Iterator[dict[str, Any]]:
         """``clusters.jsonl`` rows: ``{cluster, members, keep}`` with document ids."""
@@ -244,7 +248,7 @@ class _Clock:
 
 
 def dedup(
-    source: Iterable[Document] | Sequence[str | PathLike[str]],
+    source: Iterable[Document] | Sequence[str | PathLike[str]] | Any,
     *,
     method: str | Method = "shingles-full",
     options: DedupOptions | None = None,
@@ -254,13 +258,23 @@ def dedup(
     jobs: int | None = None,
     memory_budget: int | None = None,
     spill_dir: str | PathLike[str] | None = None,
+    texts: bool | None = None,
+    id_field: str = "id",
+    text_field: str = "text",
     **method_params: Any,
 ) -> DedupResult:
     """Find near-duplicate pairs and clusters in a corpus and decide what to keep.
 
     Args:
         source: :class:`~neardup.text.Document` objects, or input paths for
-            :func:`neardup.text.read_corpus` (``read_options`` are passed to it).
+            :func:`neardup.text.read_corpus` (``read_options`` are passed to it), or texts,
+            ``(id, text)`` pairs, a pandas/polars DataFrame, a pyarrow Table or a
+            ``datasets.Dataset`` (``id_field``/``text_field`` columns): see
+            :mod:`neardup.frames`, which also gives the rule for strings (paths when the
+            first names an existing path or looks like one, else texts; ``texts=True`` or
+            ``False`` says it outright).
+            Given a frame or table, ``DedupResult.frame`` is it with ``cluster`` and
+            ``duplicate_of`` columns.
         method: a registry name or a :class:`~neardup.methods.base.Method`.
         options: :class:`DedupOptions`; defaults if omitted.
         progress: stage progress receiver (the CLI's bars); silent by default.
@@ -284,6 +298,12 @@ def dedup(
         ParameterError: a bad option or method parameter.
         InputError: an input path does not exist.
     """
+    adapted = adapt_source(source, texts=texts, id_field=id_field, text_field=text_field)
+    if adapted is not None:
+        result = dedup(adapted.documents, method=method, options=options, progress=progress,
+                       clock=clock, jobs=jobs, memory_budget=memory_budget, spill_dir=spill_dir,
+                       **method_params)  # fmt: skip
+        return adapted.finish(result)
     opts = options or DedupOptions()
     meth = resolve_method(method, opts, method_params)
     opts = decided_options(meth, opts)

@@ -249,6 +249,8 @@ def print_report(evaluation: Evaluation, console: Console, *, table2: bool = Fal
     console.print(rows_table(best, "best F1 per method (ties: higher t)"))
     for hint in edge_hints(evaluation):
         console.print(f"[yellow]hint:[/yellow] {escape(hint)}")
+    for line in left_out_lines(evaluation):
+        console.print(f"[yellow]note:[/yellow] {escape(line)}")
     console.print(_footnote(meta))
 
 
@@ -282,16 +284,22 @@ def _footnote(meta: dict[str, Any]) -> str:
 
 def edge_hints(evaluation: Evaluation) -> list[str]:
     """One hint per method whose best F1 sits at the lowest or highest threshold it was run
-    at (the best may lie outside the range): widen ``--thresholds``."""
+    at (the best may lie outside the range): widen ``--thresholds``.
+
+    No hint for a method whose decision takes no threshold (its own rule of kind
+    :data:`~neardup.methods.decision.THRESHOLD_FREE`: TF-RIDF, I-Match, mega-shingles,
+    SimHash), and never one suggesting the range just run."""
     hints = []
     for method, best in evaluation.best().items():
         tried = sorted({r.threshold for r in evaluation.rows if r.method == method})
-        if len(tried) < 2:
+        if len(tried) < 2 or _threshold_free(method, evaluation.meta):
             continue
         low, high = tried[0], tried[-1]
         step = min(b - a for a, b in itertools.pairwise(tried))
         if best.threshold == low and low > step / 2:
-            lower = max(round(low - 3 * step, 6), round(step, 6))
+            lower = round(low - 3 * step, 6)
+            if lower <= 0:  # halve the lowest threshold instead of restarting at `step`
+                lower = round(low / 2, 6)
             hints.append(
                 f"{method}: the best F1 is at t={low:g}, the lowest threshold tried; "
                 f"lower thresholds may do better (e.g. --thresholds {lower:g}:{high:g}:{step:g})"
@@ -299,9 +307,59 @@ def edge_hints(evaluation: Evaluation) -> list[str]:
         elif best.threshold == high and high < 1.0:
             hints.append(
                 f"{method}: the best F1 is at t={high:g}, the highest threshold tried; "
-                f"higher thresholds may do better (e.g. --thresholds {low:g}:1.0:{step:g})"
+                f"higher thresholds may do better (e.g. --thresholds {_higher(low, high, step)})"
             )
     return hints
+
+
+def _higher(low: float, high: float, step: float) -> str:
+    """A ``--thresholds`` range reaching past ``high``: ``low:1.0:step`` when its grid does,
+    else ``high:1.0`` in two steps (``0.05:1.0:0.1`` stops at 0.95, the range just run)."""
+    from neardup.evaluate.thresholds import parse_thresholds
+
+    text = f"{low:g}:1.0:{step:g}"
+    if max(parse_thresholds(text)) > high:
+        return text
+    return f"{high:g}:1.0:{round((1.0 - high) / 2, 6):g}"
+
+
+def _threshold_free(method: str, meta: dict[str, Any]) -> bool:
+    """True when ``method`` decided by its own rule and that rule takes no threshold."""
+    from neardup.methods.decision import THRESHOLD_FREE
+    from neardup.methods.registry import describe
+
+    try:
+        rule = describe(method)["decision"]
+    except NeardupError:  # a report naming a method this version does not know
+        return False
+    decision = meta.get("decision")
+    if decision is None and meta.get("verify") is not None:
+        decision = "verified" if meta["verify"] else "own"
+    return (decision or rule["default"]) == "own" and rule["kind"] in THRESHOLD_FREE
+
+
+def left_out_lines(evaluation: Evaluation) -> list[str]:
+    """One line per method not run, with the reason."""
+    return [f"{x['method']} left out: {x['reason']}" for x in evaluation.left_out]
+
+
+def _pair_cells(p: dict[str, Any]) -> list[str]:
+    scores = ("resemblance", "containment_ab", "containment_ba")
+    return [p["a"], p["b"]] + [_f(p[k]) for k in scores]
+
+
+def _errors_html(evaluation: Evaluation) -> str:
+    heads = ["A", "B", "resemblance", "containment A in B", "containment B in A"]
+    parts = []
+    for method, err in evaluation.errors.items():
+        t = err["threshold"]
+        for key, label in (("false_positives", "false positives"), ("missed", "missed pairs")):
+            shown, total = err[key], err[f"{key}_total"]
+            more = f" (first {len(shown)})" if total > len(shown) else ""
+            parts.append(f"<h3>{html.escape(method)} at t={t:g}: {total} {label}{more}</h3>")
+            if shown:
+                parts.append(_html_table(heads, [_pair_cells(p) for p in shown]))
+    return "<h2>Errors at the best threshold</h2>" + "".join(parts) if parts else ""
 
 
 def meta_rows(meta: dict[str, Any]) -> list[tuple[str, str]]:
@@ -589,7 +647,9 @@ def render_html(
         f'{base64.b64encode(data).decode("ascii")}">'
         for name, data in pngs.items()
     )
-    hints = "".join(f"<li>{html.escape(h)}</li>" for h in edge_hints(evaluation))
+    hints = "".join(
+        f"<li>{html.escape(h)}</li>" for h in edge_hints(evaluation) + left_out_lines(evaluation)
+    )
     parts = [
         f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
         f"<style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>",
@@ -601,6 +661,7 @@ def render_html(
         f"<h2>Plots</h2>{imgs}",
         "<h2>All runs</h2>",
         _html_table(HEADERS, [_cells(r) for r in evaluation.rows]),
+        _errors_html(evaluation),
         f"<p class='note'>{html.escape(_footnote(evaluation.meta))}</p></body></html>",
     ]
     return "\n".join(parts)

@@ -22,6 +22,7 @@ import dataclasses
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from neardup.errors import FormatError, InputError, NeardupError, ParameterError
 from neardup.evaluate.bootstrap import PairIntervals, bootstrap_pairs
 from neardup.evaluate.clusters import ClusterScores, cluster_scores, components
 from neardup.evaluate.gold import GoldStandard, Scope
-from neardup.evaluate.metrics import Scores
+from neardup.evaluate.metrics import Scores, pair_key
 from neardup.evaluate.resources import MEMORY_MODES, Usage, measure
 from neardup.methods.measures import MEASURES
 from neardup.text.types import Document
@@ -159,10 +160,19 @@ class Evaluation:
     Attributes:
         rows: :class:`EvalRow` in method order, thresholds ascending.
         meta: JSON-ready description (corpus, gold, scope, measure, verify, memory mode...).
+        left_out: methods not run, as ``{"method", "reason"}`` (for example a method whose
+            own rule cannot decide by containment under ``measure="containment"``).
+        errors: per method, its false-positive and missed pairs at its best threshold for
+            error analysis: ``{"threshold", "false_positives", "missed"}``, each pair a
+            ``{"a", "b", "resemblance", "containment_ab", "containment_ba"}`` dict (exact
+            word-shingle measures of the two texts, :func:`neardup.compare.compare`), at most
+            :data:`ERROR_PAIRS` of each, ``*_total`` giving the full counts.
     """
 
     rows: list[EvalRow]
     meta: dict[str, Any]
+    left_out: list[dict[str, str]] = field(default_factory=list)
+    errors: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def methods(self) -> list[str]:
         """Methods in row order."""
@@ -180,11 +190,13 @@ class Evaluation:
         return out
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready ``{meta, rows, best}``."""
+        """JSON-ready ``{meta, rows, best, left_out, errors}``."""
         return {
             "meta": self.meta,
             "rows": [r.as_dict() for r in self.rows],
             "best": {m: r.as_dict() for m, r in self.best().items()},
+            "left_out": list(self.left_out),
+            "errors": dict(self.errors),
         }
 
 
@@ -292,18 +304,98 @@ def evaluate_corpus(
     """
     scorer = _Scorer.make(gold, config.scope, config.replicates, config.level, config.seed)
     rows: list[EvalRow] = []
+    left_out = [{"method": m, "reason": r} for m in config.methods if (r := _cannot_run(m, config))]
+    skipped = {x["method"] for x in left_out}
+    errors: dict[str, dict[str, Any]] = {}
+    texts = {d.id: d.text for d in docs}
     for method in config.methods:
-        for row in _method_rows(docs, method, config, scorer):
+        if method in skipped:
+            continue
+        best: tuple[EvalRow, Sequence[tuple[str, str]]] | None = None
+        for row, predicted in _method_rows(docs, method, config, scorer):
             rows.append(row)
             if on_row is not None:
                 on_row(row)
+            if row.error is None and (best is None or _better(row, best[0])):
+                best = (row, predicted)
+        if best is not None:
+            score = partial(_pair_scores, texts=texts)
+            errors[method] = _error_pairs(best[0].threshold, best[1], scorer, score)
     meta = _meta(config, gold, docs)
-    return Evaluation(rows, meta)
+    return Evaluation(rows, meta, left_out, errors)
+
+
+def _better(row: EvalRow, than: EvalRow) -> bool:
+    """Higher F1, ties to the higher threshold (as :meth:`Evaluation.best`)."""
+    return (row.scores.f1, row.threshold) > (than.scores.f1, than.threshold)
+
+
+#: At most this many false-positive and missed pairs per method in :attr:`Evaluation.errors`.
+ERROR_PAIRS = 100
+
+
+def _cannot_run(method: str, config: EvalConfig) -> str:
+    """Why ``method`` cannot run under ``config``'s measure and decision, or ``""``."""
+    from neardup.dedup import DedupOptions
+    from neardup.methods.decision import resolve_decision, rule_of
+    from neardup.methods.registry import method_class
+
+    opts = DedupOptions(
+        measure=config.measure,  # type: ignore[arg-type]
+        verify=config.verify,
+        decision=config.decision,  # type: ignore[arg-type]
+    )
+    cls = method_class(method)
+    try:
+        resolve_decision(cls, opts.requested_decision, config.measure)
+    except ParameterError as exc:
+        if exc.name != "measure":
+            return str(exc)
+        rule = rule_of(cls)
+        return (
+            f"its own rule ({rule.text}) decides by {' or '.join(rule.measures)} only; "
+            f"--decision verified decides by {config.measure} on the exact shingle sets"
+        )
+    return ""
+
+
+def _error_pairs(
+    threshold: float,
+    predicted: Sequence[tuple[str, str]],
+    scorer: _Scorer,
+    score: Callable[[str, str], dict[str, Any]],
+) -> dict[str, Any]:
+    """False-positive and missed pairs of one run, each as ``score(a, b)``."""
+    counted = scorer.gold.scoped(predicted, scorer.scope)
+    fp = sorted(counted - scorer.gold.positives)
+    fn = sorted(scorer.gold.positives - counted)
+    return {
+        "threshold": threshold,
+        "false_positives": [score(a, b) for a, b in fp[:ERROR_PAIRS]],
+        "false_positives_total": len(fp),
+        "missed": [score(a, b) for a, b in fn[:ERROR_PAIRS]],
+        "missed_total": len(fn),
+    }
+
+
+def _pair_scores(a: str, b: str, *, texts: dict[str, str]) -> dict[str, Any]:
+    from neardup.compare import compare
+
+    out: dict[str, Any] = {"a": a, "b": b}
+    if a not in texts or b not in texts:  # a gold pair naming a document not in the corpus
+        return {**out, "resemblance": None, "containment_ab": None, "containment_ba": None}
+    c = compare(texts[a], texts[b])
+    return {
+        **out,
+        "resemblance": round(c.resemblance, 4),
+        "containment_ab": round(c.overlap.containment_ab, 4),
+        "containment_ba": round(c.overlap.containment_ba, 4),
+    }
 
 
 def _method_rows(
     docs: Sequence[Document], method: str, config: EvalConfig, scorer: _Scorer
-) -> Iterable[EvalRow]:
+) -> Iterable[tuple[EvalRow, Sequence[tuple[str, str]]]]:
     thresholds = sorted(config.thresholds_for(method))
     if config.reuse and reusable(method, config.measure) and len(thresholds) > 1:
         yield from _reused_rows(docs, method, thresholds, config, scorer)
@@ -312,10 +404,10 @@ def _method_rows(
         try:
             result, usage = _run(docs, method, t, config)
         except NeardupError as exc:
-            yield scorer.failed(method, t, str(exc))
+            yield scorer.failed(method, t, str(exc)), []
             continue
         pairs = [(p.a, p.b) for p in result.pairs]
-        yield scorer.row(method, t, pairs, usage, params=_params(result.summary))
+        yield scorer.row(method, t, pairs, usage, params=_params(result.summary)), pairs
 
 
 def _reused_rows(
@@ -324,12 +416,12 @@ def _reused_rows(
     thresholds: list[float],
     config: EvalConfig,
     scorer: _Scorer,
-) -> Iterable[EvalRow]:
+) -> Iterable[tuple[EvalRow, Sequence[tuple[str, str]]]]:
     try:
         result, usage = _run(docs, method, thresholds[0], config)
     except NeardupError as exc:
         for t in thresholds:
-            yield scorer.failed(method, t, str(exc))
+            yield scorer.failed(method, t, str(exc)), []
         return
     mode = result.summary.get("options", {}).get("decision", "verified")
     free = mode == "own" and _threshold_free(method)
@@ -338,7 +430,7 @@ def _reused_rows(
     params = _params(result.summary)
     for i, t in enumerate(thresholds):
         pairs = [(a, b) for v, a, b in values if free or v >= t]
-        yield scorer.row(method, t, pairs, usage, reused=i > 0, params=params)
+        yield scorer.row(method, t, pairs, usage, reused=i > 0, params=params), pairs
 
 
 def _threshold_free(method: str) -> bool:
@@ -408,7 +500,8 @@ def evaluation_from_dict(data: dict[str, Any]) -> Evaluation:
     """
     try:
         rows = [_row_from_dict(r, data["meta"]) for r in data["rows"]]
-        return Evaluation(rows, dict(data["meta"]))
+        left_out = [dict(x) for x in data.get("left_out", [])]
+        return Evaluation(rows, dict(data["meta"]), left_out, dict(data.get("errors", {})))
     except (KeyError, TypeError, ValueError) as exc:
         raise FormatError(f"not a neardup evaluate JSON report ({exc!r})") from None
 
@@ -491,10 +584,13 @@ def evaluate_pairs_dir(
     usage = _summary_usage(summary)
     scorer = _Scorer.make(gold, scope, replicates, level, seed)
     out: list[EvalRow] = []
+    best: tuple[EvalRow, list[tuple[str, str]]] | None = None
     for t in _dir_thresholds(thresholds, run_t):
         keep = [r for r in rows if t <= run_t or decision_value(r, measure_, verify) >= t]
         pairs = [(str(r["a"]), str(r["b"])) for r in keep]
         out.append(scorer.row(method, t, pairs, usage, params=_params(summary)))
+        if best is None or _better(out[-1], best[0]):
+            best = (out[-1], pairs)
     meta = {
         "mode": "pairs",
         "pairs_dir": str(root),
@@ -509,7 +605,25 @@ def evaluate_pairs_dir(
         "memory": "ru_maxrss (process peak of the dedup run)" if usage else "off",
         "bootstrap": {"replicates": replicates, "level": level, "seed": seed},
     }
-    return Evaluation(out, meta)
+    errors = {}
+    if best is not None:
+        score = partial(_row_scores, rows={pair_key(str(r["a"]), str(r["b"])): r for r in rows})
+        errors[method] = _error_pairs(best[0].threshold, best[1], scorer, score)
+    return Evaluation(out, meta, [], errors)
+
+
+def _row_scores(a: str, b: str, *, rows: dict[tuple[str, str], dict[str, Any]]) -> dict[str, Any]:
+    """A pair's measures from its ``pairs.jsonl`` row; None for a pair the run did not report
+    (the texts are not in the directory)."""
+    row = rows.get((a, b), {})
+    keys = ("resemblance", "containment_ab", "containment_ba")
+    if row and (str(row["a"]), str(row["b"])) != (a, b):  # the row names them the other way
+        row = {
+            **row,
+            "containment_ab": row["containment_ba"],
+            "containment_ba": row["containment_ab"],
+        }
+    return {"a": a, "b": b, **{k: (round(float(row[k]), 4) if k in row else None) for k in keys}}
 
 
 def _dir_thresholds(thresholds: Sequence[float] | None, run_t: float) -> list[float]:
