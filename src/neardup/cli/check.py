@@ -169,11 +169,12 @@ def _others(matches: list[dict[str, Any]]) -> str:
 
 
 def _warn_once(warnings: Any, warned: set[str]) -> None:
-    """Print each warning (an empty lexicon, ...) on stderr the first time it is seen."""
-    from neardup.cli.common import err
-
+    """Print each warning (an empty lexicon, ...) on stderr the first time it is seen (Rich's
+    console is made only when there is one: start-up)."""
     for warning in warnings:
         if warning not in warned:
+            from neardup.cli.common import err
+
             warned.add(warning)
             err.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
 

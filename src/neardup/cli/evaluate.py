@@ -39,7 +39,7 @@ from neardup.cli.options import (
     StopSymOpt,
     TextFieldOpt,
 )
-from neardup.errors import InputError, NeardupError, ParameterError, UsageError
+from neardup.errors import InputError, NeardupError, ParameterError, UsageError, check_int
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -265,7 +265,7 @@ def evaluate(
         ),
     ] = None,
     jobs: Annotated[
-        int, typer.Option("--jobs", "-j", min=1, help="Worker processes for --passages DIR.")
+        int, typer.Option("--jobs", "-j", help="Worker processes for --passages DIR (>= 1).")
     ] = 1,
     from_json: Annotated[
         Path | None,
@@ -303,6 +303,10 @@ def evaluate(
         from neardup.evaluate.pan import is_pan_corpus
 
         if is_pan_corpus(passages):
+            try:
+                check_int("--jobs", jobs, low=1)
+            except NeardupError as exc:
+                raise fail(exc) from None
             _evaluate_pan_corpus(passages, inputs, jobs, as_json, html_out, title, quiet)
             return
         read_opts = {"id_field": id_field, "text_field": text_field}
