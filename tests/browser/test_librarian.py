@@ -52,6 +52,8 @@ def test_upload_list_open_and_remove(page: Any, service: Service) -> None:
     assert rows.count() == 2
     sources = rows.locator("td.src").all_inner_texts()
     assert sources == ["Ванька.txt", "vanka.html"]
+    titles = rows.locator("td:first-child a").all_inner_texts()
+    assert titles == ["Ванька.txt", "А. П. Чехов. Ванька"]  # the file name, the <title>
     page.on("dialog", lambda d: d.accept())
     rows.nth(0).get_by_role("link").click()
     page.wait_for_url("**/collections/shelf/documents/*")
@@ -98,3 +100,9 @@ def test_phone_shows_documents_remove_button(phone: Any, service: Service) -> No
     _on_screen(phone, row.locator("td[data-label='Words']"))
     _on_screen(phone, row.get_by_role("button", name="Remove Ванька.txt"))
     screenshot(phone, "librarian-documents-390")
+    row.get_by_role("link").click()
+    phone.wait_for_url("**/documents/*")
+    assert "Ванька Жуков" in phone.locator("pre.doc-text").inner_text()
+    width = phone.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], width  # the text wraps, nothing scrolls sideways
+    screenshot(phone, "librarian-document-390")
