@@ -211,9 +211,7 @@ def _num(value: float | None) -> str:
     return "-" if value is None else f"{value:,.0f}"
 
 
-YesOpt = Annotated[
-    bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")
-]
+YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")]
 
 
 def interactive() -> bool:
@@ -298,7 +296,7 @@ def add(
     except NeardupError as exc:
         raise fail(exc) from None
     with _store(db) as store, _progress(quiet or as_json) as tick:
-        report = store.add(name, items, batch_size=batch_size, on_batch=tick)
+        report = store.add(name, absolute_sources(items), batch_size=batch_size, on_batch=tick)
     _report_skipped(report.skipped)
     if report.warnings:
         from neardup.cli.common import err
@@ -309,6 +307,21 @@ def add(
         _print_json(report.as_dict())
     else:
         typer.echo(f"added {report.added} documents to {name}, skipped {len(report.skipped)}")
+
+
+def absolute_sources(items: Iterator[Any]) -> Iterator[Any]:
+    """``items`` with each local file source made absolute (``os.path.abspath``, so a
+    record's ``FILE:LINE`` too): the stored source names the file wherever the collection is
+    used from, not the path as typed relative to the working directory of the ``add``. URLs
+    (``scheme://``) and ``-`` (standard input) are kept."""
+    import dataclasses
+    import os
+
+    for item in items:
+        src = item.source
+        if src and src != "-" and "://" not in src and not os.path.isabs(src):
+            item = dataclasses.replace(item, source=os.path.abspath(src))
+        yield item
 
 
 def _report_skipped(skipped: Any) -> None:

@@ -7,7 +7,8 @@ breaks, see :class:`DocIdConvertor`):
 * ``GET /collections``, ``POST /collections`` (201), ``GET /collections/{name}`` (stats),
   ``DELETE /collections/{name}`` (204), ``POST /collections/{name}/recompute``
 * ``POST /collections/{name}/documents`` (one, 201), ``POST .../documents/batch`` (many),
-  ``GET .../documents/{doc_id}``, ``DELETE .../documents/{doc_id}`` (204)
+  ``GET .../documents`` (a page: ``?offset=&limit=``), ``GET .../documents/{doc_id}`` (with
+  its text), ``DELETE .../documents/{doc_id}`` (204)
 * ``POST /collections/{name}/check`` (JSON ``{"text"}``),
   ``POST /collections/{name}/check/file`` (multipart upload, field ``file``)
 * ``GET /libraries``, ``POST /libraries`` (201), ``GET /libraries/{id}``,
@@ -35,7 +36,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import Depends, FastAPI, File, Path, Request, Response, UploadFile
+from fastapi import Depends, FastAPI, File, Path, Query, Request, Response, UploadFile
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -492,10 +493,23 @@ def _routes(api: FastAPI, st: Store, require: Any, state: ui.UiState) -> None:
         docs = [Document(d.id, d.text, d.source) for d in body.documents]
         return st.add(name, docs).as_dict()
 
+    @api.get("/collections/{name}/documents", tags=["documents"])
+    def list_documents(
+        name: Name,
+        offset: Annotated[int, Query(ge=0, le=2**62)] = 0,
+        limit: Annotated[int, Query(ge=1, le=1000)] = 50,
+    ) -> dict[str, Any]:
+        """A page of the collection's documents in the order added: ``total`` and, for
+        each, ``id, title, source, tokens, added_at``."""
+        return st.documents(name, offset=offset, limit=limit).as_dict()
+
     @api.get("/collections/{name}/documents/{doc_id:docid}", tags=["documents"])
-    def get_document(name: Name, doc_id: DocId) -> dict[str, Any]:
-        """A stored document's metadata."""
-        return st.document(name, doc_id).as_dict()
+    async def get_document(name: Name, doc_id: DocId, request: Request) -> dict[str, Any]:
+        """A stored document's metadata and its ``text`` as added (``null`` for documents
+        added before the store kept texts; browsers get the document's page)."""
+        if wants_html(request):
+            return await ui.document_page(request, state, name, doc_id)  # type: ignore[return-value]
+        return await run_in_threadpool(document_with_text, st, name, doc_id)
 
     @api.delete(
         "/collections/{name}/documents/{doc_id:docid}",
@@ -576,6 +590,23 @@ def _library_routes(
         lib = await run_in_threadpool(queue.resume, library_id)
         wake()
         return lib.as_dict()
+
+
+def document_with_text(st: Store, name: str, doc_id: str) -> dict[str, Any]:
+    """:meth:`Store.document` as a mapping plus ``text`` (``None``: not stored).
+
+    Raises:
+        CollectionNotFound, DocumentNotFound: no such collection or document.
+        FormatError: the stored text is corrupt.
+    """
+    from neardup.store.errors import TextNotStored
+
+    out = st.document(name, doc_id).as_dict()
+    try:
+        out["text"] = st.document_text(name, doc_id)
+    except TextNotStored:
+        out["text"] = None
+    return out
 
 
 def upload_text(file: UploadFile) -> str:

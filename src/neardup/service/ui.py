@@ -35,7 +35,7 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import quote, urlencode, urlsplit
 
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -90,6 +90,7 @@ def install(api: FastAPI, state: UiState) -> None:
     api.mount("/static", StaticFiles(directory=web.STATIC), name="static")
     _queue_routes(api, state)
     _check_routes(api, state)
+    _document_routes(api, state)
 
 
 # -- queue ----------------------------------------------------------------------------------
@@ -197,6 +198,7 @@ async def _queue_page(
         need_token=_need_token(state, request),
         csrf=csrf_token(state, request),
         crawling=state.dispatcher is not None,
+        built=await run_in_threadpool(_built, state, libraries),
         **_queue_context(state, libraries),
     )
 
@@ -321,6 +323,7 @@ async def _check_page(
         views=views or [],
         about=about,
         max_upload=state.max_body_bytes,
+        accept=upload_accept(records=False),
     )
 
 
@@ -373,7 +376,7 @@ async def collection_page(request: Request, state: UiState, name: str) -> HTMLRe
     about = await run_in_threadpool(_about, state, name)
     if about is None:
         return web.render(request, "missing.html", 404, name=name)
-    return web.render(request, "collection.html", name=name, about=about)
+    return await _documents_view(request, state, name, about)
 
 
 async def collections_page(request: Request, state: UiState) -> HTMLResponse:
@@ -388,6 +391,201 @@ async def collections_page(request: Request, state: UiState) -> HTMLResponse:
         return out
 
     return web.render(request, "collections.html", rows=await run_in_threadpool(rows))
+
+
+# -- documents of a collection (the librarian's pages) ----------------------------------------
+#: Documents listed on one page of a collection.
+PAGE_SIZE = 50
+
+
+def upload_accept(*, records: bool = True) -> str:
+    """The file picker's ``accept``: every suffix the readers take (document files, PDF,
+    DOCX, and with ``records`` the record files: JSONL, CSV, Parquet), so the picker offers
+    what the server reads."""
+    from neardup.text.formats import DOCUMENT_SUFFIXES
+
+    rec = (".jsonl", ".ndjson", ".json", ".csv", ".parquet") if records else ()
+    return ",".join((*DOCUMENT_SUFFIXES, ".pdf", ".docx", *rec, "text/plain", "text/html"))
+
+
+def _built(state: UiState, libraries: list[LibraryStatus]) -> list[dict[str, Any]]:
+    """Stats of the collections not filled by a crawl (built from files or the API)."""
+    crawled = {lib.collection for lib in libraries}
+    out = []
+    for info in state.store.collections():
+        if info.name in crawled:
+            continue
+        try:
+            out.append(state.store.stats(info.name))
+        except CollectionNotFound:  # deleted meanwhile
+            continue
+    return out
+
+
+def _offset(request: Request) -> int:
+    raw = request.query_params.get("offset", "0")
+    return min(int(raw), 2**62) if raw.isdigit() else 0
+
+
+async def _documents_view(
+    request: Request,
+    state: UiState,
+    name: str,
+    about: dict[str, Any],
+    status: int = 200,
+    *,
+    error: str = "",
+) -> HTMLResponse:
+    """The collection page: stats, then its documents (paged), the remove and upload forms."""
+    try:
+        page = await run_in_threadpool(
+            lambda: state.store.documents(name, offset=_offset(request), limit=PAGE_SIZE)
+        )
+    except CollectionNotFound:
+        return web.render(request, "missing.html", 404, name=name)
+    return web.render(
+        request,
+        "collection.html",
+        status,
+        name=name,
+        about=about,
+        page=page,
+        doc_error=error,
+        doc_notice=_doc_notice(request),
+        need_token=_need_token(state, request),
+        csrf=csrf_token(state, request),
+        accept=upload_accept(),
+        max_upload=state.max_body_bytes,
+    )
+
+
+def _doc_notice(request: Request) -> str:
+    q = request.query_params
+    if q.get("done") == "removed":
+        return f"Removed {q.get('id', '')[:200]}."
+    added, skipped = q.get("added", ""), q.get("skipped", "")
+    if added.isdigit() and skipped.isdigit():
+        return f"{added} file(s) added, {skipped} skipped."
+    return ""
+
+
+async def document_page(request: Request, state: UiState, name: str, doc_id: str) -> HTMLResponse:
+    """One stored document: its metadata and text (404 page when missing)."""
+    from neardup.store.errors import DocumentNotFound, TextNotStored
+
+    def load() -> tuple[Any, str | None]:
+        info = state.store.document(name, doc_id)
+        try:
+            return info, state.store.document_text(name, doc_id)
+        except TextNotStored:
+            return info, None
+
+    try:
+        info, text = await run_in_threadpool(load)
+    except (CollectionNotFound, DocumentNotFound):
+        return web.render(request, "missing.html", 404, name=f"{name} › {doc_id}")
+    return web.render(request, "document.html", name=name, doc=info, text=text)
+
+
+def _document_routes(api: FastAPI, state: UiState) -> None:
+    @api.post("/collections/{name}/remove", include_in_schema=False)
+    async def remove_document(name: str, request: Request) -> Response:
+        form = await request.form()
+        doc_id = str(form.get("id", ""))
+        status, denied = _check_token(state, request, form)
+        try:
+            if denied:
+                raise _Refused(status, denied)
+            await run_in_threadpool(state.store.remove, name, doc_id)
+        except (NeardupError, _Refused) as exc:
+            return await _documents_error(request, state, name, exc)
+        return _redirect(
+            request, state, form, f"/collections/{quote(name, safe='')}", done="removed", id=doc_id
+        )
+
+    @api.post("/collections/{name}/upload", include_in_schema=False)
+    async def upload_documents(name: str, request: Request) -> Response:
+        form = await request.form()
+        status, denied = _check_token(state, request, form)
+        try:
+            if denied:
+                raise _Refused(status, denied)
+            files = [f for f in form.getlist("files") if isinstance(f, UploadFile) and f.filename]
+            if not files:
+                raise InputError("choose one or more files to add")
+            docs = [d for f in files for d in await _uploaded(f)]
+            report = await run_in_threadpool(state.store.add, name, docs)
+        except (NeardupError, _Refused) as exc:
+            return await _documents_error(request, state, name, exc)
+        return _redirect(
+            request,
+            state,
+            form,
+            f"/collections/{quote(name, safe='')}",
+            added=report.added,
+            skipped=len(report.skipped),
+        )
+
+
+class _Refused(Exception):
+    """A write form refused by :func:`_check_token` (status and message shown)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+async def _uploaded(upload: UploadFile) -> list[Any]:
+    """The documents of an uploaded file: one :class:`~neardup.text.types.Document` (id
+    and source: the file name) for a document file, the records of a JSONL/CSV/Parquet file
+    (read as :func:`~neardup.text.read.read_corpus` reads it, sources ``NAME:LINE``), or a
+    :class:`~neardup.text.types.Skipped` with the reason it cannot be read."""
+    from neardup.text.formats import input_kind
+    from neardup.text.read import document_from_bytes, read_options
+
+    filename = str(upload.filename).replace("\\", "/").rsplit("/", 1)[-1] or "upload"
+    data = await upload.read()
+    if input_kind(filename) in ("jsonl", "csv", "parquet", "arrow"):
+        return await run_in_threadpool(_records, data, filename)
+    doc = await run_in_threadpool(
+        lambda: document_from_bytes(
+            data, doc_id=filename, source=filename, name=filename, options=read_options()
+        )
+    )
+    return [doc]
+
+
+def _records(data: bytes, filename: str) -> list[Any]:
+    """The records of an uploaded record file, read from a temporary copy."""
+    import dataclasses
+    import tempfile
+    from pathlib import Path
+
+    from neardup.text.read import read_corpus
+
+    with tempfile.TemporaryDirectory(prefix="neardup-upload-") as tmp:
+        path = Path(tmp) / filename
+        path.write_bytes(data)
+        items = list(read_corpus([path]))
+    where = str(path)
+    return [
+        dataclasses.replace(item, source=item.source.replace(where, filename, 1)) for item in items
+    ]
+
+
+async def _documents_error(
+    request: Request, state: UiState, name: str, exc: Exception
+) -> HTMLResponse:
+    if isinstance(exc, _Refused):
+        status, message = exc.status, exc.message
+    else:
+        assert isinstance(exc, NeardupError)
+        status, message = _status(exc), _detail(exc)
+    about = await run_in_threadpool(_about, state, name)
+    if about is None:
+        return web.render(request, "missing.html", 404, name=name)
+    return await _documents_view(request, state, name, about, status, error=message)
 
 
 # -- token, session and cross-site checks -------------------------------------------------------

@@ -6,7 +6,14 @@ Romanov 2019 builds the service around a PostgreSQL database. :class:`Store` is 
 """
 
 from neardup.store.engine import default_url, resolve_url
-from neardup.store.results import AddReport, CheckResult, CollectionInfo, DocumentInfo, Match
+from neardup.store.results import (
+    AddReport,
+    CheckResult,
+    CollectionInfo,
+    DocumentInfo,
+    DocumentPage,
+    Match,
+)
 from neardup.store.store import Store
 
 __all__ = [
@@ -14,6 +21,7 @@ __all__ = [
     "CheckResult",
     "CollectionInfo",
     "DocumentInfo",
+    "DocumentPage",
     "Match",
     "Store",
     "default_url",

@@ -125,14 +125,15 @@ def prepare(
 # -- writing ---------------------------------------------------------------------------------
 def document_rows(collection_id: int, ready: list[Ready], now: datetime) -> list[tuple[Any, ...]]:
     """``nd_documents`` rows: (collection_id, doc_id, source, title, content_hash, length,
-    added_at). The title is left empty: the document's text is stored with it, and its
-    first non-blank line (:func:`~neardup.store.codec.title`) is the title shown."""
+    added_at). The title is the document's own (``Document.title``: a file's title or
+    name); left empty for the others, whose text's first non-blank line
+    (:func:`~neardup.store.codec.title`) is the title shown."""
     return [
         (
             collection_id,
             r.doc.id,
             scrub(r.doc.source or ""),
-            "",  # the title is the text's first line, derived when shown (migration 0006)
+            scrub(r.doc.title),  # "": the text's first line, derived when shown (0006)
             r.content_hash,
             r.length,
             now,

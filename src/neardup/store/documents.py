@@ -31,7 +31,7 @@ from neardup.store.collections import collection_info, mark_dirty
 from neardup.store.database import Database, utc
 from neardup.store.errors import DocumentNotFound, TextNotStored
 from neardup.store.methods import signs_from_sets, slot_keys
-from neardup.store.results import CollectionInfo, DocumentInfo
+from neardup.store.results import CollectionInfo, DocumentInfo, DocumentPage
 
 #: Longest document id, UTF-8 bytes: PostgreSQL's B-tree entries (the unique index on
 #: collection and id) hold at most 2704 bytes.
@@ -86,6 +86,42 @@ def document(db: Database, name: str, doc_id: str) -> DocumentInfo:
         set_size(int(row[-1])),
         utc(m["added_at"]),
     )
+
+
+def document_page(db: Database, name: str, *, offset: int, limit: int) -> DocumentPage:
+    """Documents ``offset`` to ``offset + limit`` of a collection, in the order added
+    (the database id), with the collection's total.
+
+    Raises:
+        CollectionNotFound: no such collection.
+    """
+    d, t = s.documents, s.texts
+    with db.read() as conn:
+        info = collection_info(conn, name)
+        total = conn.execute(
+            select(func.count()).select_from(d).where(d.c.collection_id == info.id)
+        ).scalar_one()
+        rows = conn.execute(
+            select(d.c.doc_id, d.c.source, d.c.title, d.c.length, d.c.added_at, t.c.body)
+            .outerjoin(t, t.c.document_id == d.c.id)
+            .where(d.c.collection_id == info.id)
+            .order_by(d.c.id)
+            .offset(offset)
+            .limit(limit)
+        ).all()
+    docs = tuple(
+        DocumentInfo(
+            r[0],
+            r[1],
+            shown_title(r[2], None if r[5] is None else bytes(r[5])),
+            "",
+            int(r[3]),
+            0,
+            utc(r[4]),
+        )
+        for r in rows
+    )
+    return DocumentPage(name, int(total), offset, limit, docs)
 
 
 def document_text(db: Database, name: str, doc_id: str) -> str:

@@ -85,6 +85,43 @@ class DocumentInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class DocumentPage:
+    """One page of a collection's documents, in the order they were added.
+
+    Attributes:
+        collection: the collection's name; total: documents in the collection.
+        offset: documents skipped before this page (>= 0); limit: the page size asked.
+        documents: ``(id, title, source, tokens, added_at)`` of each document of the page,
+            as :class:`DocumentInfo` without ``content_hash`` and ``shingles`` (``""`` / 0).
+    """
+
+    collection: str
+    total: int
+    offset: int
+    limit: int
+    documents: tuple[DocumentInfo, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping: ``documents`` as ``id, title, source, tokens, added_at``."""
+        return {
+            "collection": self.collection,
+            "total": self.total,
+            "offset": self.offset,
+            "limit": self.limit,
+            "documents": [
+                {
+                    "id": d.doc_id,
+                    "title": d.title,
+                    "source": d.source,
+                    "tokens": d.length,
+                    "added_at": d.added_at.isoformat(),
+                }
+                for d in self.documents
+            ],
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class SkippedDoc:
     """An input document not added, and why.
 

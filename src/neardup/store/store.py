@@ -34,7 +34,13 @@ from neardup.store.database import Database, Tx
 from neardup.store.engine import Engines, resolve_url
 from neardup.store.ingest import DEFAULT_BATCH
 from neardup.store.lexicon import empty_lexicon_warning, query_lexicon_warning
-from neardup.store.results import AddReport, CheckResult, CollectionInfo, DocumentInfo
+from neardup.store.results import (
+    AddReport,
+    CheckResult,
+    CollectionInfo,
+    DocumentInfo,
+    DocumentPage,
+)
 from neardup.store.stats import RecomputeReport
 from neardup.text.types import Document, Skipped
 
@@ -207,6 +213,23 @@ class Store:
             CollectionNotFound, DocumentNotFound: no such collection or document.
         """
         return documents.document(self._db, name, doc_id)
+
+    def documents(self, name: str, *, offset: int = 0, limit: int = 50) -> DocumentPage:
+        """A page of a collection's documents (id, title, source, tokens, added time), in
+        the order they were added.
+
+        Args:
+            name: the collection.
+            offset: documents to skip, >= 0.
+            limit: most documents returned, 1..1000.
+
+        Raises:
+            ParameterError: ``offset`` or ``limit`` out of range.
+            CollectionNotFound: no such collection.
+        """
+        check_int("offset", offset, low=0, high=2**62)
+        check_int("limit", limit, low=1, high=1000)
+        return documents.document_page(self._db, name, offset=offset, limit=limit)
 
     def document_text(self, name: str, doc_id: str) -> str:
         """The text of one stored document, exactly as it was added.

@@ -28,6 +28,7 @@ from neardup.text.extract import EXTRACTORS, extract
 from neardup.text.formats import input_kind
 from neardup.text.scrub import scrub
 from neardup.text.sniff import sniff_content_type
+from neardup.text.title import titled
 from neardup.text.types import CONTENT_TYPES, ContentType, Document, Skipped
 from neardup.text.units import (
     LinesUnit,
@@ -220,9 +221,9 @@ def document_from_bytes(
         return Skipped(doc_id, source, "empty", "0 bytes")
     kind = input_kind(name) if name else "unknown"
     if kind == "pdf" or data.startswith(b"%PDF-"):
-        return _office(data, doc_id, source, "pdf")
+        return titled(_office(data, doc_id, source, "pdf"), name=name, pdf=data)
     if kind == "docx" or (data.startswith(b"PK\x03\x04") and b"word/" in data[:4096]):
-        return _office(data, doc_id, source, "docx")
+        return titled(_office(data, doc_id, source, "docx"), name=name, docx=data)
     if looks_binary(data):
         return Skipped(doc_id, source, "binary", "NUL or control bytes in the first 8 KiB")
     try:
@@ -231,7 +232,9 @@ def document_from_bytes(
         return Skipped(doc_id, source, "undecodable", str(exc))
     if "\x00" in text:  # NUL past the sniffed head, or decoded from a multi-byte codec
         return Skipped(doc_id, source, "binary", "NUL characters in the decoded text")
-    return _make_document(doc_id, source, text, name, len(data), options)
+    return titled(
+        _make_document(doc_id, source, text, name, len(data), options), name=name, raw=text
+    )
 
 
 def _office(data: bytes, doc_id: str, source: str, kind: str) -> Document | Skipped:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 ContentType = Literal["text", "html", "wiki"]
@@ -30,6 +30,10 @@ class Document:
         source: where it came from (file path, ``file.jsonl:LINE``, URL).
         content_type: the type the raw payload was read as: ``text``, ``html`` or ``wiki``.
         raw_bytes: size of the raw payload in bytes (before decoding and extraction).
+        title: the title the document gives (HTML ``<title>``, first heading, PDF
+            metadata; :mod:`neardup.text.title`), else its file name; ``""`` for records
+            and texts without a file (the store shows the first line). Not compared:
+            two documents are equal by id, text, source, content type and size.
     """
 
     id: str
@@ -37,6 +41,7 @@ class Document:
     source: str = ""
     content_type: ContentType = "text"
     raw_bytes: int = 0
+    title: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,95 @@
+"""The collection page's document forms through TestClient (no browser): Add files and
+Remove need the token (or the session cookie and the page's CSRF token) and are refused
+cross-site; an upload of a JSONL file adds its records; paging (issue 30, item 10)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from neardup.service import ServiceConfig, create_app
+from neardup.store import Store
+from store._db import unique
+
+HTML = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+TOKEN = "ui-s3cret"
+STORY = Path(__file__).resolve().parents[2] / "examples" / "corpus" / "chekhov" / "Ванька.txt"
+
+
+@pytest.fixture
+def store(db_url: str) -> Iterator[Store]:
+    st = Store(db_url)
+    yield st
+    st.close()
+
+
+def _client(store: Store, token: str | None = None) -> TestClient:
+    return TestClient(create_app(ServiceConfig(token=token, crawl=False), store=store))
+
+
+def test_upload_and_remove_need_the_token_and_same_origin(store: Store) -> None:
+    name = unique()
+    store.create_collection(name)
+    story = STORY.read_bytes()
+    files = [("files", ("Ванька.txt", story, "text/plain"))]
+    with _client(store, token=TOKEN) as c:
+        assert c.post(f"/collections/{name}/upload", files=files).status_code == 401
+        crossed = c.post(
+            f"/collections/{name}/upload",
+            files=files,
+            data={"token": TOKEN},
+            headers={"Sec-Fetch-Site": "cross-site"},
+        )
+        assert crossed.status_code == 403
+        assert store.stats(name)["documents"] == 0
+        r = c.post(
+            f"/collections/{name}/upload",
+            files=files,
+            data={"token": TOKEN},
+            follow_redirects=False,
+        )
+        assert r.status_code == 303 and r.headers["location"].endswith("added=1&skipped=0")
+        page = c.get(f"/collections/{name}", headers=HTML).text
+        assert "Ванька.txt" in page
+        csrf = re.search(r'name="csrf" value="([0-9a-f]{64})"', page)
+        assert csrf, "no CSRF token in the page"
+        # the session cookie alone is not enough: the page's CSRF token is needed
+        r = c.post(f"/collections/{name}/remove", data={"id": "Ванька.txt"})
+        assert r.status_code == 403 and store.stats(name)["documents"] == 1
+        r = c.post(
+            f"/collections/{name}/remove",
+            data={"id": "Ванька.txt", "csrf": csrf[1]},
+            follow_redirects=False,
+        )
+        assert r.status_code == 303 and store.stats(name)["documents"] == 0
+        missing = c.post(f"/collections/{name}/remove", data={"id": "nope", "csrf": csrf[1]})
+        assert missing.status_code == 404 and "nope" in missing.text
+
+
+def test_jsonl_upload_adds_records_and_pages(store: Store) -> None:
+    name = unique()
+    store.create_collection(name)
+    words = STORY.read_text("utf-8").split() * 4  # 60 windows of 80 words
+    rows = [{"id": f"r{i:02d}", "text": " ".join(words[i * 40 : i * 40 + 80])} for i in range(60)]
+    body = "\n".join(json.dumps(r, ensure_ascii=False) for r in rows).encode()
+    with _client(store) as c:
+        r = c.post(
+            f"/collections/{name}/upload",
+            files=[("files", ("part.jsonl", body, "application/jsonl"))],
+            follow_redirects=False,
+        )
+        assert r.status_code == 303, r.text
+        page = store.documents(name, limit=100)
+        assert page.total == 60
+        assert page.documents[0].source == "part.jsonl:1"
+        first = c.get(f"/collections/{name}", headers=HTML).text
+        assert "1–50 of 60" in first and "r49" in first and "r50" not in first
+        second = c.get(f"/collections/{name}?offset=50", headers=HTML).text
+        assert "51–60 of 60" in second and "r59" in second and "r00" not in second
+        doc = c.get(f"/collections/{name}/documents/r03", headers=HTML).text
+        assert rows[3]["text"].split()[0] in doc
