@@ -16,10 +16,10 @@ from text.test_read_inputs import _paragraphs
 def test_a_slow_pdf_stops_at_its_cpu_budget() -> None:
     data = slow_pdf(300_000, pages=3)  # ~33 s of pypdf without a budget
     assert len(data) < 20_000
-    start = time.process_time()
+    start = time.thread_time()
     with pytest.raises(OfficeError, match=r"\(3 pages\) used more than its CPU budget of 0.5 s"):
         pdf_text(data, cpu_seconds=0.5)
-    assert time.process_time() - start < 1.5
+    assert time.thread_time() - start < 1.5
 
 
 def test_a_pdf_inside_its_budget_is_read() -> None:
@@ -29,7 +29,7 @@ def test_a_pdf_inside_its_budget_is_read() -> None:
 def test_the_budget_is_not_swallowed_by_except_exception() -> None:
     """The overrun is a BaseException inside the block: a library's ``except Exception``
     cannot hide it."""
-    start = time.process_time()
+    start = time.thread_time()
     with (
         pytest.raises(CPUBudgetError, match=r"spin used more than its CPU budget of 0\.2 s"),
         cpu_budget(0.2, "spin"),
@@ -39,7 +39,7 @@ def test_the_budget_is_not_swallowed_by_except_exception() -> None:
                 sum(range(1000))
             except Exception:
                 continue
-    assert time.process_time() - start < 0.6
+    assert time.thread_time() - start < 0.6
     with cpu_budget(0.2):  # a finished budget leaves nothing pending
         time.sleep(0.1)
     assert sum(range(10)) == 45
@@ -56,9 +56,9 @@ def test_html_past_its_budget_falls_back_to_visible_text(monkeypatch: pytest.Mon
 
     monkeypatch.setattr(ex, "_main_text", forever)
     monkeypatch.setattr(ex, "HTML_BUDGET_S", 0.2)
-    start = time.process_time()
+    start = time.thread_time()
     assert html_to_text("<p>Shingles of a page</p><script>x()</script>") == "Shingles of a page"
-    assert time.process_time() - start < 1.0
+    assert time.thread_time() - start < 1.0
 
 
 def test_a_docx_zip_bomb_is_refused_before_inflating(tmp_path: Path) -> None:

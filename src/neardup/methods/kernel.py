@@ -281,14 +281,14 @@ def _tokens(
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Token fingerprints by the kernel, the texts it flags by the Python tokenizer, in
     order."""
-    from neardup.text.vectorized import _stop_fingerprints, _stop_table
+    from neardup.text.vectorized import stop_fingerprints, stop_table
     from neardup.text.xxh64 import token_fingerprints
 
     info, outcp, classes, pairs = tables()
     if canonical.stop_words:
-        stop = _stop_table(seed, canonical.stop_word_list)
+        stop = stop_table(seed, canonical.stop_word_list)
         slots, bits, probes = stop.slots, stop.bits, stop.probes
-        words = _stop_fingerprints(True, seed, canonical.stop_word_list)
+        words = stop_fingerprints(True, seed, canonical.stop_word_list)
     else:
         slots, bits, probes = np.zeros(0, dtype=U64), 16, 0
         words = np.zeros(0, dtype=U64)
@@ -418,7 +418,7 @@ def build_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
           starter (no decomposition, not Hangul);
         * ``outcp``: uint16 (65536 * 4,): the code points :func:`normalize` makes;
         * ``classes``: uint8 (65536,): the token class of each code point of a normalized
-          text (:func:`neardup.text.vectorized._bmp_classes`: 0 other, 1 word, 2 CJK);
+          text (:func:`neardup.text.vectorized.bmp_classes`: 0 other, 1 word, 2 CJK);
         * ``pairs``: uint32, sorted: ``first << 16 | mark`` of the canonical compositions
           of a BMP starter with a combining mark.
 
@@ -426,9 +426,9 @@ def build_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         follows a bare starter it does not compose with (``pairs``); anywhere else its
         text takes the Python path.
     """
-    from neardup.text.vectorized import _bmp_classes
+    from neardup.text.vectorized import bmp_classes
 
-    classes = np.ascontiguousarray(_bmp_classes(), dtype=np.uint8)
+    classes = np.ascontiguousarray(bmp_classes(), dtype=np.uint8)
     decompositions = [unicodedata.decomposition(chr(cp)) for cp in range(0x10000)]
     seconds, pairs = _compositions(decompositions)
     info = np.zeros(0x10000, dtype=np.uint32)

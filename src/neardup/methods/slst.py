@@ -87,7 +87,7 @@ from neardup.methods.base import MethodBase, Prepared, Signature, Signatures
 from neardup.methods.decision import DecisionRule
 from neardup.methods.params import Constraint, Interval, Options
 from neardup.methods.registry import register
-from neardup.text.canonical import _CJK, CanonicalForm
+from neardup.text.canonical import CJK, CanonicalForm
 from neardup.text.sentences import paragraph_spans, split_paragraph
 
 #: Characters of the length string: length ``L`` is ``ALPHABET[L]`` (Feng 2015 §2.1).
@@ -154,7 +154,7 @@ def sentence_string(
 
 #: How a sentence's Chinese and Japanese runs are counted (module docstring, step 1).
 CJK_LENGTHS: tuple[str, ...] = ("words", "characters")
-_CJK_RUN = re.compile(rf"[{_CJK}]+")
+_CJK_RUN = re.compile(rf"[{CJK}]+")
 
 
 def cjk_word_delta(sentence: str) -> int:

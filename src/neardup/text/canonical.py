@@ -37,9 +37,9 @@ from neardup.errors import ParameterError, check_int
 #: Bumped whenever a change to this module changes the tokens of any input.
 CANONICAL_VERSION = 1
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-TOKEN_RE = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
-_CJK_RE = re.compile(rf"[{_CJK}]")
+CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+TOKEN_RE = re.compile(rf"[{CJK}]|[^\W_{CJK}]+")
+_CJK_RE = re.compile(rf"[{CJK}]")
 _CYRILLIC_RE = re.compile(r"[\u0400-\u04ff]")
 _WS_RE = re.compile(r"\S+")
 

@@ -54,7 +54,7 @@ class TokenBatch:
 
 
 @lru_cache(maxsize=1)
-def _bmp_classes() -> np.ndarray:
+def bmp_classes() -> np.ndarray:
     """Class of every BMP code point, straight from the regex the slow path uses."""
     import re
 
@@ -78,7 +78,7 @@ def _byte_table() -> bytes:
     :data:`PAIR`, three- and four-byte leads :data:`TRIPLE` / :data:`QUAD` (their
     characters are classified one by one), continuation bytes :data:`CONT`.
     """
-    bmp = _bmp_classes()
+    bmp = bmp_classes()
     table = bytearray(256)
     for b in range(256):
         if b < 0x80:
@@ -158,7 +158,7 @@ def _resolve(buf: np.ndarray, cls: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             ((b0 & 0x07) << 18) | (b1 << 12) | (b2 << 6) | b3,
         ),
     )
-    out = _bmp_classes()[np.minimum(cp, 0xFFFF)]
+    out = bmp_classes()[np.minimum(cp, 0xFFFF)]
     astral = np.flatnonzero(cp > 0xFFFF)
     if astral.size:
         uniq, inverse = np.unique(cp[astral], return_inverse=True)
@@ -198,9 +198,9 @@ def canonical_fingerprints(
     fp = xxh64_ranges(batch.buffer, batch.starts, batch.ends, seed)
     keep = np.ones(fp.shape[0], dtype=bool)
     if canonical.stop_words:
-        keep &= ~_stop_table(seed, canonical.stop_word_list).contains(fp)
+        keep &= ~stop_table(seed, canonical.stop_word_list).contains(fp)
     if canonical.min_token_length > 1:
-        is_cjk = _bmp_classes()[_first_code_points(batch)] == CJK
+        is_cjk = bmp_classes()[_first_code_points(batch)] == CJK
         chars = batch.char_counts()
         keep &= (chars >= canonical.min_token_length) | (is_cjk & (chars == 1))
     kept = np.zeros(fp.shape[0] + 1, dtype=np.int64)
@@ -251,16 +251,16 @@ class FingerprintTable:
 
 
 @lru_cache(maxsize=8)
-def _stop_table(seed: int, words: tuple[str, ...] | None = None) -> FingerprintTable:
+def stop_table(seed: int, words: tuple[str, ...] | None = None) -> FingerprintTable:
     """Fingerprints of the stop words (``None``: the Snowball lists); a list too large for
     the default table gets a wider one."""
-    values = _stop_fingerprints(True, seed, words)
+    values = stop_fingerprints(True, seed, words)
     bits = max(16, int(values.shape[0] * 4).bit_length())
     return FingerprintTable.build(values, bits=bits)
 
 
 @lru_cache(maxsize=8)
-def _stop_fingerprints(
+def stop_fingerprints(
     enabled: bool, seed: int, words: tuple[str, ...] | None = None
 ) -> np.ndarray:
     if not enabled:
