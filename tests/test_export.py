@@ -173,3 +173,60 @@ def test_pdf_pairs_with_its_text_in_dedup(tmp_path: Path) -> None:
     result = dedup([str(tmp_path)], jobs=2)
     assert [(p.a, p.b) for p in result.pairs] == [("story.pdf", "story.txt")]
     assert result.pairs[0].resemblance == 1.0
+
+
+def _shards(fmt: str, root: Path) -> tuple[list[Path], list[dict[str, Any]]]:
+    """Two shards whose ids restart (``s0, s1, ...`` in each): the second holds the first's
+    stories again (other titles) and one record of its own."""
+    first = _records()
+    second = [{**r, "title": r["title"] + " (again)"} for r in first[:-1]]
+    own = "Каштанка " * 40 + "и ещё несколько слов"
+    second.append({"id": "s0", "text": own, "title": "x", "n": 99})
+    paths = []
+    for k, rows in enumerate((first, second)):
+        sub = root / f"shard{k}"
+        sub.mkdir()
+        paths.append(_write(fmt, rows, sub))
+    return paths, first + second
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet", "csv"])
+@pytest.mark.parametrize("method", ["minhash-lsh", "tf-ridf"])  # the worker and one-pass paths
+def test_sharded_ids_that_restart_lose_no_record(tmp_path: Path, fmt: str, method: str) -> None:
+    paths, rows = _shards(fmt, tmp_path)
+    kept, removed, out = tmp_path / "k.jsonl", tmp_path / "r.jsonl", tmp_path / "out"
+    args = ["dedup", *map(str, paths), "--method", method, "--out", str(out), "-q"]
+    res = CliRunner().invoke(app, [*args, "--kept", str(kept), "--removed", str(removed)])
+    assert res.exit_code == 0, res.output
+    summary = json.loads((out / "summary.json").read_text())
+    n = len(rows)
+    assert summary["read"] == n == summary["kept"] + summary["removed"] + summary["skipped"]
+    assert summary["skipped"] == 0 and summary["renamed_ids"] == n // 2
+    assert "repeat an id seen before" in summary["warnings"][-1]
+    back = _read_back(kept) + _read_back(removed)
+    assert len(back) == n  # every record is in one output, with its original fields
+    assert sorted((r["id"], r["title"]) for r in back) == sorted(
+        (str(r["id"]), r["title"]) for r in rows
+    )
+    assert summary["removed"] >= len(rows) // 2 - 1  # the cut stories are near-duplicates
+    assert summary["outputs"]["kept"]["records"] == summary["kept"]
+
+
+def test_two_trees_with_the_same_paths_keep_distinct_ids(tmp_path: Path) -> None:
+    for release in ("6.1", "6.12"):
+        for i, path in enumerate(sorted(CHEKHOV.glob("*.txt"))[:3]):
+            doc = tmp_path / release / "Documentation" / f"d{i}" / "index.txt"
+            doc.parent.mkdir(parents=True)
+            doc.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    trees = [str(tmp_path / r / "Documentation") for r in ("6.1", "6.12")]
+    result = dedup(trees, jobs=1)
+    assert result.summary["read"] == 6 and not result.skipped
+    assert sorted(result.ids) == [
+        f"{r}/Documentation/d{i}/index.txt" for r in ("6.1", "6.12") for i in range(3)
+    ]
+    assert sorted((p.a, p.b) for p in result.pairs) == [  # the cross-release pairs
+        (f"6.1/Documentation/d{i}/index.txt", f"6.12/Documentation/d{i}/index.txt")
+        for i in range(3)
+    ]
+    files = sorted(str(p) for p in tmp_path.glob("*/Documentation/*/index.txt"))
+    assert sorted(dedup(files, jobs=1).ids) == sorted(result.ids)  # files named one by one

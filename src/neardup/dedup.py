@@ -25,7 +25,7 @@ from __future__ import annotations
 import resource
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from os import PathLike
 from typing import Any, Literal
@@ -36,7 +36,7 @@ from neardup._array import seg_arange
 from neardup._spill import PartStack, default_budget
 from neardup._version import __version__
 from neardup.cluster import KEEP_RULES, Cluster, make_clusters
-from neardup.errors import ParameterError, check_choice, check_float, check_int
+from neardup.errors import AccountingError, ParameterError, check_choice, check_float, check_int
 from neardup.keep import containments, drop_reason
 from neardup.methods.base import Method, Prepared
 from neardup.methods.decision import (
@@ -55,6 +55,7 @@ from neardup.methods.stats import CorpusStatistics
 from neardup.pairs import Pair, PairTable
 from neardup.progress import NullProgress, Progress
 from neardup.text.types import Document, Skipped
+from neardup.text.units import UniqueIds
 
 _BATCH = 2048
 _BATCH_CHARS = 2_000_000  # bounds the vectorised tokenizer's temporary arrays
@@ -290,12 +291,14 @@ def dedup(
     if streaming and ingest.fast and _is_paths(source):
         parallel = _ParallelIngest(ingest, read_options or {}, jobs, meth, spill)
         sets, ids, lengths, skipped = parallel.run(source, prog)  # type: ignore[arg-type]
+        read, unique = parallel.read, parallel.unique
         signed = parallel.signed
         worker_seconds = parallel.worker_seconds
         spilled = parallel.spilled
     else:
         ingest.run(_items(source, read_options or {}), prog)
         sets, ids, lengths, skipped = ingest.result()
+        read, unique = ingest.read, ingest.unique
         worker_seconds, spilled = {}, False
     n = len(ids)
     if signed is not None:  # content keys (and signatures) came from the workers
@@ -335,7 +338,9 @@ def dedup(
         children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         summary["worker_peak_memory_mib"] = {"largest": round(children / 1024, 1)}
     summary["decision"] = _decision_summary(meth, opts, decided)
-    summary["warnings"] = warnings
+    summary["warnings"] = [*warnings, *filter(None, [unique.warning()])]
+    summary["renamed_ids"] = unique.renamed
+    check_accounting(summary, read)
     return DedupResult(ids, pair_table, clusters, dropped, skipped, summary)
 
 
@@ -489,6 +494,8 @@ class _ParallelIngest:
             check_int("jobs", jobs, low=1)
         self._jobs = (jobs or default_jobs()) if pool_safe() else 1
         self.worker_seconds: dict[str, float] = {}
+        self.read = 0
+        self.unique = UniqueIds()
         self.signed: Signed | None = None
         self._spill = spill
         self.spilled = False
@@ -509,8 +516,11 @@ class _ParallelIngest:
         try:
             resolved = resolve_inputs([str(p) for p in paths], spool)
             units = plan_units(resolved, self._read)
+            self.unique = merger.unique
             for item in prepared_units(units, self._config, jobs=self._jobs):
-                prog.advance("read", merger.add(item))
+                covered = merger.add(item)
+                self.read += covered
+                prog.advance("read", covered)
         finally:
             spool.close()
         prog.finish("read")
@@ -561,7 +571,8 @@ class _Ingest:
         self._lengths: list[int] = []
         self._parts: list[ShingleSets] = []
         self._skipped: list[Skipped] = []
-        self._seen: set[str] = set()
+        self.unique = UniqueIds()
+        self.read = 0
 
     def run(self, items: Iterable[Document | Skipped], prog: Progress) -> None:
         prog.start("read", None)
@@ -573,7 +584,9 @@ class _Ingest:
             if item is None:
                 break
             prog.advance("read")
+            self.read += 1
             if isinstance(item, Skipped):
+                self.unique.note(item.id)
                 self._skipped.append(item)
                 continue
             batch.append(item)
@@ -602,13 +615,9 @@ class _Ingest:
 
     def _unique(self, docs: list[Document]) -> list[Document]:
         out = []
-        for doc in docs:
-            if doc.id in self._seen:
-                why = "duplicate document id"
-                self._skipped.append(Skipped(doc.id, doc.source, "unreadable", why))
-                continue
-            self._seen.add(doc.id)
-            out.append(doc)
+        for doc in docs:  # a repeated id: renamed by its place (UniqueIds)
+            new = self.unique.claim(doc.id, doc.source)
+            out.append(doc if new == doc.id else replace(doc, id=new))
         return out
 
     def _too_short(self, doc: Document, n: int) -> bool:
@@ -863,6 +872,22 @@ _VERIFIED_TEXT = (
 )
 
 
+def check_accounting(summary: dict[str, Any], read: int) -> None:
+    """The job's own check that no record was lost: the records the readers yielded
+    (``read``) must be ``kept + removed + skipped`` of ``summary`` (whose ``read`` it sets).
+
+    Raises:
+        AccountingError: they differ (a bug; the job stops rather than report it).
+    """
+    kept, removed, skipped = summary["kept"], summary["removed"], summary["skipped"]
+    if read != kept + removed + skipped:
+        raise AccountingError(
+            f"internal error: {read} records read but {kept} kept + {removed} removed +"
+            f" {skipped} skipped = {kept + removed + skipped}; please report this"
+        )
+    summary["read"] = read
+
+
 def _summary(
     meth: Method,
     opts: DedupOptions,
@@ -884,6 +909,7 @@ def _summary(
         "method_params": meth.params(),
         "canonical": meth.canonical.params(),
         "options": opts.as_dict(),
+        "read": n + len(skipped),
         "documents": n,
         "skipped": len(skipped),
         "skipped_by_reason": dict(sorted(reasons.items())),
@@ -892,6 +918,7 @@ def _summary(
         "clusters": len(clusters),
         "kept": n - len(dropped),
         "dropped": len(dropped),
+        "removed": len(dropped),
         "seconds": {**timer.seconds, "total": round(sum(timer.seconds.values()), 6)},
         "peak_memory_mib": round(peak_kib / 1024, 1),
     }

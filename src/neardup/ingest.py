@@ -32,7 +32,7 @@ from neardup.methods.shingles import Shingling
 from neardup.text.canonical import CanonicalForm
 from neardup.text.read import read_unit_columns
 from neardup.text.types import Skipped
-from neardup.text.units import ReadOptions, Unit
+from neardup.text.units import ReadOptions, UniqueIds, Unit
 
 #: Units in flight per worker (bounds memory: each holds a few MB of text).
 _AHEAD = 3
@@ -209,7 +209,7 @@ class UnitMerger:
         self._min_tokens = min_tokens
         self._budget = budget
         self._spill_dir = spill_dir
-        self._seen: set[str] = set()
+        self.unique = UniqueIds()
         self.ids: list[str] = []
         self.lengths: list[int] = []
         self._values = PartStack()
@@ -247,14 +247,14 @@ class UnitMerger:
     def add(self, item: PreparedUnit | Skipped) -> int:
         """Take one unit (or planning skip); returns the items it covered (for progress)."""
         if isinstance(item, Skipped):
+            self.unique.note(item.id)
             self.skipped.append(item)
             return 1
         self.seconds += item.seconds
-        if self._seen.isdisjoint(item.ids) and len(set(item.ids)) == len(item.ids):
-            self._seen.update(item.ids)  # the common case: every id new, decided at C speed
-            rows, accepted = self._short(item, np.arange(len(item.ids)))
-        else:
-            rows, accepted = self._one_by_one(item)
+        ids = item.ids
+        if not self.unique.fresh([*ids, *(s.id for _, s in item.skipped)]):
+            ids = self._claimed(item)  # a repeated id: renamed by its place (UniqueIds)
+        rows, accepted = self._short(item, ids)
         has_set = np.flatnonzero(item.counts >= self._min_tokens)
         take = np.searchsorted(has_set, accepted)  # accepted documents all have a set
         if take.size:
@@ -263,7 +263,6 @@ class UnitMerger:
                 sets, keys = sets.take(take), keys[take]
                 signed = None if signed is None else signed[take]
             self._hold(sets, keys, signed)
-        ids = item.ids
         self.ids.extend(ids[k] for k in accepted.tolist())
         self.lengths.extend(item.counts[accepted].tolist())
         rows.sort(key=lambda r: r[0])
@@ -271,33 +270,32 @@ class UnitMerger:
         return item.items
 
     def _short(
-        self, item: PreparedUnit, new: np.ndarray
+        self, item: PreparedUnit, ids: list[str]
     ) -> tuple[list[tuple[int, Skipped]], np.ndarray]:
-        """Skip rows of the item's reading skips and of its too-short documents among
-        ``new`` (int64 indexes of first occurrences), and the indexes accepted."""
+        """Skip rows of the item's reading skips and of its too-short documents (``ids``:
+        the documents' ids after :class:`UniqueIds`), and the indexes accepted."""
         rows = list(item.skipped)
-        counts = item.counts[new]
-        short = counts < self._min_tokens
-        for k, n in zip(new[short].tolist(), counts[short].tolist(), strict=True):
+        short = item.counts < self._min_tokens
+        for k in np.flatnonzero(short).tolist():
+            n = int(item.counts[k])
             detail = f"{n} canonical tokens < min_tokens={self._min_tokens}"
             pos = int(item.positions[k])
-            rows.append((pos, Skipped(item.ids[k], item.sources[k], "too-short", detail)))
-        return rows, new[~short]
+            rows.append((pos, Skipped(ids[k], item.sources[k], "too-short", detail)))
+        return rows, np.flatnonzero(~short)
 
-    def _one_by_one(self, item: PreparedUnit) -> tuple[list[tuple[int, Skipped]], np.ndarray]:
-        """:meth:`_short` after skipping ids seen before (here or in an earlier unit)."""
-        repeated: list[tuple[int, Skipped]] = []
-        new: list[int] = []
-        for k, doc_id in enumerate(item.ids):
-            if doc_id in self._seen:
-                pos = int(item.positions[k])
-                why = "duplicate document id"
-                repeated.append((pos, Skipped(doc_id, item.sources[k], "unreadable", why)))
+    def _claimed(self, item: PreparedUnit) -> list[str]:
+        """The item's document ids under :class:`UniqueIds`, records taken in input order
+        (a reading skip's id counts as seen, so the exporter's rule matches)."""
+        events = [(int(p), 0, k) for k, p in enumerate(item.positions.tolist())]
+        events += [(p, 1, j) for j, (p, _) in enumerate(item.skipped)]
+        events.sort()
+        ids = list(item.ids)
+        for _, is_skip, k in events:
+            if is_skip:
+                self.unique.note(item.skipped[k][1].id)
             else:
-                self._seen.add(doc_id)
-                new.append(k)
-        rows, accepted = self._short(item, np.array(new, dtype=np.int64))
-        return rows + repeated, accepted
+                ids[k] = self.unique.claim(ids[k], item.sources[k])
+        return ids
 
 
 def pool_safe() -> bool:

@@ -390,3 +390,51 @@ def test_blank_lines_and_two_objects_on_a_line_keep_line_numbers(data: bytes) ->
     cols = read_unit_columns(unit, opts)
     assert cols.ids == [d.id for d in want if isinstance(d, Document)]
     assert list(cols.sources) == [d.source for d in want if isinstance(d, Document)]
+
+
+# -- issue 27: datasets folders that point outside themselves ----------------------------------
+def _arrow_dataset(path: Path, texts: list[str]) -> None:
+    import pyarrow as pa
+
+    path.mkdir(parents=True)
+    table = pa.table({"id": [f"r{i}" for i in range(len(texts))], "text": texts})
+    with (
+        pa.OSFile(str(path / "data.arrow"), "wb") as sink,
+        pa.ipc.new_stream(sink, table.schema) as w,
+    ):
+        w.write_table(table)
+    (path / "state.json").write_text(json.dumps({"_data_files": [{"filename": "data.arrow"}]}))
+
+
+def test_datasets_dict_naming_itself_is_a_skip_row_not_a_loop(tmp_path: Path) -> None:
+    root = tmp_path / "dd"
+    _arrow_dataset(root / "train", ["a story about a dog and a cat in the old town"])
+    (root / "dataset_dict.json").write_text(json.dumps({"splits": [".", "train", ""]}))
+    items = list(read_corpus([root]))
+    docs = [i for i in items if isinstance(i, Document)]
+    skips = [i for i in items if isinstance(i, Skipped)]
+    assert [d.id for d in docs] == ["r0"] and [d.source for d in docs] == [
+        f"{root / 'train' / 'data.arrow'}:row 1"
+    ]
+    assert [
+        (s.reason, "names it again" in s.detail or "not a file name" in s.detail) for s in skips
+    ] == [
+        ("unreadable", True),
+        ("unreadable", True),
+    ]
+
+
+def test_datasets_state_naming_a_file_outside_the_folder_is_not_read(tmp_path: Path) -> None:
+    outside = tmp_path / "secret"
+    _arrow_dataset(outside, ["a private text nobody asked to deduplicate today"])
+    root = tmp_path / "ds"
+    root.mkdir()
+    names = ["../secret/data.arrow", str(outside / "data.arrow")]
+    state = {"_data_files": [{"filename": n} for n in names]}
+    (root / "state.json").write_text(json.dumps(state))
+    items = list(read_corpus([root]))
+    assert all(isinstance(i, Skipped) for i in items) and len(items) == 2
+    assert all("leaves the datasets folder" in i.detail for i in items)  # type: ignore[union-attr]
+    (root / "state.json").write_text("{not json")
+    (bad,) = read_corpus([root])
+    assert isinstance(bad, Skipped) and bad.detail.startswith("bad datasets metadata")

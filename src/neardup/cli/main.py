@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -209,7 +210,7 @@ def dedup(
     """Deduplicate a corpus into pairs and clusters, and decide what to keep."""
     from neardup.dedup import DedupOptions
     from neardup.dedup import dedup as run_dedup
-    from neardup.output import write_result
+    from neardup.output import mark_stale, write_result
     from neardup.text.units import Spool
 
     spool = Spool()
@@ -241,6 +242,8 @@ def dedup(
             "follow_symlinks": follow_symlinks,
         }
         _check_outputs(kept, removed, engine)
+        local_out = out_dir if engine == "local" else None
+        _check_writable(out_dir=local_out, kept=kept, removed=removed, spill_dir=spill_dir)
         fmt = _output_format(fmt, as_json, top)
         if engine not in ("local", "dask"):
             raise ParameterError("--engine", engine, "local or dask")
@@ -282,15 +285,19 @@ def dedup(
             ),
             quiet or fmt != "table",
         )
-        if out_dir is not None:
+        if out_dir is not None:  # a killed job leaves no summary.json: nothing is claimed
+            mark_stale(out_dir)
+        _export(result, paths, read_opts, kept, removed)
+        if out_dir is not None:  # summary.json last: it names the --kept/--removed files
             write_result(result, out_dir)
             if passages:
                 from neardup.passages import write_pair_passages
 
                 write_pair_passages(result.pairs, paths, read_opts, out_dir)
-        _export(result, paths, read_opts, kept, removed)
     except NeardupError as exc:
         raise _fail(exc) from None
+    except OSError as exc:  # a full or read-only disk under --out, --spill-dir, --kept
+        raise _fail_os(exc) from None
     finally:
         spool.close()
     for s in result.skipped:
@@ -309,6 +316,35 @@ def _check_outputs(kept: Path | None, removed: Path | None, engine: str) -> None
             output_format(path)
             if engine != "local":
                 raise ParameterError("--kept/--removed", str(path), "the local engine")
+
+
+def _check_writable(**paths: str | Path | None) -> None:
+    """Refuse, before any work, an output whose directory cannot be written.
+
+    Raises:
+        ParameterError: ``--NAME`` names a place that exists and is not a writable
+            directory (or whose nearest existing parent is not).
+    """
+    for name, given in paths.items():
+        if given is None:
+            continue
+        flag = "--" + name.replace("_", "-")
+        path = Path(given).absolute()
+        where = path if name in ("out_dir", "spill_dir") else path.parent
+        if flag == "--out-dir":
+            flag = "--out"
+        while not where.exists() and where != where.parent:
+            where = where.parent
+        if not where.is_dir() or not os.access(where, os.W_OK | os.X_OK):
+            raise ParameterError(flag, str(given), f"a place neardup can write ({where} is not)")
+
+
+def _fail_os(exc: OSError) -> typer.Exit:
+    """One line for an error of the disk (full, read-only, gone) and exit 1."""
+    where = f" {exc.filename}" if exc.filename else ""
+    what = exc.strerror or str(exc)
+    _console("err").print(f"[red]error:[/red] cannot write{escape(where)}: {escape(what)}")
+    return typer.Exit(1)
 
 
 def _spooled_inputs(inputs: list[str], spool: Any) -> list[str]:
@@ -335,13 +371,17 @@ def _export(
 
     opts = read_options(**read_opts)
     dropped = {d.id for d in result.dropped}
+    outputs: dict[str, Any] = {}
     if kept is not None:
         ids = {i for i in result.ids if i not in dropped}
         n = export_records(paths, kept, ids, opts)
+        outputs["kept"] = {"path": str(kept), "records": n}
         _console("err").print(f"kept records: {n} written to {escape(str(kept))}")
     if removed is not None:
         n = export_records(paths, removed, dropped, opts)
+        outputs["removed"] = {"path": str(removed), "records": n}
         _console("err").print(f"removed records: {n} written to {escape(str(removed))}")
+    result.summary["outputs"] = outputs
 
 
 def _dedup_dask(
@@ -427,8 +467,9 @@ def _print_summary(summary: dict[str, Any], out_dir: str | None) -> None:
     from rich.table import Table
 
     table = Table(title=f"neardup dedup ({summary['method']})", show_header=False)
-    for key in ("documents", "skipped", "candidate_pairs", "pairs", "clusters", "kept", "dropped"):
-        table.add_row(key.replace("_", " "), str(summary[key]))
+    from neardup.cli.results import add_count_rows
+
+    add_count_rows(table, summary)
     table.add_row("seconds", f"{summary['seconds']['total']:.2f}")
     table.add_row("peak memory", f"{summary['peak_memory_mib']} MiB")
     if out_dir is not None:

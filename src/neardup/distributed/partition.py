@@ -84,14 +84,18 @@ def ingest(block: Block, meth: Any, opts: Any, read_options: dict[str, Any]) -> 
 
 # -- duplicate ids ----------------------------------------------------------------------------
 def split_ids(raw: dict[str, Any], part: int, n_out: int) -> list[Table]:
-    """Ids of a raw partition keyed by their hash, for the duplicate-id shuffle."""
-    ids = np.array(raw["ids"], dtype=object)
+    """Ids of a raw partition keyed by their hash, for the duplicate-id shuffle: its
+    documents' and its reading skips' (a skipped record keeps its id too, as in the local
+    job's :class:`neardup.text.units.UniqueIds`)."""
+    skip_pos = np.array([p for p, _ in raw["skipped"]], dtype=np.int64)
+    ids = np.array([*raw["ids"], *(s.id for _, s in raw["skipped"])], dtype=object)
+    pos = np.concatenate([raw["pos"], skip_pos])
     h = np.fromiter(
         (xxhash.xxh64_intdigest(s.encode("utf-8", "surrogatepass")) for s in ids),
         dtype=U64,
         count=ids.size,
     )
-    table = {"h": h, "part": np.full(ids.size, part, np.int64), "pos": raw["pos"], "id": ids}
+    table = {"h": h, "part": np.full(ids.size, part, np.int64), "pos": pos, "id": ids}
     return split(table, hash_dest(h, n_out), n_out)
 
 
@@ -119,7 +123,8 @@ def find_losers(j: int, n_parts: int, *pieces: Table) -> list[Table]:
 
 
 def finalize(raw: dict[str, Any], meth: Any, opts: Any, *losers: Table) -> dict[str, Any]:
-    """Drop duplicate-id losers and short documents; signatures (unless a fit is needed).
+    """Rename duplicate-id losers (their source becomes their id, as in the local job) and
+    skip short documents; signatures (unless a fit is needed).
 
     Returns:
         Partition ``{ids, lengths, sets, sig, tokens, skipped}``: ids object array (n,),
@@ -129,21 +134,23 @@ def finalize(raw: dict[str, Any], meth: Any, opts: Any, *losers: Table) -> dict[
     lost = set(concat(losers).get("pos", np.zeros(0, np.int64)).tolist())
     is_lost = np.array([p in lost for p in raw["pos"].tolist()], dtype=bool)
     long = raw["long"]
-    keep = long & ~is_lost
+    doc_ids = [
+        raw["sources"][i] if lost else raw["ids"][i] for i, lost in enumerate(is_lost.tolist())
+    ]
+    keep = long
     keep_in_long = keep[long]  # which of the long documents' sets stay
     skipped = list(raw["skipped"])
     for i in np.flatnonzero(~keep).tolist():
-        doc_id, source, p = raw["ids"][i], raw["sources"][i], int(raw["pos"][i])
-        if is_lost[i]:
-            skipped.append((p, Skipped(doc_id, source, "unreadable", "duplicate document id")))
-        else:
-            detail = f"{raw['ntok'][i]} canonical tokens < min_tokens={opts.min_tokens}"
-            skipped.append((p, Skipped(doc_id, source, "too-short", detail)))
+        doc_id, source, p = doc_ids[i], raw["sources"][i], int(raw["pos"][i])
+        detail = f"{raw['ntok'][i]} canonical tokens < min_tokens={opts.min_tokens}"
+        skipped.append((p, Skipped(doc_id, source, "too-short", detail)))
     skipped.sort(key=lambda x: x[0])
     sets = raw["sets"].take(np.flatnonzero(keep_in_long))
     tokens = [t for t, k in zip(raw["tokens"], keep_in_long.tolist(), strict=False) if k]
     part = {
-        "ids": np.array([raw["ids"][i] for i in np.flatnonzero(keep).tolist()], dtype=object),
+        "ids": np.array([doc_ids[i] for i in np.flatnonzero(keep).tolist()], dtype=object),
+        "renamed": int(is_lost.sum()),
+        "read": len(raw["ids"]) + len(raw["skipped"]),
         "lengths": raw["ntok"][keep],
         "sets": sets,
         "sig": None,
@@ -155,9 +162,11 @@ def finalize(raw: dict[str, Any], meth: Any, opts: Any, *losers: Table) -> dict[
     return part
 
 
-def part_count(part: dict[str, Any]) -> tuple[int, dict[str, int]]:
-    """Documents and skips by reason of a partition (small, sent to the client)."""
-    return int(part["ids"].shape[0]), dict(Counter(s.reason for s in part["skipped"]))
+def part_count(part: dict[str, Any]) -> tuple[int, dict[str, int], int, int]:
+    """Documents, skips by reason, records read and documents renamed (a repeated id) of a
+    partition (small, sent to the client)."""
+    reasons = dict(Counter(s.reason for s in part["skipped"]))
+    return int(part["ids"].shape[0]), reasons, int(part["read"]), int(part["renamed"])
 
 
 def part_stats(part: dict[str, Any]) -> Any:

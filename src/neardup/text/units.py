@@ -28,8 +28,8 @@ import shutil
 import sys
 import tempfile
 import zlib
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import IO, Any, cast
@@ -204,31 +204,62 @@ def display_name(path: Path) -> str:
     return "-" if path.name.startswith("neardup-stdin-") else scrub(path.name)
 
 
+def is_stdin(path: Path) -> bool:
+    """Whether ``path`` is the spooled copy of standard input (:func:`resolve_inputs`)."""
+    return path.name.startswith("neardup-stdin-")
+
+
+def input_names(paths: list[Path]) -> list[str]:
+    """The id prefix of each input: its path relative to the deepest directory holding
+    every input (a directory input holds itself, a file input is held by its parent), in
+    POSIX form; ``""`` for a directory that is that common parent, ``-`` for standard input.
+
+    So one directory gives ids relative to it (``a/b.txt``), one file its name, and
+    ``6.1/Documentation 6.12/Documentation`` or ``l14/**/*.html l16/**/*.html`` give ids
+    that keep the two trees apart (``6.1/Documentation/a.txt``, ``l14/x/index.html``).
+    """
+    homes = [os.path.abspath(p if p.is_dir() else p.parent) for p in paths if not is_stdin(p)]
+    common = os.path.commonpath(homes) if homes else ""
+    out: list[str] = []
+    for p in paths:
+        if is_stdin(p):
+            out.append("-")
+            continue
+        rel = Path(os.path.relpath(os.path.abspath(p), common)).as_posix()
+        out.append("" if rel == "." else scrub(rel))
+    return out
+
+
+def _joined(prefix: str, rel: str) -> str:
+    return f"{prefix}/{rel}" if prefix and rel else (prefix or rel)
+
+
 def plan_units(paths: list[Path], options: ReadOptions) -> Iterator[Unit | Skipped]:
     """The read units (and planning skips) of ``paths``, in input order.
 
     A directory is walked in sorted order (:func:`walk`); a datasets folder
     (``save_to_disk``) is read as records; a file is read by its kind
-    (:func:`neardup.text.formats.input_kind`).
+    (:func:`neardup.text.formats.input_kind`). Ids of files (and the ``FILE`` of fallback
+    ids ``FILE:LINE``) are paths relative to the inputs' common parent
+    (:func:`input_names`).
     """
-    for path in paths:
+    for path, prefix in zip(paths, input_names(paths), strict=True):
         if path.is_dir():
             if is_datasets_folder(path):
-                yield from _plan_datasets(path, options)
+                yield from _plan_datasets(path, prefix, options)
                 continue
-            yield from _plan_tree(path, options)
+            yield from _plan_tree(path, prefix, options)
         else:
-            name = display_name(path)
-            if name == "-" and path.suffix == ".stdin":
+            if prefix == "-" and path.suffix == ".stdin":
                 yield FilesUnit(((str(path), "-"),))
                 continue
-            yield from plan_file(path, name, input_kind(path.name), options)
+            yield from plan_file(path, prefix, input_kind(path.name), options)
 
 
-def _plan_tree(root: Path, options: ReadOptions) -> Iterator[Unit | Skipped]:
+def _plan_tree(root: Path, prefix: str, options: ReadOptions) -> Iterator[Unit | Skipped]:
     batch: list[tuple[str, str]] = []
     size = 0
-    for item in walk(root, options):
+    for item in walk(root, options, prefix):
         if isinstance(item, Skipped):
             if batch:  # keep path order: the files before the skip go first
                 yield FilesUnit(tuple(batch))
@@ -253,8 +284,10 @@ def _plan_tree(root: Path, options: ReadOptions) -> Iterator[Unit | Skipped]:
         yield FilesUnit(tuple(batch))
 
 
-def walk(root: Path, options: ReadOptions) -> Iterator[tuple[Path, str] | Skipped]:
-    """``(file, relative POSIX path)`` below ``root``, sorted by path components, and a
+def walk(
+    root: Path, options: ReadOptions, prefix: str = ""
+) -> Iterator[tuple[Path, str] | Skipped]:
+    """``(file, prefix/relative POSIX path)`` below ``root``, sorted by path components, and a
     :class:`Skipped` row for each entry that is not read: an unreadable directory, a
     symbolic link leaving the tree (unless ``follow_symlinks``), a hidden entry (name
     starting with ``.``), a file of a kind neardup does not read. With ``glob``, only the
@@ -289,7 +322,10 @@ def walk(root: Path, options: ReadOptions) -> Iterator[tuple[Path, str] | Skippe
                 found.append((rel, entry))
     found.sort(key=lambda item: item[0])
     for rel, entry in found:
-        yield entry if isinstance(entry, Skipped) else (entry, "/".join(rel))
+        if isinstance(entry, Skipped):
+            yield replace(entry, id=_joined(prefix, entry.id)) if prefix else entry
+        else:
+            yield entry, _joined(prefix, "/".join(rel))
 
 
 def _walk_entry(
@@ -552,13 +588,17 @@ def _plan_arrow(path: Path, name: str, options: ReadOptions) -> Iterator[Unit | 
         yield Skipped(name, shown, "unreadable", f"{type(exc).__name__}: {exc}")
 
 
-def _plan_datasets(root: Path, options: ReadOptions) -> Iterator[Unit | Skipped]:
+def _plan_datasets(root: Path, prefix: str, options: ReadOptions) -> Iterator[Unit | Skipped]:
     """A Hugging Face ``datasets`` folder saved with ``save_to_disk``: its Arrow files in
-    the order ``state.json`` lists them (a ``DatasetDict``: each split folder in turn)."""
-    from neardup.text.formats import datasets_files
+    the order ``state.json`` lists them (a ``DatasetDict``: each split folder in turn); an
+    entry naming a file outside the folder, or a split cycle, is a skip row."""
+    from neardup.text.formats import DatasetsEntryError, datasets_files
 
-    for file, rel in datasets_files(root):
-        yield from _plan_arrow(file, rel, options)
+    for entry in datasets_files(root, prefix):
+        if isinstance(entry, DatasetsEntryError):
+            yield Skipped(entry.name, scrub(str(entry.path)), "unreadable", entry.reason)
+        else:
+            yield from _plan_arrow(entry[0], entry[1], options)
 
 
 def _columns(names: list[str], options: ReadOptions) -> list[str] | str:
@@ -716,3 +756,60 @@ class _BoundedLines:
             self.oversize = True
             return "\n"
         return raw.decode("utf-8", "surrogateescape")
+
+
+# -- unique ids ---------------------------------------------------------------------------------
+class UniqueIds:
+    """The corpus-wide id rule: the first record with an id keeps it (even if it is then
+    skipped); every later record with the same id is given its place as id (its source:
+    ``FILE:LINE``, ``FILE:row N`` or the file's path; ``#2``, ``#3``... appended if that is
+    taken too, or to the id when there is no source). Nothing is dropped for its id, and
+    the same input gives the same ids.
+
+    Attributes:
+        renamed: records given their place as id; first: the first few ``(id, source)``
+            clashes (for the warning).
+    """
+
+    def __init__(self) -> None:
+        self._seen: set[str] = set()
+        self.renamed = 0
+        self.first: list[tuple[str, str]] = []
+
+    def fresh(self, ids: Iterable[str]) -> bool:
+        """Whether all of ``ids`` are new and distinct; if so they are taken (C speed)."""
+        batch = ids if isinstance(ids, list) else list(ids)
+        if self._seen.isdisjoint(batch) and len(set(batch)) == len(batch):
+            self._seen.update(batch)
+            return True
+        return False
+
+    def note(self, doc_id: str) -> None:
+        """Take the id of a skipped record (a later record with it is renamed)."""
+        self._seen.add(doc_id)
+
+    def claim(self, doc_id: str, source: str) -> str:
+        """The id a document with ``doc_id`` found at ``source`` gets (see the class)."""
+        if doc_id not in self._seen:
+            self._seen.add(doc_id)
+            return doc_id
+        base = source or doc_id  # a Document made in Python may have no source
+        new, k = base, 2
+        while new in self._seen:
+            new, k = f"{base}#{k}", k + 1
+        self._seen.add(new)
+        self.renamed += 1
+        if len(self.first) < 3:
+            self.first.append((doc_id, source))
+        return new
+
+    def warning(self) -> str | None:
+        """The one-line warning of the renamed records, or None."""
+        if not self.renamed:
+            return None
+        shown = ", ".join(f"{i!r} at {s}" for i, s in self.first)
+        return (
+            f"{self.renamed} records repeat an id seen before (first: {shown}); each was given"
+            " its place FILE:LINE as id (--kept/--removed keep the original records; use"
+            " --id-field to pick another id field)"
+        )
