@@ -230,3 +230,19 @@ def test_two_trees_with_the_same_paths_keep_distinct_ids(tmp_path: Path) -> None
     ]
     files = sorted(str(p) for p in tmp_path.glob("*/Documentation/*/index.txt"))
     assert sorted(dedup(files, jobs=1).ids) == sorted(result.ids)  # files named one by one
+
+
+@pytest.mark.parametrize("method", ["minhash-lsh", "tf-ridf"])  # the worker and one-pass paths
+def test_dedup_keeps_a_record_nested_1000_deep(tmp_path: Path, method: str) -> None:
+    deep = "[" * 1000 + "]" * 1000
+    stories = _records()[:3]
+    lines = [json.dumps(r, ensure_ascii=False) for r in stories]
+    lines[1] = lines[1][:-1] + f', "meta": {deep}}}'
+    src = tmp_path / "deep.jsonl"
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    kept, out = tmp_path / "kept.jsonl", tmp_path / "out"
+    args = ["dedup", str(src), "--method", method, "--kept", str(kept), "--out", str(out), "-q"]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    assert kept.read_text(encoding="utf-8").splitlines() == lines  # byte for byte
+    assert json.loads((out / "summary.json").read_text())["kept"] == 3

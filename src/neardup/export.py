@@ -37,7 +37,7 @@ from typing import IO, Any, Literal
 
 from neardup.errors import ParameterError
 from neardup.text.formats import DatasetsEntryError, datasets_files, input_kind, is_datasets_folder
-from neardup.text.read import block_records, read_unit
+from neardup.text.read import block_records, loads_record, read_unit
 from neardup.text.scrub import scrub
 from neardup.text.types import Document
 from neardup.text.units import (
@@ -181,8 +181,8 @@ def _lines_of(unit: LinesUnit, want: Any, options: ReadOptions) -> Iterator[_Bat
         if not line.strip() or len(line.rstrip(b"\r")) > options.max_bytes:
             continue
         try:
-            obj = json.loads(line)
-        except ValueError:
+            obj = loads_record(line, (options.id_field, options.text_field))
+        except ValueError:  # UnicodeDecodeError too: the job skipped that line
             continue
         if not isinstance(obj, dict):
             continue

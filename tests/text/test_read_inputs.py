@@ -438,3 +438,45 @@ def test_datasets_state_naming_a_file_outside_the_folder_is_not_read(tmp_path: P
     (root / "state.json").write_text("{not json")
     (bad,) = read_corpus([root])
     assert isinstance(bad, Skipped) and bad.detail.startswith("bad datasets metadata")
+
+
+# -- issue 27: records no parser should choke on ------------------------------------------------
+def test_a_field_nested_1000_deep_costs_nothing(tmp_path: Path) -> None:
+    deep = "[" * 1000 + "]" * 1000
+    lines = [
+        '{"id": "a", "text": "first plain record"}',
+        f'{{"id": "b", "text": "second record", "meta": {deep}, "x": {{"y": "}}]"}}}}',
+        '{"id": "c", "text": "third plain record"}',
+        f'{{"id": "d", "text": {deep}}}',  # the text itself too deep: this record only
+        f'{{"id": "e", "meta": {deep[:-1]}}}',  # unbalanced: malformed
+    ]
+    for sep in ("\n", "\r\n"):  # the block decoder, and the line-by-line path
+        path = tmp_path / "deep.jsonl"
+        path.write_bytes(sep.join(lines).encode() + b"\n")
+        items = list(read_corpus([path]))
+        assert [(i.id, type(i).__name__) for i in items] == [
+            ("a", "Document"), ("b", "Document"), ("c", "Document"),
+            ("deep.jsonl:4", "Skipped"), ("deep.jsonl:5", "Skipped"),
+        ]  # fmt: skip
+        assert items[1].text == "second record"  # type: ignore[union-attr]
+        assert "nested too deep" in items[3].detail  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("neighbour", ["plain", "markup", "blank line", "bad line"])
+def test_a_5000_digit_number_is_read_whatever_its_neighbours(
+    tmp_path: Path, neighbour: str
+) -> None:
+    big = "9" * 5000
+    around = {
+        "plain": '{"id": "n", "text": "a neighbour"}',
+        "markup": '{"id": "n", "text": "a <b>neighbour</b>"}',
+        "blank line": "",
+        "bad line": "{not json",
+    }[neighbour]
+    lines = [f'{{"id": "a", "count": {big}, "text": "record with a long number"}}', around]
+    lines.append(f'{{"id": {big}, "text": "a record whose id is that number"}}')
+    path = tmp_path / "big.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    docs = [i for i in read_corpus([path]) if isinstance(i, Document)]
+    assert docs[0].id == "a" and docs[0].text == "record with a long number"
+    assert docs[-1].id == big

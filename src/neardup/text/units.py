@@ -623,6 +623,18 @@ def _record_batches(
         yield RecordsUnit(shown, ids, tuple(texts), where)
 
 
+@dataclass(frozen=True, slots=True)
+class LongInt:
+    """A JSON integer of more digits than Python converts (``sys.get_int_max_str_digits``),
+    kept as its digits, so a record holding one in any field is read all the same (as an id
+    it reads as its digits)."""
+
+    digits: str
+
+    def __str__(self) -> str:
+        return self.digits
+
+
 def record_id(value: object, fallback: str) -> str:
     """A record's document id: the id field as text, or ``fallback`` when absent/blank."""
     if value is None or (isinstance(value, str) and not value.strip()):
@@ -631,6 +643,8 @@ def record_id(value: object, fallback: str) -> str:
         return scrub(value)
     if isinstance(value, bytes):
         return scrub(value.decode("utf-8", "replace"))
+    if isinstance(value, LongInt):
+        return value.digits
     return scrub(json.dumps(value, ensure_ascii=False, default=str))
 
 
