@@ -246,3 +246,21 @@ def test_dedup_keeps_a_record_nested_1000_deep(tmp_path: Path, method: str) -> N
     assert res.exit_code == 0, res.output
     assert kept.read_text(encoding="utf-8").splitlines() == lines  # byte for byte
     assert json.loads((out / "summary.json").read_text())["kept"] == 3
+
+
+def test_kept_csv_after_an_unclosed_quote_has_every_other_row(tmp_path: Path) -> None:
+    stories = _records()[:4]
+    src = tmp_path / "in.csv"
+    with open(src, "w", encoding="utf-8", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=["id", "text", "title", "n"])
+        writer.writeheader()
+        writer.writerows(stories[:2])
+        f.write('broken,"an opened quote and the rest of the file,x,-2\n')
+        writer.writerows(stories[2:])
+    kept, out = tmp_path / "kept.jsonl", tmp_path / "out"
+    res = CliRunner().invoke(app, ["dedup", str(src), "--kept", str(kept), "--out", str(out), "-q"])
+    assert res.exit_code == 0, res.output
+    assert [r["id"] for r in _read_back(kept)] == ["s0", "s1", "s2", "s3"]
+    skipped = [json.loads(x) for x in (out / "skipped.jsonl").read_text().splitlines()]
+    line = src.read_text(encoding="utf-8").split("broken,")[0].count("\n") + 1
+    assert [(s["id"], s["reason"]) for s in skipped] == [(f"in.csv:{line}", "unreadable")]

@@ -47,6 +47,7 @@ from neardup.text.units import (
     ReadOptions,
     RecordsUnit,
     Spool,
+    csv_records,
     input_names,
     open_stream,
     plan_file,
@@ -221,8 +222,6 @@ def _documents(files: list[tuple[str, str]], want: Any, options: ReadOptions) ->
 def _csv_rows(path: Path, name: str, want: Any, options: ReadOptions) -> Iterator[_Batch]:
     """Whole CSV rows (every column) of the wanted records: the job's ids by record line,
     then one pass writing those lines' rows."""
-    import csv
-
     wanted: dict[int, tuple[str, str]] = {}
     for unit in plan_file(path, name, "csv", options):
         if isinstance(unit, RecordsUnit):
@@ -230,24 +229,25 @@ def _csv_rows(path: Path, name: str, want: Any, options: ReadOptions) -> Iterato
                 wanted[int(where.rsplit(":", 1)[1])] = (doc_id, where)
     rows: list[dict[str, Any]] = []
     with open_stream(path) as f:
-        reader = csv.reader(line.decode("utf-8", "replace") for line in f)
-        header = next(reader, [])
-        while True:
-            start = reader.line_num + 1
-            try:
-                row = next(reader)
-            except StopIteration:
-                break
-            except csv.Error:
-                continue
-            wanted_id = wanted.get(start)
-            if wanted_id is not None and want(*wanted_id):
-                rows.append(dict(zip(header, row, strict=False)))
+        records = csv_records(f, options.max_bytes)  # numbered as the job numbered them
+        head = next(records, None)
+        header = [] if head is None or head.reason else [_text(h) for h in head.fields]
+        if header:
+            header[0] = header[0].lstrip("\ufeff")
+        for rec in records:
+            wanted_id = wanted.get(rec.line)
+            if rec.reason is None and wanted_id is not None and want(*wanted_id):
+                rows.append(dict(zip(header, map(_text, rec.fields), strict=False)))
             if len(rows) >= BATCH_ROWS:
                 yield ("rows", rows)
                 rows = []
     if rows:
         yield ("rows", rows)
+
+
+def _text(field: str) -> str:
+    """A CSV field read with ``surrogateescape`` as text (a bad byte becomes U+FFFD)."""
+    return field.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _arrow_batches(

@@ -480,3 +480,34 @@ def test_a_5000_digit_number_is_read_whatever_its_neighbours(
     docs = [i for i in read_corpus([path]) if isinstance(i, Document)]
     assert docs[0].id == "a" and docs[0].text == "record with a long number"
     assert docs[-1].id == big
+
+
+# -- issue 27: CSV quotes and line ends -----------------------------------------------------------
+def test_csv_unclosed_quote_costs_its_record_only(tmp_path: Path) -> None:
+    rows = [f'{i},"Запись номер {i}, обычный текст."' for i in range(1, 1001)]
+    rows[1] = '2,"Эта запись открывает кавычку и не закрывает её'
+    rows[500] = '501,"А эта закрывает ""свою"" на следующей строке\nвот здесь."'  # a real one
+    path = tmp_path / "q.csv"
+    path.write_text("id,text\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    items = list(read_corpus([path]))
+    docs = [i for i in items if isinstance(i, Document)]
+    skips = [i for i in items if isinstance(i, Skipped)]
+    assert [(s.id, s.reason) for s in skips] == [("q.csv:3", "unreadable")]
+    assert "unclosed quote" in skips[0].detail and "lines 4-4" in skips[0].detail
+    assert [d.id for d in docs] == [str(i) for i in range(1, 1001) if i != 2]
+    assert docs[0].text == "Запись номер 1, обычный текст."
+    assert docs[-1].text == "Запись номер 1000, обычный текст."
+    assert docs[499].text == 'А эта закрывает "свою" на следующей строке\nвот здесь.'
+    assert docs[500].source == f"{path}:504"  # line numbers stay true after the multi-line one
+
+
+def test_csv_with_cr_line_ends_is_read_row_by_row(tmp_path: Path) -> None:
+    path = tmp_path / "mac.csv"
+    rows = ["id,text", "a,Первая строка текста.", 'b,"Вторая, в кавычках."', "c,Третья."]
+    path.write_bytes("\r".join(rows).encode("utf-8") + b"\r")
+    docs = list(read_corpus([path]))
+    assert [(d.id, d.text, d.source) for d in docs] == [  # type: ignore[union-attr]
+        ("a", "Первая строка текста.", f"{path}:2"),
+        ("b", "Вторая, в кавычках.", f"{path}:3"),
+        ("c", "Третья.", f"{path}:4"),
+    ]
