@@ -50,6 +50,7 @@ from neardup.text.units import (
     csv_records,
     input_names,
     open_stream,
+    parquet_groups,
     plan_file,
     record_id,
     resolve_inputs,
@@ -256,8 +257,8 @@ def _arrow_batches(
     """Record batches of a Parquet or Arrow file, filtered to the wanted records."""
     import pyarrow as pa
 
-    row, shown = 0, scrub(str(path))
-    for batch in _read_arrow(path, kind):
+    shown = scrub(str(path))
+    for row, batch in _read_arrow(path, kind, options):
         names = batch.schema.names
         if options.text_field not in names:
             return
@@ -270,26 +271,37 @@ def _arrow_batches(
             want(record_id(v, f"{name}:{row + i + 1}"), f"{shown}:row {row + i + 1}")
             for i, v in enumerate(raw_ids)
         ]
-        row += batch.num_rows
         if any(mask):
             yield ("arrow", batch.filter(pa.array(mask, type=pa.bool_())))
 
 
-def _read_arrow(path: Path, kind: str) -> Iterator[Any]:
+def _read_arrow(path: Path, kind: str, options: ReadOptions) -> Iterator[tuple[int, Any]]:
+    """``(first row, record batch)`` of a Parquet or Arrow file; the Parquet row groups the
+    job skipped unread (:func:`neardup.text.units.parquet_groups`) are not read here either."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    row = 0
     if kind == "parquet":
-        yield from pq.ParquetFile(path).iter_batches(batch_size=BATCH_ROWS)
+        pf = pq.ParquetFile(path)
+        for group, why in enumerate(parquet_groups(pf, options)):
+            if why is None:
+                for batch in pf.iter_batches(BATCH_ROWS, row_groups=[group]):
+                    yield row, batch
+                    row += batch.num_rows
+            else:
+                row += pf.metadata.row_group(group).num_rows
         return
     with pa.memory_map(str(path)) as source:
         try:
             reader = pa.ipc.open_file(source)
-            for i in range(reader.num_record_batches):
-                yield reader.get_batch(i)
+            batches: Any = (reader.get_batch(i) for i in range(reader.num_record_batches))
         except pa.ArrowInvalid:
             source.seek(0)
-            yield from pa.ipc.open_stream(source)
+            batches = pa.ipc.open_stream(source)
+        for batch in batches:
+            yield row, batch
+            row += batch.num_rows
 
 
 # -- writers -------------------------------------------------------------------------------

@@ -511,3 +511,53 @@ def test_csv_with_cr_line_ends_is_read_row_by_row(tmp_path: Path) -> None:
         ("b", "Вторая, в кавычках.", f"{path}:3"),
         ("c", "Третья.", f"{path}:4"),
     ]
+
+
+# -- issue 27: a Parquet cell that inflates to hundreds of MB ----------------------------------
+_BOMB = """
+import pyarrow as pa, pyarrow.parquet as pq, sys
+rows = [("big", "x" * (200 << 20)), ("a", "a small text of ordinary words")]
+t = pa.table({"id": [r[0] for r in rows], "text": [r[1] for r in rows], "n": [1, 2]})
+pq.write_table(t, sys.argv[1], compression="zstd", row_group_size=1)
+"""
+
+_PEAK = """
+import json, resource, subprocess, sys
+out = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+print(json.dumps({"code": out.returncode, "peak_mib": peak, "out": out.stdout, "err": out.stderr}))
+"""
+
+
+def _peak(*command: str) -> dict[str, object]:
+    """Run ``command`` in a child process; its exit code, output and peak RSS (MiB)."""
+    import subprocess
+
+    got = subprocess.run(
+        [sys.executable, "-c", _PEAK, *command], capture_output=True, text=True, check=True
+    )
+    return json.loads(got.stdout)  # type: ignore[no-any-return]
+
+
+@pytest.mark.slow
+def test_parquet_cell_inflating_to_200_mb_is_never_held(tmp_path: Path) -> None:
+    import subprocess
+
+    bomb = tmp_path / "bomb.parquet"
+    subprocess.run([sys.executable, "-c", _BOMB, str(bomb)], check=True)
+    assert bomb.stat().st_size < 100_000  # 200 MiB of text in a few KB
+    read = "from neardup.text.read import read_corpus; import sys; " + (
+        "print([(type(x).__name__, x.id) for x in read_corpus([sys.argv[1]])])"
+    )
+    got = _peak(sys.executable, "-c", read, str(bomb))
+    assert got["code"] == 0, got["err"]
+    assert got["out"].strip() == "[('Skipped', 'big'), ('Document', 'a')]"  # type: ignore[union-attr]
+    assert got["peak_mib"] < 180, got  # the 200 MiB cell was never decompressed
+    kept = tmp_path / "kept.parquet"
+    neardup = str(Path(sys.executable).parent / "neardup")
+    got = _peak(neardup, "dedup", str(bomb), "--kept", str(kept), "-q", "--jobs", "1")
+    assert got["code"] == 0, got["err"]
+    assert got["peak_mib"] < 250, got
+    import pyarrow.parquet as pq
+
+    assert pq.read_table(kept).column("id").to_pylist() == ["a"]

@@ -558,8 +558,14 @@ def _plan_parquet(path: Path, name: str, options: ReadOptions) -> Iterator[Unit 
         if isinstance(columns, str):
             yield Skipped(name, shown, "unreadable", columns)
             return
-        batches = pf.iter_batches(batch_size=BATCH_ROWS, columns=columns)
-        yield from _record_batches(batches, shown, name, options)
+        row = 0
+        for group, why in enumerate(parquet_groups(pf, options)):
+            if why is None:
+                batches = pf.iter_batches(BATCH_ROWS, row_groups=[group], columns=columns)
+                yield from _record_batches(batches, shown, name, options, row)
+            else:
+                yield from _group_skips(pf, group, row, why, shown, name, options)
+            row += pf.metadata.row_group(group).num_rows
     except Exception as exc:  # pyarrow raises ArrowInvalid, OSError and others on bad files
         yield Skipped(name, shown, "unreadable", f"{type(exc).__name__}: {exc}")
 
@@ -608,10 +614,47 @@ def _columns(names: list[str], options: ReadOptions) -> list[str] | str:
     return [c for c in (options.id_field, options.text_field) if c in names]
 
 
+def parquet_groups(pf: Any, options: ReadOptions) -> list[str | None]:
+    """Per row group of the Parquet file ``pf``: None to read it, or why its records are
+    skipped unread (``oversize``): its text column holds more uncompressed bytes than
+    ``max_bytes`` a record (a few KB on disk can inflate to hundreds of MB, and a page is
+    decompressed whole, so reading it would hold an oversize field)."""
+    meta = pf.metadata
+    names = [meta.schema.column(j).path for j in range(meta.num_columns)]
+    if options.text_field not in names:
+        return [None] * meta.num_row_groups
+    j = names.index(options.text_field)
+    out: list[str | None] = []
+    for g in range(meta.num_row_groups):
+        group = meta.row_group(g)
+        size, rows = group.column(j).total_uncompressed_size, group.num_rows
+        if size > max(rows, 1) * options.max_bytes:
+            out.append(
+                f"row group {g} holds {size} bytes of text uncompressed for {rows} records,"
+                f" over max_bytes={options.max_bytes} a record: not read"
+            )
+        else:
+            out.append(None)
+    return out
+
+
+def _group_skips(
+    pf: Any, group: int, row: int, why: str, shown: str, name: str, options: ReadOptions
+) -> Iterator[Skipped]:
+    """Skip rows of the records of a row group that is not read (ids read alone)."""
+    rows = pf.metadata.row_group(group).num_rows
+    raw_ids: list[Any] = [None] * rows
+    if options.id_field in pf.schema_arrow.names:
+        table = pf.read_row_group(group, columns=[options.id_field])
+        raw_ids = table.column(0).to_pylist()
+    for i, value in enumerate(raw_ids):
+        n = row + i + 1
+        yield Skipped(record_id(value, f"{name}:{n}"), f"{shown}:row {n}", "oversize", why)
+
+
 def _record_batches(
-    batches: Any, shown: str, name: str, options: ReadOptions
+    batches: Any, shown: str, name: str, options: ReadOptions, row: int = 0
 ) -> Iterator[RecordsUnit]:
-    row = 0
     for batch in batches:
         texts = batch.column(batch.schema.names.index(options.text_field)).to_pylist()
         if options.id_field in batch.schema.names:
