@@ -264,3 +264,40 @@ def test_kept_csv_after_an_unclosed_quote_has_every_other_row(tmp_path: Path) ->
     skipped = [json.loads(x) for x in (out / "skipped.jsonl").read_text().splitlines()]
     line = src.read_text(encoding="utf-8").split("broken,")[0].count("\n") + 1
     assert [(s["id"], s["reason"]) for s in skipped] == [(f"in.csv:{line}", "unreadable")]
+
+
+_DIE_IN_EXPORT = """
+import os, signal, sys
+import neardup.export as ex
+real = ex._open_text_out
+def dying(path, final):
+    f = real(path, final)
+    f.write(b'{"partial": '); f.flush()
+    os.kill(os.getpid(), signal.SIGKILL)
+ex._open_text_out = dying
+from neardup.cli.main import run
+sys.argv = ["neardup", *sys.argv[1:]]
+run()
+"""
+
+
+def test_kill_during_kept_leaves_no_summary_claiming_it(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    src = _write("jsonl", _records(), tmp_path)
+    out, kept = tmp_path / "out", tmp_path / "kept.jsonl"
+    args = ["dedup", str(src), "--out", str(out), "--kept", str(kept), "-q"]
+    assert CliRunner().invoke(app, args).exit_code == 0  # a first complete run
+    before = kept.read_bytes()
+    src.write_text(src.read_text(encoding="utf-8").split("\n", 1)[1], encoding="utf-8")
+    died = subprocess.run([sys.executable, "-c", _DIE_IN_EXPORT, *args], check=False)
+    assert died.returncode == -9
+    assert not (out / "summary.json").exists()  # nothing claims the half-written run
+    assert kept.read_bytes() == before  # the old output, whole
+    assert len(list(tmp_path.glob(".kept.jsonl.*"))) == 1  # the killed run's temporary
+    assert CliRunner().invoke(app, args).exit_code == 0  # run again: published together
+    assert not list(tmp_path.glob(".kept.jsonl.*"))
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["outputs"]["kept"]["records"] == len(kept.read_text().splitlines())
+    assert summary["kept"] == summary["outputs"]["kept"]["records"] == len(_records()) - 1

@@ -343,7 +343,8 @@ def _fail_os(exc: OSError) -> typer.Exit:
     """One line for an error of the disk (full, read-only, gone) and exit 1."""
     where = f" {exc.filename}" if exc.filename else ""
     what = exc.strerror or str(exc)
-    _console("err").print(f"[red]error:[/red] cannot write{escape(where)}: {escape(what)}")
+    line = f"[red]error:[/red] cannot write{escape(where)}: {escape(what)}"
+    _console("err").print(line, soft_wrap=True)
     return typer.Exit(1)
 
 
