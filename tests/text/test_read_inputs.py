@@ -561,3 +561,20 @@ def test_parquet_cell_inflating_to_200_mb_is_never_held(tmp_path: Path) -> None:
     import pyarrow.parquet as pq
 
     assert pq.read_table(kept).column("id").to_pylist() == ["a"]
+
+
+def test_jsonl_grown_while_read_gets_a_skip_row(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    line = '{{"id": "r{}", "text": "a line written before the job started"}}\n'
+    path.write_text("".join(line.format(i) for i in range(3000)), encoding="utf-8")
+    items = read_corpus([path])
+    first = next(items)  # the file is planned: its size noted
+    with open(path, "a", encoding="utf-8") as f:  # a writer appends meanwhile
+        f.write("".join(line.format(i) for i in range(3000, 3250)))
+    rest = list(items)
+    docs = [first, *(i for i in rest if isinstance(i, Document))]
+    skips = [i for i in rest if isinstance(i, Skipped)]
+    assert [d.id for d in docs] == [f"r{i}" for i in range(3000)]
+    size = len(line.format(0)) * 10 + sum(len(line.format(i)) for i in range(10, 3000))
+    assert [(s.id, s.reason) for s in skips] == [(f"log.jsonl@{size}", "unreadable")]
+    assert "the 250 lines appended were not read" in skips[0].detail

@@ -244,20 +244,71 @@ def plan_units(paths: list[Path], options: ReadOptions) -> Iterator[Unit | Skipp
     ids ``FILE:LINE``) are paths relative to the inputs' common parent
     (:func:`input_names`).
     """
+    watched: list[tuple[Path, str, int]] = []
     for path, prefix in zip(paths, input_names(paths), strict=True):
         if path.is_dir():
             if is_datasets_folder(path):
                 yield from _plan_datasets(path, prefix, options)
                 continue
-            yield from _plan_tree(path, prefix, options)
+            yield from _plan_tree(path, prefix, options, watched)
         else:
             if prefix == "-" and path.suffix == ".stdin":
                 yield FilesUnit(((str(path), "-"),))
                 continue
-            yield from plan_file(path, prefix, input_kind(path.name), options)
+            yield from _watched(path, prefix, input_kind(path.name), options, watched)
+    yield from _grown(watched)
 
 
-def _plan_tree(root: Path, prefix: str, options: ReadOptions) -> Iterator[Unit | Skipped]:
+def _watched(
+    path: Path, name: str, kind: InputKind, options: ReadOptions, watched: list[Any]
+) -> Iterator[Unit | Skipped]:
+    """:func:`plan_file`, noting the size of an uncompressed JSONL file (read by spans up
+    to that size) for :func:`_grown`."""
+    size = None
+    if kind == "jsonl" and _uncompressed(path):
+        with contextlib.suppress(OSError):
+            size = path.stat().st_size
+            watched.append((path, name, size))
+    yield from plan_file(path, name, kind, options, size=size)
+
+
+def _grown(watched: list[tuple[Path, str, int]]) -> Iterator[Skipped]:
+    """A skip row for each planned JSONL file that grew while the job read it (lines
+    appended past its planned size are not read; a file that shrank fails its blocks).
+    Checked when every input is planned, so growth after that goes unseen."""
+    for path, name, size in watched:
+        try:
+            now = path.stat().st_size
+        except OSError:
+            continue
+        if now > size:
+            lines = _count_newlines(path, size, now)
+            why = (
+                f"the file grew from {size} to {now} bytes while it was read: the"
+                f" {lines} lines appended were not read (read it again when complete)"
+            )
+            yield Skipped(
+                f"{name}@{size}", f"{scrub(str(path))}:bytes {size}-{now}", "unreadable", why
+            )
+
+
+def _count_newlines(path: Path, start: int, end: int) -> int:
+    count = 0
+    with open(path, "rb") as f:
+        f.seek(start)
+        left = end - start
+        while left > 0:
+            piece = f.read(min(_PIECE, left))
+            if not piece:
+                break
+            count += piece.count(b"\n")
+            left -= len(piece)
+    return count
+
+
+def _plan_tree(
+    root: Path, prefix: str, options: ReadOptions, watched: list[Any]
+) -> Iterator[Unit | Skipped]:
     batch: list[tuple[str, str]] = []
     size = 0
     for item in walk(root, options, prefix):
@@ -280,7 +331,7 @@ def _plan_tree(root: Path, prefix: str, options: ReadOptions) -> Iterator[Unit |
         if batch:
             yield FilesUnit(tuple(batch))
             batch, size = [], 0
-        yield from plan_file(file, rel, kind, options)
+        yield from _watched(file, rel, kind, options, watched)
     if batch:
         yield FilesUnit(tuple(batch))
 
@@ -366,11 +417,13 @@ def _skip(rel: tuple[str, ...], path: Path, reason: SkipReason, detail: str) -> 
 
 
 def plan_file(
-    path: Path, name: str, kind: InputKind, options: ReadOptions
+    path: Path, name: str, kind: InputKind, options: ReadOptions, *, size: int | None = None
 ) -> Iterator[Unit | Skipped]:
-    """The units of one record or document file; ``name`` prefixes its fallback ids."""
+    """The units of one record or document file; ``name`` prefixes its fallback ids;
+    ``size``: read an uncompressed JSONL file up to this many bytes (its size when the
+    job noted it), not further."""
     if kind == "jsonl":
-        yield from _plan_jsonl(path, name, options)
+        yield from _plan_jsonl(path, name, options, size)
     elif kind == "parquet":
         yield from _plan_parquet(path, name, options)
     elif kind == "csv":
@@ -398,10 +451,12 @@ def open_stream(path: Path) -> IO[bytes]:
     return open(path, "rb")
 
 
-def _plan_jsonl(path: Path, name: str, options: ReadOptions) -> Iterator[Unit | Skipped]:
+def _plan_jsonl(
+    path: Path, name: str, options: ReadOptions, size: int | None = None
+) -> Iterator[Unit | Skipped]:
     shown = scrub(str(path)) if name != "-" else "-"
     if name != "-" and _uncompressed(path):  # inputs are regular files (resolve_inputs, walk)
-        yield from _plan_jsonl_spans(path, name, shown, options)
+        yield from _plan_jsonl_spans(path, name, shown, options, size)
     else:
         yield from _plan_stream(path, name, shown, options)
 
@@ -427,13 +482,14 @@ def _uncompressed(path: Path) -> bool:
 
 
 def _plan_jsonl_spans(
-    path: Path, name: str, shown: str, options: ReadOptions
+    path: Path, name: str, shown: str, options: ReadOptions, planned: int | None = None
 ) -> Iterator[Unit | Skipped]:
     """The blocks of an uncompressed JSONL file as file spans (:attr:`LinesUnit.span`): the
     planner only finds where blocks end and counts their lines."""
     try:
         with open(path, "rb") as f:
             size = os.fstat(f.fileno()).st_size
+            size = size if planned is None else min(size, planned)
             for first, offset, length, skip in span_blocks(f, size, options.max_bytes):
                 if skip is not None:
                     yield Skipped(f"{name}:{first}", f"{shown}:{first}", "oversize", skip)
