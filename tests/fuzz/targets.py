@@ -595,10 +595,11 @@ def nested_records(draw: st.DrawFn) -> tuple[list[bytes], list[bool]]:
             rec["meta"] = deep
         body = ", ".join(f'"{key}": {value}' for key, value in rec.items())
         line = "{" + body + "}"
-        if draw(st.integers(0, 9)) == 0:
-            line = line[: draw(st.integers(0, len(line)))]  # cut short: malformed
+        cut = draw(st.integers(0, 9)) == 0
+        if cut:
+            line = line[: draw(st.integers(0, len(line) - 1))]  # cut short: malformed
         lines.append(line.encode("utf-8"))
-        plain.append(where in ("meta", "none") and line.endswith("}"))
+        plain.append(where in ("meta", "none") and not cut)
     return lines, plain
 
 
