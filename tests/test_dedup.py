@@ -9,7 +9,7 @@ import pytest
 from neardup.dedup import DedupOptions, dedup
 from neardup.errors import ParameterError
 from neardup.output import write_result
-from neardup.text.types import Document
+from neardup.text.types import Document, Skipped
 from shared_data import data_path
 
 
@@ -98,3 +98,41 @@ def test_bad_options_name_the_parameter():
         dedup([Document("a", "x y z")], method="nope")
     with pytest.raises(ParameterError, match="bogus"):
         dedup([Document("a", "x y z")], bogus=1)
+
+
+# -- issue 27: every record read is kept, removed or skipped -------------------------------------
+def _corpus_docs() -> list[Document | Skipped]:
+    from pathlib import Path
+
+    stories = sorted((Path(__file__).parents[1] / "examples/corpus/chekhov").glob("*.txt"))
+    texts = [p.read_text(encoding="utf-8") for p in stories[:6]]
+    docs: list[Document | Skipped] = [Document(f"d{i}", t) for i, t in enumerate(texts)]
+    docs += [Document("d0", texts[0]), Document("x", "too short")]  # id d0 again: a copy
+    docs.append(Skipped("bad", "f.jsonl:9", "unreadable", "malformed JSON"))
+    return docs
+
+
+def test_summary_counts_every_record_read() -> None:
+    result = dedup(_corpus_docs(), options=DedupOptions(threshold=0.5))
+    s = result.summary
+    assert (s["read"], s["kept"], s["removed"], s["skipped"]) == (9, 6, 1, 2)
+    assert s["renamed_ids"] == 1 and "d0#2" in result.ids  # the repeated id, renamed
+
+
+def test_a_record_lost_inside_the_job_fails_it_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    from neardup.errors import AccountingError
+
+    dedup_module = importlib.import_module("neardup.dedup")
+
+    real = dedup_module._Ingest._unique
+
+    def lose_one(self: object, docs: list[Document]) -> list[Document]:
+        return real(self, docs)[:-1]  # type: ignore[arg-type]
+
+    monkeypatch.setattr(dedup_module._Ingest, "_unique", lose_one)
+    with pytest.raises(
+        AccountingError, match=r"9 records read but 6 kept [+] 1 removed [+] 1 skipped = 8"
+    ):
+        dedup(_corpus_docs(), options=DedupOptions(threshold=0.5))

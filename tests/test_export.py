@@ -173,3 +173,131 @@ def test_pdf_pairs_with_its_text_in_dedup(tmp_path: Path) -> None:
     result = dedup([str(tmp_path)], jobs=2)
     assert [(p.a, p.b) for p in result.pairs] == [("story.pdf", "story.txt")]
     assert result.pairs[0].resemblance == 1.0
+
+
+def _shards(fmt: str, root: Path) -> tuple[list[Path], list[dict[str, Any]]]:
+    """Two shards whose ids restart (``s0, s1, ...`` in each): the second holds the first's
+    stories again (other titles) and one record of its own."""
+    first = _records()
+    second = [{**r, "title": r["title"] + " (again)"} for r in first[:-1]]
+    own = "Каштанка " * 40 + "и ещё несколько слов"
+    second.append({"id": "s0", "text": own, "title": "x", "n": 99})
+    paths = []
+    for k, rows in enumerate((first, second)):
+        sub = root / f"shard{k}"
+        sub.mkdir()
+        paths.append(_write(fmt, rows, sub))
+    return paths, first + second
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet", "csv"])
+@pytest.mark.parametrize("method", ["minhash-lsh", "tf-ridf"])  # the worker and one-pass paths
+def test_sharded_ids_that_restart_lose_no_record(tmp_path: Path, fmt: str, method: str) -> None:
+    paths, rows = _shards(fmt, tmp_path)
+    kept, removed, out = tmp_path / "k.jsonl", tmp_path / "r.jsonl", tmp_path / "out"
+    args = ["dedup", *map(str, paths), "--method", method, "--out", str(out), "-q"]
+    res = CliRunner().invoke(app, [*args, "--kept", str(kept), "--removed", str(removed)])
+    assert res.exit_code == 0, res.output
+    summary = json.loads((out / "summary.json").read_text())
+    n = len(rows)
+    assert summary["read"] == n == summary["kept"] + summary["removed"] + summary["skipped"]
+    assert summary["skipped"] == 0 and summary["renamed_ids"] == n // 2
+    assert "repeat an id seen before" in summary["warnings"][-1]
+    back = _read_back(kept) + _read_back(removed)
+    assert len(back) == n  # every record is in one output, with its original fields
+    assert sorted((r["id"], r["title"]) for r in back) == sorted(
+        (str(r["id"]), r["title"]) for r in rows
+    )
+    assert summary["removed"] >= len(rows) // 2 - 1  # the cut stories are near-duplicates
+    assert summary["outputs"]["kept"]["records"] == summary["kept"]
+
+
+def test_two_trees_with_the_same_paths_keep_distinct_ids(tmp_path: Path) -> None:
+    for release in ("6.1", "6.12"):
+        for i, path in enumerate(sorted(CHEKHOV.glob("*.txt"))[:3]):
+            doc = tmp_path / release / "Documentation" / f"d{i}" / "index.txt"
+            doc.parent.mkdir(parents=True)
+            doc.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    trees = [str(tmp_path / r / "Documentation") for r in ("6.1", "6.12")]
+    result = dedup(trees, jobs=1)
+    assert result.summary["read"] == 6 and not result.skipped
+    assert sorted(result.ids) == [
+        f"{r}/Documentation/d{i}/index.txt" for r in ("6.1", "6.12") for i in range(3)
+    ]
+    assert sorted((p.a, p.b) for p in result.pairs) == [  # the cross-release pairs
+        (f"6.1/Documentation/d{i}/index.txt", f"6.12/Documentation/d{i}/index.txt")
+        for i in range(3)
+    ]
+    files = sorted(str(p) for p in tmp_path.glob("*/Documentation/*/index.txt"))
+    assert sorted(dedup(files, jobs=1).ids) == sorted(result.ids)  # files named one by one
+
+
+@pytest.mark.parametrize("method", ["minhash-lsh", "tf-ridf"])  # the worker and one-pass paths
+def test_dedup_keeps_a_record_nested_1000_deep(tmp_path: Path, method: str) -> None:
+    deep = "[" * 1000 + "]" * 1000
+    stories = _records()[:3]
+    lines = [json.dumps(r, ensure_ascii=False) for r in stories]
+    lines[1] = lines[1][:-1] + f', "meta": {deep}}}'
+    src = tmp_path / "deep.jsonl"
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    kept, out = tmp_path / "kept.jsonl", tmp_path / "out"
+    args = ["dedup", str(src), "--method", method, "--kept", str(kept), "--out", str(out), "-q"]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    assert kept.read_text(encoding="utf-8").splitlines() == lines  # byte for byte
+    assert json.loads((out / "summary.json").read_text())["kept"] == 3
+
+
+def test_kept_csv_after_an_unclosed_quote_has_every_other_row(tmp_path: Path) -> None:
+    stories = _records()[:4]
+    src = tmp_path / "in.csv"
+    with open(src, "w", encoding="utf-8", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=["id", "text", "title", "n"])
+        writer.writeheader()
+        writer.writerows(stories[:2])
+        f.write('broken,"an opened quote and the rest of the file,x,-2\n')
+        writer.writerows(stories[2:])
+    kept, out = tmp_path / "kept.jsonl", tmp_path / "out"
+    res = CliRunner().invoke(app, ["dedup", str(src), "--kept", str(kept), "--out", str(out), "-q"])
+    assert res.exit_code == 0, res.output
+    assert [r["id"] for r in _read_back(kept)] == ["s0", "s1", "s2", "s3"]
+    skipped = [json.loads(x) for x in (out / "skipped.jsonl").read_text().splitlines()]
+    line = src.read_text(encoding="utf-8").split("broken,")[0].count("\n") + 1
+    assert [(s["id"], s["reason"]) for s in skipped] == [(f"in.csv:{line}", "unreadable")]
+
+
+_DIE_IN_EXPORT = """
+import os, signal, sys
+import neardup.export as ex
+real = ex._open_text_out
+def dying(path, final):
+    f = real(path, final)
+    f.write(b'{"partial": '); f.flush()
+    os.kill(os.getpid(), signal.SIGKILL)
+ex._open_text_out = dying
+from neardup.cli.main import run
+sys.argv = ["neardup", *sys.argv[1:]]
+run()
+"""
+
+
+def test_kill_during_kept_leaves_no_summary_claiming_it(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    src = _write("jsonl", _records(), tmp_path)
+    out, kept = tmp_path / "out", tmp_path / "kept.jsonl"
+    args = ["dedup", str(src), "--out", str(out), "--kept", str(kept), "-q"]
+    assert CliRunner().invoke(app, args).exit_code == 0  # a first complete run
+    before = kept.read_bytes()
+    src.write_text(src.read_text(encoding="utf-8").split("\n", 1)[1], encoding="utf-8")
+    died = subprocess.run([sys.executable, "-c", _DIE_IN_EXPORT, *args], check=False)
+    assert died.returncode == -9
+    assert not (out / "summary.json").exists()  # nothing claims the half-written run
+    assert kept.read_bytes() == before  # the old output, whole
+    assert len(list(tmp_path.glob(".kept.jsonl.*"))) == 1  # the killed run's temporary
+    assert CliRunner().invoke(app, args).exit_code == 0  # run again: published together
+    assert not list(tmp_path.glob(".kept.jsonl.*"))
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["outputs"]["kept"]["records"] == len(kept.read_text().splitlines())
+    assert summary["kept"] == summary["outputs"]["kept"]["records"] == len(_records()) - 1

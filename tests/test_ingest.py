@@ -201,7 +201,9 @@ def test_a_bad_memory_budget_or_spill_dir_is_refused(tmp_path: Path) -> None:
         dedup(docs, spill_dir=tmp_path / "missing")
 
 
-def test_repeated_ids_and_short_documents_are_skipped_as_in_one_process(tmp_path: Path) -> None:
+def test_repeated_ids_are_renamed_and_short_documents_skipped_as_in_one_process(
+    tmp_path: Path,
+) -> None:
     texts = [t for _, t in _texts()]
     files = [  # ids repeated within a unit and across units; short texts in both
         [("a", texts[0]), ("b", "два слова"), ("a", texts[1]), ("c", texts[2])],
@@ -217,12 +219,14 @@ def test_repeated_ids_and_short_documents_are_skipped_as_in_one_process(tmp_path
     opts = DedupOptions(threshold=0.5)
     workers = dedup(paths, method="minhash-lsh", options=opts, jobs=2)
     alone = dedup(docs, method="minhash-lsh", options=opts)
-    assert workers.ids == alone.ids == ["a", "c", "d", "f", "g", "h"]
+    at = [f"{tmp_path / name}:{line}" for name, line in (("in0.jsonl", 3), ("in1.jsonl", 2))]
+    at.append(f"{tmp_path / 'in1.jsonl'}:4")
+    # a repeated id is renamed by its place, never dropped (the too-short "b" keeps its id)
+    assert workers.ids == alone.ids == ["a", at[0], "c", "d", at[1], at[2], "f", "g", "h"]
     assert sorted((s.id, s.source, s.reason, s.detail) for s in workers.skipped) == sorted(
         (s.id, s.source, s.reason, s.detail) for s in alone.skipped
     )
-    assert [(s.id, s.reason) for s in workers.skipped] == [  # in input order
-        ("b", "too-short"), ("a", "unreadable"), ("c", "unreadable"), ("e", "too-short"),
-        ("b", "unreadable"),
-    ]  # fmt: skip
+    assert [(s.id, s.reason) for s in workers.skipped] == [("b", "too-short"), ("e", "too-short")]
+    assert workers.summary["renamed_ids"] == alone.summary["renamed_ids"] == 3
+    assert workers.summary["read"] == alone.summary["read"] == 11
     assert [(p.a, p.b) for p in workers.pairs] == [("a", "f")]

@@ -39,7 +39,7 @@ from neardup._spill import PartStack, default_budget
 from neardup._version import __version__
 from neardup.cluster import KEEP_RULES, Cluster, make_clusters
 from neardup.decide import Decided, Decision, decide, decision_summary, signature_scores
-from neardup.errors import ParameterError, check_choice, check_float, check_int
+from neardup.errors import AccountingError, ParameterError, check_choice, check_float, check_int
 from neardup.frames import adapt_source
 from neardup.keep import containments, drop_reason
 from neardup.methods.base import Method, Prepared
@@ -54,15 +54,17 @@ from neardup.pairs import Pair, PairTable
 from neardup.prepare import (
     PrepareConfig,
     PreparedDocuments,
+    claim_ids,
     kernel_of,
+    no_repeats,
     prepare_stream,
-    repeated_ids,
     screen,
     uses_token_fingerprints,
 )
 from neardup.progress import NullProgress, Progress
 from neardup.text.canonical import CanonicalForm
 from neardup.text.types import Document, Skipped
+from neardup.text.units import UniqueIds
 
 _BATCH = 2048
 _BATCH_CHARS = 2_000_000  # bounds the vectorised tokenizer's temporary arrays
@@ -316,12 +318,14 @@ def dedup(
     if streaming and ingest.fast and _is_paths(source):
         parallel = _ParallelIngest(ingest, read_options or {}, jobs, meth, spill)
         sets, ids, lengths, skipped, signed = parallel.run(source, prog)  # type: ignore[arg-type]
+        read, unique = parallel.read, parallel.unique
         worker_seconds = parallel.worker_seconds
         spilled = parallel.spilled
         kernel, kernel_note = parallel.kernel, parallel.kernel_note
     else:
         ingest.run(_items(source, read_options or {}), prog)
         sets, ids, lengths, skipped, signed = ingest.result()
+        read, unique = ingest.read, ingest.unique
         worker_seconds, spilled = {}, False
         kernel, kernel_note = ingest.kernel, ingest.kernel_note
     n = len(ids)
@@ -353,7 +357,9 @@ def dedup(
         summary["worker_peak_memory_mib"] = {"largest": round(children / 1024, 1)}
     summary["decision"] = decision_summary(meth, decision_of(opts), decided.codes)
     summary["kernel"] = kernel
-    summary["warnings"] = warnings
+    summary["warnings"] = [*warnings, *filter(None, [unique.warning()])]
+    summary["renamed_ids"] = unique.renamed
+    check_accounting(summary, read)
     return DedupResult(ids, pair_table, clusters, dropped, skipped, summary)
 
 
@@ -508,6 +514,8 @@ class _ParallelIngest:
             check_int("jobs", jobs, low=1)
         self._jobs = (jobs or default_jobs()) if pool_safe() else 1
         self.worker_seconds: dict[str, float] = {}
+        self.read = 0
+        self.unique = UniqueIds()
         self._spill = spill
         self.spilled = False
 
@@ -525,8 +533,11 @@ class _ParallelIngest:
         try:
             resolved = resolve_inputs([str(p) for p in paths], spool)
             units = plan_units(resolved, self._read)
+            self.unique = merger.unique
             for item in prepared_units(units, self._config, jobs=self._jobs):
-                prog.advance("read", merger.add(item))
+                covered = merger.add(item)
+                self.read += covered
+                prog.advance("read", covered)
         finally:
             spool.close()
         prog.finish("read")
@@ -586,7 +597,8 @@ class _Ingest:
         self._parts: list[ShingleSets] = []
         self._keys: list[np.ndarray] = []
         self._skipped: list[Skipped] = []
-        self._seen: set[str] = set()
+        self.unique = UniqueIds()
+        self.read = 0
 
     def run(self, items: Iterable[Document | Skipped], prog: Progress) -> None:
         prog.start("read", None)
@@ -610,6 +622,7 @@ class _Ingest:
             if item is None:
                 return
             prog.advance("read")
+            self.read += 1
             yield item
 
     def _take(self, ready: PreparedDocuments) -> None:
@@ -617,7 +630,8 @@ class _Ingest:
         self._timer.add("prepare", prepare_s)
         self._timer.add("shingle", shingle_s)
         self._timer.add("identical", keys_s)
-        out = screen(ready, repeated_ids(ready.ids, self._seen))
+        ready = claim_ids(ready, self.unique)  # a repeated id: renamed by its place
+        out = screen(ready, no_repeats(ready))
         self._skipped.extend(out.skip_rows(ready))
         everything = out.is_everything(ready)
         self._parts.append(ready.sets if everything else ready.sets.take(out.take))
@@ -779,6 +793,22 @@ def _direct_rows(rows: np.ndarray, doc: np.ndarray, kept: np.ndarray) -> np.ndar
     return np.where(hit, order[np.maximum(pos, 0)], -1)
 
 
+def check_accounting(summary: dict[str, Any], read: int) -> None:
+    """The job's own check that no record was lost: the records the readers yielded
+    (``read``) must be ``kept + removed + skipped`` of ``summary`` (whose ``read`` it sets).
+
+    Raises:
+        AccountingError: they differ (a bug; the job stops rather than report it).
+    """
+    kept, removed, skipped = summary["kept"], summary["removed"], summary["skipped"]
+    if read != kept + removed + skipped:
+        raise AccountingError(
+            f"internal error: {read} records read but {kept} kept + {removed} removed +"
+            f" {skipped} skipped = {kept + removed + skipped}; please report this"
+        )
+    summary["read"] = read
+
+
 def _summary(
     meth: Method,
     opts: DedupOptions,
@@ -800,6 +830,7 @@ def _summary(
         "method_params": meth.params(),
         "canonical": meth.canonical.params(),
         "options": opts.as_dict(),
+        "read": n + len(skipped),
         "documents": n,
         "skipped": len(skipped),
         "skipped_by_reason": dict(sorted(reasons.items())),
@@ -808,6 +839,7 @@ def _summary(
         "clusters": len(clusters),
         "kept": n - len(dropped),
         "dropped": len(dropped),
+        "removed": len(dropped),
         "seconds": {**timer.seconds, "total": round(sum(timer.seconds.values()), 6)},
         "peak_memory_mib": round(peak_kib / 1024, 1),
     }

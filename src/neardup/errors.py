@@ -46,6 +46,11 @@ class FormatError(NeardupError, ValueError):
     """Stored bytes are not in a format (or version) this neardup can read."""
 
 
+class AccountingError(NeardupError, RuntimeError):
+    """A job's own check failed: its records read are not its kept + removed + skipped (a
+    bug of neardup, never of the input; the job stops rather than report a wrong count)."""
+
+
 def check_int(name: str, value: object, *, low: int, high: int | None = None) -> int:
     """Validate an integer parameter; raise :class:`ParameterError` naming it.
 

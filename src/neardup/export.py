@@ -10,8 +10,11 @@ format the output's name asks for:
 * ``.parquet``: Parquet and Arrow inputs keep their schema (record batches are filtered,
   not rebuilt); JSONL and CSV records are written with the schema of their first batch.
 
-Records are matched by document id, read by the same reader as the job, so ids agree;
-a repeated id is written once (its first record, the one the job used). Documents that
+Records are matched by document id, read by the same reader as the job, so ids agree. A
+record whose id repeats an earlier record's was given its place (``FILE:LINE``) as id by
+the job (:class:`neardup.text.units.UniqueIds`), so a record is taken when its own id or
+its place is wanted, each wanted id once: every kept record is written, with its original
+fields (and id) unchanged. Documents that
 were skipped (too short, empty, unreadable...) are in neither output: they are listed in
 ``skipped.jsonl``. Document files (a directory of ``.txt``/``.html``/``.pdf``...) become
 records ``{"id", "text", "source"}`` with the clean text.
@@ -21,9 +24,11 @@ Each output is written to a temporary name and renamed into place when complete.
 
 from __future__ import annotations
 
+import glob
 import gzip
 import json
 import os
+import re
 import tempfile
 from collections.abc import Container, Iterator, Sequence
 from contextlib import contextmanager
@@ -31,8 +36,9 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from neardup.errors import ParameterError
-from neardup.text.formats import datasets_files, input_kind, is_datasets_folder
-from neardup.text.read import block_records, read_unit
+from neardup.text.formats import DatasetsEntryError, datasets_files, input_kind, is_datasets_folder
+from neardup.text.read import block_records, loads_record, read_unit
+from neardup.text.scrub import scrub
 from neardup.text.types import Document
 from neardup.text.units import (
     BATCH_ROWS,
@@ -41,8 +47,10 @@ from neardup.text.units import (
     ReadOptions,
     RecordsUnit,
     Spool,
-    display_name,
+    csv_records,
+    input_names,
     open_stream,
+    parquet_groups,
     plan_file,
     record_id,
     resolve_inputs,
@@ -109,19 +117,21 @@ def _selected(paths: list[Path], ids: set[str], options: ReadOptions) -> Iterato
     """The wanted records of ``paths``, file by file in the job's order."""
     written: set[str] = set()
 
-    def want(doc_id: str) -> bool:
-        if doc_id in ids and doc_id not in written:
-            written.add(doc_id)
-            return True
+    def want(doc_id: str, place: str | None = None) -> bool:
+        for key in (doc_id, place):
+            if key is not None and key in ids and key not in written:
+                written.add(key)
+                return True
         return False
 
-    for path in paths:
+    for path, name in zip(paths, input_names(paths), strict=True):
         if path.is_dir() and is_datasets_folder(path):
-            for file, rel in datasets_files(path):
-                yield from _arrow_batches(file, rel, "arrow", want, options)
+            for part in datasets_files(path, name):
+                if not isinstance(part, DatasetsEntryError):
+                    yield from _arrow_batches(part[0], part[1], "arrow", want, options)
         elif path.is_dir():
             files: list[tuple[str, str]] = []
-            for entry in walk(path, options):
+            for entry in walk(path, options, name):
                 if isinstance(entry, tuple):
                     kind = input_kind(entry[0].name)
                     if kind in ("document", "pdf", "docx"):
@@ -132,7 +142,6 @@ def _selected(paths: list[Path], ids: set[str], options: ReadOptions) -> Iterato
                     yield from _file_batches(entry[0], entry[1], kind, want, options)
             yield from _documents(files, want, options)
         else:
-            name = display_name(path)
             if name == "-" and path.suffix == ".stdin":
                 yield from _documents([(str(path), "-")], want, options)
             else:
@@ -161,7 +170,11 @@ def _lines_of(unit: LinesUnit, want: Any, options: ReadOptions) -> Iterator[_Bat
         lines.pop()
     fast = _block_ids(unit, len(lines), options)
     if fast is not None:
-        chosen = [lines[k].rstrip(b"\r") for k, doc_id in enumerate(fast) if want(doc_id)]
+        chosen = [
+            lines[k].rstrip(b"\r")
+            for k, doc_id in enumerate(fast)
+            if want(doc_id, f"{unit.path}:{unit.first_line + k}")
+        ]
         if chosen:
             yield ("lines", chosen)
         return
@@ -170,13 +183,13 @@ def _lines_of(unit: LinesUnit, want: Any, options: ReadOptions) -> Iterator[_Bat
         if not line.strip() or len(line.rstrip(b"\r")) > options.max_bytes:
             continue
         try:
-            obj = json.loads(line)
-        except ValueError:
+            obj = loads_record(line, (options.id_field, options.text_field))
+        except ValueError:  # UnicodeDecodeError too: the job skipped that line
             continue
         if not isinstance(obj, dict):
             continue
         doc_id = record_id(obj.get(options.id_field), f"{unit.base}:{unit.first_line + k}")
-        if want(doc_id):
+        if want(doc_id, f"{unit.path}:{unit.first_line + k}"):
             picked.append(line.rstrip(b"\r"))
     if picked:
         yield ("lines", picked)
@@ -201,7 +214,7 @@ def _documents(files: list[tuple[str, str]], want: Any, options: ReadOptions) ->
         return
     rows = []
     for item in read_unit(FilesUnit(tuple(files)), options):
-        if isinstance(item, Document) and want(item.id):
+        if isinstance(item, Document) and want(item.id, item.source):
             rows.append({"id": item.id, "text": item.text, "source": item.source})
     if rows:
         yield ("rows", rows)
@@ -210,33 +223,32 @@ def _documents(files: list[tuple[str, str]], want: Any, options: ReadOptions) ->
 def _csv_rows(path: Path, name: str, want: Any, options: ReadOptions) -> Iterator[_Batch]:
     """Whole CSV rows (every column) of the wanted records: the job's ids by record line,
     then one pass writing those lines' rows."""
-    import csv
-
-    wanted: dict[int, str] = {}
+    wanted: dict[int, tuple[str, str]] = {}
     for unit in plan_file(path, name, "csv", options):
         if isinstance(unit, RecordsUnit):
             for doc_id, where in zip(unit.ids, unit.where, strict=True):
-                wanted[int(where.rsplit(":", 1)[1])] = doc_id
+                wanted[int(where.rsplit(":", 1)[1])] = (doc_id, where)
     rows: list[dict[str, Any]] = []
     with open_stream(path) as f:
-        reader = csv.reader(line.decode("utf-8", "replace") for line in f)
-        header = next(reader, [])
-        while True:
-            start = reader.line_num + 1
-            try:
-                row = next(reader)
-            except StopIteration:
-                break
-            except csv.Error:
-                continue
-            wanted_id = wanted.get(start)
-            if wanted_id is not None and want(wanted_id):
-                rows.append(dict(zip(header, row, strict=False)))
+        records = csv_records(f, options.max_bytes)  # numbered as the job numbered them
+        head = next(records, None)
+        header = [] if head is None or head.reason else [_text(h) for h in head.fields]
+        if header:
+            header[0] = header[0].lstrip("\ufeff")
+        for rec in records:
+            wanted_id = wanted.get(rec.line)
+            if rec.reason is None and wanted_id is not None and want(*wanted_id):
+                rows.append(dict(zip(header, map(_text, rec.fields), strict=False)))
             if len(rows) >= BATCH_ROWS:
                 yield ("rows", rows)
                 rows = []
     if rows:
         yield ("rows", rows)
+
+
+def _text(field: str) -> str:
+    """A CSV field read with ``surrogateescape`` as text (a bad byte becomes U+FFFD)."""
+    return field.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _arrow_batches(
@@ -245,8 +257,8 @@ def _arrow_batches(
     """Record batches of a Parquet or Arrow file, filtered to the wanted records."""
     import pyarrow as pa
 
-    row = 0
-    for batch in _read_arrow(path, kind):
+    shown = scrub(str(path))
+    for row, batch in _read_arrow(path, kind, options):
         names = batch.schema.names
         if options.text_field not in names:
             return
@@ -255,27 +267,41 @@ def _arrow_batches(
             if options.id_field in names
             else [None] * batch.num_rows
         )
-        mask = [want(record_id(v, f"{name}:{row + i + 1}")) for i, v in enumerate(raw_ids)]
-        row += batch.num_rows
+        mask = [
+            want(record_id(v, f"{name}:{row + i + 1}"), f"{shown}:row {row + i + 1}")
+            for i, v in enumerate(raw_ids)
+        ]
         if any(mask):
             yield ("arrow", batch.filter(pa.array(mask, type=pa.bool_())))
 
 
-def _read_arrow(path: Path, kind: str) -> Iterator[Any]:
+def _read_arrow(path: Path, kind: str, options: ReadOptions) -> Iterator[tuple[int, Any]]:
+    """``(first row, record batch)`` of a Parquet or Arrow file; the Parquet row groups the
+    job skipped unread (:func:`neardup.text.units.parquet_groups`) are not read here either."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    row = 0
     if kind == "parquet":
-        yield from pq.ParquetFile(path).iter_batches(batch_size=BATCH_ROWS)
+        pf = pq.ParquetFile(path)
+        for group, why in enumerate(parquet_groups(pf, options)):
+            if why is None:
+                for batch in pf.iter_batches(BATCH_ROWS, row_groups=[group]):
+                    yield row, batch
+                    row += batch.num_rows
+            else:
+                row += pf.metadata.row_group(group).num_rows
         return
     with pa.memory_map(str(path)) as source:
         try:
             reader = pa.ipc.open_file(source)
-            for i in range(reader.num_record_batches):
-                yield reader.get_batch(i)
+            batches: Any = (reader.get_batch(i) for i in range(reader.num_record_batches))
         except pa.ArrowInvalid:
             source.seek(0)
-            yield from pa.ipc.open_stream(source)
+            batches = pa.ipc.open_stream(source)
+        for batch in batches:
+            yield row, batch
+            row += batch.num_rows
 
 
 # -- writers -------------------------------------------------------------------------------
@@ -283,6 +309,7 @@ def _read_arrow(path: Path, kind: str) -> Iterator[Any]:
 def _atomic(path: Path) -> Iterator[Path]:
     """A temporary path beside ``path``, renamed onto it when the block succeeds."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    remove_temporaries(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     os.close(fd)
     try:
@@ -294,6 +321,18 @@ def _atomic(path: Path) -> Iterator[Path]:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def remove_temporaries(path: Path) -> int:
+    """Remove the temporary files a killed job left beside ``path`` (``.NAME.XXXXXXXX``,
+    the names :func:`tempfile.mkstemp` makes for :func:`_atomic`); returns how many."""
+    made = re.compile(re.escape(f".{path.name}.") + r"[a-z0-9_]{8}")
+    count = 0
+    for tmp in path.parent.glob(f".{glob.escape(path.name)}.*"):
+        if made.fullmatch(tmp.name) and tmp.is_file():
+            tmp.unlink(missing_ok=True)
+            count += 1
+    return count
 
 
 def _open_text_out(path: Path, final: Path) -> IO[bytes]:

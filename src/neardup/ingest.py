@@ -25,9 +25,16 @@ import numpy as np
 
 from neardup._spill import PartStack
 from neardup.methods.sets import ShingleSets
-from neardup.prepare import PrepareConfig, PreparedDocuments, prepare_unit, repeated_ids, screen
+from neardup.prepare import (
+    PrepareConfig,
+    PreparedDocuments,
+    claim_ids,
+    no_repeats,
+    prepare_unit,
+    screen,
+)
 from neardup.text.types import Skipped
-from neardup.text.units import Unit
+from neardup.text.units import UniqueIds, Unit
 
 #: Units in flight per worker (bounds memory: each holds a few MB of text).
 _AHEAD = 3
@@ -124,7 +131,7 @@ class UnitMerger:
     def __init__(self, *, budget: int | None = None, spill_dir: str | None = None) -> None:
         self._budget = budget
         self._spill_dir = spill_dir
-        self._seen: set[str] = set()
+        self.unique = UniqueIds()
         self.ids: list[str] = []
         self.lengths: list[int] = []
         self._values = PartStack()
@@ -162,10 +169,12 @@ class UnitMerger:
     def add(self, item: PreparedDocuments | Skipped) -> int:
         """Take one unit (or planning skip); returns the items it covered (for progress)."""
         if isinstance(item, Skipped):
+            self.unique.note(item.id)
             self.skipped.append(item)
             return 1
         self.seconds += item.seconds
-        out = screen(item, repeated_ids(item.ids, self._seen))
+        item = claim_ids(item, self.unique)  # a repeated id: renamed by its place
+        out = screen(item, no_repeats(item))
         if out.take.size:
             sets, keys, signed = item.sets, item.keys, item.rows
             if not out.is_everything(item):

@@ -56,6 +56,13 @@ def write_result(result: DedupResult, out_dir: str | os.PathLike[str]) -> Path:
     return out
 
 
+def mark_stale(out_dir: str | os.PathLike[str]) -> None:
+    """Remove ``out_dir/summary.json`` (if any) before a job writes its other outputs
+    (``--kept``, ``--removed``), so a job killed meanwhile leaves no summary claiming them."""
+    stale = Path(out_dir) / "summary.json"
+    stale.unlink(missing_ok=True)
+
+
 def _remove_temporaries(out: Path) -> None:
     """Temporary files a killed job left behind (``.NAME.XXXXXXXX``, see :func:`_atomic_write`)."""
     for name in (*FILES, "summary.json"):

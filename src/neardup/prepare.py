@@ -24,6 +24,7 @@ prepare documents here:
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -36,7 +37,7 @@ from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
 from neardup.text.canonical import CanonicalForm
 from neardup.text.types import Document, Skipped
-from neardup.text.units import ReadOptions, Unit
+from neardup.text.units import ReadOptions, UniqueIds, Unit
 
 __all__ = [
     "Outcomes",
@@ -441,6 +442,36 @@ class Outcomes:
     def is_everything(self, prepared: PreparedDocuments) -> bool:
         """Whether every set of ``prepared`` is accepted (nothing to take)."""
         return bool(self.take.shape[0] == len(prepared.sets))
+
+
+def claim_ids(prepared: PreparedDocuments, unique: UniqueIds) -> PreparedDocuments:
+    """``prepared`` with its documents' ids under the corpus-wide id rule
+    (:class:`neardup.text.units.UniqueIds`): the first record with an id keeps it, a later
+    one is given its place (``FILE:LINE``) as id; records taken in input order, a reading
+    skip's id counting as seen. Nothing is dropped for its id.
+
+    Returns:
+        ``prepared`` itself when every id is new (the common case, at C speed), else a copy
+        with the renamed ids.
+    """
+    if unique.fresh([*prepared.ids, *(s.id for _, s in prepared.skipped)]):
+        return prepared
+    events = [(int(p), 0, k) for k, p in enumerate(prepared.positions.tolist())]
+    events += [(p, 1, j) for j, (p, _) in enumerate(prepared.skipped)]
+    events.sort()
+    ids = list(prepared.ids)
+    for _, is_skip, k in events:
+        if is_skip:
+            unique.note(prepared.skipped[k][1].id)
+        else:
+            ids[k] = unique.claim(ids[k], prepared.sources[k])
+    return dataclasses.replace(prepared, ids=ids)
+
+
+def no_repeats(prepared: PreparedDocuments) -> np.ndarray:
+    """bool (d,), all False: the repeated-id mask of a batch whose ids were claimed
+    (:func:`claim_ids`), for :func:`screen`."""
+    return np.zeros(len(prepared.ids), dtype=bool)
 
 
 def repeated_ids(ids: Sequence[str], seen: set[str]) -> np.ndarray:

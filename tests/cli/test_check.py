@@ -71,8 +71,9 @@ def test_a_folder_is_checked_file_by_file(db):
     res = _run("check", "stories", str(CORPUS / "wiki"), str(CORPUS / "web"), "--json", *db)
     assert res.exit_code == 1
     rows = {r["id"]: r for r in map(json.loads, res.stdout.splitlines())}
-    assert rows["Тоска.wiki"]["matches"][0]["id"] == "Тоска.txt"
-    assert rows["vanka.html"]["matches"][0]["id"] == "Ванька.txt"
+    # two folders: ids are paths from their common parent (issue 27)
+    assert rows["wiki/Тоска.wiki"]["matches"][0]["id"] == "Тоска.txt"
+    assert rows["web/vanka.html"]["matches"][0]["id"] == "Ванька.txt"
 
 
 def test_max_bytes_skips_large_records(tmp_path, db):

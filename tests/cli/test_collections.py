@@ -105,3 +105,32 @@ def test_create_stats_and_list_speak_plainly(tmp_path: Path) -> None:
     assert "min_token_length=1" in out
     code, out = _run("collection", "list", *db)
     assert code == 0 and str(path) in " ".join(out.split())  # where the database is
+
+
+def _deep_records(path: Path) -> Path:
+    """Three records, the second with an unused field nested 1,000 deep (2 KB)."""
+    deep = "[" * 1000 + "]" * 1000
+    good = "the old doctor walked slowly along the river bank in the morning light"
+    lines = [
+        json.dumps({"id": "a", "text": good}),
+        '{"id": "b", "text": "a second story of the town and its long winter nights",'
+        f' "meta": {deep}}}',
+        json.dumps({"id": "c", "text": "the cook sang a song about the sea and the ships"}),
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_add_and_check_read_a_record_nested_1000_deep(db_url: str, tmp_path: Path) -> None:  # noqa: F811
+    db = ["--db", db_url]
+    name = unique()
+    src = _deep_records(tmp_path / "deep.jsonl")
+    runner = CliRunner()
+    assert runner.invoke(app, ["collection", "create", name, *db]).exit_code == 0
+    added = runner.invoke(app, ["add", name, str(src), *db, "--json"])
+    assert added.exit_code == 0, added.output
+    assert json.loads(added.stdout)["added"] == 3  # all three, the deep one too
+    checked = runner.invoke(app, ["check", name, str(src), *db, "--json"])
+    assert checked.exit_code == 1, checked.output  # 1: duplicates found (each of itself)
+    rows = [json.loads(line) for line in checked.stdout.splitlines()]
+    assert [(r["id"], r["matches"][0]["id"]) for r in rows] == [("a", "a"), ("b", "b"), ("c", "c")]

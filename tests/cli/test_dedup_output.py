@@ -143,3 +143,52 @@ def test_memory_options_are_checked(args, message):
     extra = ["--engine", "dask"] if args[0] == "--spill-dir" else []
     res = _run("dedup", str(CORPUS), "-q", *args, *extra)
     assert res.exit_code == 2 and message in res.output
+
+
+# -- issue 27: a full or read-only disk under --out, --kept, --spill-dir ---------------------------
+def _disk_error(code: int, text: str) -> object:
+    def fail(*args: object, **kwargs: object) -> None:
+        raise OSError(code, text, str(kwargs.get("dir") or (args[0] if args else "")))
+
+    return fail
+
+
+@pytest.mark.parametrize(
+    ("target", "flags"),
+    [
+        ("neardup.output.tempfile.mkstemp", ["--out", "{tmp}/out"]),
+        ("neardup.export.tempfile.mkstemp", ["--kept", "{tmp}/kept.jsonl"]),
+        ("neardup._spill.tempfile.TemporaryFile", ["--spill-dir", "{tmp}", "--memory-mib", "0"]),
+    ],
+)
+@pytest.mark.parametrize(
+    ("code", "text"), [(28, "No space left on device"), (30, "Read-only file system")]
+)
+def test_disk_errors_end_in_one_line_and_exit_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, flags: list[str], code: int,
+    text: str,
+) -> None:  # fmt: skip
+    import importlib
+
+    module, name, attr = target.split(".")[:-2], *target.split(".")[-2:]
+    owner = getattr(importlib.import_module(".".join(module)), name)  # its tempfile
+    monkeypatch.setattr(owner, attr, _disk_error(code, text))
+    args = ["dedup", str(CORPUS / "chekhov"), "-q", "--jobs", "1", "--method", "minhash-lsh"]
+    res = CliRunner().invoke(app, [*args, *(f.format(tmp=tmp_path) for f in flags)])
+    assert res.exit_code == 1, res.output
+    lines = res.stderr.strip().splitlines()
+    assert lines[-1].startswith("error: cannot write ") and lines[-1].endswith(text), lines
+    assert "Traceback" not in res.output and not isinstance(res.exception, OSError)
+
+
+@pytest.mark.parametrize("flag", ["--out", "--kept", "--removed", "--spill-dir"])
+def test_an_output_that_cannot_be_a_directory_is_refused_before_work(
+    tmp_path: Path, flag: str
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    place = blocker / ("kept.jsonl" if flag in ("--kept", "--removed") else "sub")
+    res = CliRunner().invoke(app, ["dedup", str(CORPUS / "chekhov"), "-q", flag, str(place)])
+    assert res.exit_code == 2, res.output
+    assert f"{flag}=" in res.stderr and "is not allowed" in res.stderr
+    assert "documents" not in res.stdout  # refused before any work

@@ -306,3 +306,23 @@ def test_cli_dask_refuses_at_parse_time_naming_the_alternative(tmp_path, extra, 
     res = CliRunner().invoke(app, ["dedup", *files, "--engine", "dask", *extra])
     assert res.exit_code == 2
     assert flag in res.output and "--engine local" in res.output
+
+
+def test_shards_whose_ids_restart_lose_no_record_on_either_engine(tmp_path, client):
+    # ids restart in every shard (0, 1, 2 ... in each), shards in two subfolders with the
+    # same file name: every record is kept or removed, named as the local job names it
+    corpus = Path(__file__).resolve().parents[2] / "examples" / "corpus" / "chekhov"
+    stories = [p.read_text(encoding="utf-8") for p in sorted(corpus.glob("*.txt"))[:8]]
+    files = []
+    for k in range(2):
+        sub = tmp_path / f"part{k}"
+        sub.mkdir()
+        rows = [{"id": i, "text": stories[i] if k == 0 else stories[7 - i]} for i in range(8)]
+        files.append(_shards(sub, rows, 1)[0])
+    summary = _same(tmp_path, files, client)
+    assert summary["read"] == 16 == summary["kept"] + summary["removed"] + summary["skipped"]
+    assert summary["renamed_ids"] == 8 and summary["skipped"] == 0
+    ids = {
+        json.loads(x)["id"] for x in (tmp_path / "dask" / "dropped.jsonl").read_text().splitlines()
+    }
+    assert ids and all(i.startswith(f"{tmp_path / 'part1' / 'shard-00.jsonl'}:") for i in ids)

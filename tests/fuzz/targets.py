@@ -645,6 +645,64 @@ def run_codec(value: tuple[str, int, int, int], _ctx: Context) -> None:
     assert made <= cap
 
 
+# -- nested JSON records (issue 27) ---------------------------------------------------------
+@st.composite
+def nested_value(draw: st.DrawFn) -> str:
+    """JSON text nested ``depth`` deep (arrays, objects, or both), with numbers of up to
+    6,000 digits and strings holding brackets, quotes and escapes inside."""
+    depth = draw(st.sampled_from([0, 1, 50, 900, 1000, 1500, 5000]))
+    leaf = draw(
+        st.one_of(
+            st.integers(1, 6000).map(lambda n: "9" * n),
+            st.sampled_from(['"]}[{"', r'"\\"', r'"a\"b"', "null", "-1.5e3", '""']),
+        )
+    )
+    opens = draw(st.lists(st.sampled_from(["[", '{"k":']), min_size=depth, max_size=depth))
+    closes = "".join("]" if o == "[" else "}" for o in reversed(opens))
+    return "".join(opens) + leaf + closes
+
+
+@st.composite
+def nested_records(draw: st.DrawFn) -> tuple[list[bytes], list[bool]]:
+    """JSONL lines, each ``{"id", "text", "meta"}`` with the deep value in one of them, or
+    cut short (unbalanced); and per line whether its text is a plain string."""
+    lines: list[bytes] = []
+    plain: list[bool] = []
+    for k in range(draw(st.integers(1, 6))):
+        deep = draw(nested_value())
+        where = draw(st.sampled_from(["meta", "id", "text", "none"]))
+        text = deep if where == "text" else json.dumps(f"record {k} " + draw(S.tiny_texts))
+        rec = {"id": deep if where == "id" else json.dumps(f"r{k}"), "text": text}
+        if where == "meta":
+            rec["meta"] = deep
+        body = ", ".join(f'"{key}": {value}' for key, value in rec.items())
+        line = "{" + body + "}"
+        cut = draw(st.integers(0, 9)) == 0
+        if cut:
+            line = line[: draw(st.integers(0, len(line) - 1))]  # cut short: malformed
+        lines.append(line.encode("utf-8"))
+        plain.append(where in ("meta", "none") and not cut)
+    return lines, plain
+
+
+def run_nested(value: tuple[list[bytes], list[bool]], ctx: Context) -> None:
+    """Every non-blank line is one document or one skip row, never an exception; a record
+    whose deep value is in a field other than the id and text is read."""
+    from neardup.text.read import read_corpus
+    from neardup.text.types import Document, Skipped
+
+    lines, plain = value
+    path = ctx.scratch() / "nested.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    items = list(read_corpus([path]))
+    shown = [(line, ok) for line, ok in zip(lines, plain, strict=True) if line.strip()]
+    assert len(items) == len(shown), (len(items), len(shown))  # blank lines pass unread
+    for item, (_, ok) in zip(items, shown, strict=True):
+        assert isinstance(item, Document | Skipped)
+        if ok:
+            assert isinstance(item, Document) or item.reason != "unreadable", item
+
+
 #: Texts with lone surrogates (Python callers can pass them; readers never yield them).
 _SURROGATES = S.texts.map(lambda t: f"{t}\ud800{t}\udfff")
 
@@ -688,6 +746,7 @@ TARGETS: tuple[Target, ...] = (
     Target("store_postgresql", store_cases(), run_store_postgresql, 25, needs="postgresql"),
     Target("archive_members", archive_cases(), run_archive, 12, memory_mib=160),
     Target("codec_bombs", codec_cases(), run_codec, 20, memory_mib=64),
+    Target("nested_json", nested_records(), run_nested, 60),
 )
 #: Exceptions a target may raise besides the NeardupError family: none.
 BY_NAME = {t.name: t for t in TARGETS}

@@ -97,13 +97,15 @@ def test_directory_tree(tree: Path) -> None:
     assert skips["empty.txt"].source == str(tree / "empty.txt")
 
 
-def test_single_files_use_the_file_name_as_id(tree: Path) -> None:
+def test_file_ids_are_paths_from_the_common_parent_of_the_inputs(tree: Path) -> None:
     inputs = [tree / "sub" / "deep" / "b.txt.gz", str(tree / "page.html"), tree / "README"]
     assert _summary(list(read_corpus(inputs))) == [
-        ("b.txt.gz", "text"),
+        ("sub/deep/b.txt.gz", "text"),
         ("page.html", "html"),
         ("README", "text"),
     ]
+    (one,) = read_corpus([tree / "sub" / "deep" / "b.txt.gz"])
+    assert one.id == "b.txt.gz"  # a file alone: its name, as before
 
 
 def test_forced_content_type(tree: Path) -> None:

@@ -390,3 +390,191 @@ def test_blank_lines_and_two_objects_on_a_line_keep_line_numbers(data: bytes) ->
     cols = read_unit_columns(unit, opts)
     assert cols.ids == [d.id for d in want if isinstance(d, Document)]
     assert list(cols.sources) == [d.source for d in want if isinstance(d, Document)]
+
+
+# -- issue 27: datasets folders that point outside themselves ----------------------------------
+def _arrow_dataset(path: Path, texts: list[str]) -> None:
+    import pyarrow as pa
+
+    path.mkdir(parents=True)
+    table = pa.table({"id": [f"r{i}" for i in range(len(texts))], "text": texts})
+    with (
+        pa.OSFile(str(path / "data.arrow"), "wb") as sink,
+        pa.ipc.new_stream(sink, table.schema) as w,
+    ):
+        w.write_table(table)
+    (path / "state.json").write_text(json.dumps({"_data_files": [{"filename": "data.arrow"}]}))
+
+
+def test_datasets_dict_naming_itself_is_a_skip_row_not_a_loop(tmp_path: Path) -> None:
+    root = tmp_path / "dd"
+    _arrow_dataset(root / "train", ["a story about a dog and a cat in the old town"])
+    (root / "dataset_dict.json").write_text(json.dumps({"splits": [".", "train", ""]}))
+    items = list(read_corpus([root]))
+    docs = [i for i in items if isinstance(i, Document)]
+    skips = [i for i in items if isinstance(i, Skipped)]
+    assert [d.id for d in docs] == ["r0"] and [d.source for d in docs] == [
+        f"{root / 'train' / 'data.arrow'}:row 1"
+    ]
+    assert [
+        (s.reason, "names it again" in s.detail or "not a file name" in s.detail) for s in skips
+    ] == [
+        ("unreadable", True),
+        ("unreadable", True),
+    ]
+
+
+def test_datasets_state_naming_a_file_outside_the_folder_is_not_read(tmp_path: Path) -> None:
+    outside = tmp_path / "secret"
+    _arrow_dataset(outside, ["a private text nobody asked to deduplicate today"])
+    root = tmp_path / "ds"
+    root.mkdir()
+    names = ["../secret/data.arrow", str(outside / "data.arrow")]
+    state = {"_data_files": [{"filename": n} for n in names]}
+    (root / "state.json").write_text(json.dumps(state))
+    items = list(read_corpus([root]))
+    assert all(isinstance(i, Skipped) for i in items) and len(items) == 2
+    assert all("leaves the datasets folder" in i.detail for i in items)  # type: ignore[union-attr]
+    (root / "state.json").write_text("{not json")
+    (bad,) = read_corpus([root])
+    assert isinstance(bad, Skipped) and bad.detail.startswith("bad datasets metadata")
+
+
+# -- issue 27: records no parser should choke on ------------------------------------------------
+def test_a_field_nested_1000_deep_costs_nothing(tmp_path: Path) -> None:
+    deep = "[" * 1000 + "]" * 1000
+    lines = [
+        '{"id": "a", "text": "first plain record"}',
+        f'{{"id": "b", "text": "second record", "meta": {deep}, "x": {{"y": "}}]"}}}}',
+        '{"id": "c", "text": "third plain record"}',
+        f'{{"id": "d", "text": {deep}}}',  # the text itself too deep: this record only
+        f'{{"id": "e", "meta": {deep[:-1]}}}',  # unbalanced: malformed
+    ]
+    for sep in ("\n", "\r\n"):  # the block decoder, and the line-by-line path
+        path = tmp_path / "deep.jsonl"
+        path.write_bytes(sep.join(lines).encode() + b"\n")
+        items = list(read_corpus([path]))
+        assert [(i.id, type(i).__name__) for i in items] == [
+            ("a", "Document"), ("b", "Document"), ("c", "Document"),
+            ("deep.jsonl:4", "Skipped"), ("deep.jsonl:5", "Skipped"),
+        ]  # fmt: skip
+        assert items[1].text == "second record"  # type: ignore[union-attr]
+        assert "nested too deep" in items[3].detail  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("neighbour", ["plain", "markup", "blank line", "bad line"])
+def test_a_5000_digit_number_is_read_whatever_its_neighbours(
+    tmp_path: Path, neighbour: str
+) -> None:
+    big = "9" * 5000
+    around = {
+        "plain": '{"id": "n", "text": "a neighbour"}',
+        "markup": '{"id": "n", "text": "a <b>neighbour</b>"}',
+        "blank line": "",
+        "bad line": "{not json",
+    }[neighbour]
+    lines = [f'{{"id": "a", "count": {big}, "text": "record with a long number"}}', around]
+    lines.append(f'{{"id": {big}, "text": "a record whose id is that number"}}')
+    path = tmp_path / "big.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    docs = [i for i in read_corpus([path]) if isinstance(i, Document)]
+    assert docs[0].id == "a" and docs[0].text == "record with a long number"
+    assert docs[-1].id == big
+
+
+# -- issue 27: CSV quotes and line ends -----------------------------------------------------------
+def test_csv_unclosed_quote_costs_its_record_only(tmp_path: Path) -> None:
+    rows = [f'{i},"Запись номер {i}, обычный текст."' for i in range(1, 1001)]
+    rows[1] = '2,"Эта запись открывает кавычку и не закрывает её'
+    rows[500] = '501,"А эта закрывает ""свою"" на следующей строке\nвот здесь."'  # a real one
+    path = tmp_path / "q.csv"
+    path.write_text("id,text\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    items = list(read_corpus([path]))
+    docs = [i for i in items if isinstance(i, Document)]
+    skips = [i for i in items if isinstance(i, Skipped)]
+    assert [(s.id, s.reason) for s in skips] == [("q.csv:3", "unreadable")]
+    assert "unclosed quote" in skips[0].detail and "lines 4-4" in skips[0].detail
+    assert [d.id for d in docs] == [str(i) for i in range(1, 1001) if i != 2]
+    assert docs[0].text == "Запись номер 1, обычный текст."
+    assert docs[-1].text == "Запись номер 1000, обычный текст."
+    assert docs[499].text == 'А эта закрывает "свою" на следующей строке\nвот здесь.'
+    assert docs[500].source == f"{path}:504"  # line numbers stay true after the multi-line one
+
+
+def test_csv_with_cr_line_ends_is_read_row_by_row(tmp_path: Path) -> None:
+    path = tmp_path / "mac.csv"
+    rows = ["id,text", "a,Первая строка текста.", 'b,"Вторая, в кавычках."', "c,Третья."]
+    path.write_bytes("\r".join(rows).encode("utf-8") + b"\r")
+    docs = list(read_corpus([path]))
+    assert [(d.id, d.text, d.source) for d in docs] == [  # type: ignore[union-attr]
+        ("a", "Первая строка текста.", f"{path}:2"),
+        ("b", "Вторая, в кавычках.", f"{path}:3"),
+        ("c", "Третья.", f"{path}:4"),
+    ]
+
+
+# -- issue 27: a Parquet cell that inflates to hundreds of MB ----------------------------------
+_BOMB = """
+import pyarrow as pa, pyarrow.parquet as pq, sys
+rows = [("big", "x" * (200 << 20)), ("a", "a small text of ordinary words")]
+t = pa.table({"id": [r[0] for r in rows], "text": [r[1] for r in rows], "n": [1, 2]})
+pq.write_table(t, sys.argv[1], compression="zstd", row_group_size=1)
+"""
+
+_PEAK = """
+import json, resource, subprocess, sys
+out = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+print(json.dumps({"code": out.returncode, "peak_mib": peak, "out": out.stdout, "err": out.stderr}))
+"""
+
+
+def _peak(*command: str) -> dict[str, object]:
+    """Run ``command`` in a child process; its exit code, output and peak RSS (MiB)."""
+    import subprocess
+
+    got = subprocess.run(
+        [sys.executable, "-c", _PEAK, *command], capture_output=True, text=True, check=True
+    )
+    return json.loads(got.stdout)  # type: ignore[no-any-return]
+
+
+@pytest.mark.slow
+def test_parquet_cell_inflating_to_200_mb_is_never_held(tmp_path: Path) -> None:
+    import subprocess
+
+    bomb = tmp_path / "bomb.parquet"
+    subprocess.run([sys.executable, "-c", _BOMB, str(bomb)], check=True)
+    assert bomb.stat().st_size < 100_000  # 200 MiB of text in a few KB
+    read = "from neardup.text.read import read_corpus; import sys; " + (
+        "print([(type(x).__name__, x.id) for x in read_corpus([sys.argv[1]])])"
+    )
+    got = _peak(sys.executable, "-c", read, str(bomb))
+    assert got["code"] == 0, got["err"]
+    assert got["out"].strip() == "[('Skipped', 'big'), ('Document', 'a')]"  # type: ignore[union-attr]
+    assert got["peak_mib"] < 180, got  # the 200 MiB cell was never decompressed
+    kept = tmp_path / "kept.parquet"
+    neardup = str(Path(sys.executable).parent / "neardup")
+    got = _peak(neardup, "dedup", str(bomb), "--kept", str(kept), "-q", "--jobs", "1")
+    assert got["code"] == 0, got["err"]
+    assert got["peak_mib"] < 250, got
+    import pyarrow.parquet as pq
+
+    assert pq.read_table(kept).column("id").to_pylist() == ["a"]
+
+
+def test_jsonl_grown_while_read_gets_a_skip_row(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    line = '{{"id": "r{}", "text": "a line written before the job started"}}\n'
+    path.write_text("".join(line.format(i) for i in range(3000)), encoding="utf-8")
+    items = read_corpus([path])
+    first = next(items)  # the file is planned: its size noted
+    with open(path, "a", encoding="utf-8") as f:  # a writer appends meanwhile
+        f.write("".join(line.format(i) for i in range(3000, 3250)))
+    rest = list(items)
+    docs = [first, *(i for i in rest if isinstance(i, Document))]
+    skips = [i for i in rest if isinstance(i, Skipped)]
+    assert [d.id for d in docs] == [f"r{i}" for i in range(3000)]
+    size = len(line.format(0)) * 10 + sum(len(line.format(i)) for i in range(10, 3000))
+    assert [(s.id, s.reason) for s in skips] == [(f"log.jsonl@{size}", "unreadable")]
+    assert "the 250 lines appended were not read" in skips[0].detail

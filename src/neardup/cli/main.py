@@ -234,7 +234,7 @@ def dedup(
     Example: `neardup dedup crawl/ --method minhash-lsh -t 0.7 --kept clean.jsonl.zst`"""
     from neardup.dedup import DedupOptions
     from neardup.dedup import dedup as run_dedup
-    from neardup.output import write_result
+    from neardup.output import mark_stale, write_result
     from neardup.text.units import Spool
 
     spool = Spool()
@@ -273,6 +273,8 @@ def dedup(
         _check_outputs(kept, removed)
         if out_dir is not None and "://" not in out_dir:
             check_output_path("--out", Path(out_dir), kind="directory")
+        if spill_dir is not None:
+            check_output_path("--spill-dir", Path(spill_dir), kind="directory")
         fmt = _output_format(fmt, as_json, top)
         if memory_mib is not None:
             check_int("--memory-mib", memory_mib, low=0)
@@ -326,15 +328,19 @@ def dedup(
                 ),
                 quiet or fmt != "table",
             )
-            if out_dir is not None:
-                write_result(result, out_dir)
-                if passages:
-                    from neardup.passages import write_pair_passages
-
-                    write_pair_passages(result.pairs, paths, read_opts, out_dir)
+        if out_dir is not None and "://" not in out_dir:
+            mark_stale(out_dir)  # a killed job leaves no summary.json: nothing is claimed
         _export(result, paths, read_opts, kept, removed)
+        if out_dir is not None and engine == "local":
+            write_result(result, out_dir)  # summary.json last: it names --kept/--removed
+            if passages:
+                from neardup.passages import write_pair_passages
+
+                write_pair_passages(result.pairs, paths, read_opts, out_dir)
     except NeardupError as exc:
         raise _fail(exc) from None
+    except OSError as exc:  # a full or read-only disk under --out, --spill-dir, --kept
+        raise _fail_os(exc) from None
     finally:
         spool.close()
     from neardup.cli.results import skipped_lines
@@ -388,6 +394,15 @@ def _check_dask(
         )
 
 
+def _fail_os(exc: OSError) -> typer.Exit:
+    """One line for an error of the disk (full, read-only, gone) and exit 1."""
+    where = f" {exc.filename}" if exc.filename else ""
+    what = exc.strerror or str(exc)
+    line = f"[red]error:[/red] cannot write{escape(where)}: {escape(what)}"
+    _console("err").print(line, soft_wrap=True)
+    return typer.Exit(1)
+
+
 def _spooled_inputs(inputs: list[str], spool: Any) -> list[str]:
     """Input paths as strings, standard input (``-``) spooled once to a temporary file so
     that ``--kept``/``--removed`` can read it again."""
@@ -412,13 +427,17 @@ def _export(
 
     opts = read_options(**read_opts)
     dropped = {d.id for d in result.dropped}
+    outputs: dict[str, Any] = {}
     if kept is not None:
         ids = {i for i in result.ids if i not in dropped}
         n = export_records(paths, kept, ids, opts)
+        outputs["kept"] = {"path": str(kept), "records": n}
         _console("err").print(f"kept records: {n} written to {escape(str(kept))}")
     if removed is not None:
         n = export_records(paths, removed, dropped, opts)
+        outputs["removed"] = {"path": str(removed), "records": n}
         _console("err").print(f"removed records: {n} written to {escape(str(removed))}")
+    result.summary["outputs"] = outputs
 
 
 def _dedup_dask(

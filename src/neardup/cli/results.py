@@ -54,12 +54,25 @@ def largest_clusters(clusters: Sequence[Any], n: int) -> list[Any]:
     return sorted(clusters, key=lambda c: -len(c.members))[: max(n, 0)]
 
 
+def add_count_rows(table: Table, summary: dict[str, Any]) -> None:
+    """The summary's counts: records read = kept + removed + skipped first (the job's own
+    check, :func:`neardup.dedup.check_accounting`), then documents, pairs, clusters."""
+    if "read" in summary:
+        removed = summary.get("removed", summary["dropped"])
+        table.add_row(
+            "records read",
+            f"{summary['read']} = {summary['kept']} kept + {removed} removed"
+            f" + {summary['skipped']} skipped",
+        )
+    for key in ("documents", "skipped", "candidate_pairs", "pairs", "clusters", "kept", "dropped"):
+        table.add_row(key.replace("_", " "), str(summary[key]))
+
+
 def print_table(console: Console, result: Any, out_dir: str | None, *, top: int = 10) -> None:
     """Counts, then the ``top`` largest clusters and closest pairs, then where the rest is."""
     summary = result.summary
     table = Table(title=f"neardup dedup ({escape(summary['method'])})", show_header=False)
-    for key in ("documents", "skipped", "candidate_pairs", "pairs", "clusters", "kept", "dropped"):
-        table.add_row(key.replace("_", " "), str(summary[key]))
+    add_count_rows(table, summary)
     table.add_row("seconds", f"{summary['seconds']['total']:.2f}")
     table.add_row("peak memory", f"{summary['peak_memory_mib']} MiB")
     if out_dir is not None:

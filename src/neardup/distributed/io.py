@@ -37,7 +37,8 @@ class Block:
 
     Attributes:
         url: fsspec URL or local path of the file (as given, used in ``source`` fields).
-        base: file name, the prefix of fallback ids (``base:LINE``).
+        base: the file's path relative to the inputs' common parent, the prefix of fallback
+            ids (``base:LINE``).
         kind: ``jsonl``, ``jsonl.gz`` or ``parquet``.
         start, end: byte range for ``jsonl`` (lines starting in ``[start, end)``); the row
             group number in ``start`` for ``parquet``; unused (0, -1) for ``jsonl.gz``.
@@ -94,14 +95,41 @@ def _rejoin(url: str, path: str, found: str) -> str:
     return found
 
 
-def make_blocks(files: Sequence[str], block_bytes: int) -> list[Block]:
-    """Blocks of the files: byte ranges of plain JSONL, whole ``.gz``, Parquet row groups."""
+def file_names(inputs: Sequence[str | os.PathLike[str]], files: Sequence[str]) -> list[str]:
+    """Each file's name in ids (``FILE`` of ``FILE:LINE``): its path relative to the
+    deepest directory holding every input (a directory input holds itself, a file or glob
+    match is held by its parent), as the local reader names them
+    (:func:`neardup.text.units.input_names`)."""
+    import posixpath
+
+    import fsspec
+
+    def located(url: str) -> tuple[Any, str]:
+        fs, path = fsspec.core.url_to_fs(url)
+        local = "file" in (fs.protocol if isinstance(fs.protocol, tuple) else (fs.protocol,))
+        return fs, posixpath.abspath(path) if local else "/" + path.lstrip("/")
+
+    paths = [located(url)[1] for url in files]
+    homes = [posixpath.dirname(p) for p in paths]
+    for item in inputs:
+        fs, path = located(os.fspath(item))
+        if fs.isdir(path):
+            homes.append(path)
+    common = posixpath.commonpath(homes) if homes else "/"
+    return [posixpath.relpath(p, common) for p in paths]
+
+
+def make_blocks(
+    files: Sequence[str], block_bytes: int, names: Sequence[str] | None = None
+) -> list[Block]:
+    """Blocks of the files: byte ranges of plain JSONL, whole ``.gz``, Parquet row groups;
+    ``names``: each file's name in ids (:func:`file_names`; default its file name)."""
     import fsspec
 
     blocks: list[Block] = []
-    for url in files:
+    for k, url in enumerate(files):
         fs, path = fsspec.core.url_to_fs(url)
-        base = path.rstrip("/").rsplit("/", 1)[-1]
+        base = names[k] if names is not None else path.rstrip("/").rsplit("/", 1)[-1]
         low = path.lower()
         if low.endswith(PARQUET_SUFFIXES):
             import pyarrow.parquet as pq

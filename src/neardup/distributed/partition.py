@@ -9,6 +9,7 @@ offset + position in the partition, the single-process job's input order.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any
@@ -28,6 +29,7 @@ from neardup.prepare import (
     PrepareConfig,
     PreparedDocuments,
     concat_prepared,
+    no_repeats,
     prepare_documents,
     prepare_stream,
     prepare_unit,
@@ -54,6 +56,8 @@ class Partition:
     sig: np.ndarray | None
     tokens: list[list[str]]
     skipped: list[Skipped]
+    read: int = 0
+    renamed: int = 0
 
 
 def ingest(block: Block, meth: Any, opts: Any, read_options: dict[str, Any]) -> PreparedDocuments:
@@ -80,14 +84,18 @@ def ingest(block: Block, meth: Any, opts: Any, read_options: dict[str, Any]) -> 
 
 # -- duplicate ids ----------------------------------------------------------------------------
 def split_ids(raw: PreparedDocuments, part: int, n_out: int) -> list[Table]:
-    """Ids of a raw partition keyed by their hash, for the duplicate-id shuffle."""
-    ids = np.array(raw.ids, dtype=object)
+    """Ids of a raw partition keyed by their hash, for the duplicate-id shuffle: its
+    documents' and its reading skips' (a skipped record keeps its id too, as in the local
+    job's :class:`neardup.text.units.UniqueIds`)."""
+    skip_pos = np.array([p for p, _ in raw.skipped], dtype=np.int64)
+    ids = np.array([*raw.ids, *(s.id for _, s in raw.skipped)], dtype=object)
+    pos = np.concatenate([raw.positions, skip_pos])
     h = np.fromiter(
         (xxhash.xxh64_intdigest(s.encode("utf-8", "surrogatepass")) for s in ids),
         dtype=U64,
         count=ids.size,
     )
-    table = {"h": h, "part": np.full(ids.size, part, np.int64), "pos": raw.positions, "id": ids}
+    table = {"h": h, "part": np.full(ids.size, part, np.int64), "pos": pos, "id": ids}
     return split(table, hash_dest(h, n_out), n_out)
 
 
@@ -115,10 +123,14 @@ def find_losers(j: int, n_parts: int, *pieces: Table) -> list[Table]:
 
 
 def finalize(raw: PreparedDocuments, meth: Any, opts: Any, *losers: Table) -> Partition:
-    """The rules of :func:`neardup.prepare.screen` (``losers``: the positions of the
-    partition's repeated ids) and the signatures (unless a fit is needed)."""
-    lost = concat(losers).get("pos", np.zeros(0, np.int64))
-    out = screen(raw, np.isin(raw.positions, lost))
+    """Rename the partition's repeated ids (``losers``: their positions; a loser's source,
+    its place ``FILE:LINE``, becomes its id, as in the local job), the too-short rule of
+    :func:`neardup.prepare.screen`, and the signatures (unless a fit is needed)."""
+    lost = np.isin(raw.positions, concat(losers).get("pos", np.zeros(0, np.int64)))
+    if lost.any():
+        ids = [raw.sources[k] if lost[k] else raw.ids[k] for k in range(len(raw.ids))]
+        raw = dataclasses.replace(raw, ids=ids)
+    out = screen(raw, no_repeats(raw))
     sets = raw.sets if out.is_everything(raw) else raw.sets.take(out.take)
     sig = None
     if not meth.needs_fit:
@@ -131,12 +143,16 @@ def finalize(raw: PreparedDocuments, meth: Any, opts: Any, *losers: Table) -> Pa
         sig,
         [] if raw.tokens is None else [raw.tokens[t] for t in out.take.tolist()],
         out.skip_rows(raw),
+        read=len(raw.ids) + len(raw.skipped),
+        renamed=int(lost.sum()),
     )
 
 
-def part_count(part: Partition) -> tuple[int, dict[str, int]]:
-    """Documents and skips by reason of a partition (small, sent to the client)."""
-    return int(part.ids.shape[0]), dict(Counter(s.reason for s in part.skipped))
+def part_count(part: Partition) -> tuple[int, dict[str, int], int, int]:
+    """Documents, skips by reason, records read and documents renamed (a repeated id) of a
+    partition (small, sent to the client)."""
+    reasons: dict[str, int] = dict(Counter(s.reason for s in part.skipped))
+    return int(part.ids.shape[0]), reasons, part.read, part.renamed
 
 
 def part_stats(part: Partition) -> Any:

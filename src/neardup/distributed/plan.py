@@ -172,6 +172,8 @@ class _Job:
         self.out = out_dir
         self.reduce = reduce
         self.seconds: dict[str, float] = {}
+        self.read = 0
+        self.renamed = 0
 
     def _time(self, stage: str, t0: float) -> None:
         self.seconds[stage] = round(time.perf_counter() - t0, 6)
@@ -204,6 +206,16 @@ class _Job:
         summary = self._summary(
             n, skip_reasons, n_cand, n_pairs, n_clusters, n_dropped, n_parts, rounds
         )
+        from neardup.dedup import check_accounting
+
+        summary["removed"] = n_dropped
+        summary["renamed_ids"] = self.renamed
+        if self.renamed:
+            summary["warnings"] = [
+                f"{self.renamed} records repeat an id seen before; each was given its place"
+                " FILE:LINE as id (use --id-field to pick another id field)"
+            ]
+        check_accounting(summary, self.read)
         import json
 
         io.write_text(
@@ -217,7 +229,7 @@ class _Job:
     ) -> tuple[list[Any], np.ndarray, dict[str, int]]:
         t0 = time.perf_counter()
         files = io.list_files(inputs)
-        blocks = io.make_blocks(files, block_bytes)
+        blocks = io.make_blocks(files, block_bytes, io.file_names(inputs, files))
         counts = self.c.gather(self.c.map(io.count_lines, blocks, pure=False))
         blocks = io.number_lines(blocks, counts)
         raw = self.c.map(
@@ -242,7 +254,9 @@ class _Job:
         offsets = np.zeros(n_parts + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
         reasons: dict[str, int] = {}
-        for _, by_reason in stats:
+        self.read = sum(s[2] for s in stats)
+        self.renamed = sum(s[3] for s in stats)
+        for _, by_reason, _, _ in stats:
             for k, v in by_reason.items():
                 reasons[k] = reasons.get(k, 0) + v
         writes = [self.c.submit(pt.write_skipped, x, self.out, p) for p, x in enumerate(parts)]

@@ -15,7 +15,7 @@ import queue
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from itertools import islice
 from typing import Any
@@ -41,6 +41,7 @@ from neardup.store.database import Database
 from neardup.store.documents import bad_doc_id
 from neardup.store.results import AddReport, CollectionInfo, SkippedDoc
 from neardup.text.types import Document, Skipped
+from neardup.text.units import UniqueIds
 
 #: Documents per ``add`` transaction by default (the bulk path: fewer, larger transactions).
 DEFAULT_BATCH = 2000
@@ -149,29 +150,32 @@ def _prepared_batches(
     items: Iterable[Document | Skipped],
     size: int,
 ) -> Iterator[_Prepared]:
-    seen: set[str] = set()
+    seen = UniqueIds()
     for chunk in _chunks(items, size):
         docs, skipped = _screen(chunk, seen)
         yield _prepare_batch(db, info, meth, docs, skipped)
 
 
 def _screen(
-    chunk: list[Document | Skipped], seen: set[str]
+    chunk: list[Document | Skipped], seen: UniqueIds
 ) -> tuple[list[Document], list[SkippedDoc]]:
     """Documents of a chunk to consider, and the skipped ones (text-stage skips, unstorable
-    or repeated ids); ``seen`` collects the ids of this ``add`` call."""
+    ids). ``seen`` holds the ids of this ``add`` call: a record repeating an earlier
+    record's id is stored under its place (``FILE:LINE``) instead, as the dedup job names it
+    (:class:`neardup.text.units.UniqueIds`); the same input gives the same ids, so adding it
+    again finds them stored (``exists``)."""
     skipped: list[SkippedDoc] = []
     docs: list[Document] = []
     for item in chunk:
         if isinstance(item, Skipped):
+            seen.note(item.id)
             skipped.append(SkippedDoc(item.id, item.source, item.reason, item.detail))
-        elif (why := bad_doc_id(item.id)) is not None:
-            skipped.append(SkippedDoc(scrub(item.id), scrub(item.source), "unreadable", why))
-        elif item.id in seen:
-            skipped.append(SkippedDoc(item.id, item.source, "duplicate-id", "repeated"))
+            continue
+        doc_id = seen.claim(item.id, item.source)
+        if (why := bad_doc_id(doc_id)) is not None:
+            skipped.append(SkippedDoc(scrub(doc_id), scrub(item.source), "unreadable", why))
         else:
-            seen.add(item.id)
-            docs.append(item)
+            docs.append(item if doc_id == item.id else replace(item, id=doc_id))
     return docs, skipped
 
 

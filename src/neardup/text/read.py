@@ -32,6 +32,7 @@ from neardup.text.title import titled
 from neardup.text.types import CONTENT_TYPES, ContentType, Document, Skipped
 from neardup.text.units import (
     LinesUnit,
+    LongInt,
     ReadOptions,
     RecordsUnit,
     Spool,
@@ -362,8 +363,8 @@ def _block_parse(unit: LinesUnit, options: ReadOptions) -> tuple[list[Any], list
 
     try:
         records = decoder.decode_lines(data)
-    except (msgspec.MsgspecError, ValueError):
-        return None
+    except (msgspec.MsgspecError, ValueError, RecursionError):
+        return None  # a line nested deeper than msgspec recurses: line by line
     if len(records) != ends.shape[0] + (0 if data.endswith(b"\n") else 1):
         return None
     return [r.doc_id for r in records], [r.body for r in records], ends
@@ -612,11 +613,108 @@ def _hint_table(content_type: str) -> bytes:
     return bytes(table)
 
 
+def _parse_int(digits: str) -> int | LongInt:
+    return int(digits) if len(digits) <= 4000 else LongInt(digits)
+
+
+def loads_record(line: bytes, fields: tuple[str, ...]) -> Any:
+    """A JSONL line's value (a BOM before it ignored), as :func:`json.loads` gives it,
+    except that an integer of any length is read (:class:`LongInt`) and a line nested too
+    deep for the recursive parser gives a dict of its top-level ``fields`` alone (the
+    other fields are checked to be balanced, not parsed: :func:`_top_fields`).
+
+    Raises:
+        UnicodeDecodeError: not UTF-8.
+        ValueError: malformed JSON (or a wanted field itself nested too deep).
+    """
+    data = line.removeprefix(codecs.BOM_UTF8)
+    try:
+        return json.loads(data, parse_int=_parse_int)
+    except RecursionError:
+        data.decode("utf-8")  # the same UnicodeDecodeError json.loads raises
+        return _top_fields(data, fields)
+
+
+def _top_fields(data: bytes, fields: tuple[str, ...]) -> dict[str, Any]:
+    """The ``fields`` of the JSON object ``data`` found by one iterative scan (strings and
+    bracket depth), each value parsed alone; the object must be one ``{...}`` whose
+    brackets balance.
+
+    Raises:
+        ValueError: not such an object, or a wanted value that cannot be parsed.
+    """
+    text = data.strip()
+    if not text.startswith(b"{"):
+        raise ValueError("nested too deep and not an object")
+    spans = _top_spans(text)
+    out: dict[str, Any] = {}
+    for key, (start, end) in spans.items():
+        if key in fields:
+            try:
+                out[key] = json.loads(text[start:end], parse_int=_parse_int)
+            except RecursionError:
+                raise ValueError(f"field {key!r} nested too deep") from None
+    return out
+
+
+def _top_spans(text: bytes) -> dict[str, tuple[int, int]]:
+    """``{key: (start, end)}`` of the values at depth 1 of the object ``text``."""
+    spans: dict[str, tuple[int, int]] = {}
+    depth, i, n = 0, 0, len(text)
+    key: str | None = None
+    value_start = -1
+    expect_key = False
+    while i < n:
+        c = text[i]
+        if c == 0x22:  # a string: find its end, minding escapes
+            j = i + 1
+            while True:
+                j = text.find(b'"', j)
+                if j < 0:
+                    raise ValueError("unterminated string")
+                back = j - 1
+                while text[back] == 0x5C:
+                    back -= 1
+                if (j - 1 - back) % 2 == 0:
+                    break
+                j += 1
+            if depth == 1 and expect_key:
+                key = json.loads(text[i : j + 1])
+                expect_key = False
+            i = j + 1
+            continue
+        if c in b"{[":
+            depth += 1
+            if depth == 1:
+                expect_key = True
+        elif c in b"}]":
+            if depth == 1 and key is not None:
+                spans[key] = (value_start, i)
+                key = None
+            depth -= 1
+            if depth < 0:
+                raise ValueError("unbalanced brackets")
+            if depth == 0 and text[i + 1 :].strip():
+                raise ValueError("extra data after the object")
+        elif depth == 1 and c == 0x3A and key is not None:  # ":"
+            value_start = i + 1
+        elif depth == 1 and c == 0x2C:  # ","
+            if key is not None:
+                spans[key] = (value_start, i)
+                key = None
+            expect_key = True
+        i += 1
+    if depth != 0:
+        raise ValueError("unbalanced brackets")
+    return spans
+
+
 def jsonl_record(line: bytes, fallback_id: str, source: str, options: Any) -> Document | Skipped:
     """One JSONL line to a document: a malformed line, a line that is not UTF-8 or not a JSON
-    object is skipped alone."""
+    object is skipped alone; a record nested deeper than the parser recurses, or holding an
+    integer of thousands of digits, is read by its id and text fields all the same."""
     try:
-        obj = json.loads(line.removeprefix(codecs.BOM_UTF8))
+        obj = loads_record(line, (options.id_field, options.text_field))
     except UnicodeDecodeError as exc:
         return Skipped(fallback_id, source, "undecodable", f"not UTF-8: {exc}")
     except ValueError as exc:

@@ -28,8 +28,9 @@ import shutil
 import sys
 import tempfile
 import zlib
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import IO, Any, cast
@@ -204,31 +205,113 @@ def display_name(path: Path) -> str:
     return "-" if path.name.startswith("neardup-stdin-") else scrub(path.name)
 
 
+def is_stdin(path: Path) -> bool:
+    """Whether ``path`` is the spooled copy of standard input (:func:`resolve_inputs`)."""
+    return path.name.startswith("neardup-stdin-")
+
+
+def input_names(paths: list[Path]) -> list[str]:
+    """The id prefix of each input: its path relative to the deepest directory holding
+    every input (a directory input holds itself, a file input is held by its parent), in
+    POSIX form; ``""`` for a directory that is that common parent, ``-`` for standard input.
+
+    So one directory gives ids relative to it (``a/b.txt``), one file its name, and
+    ``6.1/Documentation 6.12/Documentation`` or ``l14/**/*.html l16/**/*.html`` give ids
+    that keep the two trees apart (``6.1/Documentation/a.txt``, ``l14/x/index.html``).
+    """
+    homes = [os.path.abspath(p if p.is_dir() else p.parent) for p in paths if not is_stdin(p)]
+    common = os.path.commonpath(homes) if homes else ""
+    out: list[str] = []
+    for p in paths:
+        if is_stdin(p):
+            out.append("-")
+            continue
+        rel = Path(os.path.relpath(os.path.abspath(p), common)).as_posix()
+        out.append("" if rel == "." else scrub(rel))
+    return out
+
+
+def _joined(prefix: str, rel: str) -> str:
+    return f"{prefix}/{rel}" if prefix and rel else (prefix or rel)
+
+
 def plan_units(paths: list[Path], options: ReadOptions) -> Iterator[Unit | Skipped]:
     """The read units (and planning skips) of ``paths``, in input order.
 
     A directory is walked in sorted order (:func:`walk`); a datasets folder
     (``save_to_disk``) is read as records; a file is read by its kind
-    (:func:`neardup.text.formats.input_kind`).
+    (:func:`neardup.text.formats.input_kind`). Ids of files (and the ``FILE`` of fallback
+    ids ``FILE:LINE``) are paths relative to the inputs' common parent
+    (:func:`input_names`).
     """
-    for path in paths:
+    watched: list[tuple[Path, str, int]] = []
+    for path, prefix in zip(paths, input_names(paths), strict=True):
         if path.is_dir():
             if is_datasets_folder(path):
-                yield from _plan_datasets(path, options)
+                yield from _plan_datasets(path, prefix, options)
                 continue
-            yield from _plan_tree(path, options)
+            yield from _plan_tree(path, prefix, options, watched)
         else:
-            name = display_name(path)
-            if name == "-" and path.suffix == ".stdin":
+            if prefix == "-" and path.suffix == ".stdin":
                 yield FilesUnit(((str(path), "-"),))
                 continue
-            yield from plan_file(path, name, input_kind(path.name), options)
+            yield from _watched(path, prefix, input_kind(path.name), options, watched)
+    yield from _grown(watched)
 
 
-def _plan_tree(root: Path, options: ReadOptions) -> Iterator[Unit | Skipped]:
+def _watched(
+    path: Path, name: str, kind: InputKind, options: ReadOptions, watched: list[Any]
+) -> Iterator[Unit | Skipped]:
+    """:func:`plan_file`, noting the size of an uncompressed JSONL file (read by spans up
+    to that size) for :func:`_grown`."""
+    size = None
+    if kind == "jsonl" and _uncompressed(path):
+        with contextlib.suppress(OSError):
+            size = path.stat().st_size
+            watched.append((path, name, size))
+    yield from plan_file(path, name, kind, options, size=size)
+
+
+def _grown(watched: list[tuple[Path, str, int]]) -> Iterator[Skipped]:
+    """A skip row for each planned JSONL file that grew while the job read it (lines
+    appended past its planned size are not read; a file that shrank fails its blocks).
+    Checked when every input is planned, so growth after that goes unseen."""
+    for path, name, size in watched:
+        try:
+            now = path.stat().st_size
+        except OSError:
+            continue
+        if now > size:
+            lines = _count_newlines(path, size, now)
+            why = (
+                f"the file grew from {size} to {now} bytes while it was read: the"
+                f" {lines} lines appended were not read (read it again when complete)"
+            )
+            yield Skipped(
+                f"{name}@{size}", f"{scrub(str(path))}:bytes {size}-{now}", "unreadable", why
+            )
+
+
+def _count_newlines(path: Path, start: int, end: int) -> int:
+    count = 0
+    with open(path, "rb") as f:
+        f.seek(start)
+        left = end - start
+        while left > 0:
+            piece = f.read(min(_PIECE, left))
+            if not piece:
+                break
+            count += piece.count(b"\n")
+            left -= len(piece)
+    return count
+
+
+def _plan_tree(
+    root: Path, prefix: str, options: ReadOptions, watched: list[Any]
+) -> Iterator[Unit | Skipped]:
     batch: list[tuple[str, str]] = []
     size = 0
-    for item in walk(root, options):
+    for item in walk(root, options, prefix):
         if isinstance(item, Skipped):
             if batch:  # keep path order: the files before the skip go first
                 yield FilesUnit(tuple(batch))
@@ -248,13 +331,15 @@ def _plan_tree(root: Path, options: ReadOptions) -> Iterator[Unit | Skipped]:
         if batch:
             yield FilesUnit(tuple(batch))
             batch, size = [], 0
-        yield from plan_file(file, rel, kind, options)
+        yield from _watched(file, rel, kind, options, watched)
     if batch:
         yield FilesUnit(tuple(batch))
 
 
-def walk(root: Path, options: ReadOptions) -> Iterator[tuple[Path, str] | Skipped]:
-    """``(file, relative POSIX path)`` below ``root``, sorted by path components, and a
+def walk(
+    root: Path, options: ReadOptions, prefix: str = ""
+) -> Iterator[tuple[Path, str] | Skipped]:
+    """``(file, prefix/relative POSIX path)`` below ``root``, sorted by path components, and a
     :class:`Skipped` row for each entry that is not read: an unreadable directory, a
     symbolic link leaving the tree (unless ``follow_symlinks``), a hidden entry (name
     starting with ``.``), a file of a kind neardup does not read. With ``glob``, only the
@@ -289,7 +374,10 @@ def walk(root: Path, options: ReadOptions) -> Iterator[tuple[Path, str] | Skippe
                 found.append((rel, entry))
     found.sort(key=lambda item: item[0])
     for rel, entry in found:
-        yield entry if isinstance(entry, Skipped) else (entry, "/".join(rel))
+        if isinstance(entry, Skipped):
+            yield replace(entry, id=_joined(prefix, entry.id)) if prefix else entry
+        else:
+            yield entry, _joined(prefix, "/".join(rel))
 
 
 def _walk_entry(
@@ -329,11 +417,13 @@ def _skip(rel: tuple[str, ...], path: Path, reason: SkipReason, detail: str) -> 
 
 
 def plan_file(
-    path: Path, name: str, kind: InputKind, options: ReadOptions
+    path: Path, name: str, kind: InputKind, options: ReadOptions, *, size: int | None = None
 ) -> Iterator[Unit | Skipped]:
-    """The units of one record or document file; ``name`` prefixes its fallback ids."""
+    """The units of one record or document file; ``name`` prefixes its fallback ids;
+    ``size``: read an uncompressed JSONL file up to this many bytes (its size when the
+    job noted it), not further."""
     if kind == "jsonl":
-        yield from _plan_jsonl(path, name, options)
+        yield from _plan_jsonl(path, name, options, size)
     elif kind == "parquet":
         yield from _plan_parquet(path, name, options)
     elif kind == "csv":
@@ -361,10 +451,12 @@ def open_stream(path: Path) -> IO[bytes]:
     return open(path, "rb")
 
 
-def _plan_jsonl(path: Path, name: str, options: ReadOptions) -> Iterator[Unit | Skipped]:
+def _plan_jsonl(
+    path: Path, name: str, options: ReadOptions, size: int | None = None
+) -> Iterator[Unit | Skipped]:
     shown = scrub(str(path)) if name != "-" else "-"
     if name != "-" and _uncompressed(path):  # inputs are regular files (resolve_inputs, walk)
-        yield from _plan_jsonl_spans(path, name, shown, options)
+        yield from _plan_jsonl_spans(path, name, shown, options, size)
     else:
         yield from _plan_stream(path, name, shown, options)
 
@@ -390,13 +482,14 @@ def _uncompressed(path: Path) -> bool:
 
 
 def _plan_jsonl_spans(
-    path: Path, name: str, shown: str, options: ReadOptions
+    path: Path, name: str, shown: str, options: ReadOptions, planned: int | None = None
 ) -> Iterator[Unit | Skipped]:
     """The blocks of an uncompressed JSONL file as file spans (:attr:`LinesUnit.span`): the
     planner only finds where blocks end and counts their lines."""
     try:
         with open(path, "rb") as f:
             size = os.fstat(f.fileno()).st_size
+            size = size if planned is None else min(size, planned)
             for first, offset, length, skip in span_blocks(f, size, options.max_bytes):
                 if skip is not None:
                     yield Skipped(f"{name}:{first}", f"{shown}:{first}", "oversize", skip)
@@ -521,8 +614,14 @@ def _plan_parquet(path: Path, name: str, options: ReadOptions) -> Iterator[Unit 
         if isinstance(columns, str):
             yield Skipped(name, shown, "unreadable", columns)
             return
-        batches = pf.iter_batches(batch_size=BATCH_ROWS, columns=columns)
-        yield from _record_batches(batches, shown, name, options)
+        row = 0
+        for group, why in enumerate(parquet_groups(pf, options)):
+            if why is None:
+                batches = pf.iter_batches(BATCH_ROWS, row_groups=[group], columns=columns)
+                yield from _record_batches(batches, shown, name, options, row)
+            else:
+                yield from _group_skips(pf, group, row, why, shown, name, options)
+            row += pf.metadata.row_group(group).num_rows
     except Exception as exc:  # pyarrow raises ArrowInvalid, OSError and others on bad files
         yield Skipped(name, shown, "unreadable", f"{type(exc).__name__}: {exc}")
 
@@ -552,13 +651,17 @@ def _plan_arrow(path: Path, name: str, options: ReadOptions) -> Iterator[Unit | 
         yield Skipped(name, shown, "unreadable", f"{type(exc).__name__}: {exc}")
 
 
-def _plan_datasets(root: Path, options: ReadOptions) -> Iterator[Unit | Skipped]:
+def _plan_datasets(root: Path, prefix: str, options: ReadOptions) -> Iterator[Unit | Skipped]:
     """A Hugging Face ``datasets`` folder saved with ``save_to_disk``: its Arrow files in
-    the order ``state.json`` lists them (a ``DatasetDict``: each split folder in turn)."""
-    from neardup.text.formats import datasets_files
+    the order ``state.json`` lists them (a ``DatasetDict``: each split folder in turn); an
+    entry naming a file outside the folder, or a split cycle, is a skip row."""
+    from neardup.text.formats import DatasetsEntryError, datasets_files
 
-    for file, rel in datasets_files(root):
-        yield from _plan_arrow(file, rel, options)
+    for entry in datasets_files(root, prefix):
+        if isinstance(entry, DatasetsEntryError):
+            yield Skipped(entry.name, scrub(str(entry.path)), "unreadable", entry.reason)
+        else:
+            yield from _plan_arrow(entry[0], entry[1], options)
 
 
 def _columns(names: list[str], options: ReadOptions) -> list[str] | str:
@@ -567,10 +670,47 @@ def _columns(names: list[str], options: ReadOptions) -> list[str] | str:
     return [c for c in (options.id_field, options.text_field) if c in names]
 
 
+def parquet_groups(pf: Any, options: ReadOptions) -> list[str | None]:
+    """Per row group of the Parquet file ``pf``: None to read it, or why its records are
+    skipped unread (``oversize``): its text column holds more uncompressed bytes than
+    ``max_bytes`` a record (a few KB on disk can inflate to hundreds of MB, and a page is
+    decompressed whole, so reading it would hold an oversize field)."""
+    meta = pf.metadata
+    names = [meta.schema.column(j).path for j in range(meta.num_columns)]
+    if options.text_field not in names:
+        return [None] * meta.num_row_groups
+    j = names.index(options.text_field)
+    out: list[str | None] = []
+    for g in range(meta.num_row_groups):
+        group = meta.row_group(g)
+        size, rows = group.column(j).total_uncompressed_size, group.num_rows
+        if size > max(rows, 1) * options.max_bytes:
+            out.append(
+                f"row group {g} holds {size} bytes of text uncompressed for {rows} records,"
+                f" over max_bytes={options.max_bytes} a record: not read"
+            )
+        else:
+            out.append(None)
+    return out
+
+
+def _group_skips(
+    pf: Any, group: int, row: int, why: str, shown: str, name: str, options: ReadOptions
+) -> Iterator[Skipped]:
+    """Skip rows of the records of a row group that is not read (ids read alone)."""
+    rows = pf.metadata.row_group(group).num_rows
+    raw_ids: list[Any] = [None] * rows
+    if options.id_field in pf.schema_arrow.names:
+        table = pf.read_row_group(group, columns=[options.id_field])
+        raw_ids = table.column(0).to_pylist()
+    for i, value in enumerate(raw_ids):
+        n = row + i + 1
+        yield Skipped(record_id(value, f"{name}:{n}"), f"{shown}:row {n}", "oversize", why)
+
+
 def _record_batches(
-    batches: Any, shown: str, name: str, options: ReadOptions
+    batches: Any, shown: str, name: str, options: ReadOptions, row: int = 0
 ) -> Iterator[RecordsUnit]:
-    row = 0
     for batch in batches:
         texts = batch.column(batch.schema.names.index(options.text_field)).to_pylist()
         if options.id_field in batch.schema.names:
@@ -583,6 +723,18 @@ def _record_batches(
         yield RecordsUnit(shown, ids, tuple(texts), where)
 
 
+@dataclass(frozen=True, slots=True)
+class LongInt:
+    """A JSON integer of more digits than Python converts (``sys.get_int_max_str_digits``),
+    kept as its digits, so a record holding one in any field is read all the same (as an id
+    it reads as its digits)."""
+
+    digits: str
+
+    def __str__(self) -> str:
+        return self.digits
+
+
 def record_id(value: object, fallback: str) -> str:
     """A record's document id: the id field as text, or ``fallback`` when absent/blank."""
     if value is None or (isinstance(value, str) and not value.strip()):
@@ -591,6 +743,8 @@ def record_id(value: object, fallback: str) -> str:
         return scrub(value)
     if isinstance(value, bytes):
         return scrub(value.decode("utf-8", "replace"))
+    if isinstance(value, LongInt):
+        return value.digits
     return scrub(json.dumps(value, ensure_ascii=False, default=str))
 
 
@@ -606,22 +760,89 @@ def _plan_csv(path: Path, name: str, options: ReadOptions) -> Iterator[Unit | Sk
         yield Skipped(name, shown, "unreadable", f"{type(exc).__name__}: {exc}")
 
 
-def _csv_units(
-    f: IO[bytes], shown: str, name: str, options: ReadOptions
-) -> Iterator[RecordsUnit | Skipped]:
-    lines = _BoundedLines(f, options.max_bytes)
-    wanted = min(options.max_bytes + 1, sys.maxsize, 2**31 - 1)
+#: Times the records after an unclosed quote are read again (each time at least one line
+#: further on); past it the rest of the file is one skip row.
+_CSV_REPLAYS = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class CsvRecord:
+    """One CSV record: its first line number and fields, or the reason it is skipped
+    (``reason`` set, ``fields`` empty)."""
+
+    line: int
+    fields: list[str]
+    reason: SkipReason | None = None
+    detail: str = ""
+
+
+def csv_records(f: IO[bytes], max_bytes: int) -> Iterator[CsvRecord]:
+    """The records of a CSV byte stream (the header first), each with its first line number.
+
+    Lines end at ``\n``, or at ``\r`` in a file whose first 1 MiB has ``\r`` and no
+    ``\n`` (old Mac line ends). A line over ``max_bytes`` is read past, never held (an
+    ``oversize`` record). A record over several lines with an odd number of quotes, or
+    with other than the header's number of fields, had a quote left open that took the
+    lines after it (to the end of the file, to the field limit, or to the next quote): that
+    record is skipped (``unreadable``, naming the lines
+    it took) and the lines after its first are read again as records. Used by the reader
+    and by :mod:`neardup.export`, so both number records alike.
+    """
+    lines = _BoundedLines(f, max_bytes)
+    wanted = min(max_bytes + 1, sys.maxsize, 2**31 - 1)
     if csv.field_size_limit() < wanted:
         csv.field_size_limit(wanted)
     reader = csv.reader(lines)
-    try:
-        header = next(reader)
-    except StopIteration:
+    replays, width = 0, 0  # width: the header's fields
+    while True:
+        start = lines.start()
+        error: csv.Error | None = None
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            error = exc
+        held = lines.record
+        odd = sum(x.count('"') for x in held) % 2 == 1
+        if len(held) > 1 and (odd or (error is None and width and len(row) != width)):
+            # over several lines, an odd number of quotes or not the header's fields: a
+            # quote left open took the lines after it (to the end of the file, the field
+            # limit, or the next quote, which opened a field of its own)
+            last = start + len(held) - 1
+            if replays >= _CSV_REPLAYS:
+                why = f"unclosed quotes: lines {start}-{last} not read ({replays} read again)"
+                yield CsvRecord(start, [], "unreadable", why)
+                return
+            replays += 1
+            why = f"unclosed quote: the record took lines {start + 1}-{last} (read again)"
+            yield CsvRecord(start, [], "unreadable", why)
+            lines.replay(start, held[1:])
+            lines.oversize = False
+            continue
+        if error is not None:
+            reason: SkipReason = "oversize" if "larger than" in str(error) else "unreadable"
+            yield CsvRecord(start, [], reason, f"bad CSV record: {error}")
+            continue
+        if lines.oversize:
+            lines.oversize = False
+            yield CsvRecord(start, [], "oversize", f"record over max_bytes={max_bytes}")
+            continue
+        width = width or len(row)
+        yield CsvRecord(start, row)
+
+
+def _csv_units(
+    f: IO[bytes], shown: str, name: str, options: ReadOptions
+) -> Iterator[RecordsUnit | Skipped]:
+    records = csv_records(f, options.max_bytes)
+    first = next(records, None)
+    if first is None:
         return
-    except csv.Error as exc:
-        yield Skipped(name, shown, "unreadable", f"bad CSV header: {exc}")
+    if first.reason is not None:
+        yield Skipped(name, shown, "unreadable", f"bad CSV header: {first.detail}")
         return
-    header = [h.lstrip("\ufeff") if i == 0 else h for i, h in enumerate(header)]
+    header = [h.lstrip("\ufeff") if i == 0 else h for i, h in enumerate(first.fields)]
     if options.text_field not in header:
         detail = f"no column {options.text_field!r} in the header {header!r}"
         yield Skipped(name, shown, "unreadable", detail)
@@ -629,7 +850,7 @@ def _csv_units(
     ti = header.index(options.text_field)
     ii = header.index(options.id_field) if options.id_field in header else -1
     rows: list[tuple[str, Any, str]] = []
-    for item in _csv_rows(reader, lines, shown, name, ti, ii, options):
+    for item in _csv_rows(records, shown, name, ti, ii):
         if isinstance(item, Skipped):
             if rows:  # keep input order: the records before the skip go first
                 yield _csv_unit(shown, rows)
@@ -645,31 +866,15 @@ def _csv_units(
 
 
 def _csv_rows(
-    reader: Any,
-    lines: _BoundedLines,
-    shown: str,
-    name: str,
-    ti: int,
-    ii: int,
-    options: ReadOptions,
+    records: Iterator[CsvRecord], shown: str, name: str, ti: int, ii: int
 ) -> Iterator[tuple[str, str, str] | Skipped]:
     """``(id, raw text, locator)`` of each record, or its skip row."""
-    while True:
-        line = lines.line_no + 1
-        fallback, where = f"{name}:{line}", f"{shown}:{line}"
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            reason: SkipReason = "oversize" if "larger than" in str(exc) else "unreadable"
-            yield Skipped(fallback, where, reason, f"bad CSV record: {exc}")
+    for rec in records:
+        fallback, where = f"{name}:{rec.line}", f"{shown}:{rec.line}"
+        if rec.reason is not None:
+            yield Skipped(fallback, where, rec.reason, rec.detail)
             continue
-        if lines.oversize:
-            lines.oversize = False
-            why = f"record over max_bytes={options.max_bytes}"
-            yield Skipped(fallback, where, "oversize", why)
-            continue
+        row = rec.fields
         doc_id = record_id(_undo_escape(row[ii]) if 0 <= ii < len(row) else None, fallback)
         if len(row) <= ti:
             yield Skipped(doc_id, where, "unreadable", "record has no text column")
@@ -692,27 +897,126 @@ def _csv_unit(shown: str, rows: list[tuple[str, Any, str]]) -> RecordsUnit:
 class _BoundedLines:
     """Text lines of a binary stream for :mod:`csv`, decoded with ``surrogateescape``; a
     line over ``max_bytes`` is read past and replaced by an empty line (``oversize`` set),
-    so a huge field is never held whole."""
+    so a huge field is never held whole. It keeps the lines of the record being read
+    (``record``, at most ``max_bytes`` as the field limit stops csv there) and can hand
+    them out again (:meth:`replay`)."""
 
     def __init__(self, f: IO[bytes], max_bytes: int) -> None:
         self._f = f
         self._max = max_bytes
+        self._buf = b""
+        self._pos = 0
+        self._eol: bytes | None = None  # b"\n", or b"\r" for a CR-only file
+        self._again: deque[str] = deque()
         self.line_no = 0
         self.oversize = False
+        self.record: list[str] = []
+
+    def start(self) -> int:
+        """Mark the start of a record; returns its first line number."""
+        self.record = []
+        return self.line_no + 1
+
+    def replay(self, line_no: int, lines: list[str]) -> None:
+        """Hand out ``lines`` again, the first numbered ``line_no + 1``."""
+        self._again.extendleft(reversed(lines))
+        self.line_no = line_no
 
     def __iter__(self) -> _BoundedLines:
         return self
 
     def __next__(self) -> str:
-        raw = self._f.readline(self._max + 2)
+        text = self._again.popleft() if self._again else self._next_line()
+        self.line_no += 1
+        self.record.append(text)
+        return text
+
+    def _next_line(self) -> str:
+        raw = self._readline(self._max + 2)
         if not raw:
             raise StopIteration
-        self.line_no += 1
-        if len(raw) > self._max + 1 and not raw.endswith(b"\n"):
+        if len(raw) > self._max + 1 and not raw.endswith(self._eol or b"\n"):
             while True:
-                rest = self._f.readline(_PIECE)
-                if not rest or rest.endswith(b"\n"):
+                rest = self._readline(min(_PIECE, self._max + 2))
+                if not rest or rest.endswith(self._eol or b"\n"):
                     break
             self.oversize = True
             return "\n"
         return raw.decode("utf-8", "surrogateescape")
+
+    def _readline(self, limit: int) -> bytes:
+        """Up to ``limit`` bytes: a line with its end, or the start of a longer one."""
+        while True:
+            buf, pos = self._buf, self._pos
+            if self._eol is None and buf:
+                head = buf[:_PIECE]
+                self._eol = b"\r" if b"\r" in head and b"\n" not in head else b"\n"
+            at = buf.find(self._eol, pos, pos + limit) if self._eol else -1
+            if at >= 0:
+                self._pos = at + 1
+                return buf[pos : at + 1]
+            if len(buf) - pos >= limit:
+                self._pos = pos + limit
+                return buf[pos : pos + limit]
+            piece = self._f.read(min(_PIECE, max(1 << 16, limit - (len(buf) - pos))))
+            if not piece:
+                self._buf, self._pos = b"", 0
+                return buf[pos:]
+            self._buf, self._pos = buf[pos:] + piece, 0
+
+
+# -- unique ids ---------------------------------------------------------------------------------
+class UniqueIds:
+    """The corpus-wide id rule: the first record with an id keeps it (even if it is then
+    skipped); every later record with the same id is given its place as id (its source:
+    ``FILE:LINE``, ``FILE:row N`` or the file's path; ``#2``, ``#3``... appended if that is
+    taken too, or to the id when there is no source). Nothing is dropped for its id, and
+    the same input gives the same ids.
+
+    Attributes:
+        renamed: records given their place as id; first: the first few ``(id, source)``
+            clashes (for the warning).
+    """
+
+    def __init__(self) -> None:
+        self._seen: set[str] = set()
+        self.renamed = 0
+        self.first: list[tuple[str, str]] = []
+
+    def fresh(self, ids: Iterable[str]) -> bool:
+        """Whether all of ``ids`` are new and distinct; if so they are taken (C speed)."""
+        batch = ids if isinstance(ids, list) else list(ids)
+        if self._seen.isdisjoint(batch) and len(set(batch)) == len(batch):
+            self._seen.update(batch)
+            return True
+        return False
+
+    def note(self, doc_id: str) -> None:
+        """Take the id of a skipped record (a later record with it is renamed)."""
+        self._seen.add(doc_id)
+
+    def claim(self, doc_id: str, source: str) -> str:
+        """The id a document with ``doc_id`` found at ``source`` gets (see the class)."""
+        if doc_id not in self._seen:
+            self._seen.add(doc_id)
+            return doc_id
+        base = source or doc_id  # a Document made in Python may have no source
+        new, k = base, 2
+        while new in self._seen:
+            new, k = f"{base}#{k}", k + 1
+        self._seen.add(new)
+        self.renamed += 1
+        if len(self.first) < 3:
+            self.first.append((doc_id, source))
+        return new
+
+    def warning(self) -> str | None:
+        """The one-line warning of the renamed records, or None."""
+        if not self.renamed:
+            return None
+        shown = ", ".join(f"{i!r} at {s}" for i, s in self.first)
+        return (
+            f"{self.renamed} records repeat an id seen before (first: {shown}); each was given"
+            " its place FILE:LINE as id (--kept/--removed keep the original records; use"
+            " --id-field to pick another id field)"
+        )
