@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 
 import pytest
@@ -126,13 +128,14 @@ def test_a_record_lost_inside_the_job_fails_it_loudly(monkeypatch: pytest.Monkey
 
     dedup_module = importlib.import_module("neardup.dedup")
 
-    real = dedup_module._Ingest._unique
+    real = dedup_module.screen
 
-    def lose_one(self: object, docs: list[Document]) -> list[Document]:
-        return real(self, docs)[:-1]  # type: ignore[arg-type]
+    def lose_one(prepared, repeated):  # type: ignore[no-untyped-def]
+        out = real(prepared, repeated)  # the last accepted document vanishes, unreported
+        return dataclasses.replace(out, accepted=out.accepted[:-1], take=out.take[:-1])
 
-    monkeypatch.setattr(dedup_module._Ingest, "_unique", lose_one)
+    monkeypatch.setattr(dedup_module, "screen", lose_one)
     with pytest.raises(
-        AccountingError, match=r"9 records read but 6 kept [+] 1 removed [+] 1 skipped = 8"
+        AccountingError, match=r"9 records read but 6 kept [+] 0 removed [+] 2 skipped = 8"
     ):
         dedup(_corpus_docs(), options=DedupOptions(threshold=0.5))

@@ -147,9 +147,9 @@ def _looks_like_path(text: str) -> bool:
     return "/" in text or os.sep in text or _EXTENSION.search(text) is not None
 
 
-def _documents(items: Iterable[Any], *, texts: bool) -> Iterator[Document]:
+def _documents(items: Iterable[Any], *, texts: bool) -> Iterator[Document | Skipped]:
     for i, item in enumerate(items):
-        if isinstance(item, Document):
+        if isinstance(item, Document | Skipped):  # a reader's stream: skip rows pass through
             yield item
         elif isinstance(item, str) and texts:
             yield Document(str(i), item)

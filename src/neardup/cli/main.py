@@ -328,7 +328,7 @@ def dedup(
                 ),
                 quiet or fmt != "table",
             )
-        if out_dir is not None and "://" not in out_dir:
+        if out_dir is not None and engine == "local":
             mark_stale(out_dir)  # a killed job leaves no summary.json: nothing is claimed
         _export(result, paths, read_opts, kept, removed)
         if out_dir is not None and engine == "local":
