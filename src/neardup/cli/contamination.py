@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from neardup.cli.common import console, escape
-from neardup.cli.corpus_io import dumps, print_json, with_progress, write_out
+from neardup.cli.corpus_io import dumps, report, with_progress, write_out
 from neardup.cli.options import (
     MAX_BYTES,
     ContentTypeOpt,
@@ -98,20 +98,22 @@ def contamination(
     except (NeardupError, OSError) as exc:
         console("err").print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(EXIT_ERROR) from None
-    if as_json:
-        print_json(
-            {
-                "summary": result.summary,
-                "contaminated": [c.as_dict() for c in result.documents],
-                "items": items,
-                "skipped": [s.as_dict() for s in result.skipped],
-            }
-        )
-    else:
-        _print(result, items, top, kept)
-    if result.summary["documents"] == 0:
-        console("err").print("[red]error:[/red] no corpus document could be read")
-        raise typer.Exit(EXIT_ERROR)
+    doc = {
+        "summary": result.summary,
+        "contaminated": [c.as_dict() for c in result.documents],
+        "items": items,
+        "skipped": [s.as_dict() for s in result.skipped],
+    }
+    report(
+        doc,
+        lambda: _print(result, items, top, kept),
+        as_json=as_json,
+        skipped=result.skipped,
+        out_dir=out_dir,
+        read=result.summary["documents"],
+        what="corpus document",
+        code=EXIT_ERROR,
+    )
     raise typer.Exit(EXIT_FOUND if result.documents else EXIT_CLEAN)
 
 

@@ -8,9 +8,11 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
+
+import typer
 
 from neardup.cli.common import console
 
@@ -78,3 +80,33 @@ def clip(text: str, width: int = 70) -> str:
     """``text`` on one line, at most ``width`` characters (an ellipsis when clipped)."""
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def report(
+    doc: dict[str, Any],
+    show: Callable[[], None],
+    *,
+    as_json: bool,
+    skipped: Sequence[Any],
+    out_dir: str | None,
+    read: int,
+    what: str = "document",
+    code: int = 1,
+) -> None:
+    """The end of ``lines``, ``substrings`` and ``contamination``: ``doc`` as JSON, or
+    ``show()`` (the tables) and the skipped inputs summed up by reason on stderr (as
+    ``dedup`` does: a line per reason, not per file); then exit ``code`` when no ``what``
+    could be read (``read == 0``)."""
+    if as_json:
+        print_json(doc)
+    else:
+        show()
+        from rich.markup import escape
+
+        from neardup.cli.results import skipped_lines
+
+        for line in skipped_lines(skipped, out_dir):
+            console("err").print(escape(line), style="yellow", highlight=False)
+    if read == 0:
+        console("err").print(f"[red]error:[/red] no {what} could be read")
+        raise typer.Exit(code)

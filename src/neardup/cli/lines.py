@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from neardup.cli.common import console, escape, fail
-from neardup.cli.corpus_io import clip, print_json, with_progress, write_out
+from neardup.cli.corpus_io import clip, report, with_progress, write_out
 from neardup.cli.options import (
     MAX_BYTES,
     ContentTypeOpt,
@@ -131,20 +131,20 @@ def lines(
     except OSError as exc:
         console("err").print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(1) from None
-    if as_json:
-        print_json(
-            {
-                "summary": result.summary,
-                "repeated": [u.as_dict() for u in result.units],
-                "documents": [r for r in result.document_rows() if r["removed_chars"]],
-                "skipped": [s.as_dict() for s in result.skipped],
-            }
-        )
-    else:
-        _print(result, top, out_dir, kept)
-    if result.summary["documents"] == 0:
-        console("err").print("[red]error:[/red] no document could be read")
-        raise typer.Exit(1)
+    doc = {
+        "summary": result.summary,
+        "repeated": [u.as_dict() for u in result.units],
+        "documents": [r for r in result.document_rows() if r["removed_chars"]],
+        "skipped": [s.as_dict() for s in result.skipped],
+    }
+    report(
+        doc,
+        lambda: _print(result, top, out_dir, kept),
+        as_json=as_json,
+        skipped=result.skipped,
+        out_dir=out_dir,
+        read=result.summary["documents"],
+    )
 
 
 def _print(result: Any, top: int, out_dir: str | None, kept: Path | None) -> None:
@@ -173,8 +173,6 @@ def _print(result: Any, top: int, out_dir: str | None, kept: Path | None) -> Non
         f"{s['seconds']['total']:.2f} s, peak memory {s['peak_memory_mib']} MiB",
         highlight=False,
     )
-    for s_ in result.skipped:
-        console("err").print(f"[yellow]skipped[/yellow] {escape(s_.id)}: {s_.reason} {s_.detail}")
     if out_dir is not None:
         out.print(f"full tables in {escape(out_dir)}", highlight=False)
     if kept is not None:

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from neardup.cli.common import console, escape, fail
-from neardup.cli.corpus_io import clip, print_json, with_progress, write_out
+from neardup.cli.corpus_io import clip, report, with_progress, write_out
 from neardup.cli.options import (
     MAX_BYTES,
     ContentTypeOpt,
@@ -100,19 +100,19 @@ def substrings(
     except OSError as exc:
         console("err").print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(1) from None
-    if as_json:
-        print_json(
-            {
-                "summary": result.summary,
-                "spans": [s.as_dict() for s in result.spans],
-                "skipped": [s.as_dict() for s in result.skipped],
-            }
-        )
-    else:
-        _print(result, top, out_dir, kept)
-    if result.summary["documents"] == 0:
-        console("err").print("[red]error:[/red] no document could be read")
-        raise typer.Exit(1)
+    doc = {
+        "summary": result.summary,
+        "spans": [s.as_dict() for s in result.spans],
+        "skipped": [s.as_dict() for s in result.skipped],
+    }
+    report(
+        doc,
+        lambda: _print(result, top, out_dir, kept),
+        as_json=as_json,
+        skipped=result.skipped,
+        out_dir=out_dir,
+        read=result.summary["documents"],
+    )
 
 
 def _print(result: Any, top: int, out_dir: str | None, kept: Path | None) -> None:
@@ -147,8 +147,6 @@ def _print(result: Any, top: int, out_dir: str | None, kept: Path | None) -> Non
         f"peak memory {s['peak_memory_mib']} MiB",
         highlight=False,
     )
-    for sk in result.skipped:
-        console("err").print(f"[yellow]skipped[/yellow] {escape(sk.id)}: {sk.reason} {sk.detail}")
     if out_dir is not None:
         out.print(f"all spans in {escape(out_dir)}", highlight=False)
     if kept is not None:
