@@ -7,6 +7,7 @@ The site is built by ``mkdocs build`` into a temporary folder (Material's offlin
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -28,7 +29,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(out)],
         cwd=ROOT,
         check=True,
-        env={"NO_MKDOCS_2_WARNING": "1", "PATH": str(Path(sys.executable).parent)},
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
     )
     return out
 
