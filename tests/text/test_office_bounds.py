@@ -71,3 +71,26 @@ def test_a_docx_zip_bomb_is_refused_before_inflating(tmp_path: Path) -> None:
     good = docx_bomb(tmp_path / "g.docx", _paragraphs()[:2], mib=1)
     check_archive(good)  # a member of 1 MiB is fine
     assert docx_text(good).startswith(_paragraphs()[0])
+
+
+def test_a_thread_gone_while_watched_does_not_stop_the_watchdog() -> None:
+    """A thread that ended inside its budget (its CPU clock gone with it) must not kill the
+    watchdog: a later budget still stops its block (the full test run once had every
+    later budget ignored)."""
+    import threading
+
+    from neardup.text.extract import _WATCHDOG
+
+    def leave_watched() -> None:
+        tid = threading.get_ident()
+        _WATCHDOG.watch(tid, time.pthread_getcpuclockid(tid), time.time() + 3600)
+
+    t = threading.Thread(target=leave_watched)
+    t.start()
+    t.join()
+    time.sleep(0.1)  # the watchdog polls the gone thread's clock
+    start = time.thread_time()
+    with pytest.raises(CPUBudgetError), cpu_budget(0.2, "spin"):
+        while time.thread_time() - start < 3:  # bounded: a dead watchdog fails, not hangs
+            sum(range(1000))
+    assert time.thread_time() - start < 0.6

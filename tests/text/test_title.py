@@ -76,6 +76,7 @@ def test_add_stores_titles_not_the_first_line(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     with Store(url) as st:
         titles = {d.doc_id: d.title for d in st.documents("stories", limit=100).documents}
-        assert st.document("stories", "vanka.html").title == "А. П. Чехов. Ванька"
-    assert titles["Ванька.txt"] == "Ванька.txt"
+        # two inputs: ids are paths from their common parent (examples/corpus)
+        assert st.document("stories", "web/vanka.html").title == "А. П. Чехов. Ванька"
+    assert titles["chekhov/Ванька.txt"] == "Ванька.txt"
     assert "Антон Чехов" not in titles.values()

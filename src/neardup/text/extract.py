@@ -99,7 +99,12 @@ class _Watchdog:
                     self._thread = None
                     return
                 for tid, (clock, deadline) in list(self._watched.items()):
-                    if tid not in self.fired and time.clock_gettime(clock) > deadline:
+                    try:
+                        used = time.clock_gettime(clock)
+                    except OSError:  # the thread is gone: its clock with it
+                        del self._watched[tid]
+                        continue
+                    if tid not in self.fired and used > deadline:
                         self.fired.add(tid)
                         ctypes.pythonapi.PyThreadState_SetAsyncExc(
                             ctypes.c_ulong(tid), ctypes.py_object(_Overrun)
