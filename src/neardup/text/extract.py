@@ -65,6 +65,10 @@ class _Watchdog:
     """One daemon thread polling the CPU clocks of the threads under a budget."""
 
     POLL_S = 0.02
+    #: CPU seconds between two overruns raised in a thread that is still in its block (an
+    #: exception raised while the thread runs a ``gc`` callback or a ``__del__`` is
+    #: swallowed by the interpreter, so one alone may never reach the block).
+    REFIRE_S = 0.25
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -104,8 +108,9 @@ class _Watchdog:
                     except OSError:  # the thread is gone: its clock with it
                         del self._watched[tid]
                         continue
-                    if tid not in self.fired and used > deadline:
+                    if used > deadline:
                         self.fired.add(tid)
+                        self._watched[tid] = (clock, used + self.REFIRE_S)
                         ctypes.pythonapi.PyThreadState_SetAsyncExc(
                             ctypes.c_ulong(tid), ctypes.py_object(_Overrun)
                         )
@@ -114,12 +119,23 @@ class _Watchdog:
 _WATCHDOG = _Watchdog()
 
 
+def _release(tid: int) -> bool:
+    """:meth:`_Watchdog.release`, taking an overrun raised again before it ran."""
+    overran = False
+    while True:
+        try:
+            return _WATCHDOG.release(tid) or overran
+        except _Overrun:
+            overran = True
+
+
 @contextlib.contextmanager
 def cpu_budget(seconds: float, what: str = "extraction") -> Iterator[None]:
     """Stop the calling thread's work once it has used ``seconds`` of CPU time.
 
     A watchdog thread reads the thread's own CPU clock (``pthread_getcpuclockid``) every
-    20 ms and, past the budget, raises an exception in it at its next Python instruction;
+    20 ms and, past the budget, raises an exception in it at its next Python instruction
+    (again every 0.25 s of CPU while the block runs on, in case one was swallowed);
     it leaves the block as :class:`CPUBudgetError`. Work inside a single C call (lxml,
     zlib, Resiliparse) is stopped when the call returns. Nested budgets are not supported
     (the inner one replaces the outer).
@@ -143,7 +159,7 @@ def cpu_budget(seconds: float, what: str = "extraction") -> Iterator[None]:
     except _Overrun:
         overrun = True
     finally:
-        overrun = _WATCHDOG.release(tid) or overrun
+        overrun = _release(tid) or overrun
     if overrun:
         raise CPUBudgetError(what, seconds)
 
