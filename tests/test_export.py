@@ -149,7 +149,8 @@ def test_output_names_are_checked() -> None:
     from neardup.errors import ParameterError
 
     with pytest.raises(ParameterError, match="output"):
-        output_format("kept.csv")
+        output_format("kept.tsv")
+    assert output_format("kept.csv") == output_format("kept.csv.zst") == "csv"
 
 
 def test_jobs_do_not_change_the_result(tmp_path: Path) -> None:

@@ -315,7 +315,8 @@ def dedup(
     streaming = meth.signs_from_sets and not meth.needs_fit
     ingest = _Ingest(meth, shingling, opts, timer, keep_docs=not streaming)
     spill = _Spill.make(memory_budget, spill_dir)
-    if streaming and ingest.fast and _is_paths(source):
+    limited = (read_options or {}).get("limit") is not None  # a cut stream: one process
+    if streaming and ingest.fast and _is_paths(source) and not limited:
         parallel = _ParallelIngest(ingest, read_options or {}, jobs, meth, spill)
         sets, ids, lengths, skipped, signed = parallel.run(source, prog)  # type: ignore[arg-type]
         read, unique = parallel.read, parallel.unique

@@ -9,6 +9,10 @@ format the output's name asks for:
   byte for byte; other records become one JSON object a line with all their fields.
 * ``.parquet``: Parquet and Arrow inputs keep their schema (record batches are filtered,
   not rebuilt); JSONL and CSV records are written with the schema of their first batch.
+* ``.csv`` (optionally ``.gz`` or ``.zst``): a header row and one row a record; CSV input
+  keeps its header and every field (a CSV round trip), other records give their fields
+  (a nested value as JSON). The header is the first written batch's fields: a later
+  record with another field is refused (write JSONL or Parquet instead).
 
 Records are matched by document id, read by the same reader as the job, so ids agree. A
 record whose id repeats an earlier record's was given its place (``FILE:LINE``) as id by
@@ -49,7 +53,9 @@ from neardup.text.units import (
     Spool,
     csv_records,
     input_names,
+    open_parquet,
     open_stream,
+    parquet_batches,
     parquet_groups,
     plan_file,
     record_id,
@@ -57,8 +63,9 @@ from neardup.text.units import (
     walk,
 )
 
-OutputFormat = Literal["jsonl", "parquet"]
+OutputFormat = Literal["jsonl", "parquet", "csv"]
 _JSONL = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz", ".jsonl.zst", ".ndjson.zst")
+_CSV = (".csv", ".csv.gz", ".csv.zst")
 
 
 def output_format(path: str | os.PathLike[str]) -> OutputFormat:
@@ -72,7 +79,11 @@ def output_format(path: str | os.PathLike[str]) -> OutputFormat:
         return "jsonl"
     if name.endswith((".parquet", ".pq")):
         return "parquet"
-    raise ParameterError("output", os.fspath(path), "a .jsonl[.gz|.zst] or .parquet file name")
+    if name.endswith(_CSV):
+        return "csv"
+    raise ParameterError(
+        "output", os.fspath(path), "a .jsonl[.gz|.zst], .csv[.gz|.zst] or .parquet file name"
+    )
 
 
 def export_records(
@@ -101,10 +112,7 @@ def export_records(
     spool = Spool()
     try:
         paths = resolve_inputs([os.fspath(p) for p in inputs], spool)
-        batches = _selected(paths, ids, options)
-        if fmt == "jsonl":
-            return _write_jsonl(Path(out), batches)
-        return _write_parquet(Path(out), batches)
+        return _WRITERS[fmt](Path(out), _selected(paths, ids, options))
     finally:
         spool.close()
 
@@ -279,14 +287,13 @@ def _read_arrow(path: Path, kind: str, options: ReadOptions) -> Iterator[tuple[i
     """``(first row, record batch)`` of a Parquet or Arrow file; the Parquet row groups the
     job skipped unread (:func:`neardup.text.units.parquet_groups`) are not read here either."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     row = 0
     if kind == "parquet":
-        pf = pq.ParquetFile(path)
+        pf = open_parquet(path)
         for group, why in enumerate(parquet_groups(pf, options)):
             if why is None:
-                for batch in pf.iter_batches(BATCH_ROWS, row_groups=[group]):
+                for batch in parquet_batches(pf, group, options):
                     yield row, batch
                     row += batch.num_rows
             else:
@@ -393,6 +400,62 @@ def _write_parquet(out: Path, batches: Iterator[_Batch]) -> int:
     return count
 
 
+def _write_csv(out: Path, batches: Iterator[_Batch]) -> int:
+    """CSV with a header row (the first batch's fields, in order), UTF-8, ``\n`` line ends."""
+    import csv
+    import io
+
+    count = 0
+    header: list[str] | None = None
+    with _atomic(out) as tmp, _open_text_out(tmp, out) as raw:
+        f = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogatepass", newline="")
+        writer = csv.writer(f, lineterminator="\n")
+        for kind, data in batches:
+            rows = _batch_rows(kind, data)
+            if header is None:
+                header = list(dict.fromkeys(k for r in rows for k in r))
+                writer.writerow(header)
+            for row in rows:
+                extra = [k for k in row if k not in header]
+                if extra:
+                    raise ParameterError(
+                        "output",
+                        str(out),
+                        f"a .jsonl or .parquet file: a record has field {extra[0]!r}, not in "
+                        f"the CSV header {header!r}",
+                    )
+                writer.writerow([_csv_value(row.get(k)) for k in header])
+            count += len(rows)
+        if header is None:  # nothing selected: the header of the id/text schema
+            writer.writerow(["id", "text"])
+        f.flush()
+        f.detach()
+    return count
+
+
+def _batch_rows(kind: str, data: Any) -> list[dict[str, Any]]:
+    if kind == "lines":
+        return [json.loads(x) for x in data]
+    if kind == "rows":
+        return list(data)
+    return list(data.to_pylist())
+
+
+def _csv_value(value: Any) -> str:
+    """A field as CSV text: strings as they are, None empty, numbers and booleans as JSON
+    writes them, nested values as JSON."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+_WRITERS = {"jsonl": _write_jsonl, "parquet": _write_parquet, "csv": _write_csv}
+
+
 # -- for the jobs that rewrite the text field (neardup.corpus.rewrite) -----------------------
 def select_batches(
     paths: list[Path], ids: Container[str], options: ReadOptions
@@ -410,9 +473,7 @@ def write_batches(out: str | os.PathLike[str], batches: Iterator[tuple[str, Any]
     Raises:
         ParameterError: a bad output name. OSError: the output cannot be written.
     """
-    if output_format(out) == "jsonl":
-        return _write_jsonl(Path(out), batches)
-    return _write_parquet(Path(out), batches)
+    return _WRITERS[output_format(out)](Path(out), batches)
 
 
 def record_line(row: dict[str, Any]) -> bytes:

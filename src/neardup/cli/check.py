@@ -22,8 +22,11 @@ from neardup.cli.options import (
     MAX_BYTES,
     ContentTypeOpt,
     DbOpt,
+    ExcludeOpt,
     IdFieldOpt,
+    IncludeOpt,
     MaxBytesOpt,
+    RecursiveOpt,
     TextFieldOpt,
     read_inputs,
 )
@@ -46,6 +49,9 @@ def check(
     text_field: TextFieldOpt = "text",
     content_type: ContentTypeOpt = "auto",
     max_bytes: MaxBytesOpt = MAX_BYTES,
+    include: IncludeOpt = None,
+    exclude: ExcludeOpt = None,
+    recursive: RecursiveOpt = True,
     limit: Annotated[int, typer.Option(help="At most this many matches per record.")] = 20,
     db: DbOpt = None,
     as_json: Annotated[
@@ -74,6 +80,9 @@ def check(
             text_field=text_field,
             content_type=content_type,
             max_bytes=max_bytes,
+            include=include,
+            exclude=exclude,
+            recursive=recursive,
         )
         store = Store(db)
     except NeardupError as exc:

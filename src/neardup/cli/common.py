@@ -54,9 +54,7 @@ def parse_value(raw: str) -> Any:
     return raw
 
 
-def stop_words_choice(
-    stop_words: str | None, no_stop_words: bool
-) -> bool | tuple[str, ...] | None:
+def stop_words_choice(stop_words: str | None, no_stop_words: bool) -> bool | tuple[str, ...] | None:
     """``--stop-words FILE|snowball`` and ``--no-stop-words`` as one value: ``None`` (the
     method's default), ``False``, ``True`` (Snowball lists) or the words of a file.
 
@@ -226,5 +224,5 @@ def check_output_path(flag: str, path: Path, *, kind: str) -> None:
 
 def fail(exc: NeardupError) -> typer.Exit:
     """Print ``exc`` on stderr; the exit to raise (code 2 for a usage error, else 1)."""
-    console("err").print(f"[red]error:[/red] {escape(str(exc))}")
+    console("err").print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
     return typer.Exit(2 if isinstance(exc, UsageError) else 1)

@@ -20,14 +20,19 @@ from neardup.cli.helptext import install as install_help_placeholders
 from neardup.cli.options import (
     MAX_BYTES,
     ContentTypeOpt,
+    ExcludeOpt,
     IdFieldOpt,
+    IncludeOpt,
     JsonOpt,
+    LimitOpt,
     MaxBytesOpt,
     NoStopOpt,
     PresetOpt,
+    RecursiveOpt,
     StopOpt,
     StopSymOpt,
     TextFieldOpt,
+    check_fields,
     read_options,
 )
 from neardup.errors import NeardupError, ParameterError, UsageError, check_int
@@ -155,11 +160,15 @@ def dedup(
         bool,
         typer.Option("--follow-symlinks", help="Read symbolic links that leave an input tree."),
     ] = False,
+    include: IncludeOpt = None,
+    exclude: ExcludeOpt = None,
+    recursive: RecursiveOpt = True,
+    limit: LimitOpt = None,
     kept: Annotated[
         Path | None,
         typer.Option(
             "--kept",
-            help="Write the kept records, all fields, here (.jsonl[.gz|.zst] or .parquet).",
+            help="Write the kept records, all fields, here (.jsonl, .csv [.gz|.zst] or .parquet).",
         ),
     ] = None,
     removed: Annotated[
@@ -266,11 +275,16 @@ def dedup(
                 text_field=text_field,
                 content_type=content_type,
                 max_bytes=max_bytes,
+                include=include,
+                exclude=exclude,
+                recursive=recursive,
+                limit=limit,
             ),
             "extractor": extractor,
             "follow_symlinks": follow_symlinks,
         }
         _check_outputs(kept, removed)
+        check_fields(inputs, read_opts)  # a wrong field: exit 2 before any output
         if out_dir is not None and "://" not in out_dir:
             check_output_path("--out", Path(out_dir), kind="directory")
         if spill_dir is not None:
@@ -281,6 +295,10 @@ def dedup(
         local_only = {"--memory-mib": memory_mib, "--spill-dir": spill_dir}
         for name, given in local_only.items():
             if engine == "dask" and given is not None:
+                raise ParameterError(name, str(given), "only with --engine local")
+        selection = {"--include": include, "--exclude": exclude, "--limit": limit}
+        for name, given in {**selection, "--no-recursive": not recursive or None}.items():
+            if engine == "dask" and given:
                 raise ParameterError(name, str(given), "only with --engine local")
         dask_only = {"--scheduler": scheduler, "--workers": workers, "--block-mib": block_mib}
         for flag, value in dask_only.items():
@@ -609,9 +627,7 @@ def compare(
     if html_file is not None and shared is not None:
         from neardup.cli.pairview import html_report
 
-        html_report(
-            html_file, shared, text_a, text_b, name_a=str(a), name_b=str(b), scores=row
-        )
+        html_report(html_file, shared, text_a, text_b, name_a=str(a), name_b=str(b), scores=row)
         _console("err").print(f"HTML report: {escape(str(html_file))}", highlight=False)
 
 
@@ -620,8 +636,7 @@ def _empty_lexicon(method: str, *, corpus: bool) -> None:
     its score would be 0 whatever the texts."""
     what = "the statistics of the reference corpus" if corpus else "the statistics of A and B alone"
     message = (
-        f"warning: {method} found no lexicon words on {what}, so its score is 0 whatever "
-        "the texts"
+        f"warning: {method} found no lexicon words on {what}, so its score is 0 whatever the texts"
     )
     if corpus:
         _console("err").print(message + ".", markup=False, highlight=False, soft_wrap=True)

@@ -30,13 +30,50 @@ MaxBytesOpt = Annotated[
 ]
 #: Default of ``--max-bytes`` (the reader's own default).
 MAX_BYTES = 20_000_000
+IncludeOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--include",
+        metavar="GLOB",
+        help="Read only the files of input folders matching this pattern (repeatable; "
+        "'*' matches '/' too; a pattern without '/' matches the file name).",
+    ),
+]
+ExcludeOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--exclude", metavar="GLOB", help="Leave out the files matching this (repeatable)."
+    ),
+]
+RecursiveOpt = Annotated[
+    bool,
+    typer.Option(
+        "--recursive/--no-recursive", help="Walk the subfolders of input folders (default)."
+    ),
+]
+LimitOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--limit",
+        metavar="N",
+        help="Read the first N records only (documents and skipped ones, in input order).",
+    ),
+]
 
 
 def read_options(
-    *, id_field: str, text_field: str, content_type: str, max_bytes: int | None = None
+    *,
+    id_field: str,
+    text_field: str,
+    content_type: str,
+    max_bytes: int | None = None,
+    include: list[str] | None = None,
+    exclude: list[str] | None = None,
+    recursive: bool = True,
+    limit: int | None = None,
 ) -> dict[str, Any]:
     """The keyword arguments of :func:`neardup.text.read.read_corpus` given by the shared
-    read options (``max_bytes`` left out when None)."""
+    read options (``max_bytes`` and the file selection left out when not given)."""
     opts: dict[str, Any] = {
         "id_field": id_field,
         "text_field": text_field,
@@ -44,22 +81,49 @@ def read_options(
     }
     if max_bytes is not None:
         opts["max_bytes"] = max_bytes
+    if include:
+        opts["include"] = tuple(include)
+    if exclude:
+        opts["exclude"] = tuple(exclude)
+    if not recursive:
+        opts["recursive"] = False
+    if limit is not None:
+        opts["limit"] = limit
     return opts
 
 
+def check_fields(inputs: list[str] | list[Path], options: dict[str, Any]) -> None:
+    """Refuse, before anything is read or written, a ``--text-field`` (or a ``--id-field``
+    other than ``id``) that the first record file of ``inputs`` does not have
+    (:func:`neardup.text.units.check_fields`; ``options``: ``read_corpus`` keywords).
+
+    Raises:
+        ParameterError: the field, the file and the fields it has, in one line.
+    """
+    from neardup.text.read import read_options as make_read_options
+    from neardup.text.units import check_fields as check
+
+    opts = make_read_options(**options)
+    check([str(p) for p in inputs], opts, check_id=opts.id_field != "id")
+
+
 def read_inputs(inputs: list[Path], **options: Any) -> Any:
-    """``read_corpus`` over the command's INPUT arguments with :func:`read_options`.
+    """``read_corpus`` over the command's INPUT arguments with :func:`read_options`, after
+    :func:`check_fields`.
 
     Returns:
         the lazy iterator of :class:`~neardup.text.Document` and
         :class:`~neardup.text.Skipped` items.
 
     Raises:
-        NeardupError: an input does not exist or an option is out of range.
+        NeardupError: an input does not exist, an option is out of range, or the text
+            field is not a field of the first record file.
     """
     from neardup.text.read import read_corpus
 
-    return read_corpus([str(p) for p in inputs], **read_options(**options))
+    opts = read_options(**options)
+    check_fields(inputs, opts)
+    return read_corpus([str(p) for p in inputs], **opts)
 
 
 StopOpt = Annotated[

@@ -16,14 +16,15 @@ from __future__ import annotations
 import codecs
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
 from neardup.errors import DecodeError, ParameterError, check_choice, check_int
-from neardup.text.encoding import decode, looks_binary
+from neardup.text.encoding import SNIFF_BYTES, decode, looks_binary
 from neardup.text.extract import EXTRACTORS, extract
 from neardup.text.formats import input_kind
 from neardup.text.scrub import scrub
@@ -60,12 +61,19 @@ def read_options(
     glob: str | None = None,
     extractor: str = "resiliparse",
     follow_symlinks: bool = False,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    recursive: bool = True,
+    limit: int | None = None,
 ) -> ReadOptions:
     """Validated :class:`ReadOptions` (the parameters of :func:`read_corpus`).
 
     Raises:
         ParameterError: a bad value, naming the parameter and what is allowed.
     """
+    patterns = {"include": _patterns("include", include), "exclude": _patterns("exclude", exclude)}
+    if limit is not None:
+        check_int("limit", limit, low=1)
     check_choice("content_type", content_type, CONTENT_TYPES)
     check_choice("extractor", extractor, EXTRACTORS)
     check_int("max_bytes", max_bytes, low=1)
@@ -75,8 +83,31 @@ def read_options(
     if glob is not None and (not isinstance(glob, str) or not glob):
         raise ParameterError("glob", glob, "a non-empty pattern string or None")
     return ReadOptions(
-        id_field, text_field, content_type, max_bytes, extractor, glob, bool(follow_symlinks)
+        id_field,
+        text_field,
+        content_type,
+        max_bytes,
+        extractor,
+        glob,
+        bool(follow_symlinks),
+        patterns["include"],
+        patterns["exclude"],
+        bool(recursive),
+        limit,
     )
+
+
+def _patterns(name: str, value: Sequence[str]) -> tuple[str, ...]:
+    """``value`` as a tuple of non-empty pattern strings (a single string is one pattern).
+
+    Raises:
+        ParameterError: not a list of non-empty strings.
+    """
+    items = (value,) if isinstance(value, str) else tuple(value)
+    for item in items:
+        if not isinstance(item, str) or not item:
+            raise ParameterError(name, value, "a list of non-empty glob patterns")
+    return items
 
 
 def read_corpus(
@@ -89,6 +120,10 @@ def read_corpus(
     glob: str | None = None,
     extractor: str = "resiliparse",
     follow_symlinks: bool = False,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    recursive: bool = True,
+    limit: int | None = None,
 ) -> Iterator[Document | Skipped]:
     """Documents of ``inputs``, in input order, each directory walked in sorted order.
 
@@ -103,7 +138,13 @@ def read_corpus(
       ``follow_symlinks``), an unreadable directory (``unreadable``). With ``glob``, only the
       files whose relative POSIX path matches it (:func:`fnmatch.fnmatchcase`, ``*`` also
       matching ``/``; a pattern without ``/`` is matched against the file name) are read,
-      and the others pass without a row.
+      and the others pass without a row; ``include`` patterns are more such patterns (a
+      file matching any is read), ``exclude`` patterns name files that are not read (no
+      row), and without ``recursive`` only the files directly in the directory are read.
+      A file of no known kind (``README``, ``.yaml``, an extensionless text) is one
+      document when it decodes as text (no NUL or control bytes in its first 8 KiB, a
+      plausible encoding: :func:`.encoding.decode`), else a ``binary`` or
+      ``undecodable`` skip row.
     * a ``datasets`` folder (``save_to_disk``): the records of its Arrow files.
     * JSONL: one JSON object a line; id from ``id_field`` (``FILE:LINE`` when absent or
       null), text from ``text_field``; blank lines are passed over; a malformed line, or one
@@ -129,6 +170,9 @@ def read_corpus(
         glob: pattern selecting the files of directory inputs (see above), or ``None``.
         extractor: HTML main-text extractor, ``resiliparse`` (default) or ``trafilatura``.
         follow_symlinks: read symbolic links that leave a walked tree.
+        include, exclude: glob patterns selecting and leaving out files of directory inputs.
+        recursive: walk the subdirectories of directory inputs (default) or not.
+        limit: stop after this many items (documents and skip rows, >= 1), or None.
 
     Returns:
         An iterator of :class:`Document` (text = clean extracted text, raw_bytes = payload
@@ -147,6 +191,10 @@ def read_corpus(
         glob=glob,
         extractor=extractor,
         follow_symlinks=follow_symlinks,
+        include=include,
+        exclude=exclude,
+        recursive=recursive,
+        limit=limit,
     )
     names = [inputs] if isinstance(inputs, str | os.PathLike) else list(inputs)
     spool = Spool()
@@ -156,13 +204,24 @@ def read_corpus(
 
 def _iterate(paths: list[Path], opts: ReadOptions, spool: Spool) -> Iterator[Document | Skipped]:
     try:
-        for unit in plan_units(paths, opts):
-            if isinstance(unit, Skipped):
-                yield unit
-            else:
-                yield from read_unit(unit, opts)
+        items = read_units(plan_units(paths, opts), opts)
+        yield from items if opts.limit is None else islice(items, opts.limit)
     finally:
         spool.close()
+
+
+def read_units(
+    units: Iterable[Unit | Skipped], options: ReadOptions, on_unit: Any = None
+) -> Iterator[Document | Skipped]:
+    """The documents and skips of planned ``units``, in order; ``on_unit(unit)`` (if given)
+    is called when a unit's items have all been handed out (the progress of the read)."""
+    for unit in units:
+        if isinstance(unit, Skipped):
+            yield unit
+        else:
+            yield from read_unit(unit, options)
+        if on_unit is not None:
+            on_unit(unit)
 
 
 def read_unit(unit: Unit, options: ReadOptions) -> list[Document | Skipped]:
@@ -190,7 +249,12 @@ def _file_document(path: Path, doc_id: str, options: ReadOptions) -> Document | 
         if size > limit and not compressed:
             return Skipped(doc_id, source, "oversize", f"{size} bytes > max_bytes={limit}")
         with open_stream(path) as f:
-            data = f.read(limit + 1)
+            data = f.read(min(limit + 1, SNIFF_BYTES))
+            if _binary_head(data, path.name if doc_id != "-" else ""):
+                why = "NUL or control bytes in the first 8 KiB (not read further)"
+                return Skipped(doc_id, source, "binary", why)
+            if len(data) == SNIFF_BYTES:
+                data += f.read(limit + 1 - len(data))
     except (OSError, EOFError, ValueError) as exc:
         return Skipped(doc_id, source, "unreadable", f"{type(exc).__name__}: {exc}")
     except Exception as exc:  # zlib/lzma/zstandard errors on a corrupt compressed file
@@ -200,6 +264,14 @@ def _file_document(path: Path, doc_id: str, options: ReadOptions) -> Document | 
         return Skipped(doc_id, source, "oversize", f"{what} max_bytes={limit}")
     name = "" if doc_id == "-" else path.name
     return document_from_bytes(data, doc_id=doc_id, source=source, name=name, options=options)
+
+
+def _binary_head(head: bytes, name: str) -> bool:
+    """Whether a file of no known kind is binary by its first bytes (a PDF or DOCX by its
+    signature is not: it is read by its text)."""
+    if not name or input_kind(name) != "unknown" or head.startswith((b"%PDF-", b"PK\x03\x04")):
+        return False
+    return looks_binary(head)
 
 
 def document_from_bytes(

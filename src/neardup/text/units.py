@@ -35,9 +35,8 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import IO, Any, cast
 
-from neardup.errors import InputError
+from neardup.errors import InputError, ParameterError
 from neardup.text.formats import (
-    DOCUMENT_SUFFIXES,
     InputKind,
     input_kind,
     is_datasets_folder,
@@ -66,6 +65,11 @@ class ReadOptions:
         extractor: HTML main-text extractor (``resiliparse`` or ``trafilatura``).
         glob: pattern selecting the files of directory inputs, or ``None``.
         follow_symlinks: read symbolic links whose target lies outside the walked tree.
+        include: patterns selecting the files of directory inputs (a file is read when it
+            matches one of them or ``glob``; none: every file).
+        exclude: patterns of files of directory inputs that are not read.
+        recursive: walk the subdirectories of directory inputs (else their files only).
+        limit: read the first ``limit`` records (documents and skip rows) only, or None.
     """
 
     id_field: str = "id"
@@ -75,6 +79,16 @@ class ReadOptions:
     extractor: str = "resiliparse"
     glob: str | None = None
     follow_symlinks: bool = False
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    recursive: bool = True
+    limit: int | None = None
+
+    @property
+    def includes(self) -> tuple[str, ...]:
+        """The patterns a file of a walked tree must match one of (``glob`` and
+        ``include``); empty: every file."""
+        return ((self.glob,) if self.glob is not None else ()) + self.include
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,7 +334,7 @@ def _plan_tree(
             continue
         file, rel = item
         kind = input_kind(file.name)
-        if kind in ("document", "pdf", "docx"):
+        if kind in ("document", "pdf", "docx", "unknown"):
             batch.append((str(file), rel))
             with contextlib.suppress(OSError):
                 size += file.stat().st_size
@@ -342,9 +356,12 @@ def walk(
     """``(file, prefix/relative POSIX path)`` below ``root``, sorted by path components, and a
     :class:`Skipped` row for each entry that is not read: an unreadable directory, a
     symbolic link leaving the tree (unless ``follow_symlinks``), a hidden entry (name
-    starting with ``.``), a file of a kind neardup does not read. With ``glob``, only the
-    files whose relative path matches (``*`` also matches ``/``; a pattern without ``/`` is
-    matched against the file name) are listed, and others pass without a row."""
+    starting with ``.``). A file of no known kind is listed (read as one document if it
+    decodes as text, else a ``binary`` skip row). With ``glob`` or ``include``, only the
+    files whose relative path matches one of them (``*`` also matches ``/``; a pattern
+    without ``/`` is matched against the file name) are listed, and files matching an
+    ``exclude`` pattern are not: others pass without a row. Without ``recursive``, only the
+    files directly in ``root`` are listed (subdirectories pass without a row)."""
     found: list[tuple[tuple[str, ...], Path | Skipped]] = []
     root_real = root.resolve()
 
@@ -356,12 +373,14 @@ def walk(
 
     for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable, followlinks=False):
         base = Path(dirpath)
+        if not options.recursive:
+            dirnames.clear()  # the files of root only: its subdirectories pass without a row
         for name in list(dirnames):
             sub = base / name
             rel = _rel_parts(sub, root)
             if name.startswith("."):
                 dirnames.remove(name)
-                if options.glob is None:
+                if not options.includes:
                     found.append((rel, _skip(rel, sub, "unsupported", "hidden directory")))
             elif sub.is_symlink():
                 found.append((rel, _skip(rel, sub, "unsupported", "symbolic link to a directory")))
@@ -383,11 +402,11 @@ def walk(
 def _walk_entry(
     file: Path, rel: tuple[str, ...], root_real: Path, options: ReadOptions
 ) -> Path | Skipped | None:
-    if options.glob is not None:
-        target = "/".join(rel) if "/" in options.glob else rel[-1]
-        if not fnmatchcase(target, options.glob):
-            return None
-    elif rel[-1].startswith("."):
+    if options.includes and not _matches(rel, options.includes):
+        return None
+    if _matches(rel, options.exclude):
+        return None
+    if not options.includes and rel[-1].startswith("."):
         return _skip(rel, file, "unsupported", "hidden file")
     if file.is_symlink() and not options.follow_symlinks:
         try:
@@ -399,10 +418,15 @@ def _walk_entry(
             return _skip(rel, file, "unsupported", why)
     if not file.is_file():
         return _skip(rel, file, "unsupported", "not a regular file")
-    if options.glob is None and input_kind(file.name) == "unknown":
-        why = f"not a file type neardup reads (readable: {', '.join(DOCUMENT_SUFFIXES)}, ...)"
-        return _skip(rel, file, "unsupported", why)
     return file
+
+
+def _matches(rel: tuple[str, ...], patterns: tuple[str, ...]) -> bool:
+    """Whether the relative path ``rel`` matches one of ``patterns``
+    (:func:`fnmatch.fnmatchcase`: ``*`` also matches ``/``; a pattern without ``/`` is
+    matched against the file name)."""
+    path = "/".join(rel)
+    return any(fnmatchcase(path if "/" in p else rel[-1], p) for p in patterns)
 
 
 def _rel_parts(path: Path, root: Path) -> tuple[str, ...]:
@@ -607,9 +631,7 @@ def line_blocks(f: IO[bytes], max_bytes: int) -> Iterator[tuple[int, bytes, str 
 def _plan_parquet(path: Path, name: str, options: ReadOptions) -> Iterator[Unit | Skipped]:
     shown = scrub(str(path))
     try:
-        import pyarrow.parquet as pq
-
-        pf = pq.ParquetFile(path)
+        pf = open_parquet(path)
         columns = _columns(pf.schema_arrow.names, options)
         if isinstance(columns, str):
             yield Skipped(name, shown, "unreadable", columns)
@@ -617,7 +639,7 @@ def _plan_parquet(path: Path, name: str, options: ReadOptions) -> Iterator[Unit 
         row = 0
         for group, why in enumerate(parquet_groups(pf, options)):
             if why is None:
-                batches = pf.iter_batches(BATCH_ROWS, row_groups=[group], columns=columns)
+                batches = parquet_batches(pf, group, options, columns)
                 yield from _record_batches(batches, shown, name, options, row)
             else:
                 yield from _group_skips(pf, group, row, why, shown, name, options)
@@ -668,6 +690,37 @@ def _columns(names: list[str], options: ReadOptions) -> list[str] | str:
     if options.text_field not in names:
         return f"no column {options.text_field!r} (columns: {', '.join(names)})"
     return [c for c in (options.id_field, options.text_field) if c in names]
+
+
+def open_parquet(path: Path) -> Any:
+    """``pyarrow.parquet.ParquetFile`` reading pages as they are needed (1 MiB buffered
+    reads, no pre-buffering of whole column chunks), so a large row group is not held whole
+    while its batches are read."""
+    import pyarrow.parquet as pq
+
+    return pq.ParquetFile(path, buffer_size=_PIECE, pre_buffer=False)
+
+
+def parquet_batches(
+    pf: Any, group: int, options: ReadOptions, columns: list[str] | None = None
+) -> Iterator[Any]:
+    """The record batches of row group ``group`` of ``pf`` (:func:`open_parquet`), of about
+    :data:`BLOCK_BYTES` of text each (as many records as a JSONL block holds, at most
+    :data:`BATCH_ROWS`), so that reading Parquet holds about what reading JSONL holds;
+    Arrow's freed buffers are handed back to the system after each batch."""
+    import pyarrow as pa
+
+    meta = pf.metadata
+    names = [meta.schema.column(j).path for j in range(meta.num_columns)]
+    rows = meta.row_group(group).num_rows
+    size = 0
+    if options.text_field in names:
+        size = meta.row_group(group).column(names.index(options.text_field)).total_uncompressed_size
+    per_batch = BATCH_ROWS if size <= 0 else max(1, min(BATCH_ROWS, BLOCK_BYTES * rows // size))
+    pool = pa.default_memory_pool()
+    for batch in pf.iter_batches(per_batch, row_groups=[group], columns=columns, use_threads=False):
+        yield batch
+        pool.release_unused()
 
 
 def parquet_groups(pf: Any, options: ReadOptions) -> list[str | None]:
@@ -1020,3 +1073,105 @@ class UniqueIds:
             " its place FILE:LINE as id (--kept/--removed keep the original records; use"
             " --id-field to pick another id field)"
         )
+
+
+# -- the fields of the first record file --------------------------------------------------------
+#: JSONL records whose fields :func:`check_fields` gathers.
+_FIELD_PROBE = 100
+
+
+def check_fields(
+    inputs: Iterable[str | os.PathLike[str]], options: ReadOptions, *, check_id: bool
+) -> None:
+    """Refuse a text field (and, with ``check_id``, an id field) that the first record file
+    of ``inputs`` (JSONL, Parquet, CSV, Arrow, in reading order) does not have, before
+    anything is read or written. Standard input, missing inputs and document files are
+    passed over (the reader deals with them); a JSONL file counts the fields of its first
+    100 records.
+
+    Raises:
+        ParameterError: ``--text-field`` or ``--id-field`` naming the value, the file and
+            the fields it has.
+    """
+    found = _first_fields(inputs, options)
+    if found is None:
+        return
+    file, fields = found
+    wanted = [("--text-field", options.text_field)]
+    if check_id:
+        wanted.append(("--id-field", options.id_field))
+    for flag, value in wanted:
+        if value not in fields:
+            shown = ", ".join(fields) if fields else "none"
+            raise ParameterError(flag, value, f"a field of {scrub(file)} (its fields: {shown})")
+
+
+def _first_fields(
+    inputs: Iterable[str | os.PathLike[str]], options: ReadOptions
+) -> tuple[str, list[str]] | None:
+    for raw in inputs:
+        path = Path(raw)
+        if os.fspath(raw) == "-" or not path.exists():
+            continue
+        if path.is_dir() and is_datasets_folder(path):
+            from neardup.text.formats import datasets_files
+
+            for entry in datasets_files(path):
+                if isinstance(entry, tuple):
+                    return _fields_of(entry[0], "arrow")
+            continue
+        files = (
+            (e[0] for e in walk(path, options) if isinstance(e, tuple)) if path.is_dir() else [path]
+        )
+        for file in files:
+            kind = input_kind(file.name)
+            if kind in ("jsonl", "parquet", "csv", "arrow"):
+                return _fields_of(file, kind)
+    return None
+
+
+def _fields_of(path: Path, kind: InputKind) -> tuple[str, list[str]] | None:
+    """``(file, its field names)``, or None when they cannot be told (an unreadable file:
+    the reader names it in a skip row)."""
+    try:
+        if kind == "parquet":
+            import pyarrow.parquet as pq
+
+            return str(path), list(pq.ParquetFile(path).schema_arrow.names)
+        if kind == "arrow":
+            import pyarrow as pa
+
+            with pa.memory_map(str(path)) as source:
+                try:
+                    return str(path), list(pa.ipc.open_file(source).schema.names)
+                except pa.ArrowInvalid:
+                    source.seek(0)
+                    return str(path), list(pa.ipc.open_stream(source).schema.names)
+        with open_stream(path) as f:
+            if kind == "csv":
+                head = next(csv_records(f, 1 << 20), None)
+                if head is None or head.reason is not None:
+                    return None
+                return str(path), [h.lstrip("\ufeff") for h in head.fields]
+            return _jsonl_fields(path, f)
+    except Exception:  # an unreadable file: the reader's skip row names it
+        return None
+
+
+def _jsonl_fields(path: Path, f: IO[bytes]) -> tuple[str, list[str]] | None:
+    fields: dict[str, None] = {}
+    seen = 0
+    for _ in range(_FIELD_PROBE * 10):
+        line = f.readline(1 << 24)  # a longer line is passed over in pieces
+        if not line or seen >= _FIELD_PROBE:
+            break
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            fields.update(dict.fromkeys(obj))
+            seen += 1
+    return (str(path), list(fields)) if seen else None
