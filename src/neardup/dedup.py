@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import resource
 import time
+from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -324,7 +325,7 @@ def dedup(
         spilled = parallel.spilled
         kernel, kernel_note = parallel.kernel, parallel.kernel_note
     else:
-        ingest.run(_items(source, read_options or {}), prog)
+        ingest.run(*_items(source, read_options or {}, prog), prog)
         sets, ids, lengths, skipped, signed = ingest.result()
         read, unique = ingest.read, ingest.unique
         worker_seconds, spilled = {}, False
@@ -424,13 +425,24 @@ def _is_paths(source: object) -> bool:
 
 
 def _items(
-    source: Iterable[Document] | Sequence[str | PathLike[str]], read_options: dict[str, Any]
-) -> Iterable[Document | Skipped]:
+    source: Iterable[Document] | Sequence[str | PathLike[str]],
+    read_options: dict[str, Any],
+    prog: Progress,
+) -> tuple[Iterable[Document | Skipped], int | None, bool]:
+    """The items of ``source``, the planned bytes of the read (None if unknown) and whether
+    the read's progress is in bytes (input paths: it advances as units are read)."""
     if _is_paths(source):
-        from neardup.text.read import read_corpus
+        from neardup.text.read import read_counted
+        from neardup.text.read import read_options as make_read_options
 
-        return read_corpus(list(source), **read_options)  # type: ignore[arg-type]
-    return source  # type: ignore[return-value]
+        opts = make_read_options(**read_options)
+        total, items = read_counted(
+            list(source),  # type: ignore[arg-type]
+            opts,
+            lambda n: prog.advance("read", n),
+        )
+        return items, total, True
+    return source, None, False  # type: ignore[return-value]
 
 
 @dataclass(frozen=True, eq=False)
@@ -524,21 +536,21 @@ class _ParallelIngest:
         self, paths: Sequence[str | PathLike[str]], prog: Progress
     ) -> tuple[ShingleSets, list[str], np.ndarray, list[Skipped], Signed]:
         from neardup.ingest import UnitMerger, prepared_units
-        from neardup.text.units import Spool, plan_units, resolve_inputs
+        from neardup.text.units import Spool, plan_units, planned_bytes, resolve_inputs
 
         timer = self._ingest._timer
         t0 = timer.now()
         spool = Spool()
         merger = UnitMerger(budget=self._spill.budget, spill_dir=self._spill.dir)
-        prog.start("read", None)
         try:
             resolved = resolve_inputs([str(p) for p in paths], spool)
-            units = plan_units(resolved, self._read)
+            prog.start("read", planned_bytes(resolved, self._read), unit="bytes")
+            weights: deque[int] = deque()  # each unit's bytes, in the order results come
+            units = _noted(plan_units(resolved, self._read), weights)
             self.unique = merger.unique
             for item in prepared_units(units, self._config, jobs=self._jobs):
-                covered = merger.add(item)
-                self.read += covered
-                prog.advance("read", covered)
+                self.read += merger.add(item)
+                prog.advance("read", weights.popleft())
         finally:
             spool.close()
         prog.finish("read")
@@ -555,6 +567,13 @@ class _ParallelIngest:
         self.spilled = merger.spilled
         lengths = np.array(merger.lengths, dtype=np.int64)
         return merger.sets(), merger.ids, lengths, merger.skipped, signed
+
+
+def _noted(units: Iterable[Any], weights: deque[int]) -> Iterator[Any]:
+    """``units`` as they are, each one's bytes (``weight``; 0 for a skip) noted in turn."""
+    for unit in units:
+        weights.append(getattr(unit, "weight", 0))
+        yield unit
 
 
 class _Ingest:
@@ -600,9 +619,19 @@ class _Ingest:
         self._skipped: list[Skipped] = []
         self.unique = UniqueIds()
         self.read = 0
+        self._count_items = True
 
-    def run(self, items: Iterable[Document | Skipped], prog: Progress) -> None:
-        prog.start("read", None)
+    def run(
+        self,
+        items: Iterable[Document | Skipped],
+        total: int | None,
+        in_bytes: bool,
+        prog: Progress,
+    ) -> None:
+        """Read ``items``; the ``read`` stage counts ``total`` bytes (``in_bytes``: the
+        reader advances it) or items."""
+        prog.start("read", total, unit="bytes" if in_bytes else "items")
+        self._count_items = not in_bytes
         batches = prepare_stream(
             self._read(items, prog),
             self._config,
@@ -622,7 +651,8 @@ class _Ingest:
             item = self._timer.run("read", next, it, None)
             if item is None:
                 return
-            prog.advance("read")
+            if self._count_items:
+                prog.advance("read")
             self.read += 1
             yield item
 

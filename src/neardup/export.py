@@ -36,10 +36,12 @@ import re
 import tempfile
 from collections.abc import Container, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import IO, Any, Literal
 
 from neardup.errors import ParameterError
+from neardup.progress import NullProgress, Progress
 from neardup.text.formats import DatasetsEntryError, datasets_files, input_kind, is_datasets_folder
 from neardup.text.read import block_records, loads_record, read_unit
 from neardup.text.scrub import scrub
@@ -58,12 +60,15 @@ from neardup.text.units import (
     parquet_batches,
     parquet_groups,
     plan_file,
+    planned_bytes,
     record_id,
     resolve_inputs,
     walk,
 )
 
 OutputFormat = Literal["jsonl", "parquet", "csv"]
+#: Document files read at once when their records are written.
+_FILES = 64
 _JSONL = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz", ".jsonl.zst", ".ndjson.zst")
 _CSV = (".csv", ".csv.gz", ".csv.zst")
 
@@ -91,6 +96,9 @@ def export_records(
     out: str | os.PathLike[str],
     ids: set[str],
     options: ReadOptions,
+    *,
+    progress: Progress | None = None,
+    stage: str = "write",
 ) -> int:
     """Write the records of ``inputs`` whose document id is in ``ids`` to ``out``.
 
@@ -100,6 +108,9 @@ def export_records(
         out: the output path; its name decides the format (:func:`output_format`).
         ids: the document ids to write.
         options: the read options the job used (same ids).
+        progress: receives the stage ``stage``, in bytes of the inputs read again (the
+            planned total: :func:`neardup.text.units.planned_bytes`).
+        stage: the name of that stage (the CLI's ``kept`` and ``removed`` bars).
 
     Returns:
         The number of records written.
@@ -112,7 +123,11 @@ def export_records(
     spool = Spool()
     try:
         paths = resolve_inputs([os.fspath(p) for p in inputs], spool)
-        return _WRITERS[fmt](Path(out), _selected(paths, ids, options))
+        prog = progress or NullProgress()
+        prog.start(stage, planned_bytes(paths, options), unit="bytes")
+        n = _WRITERS[fmt](Path(out), _selected(paths, ids, options, partial(prog.advance, stage)))
+        prog.finish(stage)
+        return n
     finally:
         spool.close()
 
@@ -121,8 +136,12 @@ def export_records(
 _Batch = tuple[str, Any]
 
 
-def _selected(paths: list[Path], ids: set[str], options: ReadOptions) -> Iterator[_Batch]:
-    """The wanted records of ``paths``, file by file in the job's order."""
+def _selected(
+    paths: list[Path], ids: set[str], options: ReadOptions, on_bytes: Any = None
+) -> Iterator[_Batch]:
+    """The wanted records of ``paths``, file by file in the job's order; ``on_bytes(n)``
+    as ``n`` more bytes of the inputs on disk have been read (the progress of the write)."""
+    done = on_bytes or _ignore
     written: set[str] = set()
 
     def want(doc_id: str, place: str | None = None) -> bool:
@@ -136,39 +155,56 @@ def _selected(paths: list[Path], ids: set[str], options: ReadOptions) -> Iterato
         if path.is_dir() and is_datasets_folder(path):
             for part in datasets_files(path, name):
                 if not isinstance(part, DatasetsEntryError):
-                    yield from _arrow_batches(part[0], part[1], "arrow", want, options)
+                    yield from _arrow_batches(part[0], part[1], "arrow", want, options, done)
         elif path.is_dir():
             files: list[tuple[str, str]] = []
             for entry in walk(path, options, name):
                 if isinstance(entry, tuple):
                     kind = input_kind(entry[0].name)
-                    if kind in ("document", "pdf", "docx"):
+                    if kind in ("document", "pdf", "docx", "unknown"):
                         files.append((str(entry[0]), entry[1]))
+                        if len(files) >= _FILES:
+                            yield from _documents(files, want, options, done)
+                            files = []
                         continue
-                    yield from _documents(files, want, options)
+                    yield from _documents(files, want, options, done)
                     files = []
-                    yield from _file_batches(entry[0], entry[1], kind, want, options)
-            yield from _documents(files, want, options)
+                    yield from _file_batches(entry[0], entry[1], kind, want, options, done)
+            yield from _documents(files, want, options, done)
         else:
             if name == "-" and path.suffix == ".stdin":
-                yield from _documents([(str(path), "-")], want, options)
+                yield from _documents([(str(path), "-")], want, options, done)
             else:
-                yield from _file_batches(path, name, input_kind(path.name), want, options)
+                kind = input_kind(path.name)
+                yield from _file_batches(path, name, kind, want, options, done)
+
+
+def _ignore(n: int) -> None:
+    """No progress to report."""
+
+
+def _size(path: str | Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def _file_batches(
-    path: Path, name: str, kind: str, want: Any, options: ReadOptions
+    path: Path, name: str, kind: str, want: Any, options: ReadOptions, done: Any
 ) -> Iterator[_Batch]:
     if kind in ("parquet", "arrow"):
-        yield from _arrow_batches(path, name, kind, want, options)
+        yield from _arrow_batches(path, name, kind, want, options, done)
     elif kind == "jsonl":
         for unit in plan_file(path, name, "jsonl", options):
             if isinstance(unit, LinesUnit):
                 yield from _lines_of(unit.loaded(), want, options)
+                done(unit.weight)
     elif kind == "csv":
         yield from _csv_rows(path, name, want, options)
+        done(_size(path))
     else:
-        yield from _documents([(str(path), name)], want, options)
+        yield from _documents([(str(path), name)], want, options, done)
 
 
 def _lines_of(unit: LinesUnit, want: Any, options: ReadOptions) -> Iterator[_Batch]:
@@ -216,10 +252,13 @@ def _block_ids(unit: LinesUnit, n: int, options: ReadOptions) -> list[str] | Non
     return [record_id(v, f"{unit.base}:{unit.first_line + k}") for k, v in enumerate(raw)]
 
 
-def _documents(files: list[tuple[str, str]], want: Any, options: ReadOptions) -> Iterator[_Batch]:
+def _documents(
+    files: list[tuple[str, str]], want: Any, options: ReadOptions, done: Any = _ignore
+) -> Iterator[_Batch]:
     """Document files as records ``{id, text, source}`` (clean text)."""
     if not files:
         return
+    done(sum(_size(f) for f, _ in files))
     rows = []
     for item in read_unit(FilesUnit(tuple(files)), options):
         if isinstance(item, Document) and want(item.id, item.source):
@@ -260,13 +299,16 @@ def _text(field: str) -> str:
 
 
 def _arrow_batches(
-    path: Path, name: str, kind: str, want: Any, options: ReadOptions
+    path: Path, name: str, kind: str, want: Any, options: ReadOptions, done: Any = _ignore
 ) -> Iterator[_Batch]:
     """Record batches of a Parquet or Arrow file, filtered to the wanted records."""
     import pyarrow as pa
 
     shown = scrub(str(path))
-    for row, batch in _read_arrow(path, kind, options):
+    size = _size(path)
+    for row, batch, rows in _read_arrow(path, kind, options):
+        # a Parquet file's bytes by its rows, an Arrow file's by the batch's bytes
+        done(size * (row + batch.num_rows) // rows - size * row // rows if rows else batch.nbytes)
         names = batch.schema.names
         if options.text_field not in names:
             return
@@ -283,18 +325,20 @@ def _arrow_batches(
             yield ("arrow", batch.filter(pa.array(mask, type=pa.bool_())))
 
 
-def _read_arrow(path: Path, kind: str, options: ReadOptions) -> Iterator[tuple[int, Any]]:
-    """``(first row, record batch)`` of a Parquet or Arrow file; the Parquet row groups the
-    job skipped unread (:func:`neardup.text.units.parquet_groups`) are not read here either."""
+def _read_arrow(path: Path, kind: str, options: ReadOptions) -> Iterator[tuple[int, Any, int]]:
+    """``(first row, record batch, rows of the file or 0 for an Arrow file)`` of a Parquet
+    or Arrow file; the Parquet row groups the job skipped unread
+    (:func:`neardup.text.units.parquet_groups`) are not read here either."""
     import pyarrow as pa
 
     row = 0
     if kind == "parquet":
         pf = open_parquet(path)
+        rows = pf.metadata.num_rows
         for group, why in enumerate(parquet_groups(pf, options)):
             if why is None:
                 for batch in parquet_batches(pf, group, options):
-                    yield row, batch
+                    yield row, batch, rows
                     row += batch.num_rows
             else:
                 row += pf.metadata.row_group(group).num_rows
@@ -307,7 +351,7 @@ def _read_arrow(path: Path, kind: str, options: ReadOptions) -> Iterator[tuple[i
             source.seek(0)
             batches = pa.ipc.open_stream(source)
         for batch in batches:
-            yield row, batch
+            yield row, batch, 0
             row += batch.num_rows
 
 

@@ -296,10 +296,11 @@ def dedup(
         for name, given in local_only.items():
             if engine == "dask" and given is not None:
                 raise ParameterError(name, str(given), "only with --engine local")
-        selection = {"--include": include, "--exclude": exclude, "--limit": limit}
-        for name, given in {**selection, "--no-recursive": not recursive or None}.items():
-            if engine == "dask" and given:
-                raise ParameterError(name, str(given), "only with --engine local")
+        selection: dict[str, object] = {"--include": include, "--exclude": exclude}
+        selection.update({"--limit": limit, "--no-recursive": not recursive})
+        for flag, chosen in selection.items():
+            if engine == "dask" and chosen:
+                raise ParameterError(flag, str(chosen), "only with --engine local")
         dask_only = {"--scheduler": scheduler, "--workers": workers, "--block-mib": block_mib}
         for flag, value in dask_only.items():
             if engine == "local" and value is not None:
@@ -348,7 +349,10 @@ def dedup(
             )
         if out_dir is not None and engine == "local":
             mark_stale(out_dir)  # a killed job leaves no summary.json: nothing is claimed
-        _export(result, paths, read_opts, kept, removed)
+        _run_with_progress(
+            lambda prog: _export(result, paths, read_opts, kept, removed, prog),
+            quiet or fmt != "table",
+        )
         if out_dir is not None and engine == "local":
             write_result(result, out_dir)  # summary.json last: it names --kept/--removed
             if passages:
@@ -437,7 +441,10 @@ def _export(
     read_opts: dict[str, Any],
     kept: Path | None,
     removed: Path | None,
+    prog: Any = None,
 ) -> None:
+    """Write ``--kept`` and ``--removed`` (a ``kept`` and a ``removed`` bar, in bytes of the
+    inputs read again)."""
     if kept is None and removed is None:
         return
     from neardup.export import export_records
@@ -448,11 +455,11 @@ def _export(
     outputs: dict[str, Any] = {}
     if kept is not None:
         ids = {i for i in result.ids if i not in dropped}
-        n = export_records(paths, kept, ids, opts)
+        n = export_records(paths, kept, ids, opts, progress=prog, stage="kept")
         outputs["kept"] = {"path": str(kept), "records": n}
         _console("err").print(f"kept records: {n} written to {escape(str(kept))}")
     if removed is not None:
-        n = export_records(paths, removed, dropped, opts)
+        n = export_records(paths, removed, dropped, opts, progress=prog, stage="removed")
         outputs["removed"] = {"path": str(removed), "records": n}
         _console("err").print(f"removed records: {n} written to {escape(str(removed))}")
     result.summary["outputs"] = outputs

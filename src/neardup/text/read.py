@@ -40,6 +40,7 @@ from neardup.text.units import (
     Unit,
     open_stream,
     plan_units,
+    planned_bytes,
     record_id,
     resolve_inputs,
 )
@@ -202,12 +203,36 @@ def read_corpus(
     return _iterate(paths, opts, spool)
 
 
-def _iterate(paths: list[Path], opts: ReadOptions, spool: Spool) -> Iterator[Document | Skipped]:
+def _iterate(
+    paths: list[Path], opts: ReadOptions, spool: Spool, on_unit: Any = None
+) -> Iterator[Document | Skipped]:
     try:
-        items = read_units(plan_units(paths, opts), opts)
+        items = read_units(plan_units(paths, opts), opts, on_unit)
         yield from items if opts.limit is None else islice(items, opts.limit)
     finally:
         spool.close()
+
+
+def read_counted(
+    inputs: Sequence[str | os.PathLike[str]], options: ReadOptions, on_bytes: Any
+) -> tuple[int | None, Iterator[Document | Skipped]]:
+    """:func:`read_corpus` with the progress of the read in bytes: the planned total (the
+    inputs' files on disk, :func:`neardup.text.units.planned_bytes`; None with a
+    ``limit``), and the items, ``on_bytes(n)`` called as each read unit's ``n`` bytes are
+    handed out.
+
+    Raises:
+        InputError: an input does not exist.
+    """
+    spool = Spool()
+    paths = resolve_inputs([os.fspath(p) for p in inputs], spool)
+    total = None if options.limit is not None else planned_bytes(paths, options)
+
+    def on_unit(unit: Unit | Skipped) -> None:
+        if not isinstance(unit, Skipped) and unit.weight:
+            on_bytes(unit.weight)
+
+    return total, _iterate(paths, options, spool, on_unit)
 
 
 def read_units(

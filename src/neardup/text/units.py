@@ -93,9 +93,11 @@ class ReadOptions:
 
 @dataclass(frozen=True, slots=True)
 class FilesUnit:
-    """Document files (one document each): ``(path, document id)`` pairs, in order."""
+    """Document files (one document each): ``(path, document id)`` pairs, in order;
+    ``weight``: their bytes on disk (the progress of the read, :func:`planned_bytes`)."""
 
     files: tuple[tuple[str, str], ...]
+    weight: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +111,8 @@ class LinesUnit:
         span: ``(file, offset, length)``: where the lines lie in an uncompressed file, read
             by :meth:`loaded` in the process that reads the unit (so a pool of workers is
             not sent the corpus through pipes); None when ``data`` holds them.
+        weight: the bytes of the file on disk the unit stands for (compressed bytes for a
+            compressed file; the progress of the read, :func:`planned_bytes`).
     """
 
     path: str
@@ -116,6 +120,7 @@ class LinesUnit:
     data: bytes
     first_line: int
     span: tuple[str, int, int] | None = None
+    weight: int = field(default=0, compare=False)
 
     def loaded(self) -> LinesUnit:
         """This unit with its lines in ``data``.
@@ -141,13 +146,15 @@ class RecordsUnit:
     Attributes:
         path: the file; ids: document ids; texts: raw text values (``str``, ``bytes`` or
         anything a record held); where: each record's locator for skip rows
-        (``file:row N`` or ``file:LINE``).
+        (``file:row N`` or ``file:LINE``); weight: the file's bytes on disk the records
+        stand for (the progress of the read, :func:`planned_bytes`).
     """
 
     path: str
     ids: tuple[str, ...]
     texts: tuple[Any, ...]
     where: tuple[str, ...]
+    weight: int = field(default=0, compare=False)
 
 
 Unit = FilesUnit | LinesUnit | RecordsUnit
@@ -267,7 +274,7 @@ def plan_units(paths: list[Path], options: ReadOptions) -> Iterator[Unit | Skipp
             yield from _plan_tree(path, prefix, options, watched)
         else:
             if prefix == "-" and path.suffix == ".stdin":
-                yield FilesUnit(((str(path), "-"),))
+                yield FilesUnit(((str(path), "-"),), _file_size(path))
                 continue
             yield from _watched(path, prefix, input_kind(path.name), options, watched)
     yield from _grown(watched)
@@ -328,7 +335,7 @@ def _plan_tree(
     for item in walk(root, options, prefix):
         if isinstance(item, Skipped):
             if batch:  # keep path order: the files before the skip go first
-                yield FilesUnit(tuple(batch))
+                yield FilesUnit(tuple(batch), size)
                 batch, size = [], 0
             yield item
             continue
@@ -339,15 +346,41 @@ def _plan_tree(
             with contextlib.suppress(OSError):
                 size += file.stat().st_size
             if len(batch) >= FILES_PER_UNIT or size >= BLOCK_BYTES:
-                yield FilesUnit(tuple(batch))
+                yield FilesUnit(tuple(batch), size)
                 batch, size = [], 0
             continue
         if batch:
-            yield FilesUnit(tuple(batch))
+            yield FilesUnit(tuple(batch), size)
             batch, size = [], 0
         yield from _watched(file, rel, kind, options, watched)
     if batch:
-        yield FilesUnit(tuple(batch))
+        yield FilesUnit(tuple(batch), size)
+
+
+def _file_size(path: Path) -> int:
+    """``path``'s size in bytes, 0 when it cannot be told."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def planned_bytes(paths: list[Path], options: ReadOptions) -> int:
+    """The bytes on disk of the files :func:`plan_units` reads from ``paths`` (the total of
+    the read's progress: the planner's units carry their share as ``weight``), walking the
+    trees as the planner walks them. Standard input counts by its spooled copy."""
+    total = 0
+    for path in paths:
+        if path.is_dir() and is_datasets_folder(path):
+            from neardup.text.formats import datasets_files
+
+            files = [e[0] for e in datasets_files(path) if isinstance(e, tuple)]
+        elif path.is_dir():
+            files = [e[0] for e in walk(path, options) if isinstance(e, tuple)]
+        else:
+            files = [path]
+        total += sum(_file_size(f) for f in files)
+    return total
 
 
 def walk(
@@ -455,10 +488,34 @@ def plan_file(
     elif kind == "arrow":
         yield from _plan_arrow(path, name, options)
     else:
-        yield FilesUnit(((str(path), name),))
+        yield FilesUnit(((str(path), name),), _file_size(path))
 
 
 # -- JSONL ----------------------------------------------------------------------------------
+@contextlib.contextmanager
+def counted_stream(path: Path) -> Iterator[tuple[IO[bytes], Any]]:
+    """``(stream, consumed)``: ``path`` opened as :func:`open_stream` opens it, and a
+    function giving the bytes of the file on disk read so far (compressed bytes for a
+    compressed file: the progress of the read)."""
+    with open(path, "rb") as raw, _decompressed(raw, path.name.lower()) as f:
+        yield f, raw.tell
+
+
+def _decompressed(raw: IO[bytes], lower: str) -> Any:
+    """``raw`` read through the decompressor its name asks for (``raw`` left open)."""
+    if lower.endswith(".gz"):
+        return gzip.GzipFile(fileobj=raw, mode="rb")
+    if lower.endswith(".zst"):
+        import zstandard
+
+        return zstandard.ZstdDecompressor().stream_reader(raw, closefd=False)
+    if lower.endswith(".bz2"):
+        return bz2.BZ2File(raw)
+    if lower.endswith(".xz"):
+        return lzma.LZMAFile(raw)
+    return contextlib.nullcontext(raw)
+
+
 def open_stream(path: Path) -> IO[bytes]:
     """``path`` opened for reading bytes, decompressed by its suffix (.gz, .zst, .bz2, .xz)."""
     lower = path.name.lower()
@@ -490,13 +547,16 @@ def _plan_stream(
 ) -> Iterator[Unit | Skipped]:
     """The blocks of a JSONL stream (compressed, or standard input) with their bytes."""
     try:
-        with open_stream(path) as f:
+        with counted_stream(path) as (f, consumed):
+            done = 0
             for first, data, skip in line_blocks(f, options.max_bytes):
                 if skip is not None:
                     where = f"{shown}:{first}"
                     yield Skipped(f"{name}:{first}", where, "oversize", skip)
                     continue
-                yield LinesUnit(shown, name, data, first)
+                now = consumed()
+                yield LinesUnit(shown, name, data, first, weight=now - done)
+                done = now
     except _ERRORS as exc:
         yield Skipped(name, shown, "unreadable", f"{type(exc).__name__}: {exc}")
 
@@ -514,11 +574,14 @@ def _plan_jsonl_spans(
         with open(path, "rb") as f:
             size = os.fstat(f.fileno()).st_size
             size = size if planned is None else min(size, planned)
+            done = 0  # bytes accounted for: a skipped line's go with the next block
             for first, offset, length, skip in span_blocks(f, size, options.max_bytes):
                 if skip is not None:
                     yield Skipped(f"{name}:{first}", f"{shown}:{first}", "oversize", skip)
                 else:
-                    yield LinesUnit(shown, name, b"", first, (str(path), offset, length))
+                    span = (str(path), offset, length)
+                    yield LinesUnit(shown, name, b"", first, span, offset + length - done)
+                    done = offset + length
     except _ERRORS as exc:
         yield Skipped(name, shown, "unreadable", f"{type(exc).__name__}: {exc}")
 
@@ -637,10 +700,11 @@ def _plan_parquet(path: Path, name: str, options: ReadOptions) -> Iterator[Unit 
             yield Skipped(name, shown, "unreadable", columns)
             return
         row = 0
+        share = (_file_size(path), pf.metadata.num_rows)
         for group, why in enumerate(parquet_groups(pf, options)):
             if why is None:
                 batches = parquet_batches(pf, group, options, columns)
-                yield from _record_batches(batches, shown, name, options, row)
+                yield from _record_batches(batches, shown, name, options, row, share)
             else:
                 yield from _group_skips(pf, group, row, why, shown, name, options)
             row += pf.metadata.row_group(group).num_rows
@@ -762,8 +826,15 @@ def _group_skips(
 
 
 def _record_batches(
-    batches: Any, shown: str, name: str, options: ReadOptions, row: int = 0
+    batches: Any,
+    shown: str,
+    name: str,
+    options: ReadOptions,
+    row: int = 0,
+    share: tuple[int, int] | None = None,
 ) -> Iterator[RecordsUnit]:
+    """Record batches to units; ``share``: ``(file bytes, file rows)`` to weigh a batch by
+    its rows (a Parquet file), else by its bytes in memory (an Arrow file)."""
     for batch in batches:
         texts = batch.column(batch.schema.names.index(options.text_field)).to_pylist()
         if options.id_field in batch.schema.names:
@@ -772,8 +843,13 @@ def _record_batches(
             raw_ids = [None] * len(texts)
         where = tuple(f"{shown}:row {row + i + 1}" for i in range(len(texts)))
         ids = tuple(record_id(v, f"{name}:{row + i + 1}") for i, v in enumerate(raw_ids))
+        if share is None:
+            weight = int(batch.nbytes)
+        else:
+            size, rows = share
+            weight = size * (row + len(texts)) // max(rows, 1) - size * row // max(rows, 1)
         row += len(texts)
-        yield RecordsUnit(shown, ids, tuple(texts), where)
+        yield RecordsUnit(shown, ids, tuple(texts), where, weight)
 
 
 @dataclass(frozen=True, slots=True)
@@ -807,8 +883,8 @@ def _plan_csv(path: Path, name: str, options: ReadOptions) -> Iterator[Unit | Sk
     decoded per record), and a field over ``max_bytes`` is skipped while read."""
     shown = scrub(str(path))
     try:
-        with open_stream(path) as f:
-            yield from _csv_units(f, shown, name, options)
+        with counted_stream(path) as (f, consumed):
+            yield from _csv_units(f, shown, name, options, consumed)
     except _ERRORS as exc:
         yield Skipped(name, shown, "unreadable", f"{type(exc).__name__}: {exc}")
 
@@ -886,7 +962,7 @@ def csv_records(f: IO[bytes], max_bytes: int) -> Iterator[CsvRecord]:
 
 
 def _csv_units(
-    f: IO[bytes], shown: str, name: str, options: ReadOptions
+    f: IO[bytes], shown: str, name: str, options: ReadOptions, consumed: Any = None
 ) -> Iterator[RecordsUnit | Skipped]:
     records = csv_records(f, options.max_bytes)
     first = next(records, None)
@@ -903,19 +979,28 @@ def _csv_units(
     ti = header.index(options.text_field)
     ii = header.index(options.id_field) if options.id_field in header else -1
     rows: list[tuple[str, Any, str]] = []
+    done = 0
+
+    def unit() -> RecordsUnit:
+        nonlocal done
+        now = done if consumed is None else consumed()
+        made = _csv_unit(shown, rows, now - done)
+        done = now
+        return made
+
     for item in _csv_rows(records, shown, name, ti, ii):
         if isinstance(item, Skipped):
             if rows:  # keep input order: the records before the skip go first
-                yield _csv_unit(shown, rows)
+                yield unit()
                 rows = []
             yield item
             continue
         rows.append(item)
         if len(rows) >= BATCH_ROWS:
-            yield _csv_unit(shown, rows)
+            yield unit()
             rows = []
     if rows:
-        yield _csv_unit(shown, rows)
+        yield unit()
 
 
 def _csv_rows(
@@ -939,12 +1024,12 @@ def _undo_escape(value: str) -> str:
     return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-def _csv_unit(shown: str, rows: list[tuple[str, Any, str]]) -> RecordsUnit:
+def _csv_unit(shown: str, rows: list[tuple[str, Any, str]], weight: int = 0) -> RecordsUnit:
     # The text goes on as the field's bytes: read_unit decodes it strictly per record, so a
     # bad byte skips its record as undecodable and nothing else.
     ids, texts, where = zip(*rows, strict=True)
     raw = tuple(t.encode("utf-8", "surrogateescape") for t in texts)
-    return RecordsUnit(shown, tuple(ids), raw, tuple(where))
+    return RecordsUnit(shown, tuple(ids), raw, tuple(where), weight)
 
 
 class _BoundedLines:
