@@ -7,6 +7,16 @@ The CLI maps them to exit codes like every ``NeardupError`` (``UsageError`` -> 2
 from __future__ import annotations
 
 from neardup.errors import InputError, NeardupError, UsageError
+from neardup.index.methods import UnsupportedMethod
+
+__all__ = [
+    "CollectionExists",
+    "CollectionNotFound",
+    "DocumentNotFound",
+    "StoreError",
+    "TextNotStored",
+    "UnsupportedMethod",
+]
 
 
 class StoreError(NeardupError):
@@ -50,7 +60,3 @@ class TextNotStored(DocumentNotFound):
             f"document {doc_id!r} in collection {collection!r} has no stored text: it was "
             "added before the store kept texts (remove it and add it again to keep it)",
         )
-
-
-class UnsupportedMethod(UsageError):
-    """The method cannot back a collection (no database index for it yet)."""

@@ -20,11 +20,11 @@ from datetime import UTC, datetime
 from itertools import islice
 from typing import Any
 
-import xxhash
 from sqlalchemy import Connection, bindparam, insert, select, text
 from sqlalchemy.exc import SQLAlchemyError
 
 from neardup.errors import UsageError
+from neardup.index.codec import MAX_TERM_BYTES, bad_doc_id, content_hash, scrub, term_key
 from neardup.methods.base import Method
 from neardup.store import schema as s
 from neardup.store.bulk import (
@@ -35,10 +35,8 @@ from neardup.store.bulk import (
     merge_pending,
     prepare,
 )
-from neardup.store.codec import content_hash, scrub
 from neardup.store.collections import mark_dirty
 from neardup.store.database import Database
-from neardup.store.documents import bad_doc_id
 from neardup.store.results import AddReport, CollectionInfo, SkippedDoc
 from neardup.text.types import Document, Skipped
 from neardup.text.units import UniqueIds
@@ -51,8 +49,6 @@ MERGE_ROWS = 2_000_000
 #: Batches of fewer documents write their index rows straight into ``nd_index`` (a few
 #: random B-tree inserts cost less than a second transaction for the merge).
 DIRECT_BELOW = 64
-#: Longest term kept as itself in the statistics tables, UTF-8 bytes (see :func:`term_key`).
-MAX_TERM_BYTES = 1000
 #: Prepared batches the reader thread may hold ahead of the writer.
 _AHEAD = 2
 #: Seconds an ``add`` that ends early waits for its reader thread to stop.
@@ -121,17 +117,6 @@ def merge(db: Database, collection_id: int) -> None:
         auto = raw.execution_options(isolation_level="AUTOCOMMIT")
         auto.exec_driver_sql("VACUUM (ANALYZE) nd_index_pending")
         auto.exec_driver_sql("ANALYZE nd_index")
-
-
-def term_key(term: str) -> str:
-    """The statistics tables' form of a term: the term itself, or for a term over
-    :data:`MAX_TERM_BYTES` UTF-8 bytes (a 'word' no index can hold: PostgreSQL's B-tree
-    entries stop at 2704 bytes) ``#`` and its XXH3-128 in hex. Canonical tokens are letters
-    and digits only, so the stand-in never equals a real term; documents and queries map
-    their terms the same way, so signatures stay comparable."""
-    if len(term) * 4 <= MAX_TERM_BYTES or len(term.encode("utf-8")) <= MAX_TERM_BYTES:
-        return term
-    return "#" + xxhash.xxh3_128_hexdigest(term.encode("utf-8"))
 
 
 # -- preparing (the reader thread) ------------------------------------------------------------
