@@ -7,6 +7,7 @@ The CLI maps them to exit codes like every ``NeardupError`` (``UsageError`` -> 2
 from __future__ import annotations
 
 from neardup.errors import InputError, NeardupError, UsageError
+from neardup.index.collection import DocumentNotFound
 from neardup.index.methods import UnsupportedMethod
 
 __all__ = [
@@ -37,15 +38,6 @@ class CollectionExists(UsageError):
     def __init__(self, name: str) -> None:
         self.name = name
         super().__init__(f"a collection named {name!r} exists already")
-
-
-class DocumentNotFound(InputError):
-    """No document with that id in the collection (HTTP 404)."""
-
-    def __init__(self, collection: str, doc_id: str) -> None:
-        self.collection = collection
-        self.doc_id = doc_id
-        super().__init__(f"no document {doc_id!r} in collection {collection!r}")
 
 
 class TextNotStored(DocumentNotFound):

@@ -15,16 +15,16 @@ import queue
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from itertools import islice
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, insert, select, text
 from sqlalchemy.exc import SQLAlchemyError
 
 from neardup.errors import UsageError
-from neardup.index.codec import MAX_TERM_BYTES, bad_doc_id, content_hash, scrub, term_key
+from neardup.index.codec import MAX_TERM_BYTES, content_hash, term_key
+from neardup.index.collection import chunks, screen
 from neardup.methods.base import Method
 from neardup.store import schema as s
 from neardup.store.bulk import (
@@ -136,32 +136,9 @@ def _prepared_batches(
     size: int,
 ) -> Iterator[_Prepared]:
     seen = UniqueIds()
-    for chunk in _chunks(items, size):
-        docs, skipped = _screen(chunk, seen)
+    for chunk in chunks(items, size):
+        docs, skipped = screen(chunk, seen)
         yield _prepare_batch(db, info, meth, docs, skipped)
-
-
-def _screen(
-    chunk: list[Document | Skipped], seen: UniqueIds
-) -> tuple[list[Document], list[SkippedDoc]]:
-    """Documents of a chunk to consider, and the skipped ones (text-stage skips, unstorable
-    ids). ``seen`` holds the ids of this ``add`` call: a record repeating an earlier
-    record's id is stored under its place (``FILE:LINE``) instead, as the dedup job names it
-    (:class:`neardup.text.units.UniqueIds`); the same input gives the same ids, so adding it
-    again finds them stored (``exists``)."""
-    skipped: list[SkippedDoc] = []
-    docs: list[Document] = []
-    for item in chunk:
-        if isinstance(item, Skipped):
-            seen.note(item.id)
-            skipped.append(SkippedDoc(item.id, item.source, item.reason, item.detail))
-            continue
-        doc_id = seen.claim(item.id, item.source)
-        if (why := bad_doc_id(doc_id)) is not None:
-            skipped.append(SkippedDoc(scrub(doc_id), scrub(item.source), "unreadable", why))
-        else:
-            docs.append(item if doc_id == item.id else replace(item, id=doc_id))
-    return docs, skipped
 
 
 def _prepare_batch(
@@ -206,12 +183,6 @@ def _stored_hashes(db: Database, collection_id: int, ids: list[str]) -> dict[str
             # made for each call uses the (collection_id, doc_id) index.
             conn.exec_driver_sql("SET LOCAL plan_cache_mode = force_custom_plan")
         return {r[0]: bytes(r[1]) for r in conn.execute(stmt, {"ids": ids})}
-
-
-def _chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
-    it = iter(items)
-    while chunk := list(islice(it, size)):
-        yield chunk
 
 
 # -- writing ----------------------------------------------------------------------------------
