@@ -109,10 +109,7 @@ def test_results_as_tables():
 
 
 PARAGRAPHS = [
-    p.strip()
-    for text in STORIES.values()
-    for p in text.split("\n")
-    if len(p.split()) >= 12
+    p.strip() for text in STORIES.values() for p in text.split("\n") if len(p.split()) >= 12
 ][:40]
 
 

@@ -218,7 +218,9 @@ class Index:
         shingle_size: words per shingle, 1-64 (without ``method``).
         num_perm: MinHash sketch length for ``measure="resemblance"``, 1-4096 (without
             ``method``).
-        canonical: how text becomes tokens (stop words, morphology).
+        canonical: how text becomes tokens (stop words, morphology); with ``method``, a
+            non-default one is used unless ``method_params`` gives one (the method's own
+            default otherwise).
         min_tokens: documents with fewer canonical tokens are not stored (``too-short``).
         max_df: index keys shared by more than this many documents give no candidates, >= 1.
         method: a registry name with index keys (:func:`neardup.method_names`), as
@@ -308,8 +310,8 @@ class Index:
             if getattr(self, name) != default:
                 raise ParameterError(name, getattr(self, name), "set in method_params")
         params = dict(self.method_params or {})
-        if "canonical" not in params:
-            params["canonical"] = self.canonical
+        if "canonical" not in params and self.canonical != CanonicalForm():
+            params["canonical"] = self.canonical  # else the method's own default
         if not method_class(self.method).has_index_keys:
             raise UnsupportedMethod(
                 f"method {self.method!r} cannot back a collection yet (no exact or LSH index "

@@ -27,6 +27,7 @@ from neardup.errors import check_int
 from neardup.methods.base import Method
 from neardup.methods.registry import method_class
 from neardup.store import check, collections, documents, ingest
+from neardup.store.bound import StoreCollection
 from neardup.store.cache import MethodCache
 from neardup.store.codec import TEXT_FORMAT, content_hash, decode_text, encode_text, scrub
 from neardup.store.collections import collection_info
@@ -134,6 +135,17 @@ class Store:
         """
         with self._read() as conn:
             return collection_info(conn, name)
+
+    def open_collection(self, name: str) -> StoreCollection:
+        """Collection ``name`` as a :class:`~neardup.index.collection.Collection` (the
+        API the memory :class:`neardup.Index` shares): ``add``, ``check``, ``remove``,
+        ``get``, ``len`` without the name.
+
+        Raises:
+            CollectionNotFound: no such collection.
+        """
+        self.collection(name)
+        return StoreCollection(self, name)
 
     def collections(self) -> list[CollectionInfo]:
         """All collections, by name."""
