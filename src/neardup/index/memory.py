@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -560,6 +561,7 @@ class Index:
         """
         check_int("limit", limit, low=1, high=100_000)
         k = check_k(k)
+        t0 = time.perf_counter()
         query, candidates, verified = self._verified(text_)
         return CheckResult(
             self.name,
@@ -569,7 +571,7 @@ class Index:
             query.tokens,
             candidates,
             select(verified, limit=limit, k=k),
-            0.0,
+            time.perf_counter() - t0,
         )
 
     def query(self, text: str, *, limit: int = 20, k: int | None = None) -> QueryResult:
