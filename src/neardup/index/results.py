@@ -1,4 +1,5 @@
-"""Values returned by the store: collections, documents, add reports and check results."""
+"""Values returned by collections on every backend (memory, SQLite, PostgreSQL):
+collections, documents, add reports, skipped documents and check results."""
 
 from __future__ import annotations
 
