@@ -457,7 +457,8 @@ class Index:
             ``min_tokens`` canonical tokens (not stored).
 
         Raises:
-            ParameterError: ``doc_id`` or ``text`` is not a string.
+            ParameterError: ``text`` is not a string, or ``doc_id`` is not a storable id (a
+                string without NUL or lone surrogates, at most 2000 UTF-8 bytes).
         """
         self._checked(doc_id, text)
         return self._outcome(doc_id, self.add([Document(doc_id, text)]))
