@@ -166,9 +166,9 @@ def test_index_insert_stores_the_jobs_sets(shards: list[str]) -> None:
     for doc_id in ids:
         k = job_ids.index(doc_id)
         want = sets.values[sets.offsets[k] : sets.offsets[k + 1]]  # type: ignore[attr-defined]
-        assert np.array_equal(idx._sets[doc_id], want), doc_id
+        assert np.array_equal(idx._docs[doc_id].fps, want), doc_id
         if doc_id in ids[:5]:
-            assert np.array_equal(single._sets[doc_id], want), doc_id
+            assert np.array_equal(single._docs[doc_id].fps, want), doc_id
 
 
 def test_store_add_stores_the_jobs_sets_and_keys(tmp_path: Path, shards: list[str]) -> None:

@@ -19,10 +19,12 @@ SRC = Path(neardup.__file__).resolve().parent
 
 #: The public API (README "Python API"): a name added or removed here is a deliberate change.
 PUBLIC = [
+    "AddReport",
     "AlignedPassage",
     "CanonicalForm",
     "CheckResult",
     "Cluster",
+    "Collection",
     "CollectionInfo",
     "Comparison",
     "Contaminated",
@@ -39,6 +41,7 @@ PUBLIC = [
     "IndexMatch",
     "InputError",
     "LSHParams",
+    "Match",
     "Method",
     "MinHasher",
     "NeardupError",
@@ -59,6 +62,7 @@ PUBLIC = [
     "Signatures",
     "Skipped",
     "Store",
+    "StoreCollection",
     "SubstringResult",
     "UsageError",
     "__version__",

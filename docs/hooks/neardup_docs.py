@@ -50,12 +50,16 @@ API_GROUPS: dict[str, list[str]] = {
         "highlight",
     ],
     "Indexes and collections": [
+        "Collection",
         "Index",
         "IndexMatch",
         "QueryResult",
         "Store",
+        "StoreCollection",
         "CollectionInfo",
+        "AddReport",
         "CheckResult",
+        "Match",
     ],
     "Reading and preparing text": ["read_corpus", "Document", "Skipped", "CanonicalForm"],
     "Methods and building blocks": [

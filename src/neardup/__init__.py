@@ -31,12 +31,16 @@ _EXPORTS: dict[str, str] = {
     "NeardupError": "neardup.errors",
     "ParameterError": "neardup.errors",
     "UsageError": "neardup.errors",
+    "Collection": "neardup.index.collection",
     "Index": "neardup.index.memory",
     "IndexMatch": "neardup.index.memory",
     "QueryResult": "neardup.index.memory",
     "Store": "neardup.store",
     "CollectionInfo": "neardup.store",
     "CheckResult": "neardup.store",
+    "Match": "neardup.store",
+    "AddReport": "neardup.store",
+    "StoreCollection": "neardup.store",
     "LSHParams": "neardup.methods.lsh",
     "optimal_params": "neardup.methods.lsh",
     "Method": "neardup.methods.base",
@@ -75,10 +79,12 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "AddReport",
     "AlignedPassage",
     "CanonicalForm",
     "CheckResult",
     "Cluster",
+    "Collection",
     "CollectionInfo",
     "Comparison",
     "Contaminated",
@@ -95,6 +101,7 @@ __all__ = [
     "IndexMatch",
     "InputError",
     "LSHParams",
+    "Match",
     "Method",
     "MinHasher",
     "NeardupError",
@@ -115,6 +122,7 @@ __all__ = [
     "Signatures",
     "Skipped",
     "Store",
+    "StoreCollection",
     "SubstringResult",
     "UsageError",
     "__version__",
@@ -186,6 +194,7 @@ if _TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eager
         ParameterError,
         UsageError,
     )
+    from neardup.index.collection import Collection
     from neardup.index.memory import Index, IndexMatch, QueryResult
     from neardup.methods.base import Method, Prepared, Signature, SignatureKey, Signatures
     from neardup.methods.lsh import LSHParams, optimal_params
@@ -197,5 +206,12 @@ if _TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eager
     from neardup.output import write_result
     from neardup.pairs import Pair, PairTable
     from neardup.passages import Passage, highlight, matched_passages
-    from neardup.store import CheckResult, CollectionInfo, Store
+    from neardup.store import (
+        AddReport,
+        CheckResult,
+        CollectionInfo,
+        Match,
+        Store,
+        StoreCollection,
+    )
     from neardup.text import CanonicalForm, Document, Skipped, read_corpus

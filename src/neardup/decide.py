@@ -2,8 +2,8 @@
 
 One function, :func:`decide`, decides every candidate pair of every engine: the local job
 (:func:`neardup.dedup.dedup`), the Dask partitions (:mod:`neardup.distributed.partition`),
-a collection check (:mod:`neardup.store.check`, a batch of one query) and
-:meth:`neardup.Index.query`.
+and a collection check on every backend (:mod:`neardup.index.verify`, a batch of one query:
+memory :class:`neardup.Index`, SQLite and PostgreSQL :mod:`neardup.store.check`).
 
 The rules (:class:`Decision` holds the job's measure, threshold and mode):
 

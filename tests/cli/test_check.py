@@ -61,9 +61,7 @@ def test_text_lines_and_exit_0_when_nothing_matched(tmp_path, db):
     res = _run("check", "stories", str(git / "bash.asc"), str(git / "rerere.asc"), *db)
     assert res.exit_code == 0, res.output
     lines = res.stdout.splitlines()
-    assert lines == [
-        line for line in lines if ": no duplicate (" in line
-    ] and len(lines) == 2
+    assert lines == [line for line in lines if ": no duplicate (" in line] and len(lines) == 2
     assert lines[0].startswith("bash.asc: no duplicate")
 
 
@@ -164,3 +162,24 @@ def test_delete_prompt_at_a_terminal(db, monkeypatch):
     assert res.exit_code == 1 and "cancelled" in res.stderr
     res = runner.invoke(app, ["collection", "delete", "stories", *db], input="y\n")
     assert res.exit_code == 0, res.output
+
+
+def test_top_k_ranks_by_score_then_id(tmp_path, db):
+    vanka = (CORPUS / "chekhov" / "Ванька.txt").read_text(encoding="utf-8")
+    copies = tmp_path / "copies.jsonl"
+    rows = [{"id": "b-copy", "text": vanka}, {"id": "a-copy", "text": vanka}]
+    copies.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", "utf-8")
+    assert _run("collection", "add", "stories", str(copies), *db, "-q").exit_code == 0
+    web = str(CORPUS / "web" / "vanka.html")
+    res = _run(
+        "check", "stories", str(CORPUS / "chekhov" / "Ванька.txt"), "--top", "2", "--json", *db
+    )
+    assert res.exit_code == 1, res.output
+    (row,) = [json.loads(line) for line in res.stdout.splitlines()]
+    assert [m["id"] for m in row["matches"]] == ["a-copy", "b-copy"]  # all score 1: by id
+    assert [m["evidence"]["score"] for m in row["matches"]] == [1.0, 1.0]
+    res = _run("check", "stories", web, "--top", "5", "--json", *db)
+    (row,) = [json.loads(line) for line in res.stdout.splitlines()]
+    scores = [m["evidence"]["score"] for m in row["matches"]]
+    assert len(scores) == 3 and scores == sorted(scores, reverse=True)
+    assert _run("check", "stories", web, "--top", "0", *db).exit_code == 2

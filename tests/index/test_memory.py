@@ -62,7 +62,7 @@ def test_insert_outcomes_and_remove():
         idx.remove("Ванька.txt")
     for name in list(idx):
         idx.remove(name)
-    assert len(idx) == 0 and not idx._buckets and not idx._postings  # nothing left behind
+    assert len(idx) == 0 and not idx._postings  # nothing left behind
     assert idx.insert("Ванька.txt", STORIES["Ванька.txt"]) == "added"
     assert idx.query(WEB_VANKA).ids == ["Ванька.txt"]
 
@@ -109,10 +109,7 @@ def test_results_as_tables():
 
 
 PARAGRAPHS = [
-    p.strip()
-    for text in STORIES.values()
-    for p in text.split("\n")
-    if len(p.split()) >= 12
+    p.strip() for text in STORIES.values() for p in text.split("\n") if len(p.split()) >= 12
 ][:40]
 
 
@@ -132,8 +129,60 @@ def test_containment_index_equals_brute_force(stored, query, threshold):
     fq = Shingling(size=3).fingerprints(CanonicalForm().tokens(text))  # brute force
     want = set()
     for i in stored:
-        fd = idx._sets[f"p{i}"]
+        fd = idx._docs[f"p{i}"].fps
         shared = np.intersect1d(fq, fd).shape[0]
         if max(shared / fq.shape[0], shared / fd.shape[0]) >= threshold:
             want.add(f"p{i}")
     assert got == want
+
+
+def test_any_method_with_index_keys_saves_and_loads(tmp_path):
+    from neardup.text.types import Document
+
+    idx = Index(method="tf-ridf", decision="own", name="stories")
+    idx.add(Document(k, v) for k, v in STORIES.items())
+    web = next(neardup.read_corpus(CORPUS / "web" / "vanka.html")).text  # the extracted text
+    before = idx.check(web)
+    assert [m.doc_id for m in before.matches] == ["Ванька.txt"]
+    assert before.matches[0].evidence["rule"] == "TF-RIDF equal signature"
+    again = Index.load(idx.save(tmp_path / "tfridf.npz"))
+    assert again.params() == idx.params() and again.info.method == "tf-ridf"
+    after = again.check(web)
+    assert [m.as_dict() for m in after.matches] == [m.as_dict() for m in before.matches]
+    assert again.get("Ванька.txt") == idx.get("Ванька.txt")
+
+
+def test_an_index_saved_by_the_first_format_still_loads(tmp_path):
+    import json
+
+    fps = Shingling(size=5).fingerprints(CanonicalForm().tokens(STORIES["Ванька.txt"]))
+    fps = np.unique(fps)
+    params = {
+        "measure": "resemblance",
+        "threshold": 0.5,
+        "shingle_size": 5,
+        "num_perm": 128,
+        "canonical": {k: v for k, v in CanonicalForm().params().items() if k != "version"},
+        "min_tokens": 3,
+        "max_df": 5000,
+    }
+    header = json.dumps({"format": "neardup-index/1", "params": params, "ids": ["v"]})
+    path = tmp_path / "old.npz"
+    with open(path, "wb") as fh:
+        np.savez(fh, header=np.array(header), values=fps, offsets=np.array([0, fps.shape[0]]))
+    assert Index.load(path).query(WEB_VANKA).ids == ["v"]
+
+
+def test_method_choices_are_validated():
+    from neardup.store.errors import UnsupportedMethod
+
+    with pytest.raises(UnsupportedMethod, match="simhash"):
+        Index(method="simhash")
+    with pytest.raises(ParameterError, match="shingle_size"):
+        Index(method="minhash-lsh", shingle_size=4)
+    with pytest.raises(ParameterError, match="method_params"):
+        Index(method_params={"num_perm": 64})
+    with pytest.raises(ParameterError, match="measure"):
+        Index(method="megashingles", decision="own", measure="containment")
+    with pytest.raises(ParameterError, match="k"):
+        Index().query("the quick brown fox jumps over the lazy dog", k=0)

@@ -64,6 +64,11 @@ def test_flow(client: TestClient) -> None:
     body = r.json()
     assert body["duplicate"] and body["matches"][0]["id"] == "a/b.txt"
     assert body["matches"][0]["resemblance"] == 1.0
+    top = client.post(f"/collections/{name}/check", json={"text": TEXT, "k": 2}).json()
+    assert [m["id"] for m in top["matches"]] == ["a/b.txt", "d0"]  # score 1, then the next
+    scores = [m["evidence"]["score"] for m in top["matches"]]
+    assert scores[0] == 1.0 > scores[1]
+    _problem(client.post(f"/collections/{name}/check", json={"text": TEXT, "k": 0}), 422)
     files = {"file": ("q.txt", TEXT.encode(), "text/plain")}
     assert client.post(f"/collections/{name}/check/file", files=files).json()["duplicate"]
     other = {"text": " ".join(f"zz{i}" for i in range(50))}

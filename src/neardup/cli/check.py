@@ -53,6 +53,16 @@ def check(
     exclude: ExcludeOpt = None,
     recursive: RecursiveOpt = True,
     limit: Annotated[int, typer.Option(help="At most this many matches per record.")] = 20,
+    top: Annotated[
+        int | None,
+        typer.Option(
+            "--top",
+            min=1,
+            help="Top-k: the K matches with the highest decided score (ties by id) instead of "
+            "--limit best by resemblance; only matches at or above the threshold.",
+            metavar="K",
+        ),
+    ] = None,
     db: DbOpt = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="One JSON object per record on stdout.")
@@ -69,7 +79,8 @@ def check(
     """Is each record of INPUT a duplicate of documents in the collection, and of which?
     Exit 0: none is; 1: at least one is; 2: usage or other error.
 
-    Example: `neardup check library new-paper.pdf drafts/ --json`"""
+    Example: `neardup check library new-paper.pdf drafts/ --json` (`--top 3`: the three
+    best by score)"""
     from neardup.store import Store
     from neardup.text.types import Document
 
@@ -92,7 +103,7 @@ def check(
     try:
         store.collection(name)  # no such collection: an error before any record is read
         for item in items:
-            row = _check_one(store, name, item, limit)
+            row = _check_one(store, name, item, limit, top)
             _warn_once(row.get("warnings", ()), warned)
             if passages and row["status"] == "duplicate" and isinstance(item, Document):
                 _add_passages(store, name, item.text, row)
@@ -127,7 +138,9 @@ def _error(exc: NeardupError) -> typer.Exit:
     return typer.Exit(EXIT_ERROR)
 
 
-def _check_one(store: Any, name: str, item: Any, limit: int) -> dict[str, Any]:
+def _check_one(
+    store: Any, name: str, item: Any, limit: int, top: int | None = None
+) -> dict[str, Any]:
     """One JSON-ready result: ``{id, source, status, ...}`` with ``status`` ``duplicate``,
     ``unique`` or ``skipped`` (then ``reason`` and ``detail``)."""
     from neardup.errors import InputError
@@ -137,7 +150,7 @@ def _check_one(store: Any, name: str, item: Any, limit: int) -> dict[str, Any]:
     if isinstance(item, Skipped):
         return {**head, "status": "skipped", "reason": item.reason, "detail": item.detail}
     try:
-        result = store.check(name, item.text, limit=limit)
+        result = store.check(name, item.text, limit=limit, k=top)
     except InputError as exc:
         if type(exc) is not InputError:  # a subclass: no such collection, a store failure
             raise

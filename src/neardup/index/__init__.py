@@ -1,1 +1,1 @@
-"""The in-memory index: documents added one at a time and queried for near-duplicates."""
+"""Collections: the API every backend shares, and its memory backend (the in-memory index)."""

@@ -1,34 +1,50 @@
-"""An in-memory, incremental near-duplicate index: insert, query, remove, save, load.
+"""An in-memory, incremental near-duplicate index: the memory backend of the collection API
+(:mod:`neardup.index.collection`): add, check, remove, get, save, load.
 
 Like datasketch's ``MinHashLSH``, but it returns verified matches with resemblance and
-containment, finds a small document inside a large one, and removes documents.
+containment, finds a small document inside a large one, removes documents, and ranks the
+top ``k``. It holds one collection as a :class:`neardup.Store` collection does, with the
+same vocabulary and values (``add`` / ``check`` / ``remove`` / ``get``, :class:`AddReport`,
+:class:`CheckResult`, :class:`Match`), the same methods (every registered method with index
+keys: ``minhash-lsh``, ``shingles-*``, ``megashingles``, ``imatch``, ``tf-ridf``,
+``anchor-words``...), both measures, both decision modes and identical-document handling: the
+prepare stage (:func:`neardup.prepare.shingle_texts`), the check step
+(:mod:`neardup.index.verify`) and the pair decision (:func:`neardup.decide.decide`) are the
+SQLite and PostgreSQL backends' code.
 
 A document becomes canonical tokens (:class:`~neardup.text.canonical.CanonicalForm`),
-then word shingles with 64-bit fingerprints (Broder 1997; Zagorulko et al. 2013). Candidates
-come from MinHash-LSH buckets (``measure="resemblance"``: ``b`` bands of ``r`` rows chosen
-by :func:`~neardup.methods.lsh.optimal_params` for the threshold; Leskovec et al., MMDS
-§3.4) or from fingerprint postings (``measure="containment"``: every stored document that
-shares a shingle, postings longer than ``max_df`` passed over). Every candidate is then
-verified on the exact shingle sets, as collections and ``dedup`` do: a match has
+then word shingles with 64-bit fingerprints (Broder 1997; Zagorulko et al. 2013), then the
+method's index keys. Without ``method``, the index keeps its original setup: under
+``measure="resemblance"`` MinHash-LSH (``minhash-lsh``, ``b`` bands of ``r`` rows chosen by
+:func:`~neardup.methods.lsh.optimal_params` for the threshold; Leskovec et al., MMDS §3.4),
+under ``measure="containment"`` every shingle fingerprint (``shingles-full``), each candidate
+verified on the exact shingle sets (``decision="verified"``). A match has
 ``resemblance >= threshold``, or ``max(containment both ways) >= threshold``.
 
-Memory: the fingerprint set of every document (8 bytes a shingle) plus its LSH keys or
-postings. Not thread-safe: one writer at a time.
+:meth:`Index.insert` and :meth:`Index.query` are the index's first API, kept:
+``insert(id, text)`` is ``add`` of one document; ``query(text)`` is ``check`` with the
+matches as :class:`IndexMatch` values, best by score.
+
+Memory: the 64-bit fingerprint set of every document (8 bytes a shingle), its index keys
+and postings; lexical methods also keep each document's canonical tokens and signature.
+Not thread-safe: one writer at a time.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import time
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import islice
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
-from neardup.decide import Decision, decide
+from neardup.decide import Decision
 from neardup.errors import (
     FormatError,
     InputError,
@@ -37,18 +53,47 @@ from neardup.errors import (
     check_float,
     check_int,
 )
-from neardup.methods.lsh import LSHParams, band_keys, optimal_params
-from neardup.methods.measures import intersection_sizes
-from neardup.methods.minhash import MinHasher
-from neardup.methods.sets import ShingleSets
-from neardup.methods.shingles import Shingling
-from neardup.prepare import PrepareConfig, Shingled, shingle_texts
+from neardup.index.codec import (
+    bad_doc_id,
+    content_hash,
+    fingerprint_shift,
+    scrub,
+    term_key,
+    title,
+    verification_set,
+)
+from neardup.index.collection import DocumentNotFound, chunks, screen
+from neardup.index.methods import (
+    UnsupportedMethod,
+    build_method,
+    canonical_form,
+    creation_params,
+    signs_from_sets,
+)
+from neardup.index.results import AddReport, CheckResult, CollectionInfo, DocumentInfo, SkippedDoc
+from neardup.index.verify import (
+    MAX_CANDIDATES,
+    Candidate,
+    Query,
+    Verified,
+    check_k,
+    select,
+    verify,
+)
+from neardup.methods.base import Method, Signature, TermBags
+from neardup.methods.decision import check_decision, resolve_decision
+from neardup.methods.registry import method_class
+from neardup.methods.stats import CorpusStatistics
+from neardup.prepare import PrepareConfig, shingle_texts
 from neardup.tables import rows_to_arrow, rows_to_pandas
 from neardup.text.canonical import CanonicalForm
+from neardup.text.types import Document, Skipped
+from neardup.text.units import UniqueIds
 
 #: What :meth:`Index.insert` did: stored it, the id was there already, too few tokens.
 Inserted = Literal["added", "exists", "too-short"]
-_FORMAT = "neardup-index/1"
+_FORMAT = "neardup-index/2"
+_FORMAT_1 = "neardup-index/1"
 _BATCH = 2048
 
 
@@ -146,21 +191,54 @@ MATCH_COLUMNS: dict[str, str] = {
 }
 
 
+@dataclass(slots=True)
+class _Doc:
+    """One stored document: its order of addition, full shingle set (uint64, sorted,
+    unique), index keys, metadata and (lexical methods) term keys of its tokens."""
+
+    seq: int
+    fps: np.ndarray
+    keys: np.ndarray
+    source: str
+    title: str
+    content_hash: bytes
+    length: int
+    added_at: datetime
+    tokens: list[str] | None = None
+    signature: Signature | None = None
+
+
 @dataclass(eq=False)
 class Index:
-    """An in-memory near-duplicate index of documents (see the module docstring).
+    """An in-memory collection of documents (see the module docstring).
 
     Args:
-        measure: ``resemblance`` or ``containment``.
-        threshold: decision threshold in (0, 1].
-        shingle_size: words per shingle, 1-64.
-        num_perm: MinHash sketch length for ``measure="resemblance"``, 1-4096.
-        canonical: how text becomes tokens (stop words, morphology).
+        measure: ``resemblance`` or ``containment`` (the larger of the two directions).
+        threshold: decision threshold in (0, 1]; also the method's own threshold (LSH
+            tuning) unless ``method_params`` sets one.
+        shingle_size: words per shingle, 1-64 (without ``method``).
+        num_perm: MinHash sketch length for ``measure="resemblance"``, 1-4096 (without
+            ``method``).
+        canonical: how text becomes tokens (stop words, morphology); with ``method``, a
+            non-default one is used unless ``method_params`` gives one (the method's own
+            default otherwise).
         min_tokens: documents with fewer canonical tokens are not stored (``too-short``).
-        max_df: postings longer than this are not used for candidates (containment), >= 1.
+        max_df: index keys shared by more than this many documents give no candidates, >= 1.
+        method: a registry name with index keys (:func:`neardup.method_names`), as
+            :meth:`neardup.Store.create_collection` takes; ``None``: the original setup
+            (module docstring).
+        method_params: the method's parameters (``canonical`` may be a ``CanonicalForm`` or
+            a dict); only with ``method``, which then takes its shingle size and sketch
+            length from here, not from ``shingle_size`` / ``num_perm``.
+        decision: ``own``, ``verified`` or ``None`` (the method's default; ``verified``
+            without ``method``), :mod:`neardup.methods.decision`.
+        name: the collection's name in results (``CheckResult.collection``).
 
     Raises:
-        ParameterError: a parameter is out of range (the message names it).
+        ParameterError: a parameter is out of range (the message names it), or
+            ``shingle_size`` / ``num_perm`` set together with ``method``.
+        UnsupportedMethod: the method has no index keys (``simhash``, ``sl-st``,
+            ``spotsigs``).
 
     Example:
         >>> idx = Index(threshold=0.5)
@@ -168,6 +246,8 @@ class Index:
         'added'
         >>> idx.query("the quick brown fox jumps over the lazy dog").ids
         ['a']
+        >>> idx.check("the quick brown fox jumps over the lazy dog", k=1).matches[0].doc_id
+        'a'
     """
 
     measure: Literal["resemblance", "containment"] = "resemblance"
@@ -177,10 +257,12 @@ class Index:
     canonical: CanonicalForm = field(default_factory=CanonicalForm)
     min_tokens: int = 3
     max_df: int = 5000
-    _sets: dict[str, np.ndarray] = field(default_factory=dict, init=False, repr=False)
-    _keys: dict[str, np.ndarray] = field(default_factory=dict, init=False, repr=False)
-    _buckets: dict[tuple[int, int], set[str]] = field(default_factory=dict, init=False, repr=False)
-    _postings: dict[int, set[str]] = field(default_factory=dict, init=False, repr=False)
+    method: str | None = None
+    method_params: dict[str, Any] | None = None
+    decision: str | None = None
+    name: str = "memory"
+    _docs: dict[str, _Doc] = field(default_factory=dict, init=False, repr=False)
+    _postings: dict[int, list[str]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         check_choice("measure", self.measure, ("resemblance", "containment"))
@@ -191,38 +273,183 @@ class Index:
         check_int("max_df", self.max_df, low=1)
         if not isinstance(self.canonical, CanonicalForm):
             raise ParameterError("canonical", self.canonical, "a CanonicalForm")
-        self._shingling = Shingling(size=self.shingle_size)
+        if not isinstance(self.name, str) or not self.name:
+            raise ParameterError("name", self.name, "a non-empty string")
+        name, given = self._method_choice()
+        init, canonical = creation_params(name, given, self.threshold)
+        check_decision(self.decision)
+        cls = method_class(name)
+        default = "verified" if self.method is None else None
+        self._mode: str = resolve_decision(cls, self.decision or default, self.measure)
+        self._name, self._init, self._canonical = name, init, canonical
+        self._meth: Method = build_method(name, init, canonical)
+        self._fitted: Method | None = None  # lexical: fitted on the current statistics
+        self._seq = 0
         self._prepare = PrepareConfig(
-            canonical=self.canonical, shingling=self._shingling, min_tokens=self.min_tokens
+            canonical=self._meth.canonical,
+            shingling=self._meth.shingling,
+            min_tokens=self.min_tokens,
+            keep_tokens=self._meth.needs_fit,
         )
-        self._hasher = MinHasher(num_perm=self.num_perm)
-        self._lsh: LSHParams = optimal_params(self.threshold, self.num_perm)
+        self._shift = fingerprint_shift(self._meth.shingling.fingerprint)
+
+    def _method_choice(self) -> tuple[str, dict[str, Any]]:
+        """The method's registry name and its given parameters."""
+        if self.method is None:
+            if self.method_params is not None:
+                raise ParameterError("method_params", self.method_params, "None without method")
+            params: dict[str, Any] = {
+                "shingle_size": self.shingle_size,
+                "canonical": self.canonical,
+            }
+            if self.measure == "resemblance":
+                return "minhash-lsh", {**params, "num_perm": self.num_perm}
+            return "shingles-full", params
+        if not isinstance(self.method, str):
+            raise ParameterError("method", self.method, "a method name")
+        for name, default in (("shingle_size", 5), ("num_perm", 128)):
+            if getattr(self, name) != default:
+                raise ParameterError(name, getattr(self, name), "set in method_params")
+        params = dict(self.method_params or {})
+        if "canonical" not in params and self.canonical != CanonicalForm():
+            params["canonical"] = self.canonical  # else the method's own default
+        if not method_class(self.method).has_index_keys:
+            raise UnsupportedMethod(
+                f"method {self.method!r} cannot back a collection yet (no exact or LSH index "
+                "key); use minhash-lsh, shingles-*, megashingles, imatch, tf-ridf or "
+                "anchor-words"
+            )
+        return self.method, params
 
     # -- container --------------------------------------------------------------------
     def __len__(self) -> int:
-        return len(self._sets)
+        return len(self._docs)
 
     def __contains__(self, doc_id: object) -> bool:
-        return doc_id in self._sets
+        return doc_id in self._docs
 
     def __iter__(self) -> Iterator[str]:
-        return iter(list(self._sets))
+        return iter(list(self._docs))
+
+    @property
+    def info(self) -> CollectionInfo:
+        """The collection's configuration, as a store collection's (``id`` 0)."""
+        return CollectionInfo(
+            0,
+            self.name,
+            self._name,
+            dict(self._init),
+            dict(self._canonical),
+            self.measure,
+            float(self.threshold),
+            self.min_tokens,
+            self._fitted is None and self._meth.needs_fit and bool(self._docs),
+            datetime.fromtimestamp(0, UTC),
+            self._mode,
+        )
 
     def params(self) -> dict[str, Any]:
         """JSON-ready parameters (saved with the index)."""
-        return {
+        out: dict[str, Any] = {
             "measure": self.measure,
             "threshold": self.threshold,
-            "shingle_size": self.shingle_size,
-            "num_perm": self.num_perm,
-            "canonical": {k: v for k, v in self.canonical.params().items() if k != "version"},
             "min_tokens": self.min_tokens,
             "max_df": self.max_df,
+            "decision": self._mode,
+            "name": self.name,
         }
+        if self.method is None:
+            canonical = self.canonical.params()
+            out["shingle_size"] = self.shingle_size
+            out["num_perm"] = self.num_perm
+            out["canonical"] = {k: v for k, v in canonical.items() if k != "version"}
+        else:
+            out["method"] = self.method
+            out["method_params"] = {**self._init, "canonical": dict(self._canonical)}
+        return out
 
     # -- writes -----------------------------------------------------------------------
+    def add(self, items: Iterable[Document | Skipped], *, batch_size: int = 2048) -> AddReport:
+        """Store documents, ``batch_size`` at a time (prepared vectorised), as
+        :meth:`neardup.Store.add` does.
+
+        Args:
+            items: documents (and text-stage skips, reported back), e.g.
+                :func:`neardup.read_corpus`.
+            batch_size: documents prepared at once, 1-100,000.
+
+        Returns:
+            :class:`AddReport`: documents added; the skipped ones (``exists``: same id and
+            content stored already; ``changed``: same id, other content, remove it first;
+            ``too-short``; ``unreadable`` ids; the text-stage skips given).
+
+        Raises:
+            ParameterError: ``batch_size`` out of range.
+        """
+        check_int("batch_size", batch_size, low=1, high=100_000)
+        report = AddReport(0)
+        seen = UniqueIds()
+        for chunk in chunks(items, batch_size):
+            docs, skipped = screen(chunk, seen)
+            report = report + self._add_batch(docs, skipped)
+        return report
+
+    def _add_batch(self, docs: list[Document], skipped: list[SkippedDoc]) -> AddReport:
+        todo: list[tuple[Document, bytes]] = []
+        for doc in docs:
+            digest = content_hash(doc.text)
+            stored = self._docs.get(doc.id)
+            if stored is not None:
+                same = stored.content_hash == digest
+                reason, detail = ("exists", "") if same else ("changed", "remove it first")
+                skipped.append(SkippedDoc(doc.id, doc.source, reason, detail))
+            else:
+                todo.append((doc, digest))
+        if not todo:
+            return AddReport(0, tuple(skipped), 0)
+        done = shingle_texts([d.text for d, _ in todo], self._prepare)
+        long = np.flatnonzero(done.counts >= self.min_tokens)
+        for i in np.flatnonzero(done.counts < self.min_tokens).tolist():
+            detail = f"{int(done.counts[i])} canonical tokens < min_tokens={self.min_tokens}"
+            skipped.append(SkippedDoc(todo[i][0].id, todo[i][0].source, "too-short", detail))
+        keys = self._batch_keys(done.sets) if signs_from_sets(self._meth) else None
+        now = datetime.now(UTC)
+        for j, i in enumerate(long.tolist()):
+            doc, digest = todo[i]
+            fps = done.sets.values[done.sets.offsets[j] : done.sets.offsets[j + 1]].copy()
+            tokens = None if done.tokens is None else [term_key(t) for t in done.tokens[j]]
+            self._store(
+                doc.id,
+                _Doc(
+                    self._next_seq(),
+                    fps,
+                    np.zeros(0, np.int64) if keys is None else keys[j],
+                    scrub(doc.source or ""),
+                    scrub(doc.title) or scrub(title(doc.text)),
+                    digest,
+                    int(done.counts[i]),
+                    now,
+                    tokens,
+                ),
+            )
+        if self._meth.needs_fit and long.size:
+            self._fitted = None
+        return AddReport(int(long.size), tuple(skipped), 1 if long.size else 0)
+
+    def _batch_keys(self, sets: Any) -> list[np.ndarray]:
+        """Index keys of each set of a prepared batch (methods signing from sets)."""
+        rows = self._meth.index_keys(self._meth.from_sets(sets))
+        order = np.argsort(rows.row, kind="stable")
+        bounds = np.searchsorted(rows.row[order], np.arange(len(sets) + 1))
+        key = rows.key[order]
+        return [key[bounds[j] : bounds[j + 1]].copy() for j in range(len(sets))]
+
+    def _next_seq(self) -> int:
+        self._seq += 1
+        return self._seq
+
     def insert(self, doc_id: str, text: str) -> Inserted:
-        """Store document ``doc_id``.
+        """Store document ``doc_id`` (:meth:`add` of one document).
 
         Returns:
             ``"added"``; ``"exists"`` when ``doc_id`` is stored already (nothing changes:
@@ -230,130 +457,261 @@ class Index:
             ``min_tokens`` canonical tokens (not stored).
 
         Raises:
-            ParameterError: ``doc_id`` or ``text`` is not a string.
+            ParameterError: ``text`` is not a string, or ``doc_id`` is not a storable id (a
+                string without NUL or lone surrogates, at most 2000 UTF-8 bytes).
         """
-        if doc_id in self._checked_id(doc_id, self._sets):
-            return "exists"
-        done = shingle_texts([self._text(text)], self._prepare)
-        return self._insert(doc_id, done, 0 if done.counts[0] >= self.min_tokens else None)
+        self._checked(doc_id, text)
+        return self._outcome(doc_id, self.add([Document(doc_id, text)]))
 
     def insert_many(self, docs: Iterable[tuple[str, str]]) -> dict[str, int]:
         """Insert ``(id, text)`` pairs, in order, each as :meth:`insert` would (prepared
-        ``_BATCH`` documents at a time, vectorised); counts of each :data:`Inserted` outcome.
+        up to 2048 documents at a time, vectorised); counts of each :data:`Inserted` outcome.
 
         Raises:
-            ParameterError: an id or text is not a string (the documents of its batch before
-                it are stored).
+            ParameterError: an id or text is not a string, or an id cannot be stored (the
+                documents before it are stored).
         """
         counts = {"added": 0, "exists": 0, "too-short": 0}
-        it = iter(docs)
-        while chunk := list(islice(it, _BATCH)):
-            texts = []
-            for doc_id, text in chunk:
-                self._checked_id(doc_id, self._sets)
-                if not isinstance(text, str):
-                    break
-                texts.append(text)
-            done = shingle_texts(texts, self._prepare)
-            long = done.counts >= self.min_tokens
-            slot = np.cumsum(long) - 1  # each long document's set
-            for k, (doc_id, _) in enumerate(chunk[: len(texts)]):
-                counts[self._insert(doc_id, done, int(slot[k]) if long[k] else None)] += 1
-            if len(texts) < len(chunk):
-                self._text(chunk[len(texts)][1])  # raises
+        batch: dict[str, Document] = {}
+
+        def flush() -> None:
+            report = self.add(batch.values())
+            for doc_id in batch:
+                counts[self._outcome(doc_id, report)] += 1
+            batch.clear()
+
+        for doc_id, text in docs:
+            self._checked(doc_id, text, flush)
+            if doc_id in batch or len(batch) >= _BATCH:
+                flush()  # a repeated id is decided against the index, as insert() would
+            batch[doc_id] = Document(doc_id, text)
+        flush()
         return counts
 
-    def _insert(self, doc_id: str, done: Shingled, j: int | None) -> Inserted:
-        """Store a document of a prepared batch whose set is ``done.sets[j]`` (None: the
-        document is too short)."""
-        if doc_id in self._sets:
-            return "exists"
-        if j is None:
-            return "too-short"
-        lo, hi = done.sets.offsets[j], done.sets.offsets[j + 1]
-        self._store(doc_id, done.sets.values[lo:hi].copy())
-        return "added"
+    @staticmethod
+    def _checked(doc_id: object, text: object, before: Any = None) -> None:
+        """Raises ParameterError for a bad id or text (``before()`` called first)."""
+        why = bad_doc_id(doc_id)
+        bad = not isinstance(text, str)
+        if (why is not None or bad) and before is not None:
+            before()
+        if why is not None:
+            raise ParameterError("doc_id", doc_id, f"a storable id ({why})")
+        if bad:
+            raise ParameterError("text", type(text).__name__, "a string")
 
     @staticmethod
-    def _checked_id(doc_id: object, sets: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        if not isinstance(doc_id, str):
-            raise ParameterError("doc_id", doc_id, "a string")
-        return sets
+    def _outcome(doc_id: str, report: AddReport) -> Inserted:
+        for s in report.skipped:
+            if s.id == doc_id:
+                return "too-short" if s.reason == "too-short" else "exists"
+        return "added"
 
     def remove(self, doc_id: str) -> None:
         """Remove document ``doc_id``.
 
         Raises:
-            InputError: no document ``doc_id``.
+            DocumentNotFound: no document ``doc_id`` (an :class:`InputError`).
         """
-        fps = self._sets.pop(doc_id, None)
-        if fps is None:
-            raise InputError(f"no document {doc_id!r} in the index")
-        if self.measure == "resemblance":
-            for band, key in enumerate(self._keys.pop(doc_id).tolist()):
-                bucket = self._buckets[(band, key)]
-                bucket.discard(doc_id)
-                if not bucket:
-                    del self._buckets[(band, key)]
-        else:
-            for fp in fps.tolist():
-                posting = self._postings[fp]
-                posting.discard(doc_id)
-                if not posting:
-                    del self._postings[fp]
+        doc = self._docs.pop(doc_id, None) if isinstance(doc_id, str) else None
+        if doc is None:
+            raise DocumentNotFound(self.name, str(doc_id))
+        self._unpost(doc_id, doc.keys)
+        if self._meth.needs_fit:
+            self._fitted = None
+
+    def get(self, doc_id: str) -> DocumentInfo:
+        """A stored document's metadata (``shingles``: size of its verification set).
+
+        Raises:
+            DocumentNotFound: no such document.
+        """
+        doc = self._docs.get(doc_id) if isinstance(doc_id, str) else None
+        if doc is None:
+            raise DocumentNotFound(self.name, str(doc_id))
+        size = int(verification_set(doc.fps, shift=self._shift).shape[0])
+        return DocumentInfo(
+            doc_id,
+            doc.source,
+            doc.title,
+            doc.content_hash.hex(),
+            doc.length,
+            size,
+            doc.added_at,
+        )
 
     # -- reads ------------------------------------------------------------------------
-    def query(self, text: str, *, limit: int = 20) -> QueryResult:
-        """The stored documents that ``text`` duplicates, best first (by the measure, then
-        resemblance, then id).
+    def check(self, text_: str, *, limit: int = 100, k: int | None = None) -> CheckResult:
+        """Which stored documents does ``text_`` duplicate? As :meth:`neardup.Store.check`:
+        candidates share index keys (most shared first, at most
+        :data:`~neardup.index.verify.MAX_CANDIDATES`; keys of more than ``max_df``
+        documents passed over), each decided by :func:`neardup.decide.decide` under the
+        index's measure, threshold and decision; an identical document always matches.
+
+        Args:
+            text_: the document's text.
+            limit: at most this many matches, 1-100,000, best first by resemblance, then the
+                larger containment, then id.
+            k: top-k instead of ``limit``: the ``k`` matches with the highest decided score
+                (``evidence["score"]``), ties by id, 1-100,000 (only decided matches:
+                :mod:`neardup.index.collection`).
+
+        Raises:
+            ParameterError: ``text_`` is not a string; ``limit`` or ``k`` out of range.
+            InputError: ``text_`` has fewer than ``min_tokens`` canonical tokens.
+        """
+        check_int("limit", limit, low=1, high=100_000)
+        k = check_k(k)
+        t0 = time.perf_counter()
+        query, candidates, verified = self._verified(text_)
+        return CheckResult(
+            self.name,
+            self._name,
+            self.measure,
+            float(self.threshold),
+            query.tokens,
+            candidates,
+            select(verified, limit=limit, k=k),
+            time.perf_counter() - t0,
+        )
+
+    def query(self, text: str, *, limit: int = 20, k: int | None = None) -> QueryResult:
+        """The stored documents that ``text`` duplicates, best first (by the decided score,
+        then resemblance, then id): :meth:`check` with :class:`IndexMatch` values.
 
         Args:
             text: the document's text; limit: at most this many matches, >= 1.
+            k: top-k instead of ``limit``: the ``k`` matches with the highest decided
+                score, ties by id, >= 1 (only decided matches: :mod:`neardup.index.collection`).
 
         Raises:
+            ParameterError: ``limit`` or ``k`` is not a positive int.
             InputError: ``text`` has fewer than ``min_tokens`` canonical tokens.
         """
         check_int("limit", limit, low=1)
-        done = shingle_texts([self._text(text)], self._prepare)
-        tokens = int(done.counts[0])
-        if tokens < self.min_tokens:
-            raise InputError(
-                f"document too short to query: {tokens} canonical tokens "
-                f"< min_tokens={self.min_tokens}"
+        k = check_k(k)
+        query, candidates, verified = self._verified(text)
+        if k is None:
+            ranked = sorted(
+                verified, key=lambda v: (-v.score, -v.match.resemblance, v.match.doc_id)
             )
-        fps = done.sets.values
-        candidates = self._candidates(fps)
-        matches = self._decide(fps, candidates)
-        matches.sort(key=lambda m: (-m.score, -m.resemblance, m.id))
-        return QueryResult(
-            tuple(matches[:limit]), len(candidates), tokens, self.measure, self.threshold
+            ranked = ranked[:limit]
+        else:
+            ranked = sorted(verified, key=lambda v: (-v.score, v.match.doc_id))[:k]
+        matches = tuple(
+            IndexMatch(
+                v.match.doc_id,
+                v.match.resemblance,
+                v.match.containment_query,
+                v.match.containment_doc,
+                v.match.shared,
+                v.score,
+                v.match.evidence["rule"],
+            )
+            for v in ranked
         )
+        return QueryResult(matches, candidates, query.tokens, self.measure, self.threshold)
+
+    def _verified(self, text_: str) -> tuple[Query, int, list[Verified]]:
+        """The query of ``text_``, the number of candidates and the decided matches."""
+        if not isinstance(text_, str):
+            raise ParameterError("text", type(text_).__name__, "a string")
+        meth = self._query_method()
+        try:
+            query = Query.of(meth, text_, min_tokens=self.min_tokens)
+        except InputError as exc:  # the index's words: "too short to query"
+            raise InputError(str(exc).replace("to check", "to query")) from None
+        found = self._candidates(query.keys)
+        decision = Decision(
+            measure=self.measure,
+            threshold=self.threshold,
+            mode=self._mode,  # type: ignore[arg-type]  # resolved in __post_init__
+        )
+        return query, len(found), verify(meth, decision, query, found)
+
+    def _candidates(self, keys: np.ndarray) -> list[Candidate]:
+        """The documents sharing the most index keys with the query (store's order: most
+        shared keys first, then order of addition)."""
+        hits: Counter[str] = Counter()
+        for key in np.unique(keys).tolist():
+            posting = self._postings.get(key)
+            if posting is not None and len(posting) <= self.max_df:
+                hits.update(posting)
+        docs = self._docs
+        best = sorted(hits, key=lambda d: (-hits[d], docs[d].seq))[:MAX_CANDIDATES]
+        return [
+            Candidate(
+                d,
+                docs[d].source,
+                docs[d].title,
+                verification_set(docs[d].fps, shift=self._shift),
+                docs[d].signature,
+                hits[d],
+            )
+            for d in best
+        ]
+
+    def _query_method(self) -> Method:
+        """The method; lexical methods fitted on the current statistics (signatures and
+        index keys of every document recomputed after a change, as the store's
+        ``recompute``)."""
+        if not self._meth.needs_fit:
+            return self._meth
+        if self._fitted is None:
+            self._fitted = self._recompute()
+        return self._fitted
+
+    def _recompute(self) -> Method:
+        ids = list(self._docs)
+        lists = [self._docs[d].tokens or [] for d in ids]
+        meth = build_method(self._name, self._init, self._canonical)
+        meth.fit(CorpusStatistics.from_token_lists(lists))
+        self._postings.clear()
+        if not ids:
+            return meth
+        sigs = meth.sign_counts(TermBags.from_token_lists(lists))
+        rows = meth.index_keys(sigs)
+        for i, doc_id in enumerate(ids):
+            doc = self._docs[doc_id]
+            doc.signature = meth.signature(sigs, i)
+            doc.keys = rows.for_row(i)
+            self._post(doc_id, doc.keys)
+        return meth
 
     # -- files ------------------------------------------------------------------------
     def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write the index to ``path`` (a ``.npz`` file: parameters, ids and fingerprint
-        sets; the LSH keys are recomputed by :meth:`load`). Written to a temporary name,
-        then renamed.
+        """Write the index to ``path`` (a ``.npz`` file: parameters, ids, metadata and
+        fingerprint sets, and the term keys of lexical methods; index keys are recomputed
+        by :meth:`load`). Written to a temporary name, then renamed.
 
         Raises:
             OSError: the file cannot be written.
         """
         out = Path(path)
-        ids = list(self._sets)
-        sets = [self._sets[i] for i in ids]
+        ids = list(self._docs)
+        docs = [self._docs[i] for i in ids]
         offsets = np.zeros(len(ids) + 1, dtype=np.int64)
-        np.cumsum([s.shape[0] for s in sets], out=offsets[1:])
-        values = np.concatenate(sets) if sets else np.zeros(0, dtype=np.uint64)
-        header = json.dumps({"format": _FORMAT, "params": self.params(), "ids": ids})
+        np.cumsum([d.fps.shape[0] for d in docs], out=offsets[1:])
+        values = np.concatenate([d.fps for d in docs]) if docs else np.zeros(0, dtype=np.uint64)
+        header = {
+            "format": _FORMAT,
+            "params": self.params(),
+            "ids": ids,
+            "documents": [
+                [d.source, d.title, d.content_hash.hex(), d.length, d.added_at.isoformat()]
+                for d in docs
+            ],
+            "tokens": [d.tokens for d in docs] if self._meth.needs_fit else None,
+        }
         tmp = out.with_name(f".{out.name}.tmp")
         with open(tmp, "wb") as fh:
-            np.savez(fh, header=np.array(header), values=values, offsets=offsets)
+            np.savez(fh, header=np.array(json.dumps(header)), values=values, offsets=offsets)
         os.replace(tmp, out)
         return out
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Index:
-        """Read an index written by :meth:`save`.
+        """Read an index written by :meth:`save` (this format or ``neardup-index/1``).
 
         Raises:
             InputError: the file cannot be read. FormatError: it is not a saved index.
@@ -366,68 +724,64 @@ class Index:
             raise InputError(f"{path}: cannot read ({exc})") from None
         except (KeyError, ValueError) as exc:
             raise FormatError(f"{path}: not a saved neardup index ({exc})") from None
-        if header.get("format") != _FORMAT:
+        if header.get("format") not in (_FORMAT, _FORMAT_1):
             raise FormatError(f"{path}: format {header.get('format')!r}, expected {_FORMAT!r}")
         params = dict(header["params"])
-        params["canonical"] = CanonicalForm(**params["canonical"])
+        if "canonical" in params:
+            params["canonical"] = CanonicalForm(**params["canonical"])
+        if "method_params" in params:
+            params["method_params"] = dict(params["method_params"])
+            params["method_params"]["canonical"] = canonical_form(
+                params["method_params"]["canonical"]
+            )
         index = cls(**params)
+        n = len(header["ids"])
+        meta = header.get("documents") or [["", "", "", 0, None]] * n
+        tokens = header.get("tokens") or [None] * n
+        sets = [values[offsets[i] : offsets[i + 1]].astype(np.uint64) for i in range(n)]
+        keys = index._set_keys(sets) if signs_from_sets(index._meth) else None
         for i, doc_id in enumerate(header["ids"]):
-            index._store(doc_id, values[offsets[i] : offsets[i + 1]].astype(np.uint64))
+            source, shown, digest, length, added = meta[i]
+            index._store(
+                doc_id,
+                _Doc(
+                    index._next_seq(),
+                    sets[i],
+                    np.zeros(0, np.int64) if keys is None else keys[i],
+                    source,
+                    shown,
+                    bytes.fromhex(digest),
+                    int(length),
+                    datetime.fromisoformat(added) if added else datetime.fromtimestamp(0, UTC),
+                    tokens[i],
+                ),
+            )
         return index
 
+    def _set_keys(self, sets: list[np.ndarray]) -> list[np.ndarray]:
+        from neardup.methods.sets import ShingleSets
+
+        return self._batch_keys(ShingleSets.from_arrays(sets)) if sets else []
+
     # -- internals --------------------------------------------------------------------
-    @staticmethod
-    def _text(text: str) -> str:
-        if not isinstance(text, str):
-            raise ParameterError("text", type(text).__name__, "a string")
-        return text
+    def _store(self, doc_id: str, doc: _Doc) -> None:
+        self._docs[doc_id] = doc
+        self._post(doc_id, doc.keys)
 
-    def _store(self, doc_id: str, fps: np.ndarray) -> None:
-        self._sets[doc_id] = fps
-        if self.measure == "resemblance":
-            keys = self._band_keys(fps)
-            self._keys[doc_id] = keys
-            for band, key in enumerate(keys.tolist()):
-                self._buckets.setdefault((band, key), set()).add(doc_id)
-        else:
-            for fp in fps.tolist():
-                self._postings.setdefault(fp, set()).add(doc_id)
+    def _post(self, doc_id: str, keys: np.ndarray) -> None:
+        for key in keys.tolist():
+            self._postings.setdefault(key, []).append(doc_id)
 
-    def _band_keys(self, fps: np.ndarray) -> np.ndarray:
-        sketch = self._hasher.sketches(ShingleSets.from_arrays([fps]))
-        return band_keys(sketch, self._lsh)[0]
+    def _unpost(self, doc_id: str, keys: np.ndarray) -> None:
+        for key in keys.tolist():
+            posting = self._postings.get(key)
+            if posting is None:
+                continue
+            posting.remove(doc_id)
+            if not posting:
+                del self._postings[key]
 
-    def _candidates(self, fps: np.ndarray) -> list[str]:
-        found: set[str] = set()
-        if self.measure == "resemblance":
-            for band, key in enumerate(self._band_keys(fps).tolist()):
-                found |= self._buckets.get((band, key), set())
-        else:
-            for fp in fps.tolist():
-                posting = self._postings.get(fp)
-                if posting is not None and len(posting) <= self.max_df:
-                    found |= posting
-        return sorted(found)
 
-    def _decide(self, fps: np.ndarray, candidates: list[str]) -> list[IndexMatch]:
-        """The candidates the query (document 0) duplicates, decided by
-        :func:`neardup.decide.decide` on the exact shingle sets."""
-        stored = [self._sets[c] for c in candidates]
-        sets = ShingleSets.from_arrays([fps, *stored])
-        cand = np.column_stack([np.zeros(len(stored), np.int64), np.arange(1, len(stored) + 1)])
-        decision = Decision(measure=self.measure, threshold=self.threshold, mode="verified")
-        decided = decide(sets, cand, decision=decision)
-        shared = intersection_sizes(sets, decided.pairs).tolist() if len(decided) else []
-        return [
-            IndexMatch(candidates[b - 1], res, cq, cd, int(n), score, decided.rules[code].label)
-            for (_, b), res, cq, cd, n, score, code in zip(
-                decided.pairs.tolist(),
-                decided.resemblance.tolist(),
-                decided.containment_ab.tolist(),
-                decided.containment_ba.tolist(),
-                shared,
-                decided.score.tolist(),
-                decided.codes.tolist(),
-                strict=True,
-            )
-        ]
+def _best(v: Verified) -> tuple[float, float, str]:
+    """:meth:`Index.query`'s order: decided score, then resemblance, then id."""
+    return (-v.score, -v.match.resemblance, v.match.doc_id)

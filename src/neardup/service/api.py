@@ -236,6 +236,13 @@ class CheckIn(_Body):
 
     text: str = Field(max_length=_TEXT_MAX)
     limit: int = Field(default=20, ge=1, le=1000)
+    k: int | None = Field(
+        default=None,
+        ge=1,
+        le=1000,
+        description="Top-k instead of limit: the k matches with the highest decided score "
+        "(evidence.score), ties by id; only matches at or above the threshold.",
+    )
 
 
 Name = Annotated[str, Path(min_length=1, max_length=200)]
@@ -525,7 +532,7 @@ def _routes(api: FastAPI, st: Store, require: Any, state: ui.UiState) -> None:
     @api.post("/collections/{name}/check", tags=["check"])
     def check(name: Name, body: CheckIn) -> JSONResponse:
         """Is this text a duplicate, and of which stored documents?"""
-        return JSONResponse(st.check(name, body.text, limit=body.limit).as_dict())
+        return JSONResponse(st.check(name, body.text, limit=body.limit, k=body.k).as_dict())
 
     @api.post("/collections/{name}/check/file", tags=["check"])
     def check_file(name: Name, file: Annotated[UploadFile, File()]) -> JSONResponse:

@@ -5,6 +5,7 @@ them;
 Romanov 2019 builds the service around a PostgreSQL database. :class:`Store` is the entry point.
 """
 
+from neardup.store.bound import StoreCollection
 from neardup.store.engine import default_url, resolve_url
 from neardup.store.results import (
     AddReport,
@@ -24,6 +25,7 @@ __all__ = [
     "DocumentPage",
     "Match",
     "Store",
+    "StoreCollection",
     "default_url",
     "resolve_url",
 ]

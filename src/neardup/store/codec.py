@@ -30,43 +30,45 @@ told apart by length: a version-1 value is a multiple of 8 bytes, a version-2 va
 
 from __future__ import annotations
 
-import re
 import zlib
 from itertools import pairwise
 
 import numpy as np
 import xxhash
 
-from neardup._array import sorted_unique
 from neardup.errors import FormatError
+from neardup.index.codec import (
+    NARROW_FINGERPRINTS,
+    UNPAIRED,
+    content_hash,
+    fingerprint_shift,
+    scrub,
+    title,
+    verification_set,
+)
+
+__all__ = [
+    "NARROW_FINGERPRINTS",
+    "SET_FORMAT",
+    "TEXT_FORMAT",
+    "UNPAIRED",
+    "content_hash",
+    "decode_set",
+    "decode_text",
+    "encode_set",
+    "encode_sets",
+    "encode_text",
+    "fingerprint_shift",
+    "scrub",
+    "set_size",
+    "shown_title",
+    "title",
+    "verification_set",
+]
 
 #: The format byte of ``nd_shingles.fingerprints`` written by this neardup.
 SET_FORMAT = 2
 _SHIFT = np.uint64(32)
-#: Shingle fingerprints that are 32 bits wide: stored whole (:func:`fingerprint_shift`).
-NARROW_FINGERPRINTS = frozenset({"crc32", "rabin32"})
-
-
-def fingerprint_shift(fingerprint: str) -> int:
-    """The right shift making a stored verification value of a shingle fingerprint kind:
-    32 (the high half) for 64-bit kinds, 0 for 32-bit ones (:data:`NARROW_FINGERPRINTS`)."""
-    return 0 if fingerprint in NARROW_FINGERPRINTS else 32
-
-
-def verification_set(fingerprints: np.ndarray, *, shift: int = 32) -> np.ndarray:
-    """The stored verification set of fingerprints: the sorted distinct high 32 bits
-    (``shift`` 32, 64-bit fingerprints) or the fingerprints themselves (``shift`` 0, 32-bit
-    ones; :func:`fingerprint_shift`).
-
-    Args:
-        fingerprints: uint64 (s,), any order.
-        shift: 32 or 0.
-
-    Returns:
-        uint32 (t,), sorted, unique, ``t <= s``.
-    """
-    high = (np.asarray(fingerprints, dtype=np.uint64) >> np.uint64(shift)).astype(np.uint32)
-    return sorted_unique(high)
 
 
 def encode_set(fingerprints: np.ndarray) -> bytes:
@@ -133,33 +135,11 @@ TEXT_FORMAT = 1
 _TEXT_LEVEL = 1  # fastest: 37% of UTF-8 size on kernel docs vs 33% at level 6, twice as fast
 
 
-def content_hash(text_: str) -> bytes:
-    """XXH3-128 of the text's UTF-8 bytes: 16 bytes."""
-    return xxhash.xxh3_128_digest(text_.encode("utf-8", "surrogatepass"))
-
-
 def encode_text(text_: str) -> bytes:
     """``nd_texts.body`` of a text: the format byte :data:`TEXT_FORMAT`, then zlib (level 1)
     of its UTF-8 bytes (``surrogatepass``: lone surrogates survive the round trip)."""
     raw = text_.encode("utf-8", "surrogatepass")
     return bytes((TEXT_FORMAT,)) + zlib.compress(raw, _TEXT_LEVEL)
-
-
-UNPAIRED = re.compile("[\x00\ud800-\udfff]")
-
-
-def scrub(value: str) -> str:
-    """``value`` with NUL and lone surrogates replaced by U+FFFD (storable and printable)."""
-    return UNPAIRED.sub("\ufffd", value) if UNPAIRED.search(value) else value
-
-
-def title(text_: str) -> str:
-    """The first non-blank line of the text, stripped, at most 200 characters."""
-    for line in text_.splitlines():
-        line = line.strip()
-        if line:
-            return line[:200]
-    return ""
 
 
 def decode_text(body: bytes, *, expected_hash: bytes | None = None) -> str:

@@ -23,37 +23,21 @@ from sqlalchemy import (
 )
 
 from neardup.errors import NeardupError
+from neardup.index.codec import bad_doc_id
 from neardup.methods.base import Method, Signature
 from neardup.store import schema as s
 from neardup.store.cache import MethodCache
-from neardup.store.codec import UNPAIRED, decode_text, set_size, shown_title
+from neardup.store.codec import decode_text, set_size, shown_title
 from neardup.store.collections import collection_info, mark_dirty
 from neardup.store.database import Database, utc
 from neardup.store.errors import DocumentNotFound, TextNotStored
 from neardup.store.methods import signs_from_sets, slot_keys
 from neardup.store.results import CollectionInfo, DocumentInfo, DocumentPage
 
-#: Longest document id, UTF-8 bytes: PostgreSQL's B-tree entries (the unique index on
-#: collection and id) hold at most 2704 bytes.
-MAX_ID_BYTES = 2000
-
 _DELETE_INDEX_KEYS = text(
     "DELETE FROM nd_index WHERE collection_id = :c AND key IN :keys AND document_id = :d"
 ).bindparams(bindparam("keys", expanding=True))
 _DELETE_INDEX_SCAN = text("DELETE FROM nd_index WHERE collection_id = :c AND document_id = :d")
-
-
-def bad_doc_id(doc_id: object) -> str | None:
-    """Why ``doc_id`` cannot be stored (``None``: it can): not a string, NUL characters
-    (PostgreSQL text cannot hold them), lone surrogates (not encodable), over
-    :data:`MAX_ID_BYTES` UTF-8 bytes."""
-    if not isinstance(doc_id, str):
-        return f"document id is a {type(doc_id).__name__}, not a string"
-    if UNPAIRED.search(doc_id):
-        return "document id holds NUL or lone surrogate characters"
-    if len(doc_id.encode("utf-8")) > MAX_ID_BYTES:
-        return f"document id over {MAX_ID_BYTES} UTF-8 bytes"
-    return None
 
 
 def document(db: Database, name: str, doc_id: str) -> DocumentInfo:

@@ -7,6 +7,17 @@ The CLI maps them to exit codes like every ``NeardupError`` (``UsageError`` -> 2
 from __future__ import annotations
 
 from neardup.errors import InputError, NeardupError, UsageError
+from neardup.index.collection import DocumentNotFound
+from neardup.index.methods import UnsupportedMethod
+
+__all__ = [
+    "CollectionExists",
+    "CollectionNotFound",
+    "DocumentNotFound",
+    "StoreError",
+    "TextNotStored",
+    "UnsupportedMethod",
+]
 
 
 class StoreError(NeardupError):
@@ -29,15 +40,6 @@ class CollectionExists(UsageError):
         super().__init__(f"a collection named {name!r} exists already")
 
 
-class DocumentNotFound(InputError):
-    """No document with that id in the collection (HTTP 404)."""
-
-    def __init__(self, collection: str, doc_id: str) -> None:
-        self.collection = collection
-        self.doc_id = doc_id
-        super().__init__(f"no document {doc_id!r} in collection {collection!r}")
-
-
 class TextNotStored(DocumentNotFound):
     """The document is stored but its text is not: it was added before the store kept texts
     (migration 0003). A :class:`DocumentNotFound` (HTTP 404); ``remove`` and ``add`` the
@@ -50,7 +52,3 @@ class TextNotStored(DocumentNotFound):
             f"document {doc_id!r} in collection {collection!r} has no stored text: it was "
             "added before the store kept texts (remove it and add it again to keep it)",
         )
-
-
-class UnsupportedMethod(UsageError):
-    """The method cannot back a collection (no database index for it yet)."""

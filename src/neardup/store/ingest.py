@@ -15,16 +15,16 @@ import queue
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from itertools import islice
 from typing import Any
 
-import xxhash
 from sqlalchemy import Connection, bindparam, insert, select, text
 from sqlalchemy.exc import SQLAlchemyError
 
 from neardup.errors import UsageError
+from neardup.index.codec import MAX_TERM_BYTES, content_hash, term_key
+from neardup.index.collection import chunks, screen
 from neardup.methods.base import Method
 from neardup.store import schema as s
 from neardup.store.bulk import (
@@ -35,10 +35,8 @@ from neardup.store.bulk import (
     merge_pending,
     prepare,
 )
-from neardup.store.codec import content_hash, scrub
 from neardup.store.collections import mark_dirty
 from neardup.store.database import Database
-from neardup.store.documents import bad_doc_id
 from neardup.store.results import AddReport, CollectionInfo, SkippedDoc
 from neardup.text.types import Document, Skipped
 from neardup.text.units import UniqueIds
@@ -51,8 +49,6 @@ MERGE_ROWS = 2_000_000
 #: Batches of fewer documents write their index rows straight into ``nd_index`` (a few
 #: random B-tree inserts cost less than a second transaction for the merge).
 DIRECT_BELOW = 64
-#: Longest term kept as itself in the statistics tables, UTF-8 bytes (see :func:`term_key`).
-MAX_TERM_BYTES = 1000
 #: Prepared batches the reader thread may hold ahead of the writer.
 _AHEAD = 2
 #: Seconds an ``add`` that ends early waits for its reader thread to stop.
@@ -123,17 +119,6 @@ def merge(db: Database, collection_id: int) -> None:
         auto.exec_driver_sql("ANALYZE nd_index")
 
 
-def term_key(term: str) -> str:
-    """The statistics tables' form of a term: the term itself, or for a term over
-    :data:`MAX_TERM_BYTES` UTF-8 bytes (a 'word' no index can hold: PostgreSQL's B-tree
-    entries stop at 2704 bytes) ``#`` and its XXH3-128 in hex. Canonical tokens are letters
-    and digits only, so the stand-in never equals a real term; documents and queries map
-    their terms the same way, so signatures stay comparable."""
-    if len(term) * 4 <= MAX_TERM_BYTES or len(term.encode("utf-8")) <= MAX_TERM_BYTES:
-        return term
-    return "#" + xxhash.xxh3_128_hexdigest(term.encode("utf-8"))
-
-
 # -- preparing (the reader thread) ------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class _Prepared:
@@ -151,32 +136,9 @@ def _prepared_batches(
     size: int,
 ) -> Iterator[_Prepared]:
     seen = UniqueIds()
-    for chunk in _chunks(items, size):
-        docs, skipped = _screen(chunk, seen)
+    for chunk in chunks(items, size):
+        docs, skipped = screen(chunk, seen)
         yield _prepare_batch(db, info, meth, docs, skipped)
-
-
-def _screen(
-    chunk: list[Document | Skipped], seen: UniqueIds
-) -> tuple[list[Document], list[SkippedDoc]]:
-    """Documents of a chunk to consider, and the skipped ones (text-stage skips, unstorable
-    ids). ``seen`` holds the ids of this ``add`` call: a record repeating an earlier
-    record's id is stored under its place (``FILE:LINE``) instead, as the dedup job names it
-    (:class:`neardup.text.units.UniqueIds`); the same input gives the same ids, so adding it
-    again finds them stored (``exists``)."""
-    skipped: list[SkippedDoc] = []
-    docs: list[Document] = []
-    for item in chunk:
-        if isinstance(item, Skipped):
-            seen.note(item.id)
-            skipped.append(SkippedDoc(item.id, item.source, item.reason, item.detail))
-            continue
-        doc_id = seen.claim(item.id, item.source)
-        if (why := bad_doc_id(doc_id)) is not None:
-            skipped.append(SkippedDoc(scrub(doc_id), scrub(item.source), "unreadable", why))
-        else:
-            docs.append(item if doc_id == item.id else replace(item, id=doc_id))
-    return docs, skipped
 
 
 def _prepare_batch(
@@ -221,12 +183,6 @@ def _stored_hashes(db: Database, collection_id: int, ids: list[str]) -> dict[str
             # made for each call uses the (collection_id, doc_id) index.
             conn.exec_driver_sql("SET LOCAL plan_cache_mode = force_custom_plan")
         return {r[0]: bytes(r[1]) for r in conn.execute(stmt, {"ids": ids})}
-
-
-def _chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
-    it = iter(items)
-    while chunk := list(islice(it, size)):
-        yield chunk
 
 
 # -- writing ----------------------------------------------------------------------------------

@@ -52,7 +52,7 @@ def query_lexicon_warning(meth: Method, text_: str) -> str:
     """``""``, or the warning for a checked text that has no index key under the fitted
     lexical method ``meth`` (none of its words is in the lexicon: its signature is empty
     and it can match nothing, whatever the collection holds)."""
-    from neardup.store.ingest import term_key
+    from neardup.index.codec import term_key
 
     tokens = [term_key(t) for t in meth.canonical.tokens(text_)]
     sigs = meth.sign([Prepared("query", text_, tokens)])

@@ -20,8 +20,10 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-#: Most candidates a check verifies (the documents sharing the most index keys).
-MAX_CANDIDATES = 1000
+from neardup.index.verify import MAX_CANDIDATES
+
+__all__ = ["COLLECTION_COLUMNS", "MAX_CANDIDATES", "candidates", "collection_row"]
+
 
 #: ``nd_collections`` columns read by a check, in :func:`collection_row`'s order.
 COLLECTION_COLUMNS = (

@@ -1,115 +1,22 @@
-"""Methods behind collections: building them from stored parameters, and their index keys.
+"""Methods behind collections: moved to :mod:`neardup.index.methods` (shared by every
+backend); re-exported here."""
 
-A collection stores the method's *init* parameters (JSON) fixed at creation; for
-``minhash-lsh`` the LSH bands and rows are resolved once and stored too (so the banding
-never changes under a collection, and no optimisation runs per request).
-
-Index keys (``nd_index`` rows, 64-bit, stored as signed int64):
-
-* ``minhash-lsh``: one key per band, :func:`neardup.methods.lsh.band_keys` (bands are salted
-  apart already); a candidate shares at least one band key;
-* other shingle methods (``shingles-full/-mod/-min``): the (sampled) fingerprints;
-* exact-key methods (``megashingles``, ``imatch``, ``imatch-random``, ``tf-ridf``,
-  ``anchor-words``): each non-empty signature slot, salted by its slot number
-  (I-Match: the first 8 bytes of each 20-byte SHA-1 slot).
-
-Each method gives its keys by its ``index_keys`` hook (:mod:`neardup.methods.keys`).
-Methods without an exact or LSH key (``has_index_keys`` false: ``simhash``, Hamming
-tables; ``sl-st``, ``spotsigs``) cannot back a collection yet
-(:class:`~neardup.store.errors.UnsupportedMethod`).
-"""
-
-from __future__ import annotations
-
-import dataclasses
-from typing import Any
-
-from neardup.errors import FormatError, ParameterError
-from neardup.methods.base import Method
-from neardup.methods.keys import KeyRows, slot_keys
-from neardup.methods.registry import make_method, method_class
-from neardup.methods.shingle_methods import MinHashLSH
-from neardup.store.errors import UnsupportedMethod
-from neardup.text.canonical import CANONICAL_VERSION, CanonicalForm
+from neardup.index.methods import (
+    KeyRows,
+    UnsupportedMethod,
+    build_method,
+    canonical_form,
+    creation_params,
+    signs_from_sets,
+    slot_keys,
+)
 
 __all__ = [
     "KeyRows",
+    "UnsupportedMethod",
     "build_method",
     "canonical_form",
     "creation_params",
     "signs_from_sets",
     "slot_keys",
 ]
-
-
-def creation_params(
-    method: str, params: dict[str, Any], threshold: float
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Validated init parameters and canonical-form parameters to store for a collection.
-
-    ``threshold`` fills the method's own ``threshold`` when it has one and none was given;
-    ``minhash-lsh`` gets its resolved ``bands``/``rows``. ``canonical`` in ``params`` may be
-    a :class:`CanonicalForm` or a dict of its init fields.
-
-    Raises:
-        ParameterError: unknown method or parameter, or a value out of range.
-        UnsupportedMethod: the method has no database index (see the module docstring).
-    """
-    cls = method_class(method)
-    if not cls.has_index_keys:
-        raise UnsupportedMethod(
-            f"method {method!r} cannot back a collection yet (no exact or LSH index key); "
-            "use minhash-lsh, shingles-*, megashingles, imatch, tf-ridf or anchor-words"
-        )
-    fields = {f.name for f in dataclasses.fields(cls) if f.init}
-    init = {k: v for k, v in params.items() if k != "canonical"}
-    if "threshold" in fields:
-        init.setdefault("threshold", threshold)
-    canonical = _canonical(params.get("canonical"), cls)
-    meth = make_method(method, **init, **({"canonical": canonical} if canonical else {}))
-    if isinstance(meth, MinHashLSH):
-        lsh = meth.lsh
-        init["bands"], init["rows"] = lsh.bands, lsh.rows
-    return init, dict(meth.canonical.params())
-
-
-def _canonical(value: object, cls: type) -> CanonicalForm | None:
-    if value is None:
-        return None
-    if isinstance(value, CanonicalForm):
-        return value
-    if isinstance(value, dict):
-        return canonical_form(value)
-    raise ParameterError("canonical", value, "a CanonicalForm or a dict of its fields")
-
-
-def canonical_form(stored: dict[str, Any]) -> CanonicalForm:
-    """The :class:`CanonicalForm` of stored canonical parameters.
-
-    Raises:
-        FormatError: made by another canonical-form version.
-        ParameterError: a bad field.
-    """
-    fields = dict(stored)
-    version = fields.pop("version", CANONICAL_VERSION)
-    if version != CANONICAL_VERSION:
-        raise FormatError(
-            f"collection tokens were made by canonical form version {version}; this neardup "
-            f"has version {CANONICAL_VERSION}: re-create the collection"
-        )
-    try:
-        return CanonicalForm(**fields)
-    except TypeError as exc:
-        raise ParameterError("canonical", stored, f"CanonicalForm fields ({exc})") from None
-
-
-def build_method(method: str, params: dict[str, Any], canonical: dict[str, Any]) -> Method:
-    """The method of a collection from its stored parameters."""
-    fields = {f.name for f in dataclasses.fields(method_class(method)) if f.init}
-    extra = {"canonical": canonical_form(canonical)} if "canonical" in fields else {}
-    return make_method(method, **params, **extra)
-
-
-def signs_from_sets(meth: Method) -> bool:
-    """True when signatures come from the shingle sets alone (no statistics needed)."""
-    return meth.signs_from_sets and not meth.needs_fit

@@ -27,6 +27,7 @@ from neardup.errors import check_int
 from neardup.methods.base import Method
 from neardup.methods.registry import method_class
 from neardup.store import check, collections, documents, ingest
+from neardup.store.bound import StoreCollection
 from neardup.store.cache import MethodCache
 from neardup.store.codec import TEXT_FORMAT, content_hash, decode_text, encode_text, scrub
 from neardup.store.collections import collection_info
@@ -134,6 +135,17 @@ class Store:
         """
         with self._read() as conn:
             return collection_info(conn, name)
+
+    def open_collection(self, name: str) -> StoreCollection:
+        """Collection ``name`` as a :class:`~neardup.index.collection.Collection` (the
+        API the memory :class:`neardup.Index` shares): ``add``, ``check``, ``remove``,
+        ``get``, ``len`` without the name.
+
+        Raises:
+            CollectionNotFound: no such collection.
+        """
+        self.collection(name)
+        return StoreCollection(self, name)
 
     def collections(self) -> list[CollectionInfo]:
         """All collections, by name."""
@@ -281,7 +293,9 @@ class Store:
         return report
 
     # -- check ------------------------------------------------------------------------------
-    def check(self, name: str, text_: str, *, limit: int = 100) -> CheckResult:
+    def check(
+        self, name: str, text_: str, *, limit: int = 100, k: int | None = None
+    ) -> CheckResult:
         """Which stored documents does ``text_`` duplicate?
 
         Candidates come from the index (keys looked up in SQL, at most
@@ -302,15 +316,20 @@ class Store:
         Args:
             name: the collection.
             text_: clean text of the document.
-            limit: at most this many matches, best first (>= 1).
+            limit: at most this many matches, best first (>= 1): by resemblance, then
+                the larger containment, then id.
+            k: top-k instead of ``limit``: the ``k`` matches with the highest decided score
+                (``evidence["score"]``), ties by id, 1-100,000. Only decided matches are
+                ranked (the threshold still applies; see :mod:`neardup.index.collection`).
 
         Raises:
+            ParameterError: ``limit`` or ``k`` is not an int in range.
             CollectionNotFound: no such collection.
             InputError: the text has fewer canonical tokens than the collection's
                 ``min_tokens``.
         """
         result = check.check(
-            self._db, self._cache, name, text_, limit=limit, recompute=self.recompute
+            self._db, self._cache, name, text_, limit=limit, recompute=self.recompute, k=k
         )
         if not result.duplicate and method_class(result.method).needs_fit:
             info = self.collection(name)

@@ -1,0 +1,1 @@
+from store._db import db_url, pg_database  # noqa: F401  (fixtures)

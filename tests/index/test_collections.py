@@ -1,0 +1,242 @@
+"""One collection API over every storage backend: the same behaviour tests on memory
+(`neardup.Index`), SQLite and PostgreSQL (`Store.open_collection`), on real text (the
+Chekhov stories of examples/corpus, a web copy of one, an excerpt of another, a wiki copy).
+
+`test_same_matches_on_every_backend` checks every method with index keys under both
+decision modes and each measure it can decide on: the memory index and a database
+collection give the same matches (ids, score, rule, decision, exact measures).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import neardup
+from neardup.errors import InputError, ParameterError
+from neardup.index.codec import content_hash
+from neardup.index.collection import Collection, DocumentNotFound
+from neardup.index.memory import Index
+from neardup.methods.decision import rule_of
+from neardup.methods.registry import method_class, method_names
+from neardup.store import Store
+from neardup.text.types import Document, Skipped
+
+CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"
+STORIES = [d for d in neardup.read_corpus(CORPUS / "chekhov") if isinstance(d, Document)]
+BY_ID = {d.id: d for d in STORIES}
+WEB_VANKA = next(
+    d.text for d in neardup.read_corpus(CORPUS / "web" / "vanka.html") if isinstance(d, Document)
+)
+WIKI_TOSKA = next(
+    d.text for d in neardup.read_corpus(CORPUS / "wiki" / "Тоска.wiki") if isinstance(d, Document)
+)
+EXCERPT = (CORPUS / "excerpts" / "Хамелеон (начало).txt").read_text(encoding="utf-8")
+QUERIES = {
+    "web Ванька": WEB_VANKA,
+    "wiki Тоска": WIKI_TOSKA,
+    "excerpt Хамелеон": EXCERPT,
+    "identical Хирургия": BY_ID["Хирургия.txt"].text,
+}
+
+Factory = Callable[..., Collection]
+
+
+def _memory(**kw: Any) -> Collection:
+    method = kw.pop("method", "minhash-lsh")
+    params = kw.pop("params", None)
+    return Index(method=method, method_params=params, **kw)
+
+
+def _store_factory(url: str) -> Factory:
+    store = Store(url)
+
+    def make(**kw: Any) -> Collection:
+        name = f"c-{uuid.uuid4().hex[:10]}"
+        store.create_collection(
+            name,
+            kw.pop("method", "minhash-lsh"),
+            kw.pop("params", None),
+            **kw,
+        )
+        return store.open_collection(name)
+
+    return make
+
+
+@pytest.fixture(params=["memory", "sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
+def make(request: pytest.FixtureRequest, tmp_path: Path) -> Factory:
+    """A factory of empty collections on one backend, taking ``Store.create_collection``'s
+    arguments (``method``, ``params``, ``threshold``, ``measure``, ``min_tokens``,
+    ``decision``)."""
+    if request.param == "memory":
+        return _memory
+    if request.param == "sqlite":
+        return _store_factory(f"sqlite:///{tmp_path / 'neardup.db'}")
+    return _store_factory(str(request.getfixturevalue("pg_database")))
+
+
+def _seen(result: neardup.CheckResult) -> list[tuple[str, float, str, str, float, float]]:
+    return [
+        (
+            m.doc_id,
+            m.evidence["score"],
+            m.evidence["rule"],
+            m.evidence["decision"],
+            round(m.resemblance, 9),
+            round(max(m.containment_query, m.containment_doc), 9),
+        )
+        for m in result.matches
+    ]
+
+
+def test_each_backend_is_a_collection(make: Factory) -> None:
+    coll = make()
+    assert isinstance(coll, Collection)
+    report = coll.add(STORIES)
+    assert report.added == len(STORIES) == len(coll) == 16
+    info = coll.get("Ванька.txt")
+    assert (info.doc_id, info.title, info.source) == (
+        "Ванька.txt",
+        BY_ID["Ванька.txt"].title,
+        BY_ID["Ванька.txt"].source,
+    )
+    assert info.content_hash == content_hash(BY_ID["Ванька.txt"].text).hex()
+    assert info.length > 500 and info.shingles > 500
+
+
+def test_add_reports_the_same_skips(make: Factory) -> None:
+    coll = make(min_tokens=5)
+    first = coll.add(STORIES[:3])
+    assert (first.added, first.skipped) == (3, ())
+    again = coll.add(
+        [
+            STORIES[0],  # same id, same text
+            Document(STORIES[1].id, "other words entirely, five or more of them here"),
+            Document("tiny", "три слова всего"),
+            Skipped("broken.bin", "broken.bin", "binary", "NUL bytes"),
+            *STORIES[3:5],
+        ]
+    )
+    assert again.added == 2 and len(coll) == 5
+    assert [(s.id, s.reason) for s in again.skipped] == [
+        ("broken.bin", "binary"),
+        (STORIES[0].id, "exists"),
+        (STORIES[1].id, "changed"),
+        ("tiny", "too-short"),
+    ]
+    assert again.skipped[3].detail == "1 canonical tokens < min_tokens=5"  # stop words go
+
+
+def test_check_finds_the_known_pairs_with_exact_measures(make: Factory) -> None:
+    coll = make(threshold=0.5)
+    coll.add(STORIES)
+    res = coll.check(WEB_VANKA)
+    assert [m.doc_id for m in res.matches] == ["Ванька.txt"] and res.duplicate
+    exact = neardup.compare(WEB_VANKA, BY_ID["Ванька.txt"].text)
+    m = res.matches[0]
+    assert m.resemblance == pytest.approx(exact.resemblance, abs=1e-6)
+    assert m.evidence["decision"] == "verified"
+    assert m.evidence["rule"] == "resemblance >= 0.5 verified"
+    assert m.title == BY_ID["Ванька.txt"].title and res.method == "minhash-lsh"
+    info = coll.get("Ванька.txt")
+    assert info.doc_id == "Ванька.txt" and info.shingles == m.size_doc
+    with pytest.raises(InputError, match="too short"):
+        coll.check("два слова")
+
+
+def test_containment_finds_the_excerpt(make: Factory) -> None:
+    coll = make(method="shingles-full", threshold=0.8, measure="containment")
+    coll.add(STORIES)
+    (m,) = coll.check(EXCERPT).matches
+    assert m.doc_id == "Хамелеон.txt" and m.containment_query == 1.0 and m.resemblance < 0.8
+    assert m.evidence["score"] == 1.0
+    assert m.evidence["rule"] == "containment >= 0.8 verified"
+
+
+def test_identical_documents_match_whatever_the_rule(make: Factory) -> None:
+    # shingles-min's own rule compares min-n samples; an identical text is accepted as
+    # identical shingle sets even at threshold 1 under the own rule.
+    coll = make(method="megashingles", decision="own", threshold=1.0)
+    coll.add(STORIES)
+    (m,) = coll.check(BY_ID["Хирургия.txt"].text).matches
+    assert m.doc_id == "Хирургия.txt" and m.resemblance == 1.0
+    assert m.evidence["decision"] in ("own", "identical") and m.evidence["score"] == 1.0
+
+
+def test_remove_then_check(make: Factory) -> None:
+    coll = make()
+    coll.add(STORIES)
+    coll.remove("Ванька.txt")
+    assert len(coll) == 15 and coll.check(WEB_VANKA).matches == ()
+    with pytest.raises(DocumentNotFound, match=r"Ванька\.txt"):
+        coll.remove("Ванька.txt")
+    with pytest.raises(DocumentNotFound):
+        coll.get("Ванька.txt")
+    assert coll.add([BY_ID["Ванька.txt"]]).added == 1
+    assert [m.doc_id for m in coll.check(WEB_VANKA).matches] == ["Ванька.txt"]
+
+
+def test_top_k_ranks_by_decided_score_then_id(make: Factory) -> None:
+    # Two exact copies and a web copy of Ванька: the copies score 1 (tie: by id), the web
+    # copy its exact resemblance; k=2 keeps the copies, k=1 the first id.
+    coll = make(method="shingles-full", threshold=0.3)
+    vanka = BY_ID["Ванька.txt"]
+    coll.add(
+        [
+            *STORIES,
+            Document("b-copy", vanka.text),
+            Document("a-copy", vanka.text),
+            Document("web", WEB_VANKA),
+        ]
+    )
+    full = coll.check(vanka.text, k=10)
+    ids = [m.doc_id for m in full.matches]
+    assert ids == ["a-copy", "b-copy", "Ванька.txt", "web"]
+    scores = [m.evidence["score"] for m in full.matches]
+    assert scores[:3] == [1.0, 1.0, 1.0] and 0.3 <= scores[3] < 1.0
+    assert [m.doc_id for m in coll.check(vanka.text, k=2).matches] == ["a-copy", "b-copy"]
+    assert [m.doc_id for m in coll.check(WEB_VANKA, k=1).matches] == ["web"]
+    for bad in (0, -1, 1.5, True, "3"):
+        with pytest.raises(ParameterError, match="k"):
+            coll.check(vanka.text, k=bad)  # type: ignore[arg-type]
+
+
+def _combinations() -> list[Any]:
+    out = []
+    for name in method_names():
+        cls = method_class(name)
+        if not cls.has_index_keys:
+            continue
+        for decision in ("own", "verified"):
+            both = ("resemblance", "containment")
+            measures = rule_of(cls).measures if decision == "own" else both
+            for measure in measures:
+                marks = [pytest.mark.slow] if cls.needs_fit else []
+                out.append(pytest.param(name, decision, measure, marks=marks))
+    return out
+
+
+@pytest.mark.parametrize(("method", "decision", "measure"), _combinations())
+def test_same_matches_on_every_backend(
+    db_url: str, method: str, decision: str, measure: str
+) -> None:
+    """Every method with index keys, both decisions, each measure: memory == database."""
+    kw = {"method": method, "decision": decision, "measure": measure, "threshold": 0.5}
+    memory, stored = _memory(**kw), _store_factory(db_url)(**kw)
+    for coll in (memory, stored):
+        report = coll.add(STORIES)
+        assert report.added == len(STORIES)
+    found = 0
+    for name, text in QUERIES.items():
+        a, b = memory.check(text), stored.check(text)
+        assert _seen(a) == _seen(b), name
+        assert (a.tokens, a.candidates) == (b.tokens, b.candidates), name
+        assert _seen(memory.check(text, k=3)) == _seen(stored.check(text, k=3)), name
+        found += len(a.matches)
+    if decision == "verified":  # at least the identical story and the web copy
+        assert found >= 2
