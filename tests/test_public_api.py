@@ -62,6 +62,7 @@ PUBLIC = [
     "SubstringResult",
     "UsageError",
     "__version__",
+    "against_collection",
     "align_passages",
     "compare",
     "contamination",

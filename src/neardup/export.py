@@ -48,7 +48,7 @@ from neardup.text.units import (
     RecordsUnit,
     Spool,
     csv_records,
-    input_names,
+    group_names,
     open_stream,
     parquet_groups,
     plan_file,
@@ -80,6 +80,8 @@ def export_records(
     out: str | os.PathLike[str],
     ids: set[str],
     options: ReadOptions,
+    *,
+    named_with: Sequence[str | os.PathLike[str]] = (),
 ) -> int:
     """Write the records of ``inputs`` whose document id is in ``ids`` to ``out``.
 
@@ -89,6 +91,9 @@ def export_records(
         out: the output path; its name decides the format (:func:`output_format`).
         ids: the document ids to write.
         options: the read options the job used (same ids).
+        named_with: inputs the job read before ``inputs`` and that are not read here
+            (``dedup B --against A``: A), for the ids' common parent
+            (:func:`neardup.text.units.group_names`).
 
     Returns:
         The number of records written.
@@ -101,7 +106,9 @@ def export_records(
     spool = Spool()
     try:
         paths = resolve_inputs([os.fspath(p) for p in inputs], spool)
-        batches = _selected(paths, ids, options)
+        others = [Path(os.fspath(p)) for p in named_with]
+        names = group_names([others, paths])[1]
+        batches = _selected(paths, ids, options, names)
         if fmt == "jsonl":
             return _write_jsonl(Path(out), batches)
         return _write_parquet(Path(out), batches)
@@ -113,7 +120,9 @@ def export_records(
 _Batch = tuple[str, Any]
 
 
-def _selected(paths: list[Path], ids: set[str], options: ReadOptions) -> Iterator[_Batch]:
+def _selected(
+    paths: list[Path], ids: set[str], options: ReadOptions, names: list[str]
+) -> Iterator[_Batch]:
     """The wanted records of ``paths``, file by file in the job's order."""
     written: set[str] = set()
 
@@ -124,7 +133,7 @@ def _selected(paths: list[Path], ids: set[str], options: ReadOptions) -> Iterato
                 return True
         return False
 
-    for path, name in zip(paths, input_names(paths), strict=True):
+    for path, name in zip(paths, names, strict=True):
         if path.is_dir() and is_datasets_folder(path):
             for part in datasets_files(path, name):
                 if not isinstance(part, DatasetsEntryError):
@@ -400,7 +409,8 @@ def select_batches(
     """The records of ``paths`` (resolved inputs) whose id is in ``ids``, as batches
     ``("lines", raw JSONL lines)``, ``("rows", dicts)`` or ``("arrow", a record batch)``, in
     the job's order; ``ids`` is asked once per record, in that order."""
-    return _selected(paths, ids, options)  # type: ignore[arg-type]
+    names = group_names([paths])[0]
+    return _selected(paths, ids, options, names)  # type: ignore[arg-type]
 
 
 def write_batches(out: str | os.PathLike[str], batches: Iterator[tuple[str, Any]]) -> int:
