@@ -137,11 +137,8 @@ def test_collection_form_gives_the_same_result(db_url: str, tmp_path: Path) -> N
     assert result.kept_ids() == B_KEPT
     assert result.summary["against"]["collection"] == name
     out = tmp_path / "out"
-    cli = runner.invoke(
-        app,
-        ["dedup", *map(str, B_INPUTS), "--against-collection", name, "--db", db_url, "-q"]
-        + ["-o", str(out)],
-    )
+    args = ["dedup", *map(str, B_INPUTS), "--against-collection", name, "--db", db_url]
+    cli = runner.invoke(app, [*args, "-q", "-o", str(out)])
     assert cli.exit_code == 0, cli.output
     rows = [json.loads(x) for x in (out / "dropped.jsonl").read_text().splitlines()]
     assert {r["id"]: (r["match"], r["score"]) for r in rows} == MATCHED
