@@ -99,8 +99,12 @@ def test_cli_kept_is_b_only_and_removed_rows_name_the_match(tmp_path: Path) -> N
     kept, removed, out = tmp_path / "kept.jsonl", tmp_path / "removed.jsonl", tmp_path / "out"
     args = ["dedup", *map(str, B_INPUTS), "-q", "-o", str(out)]
     args += [x for p in A_INPUTS for x in ("--against", str(p))]
-    result = runner.invoke(app, [*args, "--kept", str(kept), "--removed", str(removed)])
+    result = runner.invoke(
+        app, [*args, "--kept", str(kept), "--removed", str(removed), "--passages"]
+    )
     assert result.exit_code == 0, result.output
+    shared = [json.loads(x) for x in (out / "passages.jsonl").read_text().splitlines()]
+    assert {(p["a"], p["b"]) for p in shared} >= {("chekhov/Ванька.txt", "web/vanka.html")}
     assert [json.loads(x)["id"] for x in kept.read_text().splitlines()] == B_KEPT
     assert sorted(json.loads(x)["id"] for x in removed.read_text().splitlines()) == sorted(MATCHED)
     rows = [json.loads(x) for x in (out / "dropped.jsonl").read_text().splitlines()]

@@ -379,7 +379,8 @@ def dedup(
             if passages:
                 from neardup.passages import write_pair_passages
 
-                write_pair_passages(result.pairs, paths, read_opts, out_dir)
+                every = [*(a_paths or []), *paths]  # ids named with A's inputs too
+                write_pair_passages(result.pairs, every, read_opts, out_dir)
     except NeardupError as exc:
         raise _fail(exc) from None
     except OSError as exc:  # a full or read-only disk under --out, --spill-dir, --kept
