@@ -12,7 +12,8 @@ Usage (the inputs as given to the run; ``--out`` and ``--kept`` of the run)::
     python benchmarks/check_against.py --against A/ --inputs B/ --out RUN --kept RUN-kept.jsonl
 
 With ``--collection-ids``, A's ids in the run are relative to A's own inputs (A was added
-to a collection) and B's relative to B's: the ids are compared after the same prefixes.
+to a collection) and B's relative to B's; a named match's score may then differ from the
+exact one by up to 1e-5 (the collection verifies on 32-bit fingerprints).
 Prints one JSON object; exit 1 when a check fails.
 """
 
@@ -84,18 +85,23 @@ def main() -> int:
     kept = [json.loads(x)["id"] for x in args.kept.open()]
     failures: list[str] = []
     # no A document dropped; every dropped one is B's
-    a_dropped = [d["id"] for d in dropped if d["id"] in a_index]
+    # (A as a collection: its ids are relative to its own inputs and may equal B's; the job
+    # never held A's documents, so only "every dropped one is B's" is checked)
+    a_dropped = [] if args.collection_ids else [d["id"] for d in dropped if d["id"] in a_index]
     not_b = [d["id"] for d in dropped if d["id"] not in b_index]
     if a_dropped or not_b:
         failures.append(f"dropped A documents {a_dropped[:3]}, unknown {not_b[:3]}")
     # every removed B document with a match names an A document it matches (exactly)
     low: list[tuple[str, str, float]] = []
+    # a collection verifies on the high 32 bits of each fingerprint (neardup.store.codec):
+    # a rare collision moves a score in the 6th decimal
+    tolerance = 1e-5 if args.collection_ids else 1e-6
     matched = [d for d in dropped if d.get("match") is not None]
     for d in matched:
         b, a = b_sets[b_index[d["id"]]], a_sets[a_index[d["match"]]]
         shared = np.intersect1d(a, b, assume_unique=True).size
         res = shared / (a.size + b.size - shared)
-        if res < args.threshold or abs(res - d["score"]) > 1e-6:
+        if res < args.threshold or abs(res - d["score"]) > tolerance:
             low.append((d["id"], d["match"], res))
     if low:
         failures.append(f"{len(low)} removed documents whose named match is below t: {low[:3]}")
