@@ -66,6 +66,7 @@ PUBLIC = [
     "SubstringResult",
     "UsageError",
     "__version__",
+    "against_collection",
     "align_passages",
     "compare",
     "contamination",

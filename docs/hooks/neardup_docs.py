@@ -37,6 +37,7 @@ API_GROUPS: dict[str, list[str]] = {
         "Cluster",
         "Dropped",
         "write_result",
+        "against_collection",
     ],
     "Comparing texts": [
         "compare",

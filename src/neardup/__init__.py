@@ -73,6 +73,7 @@ _EXPORTS: dict[str, str] = {
     "RepeatedSpan": "neardup.corpus.substrings",
     "SubstringResult": "neardup.corpus.substrings",
     "contamination": "neardup.corpus.contamination",
+    "against_collection": "neardup.corpus.against",
     "Contaminated": "neardup.corpus.contamination",
     "ContaminationResult": "neardup.corpus.contamination",
     "EvalMatch": "neardup.corpus.contamination",
@@ -126,6 +127,7 @@ __all__ = [
     "SubstringResult",
     "UsageError",
     "__version__",
+    "against_collection",
     "align_passages",
     "compare",
     "contamination",
@@ -176,6 +178,7 @@ def __dir__() -> list[str]:
 if _TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
     from neardup.cluster import Cluster
     from neardup.compare import Comparison, compare
+    from neardup.corpus.against import against_collection
     from neardup.corpus.contamination import (
         Contaminated,
         ContaminationResult,

@@ -73,16 +73,37 @@ _BATCH_CHARS = 2_000_000  # bounds the vectorised tokenizer's temporary arrays
 
 @dataclass(frozen=True, slots=True)
 class Dropped:
-    """A document dropped in favour of its cluster's kept document (``dropped.jsonl``)."""
+    """A document dropped in favour of its cluster's kept document (``dropped.jsonl``).
+
+    Attributes:
+        id: the dropped document; kept: the document kept in its place.
+        cluster: its cluster number, or None for a document dropped for its match in
+            ``--against`` (not clustered).
+        reason: why, in words.
+        match: with ``--against``, the id of the ``--against`` document it matches (the
+            best one: highest ``score``, then the smallest id), else None.
+        score: the value that decided that match (:mod:`neardup.decide`), in [0, 1].
+    """
 
     id: str
     kept: str
-    cluster: int
+    cluster: int | None
     reason: str
+    match: str | None = None
+    score: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready row."""
-        return {"id": self.id, "kept": self.kept, "cluster": self.cluster, "reason": self.reason}
+        """JSON-ready row (``match`` and ``score`` only for a match in ``--against``)."""
+        row: dict[str, Any] = {
+            "id": self.id,
+            "kept": self.kept,
+            "cluster": self.cluster,
+            "reason": self.reason,
+        }
+        if self.match is not None:
+            row["match"] = self.match
+            row["score"] = self.score
+        return row
 
 
 @dataclass
@@ -102,6 +123,11 @@ class DedupResult:
         summary: counts, parameters, version, seconds per stage, peak memory.
         frame: the DataFrame/Table given as ``source`` with ``cluster`` and ``duplicate_of``
             columns (:func:`neardup.frames.annotate`), or None.
+        against: with ``against=``, the number of leading ``ids`` that are the
+            ``against`` documents (never dropped, never kept: :meth:`kept_ids` is the
+            source's); 0 otherwise.
+        lengths: int64 (len(ids),): canonical tokens of each document (the ``longest``
+            keep rule), or None.
     """
 
     ids: list[str]
@@ -111,6 +137,14 @@ class DedupResult:
     skipped: list[Skipped]
     summary: dict[str, Any] = field(default_factory=dict)
     frame: Any = None
+    against: int = 0
+    lengths: np.ndarray | None = None
+
+    def kept_ids(self) -> list[str]:
+        """Ids of the kept documents of the source (with ``against=``, the source's
+        documents minus the dropped ones; the ``against`` documents are not listed)."""
+        dropped = {d.id for d in self.dropped}
+        return [i for i in self.ids[self.against :] if i not in dropped]
 
     def cluster_rows(self) -> Iterator[dict[str, Any]]:
         """``clusters.jsonl`` rows: ``{cluster, members, keep}`` with document ids."""
@@ -264,6 +298,8 @@ def dedup(
     texts: bool | None = None,
     id_field: str = "id",
     text_field: str = "text",
+    against: Iterable[Document] | Sequence[str | PathLike[str]] | str | PathLike[str] | Any = None,
+    within: bool = True,
     **method_params: Any,
 ) -> DedupResult:
     """Find near-duplicate pairs and clusters in a corpus and decide what to keep.
@@ -291,6 +327,20 @@ def dedup(
             temporary files in ``spill_dir`` (default: the system's temporary directory)
             and read through memory maps. The result does not depend on it. Applies to
             the worker path (input paths, methods that sign from the shingle sets).
+        against: a second corpus A, of any kind ``source`` may be (paths are read with
+            ``read_options``; a frame's annotation is not made then): only ``source``'s
+            documents (B) are dropped, never A's. A B document is dropped when it has a
+            decided match in A (``Dropped.match`` names the best, ``Dropped.score`` its
+            score; no cluster) or, with ``within``, in B itself (clusters of B as without
+            ``against``, among the B documents without a match in A). Pairs of two A
+            documents are never compared. ``ids`` hold A's documents first
+            (``DedupResult.against`` of them); ids of paths are relative to the common
+            parent of A's and B's inputs, so the two never collide (a record id of B that
+            A holds already is renamed by its place, as a repeated id is). The summary
+            counts B (``read = kept + removed + skipped``); A's counts are in
+            ``summary["against"]``.
+        within: with ``against``: also drop B documents that match other B documents
+            (default); False: check B against A only.
         **method_params: parameters of the named method (``shingle_size=4``, ``m=25``...).
             For ``minhash-lsh``, ``threshold`` defaults to ``options.threshold``.
 
@@ -301,12 +351,51 @@ def dedup(
         ParameterError: a bad option or method parameter.
         InputError: an input path does not exist.
     """
+    if against is not None:
+        if not isinstance(within, bool):
+            raise ParameterError("within", within, "True or False")
+        groups = [
+            _plain_source(g, texts=texts, id_field=id_field, text_field=text_field)
+            for g in (against, source)
+        ]
+        return _dedup(groups, method=method, options=options, read_options=read_options,
+                      progress=progress, clock=clock, jobs=jobs, memory_budget=memory_budget,
+                      spill_dir=spill_dir, within=within, method_params=method_params)  # fmt: skip
     adapted = adapt_source(source, texts=texts, id_field=id_field, text_field=text_field)
     if adapted is not None:
         result = dedup(adapted.documents, method=method, options=options, progress=progress,
                        clock=clock, jobs=jobs, memory_budget=memory_budget, spill_dir=spill_dir,
                        **method_params)  # fmt: skip
         return adapted.finish(result)
+    return _dedup([source], method=method, options=options, read_options=read_options,
+                  progress=progress, clock=clock, jobs=jobs, memory_budget=memory_budget,
+                  spill_dir=spill_dir, within=True, method_params=method_params)  # fmt: skip
+
+
+def _plain_source(source: Any, **how: Any) -> Any:
+    """``source`` as input paths or documents (a frame, table or texts: its documents; one
+    path: a list of it)."""
+    if isinstance(source, str | PathLike) and not how.get("texts"):
+        return [source]
+    adapted = adapt_source(source, **how)
+    return source if adapted is None else adapted.documents
+
+
+def _dedup(
+    groups: list[Any],
+    *,
+    method: str | Method,
+    options: DedupOptions | None,
+    read_options: dict[str, Any] | None,
+    progress: Progress | None,
+    clock: Any,
+    jobs: int | None,
+    memory_budget: int | None,
+    spill_dir: str | PathLike[str] | None,
+    within: bool,
+    method_params: dict[str, Any],
+) -> DedupResult:
+    """The job over one source, or ``[against, source]`` (:func:`dedup`)."""
     opts = options or DedupOptions()
     meth = resolve_method(method, opts, method_params)
     opts = decided_options(meth, opts)
@@ -317,19 +406,33 @@ def dedup(
     ingest = _Ingest(meth, shingling, opts, timer, keep_docs=not streaming)
     spill = _Spill.make(memory_budget, spill_dir)
     limited = (read_options or {}).get("limit") is not None  # a cut stream: one process
-    if streaming and ingest.fast and _is_paths(source) and not limited:
+    if streaming and ingest.fast and all(_is_paths(g) for g in groups) and not limited:
         parallel = _ParallelIngest(ingest, read_options or {}, jobs, meth, spill)
-        sets, ids, lengths, skipped, signed = parallel.run(source, prog)  # type: ignore[arg-type]
+        sets, ids, lengths, skipped, signed = parallel.run(groups, prog)
         read, unique = parallel.read, parallel.unique
         worker_seconds = parallel.worker_seconds
         spilled = parallel.spilled
         kernel, kernel_note = parallel.kernel, parallel.kernel_note
+        bounds = parallel.bounds
     else:
-        ingest.run(*_items(source, read_options or {}, prog), prog)
+        if len(groups) == 1:
+            ingest.run(*_items(groups[0], read_options or {}, prog), prog)
+        else:
+            from neardup.text.units import Spool
+
+            spool = Spool()
+            try:
+                for items in _group_items(groups, read_options or {}, spool):
+                    ingest.run(items, None, False, prog)
+            finally:
+                spool.close()
         sets, ids, lengths, skipped, signed = ingest.result()
         read, unique = ingest.read, ingest.unique
         worker_seconds, spilled = {}, False
         kernel, kernel_note = ingest.kernel, ingest.kernel_note
+        bounds = ingest.bounds
+    # with against: A's documents are ids[:first], its skip rows skipped[:a_skipped]
+    first, a_read, a_skipped = bounds[0] if len(groups) > 1 else (0, 0, 0)
     n = len(ids)
     keys = timer.run("identical", signed.content_keys)  # made with the shingle sets
     if signed.rows is not None:
@@ -340,6 +443,8 @@ def dedup(
     if opts.measure == "containment":  # the containment index needs frequency ranks
         sets = timer.run("rank", rank_by_frequency, sets)
     cand = timer.run("candidates", _candidates, meth, sigs, sets, opts, prog, keys)
+    if len(groups) > 1:  # never an A-A pair; B-B pairs only with within
+        cand = against_pairs(cand, first, within=within)
     if _relabel(opts, sets, cand):
         # many candidates: dense labels (< 2**32) make the exact intersections one int64 sort
         sets = timer.run("relabel", ShingleSets.dense_labels, sets)
@@ -347,10 +452,19 @@ def dedup(
         "verify", partial(_verify, keys=keys), meth, sigs, sets, cand, opts, prog
     )
     pairs = decided.rows()
-    clusters = timer.run("cluster", _cluster, ids, decided.pairs, lengths, opts, contained)
-    dropped = timer.run("keep", _dropped, clusters, ids, pairs, contained, opts.threshold)
+    if len(groups) > 1:
+        matches = best_matches(pairs, ids, first)
+        clusters, dropped = timer.run(
+            "keep", keep_against, ids, lengths, pairs[pairs[:, :2].min(axis=1) >= first],
+            matches, opts,
+        )  # fmt: skip
+    else:
+        clusters = timer.run("cluster", _cluster, ids, decided.pairs, lengths, opts, contained)
+        dropped = timer.run("keep", _dropped, clusters, ids, pairs, contained, opts.threshold)
     pair_table = PairTable(ids, pairs, meth.name, decisions=decided.codes, rules=decided.labels)
-    summary = _summary(meth, opts, timer, n, skipped, cand, pair_table, clusters, dropped)
+    summary = _summary(
+        meth, opts, timer, n - first, skipped[a_skipped:], cand, pair_table, clusters, dropped
+    )
     if spilled:
         summary["spilled_to_disk"] = True
     if worker_seconds:
@@ -361,8 +475,99 @@ def dedup(
     summary["kernel"] = kernel
     summary["warnings"] = [*warnings, *filter(None, [unique.warning()])]
     summary["renamed_ids"] = unique.renamed
-    check_accounting(summary, read)
-    return DedupResult(ids, pair_table, clusters, dropped, skipped, summary)
+    if len(groups) > 1:
+        summary["against"] = _against_summary(first, a_read, skipped[:a_skipped], within, dropped)
+    check_accounting(summary, read - a_read)
+    return DedupResult(
+        ids, pair_table, clusters, dropped, skipped[a_skipped:], summary,
+        against=first, lengths=lengths,
+    )  # fmt: skip
+
+
+def against_pairs(cand: np.ndarray, first: int, *, within: bool) -> np.ndarray:
+    """The candidate pairs a job ``against`` A compares: documents ``< first`` are A's,
+    the others B's; a pair of two A documents is never compared, a pair of two B documents
+    only ``within``. int64 (p', 2), in the order of ``cand``."""
+    if not cand.size:
+        return cand
+    low = cand.min(axis=1)
+    keep = cand.max(axis=1) >= first
+    if not within:
+        keep &= low < first
+    return cand[keep]
+
+
+def best_matches(rows: np.ndarray, ids: Sequence[str], first: int) -> dict[int, tuple[str, float]]:
+    """``{B document: (A id, score)}``: each B document's best decided match in A (highest
+    score rounded to 6 decimals, as a collection stores it, then the smallest id), from
+    decided rows ``(a, b, resemblance, cab, cba, score)`` whose documents ``< first`` are
+    A's."""
+    out: dict[int, tuple[str, float]] = {}
+    if not rows.shape[0]:
+        return out
+    a, b = rows[:, 0].astype(np.int64), rows[:, 1].astype(np.int64)
+    cross = np.minimum(a, b) < first
+    scores = np.round(rows[cross, 5], 6).tolist()  # as a collection stores them
+    for x, y, score in zip(a[cross].tolist(), b[cross].tolist(), scores, strict=True):
+        doc, match = (y, x) if x < first else (x, y)
+        best = out.get(doc)
+        if best is None or (-score, ids[match]) < (-best[1], best[0]):
+            out[doc] = (ids[match], score)
+    return out
+
+
+def keep_against(
+    ids: list[str],
+    lengths: np.ndarray,
+    rows: np.ndarray,
+    matches: dict[int, tuple[str, float]],
+    opts: DedupOptions,
+) -> tuple[list[Cluster], list[Dropped]]:
+    """The keep stage of a job against A: every B document with a match in A is dropped
+    (naming the match and its score, in no cluster); the others are clustered by their
+    decided B-B pairs ``rows`` and one document of each cluster is kept (the keep rule
+    of a job without A). Rows of the dropped documents are left out of the clusters.
+
+    Args:
+        ids: document ids (A's first); lengths: canonical tokens per document;
+        rows: float64 (p, 6): decided pairs of two B documents; matches:
+            :func:`best_matches` (or a collection's, by document number); opts: the job's.
+
+    Returns:
+        The clusters of B, and the dropped documents in input order.
+    """
+    if matches and rows.shape[0]:
+        gone = np.array(sorted(matches), dtype=np.int64)
+        ends = rows[:, :2].astype(np.int64)
+        rows = rows[~np.isin(ends, gone).any(axis=1)]
+    contained = containments(rows, opts.threshold) if opts.measure == "containment" else {}
+    edges = rows[:, :2].astype(np.int64)
+    clusters = make_clusters(ids, edges, lengths, keep=opts.keep, contained_in=contained)
+    dropped = _dropped(clusters, ids, rows, contained, opts.threshold)
+    for doc, (match, score) in matches.items():
+        why = f"matches {match} in --against (score {score:.3f})"
+        dropped.append(Dropped(ids[doc], match, None, why, match, score))
+    where = {doc_id: k for k, doc_id in enumerate(ids)}
+    dropped.sort(key=lambda d: where[d.id])
+    return clusters, dropped
+
+
+def _against_summary(
+    documents: int, read: int, skipped: list[Skipped], within: bool, dropped: list[Dropped]
+) -> dict[str, Any]:
+    """``summary["against"]``: A's counts, ``within``, and the B documents dropped for a
+    match in A."""
+    reasons: dict[str, int] = {}
+    for s in skipped:
+        reasons[s.reason] = reasons.get(s.reason, 0) + 1
+    return {
+        "read": read,
+        "documents": documents,
+        "skipped": len(skipped),
+        "skipped_by_reason": dict(sorted(reasons.items())),
+        "within": within,
+        "matched": sum(d.match is not None for d in dropped),
+    }
 
 
 def resolve_method(method: str | Method, opts: DedupOptions, params: dict[str, Any]) -> Method:
@@ -422,6 +627,24 @@ def _identical_pairs(keys: np.ndarray, sizes: np.ndarray) -> np.ndarray:
 
 def _is_paths(source: object) -> bool:
     return isinstance(source, Sequence) and all(isinstance(s, str | PathLike) for s in source)
+
+
+def _group_items(
+    groups: list[Any], read_options: dict[str, Any], spool: Any
+) -> list[Iterable[Document | Skipped]]:
+    """The documents of each of several groups of inputs; paths are named relative to the
+    common parent of all (:func:`neardup.text.units.group_names`)."""
+    from neardup.text.read import read_named
+    from neardup.text.read import read_options as make_read_options
+    from neardup.text.units import group_names, resolve_inputs
+
+    opts = make_read_options(**read_options)
+    resolved = [resolve_inputs([str(p) for p in g], spool) if _is_paths(g) else [] for g in groups]
+    names = group_names(resolved)
+    return [
+        read_named(paths, opts, nm) if _is_paths(g) else g
+        for g, paths, nm in zip(groups, resolved, names, strict=True)
+    ]
 
 
 def _items(
@@ -531,26 +754,40 @@ class _ParallelIngest:
         self.unique = UniqueIds()
         self._spill = spill
         self.spilled = False
+        #: ``(ids, read, skipped)`` after each group of inputs
+        self.bounds: list[tuple[int, int, int]] = []
 
     def run(
-        self, paths: Sequence[str | PathLike[str]], prog: Progress
+        self, groups: Sequence[Sequence[str | PathLike[str]]], prog: Progress
     ) -> tuple[ShingleSets, list[str], np.ndarray, list[Skipped], Signed]:
+        """Read the groups of input paths one after another (``[against, source]`` or
+        ``[source]``), ids relative to the common parent of all; :attr:`bounds` gets
+        ``(ids, read, skipped)`` after each group."""
         from neardup.ingest import UnitMerger, prepared_units
-        from neardup.text.units import Spool, plan_units, planned_bytes, resolve_inputs
+        from neardup.text.units import (
+            Spool,
+            group_names,
+            plan_units,
+            planned_bytes,
+            resolve_inputs,
+        )
 
         timer = self._ingest._timer
         t0 = timer.now()
         spool = Spool()
         merger = UnitMerger(budget=self._spill.budget, spill_dir=self._spill.dir)
         try:
-            resolved = resolve_inputs([str(p) for p in paths], spool)
-            prog.start("read", planned_bytes(resolved, self._read), unit="bytes")
-            weights: deque[int] = deque()  # each unit's bytes, in the order results come
-            units = _noted(plan_units(resolved, self._read), weights)
+            resolved = [resolve_inputs([str(p) for p in paths], spool) for paths in groups]
+            total = sum(planned_bytes(paths, self._read) for paths in resolved)
+            prog.start("read", total, unit="bytes")
             self.unique = merger.unique
-            for item in prepared_units(units, self._config, jobs=self._jobs):
-                self.read += merger.add(item)
-                prog.advance("read", weights.popleft())
+            for paths, names in zip(resolved, group_names(resolved), strict=True):
+                weights: deque[int] = deque()  # each unit's bytes, in the order results come
+                units = _noted(plan_units(paths, self._read, names=names), weights)
+                for item in prepared_units(units, self._config, jobs=self._jobs):
+                    self.read += merger.add(item)
+                    prog.advance("read", weights.popleft())
+                self.bounds.append((len(merger.ids), self.read, len(merger.skipped)))
         finally:
             spool.close()
         prog.finish("read")
@@ -620,6 +857,8 @@ class _Ingest:
         self.unique = UniqueIds()
         self.read = 0
         self._count_items = True
+        #: ``(ids, read, skipped)`` after each :meth:`run`
+        self.bounds: list[tuple[int, int, int]] = []
 
     def run(
         self,
@@ -628,8 +867,8 @@ class _Ingest:
         in_bytes: bool,
         prog: Progress,
     ) -> None:
-        """Read ``items``; the ``read`` stage counts ``total`` bytes (``in_bytes``: the
-        reader advances it) or items."""
+        """Read ``items`` (one group of inputs; call again for the next); the ``read``
+        stage counts ``total`` bytes (``in_bytes``: the reader advances it) or items."""
         prog.start("read", total, unit="bytes" if in_bytes else "items")
         self._count_items = not in_bytes
         batches = prepare_stream(
@@ -642,6 +881,7 @@ class _Ingest:
         for ready in batches:
             self._take(ready)
         prog.finish("read")
+        self.bounds.append((len(self._ids), self.read, len(self._skipped)))
 
     def _read(
         self, items: Iterable[Document | Skipped], prog: Progress

@@ -54,7 +54,7 @@ from neardup.text.units import (
     RecordsUnit,
     Spool,
     csv_records,
-    input_names,
+    group_names,
     open_parquet,
     open_stream,
     parquet_batches,
@@ -99,6 +99,7 @@ def export_records(
     *,
     progress: Progress | None = None,
     stage: str = "write",
+    named_with: Sequence[str | os.PathLike[str]] = (),
 ) -> int:
     """Write the records of ``inputs`` whose document id is in ``ids`` to ``out``.
 
@@ -111,6 +112,9 @@ def export_records(
         progress: receives the stage ``stage``, in bytes of the inputs read again (the
             planned total: :func:`neardup.text.units.planned_bytes`).
         stage: the name of that stage (the CLI's ``kept`` and ``removed`` bars).
+        named_with: inputs the job read before ``inputs`` and that are not read here
+            (``dedup B --against A``: A), for the ids' common parent
+            (:func:`neardup.text.units.group_names`).
 
     Returns:
         The number of records written.
@@ -123,9 +127,12 @@ def export_records(
     spool = Spool()
     try:
         paths = resolve_inputs([os.fspath(p) for p in inputs], spool)
+        others = [Path(os.fspath(p)) for p in named_with]
+        names = group_names([others, paths])[1]
         prog = progress or NullProgress()
         prog.start(stage, planned_bytes(paths, options), unit="bytes")
-        n = _WRITERS[fmt](Path(out), _selected(paths, ids, options, partial(prog.advance, stage)))
+        batches = _selected(paths, ids, options, names, partial(prog.advance, stage))
+        n = _WRITERS[fmt](Path(out), batches)
         prog.finish(stage)
         return n
     finally:
@@ -137,10 +144,15 @@ _Batch = tuple[str, Any]
 
 
 def _selected(
-    paths: list[Path], ids: set[str], options: ReadOptions, on_bytes: Any = None
+    paths: list[Path],
+    ids: set[str],
+    options: ReadOptions,
+    names: list[str],
+    on_bytes: Any = None,
 ) -> Iterator[_Batch]:
-    """The wanted records of ``paths``, file by file in the job's order; ``on_bytes(n)``
-    as ``n`` more bytes of the inputs on disk have been read (the progress of the write)."""
+    """The wanted records of ``paths`` (named ``names``), file by file in the job's order;
+    ``on_bytes(n)`` as ``n`` more bytes of the inputs on disk have been read (the progress
+    of the write)."""
     done = on_bytes or _ignore
     written: set[str] = set()
 
@@ -151,7 +163,7 @@ def _selected(
                 return True
         return False
 
-    for path, name in zip(paths, input_names(paths), strict=True):
+    for path, name in zip(paths, names, strict=True):
         if path.is_dir() and is_datasets_folder(path):
             for part in datasets_files(path, name):
                 if not isinstance(part, DatasetsEntryError):
@@ -507,7 +519,8 @@ def select_batches(
     """The records of ``paths`` (resolved inputs) whose id is in ``ids``, as batches
     ``("lines", raw JSONL lines)``, ``("rows", dicts)`` or ``("arrow", a record batch)``, in
     the job's order; ``ids`` is asked once per record, in that order."""
-    return _selected(paths, ids, options)  # type: ignore[arg-type]
+    names = group_names([paths])[0]
+    return _selected(paths, ids, options, names)  # type: ignore[arg-type]
 
 
 def write_batches(out: str | os.PathLike[str], batches: Iterator[tuple[str, Any]]) -> int:

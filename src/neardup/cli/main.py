@@ -20,6 +20,7 @@ from neardup.cli.helptext import install as install_help_placeholders
 from neardup.cli.options import (
     MAX_BYTES,
     ContentTypeOpt,
+    DbOpt,
     ExcludeOpt,
     IdFieldOpt,
     IncludeOpt,
@@ -175,6 +176,32 @@ def dedup(
         Path | None,
         typer.Option("--removed", help="Write the dropped records here (same formats)."),
     ] = None,
+    against: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--against",
+            help="Corpus A (repeatable; inputs of any kind): drop only INPUTS' documents "
+            "that match one of A's (dropped rows name the match and its score); A's are "
+            "never dropped nor written to --kept.",
+        ),
+    ] = None,
+    against_collection: Annotated[
+        str | None,
+        typer.Option(
+            "--against-collection",
+            help="Collection A (see `neardup collection`, --db): INPUTS' documents are "
+            "checked against its index; A is not read again.",
+        ),
+    ] = None,
+    db: DbOpt = None,
+    within: Annotated[
+        bool,
+        typer.Option(
+            "--within/--no-within",
+            help="With --against: also drop INPUTS' duplicates among themselves (default); "
+            "--no-within: check against A only.",
+        ),
+    ] = True,
     jobs: Annotated[
         int | None,
         typer.Option("--jobs", "-j", help="Processes reading and preparing (default: cores)."),
@@ -240,7 +267,8 @@ def dedup(
 ) -> None:
     """Deduplicate a corpus into pairs and clusters, and decide what to keep.
 
-    Example: `neardup dedup crawl/ --method minhash-lsh -t 0.7 --kept clean.jsonl.zst`"""
+    Example: `neardup dedup crawl/ --method minhash-lsh -t 0.7 --kept clean.jsonl.zst`;
+    against an earlier corpus: `neardup dedup new/ --against old/ --kept new-only.jsonl`"""
     from neardup.dedup import DedupOptions
     from neardup.dedup import dedup as run_dedup
     from neardup.output import mark_stale, write_result
@@ -266,6 +294,7 @@ def dedup(
         if engine not in ("local", "dask"):
             raise ParameterError("--engine", engine, "local or dask")
         method = method or ("minhash-lsh" if engine == "dask" else "shingles-full")
+        _check_against(against, against_collection, db, within, engine)
         if engine == "dask":
             _check_dask(method, measure, inputs, kept, removed, out_dir, scheduler)
         mparams = canonical.method_params(method, shingle_size=shingle_size, params=param)
@@ -312,7 +341,7 @@ def dedup(
         if dry_run:
             from neardup.cli.results import print_plan
 
-            plan = {
+            plan: dict[str, Any] = {
                 "engine": engine,
                 "method": method,
                 "params": mparams,
@@ -321,8 +350,12 @@ def dedup(
                 "memory_mib": memory_mib,
                 "outputs": {"out": out_dir, "kept": kept, "removed": removed},
             }
+            if against or against_collection:
+                plan["against"] = against or {"collection": against_collection}
+                plan["within"] = within
             print_plan(_console("out"), inputs, plan, as_json=fmt != "table")
             return
+        a_paths: list[str] | None = None
         if engine == "dask":
             if block_mib is not None:
                 block = check_int("--block-mib", block_mib, low=1)
@@ -333,24 +366,36 @@ def dedup(
             )
         else:
             paths = _spooled_inputs(inputs, spool)
-            result = _run_with_progress(
-                lambda prog: run_dedup(
-                    paths,
-                    method=method,
-                    options=opts,
-                    read_options=read_opts,
-                    progress=prog,
-                    jobs=jobs,
-                    memory_budget=None if memory_mib is None else memory_mib << 20,
-                    spill_dir=spill_dir,
-                    **mparams,
-                ),
-                quiet or fmt != "table",
-            )
+            a_paths = None if not against else _spooled_inputs(against, spool)
+            job = {
+                "method": method,
+                "options": opts,
+                "read_options": read_opts,
+                "jobs": jobs,
+                "memory_budget": None if memory_mib is None else memory_mib << 20,
+                "spill_dir": spill_dir,
+                **mparams,
+            }
+            if a_paths is not None:
+                job.update(against=a_paths, within=within)
+            if against_collection is not None:
+                result = _run_with_progress(
+                    lambda prog: _against_collection(
+                        paths, against_collection, db, within, job, prog
+                    ),
+                    quiet or fmt != "table",
+                )
+            else:
+                result = _run_with_progress(
+                    lambda prog: run_dedup(paths, progress=prog, **job),
+                    quiet or fmt != "table",
+                )
         if out_dir is not None and engine == "local":
             mark_stale(out_dir)  # a killed job leaves no summary.json: nothing is claimed
         _run_with_progress(
-            lambda prog: _export(result, paths, read_opts, kept, removed, prog),
+            lambda prog: _export(
+                result, paths, read_opts, kept, removed, prog, named_with=a_paths or []
+            ),
             quiet or fmt != "table",
         )
         if out_dir is not None and engine == "local":
@@ -358,7 +403,8 @@ def dedup(
             if passages:
                 from neardup.passages import write_pair_passages
 
-                write_pair_passages(result.pairs, paths, read_opts, out_dir)
+                every = [*(a_paths or []), *paths]  # ids named with A's inputs too
+                write_pair_passages(result.pairs, every, read_opts, out_dir)
     except NeardupError as exc:
         raise _fail(exc) from None
     except OSError as exc:  # a full or read-only disk under --out, --spill-dir, --kept
@@ -372,6 +418,53 @@ def dedup(
     for w in result.summary.get("warnings", []):
         _console("err").print(f"[yellow]warning:[/yellow] {escape(w)}", highlight=False)
     _report_result(result, out_dir, fmt, top)
+
+
+def _check_against(
+    against: list[str] | None,
+    collection: str | None,
+    db: str | None,
+    within: bool,
+    engine: str,
+) -> None:
+    """Refuse, before any work, what ``--against`` cannot be run with.
+
+    Raises:
+        ParameterError: ``--against`` with ``--against-collection``; ``--no-within`` or
+            ``--db`` without either; either with ``--engine dask`` (not built there yet:
+            use ``--engine local``).
+    """
+    if against and collection is not None:
+        raise ParameterError(
+            "--against-collection", collection, "--against INPUT... or a collection, not both"
+        )
+    if not against and collection is None:
+        if not within:
+            raise ParameterError("--no-within", True, "with --against or --against-collection")
+        if db is not None:
+            raise ParameterError("--db", db, "with --against-collection")
+    elif engine == "dask":
+        flag = "--against" if against else "--against-collection"
+        raise ParameterError(
+            flag,
+            " ".join(against or [collection or ""]),
+            "--engine local (the Dask engine does not run a job against a second corpus)",
+        )
+
+
+def _against_collection(
+    paths: list[str], name: str, db: str | None, within: bool, job: dict[str, Any], prog: Any
+) -> Any:
+    """``dedup INPUTS --against-collection NAME``: :func:`neardup.corpus.against.
+    against_collection` on the store at ``db``."""
+    from neardup.corpus.against import against_collection
+    from neardup.store import Store
+
+    store = Store(db)
+    try:
+        return against_collection(paths, store, name, within=within, progress=prog, **job)
+    finally:
+        store.close()
 
 
 def _check_outputs(kept: Path | None, removed: Path | None) -> None:
@@ -442,9 +535,12 @@ def _export(
     kept: Path | None,
     removed: Path | None,
     prog: Any = None,
+    *,
+    named_with: list[str],
 ) -> None:
     """Write ``--kept`` and ``--removed`` (a ``kept`` and a ``removed`` bar, in bytes of the
-    inputs read again)."""
+    inputs read again): the records of ``paths`` (with ``--against``, B's only, ids named
+    with A's inputs ``named_with``)."""
     if kept is None and removed is None:
         return
     from neardup.export import export_records
@@ -454,12 +550,16 @@ def _export(
     dropped = {d.id for d in result.dropped}
     outputs: dict[str, Any] = {}
     if kept is not None:
-        ids = {i for i in result.ids if i not in dropped}
-        n = export_records(paths, kept, ids, opts, progress=prog, stage="kept")
+        ids = set(result.kept_ids())
+        n = export_records(
+            paths, kept, ids, opts, progress=prog, stage="kept", named_with=named_with
+        )
         outputs["kept"] = {"path": str(kept), "records": n}
         _console("err").print(f"kept records: {n} written to {escape(str(kept))}")
     if removed is not None:
-        n = export_records(paths, removed, dropped, opts, progress=prog, stage="removed")
+        n = export_records(
+            paths, removed, dropped, opts, progress=prog, stage="removed", named_with=named_with
+        )
         outputs["removed"] = {"path": str(removed), "records": n}
         _console("err").print(f"removed records: {n} written to {escape(str(removed))}")
     result.summary["outputs"] = outputs

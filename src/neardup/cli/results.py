@@ -66,6 +66,15 @@ def add_count_rows(table: Table, summary: dict[str, Any]) -> None:
         )
     for key in ("documents", "skipped", "candidate_pairs", "pairs", "clusters", "kept", "dropped"):
         table.add_row(key.replace("_", " "), str(summary[key]))
+    against = summary.get("against")
+    if against:
+        where = (
+            f"collection {against['collection']}"
+            if "collection" in against
+            else f"{against['documents']} documents ({against['skipped']} skipped)"
+        )
+        within = "" if against["within"] else ", --no-within"
+        table.add_row("against", f"{where}: {against['matched']} matched{within}")
 
 
 def print_table(console: Console, result: Any, out_dir: str | None, *, top: int = 10) -> None:

@@ -7,5 +7,7 @@ datatrove's 13-gram overlap). One module a concern:
 * :mod:`.paragraphs`: :func:`repeated_paragraphs`, the job;
 * :mod:`.substrings`: :func:`repeated_substrings` over a suffix array (libdivsufsort);
 * :mod:`.contamination`: :func:`contamination` by exact word n-grams;
-* :mod:`.rewrite`: ``--kept`` writers with the text field rewritten.
+* :mod:`.rewrite`: ``--kept`` writers with the text field rewritten;
+* :mod:`.against`: :func:`against_collection`, a corpus deduplicated against a collection
+  (``dedup B --against-collection A``).
 """

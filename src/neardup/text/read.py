@@ -45,7 +45,14 @@ from neardup.text.units import (
     resolve_inputs,
 )
 
-__all__ = ["ReadOptions", "document_from_bytes", "read_corpus", "read_options", "read_unit"]
+__all__ = [
+    "ReadOptions",
+    "document_from_bytes",
+    "read_corpus",
+    "read_named",
+    "read_options",
+    "read_unit",
+]
 
 #: Kept for callers of the earlier reader (the Dask engine's blocks).
 JSONL_SUFFIXES: tuple[str, ...] = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")
@@ -201,6 +208,15 @@ def read_corpus(
     spool = Spool()
     paths = resolve_inputs([os.fspath(p) for p in names], spool)
     return _iterate(paths, opts, spool)
+
+
+def read_named(
+    paths: list[Path], options: ReadOptions, names: list[str]
+) -> Iterator[Document | Skipped]:
+    """The documents of resolved ``paths`` (:func:`neardup.text.units.resolve_inputs`) as
+    :func:`read_corpus` reads them, each path named ``names[k]`` in ids (one group of a
+    job's inputs: :func:`neardup.text.units.group_names`)."""
+    yield from read_units(plan_units(paths, options, names=names), options)
 
 
 def _iterate(

@@ -29,7 +29,7 @@ import sys
 import tempfile
 import zlib
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -252,21 +252,39 @@ def input_names(paths: list[Path]) -> list[str]:
     return out
 
 
+def group_names(groups: Sequence[Sequence[Path]]) -> list[list[str]]:
+    """:func:`input_names` of several groups of inputs read by one job (``dedup B
+    --against A``): each path named relative to the common parent of all of them, so that
+    the ids of one group never collide with another's (``6.1/Documentation/a.rst`` and
+    ``6.12/Documentation/a.rst``), and each group's ids are those one read of all the inputs
+    would give."""
+    names = input_names([p for g in groups for p in g])
+    out: list[list[str]] = []
+    for g in groups:
+        out.append(names[: len(g)])
+        names = names[len(g) :]
+    return out
+
+
 def _joined(prefix: str, rel: str) -> str:
     return f"{prefix}/{rel}" if prefix and rel else (prefix or rel)
 
 
-def plan_units(paths: list[Path], options: ReadOptions) -> Iterator[Unit | Skipped]:
+def plan_units(
+    paths: list[Path], options: ReadOptions, *, names: list[str] | None = None
+) -> Iterator[Unit | Skipped]:
     """The read units (and planning skips) of ``paths``, in input order.
 
     A directory is walked in sorted order (:func:`walk`); a datasets folder
     (``save_to_disk``) is read as records; a file is read by its kind
     (:func:`neardup.text.formats.input_kind`). Ids of files (and the ``FILE`` of fallback
     ids ``FILE:LINE``) are paths relative to the inputs' common parent
-    (:func:`input_names`).
+    (:func:`input_names`), or the given ``names`` (one per path: the paths are one group of
+    a job's inputs, named with the others by :func:`group_names`).
     """
     watched: list[tuple[Path, str, int]] = []
-    for path, prefix in zip(paths, input_names(paths), strict=True):
+    prefixes = input_names(paths) if names is None else names
+    for path, prefix in zip(paths, prefixes, strict=True):
         if path.is_dir():
             if is_datasets_folder(path):
                 yield from _plan_datasets(path, prefix, options)
