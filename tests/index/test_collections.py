@@ -158,9 +158,10 @@ def test_containment_finds_the_excerpt(make: Factory) -> None:
     assert m.evidence["rule"] == "containment >= 0.8 verified"
 
 
-def test_identical_documents_match_whatever_the_rule(make: Factory) -> None:
-    # shingles-min's own rule compares min-n samples; an identical text is accepted as
-    # identical shingle sets even at threshold 1 under the own rule.
+def test_an_identical_document_matches_at_threshold_1(make: Factory) -> None:
+    # Under the own rule (one shared mega-shingle) at the strictest threshold, the stored
+    # copy is found with score 1 (a pair the own rule misses is still recorded as
+    # ``identical`` by decide(): tests/test_decide.py).
     coll = make(method="megashingles", decision="own", threshold=1.0)
     coll.add(STORIES)
     (m,) = coll.check(BY_ID["Хирургия.txt"].text).matches
