@@ -129,3 +129,15 @@ def test_parquet_is_read_in_batches_of_about_a_jsonl_block(tmp_path: Path) -> No
     assert sum(sizes) == n
     assert 300 < max(sizes) <= BLOCK_BYTES // 10_000 < BATCH_ROWS
     assert [x.id for x in read_corpus([tmp_path / "b.parquet"], limit=3)] == ["0", "1", "2"]
+
+
+def test_csv_units_hold_about_a_jsonl_block_of_text(tmp_path: Path) -> None:
+    n = 1000  # 10 kB a record: 2,048 records would be 20 MiB
+    lines = ["id,text"] + [f"{i},{i:05d} " + "word " * 1999 for i in range(n)]
+    (tmp_path / "b.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    units = [
+        u for u in plan_units([tmp_path / "b.csv"], read_options()) if isinstance(u, RecordsUnit)
+    ]
+    sizes = [len(u.texts) for u in units]
+    assert sum(sizes) == n and max(sizes) == -(-BLOCK_BYTES // 10_001) < BATCH_ROWS
+    assert sum(u.weight for u in units) == (tmp_path / "b.csv").stat().st_size

@@ -997,7 +997,7 @@ def _csv_units(
     ti = header.index(options.text_field)
     ii = header.index(options.id_field) if options.id_field in header else -1
     rows: list[tuple[str, Any, str]] = []
-    done = 0
+    done, held = 0, 0
 
     def unit() -> RecordsUnit:
         nonlocal done
@@ -1010,13 +1010,14 @@ def _csv_units(
         if isinstance(item, Skipped):
             if rows:  # keep input order: the records before the skip go first
                 yield unit()
-                rows = []
+                rows, held = [], 0
             yield item
             continue
         rows.append(item)
-        if len(rows) >= BATCH_ROWS:
+        held += len(item[1])
+        if len(rows) >= BATCH_ROWS or held >= BLOCK_BYTES:  # about a JSONL block's text
             yield unit()
-            rows = []
+            rows, held = [], 0
     if rows:
         yield unit()
 
