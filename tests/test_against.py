@@ -152,3 +152,16 @@ def _read(paths: list[Path]):  # type: ignore[no-untyped-def]
     from neardup.text.read import read_corpus
 
     return read_corpus([str(p) for p in paths])
+
+
+def test_containment_drops_an_excerpt_of_an_a_document() -> None:
+    opts = DedupOptions(measure="containment", threshold=0.7)
+    b, a = [str(CORPUS / "excerpts")], [str(CORPUS / "chekhov")]
+    result = dedup(b, against=a, options=opts, jobs=1)
+    (row,) = result.dropped
+    assert (row.id, row.match) == ("excerpts/Хамелеон (начало).txt", "chekhov/Хамелеон.txt")
+    assert row.score == 1.0  # the excerpt is copied whole
+    assert result.kept_ids() == [] and result.summary["against"]["documents"] == 16
+    # resemblance 0.627: below 0.7, no match
+    resemblance = dedup(b, against=a, options=DedupOptions(threshold=0.7), jobs=1)
+    assert resemblance.kept_ids() == ["excerpts/Хамелеон (начало).txt"]
