@@ -121,6 +121,8 @@ def test_cli_refuses_against_where_it_does_not_run() -> None:
     assert alone.exit_code == 2 and "--no-within" in alone.output
     both = ["dedup", str(CORPUS / "web"), "--against", a, "--against-collection", "x"]
     assert runner.invoke(app, both).exit_code == 2
+    plan = runner.invoke(app, ["dedup", str(CORPUS / "web"), "--against", a, "--dry-run"])
+    assert plan.exit_code == 0 and "against" in plan.output and "chekhov" in plan.output
 
 
 def test_collection_form_gives_the_same_result(db_url: str, tmp_path: Path) -> None:  # noqa: F811
