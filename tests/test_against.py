@@ -121,6 +121,8 @@ def test_cli_refuses_against_where_it_does_not_run() -> None:
     assert alone.exit_code == 2 and "--no-within" in alone.output
     both = ["dedup", str(CORPUS / "web"), "--against", a, "--against-collection", "x"]
     assert runner.invoke(app, both).exit_code == 2
+    plan = runner.invoke(app, ["dedup", str(CORPUS / "web"), "--against", a, "--dry-run"])
+    assert plan.exit_code == 0 and "against" in plan.output and "chekhov" in plan.output
 
 
 def test_collection_form_gives_the_same_result(db_url: str, tmp_path: Path) -> None:  # noqa: F811
@@ -152,3 +154,45 @@ def _read(paths: list[Path]):  # type: ignore[no-untyped-def]
     from neardup.text.read import read_corpus
 
     return read_corpus([str(p) for p in paths])
+
+
+def test_containment_drops_an_excerpt_of_an_a_document() -> None:
+    opts = DedupOptions(measure="containment", threshold=0.7)
+    b, a = [str(CORPUS / "excerpts")], [str(CORPUS / "chekhov")]
+    result = dedup(b, against=a, options=opts, jobs=1)
+    (row,) = result.dropped
+    assert (row.id, row.match) == ("excerpts/Хамелеон (начало).txt", "chekhov/Хамелеон.txt")
+    assert row.score == 1.0  # the excerpt is copied whole
+    assert result.kept_ids() == [] and result.summary["against"]["documents"] == 16
+    # resemblance 0.627: below 0.7, no match
+    resemblance = dedup(b, against=a, options=DedupOptions(threshold=0.7), jobs=1)
+    assert resemblance.kept_ids() == ["excerpts/Хамелеон (начало).txt"]
+
+
+@pytest.mark.data
+@pytest.mark.slow
+def test_linux_doc_6_12_against_6_1_drops_every_labelled_revision_at_the_threshold() -> None:
+    from neardup import compare
+    from shared_data import data_path, load_docs
+
+    docs = load_docs("linux-doc-revisions")
+    a = [d for d in docs if d.id.startswith("6.1/")]
+    b = [d for d in docs if d.id.startswith("6.12/")]
+    result = dedup(b, against=a)
+    text = {d.id: d.text for d in docs}
+    dropped = {d.id: d for d in result.dropped}
+    assert result.against == len(a) and all(i.startswith("6.12/") for i in dropped)
+    assert all(d.match is None or d.match.startswith("6.1/") for d in dropped.values())
+    gold = [json.loads(x) for x in data_path("linux-doc-revisions", "gold.jsonl").open()]
+    close = 0
+    for row in gold:  # every labelled revision at resemblance >= 0.5 is gone, for an A match
+        res = compare(text[row["a"]], text[row["b"]]).resemblance
+        if res >= 0.5:
+            close += 1
+            d = dropped[row["b"]]
+            assert d.match is not None and d.score is not None and d.score >= res - 1e-6
+        elif row["b"] not in dropped:
+            assert row["b"] in result.kept_ids()
+    assert close == 1116, close  # of the 1,185 labelled pairs
+    s = result.summary
+    assert s["read"] == s["kept"] + s["removed"] + s["skipped"] == len(b)

@@ -294,7 +294,7 @@ def dedup(
         if engine not in ("local", "dask"):
             raise ParameterError("--engine", engine, "local or dask")
         method = method or ("minhash-lsh" if engine == "dask" else "shingles-full")
-        _check_against(against, against_collection, db, within, engine)
+        _check_against(against, against_collection, within, engine)
         if engine == "dask":
             _check_dask(method, measure, inputs, kept, removed, out_dir, scheduler)
         mparams = canonical.method_params(method, shingle_size=shingle_size, params=param)
@@ -421,18 +421,15 @@ def dedup(
 
 
 def _check_against(
-    against: list[str] | None,
-    collection: str | None,
-    db: str | None,
-    within: bool,
-    engine: str,
+    against: list[str] | None, collection: str | None, within: bool, engine: str
 ) -> None:
     """Refuse, before any work, what ``--against`` cannot be run with.
 
     Raises:
-        ParameterError: ``--against`` with ``--against-collection``; ``--no-within`` or
-            ``--db`` without either; either with ``--engine dask`` (not built there yet:
-            use ``--engine local``).
+        ParameterError: ``--against`` with ``--against-collection``; ``--no-within``
+            without either; either with ``--engine dask`` (not built there yet: use
+            ``--engine local``). (``--db`` alone is no error: it may come from
+            ``NEARDUP_DB``.)
     """
     if against and collection is not None:
         raise ParameterError(
@@ -441,8 +438,6 @@ def _check_against(
     if not against and collection is None:
         if not within:
             raise ParameterError("--no-within", True, "with --against or --against-collection")
-        if db is not None:
-            raise ParameterError("--db", db, "with --against-collection")
     elif engine == "dask":
         flag = "--against" if against else "--against-collection"
         raise ParameterError(

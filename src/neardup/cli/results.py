@@ -268,7 +268,7 @@ def print_plan(
     Args:
         console: where the table goes; inputs: the command's inputs;
         plan: ``engine``, ``method``, ``params``, ``options``, ``jobs``, ``memory_mib``,
-            ``outputs`` as the command resolved them;
+            ``outputs`` as the command resolved them (and ``against``, ``within``);
         as_json: print one JSON object on stdout instead of a table.
     """
     from neardup._spill import default_budget
@@ -308,6 +308,11 @@ def print_plan(
         f"{opts.get('measure')} >= {opts.get('threshold')}, keep {opts.get('keep')}, "
         f"min tokens {opts.get('min_tokens')}",
     )
+    against = doc.get("against")
+    if against:
+        where = against if isinstance(against, dict) else ", ".join(against)
+        within = "" if doc.get("within", True) else " (--no-within)"
+        table.add_row("against", escape(f"{where}{within}"))
     table.add_row("engine", f"{doc['engine']}, {doc['jobs']} worker process(es)")
     table.add_row("memory", "unbounded" if budget is None else f"{budget:,} MiB, then disk")
     for name, where in doc["outputs"].items():
