@@ -166,25 +166,23 @@ def repeated_substrings(
         del counts
         spans = [sp for sp in spans if sp[0] < n_inputs]
         chars = np.asarray(lengths, dtype=np.int64)
-        result_spans, removed, new_texts = _located(s, spans, starts, ids, n_inputs)
-        progress.finish("spans")
-        t3 = time.perf_counter()
         written = None
-        if kept is not None:
-            progress.start("kept", None)
+        rewrites = None
+        if kept is not None:  # the new texts go to disk as they are made
             rewrites = Rewrites(spill_dir=None if spill_dir is None else os.fspath(spill_dir))
-            try:
-                emptied = set()
-                for doc, new in new_texts.items():
-                    if new.strip():
-                        rewrites.put(ids[doc], new)
-                    else:
-                        emptied.add(ids[doc])
+        try:
+            result_spans, removed, emptied = _located(s, spans, starts, ids, n_inputs, rewrites)
+            del spans
+            progress.finish("spans")
+            t3 = time.perf_counter()
+            if kept is not None and rewrites is not None:
+                progress.start("kept", None)
                 keep_ids = set(ids[:n_inputs]) - emptied
                 written = write_kept(paths, kept, keep_ids, ropts, rewrites)
-            finally:
+                progress.finish("kept")
+        finally:
+            if rewrites is not None:
                 rewrites.close()
-            progress.finish("kept")
     finally:
         spool.close()
     summary = {
@@ -397,15 +395,17 @@ def _located(
     starts: list[int],
     ids: list[str],
     n_docs: int,
-) -> tuple[list[RepeatedSpan], np.ndarray, dict[int, str]]:
-    """The spans with character offsets and text; per-document characters and characters
-    removed; each changed document's text without its spans."""
+    rewrites: Rewrites | None,
+) -> tuple[list[RepeatedSpan], np.ndarray, set[str]]:
+    """The spans with character offsets and text, and the characters they remove from each
+    document; with ``rewrites``, each changed document's text without its spans goes there
+    (those left with no text are returned, by id, instead)."""
     removed = np.zeros(n_docs, dtype=np.int64)
     by_doc: dict[int, list[tuple[int, int, int]]] = {}
     for d, a, b, c in spans:
         by_doc.setdefault(d, []).append((a, b, c))
     out: list[RepeatedSpan] = []
-    new_texts: dict[int, str] = {}
+    emptied: set[str] = set()
     for d in sorted(by_doc):
         seg = s[starts[d] : starts[d + 1] - 1]
         lead = (seg & 0xC0) != 0x80
@@ -418,6 +418,11 @@ def _located(
             removed[d] += int(char_at[bb] - char_at[ba])
             pieces.append(seg[last:ba].tobytes())
             last = bb
-        pieces.append(seg[last:].tobytes())
-        new_texts[d] = b"".join(pieces).decode("utf-8", "surrogatepass")
-    return out, removed, new_texts
+        if rewrites is not None:
+            pieces.append(seg[last:].tobytes())
+            new = b"".join(pieces).decode("utf-8", "surrogatepass")
+            if new.strip():
+                rewrites.put(ids[d], new)
+            else:
+                emptied.add(ids[d])
+    return out, removed, emptied
