@@ -47,7 +47,11 @@ def _corpus(tmp_path: Path) -> tuple[Path, list[dict[str, str]], dict[str, list[
     return path, rows, planted
 
 
-def test_planted_spans_found_exactly(tmp_path):
+@pytest.mark.parametrize("chunk", [7, 1 << 24])
+def test_planted_spans_found_exactly(tmp_path, monkeypatch, chunk):
+    from neardup.corpus import substrings
+
+    monkeypatch.setattr(substrings, "_CHUNK", chunk)
     path, rows, planted = _corpus(tmp_path)
     result = neardup.repeated_substrings(path, min_bytes=60)
     got = [(s.id, s.start, s.end, s.text, s.copies) for s in result.spans]
@@ -89,7 +93,11 @@ def test_short_repeats_are_not_reported(tmp_path):
     assert neardup.repeated_substrings(path, min_bytes=big).spans == ()
 
 
-def test_against_reports_only_spans_found_in_the_other_corpus(tmp_path):
+@pytest.mark.parametrize("chunk", [5, 1 << 24])
+def test_against_reports_only_spans_found_in_the_other_corpus(tmp_path, monkeypatch, chunk):
+    from neardup.corpus import substrings
+
+    monkeypatch.setattr(substrings, "_CHUNK", chunk)
     path, _, _planted = _corpus(tmp_path)
     other = tmp_path / "other.jsonl"
     other.write_text(json.dumps({"id": "o", "text": "zz " + PLANTED_CJK + " zz"}) + "\n", "utf-8")

@@ -16,8 +16,13 @@ character; a span left shorter than ``k`` bytes is dropped) and never cross a do
 Between two corpora (``against``), a window of the inputs counts only when a suffix of the
 other corpus shares its ``k`` bytes (the two in one run of the suffix array).
 
-Memory: ``N`` bytes of text, ``4 N`` of suffix array and ``4 N`` of LCP (``8 N`` each past
-2 GiB), so about ``9 N`` plus the texts read; time O(N log N) for the suffix array.
+Memory (``N`` bytes of text; arrays of 4-byte integers, 8-byte past 2 GiB): the text, the
+suffix array (``4 N``), and while libdivsufsort's Kasai et al. (2001) LCP runs its rank and
+LCP arrays (``8 N``): ``13 N`` at the peak. The LCP array is then read in chunks into one flag
+a rank (``N``) and freed; the runs of flagged ranks are read in chunks into one count a byte
+position (``4 N``), and the suffix array is freed; the spans are read off the counts in
+chunks. No array of one entry per repeated byte is built. Time O(N log N) for the suffix
+array, O(N) for the rest.
 """
 
 from __future__ import annotations
