@@ -12,7 +12,11 @@ before and after: on a shared machine the times are upper bounds.
 Usage::
 
     .venv/bin/python benchmarks/bench_substrings.py --corpus /work/scale/corpus-1000000.jsonl \\
-        --bytes 1000000000 [--min-bytes 100] [--work /tmp/bench-substrings] [--json OUT]
+        --bytes 1000000000 [--min-bytes 100] [--work /tmp/bench-substrings] [--src OLD/src]
+        [--json OUT]
+
+``--src`` runs another checkout's neardup (e.g. ``git archive 87994a7 src | tar -x -C
+/tmp/old``, then ``--src /tmp/old/src``) on the same file, for before/after rows.
 
 A peer, text-dedup's ``suffix_array`` (Mou et al.), shells out to the Rust tool of Lee et
 al. 2022 (google-research/deduplicate-text-datasets, ``cargo run``), which needs crates.io
@@ -69,16 +73,21 @@ def sample(corpus: Path, target: int, work: Path) -> tuple[Path, int, int]:
     return out, docs, size
 
 
-def run(path: Path, min_bytes: int) -> dict[str, Any]:
-    """The job in a child interpreter: its summary, wall and CPU seconds, peak memory."""
+def run(path: Path, min_bytes: int, src: Path | None = None) -> dict[str, Any]:
+    """The job in a child interpreter (importing neardup from ``src`` if given): its
+    summary, wall and CPU seconds, peak memory."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     load0 = os.getloadavg()
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(src), env.get("PYTHONPATH")]))
     t0 = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-c", CHILD, str(path), str(min_bytes)],
         check=True,
         capture_output=True,
         text=True,
+        env=env,
     )
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -100,11 +109,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bytes", type=int, default=10**9, help="text bytes to take")
     ap.add_argument("--min-bytes", type=int, default=100)
     ap.add_argument("--work", type=Path, default=Path("/tmp/bench-substrings"))
+    ap.add_argument(
+        "--src", type=Path, help="run the neardup of another checkout's src (before/after)"
+    )
     ap.add_argument("--json", type=Path, help="write the result here")
     args = ap.parse_args(argv)
     path, docs, size = sample(args.corpus, args.bytes, args.work)
     result = {"corpus": str(args.corpus), "documents": docs, "text_bytes": size}
-    result |= run(path, args.min_bytes)
+    result["src"] = str(args.src) if args.src else "this checkout"
+    result |= run(path, args.min_bytes, args.src)
     s = result["summary"]
     result["bytes_of_memory_per_text_byte"] = round(
         result["peak_rss_mib"] * 2**20 / max(size, 1), 2
