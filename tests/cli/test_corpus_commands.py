@@ -121,3 +121,5 @@ def test_lines_near_counts_lines_differing_by_a_date(tmp_path):
     ]
     assert data["summary"]["near_threshold"] == 0.7
     assert _run("lines", str(path), "--near", "--threshold", "1.5").exit_code == 2
+    table = _run("lines", str(path), "--near", "--threshold", "0.7").stdout
+    assert "variants" in table and "Updated on 10 May 2024" in table

@@ -174,18 +174,19 @@ def _print(result: Any, top: int, out_dir: str | None, kept: Path | None) -> Non
 
     s = result.summary
     out = console("out")
+    near = s["near_threshold"] is not None
+    columns = ["#", "documents", "copies", *(["variants"] if near else []), "first seen", "text"]
     table = Table(
-        "#",
-        "documents",
-        "copies",
-        "first seen",
-        "text",
+        *columns,
         title=f"most repeated {s['unit']}s ({s['repeated_units']} held by >= {s['min_docs']} "
         "documents)",
     )
     for i, u in enumerate(result.units[:top], 1):
         where = f"{u.first_id} {s['unit']} {u.first_unit + 1}"
-        table.add_row(str(i), str(u.documents), str(u.copies), escape(where), escape(clip(u.text)))
+        variants = [str(u.variants)] if near else []
+        table.add_row(
+            str(i), str(u.documents), str(u.copies), *variants, escape(where), escape(clip(u.text))
+        )
     out.print(table)
     pct = 100 * s["removed_chars"] / s["chars"] if s["chars"] else 0.0
     out.print(
