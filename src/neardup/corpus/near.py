@@ -15,9 +15,9 @@ of its first-seen member, so counting and cutting then proceed as for exact unit
 cluster held by ``min_docs`` documents is one repeated unit.
 
 Memory: the normal form of every distinct unit (held between the passes), plus, per
-distinct unit, its 128-slot sketch (1 KiB) while the candidates are found; the shingle sets
-are built ``_BATCH`` units at a time. So ``near`` suits corpora whose distinct units fit in
-memory (millions, not billions).
+distinct unit, one 8-byte key a band (16 bands at 0.8: 128 bytes) while the candidates are
+found; the shingle sets and sketches are built ``_BATCH`` units at a time. So ``near``
+suits corpora whose distinct units fit in memory (millions, not billions).
 """
 
 from __future__ import annotations
@@ -26,9 +26,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from neardup._array import equal_groups, pairs_in_groups, unique_pairs
 from neardup.cluster import components
 from neardup.errors import check_float
-from neardup.methods.lsh import lsh_candidates, optimal_params
+from neardup.methods.lsh import band_keys, optimal_params
 from neardup.methods.measures import intersection_sizes
 from neardup.methods.minhash import MinHasher
 from neardup.methods.sets import ShingleSets
@@ -40,6 +41,9 @@ NUM_PERM = 128
 #: Bands and rows weighted for recall (at 0.8: 16 bands of 8 rows, a pair at the threshold
 #: is a candidate with probability 0.95): every candidate is verified exactly anyway.
 _FP_WEIGHT, _FN_WEIGHT = 0.03, 0.97
+#: A bucket of more units than this pairs its first unit with each other one only (a star:
+#: a template with a hundred thousand dated variants stays one cluster without 10^10 pairs).
+_MAX_BUCKET = 1000
 #: Distinct units shingled at a time.
 _BATCH = 50_000
 
@@ -100,12 +104,20 @@ def near_clusters(keys: list[int], texts: list[str], *, threshold: float) -> Nea
     if n == 0:
         return NearClusters(first_seen, first_seen.copy(), np.empty(0, dtype=np.int64))
     hasher = MinHasher(num_perm=NUM_PERM)
-    sketches = np.empty((n, NUM_PERM), dtype=np.uint64)
-    for lo in range(0, n, _BATCH):
-        sketches[lo : lo + _BATCH] = hasher.sketches(_sets(texts[lo : lo + _BATCH]))
     params = optimal_params(threshold, NUM_PERM, fp_weight=_FP_WEIGHT, fn_weight=_FN_WEIGHT)
-    pairs = lsh_candidates(sketches, params, max_bucket=None)
-    del sketches
+    keys_of = np.empty((n, params.bands), dtype=np.uint64)  # one key a band, not the sketch
+    for lo in range(0, n, _BATCH):
+        sketches = hasher.sketches(_sets(texts[lo : lo + _BATCH]))
+        keys_of[lo : lo + _BATCH] = band_keys(sketches, params)
+    ids = np.arange(n, dtype=np.int64)
+    found = [
+        pairs_in_groups(
+            *equal_groups(np.ascontiguousarray(keys_of[:, j]), ids), max_group=_MAX_BUCKET
+        )
+        for j in range(params.bands)
+    ]
+    del keys_of
+    pairs = unique_pairs(np.concatenate(found), n)
     label = components(n, _verified(texts, pairs, threshold))
     variants = np.bincount(label, minlength=n)[label]
     order = np.argsort(first_seen)
