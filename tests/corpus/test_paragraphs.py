@@ -330,3 +330,14 @@ def test_near_clusters_map_keys_to_the_first_seen_member():
     mapped = clusters.map(np.array([*keys, 7], dtype=np.uint64)).tolist()
     assert mapped == [keys[0], keys[1], keys[0], 7]
     assert [clusters.members(k) for k in keys] == [2, 1, 2]
+
+
+def test_near_star_buckets_keep_a_cluster_whole(tmp_path, monkeypatch):
+    # a band bucket over _MAX_BUCKET units pairs its first unit with the others only: the
+    # six dated headers, all near the first, still make one cluster of six
+    from neardup.corpus import near
+
+    monkeypatch.setattr(near, "_MAX_BUCKET", 2)
+    path, _rows = _near_pages(tmp_path)
+    result = neardup.repeated_paragraphs(path, unit="paragraph", near=True)
+    assert [(u.documents, u.variants) for u in result.units] == [(6, 6), (6, 6)]
