@@ -104,3 +104,22 @@ def test_substrings_without_the_extra_is_a_usage_error(tmp_path, monkeypatch):
     result = _run("substrings", str(_corpus(tmp_path)))
     assert result.exit_code == 2
     assert "pip install 'neardup[substrings]'" in " ".join(result.output.split())
+
+
+def test_lines_near_counts_lines_differing_by_a_date(tmp_path):
+    rows = [
+        {"id": f"p{i}", "text": f"Updated on {i + 10} May 2024 by the editors of this site.\n"
+                                f"Story number {i} is unique, {i * 977} words long.\n"}
+        for i in range(4)
+    ]  # fmt: skip
+    path = tmp_path / "c.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    assert json.loads(_run("lines", str(path), "--json").stdout)["repeated"] == []
+    data = json.loads(_run("lines", str(path), "--near", "--threshold", "0.7", "--json").stdout)
+    assert [(u["documents"], u["variants"], u["first_id"]) for u in data["repeated"]] == [
+        (4, 4, "p0")
+    ]
+    assert data["summary"]["near_threshold"] == 0.7
+    assert _run("lines", str(path), "--near", "--threshold", "1.5").exit_code == 2
+    table = _run("lines", str(path), "--near", "--threshold", "0.7").stdout
+    assert "variants" in table and "Updated on 10 May 2024" in table

@@ -250,3 +250,94 @@ def test_kept_from_parquet_keeps_its_schema(tmp_path):
     for before, after, cut in zip(rows, kept, result.removed_chars.tolist(), strict=True):
         assert len(before["text"]) - len(after["text"]) == cut
     assert NAV not in kept[1]["text"] and kept[0]["text"] == rows[0]["text"]
+
+
+NAMES = ["Ann Lee", "Bob Stone", "Иван Петров", "Mia Wong", "Tom Hardy", "Zoe Park"]
+HEADER = (
+    "Posted on {day} March 2024 by the newsroom. Filed under Local News; comments close in 30 days."
+)
+FOOTER_NEAR = (
+    "© 2024 Пример Медиа. Write to {name} at the newsroom. "
+    "Все права защищены, перепечатка запрещена."
+)
+BODIES = [
+    "The council voted to repair the old bridge before the spring floods arrive.",
+    "A new bakery opened on Mill Street and sold out of rye bread by noon.",
+    "Students from the music school gave a free concert in the central park.",
+    "The library extends its opening hours to nine in the evening from May.",
+    "Road works on the ring road will close two lanes for the next three weeks.",
+    "The football club signed a young goalkeeper from the regional academy.",
+]
+
+
+def _near_pages(tmp_path: Path) -> tuple[Path, list[dict[str, str]]]:
+    """Six pages of three paragraphs: a header that differs from page to page by its date, a
+    unique story, a footer that differs by a name (each variant on one page)."""
+    rows = []
+    for i, body in enumerate(BODIES):
+        header = HEADER.format(day=i + 3)
+        footer = FOOTER_NEAR.format(name=NAMES[(i + 2) % 6].split()[0])
+        rows.append({"id": f"p{i}", "text": f"{header}\n\n{body}\n\n{footer}\n"})
+    path = tmp_path / "near.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    return path, rows
+
+
+def test_near_identical_paragraphs_are_one_repeated_unit(tmp_path):
+    path, rows = _near_pages(tmp_path)
+    exact = neardup.repeated_paragraphs(path, unit="paragraph")
+    assert exact.units == ()  # every variant is on one page only
+    out = tmp_path / "kept.jsonl"
+    result = neardup.repeated_paragraphs(path, unit="paragraph", near=True, kept=out)
+    got = [(u.documents, u.copies, u.variants, u.first_id, u.first_unit) for u in result.units]
+    assert got == [(6, 6, 6, "p0", 0), (6, 6, 6, "p0", 2)]
+    assert [u.text for u in result.units] == [
+        HEADER.format(day=3),
+        FOOTER_NEAR.format(name="Иван"),
+    ]
+    assert result.summary["near_merged_units"] == 10  # 5 variants joined each cluster
+    kept = {r["id"]: r["text"] for r in map(json.loads, out.read_text("utf-8").splitlines())}
+    assert kept["p0"] == rows[0]["text"]
+    for i in range(1, 6):
+        assert kept[f"p{i}"] == BODIES[i] + "\n\n"  # header and footer cut, the story kept
+    none = neardup.repeated_paragraphs(path, unit="paragraph", near=True, keep="none")
+    assert int(none.cut_units.sum()) == 12
+    assert none.units[0].as_dict()["variants"] == 6
+
+
+def test_near_keeps_paragraphs_apart_below_the_threshold(tmp_path):
+    path, _rows = _near_pages(tmp_path)
+    # the variants share 85-89% of their 5-grams (Jaccard 0.85, 0.89): at 0.95 none join
+    strict = neardup.repeated_paragraphs(path, unit="paragraph", near=True, threshold=0.95)
+    assert strict.units == ()
+    assert strict.summary["near_merged_units"] == 0
+    with pytest.raises(ParameterError, match="threshold"):
+        neardup.repeated_paragraphs(path, near=True, threshold=0.0)
+
+
+def test_near_clusters_map_keys_to_the_first_seen_member():
+    from neardup.corpus.near import near_clusters
+
+    texts = [
+        normal_form(HEADER.format(day=3)),
+        normal_form(BODIES[0]),
+        normal_form(HEADER.format(day=4)),
+    ]
+    keys = [xxhash.xxh64_intdigest(t.encode()) for t in texts]
+    clusters = near_clusters(keys, texts, threshold=0.8)
+    import numpy as np
+
+    mapped = clusters.map(np.array([*keys, 7], dtype=np.uint64)).tolist()
+    assert mapped == [keys[0], keys[1], keys[0], 7]
+    assert [clusters.members(k) for k in keys] == [2, 1, 2]
+
+
+def test_near_star_buckets_keep_a_cluster_whole(tmp_path, monkeypatch):
+    # a band bucket over _MAX_BUCKET units pairs its first unit with the others only: the
+    # six dated headers, all near the first, still make one cluster of six
+    from neardup.corpus import near
+
+    monkeypatch.setattr(near, "_MAX_BUCKET", 2)
+    path, _rows = _near_pages(tmp_path)
+    result = neardup.repeated_paragraphs(path, unit="paragraph", near=True)
+    assert [(u.documents, u.variants) for u in result.units] == [(6, 6), (6, 6)]

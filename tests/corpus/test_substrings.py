@@ -47,7 +47,11 @@ def _corpus(tmp_path: Path) -> tuple[Path, list[dict[str, str]], dict[str, list[
     return path, rows, planted
 
 
-def test_planted_spans_found_exactly(tmp_path):
+@pytest.mark.parametrize("chunk", [7, 1 << 24])
+def test_planted_spans_found_exactly(tmp_path, monkeypatch, chunk):
+    from neardup.corpus import substrings
+
+    monkeypatch.setattr(substrings, "_CHUNK", chunk)
     path, rows, planted = _corpus(tmp_path)
     result = neardup.repeated_substrings(path, min_bytes=60)
     got = [(s.id, s.start, s.end, s.text, s.copies) for s in result.spans]
@@ -89,7 +93,11 @@ def test_short_repeats_are_not_reported(tmp_path):
     assert neardup.repeated_substrings(path, min_bytes=big).spans == ()
 
 
-def test_against_reports_only_spans_found_in_the_other_corpus(tmp_path):
+@pytest.mark.parametrize("chunk", [5, 1 << 24])
+def test_against_reports_only_spans_found_in_the_other_corpus(tmp_path, monkeypatch, chunk):
+    from neardup.corpus import substrings
+
+    monkeypatch.setattr(substrings, "_CHUNK", chunk)
     path, _, _planted = _corpus(tmp_path)
     other = tmp_path / "other.jsonl"
     other.write_text(json.dumps({"id": "o", "text": "zz " + PLANTED_CJK + " zz"}) + "\n", "utf-8")
@@ -111,3 +119,48 @@ def test_kept_removes_every_copy(tmp_path):
     removed = dict(zip(result.ids, result.removed_chars.tolist(), strict=True))
     assert removed["d3"] == len(PLANTED_RU) + len(PLANTED_CJK)
     assert removed["d0"] == 0
+
+
+def _reference(texts: list[str], k: int) -> list[tuple[str, int, int, int]]:
+    """Repeated spans by brute force: every k-byte window of every document counted."""
+    from collections import Counter
+
+    data = [t.encode("utf-8") for t in texts]
+    seen = Counter(d[p : p + k] for d in data for p in range(len(d) - k + 1))
+    out = []
+    for i, d in enumerate(data):
+        marked = [p for p in range(len(d) - k + 1) if seen[d[p : p + k]] >= 2]
+        groups: list[list[int]] = []
+        for p in marked:
+            if groups and p <= groups[-1][-1] + k:
+                groups[-1].append(p)
+            else:
+                groups.append([p])
+        for g in groups:
+            a, b = g[0], g[-1] + k
+            while a < b and d[a] & 0xC0 == 0x80:
+                a += 1
+            while b > a and b < len(d) and d[b] & 0xC0 == 0x80:
+                b -= 1
+            if b - a >= k:
+                out.append((str(i), a, b, max(seen[d[p : p + k]] for p in g)))
+    return out
+
+
+@pytest.mark.parametrize("chunk", [3, 64, 1 << 24])
+def test_spans_match_brute_force_at_any_chunk_size(tmp_path, monkeypatch, chunk):
+    # the suffix-array runs and the text-order spans are read in chunks of _CHUNK ranks or
+    # positions; runs and spans crossing a chunk's end must come out as with one chunk
+    from neardup.corpus import substrings
+
+    monkeypatch.setattr(substrings, "_CHUNK", chunk)
+    rng = random.Random(11)
+    pieces = ["ab", "аб", "漢", "abc abc", "я", "x", " "]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(5, 60))) for _ in range(12)]
+    path = tmp_path / "c.jsonl"
+    path.write_text(
+        "".join(json.dumps({"id": str(i), "text": t}) + "\n" for i, t in enumerate(texts)), "utf-8"
+    )
+    for k in (4, 9, 17):
+        got = neardup.repeated_substrings(path, min_bytes=k).spans
+        assert [(s.id, s.byte_start, s.byte_end, s.copies) for s in got] == _reference(texts, k)

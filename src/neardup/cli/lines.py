@@ -31,6 +31,11 @@ Example: the most repeated lines of 181 raw HTML pages, the corpus without them:
 
 \b
   neardup lines pages/ --content-type text --min-docs 3 --kept clean.jsonl --out lines-out
+
+Paragraphs that differ from page to page by a date or a name, counted as one:
+
+\b
+  neardup lines pages/ --unit paragraph --near --threshold 0.8 --boilerplate
 """
 
 
@@ -57,6 +62,21 @@ def lines(
     min_chars: Annotated[
         int, typer.Option("--min-chars", help="Shorter units (normal form) are never cut.")
     ] = 1,
+    near: Annotated[
+        bool,
+        typer.Option(
+            "--near",
+            help="Count near-identical units as one (differing by a date, a name): MinHash "
+            "and LSH over character 5-grams, verified exactly. One more pass; the distinct "
+            "units are held in memory.",
+        ),
+    ] = False,
+    threshold: Annotated[
+        float,
+        typer.Option(
+            "--threshold", help="With --near: Jaccard of two units' 5-gram sets, in (0, 1]."
+        ),
+    ] = 0.8,
     kept: Annotated[
         Path | None,
         typer.Option(
@@ -108,6 +128,8 @@ def lines(
                 min_docs=min_docs,
                 keep="none" if boilerplate else "first",
                 min_chars=min_chars,
+                near=near,
+                threshold=threshold,
                 read_options=opts,
                 kept=kept,
                 memory_budget=memory_mib << 20,
@@ -152,18 +174,19 @@ def _print(result: Any, top: int, out_dir: str | None, kept: Path | None) -> Non
 
     s = result.summary
     out = console("out")
+    near = s["near_threshold"] is not None
+    columns = ["#", "documents", "copies", *(["variants"] if near else []), "first seen", "text"]
     table = Table(
-        "#",
-        "documents",
-        "copies",
-        "first seen",
-        "text",
+        *columns,
         title=f"most repeated {s['unit']}s ({s['repeated_units']} held by >= {s['min_docs']} "
         "documents)",
     )
     for i, u in enumerate(result.units[:top], 1):
         where = f"{u.first_id} {s['unit']} {u.first_unit + 1}"
-        table.add_row(str(i), str(u.documents), str(u.copies), escape(where), escape(clip(u.text)))
+        variants = [str(u.variants)] if near else []
+        table.add_row(
+            str(i), str(u.documents), str(u.copies), *variants, escape(where), escape(clip(u.text))
+        )
     out.print(table)
     pct = 100 * s["removed_chars"] / s["chars"] if s["chars"] else 0.0
     out.print(

@@ -14,6 +14,10 @@ Two passes over the inputs, each through :func:`neardup.text.read.read_corpus`:
 
 Documents are counted once per key, however often the unit repeats inside one document; a
 unit held by one document only is never cut (also not its repeats in that document).
+
+With ``near``, a pass 0 clusters the distinct units that differ by a word (:mod:`.near`:
+MinHash and LSH banding over character 5-grams, verified exactly) and both passes count and
+cut by cluster instead of by exact key.
 """
 
 from __future__ import annotations
@@ -28,9 +32,10 @@ from typing import Any, Literal
 import numpy as np
 
 from neardup.corpus.counts import Occurrences, RepeatedKeys
+from neardup.corpus.near import NearClusters, near_clusters
 from neardup.corpus.rewrite import Rewrites, write_kept
-from neardup.corpus.units import UNIT_KINDS, cut, split_units
-from neardup.errors import ParameterError, check_choice, check_int
+from neardup.corpus.units import UNIT_KINDS, Unit, cut, normal_form, split_units
+from neardup.errors import ParameterError, check_choice, check_float, check_int
 from neardup.progress import NullProgress, Progress
 from neardup.text.read import read_corpus
 from neardup.text.types import Document, Skipped
@@ -51,6 +56,9 @@ class RepeatedUnit:
         first_unit: index of its first unit there (0-based line or paragraph number).
         first_start: character offset of that unit in that document's text.
         text: that unit's text as it stands there (trailing whitespace stripped).
+        variants: distinct units (exact keys) counted as this one: 1, or with ``near`` the
+            near-identical units of its cluster (:mod:`.near`; ``key`` is then the key of
+            the cluster's first-seen member).
     """
 
     key: int
@@ -60,6 +68,7 @@ class RepeatedUnit:
     first_unit: int
     first_start: int
     text: str
+    variants: int = 1
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready mapping (the key as 16 hex digits)."""
@@ -71,6 +80,7 @@ class RepeatedUnit:
             "first_unit": self.first_unit,
             "first_start": self.first_start,
             "text": self.text,
+            "variants": self.variants,
         }
 
 
@@ -116,6 +126,8 @@ def repeated_paragraphs(
     min_docs: int = 2,
     keep: Literal["first", "none"] = "first",
     min_chars: int = 1,
+    near: bool = False,
+    threshold: float = 0.8,
     read_options: dict[str, Any] | None = None,
     kept: str | os.PathLike[str] | None = None,
     memory_budget: int | None = 256 << 20,
@@ -132,6 +144,11 @@ def repeated_paragraphs(
         keep: ``first`` cuts every copy but the first place; ``none`` cuts them all
             (boilerplate).
         min_chars: units whose normal form is shorter are never counted or cut (>= 1).
+        near: count near-identical units as one (:mod:`neardup.corpus.near`: character
+            5-gram sets, MinHash and LSH banding, verified exactly, joined into clusters);
+            one more pass over the inputs, and the distinct units held in memory.
+        threshold: with ``near``, the Jaccard of two units' 5-gram sets that makes them
+            near-identical, in (0, 1].
         read_options: keyword arguments of :func:`neardup.read_corpus` (``id_field``,
             ``text_field``, ``content_type``, ...).
         kept: write the corpus with the units cut here (``.jsonl[.gz|.zst]`` or
@@ -139,7 +156,8 @@ def repeated_paragraphs(
         memory_budget: bytes of occurrence rows held before they spill to temporary files
             (None: never); 16 bytes per distinct unit of a document.
         spill_dir: directory of those files and of the rewritten texts.
-        progress: receives the stages ``count``, ``cut`` and ``kept``.
+        progress: receives the stages ``near`` (with ``near``), ``count``, ``cut`` and
+            ``kept``.
 
     Returns:
         A :class:`ParagraphResult`.
@@ -151,6 +169,9 @@ def repeated_paragraphs(
     check_choice("keep", keep, KEEPS)
     check_int("min_docs", min_docs, low=2)
     check_int("min_chars", min_chars, low=1)
+    check_float("threshold", threshold, low=0.0, high=1.0, low_open=True)
+    if not isinstance(near, bool):
+        raise ParameterError("near", near, "True or False")
     if memory_budget is not None:
         check_int("memory_budget", memory_budget, low=0)
     opts = dict(read_options or {})
@@ -165,14 +186,17 @@ def repeated_paragraphs(
     try:
         names = [inputs] if isinstance(inputs, str | os.PathLike) else list(inputs)
         paths = [str(p) for p in resolve_inputs([os.fspath(p) for p in names], spool)]
+        clusters = _near(paths, opts, unit, min_chars, threshold, progress) if near else None
         occ = Occurrences(memory_budget=memory_budget, spill_dir=spill)
-        n_docs, skipped = _count(paths, opts, unit, min_chars, occ, progress)
+        n_docs, skipped = _count(paths, opts, unit, min_chars, clusters, occ, progress)
         repeated = occ.repeated(min_docs=min_docs)
         spilled, rows = occ.spilled, occ.rows
         t1 = time.perf_counter()
         rewrites = Rewrites(spill_dir=spill) if kept is not None else None
         try:
-            result = _cut(paths, opts, unit, min_chars, repeated, keep, n_docs, rewrites, progress)
+            result = _cut(
+                paths, opts, unit, min_chars, clusters, repeated, keep, n_docs, rewrites, progress
+            )
             t2 = time.perf_counter()
             written = None
             if kept is not None and rewrites is not None:
@@ -194,6 +218,8 @@ def repeated_paragraphs(
         "min_docs": min_docs,
         "keep": keep,
         "min_chars": min_chars,
+        "near_threshold": threshold if near else None,
+        "near_merged_units": clusters.merged if clusters is not None else None,
         "distinct_unit_rows": rows,
         "repeated_units": len(units),
         "cut_units": int(cuts.sum()),
@@ -234,11 +260,46 @@ def _documents(paths: list[str], opts: dict[str, Any]) -> Iterator[Document | Sk
         raise ParameterError("read_options", sorted(opts), "read_corpus's keywords") from exc
 
 
+def _near(
+    paths: list[str],
+    opts: dict[str, Any],
+    unit: str,
+    min_chars: int,
+    threshold: float,
+    progress: Progress,
+) -> NearClusters:
+    """Pass 0 (``near``): every distinct unit's normal form, first-seen order, clustered."""
+    progress.start("near", None)
+    seen: set[int] = set()
+    keys: list[int] = []
+    texts: list[str] = []
+    for item in _documents(paths, opts):
+        if isinstance(item, Skipped):
+            continue
+        for u in split_units(item.text, unit, min_chars=min_chars):
+            if u.key is not None and u.key not in seen:
+                seen.add(u.key)
+                keys.append(u.key)
+                texts.append(normal_form(item.text[u.start : u.end]))
+        progress.advance("near")
+    del seen
+    clusters = near_clusters(keys, texts, threshold=threshold)
+    progress.finish("near")
+    return clusters
+
+
+def _keys(units: list[Unit], clusters: NearClusters | None) -> np.ndarray:
+    """The units' keys (their clusters' with ``near``) as uint64; 0 where a unit has none."""
+    keys = np.array([u.key if u.key is not None else 0 for u in units], dtype=np.uint64)
+    return keys if clusters is None else clusters.map(keys)
+
+
 def _count(
     paths: list[str],
     opts: dict[str, Any],
     unit: str,
     min_chars: int,
+    clusters: NearClusters | None,
     occ: Occurrences,
     progress: Progress,
 ) -> tuple[int, list[Skipped]]:
@@ -251,9 +312,14 @@ def _count(
             skipped.append(item)
             continue
         first: dict[int, int] = {}
-        for k, u in enumerate(split_units(item.text, unit, min_chars=min_chars)):
-            if u.key is not None and u.key not in first:
-                first[u.key] = k
+        units = split_units(item.text, unit, min_chars=min_chars)
+        mapped = _keys(units, clusters).tolist() if clusters is not None else None
+        for k, u in enumerate(units):
+            if u.key is None:
+                continue
+            key = u.key if mapped is None else mapped[k]
+            if key not in first:
+                first[key] = k
         occ.add(n, list(first), list(first.values()))
         n += 1
         progress.advance("count")
@@ -266,6 +332,7 @@ def _cut(
     opts: dict[str, Any],
     unit: str,
     min_chars: int,
+    clusters: NearClusters | None,
     repeated: RepeatedKeys,
     keep: str,
     n_docs: int,
@@ -291,8 +358,7 @@ def _cut(
             raise ParameterError("inputs", "changed while read", "inputs that stay the same")
         text = item.text
         units = split_units(text, unit, min_chars=min_chars)
-        keys = np.array([u.key if u.key is not None else 0 for u in units], dtype=np.uint64)
-        at = repeated.find(keys)
+        at = repeated.find(_keys(units, clusters))
         at[[u.key is None for u in units]] = -1
         drop = (at >= 0).tolist()
         if n in first_docs:
@@ -318,11 +384,14 @@ def _cut(
     progress.finish("cut")
     if n != n_docs:
         raise ParameterError("inputs", "changed while read", "inputs that stay the same")
-    return ids, chars, removed, cuts, _units(repeated, copies, firsts), emptied
+    return ids, chars, removed, cuts, _units(repeated, copies, firsts, clusters), emptied
 
 
 def _units(
-    repeated: RepeatedKeys, copies: np.ndarray, firsts: dict[int, tuple[str, int, str]]
+    repeated: RepeatedKeys,
+    copies: np.ndarray,
+    firsts: dict[int, tuple[str, int, str]],
+    clusters: NearClusters | None,
 ) -> tuple[RepeatedUnit, ...]:
     order = np.lexsort((repeated.first_unit, repeated.first_doc, -repeated.documents))
     out = []
@@ -337,6 +406,7 @@ def _units(
                 first_unit=int(repeated.first_unit[r]),
                 first_start=start,
                 text=text.strip(),
+                variants=1 if clusters is None else clusters.members(int(repeated.key[r])),
             )
         )
     return tuple(out)

@@ -16,8 +16,13 @@ character; a span left shorter than ``k`` bytes is dropped) and never cross a do
 Between two corpora (``against``), a window of the inputs counts only when a suffix of the
 other corpus shares its ``k`` bytes (the two in one run of the suffix array).
 
-Memory: ``N`` bytes of text, ``4 N`` of suffix array and ``4 N`` of LCP (``8 N`` each past
-2 GiB), so about ``9 N`` plus the texts read; time O(N log N) for the suffix array.
+Memory (``N`` bytes of text; arrays of 4-byte integers, 8-byte past 2 GiB): the text, the
+suffix array (``4 N``), and while libdivsufsort's Kasai et al. (2001) LCP runs its rank and
+LCP arrays (``8 N``): ``13 N`` at the peak. The LCP array is then read in chunks into one flag
+a rank (``N``) and freed; the runs of flagged ranks are read in chunks into one count a byte
+position (``4 N``), and the suffix array is freed; the spans are read off the counts in
+chunks. No array of one entry per repeated byte is built. Time O(N log N) for the suffix
+array, O(N) for the rest.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from __future__ import annotations
 import os
 import resource
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -146,44 +151,43 @@ def repeated_substrings(
         paths = _paths(inputs, spool)
         other = _paths(against, spool) if against is not None else []
         progress.start("read", None)
-        buf, starts, ids, skipped = _concatenate(paths, opts, progress)
+        buf, starts, ids, skipped, lengths = _concatenate(paths, opts, progress)
         n_inputs = len(ids)
         if other:
-            buf, starts, more, more_skipped = _concatenate(other, opts, progress, buf, starts)
+            buf, starts, more, more_skipped, _ = _concatenate(other, opts, progress, buf, starts)
             ids += more
             skipped += more_skipped
         progress.finish("read")
         t1 = time.perf_counter()
         s = np.frombuffer(buf, dtype=np.uint8)
         progress.start("suffix array", None)
-        links, sa = _links(s, min_bytes, divsufsort, kasai)
+        bounds = np.asarray(starts, dtype=np.int64)
+        boundary = int(starts[n_inputs]) if other else None
+        counts = _repeat_counts(s, bounds, min_bytes, boundary, divsufsort, kasai)
         progress.finish("suffix array")
         t2 = time.perf_counter()
         progress.start("spans", None)
-        boundary = int(starts[n_inputs]) if other else None
-        marked, copies = _windows(links, sa, boundary)
-        del sa, links
-        spans = _spans(s, marked, copies, min_bytes, np.asarray(starts, dtype=np.int64))
+        spans = _spans(s, counts, min_bytes, bounds)
+        del counts
         spans = [sp for sp in spans if sp[0] < n_inputs]
-        result_spans, chars, removed, new_texts = _located(s, spans, starts, ids, n_inputs)
-        progress.finish("spans")
-        t3 = time.perf_counter()
+        chars = np.asarray(lengths, dtype=np.int64)
         written = None
-        if kept is not None:
-            progress.start("kept", None)
+        rewrites = None
+        if kept is not None:  # the new texts go to disk as they are made
             rewrites = Rewrites(spill_dir=None if spill_dir is None else os.fspath(spill_dir))
-            try:
-                emptied = set()
-                for doc, new in new_texts.items():
-                    if new.strip():
-                        rewrites.put(ids[doc], new)
-                    else:
-                        emptied.add(ids[doc])
+        try:
+            result_spans, removed, emptied = _located(s, spans, starts, ids, n_inputs, rewrites)
+            del spans
+            progress.finish("spans")
+            t3 = time.perf_counter()
+            if kept is not None and rewrites is not None:
+                progress.start("kept", None)
                 keep_ids = set(ids[:n_inputs]) - emptied
                 written = write_kept(paths, kept, keep_ids, ropts, rewrites)
-            finally:
+                progress.finish("kept")
+        finally:
+            if rewrites is not None:
                 rewrites.close()
-            progress.finish("kept")
     finally:
         spool.close()
     summary = {
@@ -238,16 +242,19 @@ def _concatenate(
     progress: Progress,
     buf: bytearray | None = None,
     starts: list[int] | None = None,
-) -> tuple[bytearray, list[int], list[str], list[Skipped]]:
+) -> tuple[bytearray, list[int], list[str], list[Skipped], list[int]]:
     """The documents' UTF-8 texts appended to ``buf``, each followed by ``0xFF``; ``starts``
-    gets each document's first byte (and, last, the end of the buffer)."""
+    gets each document's first byte (and, last, the end of the buffer). Also the ids, the
+    skipped inputs and each document's length in characters."""
     buf = bytearray() if buf is None else buf
     starts = [] if starts is None else starts[:-1]
     ids: list[str] = []
     skipped: list[Skipped] = []
+    lengths: list[int] = []
     for item in read_corpus(paths, **opts):
         if isinstance(item, Document):
             starts.append(len(buf))
+            lengths.append(len(item.text))
             buf += item.text.encode("utf-8", "surrogatepass")
             buf.append(SEPARATOR)
             ids.append(item.id)
@@ -255,50 +262,77 @@ def _concatenate(
         else:
             skipped.append(item)
     starts.append(len(buf))
-    return buf, starts, ids, skipped
+    return buf, starts, ids, skipped, lengths
 
 
-def _links(s: np.ndarray, k: int, divsufsort: Any, kasai: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Suffix-array ranks ``i`` whose suffixes ``SA[i]`` and ``SA[i + 1]`` share their first
-    ``k`` bytes inside one document each (sorted; int32 below 2 GiB); and the suffix array.
-    The LCP array is read in chunks, so the candidates' temporaries stay small."""
-    if len(s) == 0:
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+def _repeat_counts(
+    s: np.ndarray, starts: np.ndarray, k: int, boundary: int | None, divsufsort: Any, kasai: Any
+) -> np.ndarray:
+    """For each byte position ``p`` of ``s``: how many suffixes share the ``k`` bytes
+    ``[p, p + k)`` when that window lies in one document and occurs twice or more (the size
+    of its run in the suffix array), else 0. With ``boundary``: only positions before it
+    whose run also holds a suffix from ``boundary`` on. An int32 array (int64 past 2 GiB).
+
+    Memory: the suffix array (``4 N``), and while libdivsufsort's Kasai runs its rank and
+    LCP arrays (``8 N``); then one flag a rank (``N``) and the counts (``4 N``); everything
+    else is done in chunks of ``_CHUNK`` ranks or positions.
+    """
+    n = len(s)
+    index = np.int32 if n < 2**31 else np.int64
+    counts = np.zeros(n, dtype=index)
+    if n == 0:
+        return counts
     sa = divsufsort(s)
     lcp = kasai(s, sa)
-    seps = np.flatnonzero(s == SEPARATOR)
-    index = np.int32 if len(s) < 2**31 else np.int64
-    parts = []
-    for lo in range(0, len(lcp), _CHUNK):
+    seps = starts[1:] - 1  # each document's separator, ascending
+    linked = np.zeros(n, dtype=bool)  # rank i shares k bytes with rank i + 1, in documents
+    for lo in range(0, n, _CHUNK):
         cand = np.flatnonzero(lcp[lo : lo + _CHUNK] >= k) + lo
         p = sa[cand].astype(np.int64)
         nxt = seps[np.searchsorted(seps, p)]
-        parts.append(cand[nxt - p >= k].astype(index))
+        linked[cand[nxt - p >= k]] = True
     del lcp
-    return np.concatenate(parts), sa
+    for lo, hi in _run_chunks(linked):
+        _count_runs(linked, sa, lo, hi, boundary, counts)
+    return counts
 
 
-def _windows(
-    links: np.ndarray, sa: np.ndarray, boundary: int | None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Byte positions starting a repeated window, and the size of the window's run."""
-    if len(links) == 0:
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-    new_run = np.r_[True, links[1:] != links[:-1] + 1]
-    firsts = links[new_run]
-    lasts = links[np.r_[new_run[1:], True]] + 1  # the run's ranks: firsts..lasts
-    sizes = lasts - firsts + 1
+def _run_chunks(linked: np.ndarray) -> Iterator[tuple[int, int]]:
+    """Consecutive rank ranges ``[lo, hi)`` of about ``_CHUNK`` ranks, none cutting a run
+    (``linked[hi - 1]`` is False or ``hi`` is the end)."""
+    n, lo = len(linked), 0
+    while lo < n:
+        hi = min(lo + _CHUNK, n)
+        while hi < n and linked[hi - 1]:
+            free = np.flatnonzero(~linked[hi : hi + _CHUNK])
+            hi = hi + int(free[0]) + 1 if len(free) else min(hi + _CHUNK, n)
+        yield lo, hi
+        lo = hi
+
+
+def _count_runs(
+    linked: np.ndarray, sa: np.ndarray, lo: int, hi: int, boundary: int | None, counts: np.ndarray
+) -> None:
+    """The runs of ranks ``lo..hi`` (ranks ``a..b`` with ``linked[a:b]`` all True): each
+    position of a run gets the run's size in ``counts``."""
+    t = np.flatnonzero(linked[lo:hi]) + lo
+    if len(t) == 0:
+        return
+    new_run = np.r_[True, t[1:] != t[:-1] + 1]
+    firsts = t[new_run]
+    sizes = t[np.r_[new_run[1:], True]] + 2 - firsts  # run ranks: firsts .. last link + 1
     ranks = np.repeat(firsts, sizes) + _ramp(sizes)
-    run_size = np.repeat(sizes, sizes)
+    size = np.repeat(sizes, sizes)
     pos = sa[ranks].astype(np.int64)
-    if boundary is None:
-        return pos, run_size
-    in_a = pos < boundary
-    run = np.repeat(np.arange(len(sizes)), sizes)
-    has_a = np.bincount(run, weights=in_a, minlength=len(sizes)) > 0
-    has_b = np.bincount(run, weights=~in_a, minlength=len(sizes)) > 0
-    mixed = (has_a & has_b)[run] & in_a
-    return pos[mixed], run_size[mixed]
+    del ranks
+    if boundary is not None:
+        in_a = pos < boundary
+        run = np.repeat(np.arange(len(sizes)), sizes)
+        has_a = np.bincount(run, weights=in_a, minlength=len(sizes)) > 0
+        has_b = np.bincount(run, weights=~in_a, minlength=len(sizes)) > 0
+        mixed = (has_a & has_b)[run] & in_a
+        pos, size = pos[mixed], size[mixed]
+    counts[pos] = size
 
 
 def _ramp(sizes: np.ndarray) -> np.ndarray:
@@ -309,19 +343,48 @@ def _ramp(sizes: np.ndarray) -> np.ndarray:
 
 
 def _spans(
-    s: np.ndarray, marked: np.ndarray, copies: np.ndarray, k: int, starts: np.ndarray
+    s: np.ndarray, counts: np.ndarray, k: int, starts: np.ndarray
 ) -> list[tuple[int, int, int, int]]:
-    """``(document, byte start, byte end, copies)`` of the unions of the windows, moved
-    inward to character boundaries; shorter than ``k`` bytes after that: dropped."""
-    if len(marked) == 0:
-        return []
-    order = np.argsort(marked, kind="stable")
-    pos, cop = marked[order], copies[order]
-    del order
-    first = np.flatnonzero(np.r_[True, pos[1:] > pos[:-1] + k])
-    a = pos[first]
-    b = pos[np.r_[first[1:], len(pos)] - 1] + k
-    span_copies = np.maximum.reduceat(cop, first)
+    """``(document, byte start, byte end, copies)`` of the unions of the windows
+    ``[p, p + k)`` with ``counts[p] > 0`` (``copies``: the largest count among them), moved
+    inward to character boundaries; shorter than ``k`` bytes after that: dropped. Read in
+    chunks of ``_CHUNK`` positions; a span open at a chunk's end is carried on."""
+    out: list[tuple[int, int, int, int]] = []
+    open_span: tuple[int, int, int] | None = None  # first window, last window, copies
+    for lo in range(0, len(counts), _CHUNK):
+        pos = np.flatnonzero(counts[lo : lo + _CHUNK]) + lo
+        if len(pos) == 0:
+            continue
+        cop = counts[pos].astype(np.int64)
+        first = np.flatnonzero(np.r_[True, pos[1:] > pos[:-1] + k])
+        a = pos[first]
+        last = pos[np.r_[first[1:], len(pos)] - 1]
+        c = np.maximum.reduceat(cop, first)
+        if open_span is not None:
+            if a[0] <= open_span[1] + k:  # the open span goes on into this chunk
+                a[0] = open_span[0]
+                c[0] = max(int(c[0]), open_span[2])
+            else:
+                out.extend(_closed(s, k, starts, *(np.array([v]) for v in open_span)))
+        open_span = (int(a[-1]), int(last[-1]), int(c[-1]))
+        out.extend(_closed(s, k, starts, a[:-1], last[:-1], c[:-1]))
+    if open_span is not None:
+        out.extend(_closed(s, k, starts, *(np.array([v]) for v in open_span)))
+    return out
+
+
+def _closed(
+    s: np.ndarray,
+    k: int,
+    starts: np.ndarray,
+    first: np.ndarray,
+    last: np.ndarray,
+    span_copies: np.ndarray,
+) -> list[tuple[int, int, int, int]]:
+    """Spans given by their first and last windows' positions and copies (int64 arrays) as
+    ``(document, byte start, byte end, copies)``, their ends moved inward to character
+    boundaries (too short then: dropped)."""
+    a, b = first.astype(np.int64), last.astype(np.int64) + k
     for _ in range(3):  # a UTF-8 character has at most 3 continuation bytes
         a += (a < b) & (s[np.minimum(a, len(s) - 1)] & 0xC0 == 0x80)
         b -= (b > a) & (b < len(s)) & (s[np.minimum(b, len(s) - 1)] & 0xC0 == 0x80)
@@ -337,19 +400,17 @@ def _located(
     starts: list[int],
     ids: list[str],
     n_docs: int,
-) -> tuple[list[RepeatedSpan], np.ndarray, np.ndarray, dict[int, str]]:
-    """The spans with character offsets and text; per-document characters and characters
-    removed; each changed document's text without its spans."""
+    rewrites: Rewrites | None,
+) -> tuple[list[RepeatedSpan], np.ndarray, set[str]]:
+    """The spans with character offsets and text, and the characters they remove from each
+    document; with ``rewrites``, each changed document's text without its spans goes there
+    (those left with no text are returned, by id, instead)."""
     removed = np.zeros(n_docs, dtype=np.int64)
-    chars = np.zeros(n_docs, dtype=np.int64)
-    if n_docs:
-        lead_all = (s[: starts[n_docs]] & 0xC0) != 0x80  # the separator counts as one
-        chars = np.add.reduceat(lead_all, np.asarray(starts[:n_docs])).astype(np.int64) - 1
     by_doc: dict[int, list[tuple[int, int, int]]] = {}
     for d, a, b, c in spans:
         by_doc.setdefault(d, []).append((a, b, c))
     out: list[RepeatedSpan] = []
-    new_texts: dict[int, str] = {}
+    emptied: set[str] = set()
     for d in sorted(by_doc):
         seg = s[starts[d] : starts[d + 1] - 1]
         lead = (seg & 0xC0) != 0x80
@@ -362,6 +423,11 @@ def _located(
             removed[d] += int(char_at[bb] - char_at[ba])
             pieces.append(seg[last:ba].tobytes())
             last = bb
-        pieces.append(seg[last:].tobytes())
-        new_texts[d] = b"".join(pieces).decode("utf-8", "surrogatepass")
-    return out, chars, removed, new_texts
+        if rewrites is not None:
+            pieces.append(seg[last:].tobytes())
+            new = b"".join(pieces).decode("utf-8", "surrogatepass")
+            if new.strip():
+                rewrites.put(ids[d], new)
+            else:
+                emptied.add(ids[d])
+    return out, removed, emptied
