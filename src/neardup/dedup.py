@@ -335,15 +335,7 @@ def dedup(
     else:
         sigs = timer.run("sign", _sign, ingest.prepared, meth, sets)
     warnings = lexicon_warnings(meth, n) + ([kernel_note] if kernel_note else [])
-    if opts.measure == "containment":  # the containment index needs frequency ranks
-        sets = timer.run("rank", rank_by_frequency, sets)
-    cand = timer.run("candidates", _candidates, meth, sigs, sets, opts, prog, keys)
-    if _relabel(opts, sets, cand):
-        # many candidates: dense labels (< 2**32) make the exact intersections one int64 sort
-        sets = timer.run("relabel", ShingleSets.dense_labels, sets)
-    decided, contained = timer.run(
-        "verify", partial(_verify, keys=keys), meth, sigs, sets, cand, opts, prog
-    )
+    cand, decided, contained = find_pairs(meth, sigs, sets, keys, opts, timer=timer, progress=prog)
     pairs = decided.rows()
     clusters = timer.run("cluster", _cluster, ids, decided.pairs, lengths, opts, contained)
     dropped = timer.run("keep", _dropped, clusters, ids, pairs, contained, opts.threshold)
@@ -361,6 +353,50 @@ def dedup(
     summary["renamed_ids"] = unique.renamed
     check_accounting(summary, read)
     return DedupResult(ids, pair_table, clusters, dropped, skipped, summary)
+
+
+def find_pairs(
+    meth: Method,
+    sigs: Any,
+    sets: ShingleSets,
+    keys: np.ndarray,
+    opts: DedupOptions,
+    *,
+    timer: _Clock | None = None,
+    progress: Progress | None = None,
+) -> tuple[np.ndarray, Decided, dict[int, int]]:
+    """The candidate and decision stages over a whole corpus, written once (the local job;
+    the Dask engine's one task for methods whose index needs the whole corpus).
+
+    ``containment``: the fingerprints are ranked by corpus frequency and the containment
+    prefix index (:func:`neardup.methods.prefix.containment_candidates`) adds its pairs; the
+    groups of identical documents are always candidates; the pairs are decided by
+    :func:`neardup.decide.decide`.
+
+    Args:
+        meth: the (fitted) method; sigs: its signatures of the ``n`` documents; sets: their
+            full shingle sets; keys: uint64 (n,) content keys; opts: resolved options
+            (:func:`decided_options`).
+        timer: stage clock (``rank``, ``candidates``, ``relabel``, ``verify``); progress:
+            receiver of the ``candidates`` and ``verify`` stages.
+
+    Returns:
+        ``(candidates, decided, contained)``: int64 (c, 2) candidate pairs (``a < b``,
+        sorted), the decided pairs in that order, and ``{doc: container}``
+        (:func:`neardup.keep.containments`; empty for resemblance).
+    """
+    clock = timer or _Clock()
+    prog = progress or NullProgress()
+    if opts.measure == "containment":  # the containment index needs frequency ranks
+        sets = clock.run("rank", rank_by_frequency, sets)
+    cand = clock.run("candidates", _candidates, meth, sigs, sets, opts, prog, keys)
+    if _relabel(opts, sets, cand):
+        # many candidates: dense labels (< 2**32) make the exact intersections one int64 sort
+        sets = clock.run("relabel", ShingleSets.dense_labels, sets)
+    decided, contained = clock.run(
+        "verify", partial(_verify, keys=keys), meth, sigs, sets, cand, opts, prog
+    )
+    return cand, decided, contained
 
 
 def resolve_method(method: str | Method, opts: DedupOptions, params: dict[str, Any]) -> Method:
@@ -703,10 +739,20 @@ def _candidates(
         same = _identical_pairs(keys, sets.sizes)
         if same.size:
             extra.append(same)
-    if extra:
-        cand = unique_pairs(np.concatenate([cand, *extra]), len(sets))
+    # always sorted by (a, b): the pairs.jsonl order of every method and every executor
+    # (an index listing pairs by signature, as tf-ridf's, is sorted here too)
+    if extra or not _ascending(cand, len(sets)):
+        cand = unique_pairs(np.concatenate([cand, *extra]) if extra else cand, len(sets))
     prog.finish("candidates")
     return cand
+
+
+def _ascending(pairs: np.ndarray, n: int) -> bool:
+    """Whether int64 (p, 2) pairs over ``0 <= id < n`` are unique and sorted by (a, b)."""
+    if pairs.shape[0] < 2:
+        return True
+    code = pairs[:, 0].astype(np.int64) * n + pairs[:, 1]
+    return bool(np.all(code[1:] > code[:-1]))
 
 
 def _verify(

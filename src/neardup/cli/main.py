@@ -109,8 +109,8 @@ def dedup(
         typer.Option(
             "--method",
             "-m",
-            help="Detection method (see `neardup methods`); default shingles-full, with "
-            "--engine dask minhash-lsh.",
+            help="Detection method (see `neardup methods`); default shingles-full (on "
+            "every engine).",
         ),
     ] = None,
     measure: Annotated[str, typer.Option(help="resemblance | containment.")] = "resemblance",
@@ -256,9 +256,9 @@ def dedup(
         )
         if engine not in ("local", "dask"):
             raise ParameterError("--engine", engine, "local or dask")
-        method = method or ("minhash-lsh" if engine == "dask" else "shingles-full")
+        method = method or "shingles-full"
         if engine == "dask":
-            _check_dask(method, measure, inputs, kept, removed, out_dir, scheduler)
+            _check_dask(method, measure, inputs, kept, removed, out_dir, scheduler, passages)
         mparams = canonical.method_params(method, shingle_size=shingle_size, params=param)
         read_opts: dict[str, Any] = {
             **read_options(
@@ -288,8 +288,8 @@ def dedup(
                 raise ParameterError(flag, value, "only with --engine dask")
         if scheduler is not None and workers is not None:
             raise ParameterError("--workers", workers, "--scheduler or --workers, not both")
-        if passages and (out_dir is None or engine != "local"):
-            raise ParameterError("--passages", True, "--out DIR with --engine local")
+        if passages and out_dir is None:
+            raise ParameterError("--passages", True, "with --out DIR")
         if dry_run:
             from neardup.cli.results import print_plan
 
@@ -333,10 +333,10 @@ def dedup(
         _export(result, paths, read_opts, kept, removed)
         if out_dir is not None and engine == "local":
             write_result(result, out_dir)  # summary.json last: it names --kept/--removed
-            if passages:
-                from neardup.passages import write_pair_passages
+        if out_dir is not None and passages:
+            from neardup.passages import write_pair_passages
 
-                write_pair_passages(result.pairs, paths, read_opts, out_dir)
+            write_pair_passages(result.pairs, paths, read_opts, out_dir)
     except NeardupError as exc:
         raise _fail(exc) from None
     except OSError as exc:  # a full or read-only disk under --out, --spill-dir, --kept
@@ -369,24 +369,34 @@ def _check_dask(
     removed: Path | None,
     out_dir: str | None,
     scheduler: str | None,
+    passages: bool = False,
 ) -> None:
     """Refuse, before any work, what the Dask engine cannot run (naming the reason and the
     alternative).
 
     Raises:
-        ParameterError: a method or measure the engine cannot run, ``--kept``/``--removed``
-            with inputs that are not local paths, no ``--out`` with ``--scheduler``.
+        ParameterError: an unknown method, ``--kept``/``--removed``/``--passages`` with
+            inputs that are not local paths, ``--passages`` with an ``--out`` URL, no
+            ``--out`` with ``--scheduler``.
     """
     from neardup.distributed.keys import check_dask_options
 
     check_dask_options(method, measure)
-    if (kept is not None or removed is not None) and any("://" in str(p) for p in inputs):
-        flag = "--kept" if kept is not None else "--removed"
+    rereads = {"--kept": kept, "--removed": removed, "--passages": passages or None}
+    for flag, given in rereads.items():
+        if given is not None and any("://" in str(p) for p in inputs):
+            raise ParameterError(
+                flag,
+                str(given),
+                "local input paths with --engine dask (the records are read again on this "
+                "machine, in input order); copy the inputs here or use the pairs/dropped files",
+            )
+    if passages and out_dir is not None and "://" in out_dir:
         raise ParameterError(
-            flag,
-            str(kept or removed),
-            "local input paths with --engine dask (the records are read again on this "
-            "machine, in input order); copy the inputs here or use the pairs/dropped files",
+            "--passages",
+            True,
+            "a local --out directory with --engine dask (passages.jsonl is written on this "
+            "machine); use a local --out, or --engine local",
         )
     if out_dir is None and scheduler is not None:
         raise ParameterError(
@@ -609,9 +619,7 @@ def compare(
     if html_file is not None and shared is not None:
         from neardup.cli.pairview import html_report
 
-        html_report(
-            html_file, shared, text_a, text_b, name_a=str(a), name_b=str(b), scores=row
-        )
+        html_report(html_file, shared, text_a, text_b, name_a=str(a), name_b=str(b), scores=row)
         _console("err").print(f"HTML report: {escape(str(html_file))}", highlight=False)
 
 
@@ -620,8 +628,7 @@ def _empty_lexicon(method: str, *, corpus: bool) -> None:
     its score would be 0 whatever the texts."""
     what = "the statistics of the reference corpus" if corpus else "the statistics of A and B alone"
     message = (
-        f"warning: {method} found no lexicon words on {what}, so its score is 0 whatever "
-        "the texts"
+        f"warning: {method} found no lexicon words on {what}, so its score is 0 whatever the texts"
     )
     if corpus:
         _console("err").print(message + ".", markup=False, highlight=False, soft_wrap=True)

@@ -48,6 +48,8 @@ class Partition:
         sets: their shingle sets; sig: their signature data (n, ...), or None before a
             fitted method has signed; tokens: their token lists (methods that need a fit,
             until signed; else empty); skipped: the partition's skip rows in input order.
+        texts: their texts (methods decided over the whole corpus that sign from
+            prepared documents, :mod:`.whole`; else empty).
     """
 
     ids: np.ndarray
@@ -58,6 +60,7 @@ class Partition:
     skipped: list[Skipped]
     read: int = 0
     renamed: int = 0
+    texts: list[str] = dataclasses.field(default_factory=list)
 
 
 def ingest(block: Block, meth: Any, opts: Any, read_options: dict[str, Any]) -> PreparedDocuments:
@@ -65,14 +68,18 @@ def ingest(block: Block, meth: Any, opts: Any, read_options: dict[str, Any]) -> 
     (:func:`neardup.prepare.prepare_unit`, as the local job's workers), a Parquet block's
     records in batches (:func:`neardup.prepare.prepare_stream`). Positions are the items'
     positions in the block."""
+    from neardup.distributed.keys import runs_by_key
     from neardup.text.read import read_options as make_read_options
 
+    by_key = runs_by_key(meth, opts.measure)
+    docs = not by_key and not meth.signs_from_sets  # Method.sign of whole-corpus Prepared
     config = PrepareConfig(
         canonical=meth.canonical,
         shingling=meth.shingling,
         min_tokens=opts.min_tokens,
-        signer=meth if meth.rows_per_document else None,
-        keep_tokens=bool(meth.needs_fit),
+        signer=meth if meth.rows_per_document and by_key else None,
+        keep_tokens=bool(meth.needs_fit) or (docs and not meth.signs_from_text),
+        keep_texts=docs,
         read=make_read_options(**read_options),
     )
     if block.kind == "parquet":
@@ -125,7 +132,10 @@ def find_losers(j: int, n_parts: int, *pieces: Table) -> list[Table]:
 def finalize(raw: PreparedDocuments, meth: Any, opts: Any, *losers: Table) -> Partition:
     """Rename the partition's repeated ids (``losers``: their positions; a loser's source,
     its place ``FILE:LINE``, becomes its id, as in the local job), the too-short rule of
-    :func:`neardup.prepare.screen`, and the signatures (unless a fit is needed)."""
+    :func:`neardup.prepare.screen`, and the signatures (unless a fit is needed, or the
+    method is decided over the whole corpus, :mod:`.whole`)."""
+    from neardup.distributed.keys import runs_by_key
+
     lost = np.isin(raw.positions, concat(losers).get("pos", np.zeros(0, np.int64)))
     if lost.any():
         ids = [raw.sources[k] if lost[k] else raw.ids[k] for k in range(len(raw.ids))]
@@ -133,7 +143,7 @@ def finalize(raw: PreparedDocuments, meth: Any, opts: Any, *losers: Table) -> Pa
     out = screen(raw, no_repeats(raw))
     sets = raw.sets if out.is_everything(raw) else raw.sets.take(out.take)
     sig = None
-    if not meth.needs_fit:
+    if not meth.needs_fit and runs_by_key(meth, opts.measure):
         rows = raw.rows
         sig = (meth.from_sets(sets) if rows is None else meth.from_rows(rows[out.take])).data
     return Partition(
@@ -145,6 +155,7 @@ def finalize(raw: PreparedDocuments, meth: Any, opts: Any, *losers: Table) -> Pa
         out.skip_rows(raw),
         read=len(raw.ids) + len(raw.skipped),
         renamed=int(lost.sum()),
+        texts=[] if raw.texts is None else [raw.texts[t] for t in out.take.tolist()],
     )
 
 
@@ -339,7 +350,7 @@ def verify(
 def slim(part: Partition) -> Partition:
     """A partition without its shingle sets, signatures and skip rows (ids and lengths)."""
     empty = ShingleSets(np.zeros(0, U64), np.zeros(1, np.int64))
-    return Partition(part.ids, part.lengths, empty, None, [], [])
+    return Partition(part.ids, part.lengths, empty, None, [], [])  # texts: empty too
 
 
 def part_ids(part: Partition) -> list[str]:
