@@ -278,10 +278,14 @@ def dedup(
         fmt = _output_format(fmt, as_json, top)
         if memory_mib is not None:
             check_int("--memory-mib", memory_mib, low=0)
-        local_only = {"--memory-mib": memory_mib, "--spill-dir": spill_dir}
-        for name, given in local_only.items():
+        local_only = {
+            "--memory-mib": (memory_mib, "give the Dask workers a memory_limit instead"),
+            "--spill-dir": (spill_dir, "Dask workers spill to their own local directory"),
+            "--jobs": (jobs, "use --workers with --engine dask"),
+        }
+        for name, (given, instead) in local_only.items():
             if engine == "dask" and given is not None:
-                raise ParameterError(name, str(given), "only with --engine local")
+                raise ParameterError(name, str(given), f"only with --engine local ({instead})")
         dask_only = {"--scheduler": scheduler, "--workers": workers, "--block-mib": block_mib}
         for flag, value in dask_only.items():
             if engine == "local" and value is not None:
@@ -382,6 +386,13 @@ def _check_dask(
     from neardup.distributed.keys import check_dask_options
 
     check_dask_options(method, measure)
+    if any(str(p) == "-" for p in inputs):
+        raise ParameterError(
+            "inputs",
+            "-",
+            "files, directories, globs or URLs with --engine dask (standard input cannot be "
+            "cut into partitions); save it to a file, or use --engine local",
+        )
     rereads = {"--kept": kept, "--removed": removed, "--passages": passages or None}
     for flag, given in rereads.items():
         if given is not None and any("://" in str(p) for p in inputs):
