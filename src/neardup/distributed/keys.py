@@ -27,11 +27,48 @@ from neardup.methods.base import Method
 from neardup.methods.registry import method_class, method_classes
 
 
+def set_keys(meth: Method) -> str | None:
+    """How a shingle method's candidates come from keys of its signature sets, or None:
+
+    * ``prefix``: :meth:`ShingleMethod.candidates <neardup.methods.shingle_methods.
+      ShingleMethod.candidates>` (``shingles-full``, ``shingles-mod``): prefix filtering
+      (Chaudhuri, Ganti & Kaushik 2006) over fingerprints ordered by corpus document
+      frequency, then value; each document's key is every fingerprint of its prefix. The
+      frequencies come from a first Dask pass (a sum over partitions, shuffled by
+      fingerprint), not from a global rank: the prefix depends on the order only.
+    * ``postings``: ``shingles-min`` (every fingerprint of the bottom-n sketch).
+
+    Both group in one slot, oversized groups (above the method's ``max_df``) giving a star
+    from their earliest document, as :func:`neardup.methods.prefix.prefix_candidates` and
+    :func:`neardup.methods.postings.posting_candidates` do.
+    """
+    from neardup.methods.shingle_methods import ShingleMethod, ShinglesMin
+
+    cand = type(meth).candidates
+    if not meth.signs_from_sets or meth.rows_per_document or meth.needs_fit:
+        return None
+    if cand is ShingleMethod.candidates:
+        return "prefix"
+    if cand is ShinglesMin.candidates:
+        return "postings"
+    return None
+
+
 def runs_by_key(meth: Method, measure: str) -> bool:
-    """Whether the Dask engine runs ``meth`` by its grouping keys (every stage distributed):
-    a method with grouping keys and ``measure="resemblance"``. The others are decided over
-    the whole corpus in one task (:mod:`neardup.distributed.whole`)."""
-    return bool(meth.groups_by_key) and measure == "resemblance"
+    """Whether the Dask engine runs ``meth`` by keys (every stage distributed): a method
+    with grouping keys, or with keys of its signature sets (:func:`set_keys`), and
+    ``measure="resemblance"``. The others are decided over the whole corpus in one task
+    (:mod:`neardup.distributed.whole`)."""
+    by_key = bool(meth.groups_by_key) or set_keys(meth) is not None
+    return by_key and measure == "resemblance"
+
+
+def group_limit(meth: Method) -> int | None:
+    """Group size above which a key's group gives a star only: the method's
+    ``group_limit``, or ``max_df`` for :func:`set_keys` methods."""
+    if set_keys(meth) is not None:
+        return int(getattr(meth, "max_df"))  # noqa: B009 (a ShingleMethod field)
+    return meth.group_limit
 
 
 def dask_methods() -> tuple[str, ...]:

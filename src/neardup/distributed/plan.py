@@ -48,7 +48,7 @@ from neardup.distributed import clusters as cl
 from neardup.distributed import io
 from neardup.distributed import partition as pt
 from neardup.distributed.components import component_labels
-from neardup.distributed.keys import runs_by_key
+from neardup.distributed.keys import group_limit, runs_by_key, set_keys
 from neardup.distributed.result import read_result
 from neardup.distributed.shuffle import shuffle
 from neardup.distributed.whole import decide_whole
@@ -306,9 +306,10 @@ class _Job:
     def _candidates(self, parts: list[Any], offsets: np.ndarray, r: int) -> list[Any]:
         t0 = time.perf_counter()
         n_parts = len(parts)
-        max_group = self.meth.group_limit
+        max_group = group_limit(self.meth)
+        lookups = self._df(parts, r) if set_keys(self.meth) == "prefix" else [[]] * n_parts
         first = [
-            self.c.submit(pt.split_keys, x, int(offsets[p]), self.meth, r)
+            self.c.submit(pt.split_keys, x, int(offsets[p]), self.meth, r, *lookups[p])
             for p, x in enumerate(parts)
         ]
         buckets = shuffle(
@@ -334,6 +335,18 @@ class _Job:
         self._wait(cand)
         self._time("candidates", t0)
         return cand
+
+    def _df(self, parts: list[Any], r: int) -> list[list[Any]]:
+        """The document-frequency pass of prefix filtering: per partition, ``r`` futures of
+        ``{v, df}`` (its fingerprints' corpus document frequencies, by hash bucket)."""
+        import operator
+
+        splits = [self.c.submit(pt.split_values, x, r) for x in parts]
+        df = [
+            self.c.submit(pt.sum_df, j, *(self.c.submit(operator.getitem, s, j) for s in splits))
+            for j in range(r)
+        ]
+        return [[self.c.submit(pt.lookup_df, df[j], x, j, r) for j in range(r)] for x in parts]
 
     def _verify(
         self, parts: list[Any], cand: list[Any], offsets: np.ndarray
