@@ -15,9 +15,10 @@ oversized groups give a star only, a ``group_limit``. The built-in ones:
   (non-empty digests); the full 20-byte equality is checked when pairs are scored.
 * ``tf-ridf``: one slot, key = the CRC signature (non-zero).
 
-The others (methods whose index needs the whole corpus: prefix filtering over corpus
-frequency ranks, SimHash's tables, SpotSigs' and SL+ST's indexes, anchor words) and every
-containment job are decided over the whole corpus in one task
+``shingles-full``, ``shingles-mod`` and ``shingles-min`` run by keys of their signature
+sets (:func:`set_keys`; prefix filtering gets the corpus document frequencies by a first
+pass). The others (``shingles-dice``, SimHash's tables, SpotSigs' and SL+ST's indexes,
+anchor words) and every containment job are decided over the whole corpus in one task
 (:mod:`neardup.distributed.whole`).
 """
 

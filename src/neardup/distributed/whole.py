@@ -1,10 +1,10 @@
 """Candidates and decisions over the whole corpus in one Dask task, for the methods whose
 index needs the whole corpus.
 
-Methods without grouping keys (``shingles-full``, ``-mod``, ``-min``, ``-dice``: prefix
-filtering over corpus frequency ranks; ``simhash``, ``sl-st``, ``spotsigs``,
-``anchor-words``: their own indexes) and ``measure="containment"`` (the containment prefix
-index over frequency ranks, any method) run the local job's own code
+Methods without keys (``shingles-dice``: prefix filtering at its Dice bar; ``simhash``,
+``sl-st``, ``spotsigs``, ``anchor-words``: their own indexes; see
+:func:`neardup.distributed.keys.runs_by_key`) and ``measure="containment"`` (the
+containment prefix index over frequency ranks, any method) run the local job's own code
 (:func:`neardup.dedup.find_pairs`) on the partitions' prepared documents, gathered into
 one task on one worker. Collection statistics of fitted methods come before, by a tree
 reduction over the partitions (:func:`neardup.distributed.partition.merge_stats`). The
