@@ -108,7 +108,7 @@ def make_clusters(
             chosen = int(members[0])
         else:
             chosen = int(members[np.lexsort((members, -lengths[members]))[0]])
-        chosen = _follow(chosen, contained_in or {}, set(members.tolist()))
+        chosen = follow_container(chosen, contained_in or {}, set(members.tolist()))
         found.append((chosen, tuple(members.tolist())))
     found.sort(key=lambda c: c[0])
     return [
@@ -117,7 +117,10 @@ def make_clusters(
     ]
 
 
-def _follow(doc: int, contained_in: dict[int, int], members: set[int]) -> int:
+def follow_container(doc: int, contained_in: dict[int, int], members: set[int]) -> int:
+    """The document a cluster keeps instead of ``doc``: its container in ``contained_in``
+    (``{doc: container}``), followed while the container is a member not yet seen (shared by
+    :func:`make_clusters` and the Dask engine's :mod:`neardup.distributed.clusters`)."""
     seen = {doc}
     while doc in contained_in and contained_in[doc] in members and contained_in[doc] not in seen:
         doc = contained_in[doc]

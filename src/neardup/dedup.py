@@ -28,7 +28,7 @@ from __future__ import annotations
 import resource
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from os import PathLike
@@ -440,16 +440,9 @@ def _dedup(
     else:
         sigs = timer.run("sign", _sign, ingest.prepared, meth, sets)
     warnings = lexicon_warnings(meth, n) + ([kernel_note] if kernel_note else [])
-    if opts.measure == "containment":  # the containment index needs frequency ranks
-        sets = timer.run("rank", rank_by_frequency, sets)
-    cand = timer.run("candidates", _candidates, meth, sigs, sets, opts, prog, keys)
-    if len(groups) > 1:  # never an A-A pair; B-B pairs only with within
-        cand = against_pairs(cand, first, within=within)
-    if _relabel(opts, sets, cand):
-        # many candidates: dense labels (< 2**32) make the exact intersections one int64 sort
-        sets = timer.run("relabel", ShingleSets.dense_labels, sets)
-    decided, contained = timer.run(
-        "verify", partial(_verify, keys=keys), meth, sigs, sets, cand, opts, prog
+    restrict = partial(against_pairs, first=first, within=within) if len(groups) > 1 else None
+    cand, decided, contained = find_pairs(
+        meth, sigs, sets, keys, opts, timer=timer, progress=prog, restrict=restrict
     )
     pairs = decided.rows()
     if len(groups) > 1:
@@ -568,6 +561,55 @@ def _against_summary(
         "within": within,
         "matched": sum(d.match is not None for d in dropped),
     }
+
+
+def find_pairs(
+    meth: Method,
+    sigs: Any,
+    sets: ShingleSets,
+    keys: np.ndarray,
+    opts: DedupOptions,
+    *,
+    timer: _Clock | None = None,
+    progress: Progress | None = None,
+    restrict: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> tuple[np.ndarray, Decided, dict[int, int]]:
+    """The candidate and decision stages over a whole corpus, written once (the local job;
+    the Dask engine's one task for methods whose index needs the whole corpus).
+
+    ``containment``: the fingerprints are ranked by corpus frequency and the containment
+    prefix index (:func:`neardup.methods.prefix.containment_candidates`) adds its pairs; the
+    groups of identical documents are always candidates; the pairs are decided by
+    :func:`neardup.decide.decide`.
+
+    Args:
+        meth: the (fitted) method; sigs: its signatures of the ``n`` documents; sets: their
+            full shingle sets; keys: uint64 (n,) content keys; opts: resolved options
+            (:func:`decided_options`).
+        timer: stage clock (``rank``, ``candidates``, ``relabel``, ``verify``); progress:
+            receiver of the ``candidates`` and ``verify`` stages.
+        restrict: keeps the candidate pairs to decide (``dedup --against``:
+            :func:`against_pairs`); all of them when None.
+
+    Returns:
+        ``(candidates, decided, contained)``: int64 (c, 2) candidate pairs (``a < b``,
+        sorted), the decided pairs in that order, and ``{doc: container}``
+        (:func:`neardup.keep.containments`; empty for resemblance).
+    """
+    clock = timer or _Clock()
+    prog = progress or NullProgress()
+    if opts.measure == "containment":  # the containment index needs frequency ranks
+        sets = clock.run("rank", rank_by_frequency, sets)
+    cand = clock.run("candidates", _candidates, meth, sigs, sets, opts, prog, keys)
+    if restrict is not None:
+        cand = restrict(cand)
+    if _relabel(opts, sets, cand):
+        # many candidates: dense labels (< 2**32) make the exact intersections one int64 sort
+        sets = clock.run("relabel", ShingleSets.dense_labels, sets)
+    decided, contained = clock.run(
+        "verify", partial(_verify, keys=keys), meth, sigs, sets, cand, opts, prog
+    )
+    return cand, decided, contained
 
 
 def resolve_method(method: str | Method, opts: DedupOptions, params: dict[str, Any]) -> Method:
@@ -974,10 +1016,20 @@ def _candidates(
         same = _identical_pairs(keys, sets.sizes)
         if same.size:
             extra.append(same)
-    if extra:
-        cand = unique_pairs(np.concatenate([cand, *extra]), len(sets))
+    # always sorted by (a, b): the pairs.jsonl order of every method and every executor
+    # (an index listing pairs by signature, as tf-ridf's, is sorted here too)
+    if extra or not _ascending(cand, len(sets)):
+        cand = unique_pairs(np.concatenate([cand, *extra]) if extra else cand, len(sets))
     prog.finish("candidates")
     return cand
+
+
+def _ascending(pairs: np.ndarray, n: int) -> bool:
+    """Whether int64 (p, 2) pairs over ``0 <= id < n`` are unique and sorted by (a, b)."""
+    if pairs.shape[0] < 2:
+        return True
+    code = pairs[:, 0].astype(np.int64) * n + pairs[:, 1]
+    return bool(np.all(code[1:] > code[:-1]))
 
 
 def _verify(

@@ -103,9 +103,9 @@ def test_imatch_fit_on_the_cluster_matches(tmp_path, client):
 
 @pytest.mark.data
 def test_tf_ridf_fit_on_the_cluster_matches(tmp_path, client):
-    # the local tf-ridf index lists pairs by signature, not by (a, b): compare as sets
+    # the local job sorts every method's candidates by (a, b): the same pairs.jsonl bytes
     files = _shards(tmp_path, _rows("progit-ru-revisions"), 2)
-    _same(tmp_path, files, client, "tf-ridf", sorted_pairs=True)
+    _same(tmp_path, files, client, "tf-ridf")
 
 
 def test_skips_duplicate_ids_and_gzip(tmp_path, client):
@@ -160,14 +160,18 @@ def test_identical_documents_without_a_signature_are_paired(tmp_path, client, me
     assert summary["pairs"] == 1
 
 
-def test_unsupported_method_and_measure(tmp_path, client):
+def test_what_the_local_job_refuses_is_refused_alike(tmp_path, client):
+    # every method and measure runs on Dask; a measure a method's own rule cannot decide
+    # is refused by the same check as on the local engine, before any work
     files = _shards(tmp_path, [{"id": "a", "text": "x y z w"}], 1)
-    with pytest.raises(ParameterError):
-        dedup_dask(files, tmp_path / "o", method="shingles-full", client=client)
-    with pytest.raises(ParameterError):
-        dedup_dask(
-            files, tmp_path / "o", options=DedupOptions(measure="containment"), client=client
-        )
+    opts = DedupOptions(measure="containment")
+    with pytest.raises(ParameterError, match="--decision verified") as local:
+        dedup(files, method="simhash", options=opts)
+    with pytest.raises(ParameterError, match="--decision verified") as dask:
+        dedup_dask(files, tmp_path / "o", method="simhash", options=opts, client=client)
+    assert str(dask.value) == str(local.value)
+    with pytest.raises(ParameterError, match="method"):
+        dedup_dask(files, tmp_path / "o", method="no-such-method", client=client)
 
 
 @pytest.mark.data
@@ -221,7 +225,7 @@ def test_cli_dask_dedup_on_a_running_scheduler(tmp_path, client):
     local = dedup(files, method="minhash-lsh", options=DedupOptions(threshold=0.5))
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
     assert summary["clusters"] == local.summary["clusters"] > 0
-    bad = CliRunner().invoke(app, [*args[:-1], "--method", "shingles-full"])
+    bad = CliRunner().invoke(app, [*args[:-1], "--method", "no-such-method"])
     assert bad.exit_code == 2  # ParameterError is a usage error
 
 
@@ -235,16 +239,13 @@ def _corpus_rows() -> list[dict]:
 @pytest.mark.parametrize("method", ["minhash-lsh", "megashingles", "tf-ridf"])
 def test_examples_corpus_gives_the_local_files_and_result(tmp_path, client, method):
     files = _shards(tmp_path, _corpus_rows(), 3)
-    # the local tf-ridf index lists pairs by signature, not by (a, b): compared as sets
-    by_signature = method == "tf-ridf"
-    summary = _same(tmp_path, files, client, method, sorted_pairs=by_signature)
+    summary = _same(tmp_path, files, client, method)
     assert summary["pairs"] > 0
     local = dedup(files, method=method, options=DedupOptions(threshold=0.5))
     result = dedup_dask(files, tmp_path / "again", method=method, client=client)
     assert isinstance(result, DedupResult)
-    order = (lambda p: (p.a, p.b)) if by_signature else (lambda p: 0)
     assert result.ids == local.ids
-    assert sorted(result.pairs, key=order) == sorted(local.pairs, key=order)
+    assert list(result.pairs) == list(local.pairs)
     assert result.clusters == local.clusters and result.dropped == local.dropped
     assert {p.rule for p in result.pairs} <= {"resemblance >= 0.5 verified", *_own(method)}
 
@@ -267,9 +268,9 @@ def test_cli_dask_with_no_method_and_kept_equal_to_the_local_kept(tmp_path, clie
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
-    assert summary["method"] == "minhash-lsh" and summary["engine"] == "dask"
+    assert summary["method"] == "shingles-full" and summary["engine"] == "dask"
     assert summary["dropped"] > 0
-    local = ["dedup", *files, "-m", "minhash-lsh", "--kept", str(tmp_path / "local.jsonl")]
+    local = ["dedup", *files, "--kept", str(tmp_path / "local.jsonl")]
     assert CliRunner().invoke(app, [*local, "--json"]).exit_code == 0
     kept = (tmp_path / "dask.jsonl").read_bytes()
     assert kept == (tmp_path / "local.jsonl").read_bytes()
@@ -288,14 +289,18 @@ def test_cli_dask_needs_no_out_and_no_method(tmp_path):
     res = CliRunner().invoke(app, ["dedup", *files, "--engine", "dask", "--workers", "1", "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
-    assert out["summary"]["method"] == "minhash-lsh" and out["summary"]["pairs"] == len(
-        out["pairs"]
-    )
+    assert out["summary"]["method"] == "shingles-full"  # the local job's default
+    assert out["summary"]["pairs"] == len(out["pairs"]) > 0
 
 
 @pytest.mark.parametrize(
     ("extra", "flag"),
-    [(["--measure", "containment"], "--measure"), (["-m", "shingles-full"], "--method")],
+    [
+        (["--memory-mib", "100"], "--memory-mib"),
+        (["--passages", "--out", "s3://bucket/out"], "--passages"),
+        (["--jobs", "2"], "--workers"),
+        (["-"], "standard input"),
+    ],
 )
 def test_cli_dask_refuses_at_parse_time_naming_the_alternative(tmp_path, extra, flag):
     from typer.testing import CliRunner
@@ -305,7 +310,8 @@ def test_cli_dask_refuses_at_parse_time_naming_the_alternative(tmp_path, extra, 
     files = _shards(tmp_path, [{"id": "a", "text": "x y z w"}], 1)
     res = CliRunner().invoke(app, ["dedup", *files, "--engine", "dask", *extra])
     assert res.exit_code == 2
-    assert flag in res.output and "--engine local" in res.output
+    text = " ".join(res.output.split())  # the message is wrapped to the terminal
+    assert flag in text and "--engine local" in text
 
 
 def test_shards_whose_ids_restart_lose_no_record_on_either_engine(tmp_path, client):
@@ -326,3 +332,18 @@ def test_shards_whose_ids_restart_lose_no_record_on_either_engine(tmp_path, clie
         json.loads(x)["id"] for x in (tmp_path / "dask" / "dropped.jsonl").read_text().splitlines()
     }
     assert ids and all(i.startswith(f"{tmp_path / 'part1' / 'shard-00.jsonl'}:") for i in ids)
+
+
+def test_cli_dask_passages_equal_to_the_local_ones(tmp_path, client):
+    from typer.testing import CliRunner
+
+    from neardup.cli.main import app
+
+    files = _shards(tmp_path, _corpus_rows(), 2)
+    dask = ["dedup", *files, "--engine", "dask", "--scheduler", client.scheduler.address]
+    res = CliRunner().invoke(app, [*dask, "--out", str(tmp_path / "d"), "--passages", "--json"])
+    assert res.exit_code == 0, res.output
+    local = ["dedup", *files, "--out", str(tmp_path / "l"), "--passages", "--json"]
+    assert CliRunner().invoke(app, local).exit_code == 0
+    passages = (tmp_path / "d" / "passages.jsonl").read_bytes()
+    assert passages and passages == (tmp_path / "l" / "passages.jsonl").read_bytes()

@@ -203,14 +203,31 @@ def test_a_method_from_scratch_runs_on_the_dask_engine(slots: str, tmp_path: Pat
         assert (tmp_path / "dask" / name).read_text() == (tmp_path / "local" / name).read_text()
 
 
-def test_the_dask_engine_refuses_a_method_without_grouping_keys(plugin: str, tmp_path: Path):
+def test_a_method_without_grouping_keys_runs_on_the_dask_engine(plugin: str, tmp_path: Path):
+    # no grouping keys: its candidates and decisions are found in one task over the whole
+    # corpus, by the local job's code; the files are the local job's
     pytest.importorskip("distributed")
-    from neardup.distributed.plan import dedup_dask
+    from distributed import Client, LocalCluster
+    from neardup.distributed import dedup_dask
 
-    with pytest.raises(ParameterError) as err:
-        dedup_dask([str(tmp_path)], tmp_path / "o", method=plugin, client=object())
-    assert err.value.name == "method"
-    assert "one of minhash-lsh, megashingles, imatch, imatch-random, tf-ridf" in str(err.value)
+    rows = [{"id": d.id, "text": d.text} for d in [*DOCS, HALF]]
+    files = []
+    for i, part in enumerate((rows[:2], rows[2:])):
+        path = tmp_path / f"shard-{i}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in part), encoding="utf-8")
+        files.append(str(path))
+    opts = DedupOptions(threshold=0.8)
+    write_result(dedup(files, method=plugin, options=opts, jobs=1), tmp_path / "local")
+    with (
+        LocalCluster(
+            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        dedup_dask(files, tmp_path / "dask", method=plugin, options=opts, client=client)
+    assert _pairs(tmp_path / "dask" / "pairs.jsonl") == [("a", "b", "verified")]
+    for name in ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl"):
+        assert (tmp_path / "dask" / name).read_text() == (tmp_path / "local" / name).read_text()
 
 
 def test_registration_names_the_hooks_a_class_leaves_out() -> None:

@@ -115,8 +115,8 @@ def dedup(
         typer.Option(
             "--method",
             "-m",
-            help="Detection method (see `neardup methods`); default shingles-full, with "
-            "--engine dask minhash-lsh.",
+            help="Detection method (see `neardup methods`); default shingles-full (on "
+            "every engine).",
         ),
     ] = None,
     measure: Annotated[str, typer.Option(help="resemblance | containment.")] = "resemblance",
@@ -293,10 +293,10 @@ def dedup(
         )
         if engine not in ("local", "dask"):
             raise ParameterError("--engine", engine, "local or dask")
-        method = method or ("minhash-lsh" if engine == "dask" else "shingles-full")
+        method = method or "shingles-full"
         _check_against(against, against_collection, within, engine)
         if engine == "dask":
-            _check_dask(method, measure, inputs, kept, removed, out_dir, scheduler)
+            _check_dask(method, measure, inputs, kept, removed, out_dir, scheduler, passages)
         mparams = canonical.method_params(method, shingle_size=shingle_size, params=param)
         read_opts: dict[str, Any] = {
             **read_options(
@@ -321,10 +321,14 @@ def dedup(
         fmt = _output_format(fmt, as_json, top)
         if memory_mib is not None:
             check_int("--memory-mib", memory_mib, low=0)
-        local_only = {"--memory-mib": memory_mib, "--spill-dir": spill_dir}
-        for name, given in local_only.items():
+        local_only = {
+            "--memory-mib": (memory_mib, "give the Dask workers a memory_limit instead"),
+            "--spill-dir": (spill_dir, "Dask workers spill to their own local directory"),
+            "--jobs": (jobs, "use --workers with --engine dask"),
+        }
+        for name, (given, instead) in local_only.items():
             if engine == "dask" and given is not None:
-                raise ParameterError(name, str(given), "only with --engine local")
+                raise ParameterError(name, str(given), f"only with --engine local ({instead})")
         selection: dict[str, object] = {"--include": include, "--exclude": exclude}
         selection.update({"--limit": limit, "--no-recursive": not recursive})
         for flag, chosen in selection.items():
@@ -336,8 +340,8 @@ def dedup(
                 raise ParameterError(flag, value, "only with --engine dask")
         if scheduler is not None and workers is not None:
             raise ParameterError("--workers", workers, "--scheduler or --workers, not both")
-        if passages and (out_dir is None or engine != "local"):
-            raise ParameterError("--passages", True, "--out DIR with --engine local")
+        if passages and out_dir is None:
+            raise ParameterError("--passages", True, "with --out DIR")
         if dry_run:
             from neardup.cli.results import print_plan
 
@@ -400,11 +404,11 @@ def dedup(
         )
         if out_dir is not None and engine == "local":
             write_result(result, out_dir)  # summary.json last: it names --kept/--removed
-            if passages:
-                from neardup.passages import write_pair_passages
+        if out_dir is not None and passages:
+            from neardup.passages import write_pair_passages
 
-                every = [*(a_paths or []), *paths]  # ids named with A's inputs too
-                write_pair_passages(result.pairs, every, read_opts, out_dir)
+            every = [*(a_paths or []), *paths]  # ids named with A's inputs too
+            write_pair_passages(result.pairs, every, read_opts, out_dir)
     except NeardupError as exc:
         raise _fail(exc) from None
     except OSError as exc:  # a full or read-only disk under --out, --spill-dir, --kept
@@ -479,24 +483,41 @@ def _check_dask(
     removed: Path | None,
     out_dir: str | None,
     scheduler: str | None,
+    passages: bool = False,
 ) -> None:
     """Refuse, before any work, what the Dask engine cannot run (naming the reason and the
     alternative).
 
     Raises:
-        ParameterError: a method or measure the engine cannot run, ``--kept``/``--removed``
-            with inputs that are not local paths, no ``--out`` with ``--scheduler``.
+        ParameterError: an unknown method, ``--kept``/``--removed``/``--passages`` with
+            inputs that are not local paths, ``--passages`` with an ``--out`` URL, no
+            ``--out`` with ``--scheduler``.
     """
     from neardup.distributed.keys import check_dask_options
 
     check_dask_options(method, measure)
-    if (kept is not None or removed is not None) and any("://" in str(p) for p in inputs):
-        flag = "--kept" if kept is not None else "--removed"
+    if any(str(p) == "-" for p in inputs):
         raise ParameterError(
-            flag,
-            str(kept or removed),
-            "local input paths with --engine dask (the records are read again on this "
-            "machine, in input order); copy the inputs here or use the pairs/dropped files",
+            "inputs",
+            "-",
+            "files, directories, globs or URLs with --engine dask (standard input cannot be "
+            "cut into partitions); save it to a file, or use --engine local",
+        )
+    rereads = {"--kept": kept, "--removed": removed, "--passages": passages or None}
+    for flag, given in rereads.items():
+        if given is not None and any("://" in str(p) for p in inputs):
+            raise ParameterError(
+                flag,
+                str(given),
+                "local input paths with --engine dask (the records are read again on this "
+                "machine, in input order); copy the inputs here or use the pairs/dropped files",
+            )
+    if passages and out_dir is not None and "://" in out_dir:
+        raise ParameterError(
+            "--passages",
+            True,
+            "a local --out directory with --engine dask (passages.jsonl is written on this "
+            "machine); use a local --out, or --engine local",
         )
     if out_dir is None and scheduler is not None:
         raise ParameterError(

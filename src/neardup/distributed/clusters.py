@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from neardup._array import group_bounds
+from neardup.cluster import follow_container
 from neardup.distributed.io import write_part
 from neardup.distributed.shuffle import Table, concat, hash_dest, range_dest, split, take
 
@@ -52,11 +53,13 @@ def split_by_label(rows: Table, n_out: int) -> list[Table]:
     return split(rows, hash_dest(rows["label"], n_out), n_out)
 
 
-def make_groups(j: int, keep: str, *pieces: Table) -> Table:
+def make_groups(j: int, keep: str, contained: dict[int, int], *pieces: Table) -> Table:
     """Members with their cluster's kept document: ``{keep, node, id, keep_id}``.
 
     Keep rule of :func:`neardup.cluster.make_clusters`: ``longest`` (most canonical tokens,
-    ties to the smaller global index) or ``first`` (the smallest global index).
+    ties to the smaller global index) or ``first`` (the smallest global index); a chosen
+    document ``contained`` (``{doc: container}``, containment jobs) in another member gives
+    way to its container, followed to the end, as there.
     """
     t = concat(pieces)
     if not t or t["node"].size == 0:
@@ -72,8 +75,16 @@ def make_groups(j: int, keep: str, *pieces: Table) -> Table:
         order = np.lexsort((t["node"], -t["length"], t["label"]))
     t = take(t, order)
     starts, sizes = group_bounds(t["label"])
-    kept = np.repeat(t["node"][starts], sizes)
-    kept_id = np.repeat(t["id"][starts], sizes)
+    chosen = starts.copy()
+    if contained:
+        for g, (s, z) in enumerate(zip(starts.tolist(), sizes.tolist(), strict=True)):
+            head = int(t["node"][s])
+            if head in contained:
+                nodes = t["node"][s : s + z]
+                box = follow_container(head, contained, set(nodes.tolist()))
+                chosen[g] = s + int(np.flatnonzero(nodes == box)[0])
+    kept = np.repeat(t["node"][chosen], sizes)
+    kept_id = np.repeat(t["id"][chosen], sizes)
     return {"keep": kept, "node": t["node"], "id": t["id"], "keep_id": kept_id}
 
 
@@ -84,8 +95,11 @@ def split_dropped(groups: Table, offsets: np.ndarray) -> list[Table]:
     return split(d, range_dest(lo, offsets), offsets.shape[0] - 1)
 
 
-def add_reasons(p: int, verified: dict[str, Any], threshold: float, *pieces: Table) -> Table:
-    """Dropped rows with the single-process ``reason`` (direct pair's resemblance or not)."""
+def add_reasons(
+    p: int, verified: dict[str, Any], threshold: float, contained: dict[int, int], *pieces: Table
+) -> Table:
+    """Dropped rows with the single-process ``reason`` (direct pair's resemblance, or
+    containment in the kept document, or neither: :func:`neardup.keep.drop_reason`)."""
     from neardup.keep import drop_reason
 
     t = concat(pieces)
@@ -104,7 +118,7 @@ def add_reasons(p: int, verified: dict[str, Any], threshold: float, *pieces: Tab
         if found[i]:
             k = int(at[i])
             row = np.array([rows[c][k] for c in ("a", "b", "res", "cab", "cba", "score")])
-        reasons[i] = drop_reason(int(t["node"][i]), int(t["keep"][i]), row, {}, threshold)
+        reasons[i] = drop_reason(int(t["node"][i]), int(t["keep"][i]), row, contained, threshold)
     return {**t, "reason": reasons}
 
 

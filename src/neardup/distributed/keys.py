@@ -1,6 +1,8 @@
-"""Which methods the Dask engine runs: those that declare grouping keys.
+"""How the Dask engine runs a method: by its grouping keys, or over the whole corpus.
 
-A method runs on Dask when it sets ``groups_by_key`` and gives its grouping keys by the
+Every registered method runs on Dask, with both measures. A method runs *by key* (every
+stage distributed, :mod:`neardup.distributed.partition`) when ``measure="resemblance"`` and
+it sets ``groups_by_key`` and gives its grouping keys by the
 :meth:`~neardup.methods.base.MethodBase.group_keys` hook (documents sharing a key in the
 same slot are candidates, exactly as in the method's own ``candidates``) and, when its
 oversized groups give a star only, a ``group_limit``. The built-in ones:
@@ -12,52 +14,79 @@ oversized groups give a star only, a ``group_limit``. The built-in ones:
 * ``imatch`` / ``imatch-random``: one slot per lexicon, key = the digest's first 8 bytes
   (non-empty digests); the full 20-byte equality is checked when pairs are scored.
 * ``tf-ridf``: one slot, key = the CRC signature (non-zero).
+
+``shingles-full``, ``shingles-mod`` and ``shingles-min`` run by keys of their signature
+sets (:func:`set_keys`; prefix filtering gets the corpus document frequencies by a first
+pass). The others (``shingles-dice``, SimHash's tables, SpotSigs' and SL+ST's indexes,
+anchor words) and every containment job are decided over the whole corpus in one task
+(:mod:`neardup.distributed.whole`).
 """
 
 from __future__ import annotations
 
-from neardup.errors import ParameterError
 from neardup.methods.base import Method
 from neardup.methods.registry import method_class, method_classes
 
 
+def set_keys(meth: Method) -> str | None:
+    """How a shingle method's candidates come from keys of its signature sets, or None:
+
+    * ``prefix``: :meth:`ShingleMethod.candidates <neardup.methods.shingle_methods.
+      ShingleMethod.candidates>` (``shingles-full``, ``shingles-mod``): prefix filtering
+      (Chaudhuri, Ganti & Kaushik 2006) over fingerprints ordered by corpus document
+      frequency, then value; each document's key is every fingerprint of its prefix. The
+      frequencies come from a first Dask pass (a sum over partitions, shuffled by
+      fingerprint), not from a global rank: the prefix depends on the order only.
+    * ``postings``: ``shingles-min`` (every fingerprint of the bottom-n sketch).
+
+    Both group in one slot, oversized groups (above the method's ``max_df``) giving a star
+    from their earliest document, as :func:`neardup.methods.prefix.prefix_candidates` and
+    :func:`neardup.methods.postings.posting_candidates` do.
+    """
+    from neardup.methods.shingle_methods import ShingleMethod, ShinglesMin
+
+    cand = type(meth).candidates
+    if not meth.signs_from_sets or meth.rows_per_document or meth.needs_fit:
+        return None
+    if cand is ShingleMethod.candidates:
+        return "prefix"
+    if cand is ShinglesMin.candidates:
+        return "postings"
+    return None
+
+
+def runs_by_key(meth: Method, measure: str) -> bool:
+    """Whether the Dask engine runs ``meth`` by keys (every stage distributed): a method
+    with grouping keys, or with keys of its signature sets (:func:`set_keys`), and
+    ``measure="resemblance"``. The others are decided over the whole corpus in one task
+    (:mod:`neardup.distributed.whole`)."""
+    by_key = bool(meth.groups_by_key) or set_keys(meth) is not None
+    return by_key and measure == "resemblance"
+
+
+def group_limit(meth: Method) -> int | None:
+    """Group size above which a key's group gives a star only: the method's
+    ``group_limit``, or ``max_df`` for :func:`set_keys` methods."""
+    if set_keys(meth) is not None:
+        return int(getattr(meth, "max_df"))  # noqa: B009 (a ShingleMethod field)
+    return meth.group_limit
+
+
 def dask_methods() -> tuple[str, ...]:
-    """Names of the registered methods the Dask engine can run (built-ins first)."""
+    """Names of the registered methods the Dask engine runs by key (built-ins first)."""
     return tuple(cls.name for cls in method_classes() if cls.groups_by_key)
 
 
-def check_supported(meth: Method) -> None:
-    """Raise :class:`ParameterError` unless the Dask engine can run ``meth`` (it declares
-    grouping keys); the message names the methods that can run."""
-    if not meth.groups_by_key:
-        raise ParameterError(
-            "method", meth.name, "one of " + ", ".join(dask_methods()) + " with --engine dask"
-        )
-
-
 def check_dask_options(method: str, measure: str) -> None:
-    """Refuse at parse time what the Dask engine cannot run, naming the reason and the
-    alternative: a method without grouping keys, ``measure="containment"``.
+    """Refuse at parse time what the Dask engine cannot run. Every registered method runs,
+    with both measures (:func:`runs_by_key` says how); what a method's decision rule cannot
+    decide is refused by :func:`neardup.dedup.decided_options` as on the local engine.
 
     Raises:
-        ParameterError: ``--method`` or ``--measure`` (an unknown method: the registry's
-            error).
+        ParameterError: an unknown method (the registry's error) or measure.
     """
-    cls = method_class(method)
-    if not cls.groups_by_key:
-        raise ParameterError(
-            "--method",
-            method,
-            f"one of {', '.join(dask_methods())} with --engine dask ({method} has no "
-            "grouping keys to shuffle by: its candidates need an index over the whole "
-            "corpus); use --engine local for it, or minhash-lsh (verified on the exact "
-            "shingle sets, as shingles-full is) on Dask",
-        )
-    if measure != "resemblance":
-        raise ParameterError(
-            "--measure",
-            measure,
-            "resemblance with --engine dask (containment candidates come from a prefix "
-            "index over the frequency ranks of the whole corpus, which the Dask engine does "
-            "not build); use --engine local for containment",
-        )
+    from neardup.errors import check_choice
+    from neardup.methods.measures import MEASURES
+
+    method_class(method)
+    check_choice("--measure", measure, MEASURES)

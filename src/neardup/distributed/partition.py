@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import xxhash
 
-from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, unique_pairs
+from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, seg_arange, unique_pairs
 from neardup.decide import decide, signature_scores
 from neardup.dedup import decision_of
 from neardup.distributed.io import Block, block_units, read_block, write_part, write_part_lines
@@ -48,6 +48,8 @@ class Partition:
         sets: their shingle sets; sig: their signature data (n, ...), or None before a
             fitted method has signed; tokens: their token lists (methods that need a fit,
             until signed; else empty); skipped: the partition's skip rows in input order.
+        texts: their texts (methods decided over the whole corpus that sign from
+            prepared documents, :mod:`.whole`; else empty).
     """
 
     ids: np.ndarray
@@ -58,6 +60,7 @@ class Partition:
     skipped: list[Skipped]
     read: int = 0
     renamed: int = 0
+    texts: list[str] = dataclasses.field(default_factory=list)
 
 
 def ingest(block: Block, meth: Any, opts: Any, read_options: dict[str, Any]) -> PreparedDocuments:
@@ -65,14 +68,18 @@ def ingest(block: Block, meth: Any, opts: Any, read_options: dict[str, Any]) -> 
     (:func:`neardup.prepare.prepare_unit`, as the local job's workers), a Parquet block's
     records in batches (:func:`neardup.prepare.prepare_stream`). Positions are the items'
     positions in the block."""
+    from neardup.distributed.keys import runs_by_key
     from neardup.text.read import read_options as make_read_options
 
+    by_key = runs_by_key(meth, opts.measure)
+    docs = not by_key and not meth.signs_from_sets  # Method.sign of whole-corpus Prepared
     config = PrepareConfig(
         canonical=meth.canonical,
         shingling=meth.shingling,
         min_tokens=opts.min_tokens,
-        signer=meth if meth.rows_per_document else None,
-        keep_tokens=bool(meth.needs_fit),
+        signer=meth if meth.rows_per_document and by_key else None,
+        keep_tokens=bool(meth.needs_fit) or (docs and not meth.signs_from_text),
+        keep_texts=docs,
         read=make_read_options(**read_options),
     )
     if block.kind == "parquet":
@@ -125,7 +132,10 @@ def find_losers(j: int, n_parts: int, *pieces: Table) -> list[Table]:
 def finalize(raw: PreparedDocuments, meth: Any, opts: Any, *losers: Table) -> Partition:
     """Rename the partition's repeated ids (``losers``: their positions; a loser's source,
     its place ``FILE:LINE``, becomes its id, as in the local job), the too-short rule of
-    :func:`neardup.prepare.screen`, and the signatures (unless a fit is needed)."""
+    :func:`neardup.prepare.screen`, and the signatures (unless a fit is needed, or the
+    method is decided over the whole corpus, :mod:`.whole`)."""
+    from neardup.distributed.keys import runs_by_key
+
     lost = np.isin(raw.positions, concat(losers).get("pos", np.zeros(0, np.int64)))
     if lost.any():
         ids = [raw.sources[k] if lost[k] else raw.ids[k] for k in range(len(raw.ids))]
@@ -133,7 +143,7 @@ def finalize(raw: PreparedDocuments, meth: Any, opts: Any, *losers: Table) -> Pa
     out = screen(raw, no_repeats(raw))
     sets = raw.sets if out.is_everything(raw) else raw.sets.take(out.take)
     sig = None
-    if not meth.needs_fit:
+    if not meth.needs_fit and runs_by_key(meth, opts.measure):
         rows = raw.rows
         sig = (meth.from_sets(sets) if rows is None else meth.from_rows(rows[out.take])).data
     return Partition(
@@ -145,6 +155,7 @@ def finalize(raw: PreparedDocuments, meth: Any, opts: Any, *losers: Table) -> Pa
         out.skip_rows(raw),
         read=len(raw.ids) + len(raw.skipped),
         renamed=int(lost.sum()),
+        texts=[] if raw.texts is None else [raw.texts[t] for t in out.take.tolist()],
     )
 
 
@@ -191,19 +202,77 @@ def write_skipped(part: Partition, out_dir: str, p: int) -> int:
 CONTENT_SLOT = -1
 
 
-def split_keys(part: Partition, offset: int, meth: Any, n_out: int) -> list[Table]:
+def split_values(part: Partition, n_out: int) -> list[Table]:
+    """Distinct fingerprints of a partition's signature sets with their document counts
+    ``{v, c}``, by hash of the fingerprint (the document-frequency pass)."""
+    assert isinstance(part.sig, ShingleSets)
+    v, c = np.unique(part.sig.values, return_counts=True)
+    return split({"v": v, "c": c.astype(np.int64)}, hash_dest(v, n_out), n_out)
+
+
+def sum_df(j: int, *pieces: Table) -> Table:
+    """Corpus document frequency ``{v, df}`` of one hash bucket's fingerprints (sorted)."""
+    t = concat(pieces)
+    if not t or t["v"].size == 0:
+        return {"v": np.zeros(0, U64), "df": np.zeros(0, np.int64)}
+    order = np.argsort(t["v"], kind="stable")
+    v, c = t["v"][order], t["c"][order]
+    starts, _ = group_bounds(v)
+    return {"v": v[starts], "df": np.add.reduceat(c, starts)}
+
+
+def lookup_df(df: Table, part: Partition, j: int, n_out: int) -> Table:
+    """The document frequencies ``{v, df}`` of the partition's fingerprints in bucket ``j``."""
+    assert isinstance(part.sig, ShingleSets)
+    v = np.unique(part.sig.values)
+    v = v[hash_dest(v, n_out) == j]
+    return {"v": v, "df": df["df"][np.searchsorted(df["v"], v)]}
+
+
+def _set_keys(part: Partition, meth: Any, lookups: tuple[Table, ...]) -> tuple[np.ndarray, ...]:
+    """``(key, doc)`` of a :func:`neardup.distributed.keys.set_keys` method: every
+    fingerprint of the signature sets (``postings``) or of their prefixes, fingerprints
+    ordered by (corpus document frequency, value) (``prefix``, as
+    :func:`neardup.methods.prefix.rank_by_frequency` orders them)."""
+    from neardup.distributed.keys import set_keys
+    from neardup.methods.prefix import prefix_lengths
+
+    sets = part.sig
+    assert isinstance(sets, ShingleSets)
+    vals, doc = sets.values.astype(U64), sets.doc_ids()
+    if set_keys(meth) == "postings":
+        return vals, doc
+    table = concat(lookups)
+    order = np.argsort(table["v"], kind="stable")
+    known, freq = table["v"][order], table["df"][order]
+    df = freq[np.searchsorted(known, vals)]
+    ranked = np.lexsort((vals, df, doc))  # each document's fingerprints, rarest first
+    p = prefix_lengths(sets.sizes, float(meth.threshold))
+    at = ranked[seg_arange(sets.offsets[:-1], p)]
+    return vals[at], doc[at]
+
+
+def split_keys(part: Partition, offset: int, meth: Any, n_out: int, *lookups: Table) -> list[Table]:
     """``(slot, key, gidx)`` rows of a partition's grouping keys, by hash of (slot, key).
 
-    Besides the method's slots, slot :data:`CONTENT_SLOT` holds each non-empty document's
-    content key (:meth:`ShingleSets.content_keys`), so identical documents meet whatever
-    the method.
+    The keys: the method's (``group_keys``), or those of its signature sets in one slot
+    (:func:`neardup.distributed.keys.set_keys`; ``lookups``: the document frequencies of
+    the partition's fingerprints, for prefix filtering). Besides, slot
+    :data:`CONTENT_SLOT` holds each non-empty document's content key
+    (:meth:`ShingleSets.content_keys`), so identical documents meet whatever the method.
     """
-    grouped = meth.group_keys(part.sig)
-    keys, valid = grouped.keys, grouped.valid
-    n, slots = keys.shape
-    slot = np.broadcast_to(np.arange(slots, dtype=np.int64), (n, slots))[valid]
-    gidx = np.broadcast_to(np.arange(n, dtype=np.int64)[:, None] + offset, (n, slots))[valid]
-    key = keys[valid]
+    from neardup.distributed.keys import set_keys
+
+    if set_keys(meth) is not None:
+        key, doc = _set_keys(part, meth, lookups)
+        slot, gidx = np.zeros(key.shape[0], np.int64), doc.astype(np.int64) + offset
+    else:
+        grouped = meth.group_keys(part.sig)
+        keys, valid = grouped.keys, grouped.valid
+        n, slots = keys.shape
+        slot = np.broadcast_to(np.arange(slots, dtype=np.int64), (n, slots))[valid]
+        gidx = np.broadcast_to(np.arange(n, dtype=np.int64)[:, None] + offset, (n, slots))[valid]
+        key = keys[valid]
     sets = part.sets
     live = np.flatnonzero(sets.sizes > 0)
     slot = np.concatenate([slot, np.full(live.shape[0], CONTENT_SLOT, dtype=np.int64)])
@@ -268,12 +337,8 @@ def fetch(part: Partition, cand: Table, offset: int) -> dict[str, Any]:
     b = b[(b >= offset) & (b < offset + n)]
     local = b - offset
     assert part.sig is not None  # signed by finalize or sign_fitted
-    return {
-        "gidx": b,
-        "sets": part.sets.take(local),
-        "sig": part.sig[local],
-        "ids": part.ids[local],
-    }
+    sig = part.sig.take(local) if isinstance(part.sig, ShingleSets) else part.sig[local]
+    return {"gidx": b, "sets": part.sets.take(local), "sig": sig, "ids": part.ids[local]}
 
 
 def verify(
@@ -299,7 +364,12 @@ def verify(
     )
     order = np.argsort(gidx, kind="stable")
     sets = ShingleSets.concat([part.sets, *(f["sets"] for f in others)])
-    sig = np.concatenate([part.sig, *(f["sig"] for f in others)])
+    sigs_in = [part.sig, *(f["sig"] for f in others)]
+    sig = (
+        ShingleSets.concat(sigs_in)
+        if isinstance(part.sig, ShingleSets)
+        else np.concatenate(sigs_in)
+    )
     ids = np.concatenate([part.ids, *(f["ids"] for f in others)])
     pairs = np.stack([cand["a"], cand["b"]], axis=1).astype(np.int64)
     local = order[np.searchsorted(gidx[order], pairs)] if pairs.size else pairs
@@ -339,7 +409,7 @@ def verify(
 def slim(part: Partition) -> Partition:
     """A partition without its shingle sets, signatures and skip rows (ids and lengths)."""
     empty = ShingleSets(np.zeros(0, U64), np.zeros(1, np.int64))
-    return Partition(part.ids, part.lengths, empty, None, [], [])
+    return Partition(part.ids, part.lengths, empty, None, [], [])  # texts: empty too
 
 
 def part_ids(part: Partition) -> list[str]:

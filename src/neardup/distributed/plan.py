@@ -48,9 +48,10 @@ from neardup.distributed import clusters as cl
 from neardup.distributed import io
 from neardup.distributed import partition as pt
 from neardup.distributed.components import component_labels
-from neardup.distributed.keys import check_supported
+from neardup.distributed.keys import group_limit, runs_by_key, set_keys
 from neardup.distributed.result import read_result
 from neardup.distributed.shuffle import shuffle
+from neardup.distributed.whole import decide_whole
 from neardup.errors import ParameterError, check_int
 from neardup.methods.base import Method
 from neardup.pairs import PairTable
@@ -62,7 +63,7 @@ def dedup_dask(
     inputs: Sequence[str | os.PathLike[str]],
     out_dir: str | os.PathLike[str] | None = None,
     *,
-    method: str | Method = "minhash-lsh",
+    method: str | Method = "shingles-full",
     options: DedupOptions | None = None,
     read_options: dict[str, Any] | None = None,
     client: Any = None,
@@ -107,12 +108,9 @@ def dedup_dask(
         InputError: an input does not exist or is not JSONL/Parquet.
     """
     opts = options or DedupOptions()
-    if opts.measure != "resemblance":
-        raise ParameterError("measure", opts.measure, "resemblance with --engine dask")
     check_int("block_bytes", block_bytes, low=1 << 20)
     meth = resolve_method(method, opts, dict(method_params))
     opts = decided_options(meth, opts)
-    check_supported(meth)
     if out_dir is None and (client is not None or scheduler is not None):
         raise ParameterError("out_dir", None, "a directory every worker can write")
     with _out(out_dir) as out, _client(client, scheduler, workers) as cli:
@@ -187,15 +185,19 @@ class _Job:
         parts, offsets, skip_reasons = self._ingest(inputs, block_bytes)
         n_parts = len(parts)
         r = self.reduce or max(2, n_parts)
-        cand = self._candidates(parts, offsets, r)
-        verified, n_cand, n_pairs = self._verify(parts, cand, offsets)
-        del cand
+        if runs_by_key(self.meth, self.opts.measure):
+            cand = self._candidates(parts, offsets, r)
+            verified, n_cand, n_pairs = self._verify(parts, cand, offsets)
+            del cand
+            contained: Any = {}
+        else:
+            verified, contained, n_cand, n_pairs = self._whole(parts, offsets)
         # clusters need ids and lengths only: let the sets and signatures go
         parts = [self.c.submit(pt.slim, x) for x in parts]
         self._wait(parts)
         ids = [str(i) for part in self.c.gather([self.c.submit(pt.part_ids, x) for x in parts])
                for i in part]  # fmt: skip
-        n_clusters, n_dropped, rounds = self._cluster(parts, verified, offsets, r)
+        n_clusters, n_dropped, rounds = self._cluster(parts, verified, offsets, r, contained)
         pairs = self._pairs(verified, ids)
         t0 = time.perf_counter()
         for name in ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl"):
@@ -248,7 +250,7 @@ class _Job:
         ]
         del raw
         if self.meth.needs_fit:
-            parts = self._fit(parts)
+            parts = self._fit(parts, sign=runs_by_key(self.meth, self.opts.measure))
         stats = self.c.gather([self.c.submit(pt.part_count, x) for x in parts])
         sizes = np.array([s[0] for s in stats], dtype=np.int64)
         offsets = np.zeros(n_parts + 1, dtype=np.int64)
@@ -274,21 +276,40 @@ class _Job:
         found = [self.c.submit(pt.find_losers, j, n, *pieces[j]) for j in range(n)]
         return [[self.c.submit(operator.getitem, f, p) for f in found] for p in range(n)]
 
-    def _fit(self, parts: list[Any]) -> list[Any]:
+    def _fit(self, parts: list[Any], *, sign: bool) -> list[Any]:
+        """Fit the method on the corpus statistics (a tree reduction over the partitions);
+        with ``sign``, sign every partition with the fitted method."""
         stats = [self.c.submit(pt.part_stats, x) for x in parts]
         while len(stats) > 1:  # tree reduction on the cluster
             stats = [
                 self.c.submit(pt.merge_stats, *stats[i : i + 8]) for i in range(0, len(stats), 8)
             ]
         self.meth.fit(stats[0].result())
+        if not sign:
+            return parts
         return [self.c.submit(pt.sign_fitted, x, self.meth) for x in parts]
+
+    def _whole(self, parts: list[Any], offsets: np.ndarray) -> tuple[list[Any], Any, int, int]:
+        """Candidates and decisions over the whole corpus in one task (:mod:`.whole`):
+        the verified partitions, the containment map (a future) and the counts."""
+        import operator
+
+        t0 = time.perf_counter()
+        done = self.c.submit(decide_whole, self.meth, self.opts, offsets, self.out, *parts)
+        found = self.c.submit(operator.getitem, done, 0)
+        verified = [self.c.submit(operator.getitem, found, p) for p in range(len(parts))]
+        contained = self.c.submit(operator.getitem, done, 1)
+        counts = self.c.gather([self.c.submit(pt.verified_counts, v) for v in verified])
+        self._time("verify", t0)
+        return verified, contained, sum(c[0] for c in counts), sum(c[1] for c in counts)
 
     def _candidates(self, parts: list[Any], offsets: np.ndarray, r: int) -> list[Any]:
         t0 = time.perf_counter()
         n_parts = len(parts)
-        max_group = self.meth.group_limit
+        max_group = group_limit(self.meth)
+        lookups = self._df(parts, r) if set_keys(self.meth) == "prefix" else [[]] * n_parts
         first = [
-            self.c.submit(pt.split_keys, x, int(offsets[p]), self.meth, r)
+            self.c.submit(pt.split_keys, x, int(offsets[p]), self.meth, r, *lookups[p])
             for p, x in enumerate(parts)
         ]
         buckets = shuffle(
@@ -314,6 +335,18 @@ class _Job:
         self._wait(cand)
         self._time("candidates", t0)
         return cand
+
+    def _df(self, parts: list[Any], r: int) -> list[list[Any]]:
+        """The document-frequency pass of prefix filtering: per partition, ``r`` futures of
+        ``{v, df}`` (its fingerprints' corpus document frequencies, by hash bucket)."""
+        import operator
+
+        splits = [self.c.submit(pt.split_values, x, r) for x in parts]
+        df = [
+            self.c.submit(pt.sum_df, j, *(self.c.submit(operator.getitem, s, j) for s in splits))
+            for j in range(r)
+        ]
+        return [[self.c.submit(pt.lookup_df, df[j], x, j, r) for j in range(r)] for x in parts]
 
     def _verify(
         self, parts: list[Any], cand: list[Any], offsets: np.ndarray
@@ -360,8 +393,10 @@ class _Job:
         )
 
     def _cluster(
-        self, parts: list[Any], verified: list[Any], offsets: np.ndarray, r: int
+        self, parts: list[Any], verified: list[Any], offsets: np.ndarray, r: int, contained: Any
     ) -> tuple[int, int, int]:
+        """Components, clusters, keep decisions and dropped reasons; ``contained``: the
+        ``{doc: container}`` map of a containment job (or its future), else empty."""
         t0 = time.perf_counter()
         n_parts = len(parts)
         edges = [self.c.submit(pt.edges_of, v) for v in verified]
@@ -384,7 +419,7 @@ class _Job:
             r,
             cl.make_groups,
             split_args=(r,),
-            combine_args=(self.opts.keep,),
+            combine_args=(self.opts.keep, contained),
             name="groups",
         )
         reasons = shuffle(
@@ -395,7 +430,7 @@ class _Job:
             cl.add_reasons,
             split_args=(offsets,),
             combine_each=verified,
-            combine_args=(self.opts.threshold,),
+            combine_args=(self.opts.threshold, contained),
             name="reasons",
         )
         finals = self._finals(groups, reasons, offsets)

@@ -1,0 +1,98 @@
+"""Candidates and decisions over the whole corpus in one Dask task, for the methods whose
+index needs the whole corpus.
+
+Methods without keys (``shingles-dice``: prefix filtering at its Dice bar; ``simhash``,
+``sl-st``, ``spotsigs``, ``anchor-words``: their own indexes; see
+:func:`neardup.distributed.keys.runs_by_key`) and ``measure="containment"`` (the
+containment prefix index over frequency ranks, any method) run the local job's own code
+(:func:`neardup.dedup.find_pairs`) on the partitions' prepared documents, gathered into
+one task on one worker. Collection statistics of fitted methods come before, by a tree
+reduction over the partitions (:func:`neardup.distributed.partition.merge_stats`). The
+stages around it (reading, preparing, repeated ids, clusters, keep decisions, writing)
+stay distributed; that one task's worker must hold the corpus' shingle sets (and, for
+methods that sign from tokens or text, those), as the local job's process does.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from neardup.distributed.io import write_part_lines
+from neardup.distributed.shuffle import range_dest
+from neardup.methods.base import Prepared
+from neardup.methods.sets import ShingleSets
+from neardup.pairs import pair_lines
+
+if TYPE_CHECKING:
+    from neardup.distributed.partition import Partition
+
+
+def decide_whole(
+    meth: Any, opts: Any, offsets: np.ndarray, out_dir: str, *parts: Partition
+) -> tuple[list[dict[str, Any]], dict[int, int]]:
+    """Sign, find candidates and decide the pairs of the whole corpus (``parts`` in order,
+    global index = offset + position), as the local job does; write every partition's
+    ``pairs.jsonl`` part (pairs go to their earlier document's partition).
+
+    Args:
+        meth: the method (fitted when it needs a fit); opts: resolved
+            :class:`~neardup.dedup.DedupOptions`; offsets: int64 (P + 1,) partition offsets;
+            out_dir: the output directory; parts: the P partitions.
+
+    Returns:
+        ``(verified, contained)``: per partition ``{rows: {a, b, res, cab, cba, score,
+        code}, candidates: int}`` (as :func:`neardup.distributed.partition.verify`
+        returns), and ``{doc: container}`` by global index (empty for resemblance).
+    """
+    from neardup.dedup import find_pairs
+
+    sets = ShingleSets.concat([p.sets for p in parts])
+    ids = np.concatenate([p.ids for p in parts]) if parts else np.zeros(0, dtype=object)
+    sigs = meth.from_sets(sets) if meth.signs_from_sets else meth.sign(_prepared(parts))
+    cand, decided, contained = find_pairs(meth, sigs, sets, sets.content_keys(), opts)
+    n_parts = offsets.shape[0] - 1
+    cand_part = range_dest(cand[:, 0], offsets) if cand.size else np.zeros(0, np.int64)
+    n_cand = np.bincount(cand_part, minlength=n_parts)
+    pairs = decided.pairs
+    dest = range_dest(pairs[:, 0], offsets) if pairs.size else np.zeros(0, np.int64)
+    values = decided.values()
+    out: list[dict[str, Any]] = []
+    for p in range(n_parts):
+        at = np.flatnonzero(dest == p)
+        rows = {
+            "a": pairs[at, 0],
+            "b": pairs[at, 1],
+            "res": decided.resemblance[at],
+            "cab": decided.containment_ab[at],
+            "cba": decided.containment_ba[at],
+            "score": decided.score[at],
+            "code": decided.codes[at],
+        }
+        lines = pair_lines(
+            ids,
+            rows["a"],
+            rows["b"],
+            values[at],
+            meth.name,
+            decisions=rows["code"],
+            rules=decided.labels,
+        )
+        write_part_lines(out_dir, "pairs.jsonl", p, lines)
+        out.append({"rows": rows, "candidates": int(n_cand[p])})
+    return out, contained
+
+
+def _prepared(parts: tuple[Partition, ...]) -> list[Prepared]:
+    """The accepted documents as the local job keeps them for ``Method.sign``: id, text
+    and canonical tokens (empty for a method that signs from the text alone)."""
+    out: list[Prepared] = []
+    for part in parts:
+        n = part.ids.shape[0]
+        tokens: list[Any] = part.tokens if part.tokens else [()] * n
+        texts = part.texts if part.texts else [""] * n
+        out.extend(
+            Prepared(str(i), t, k) for i, t, k in zip(part.ids.tolist(), texts, tokens, strict=True)
+        )
+    return out

@@ -1,0 +1,182 @@
+"""One pipeline, interchangeable executors: for every built-in method and both measures, the
+in-process job (``jobs=1``), the worker pool (``jobs=2``) and the Dask engine (LocalCluster,
+2 worker processes) write the same ``pairs.jsonl``, ``clusters.jsonl``, ``dropped.jsonl``
+and ``skipped.jsonl`` byte for byte, and ``--kept`` writes the same records.
+
+Inputs: ``examples/corpus`` (every readable file, with a repeated id, a short document and
+a line that is not JSON added), two shared labelled sets, and the first 20,000 documents of
+a planted corpus (``../shared/data/scale-corpus.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("distributed")
+
+from distributed import Client, LocalCluster
+from neardup.dedup import DedupOptions, DedupResult, decided_options, dedup, resolve_method
+from neardup.distributed import dedup_dask
+from neardup.errors import ParameterError
+from neardup.export import export_records
+from neardup.methods.registry import method_classes
+from neardup.output import write_result
+from neardup.text.read import read_corpus, read_options
+from neardup.text.types import Document
+from shared_data import DATA, load_docs, unavailable
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+FILES = ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl")
+METHODS = [cls.name for cls in method_classes() if cls.__module__.startswith("neardup.")]
+MEASURES = ("resemblance", "containment")
+SETS = ("progit-ru-revisions", "linux-doc-zh-revisions")
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as cli,
+    ):
+        yield cli
+
+
+def _write_shards(out: Path, rows: list[dict], n: int, *, bad_line: bool = False) -> list[str]:
+    out.mkdir(parents=True, exist_ok=True)
+    size = -(-len(rows) // n)
+    paths = []
+    for i in range(n):
+        lines = [json.dumps(r, ensure_ascii=False) + "\n" for r in rows[i * size : (i + 1) * size]]
+        if bad_line and i == 0:
+            lines.insert(min(4, len(lines)), "not json\n")
+        path = out / f"shard-{i}.jsonl"
+        path.write_text("".join(lines), encoding="utf-8")
+        paths.append(str(path))
+    return paths
+
+
+@pytest.fixture(scope="module")
+def corpus_shards(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """examples/corpus in three JSONL shards, with a repeated id, a short document and a
+    line that is not JSON (skip rows of three kinds)."""
+    docs = [d for d in read_corpus([str(ROOT / "examples" / "corpus")]) if isinstance(d, Document)]
+    rows = [{"id": d.id, "text": d.text} for d in docs]
+    rows.insert(3, {"id": rows[2]["id"], "text": "a repeated id with words enough to shingle"})
+    rows.insert(5, {"id": "short", "text": "two words"})
+    return _write_shards(tmp_path_factory.mktemp("corpus"), rows, 3, bad_line=True)
+
+
+def _labelled_shards(tmp: Path, name: str) -> list[str]:
+    rows = [{"id": d.id, "text": d.text} for d in load_docs(name)]
+    return _write_shards(tmp / name, rows, 3)
+
+
+def _options(method: str, measure: str) -> DedupOptions:
+    """The job's options; for containment with a method whose own rule cannot decide it,
+    the exact shingle sets decide (``--decision verified``, as the local job's error says)."""
+    opts = DedupOptions(threshold=0.5, measure=measure)  # type: ignore[arg-type]
+    try:
+        decided_options(resolve_method(method, opts, {}), opts)
+    except ParameterError:
+        return DedupOptions(threshold=0.5, measure=measure, decision="verified")  # type: ignore[arg-type]
+    return opts
+
+
+def _files(out: Path) -> dict[str, bytes]:
+    return {name: (out / name).read_bytes() for name in FILES}
+
+
+def _kept(result: DedupResult, paths: list[str], out: Path) -> bytes:
+    dropped = {d.id for d in result.dropped}
+    export_records(paths, out, {i for i in result.ids if i not in dropped}, read_options())
+    return out.read_bytes()
+
+
+def _all_executors(
+    tmp: Path, paths: list[str], client, method: str, opts: DedupOptions, **dask_kw
+) -> dict[str, bytes]:
+    """Run the three executors; assert their files and kept records are equal; return the
+    in-process files."""
+    got: dict[str, dict[str, bytes]] = {}
+    kept: dict[str, bytes] = {}
+    for name, jobs in (("one", 1), ("pool", 2)):
+        result = dedup(paths, method=method, options=opts, jobs=jobs)
+        write_result(result, tmp / name)
+        got[name] = _files(tmp / name)
+        kept[name] = _kept(result, paths, tmp / f"{name}-kept.jsonl")
+    result = dedup_dask(paths, tmp / "dask", method=method, options=opts, client=client, **dask_kw)
+    got["dask"] = _files(tmp / "dask")
+    kept["dask"] = _kept(result, paths, tmp / "dask-kept.jsonl")
+    for name in FILES:
+        assert got["pool"][name] == got["one"][name], f"pool {name}"
+        assert got["dask"][name] == got["one"][name], f"dask {name}"
+    assert kept["pool"] == kept["one"] and kept["dask"] == kept["one"]
+    summary = json.loads((tmp / "dask" / "summary.json").read_text())
+    assert summary["method"] == method and summary["options"]["measure"] == opts.measure
+    return got["one"]
+
+
+@pytest.mark.parametrize("measure", MEASURES)
+@pytest.mark.parametrize("method", METHODS)
+def test_examples_corpus_same_files_on_every_executor(
+    tmp_path, client, corpus_shards, method, measure
+):
+    files = _all_executors(tmp_path, corpus_shards, client, method, _options(method, measure))
+    skipped = [json.loads(x)["reason"] for x in files["skipped.jsonl"].splitlines()]
+    assert sorted(skipped) == ["too-short", "too-short", "unreadable"]
+    if measure == "containment" or method in ("shingles-full", "minhash-lsh"):
+        assert files["pairs.jsonl"].count(b"\n") >= 2  # the progit revisions at least
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("measure", MEASURES)
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("name", SETS)
+def test_labelled_sets_same_files_on_every_executor(tmp_path, client, name, method, measure):
+    paths = _labelled_shards(tmp_path, name)
+    files = _all_executors(tmp_path, paths, client, method, _options(method, measure))
+    if method == "shingles-full":
+        assert files["clusters.jsonl"]  # revisions of one text are found
+
+
+@pytest.fixture(scope="module")
+def planted_20k(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The first 20,000 documents of a planted corpus made by ``scale-corpus.py`` (the
+    Debian documentation it draws sentences from: ``NEARDUP_SCALE_DIR/debs`` when set, else
+    fetched by the script with ``apt-get download``)."""
+    script = DATA / "scale-corpus.py"
+    if not script.is_file():
+        unavailable(f"shared data missing: {script}")
+    out = tmp_path_factory.mktemp("planted")
+    debs = Path(os.environ.get("NEARDUP_SCALE_DIR", "/nonexistent")) / "debs"
+    if (debs / "ext").is_dir():
+        (out / "debs").symlink_to(debs)
+    run = subprocess.run(
+        [sys.executable, str(script), str(out), "20000"], capture_output=True, text=True
+    )
+    if run.returncode != 0:
+        unavailable(f"scale-corpus.py could not make the corpus: {run.stderr[-500:]}")
+    return out / "corpus-20000.jsonl"
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("measure", MEASURES)
+def test_planted_20k_same_files_on_every_executor(tmp_path, client, planted_20k, measure):
+    # 1 MiB blocks: the 20k documents in many Dask partitions
+    opts = _options("shingles-full", measure)
+    files = _all_executors(
+        tmp_path, [str(planted_20k)], client, "shingles-full", opts, block_bytes=1 << 20
+    )
+    summary = json.loads((tmp_path / "dask" / "summary.json").read_text())
+    assert summary["partitions"] > 10 and summary["documents"] == 20000
+    assert files["clusters.jsonl"].count(b"\n") > 100  # 10 % planted copies
