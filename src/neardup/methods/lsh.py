@@ -39,6 +39,8 @@ R = TypeVar("R")
 _GRID = 1001
 #: Documents :func:`band_keys` hashes at a time (bounds its temporary arrays).
 _KEY_ROWS = 1 << 16
+#: Documents from which :func:`lsh_candidates` groups its bands on several threads.
+_THREAD_ROWS = 1 << 14
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,5 +239,6 @@ def lsh_candidates(
         members, starts, sizes = equal_groups(columns[j], live)
         return pairs_in_groups(members, starts, sizes, max_group=max_bucket)
 
-    found = _map(band, range(params.bands))  # the bands on every core, in band order
+    bands = range(params.bands)  # on every core, in band order (not worth it when small)
+    found = _map(band, bands) if n >= _THREAD_ROWS else [band(j) for j in bands]
     return unique_pairs(np.concatenate(found) if found else np.zeros((0, 2), np.int64), n)
