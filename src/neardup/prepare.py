@@ -11,7 +11,8 @@ prepare documents here:
    Word shingles with XXH64 fingerprints (:func:`uses_token_fingerprints`) take the
    vectorised path (:func:`neardup.text.vectorized.canonical_fingerprints`: no Python
    object per token); other shinglings, and methods that need the token lists, tokenise
-   document by document.
+   document by document (the token lists' word shingles with XXH64 fingerprints then take
+   the kernel's shingle and key passes, :func:`neardup.methods.kernel.token_sets`).
 2. :func:`prepare_documents` / :func:`prepare_unit` / :func:`prepare_stream`: a batch of
    documents (a read unit, :mod:`neardup.text.units`; a stream cut into batches) ->
    :class:`PreparedDocuments`, a frozen value.
