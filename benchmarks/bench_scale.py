@@ -356,9 +356,9 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     if "previous" in row:
         now = row["neardup"]["stages_s"].get("read+prepare", 0.0)
         row["read_prepare_now_s"] = now
-        row["read_prepare_ratio_previous_over_now"] = round(
-            row["previous"]["read_prepare_s"] / now, 2
-        ) if now else None
+        row["read_prepare_ratio_previous_over_now"] = (
+            round(row["previous"]["read_prepare_s"] / now, 2) if now else None
+        )
     return row
 
 
