@@ -18,6 +18,12 @@ For each size N (``--sizes``) and database (``--db sqlite postgresql``):
 * peer (``--peer``): datasketch's in-memory ``MinHashLSH`` (same threshold, 128
   permutations) on the first ``--peer-docs`` documents, insert and query, same run, so
   the figures have a ratio against a peer under the same machine load;
+* previous release (``--previous REV``, a git revision): the same ``add`` (SQLite and
+  PostgreSQL alike, a fresh database) by that revision, from a temporary worktree with its
+  compiled kernel built (:mod:`previous`), and by this tree, each in its own process, one
+  after the other in the same run: ``add_docs_per_s_subprocess``,
+  ``add_docs_per_s_previous`` and their ratio ``add_ratio_over_previous`` (issue 28:
+  SQLite bulk add at 1M >= 1.5x the release before's rate in the same run);
 * machine load (``os.getloadavg``) before and after each row.
 
 Corpus: ``python3 ../shared/data/scale-corpus.py OUT 1000000`` (``OUT/corpus-1000000.jsonl``
@@ -44,6 +50,8 @@ import itertools
 import json
 import os
 import random
+import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -55,6 +63,7 @@ import numpy as np
 
 from neardup.store import Store
 from neardup.text.types import Document
+from previous import REPO, previous_tree
 
 TARGETS = {
     "add_docs_per_s": {"sqlite": 3000, "postgresql": 2000},
@@ -278,6 +287,55 @@ def bench_db(args: argparse.Namespace, db: str, url: str, n: int, total: int) ->
     return row
 
 
+#: The add of ``bench_db`` in a process of its own (argv: url, corpus, documents, batch):
+#: prints ``{"added", "add_s"}``; the tree is the one first on ``PYTHONPATH``.
+ADD_CODE = """
+import itertools, json, sys, time
+from neardup.store import Store
+from neardup.text.read import read_corpus
+url, corpus, n, batch = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+store = Store(url)
+store.create_collection("prev", "minhash-lsh", threshold=0.5)
+items = itertools.islice(read_corpus([corpus]), n)
+t0 = time.perf_counter()
+report = store.add("prev", items, batch_size=batch)
+add_s = time.perf_counter() - t0
+store.close()
+print(json.dumps({"added": report.added, "add_s": add_s}))
+"""
+
+
+def add_in_process(src: Path, url: str, corpus: Path, n: int, batch: int) -> dict[str, Any]:
+    """``{"added", "add_s", "docs_per_s"}`` of the add by the tree ``src`` (its own process)."""
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    cmd = [sys.executable, "-c", ADD_CODE, url, str(corpus), str(n), str(batch)]
+    done = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True)
+    out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    out["docs_per_s"] = round(out["added"] / out["add_s"], 1)
+    return out
+
+
+def compare_previous(
+    args: argparse.Namespace, db: str, n: int, n_add: int, src: Path
+) -> dict[str, Any]:
+    """The add by this tree and by the previous revision, each in its own process and fresh
+    database, one after the other."""
+    rates: dict[str, Any] = {}
+    for label, tree in (("subprocess", REPO / "src"), ("previous", src)):
+        with (
+            tempfile.TemporaryDirectory(dir=args.workdir) as tmp,
+            _database(args, db, tmp, n) as url,
+        ):
+            rates[label] = add_in_process(tree, url, args.corpus, n_add, args.batch)
+    now, before = rates["subprocess"]["docs_per_s"], rates["previous"]["docs_per_s"]
+    return {
+        "previous": args.previous,
+        "add_docs_per_s_subprocess": now,
+        "add_docs_per_s_previous": before,
+        "add_ratio_over_previous": round(now / before, 2) if before else None,
+    }
+
+
 def _ratio(a: int | None, b: int) -> float | None:
     return None if a is None or not b else round(a / b, 3)
 
@@ -368,7 +426,17 @@ def main() -> None:
     ap.add_argument("--workdir", type=Path, help="where the SQLite file goes")
     ap.add_argument("--keep", action="store_true", help="keep the databases/collections")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--previous", help="git revision whose add is timed in the same run")
     args = ap.parse_args()
+    with contextlib.ExitStack() as stack:
+        prev = None
+        if args.previous:
+            scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(dir=args.workdir)))
+            prev = stack.enter_context(previous_tree(args.previous, scratch))
+        _run(args, prev)
+
+
+def _run(args: argparse.Namespace, prev: Path | None) -> None:
     dbs = [d for d in args.db if not (d == "postgresql" and args.no_pg)]
     dbs = [d for d in dbs if not (d == "sqlite" and args.no_sqlite)]
     total = count_lines(args.corpus)
@@ -381,6 +449,9 @@ def main() -> None:
                 _database(args, db, tmp, n) as url,
             ):
                 row = bench_db(args, db, url, n, total)
+            if prev is not None:
+                n_add = min(n, total) - (args.queries // 2 if n >= total else 0)
+                row.update(compare_previous(args, db, n, n_add, prev))
             print(json.dumps(row), flush=True)
             rows.append(row)
             _write(args.out, rows)

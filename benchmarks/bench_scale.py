@@ -208,6 +208,9 @@ def run_previous(rev: str, path: Path, work: Path) -> dict[str, Any]:
     subprocess.run(["git", "-C", str(REPO), "worktree", "add", "-f", "--detach", str(tree), rev],
                    check=True, capture_output=True)  # fmt: skip
     try:
+        from previous import build_kernel
+
+        build_kernel(tree, work)  # a revision with the compiled kernel runs it, as installed
         out_dir = work / "prev-out"
         env = {**os.environ, "PYTHONPATH": str(tree / "src")}
         cmd = [
@@ -221,6 +224,7 @@ def run_previous(rev: str, path: Path, work: Path) -> dict[str, Any]:
         s = summary["seconds"]
         r["stages_s"] = s
         r["read_prepare_s"] = round(s.get("read", 0) + s.get("prepare", 0), 2)
+        r["kernel"] = summary.get("kernel", "python")
         shutil.rmtree(out_dir, ignore_errors=True)
         return r
     finally:
@@ -352,9 +356,9 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     if "previous" in row:
         now = row["neardup"]["stages_s"].get("read+prepare", 0.0)
         row["read_prepare_now_s"] = now
-        row["read_prepare_ratio_previous_over_now"] = round(
-            row["previous"]["read_prepare_s"] / now, 2
-        ) if now else None
+        row["read_prepare_ratio_previous_over_now"] = (
+            round(row["previous"]["read_prepare_s"] / now, 2) if now else None
+        )
     return row
 
 

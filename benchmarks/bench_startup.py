@@ -17,12 +17,16 @@ Targets: `--help` and `--version` under 0.3 s, the check under 0.7 s wall. Every
 run once untimed first (warm file cache and .pyc files); the timed runs are sequential.
 Take final figures on an idle machine only (the load is printed; above ~0.5 on 2 cores the
 figures are not comparable). With `--base` the same runs are made with another source tree
-first on PYTHONPATH (e.g. a checkout of an older commit's `src/`), for a before/after.
+first on PYTHONPATH (e.g. a checkout of an older commit's `src/`), for a before/after;
+`--previous REV` makes that tree from a git revision in the same run (a temporary worktree
+with its compiled kernel built, `previous.py`): issue 28's "`--version` and a one-file
+`check` no slower than the release before".
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -30,6 +34,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -196,14 +201,28 @@ def main() -> None:
     ap.add_argument("--tree", type=Path, default=REPO / "src", help="this tree's src/")
     ap.add_argument("--base", type=Path, help="another source tree (its src/) to compare")
     ap.add_argument("--json-out", type=Path, help="also write the figures here (JSON)")
+    ap.add_argument("--previous", help="git revision to compare in the same run (worktree)")
     args = ap.parse_args()
+    if args.base and args.previous:
+        ap.error("--base and --previous: give one")
+    with contextlib.ExitStack() as stack:
+        if args.previous:
+            from previous import previous_tree
+
+            scratch = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            args.base = stack.enter_context(previous_tree(args.previous, scratch))
+        _run(args)
+
+
+def _run(args: argparse.Namespace) -> None:
     args.cache.mkdir(parents=True, exist_ok=True)
     corpus = corpus_path(args.corpus, args.docs, args.cache)
     url = build_collection(corpus, args.docs, args.cache, _env(args.tree))
     query = query_file(corpus, args.cache)
     before = load()
     print(f"load before: {before}", flush=True)
-    trees = {"this tree": args.tree, **({"base": args.base} if args.base else {})}
+    base = f"previous {args.previous}" if args.previous else "base"
+    trees = {"this tree": args.tree, **({base: args.base} if args.base else {})}
     results = {label: measure(path, url, query, args.runs) for label, path in trees.items()}
     after = load()
     print(f"load after: {after}")

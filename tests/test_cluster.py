@@ -42,3 +42,53 @@ def test_clusters_name_documents_by_id():
         (1, ("d", "e"), "e"),
     ]
     assert clusters[1].as_dict() == {"cluster": 1, "members": ["d", "e"], "keep": "e"}
+
+
+def _clusters_one_group_at_a_time(ids, edges, lengths, keep, contained_in):
+    """The earlier loop over groups (np.split, a sort and a lexsort per group): the
+    reference the vectorised grouping must equal."""
+    from neardup.cluster import _follow, components
+
+    labels = components(len(ids), edges)
+    inside = np.flatnonzero(np.bincount(labels)[labels] >= 2)
+    order = inside[np.argsort(labels[inside], kind="stable")]
+    cut = np.flatnonzero(np.diff(labels[order])) + 1
+    found = []
+    for group in np.split(order, cut):
+        if group.size < 2:
+            continue
+        members = np.sort(group)
+        if keep == "first":
+            chosen = int(members[0])
+        else:
+            chosen = int(members[np.lexsort((members, -lengths[members]))[0]])
+        chosen = _follow(chosen, contained_in or {}, set(members.tolist()))
+        found.append((chosen, tuple(members.tolist())))
+    found.sort(key=lambda c: c[0])
+    return [(chosen, members) for chosen, members in found]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(0, 40).flatmap(
+        lambda n: st.tuples(
+            st.just(n),
+            st.lists(st.tuples(st.integers(0, max(n - 1, 0)), st.integers(0, max(n - 1, 0))),
+                     max_size=60 if n else 0),
+            st.lists(st.integers(0, 5), min_size=n, max_size=n),
+            st.dictionaries(st.integers(0, max(n - 1, 0)), st.integers(0, max(n - 1, 0)),
+                            max_size=8 if n else 0),
+        )
+    ),
+    st.sampled_from(["longest", "first"]),
+)  # fmt: skip
+def test_all_groups_at_once_equal_one_group_at_a_time(case, keep):
+
+    n, pairs, lengths, contained = case
+    ids = [f"d{i}" for i in range(n)]
+    edges = np.array([(a, b) for a, b in pairs if a != b], dtype=np.int64).reshape(-1, 2)
+    lens = np.array(lengths, dtype=np.int64)
+    got = make_clusters(ids, edges, lens, keep=keep, contained_in=contained)
+    want = _clusters_one_group_at_a_time(ids, edges, lens, keep, contained)
+    assert [(c.keep_index, c.member_indexes) for c in got] == want
+    assert [c.cluster for c in got] == list(range(len(want)))

@@ -32,10 +32,25 @@ def _built() -> None:
         unavailable(kmod.missing_reason())
 
 
+#: Every built-in method: the streaming shingle methods take the kernel from the texts;
+#: the methods that keep the token strings (I-Match, SimHash, SpotSigs, TF-RIDF, anchor
+#: words) take its shingle and key passes over their tokens' fingerprints.
+METHODS = (
+    "anchor-words", "imatch", "imatch-random", "megashingles", "minhash-lsh", "shingles-dice",
+    "shingles-full", "shingles-min", "shingles-mod", "simhash", "sl-st", "spotsigs", "tf-ridf",
+)  # fmt: skip
+
+
+def test_the_list_is_every_method():
+    from neardup.methods.registry import method_classes
+
+    builtin = {c.name for c in method_classes() if c.__module__.startswith("neardup.methods.")}
+    assert set(METHODS) == builtin
+
+
 @pytest.mark.parametrize(
     ("method", "jobs"),
-    [("minhash-lsh", 1), ("minhash-lsh", 2), ("shingles-full", 1), ("shingles-mod", 1),
-     ("shingles-min", 1), ("megashingles", 1)],
+    [("minhash-lsh", 2), *((m, 1) for m in METHODS)],
 )  # fmt: skip
 def test_examples_give_the_same_files_with_either_kernel(tmp_path, monkeypatch, method, jobs):
     kwargs = {"method": method, "options": DedupOptions(threshold=0.5), "jobs": jobs}
@@ -69,13 +84,14 @@ def test_a_bad_kernel_choice_fails_before_reading(tmp_path, monkeypatch):
 
 @pytest.mark.data
 @pytest.mark.slow
-def test_every_shared_set_gives_the_same_files_with_either_kernel(tmp_path, monkeypatch):
+@pytest.mark.parametrize("method", METHODS)
+def test_every_shared_set_gives_the_same_files_with_either_kernel(tmp_path, monkeypatch, method):
     data_path()
     names = sorted(p.parent.name for p in DATA.glob("*/docs.jsonl"))
     assert names
     for name in names:
         source = [str(data_path(name, "docs.jsonl"))]
-        kwargs = {"method": "minhash-lsh", "options": DedupOptions(threshold=0.5), "jobs": 1}
+        kwargs = {"method": method, "options": DedupOptions(threshold=0.5), "jobs": 1}
         out = tmp_path / name
         reference = _run(monkeypatch, out, source, "python", **kwargs)
         assert _run(monkeypatch, out, source, "auto", **kwargs) == reference, name

@@ -279,3 +279,32 @@ def test_prepare_stream_cuts_batches_with_their_own_positions() -> None:
 def test_min_tokens_is_validated() -> None:
     with pytest.raises(ParameterError, match="min_tokens"):
         PrepareConfig(canonical=CanonicalForm(), shingling=Shingling(), min_tokens=0)
+
+
+def test_bulk_add_takes_the_kernels_minhash_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A collection's bulk add signs MinHash-LSH in the prepare kernel's sign pass (no
+    numpy ``MinHasher.sketches`` call where the kernel is built), with the index keys of
+    the numpy path byte for byte."""
+    from neardup.methods import kernel as kmod
+    from neardup.methods.minhash import MinHasher
+    from neardup.store.bulk import prepare
+    from neardup.store.codec import content_hash
+
+    meth = make_method("minhash-lsh", threshold=0.5)
+    docs = [Document(f"d{i}", t) for i, t in enumerate(TEXTS * 3)]
+    todo = [(d, content_hash(d.text)) for d in docs]
+    monkeypatch.setenv(kmod.ENV, "python")
+    want, _ = prepare(meth, todo, 2)
+    if kmod.compiled() is None:
+        pytest.skip(kmod.missing_reason())
+    monkeypatch.setenv(kmod.ENV, "auto")
+
+    def refused(self: MinHasher, sets: object) -> None:
+        raise AssertionError("numpy sketches on the kernel path")
+
+    monkeypatch.setattr(MinHasher, "sketches", refused)
+    got, _ = prepare(meth, todo, 2)
+    assert got.keys is not None and want.keys is not None
+    for field in ("row", "band", "key"):
+        assert getattr(got.keys, field).tobytes() == getattr(want.keys, field).tobytes()
+    assert got.sets == want.sets

@@ -96,3 +96,24 @@ def test_rows_of_width_zero_stack_to_an_empty_matrix() -> None:
     stack.append(np.zeros((3, 0), np.uint64))
     got = stack.stack(np.zeros((0, 0), np.uint64))
     assert got.shape == (3, 0)
+
+
+def test_a_kernel_without_populate_write_still_gets_every_part(monkeypatch):
+    """The pages of the growing buffer are faulted in by one madvise per part where the
+    kernel has MADV_POPULATE_WRITE; where it refuses the option the copy goes on without
+    it, asked no more."""
+    from neardup import _spill
+
+    if not _spill.GROWABLE:
+        return
+    parts = [np.arange(k, k + 70_000, dtype=np.uint64) for k in range(0, 700_000, 70_000)]
+    for option, works in ((_spill._POPULATE_WRITE, True), (0x7FFF, False)):
+        monkeypatch.setattr(_spill, "_POPULATE_WRITE", option)
+        monkeypatch.setattr(_spill, "_populate_ok", [True])
+        stack = _spill.PartStack()
+        for part in parts:
+            stack.append(part)
+        got = stack.stack(np.zeros(0, np.uint64))
+        assert got.tobytes() == np.concatenate(parts).tobytes()
+        if not works:
+            assert _spill._populate_ok[0] is False

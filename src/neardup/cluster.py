@@ -97,19 +97,27 @@ def make_clusters(
     """
     labels = components(len(ids), edges)
     inside = np.flatnonzero(np.bincount(labels)[labels] >= 2)  # singletons never split out
-    order = inside[np.argsort(labels[inside], kind="stable")]
-    cut = np.flatnonzero(np.diff(labels[order])) + 1
+    # every group at once: members by (group, position); the keeper is the first member
+    # by (group, -length, position) for ``longest``, the first by position for ``first``
+    if inside.size == 0:
+        return []
+    group = labels[inside]
+    order = inside[np.lexsort((inside, group))]
+    starts = np.flatnonzero(np.r_[True, np.diff(labels[order]) != 0])
+    if keep == "first":
+        chosen = order[starts]
+    else:
+        length = np.asarray(lengths)[inside]
+        ranked = inside[np.lexsort((inside, -length, group))]
+        chosen = ranked[starts]
+    bounds = np.r_[starts, order.shape[0]].tolist()
+    member_lists = order.tolist()
     found: list[tuple[int, tuple[int, ...]]] = []
-    for group in np.split(order, cut):
-        if group.size < 2:
-            continue
-        members = np.sort(group)
-        if keep == "first":
-            chosen = int(members[0])
-        else:
-            chosen = int(members[np.lexsort((members, -lengths[members]))[0]])
-        chosen = follow_container(chosen, contained_in or {}, set(members.tolist()))
-        found.append((chosen, tuple(members.tolist())))
+    for g, first in enumerate(chosen.tolist()):
+        members = tuple(member_lists[bounds[g] : bounds[g + 1]])
+        if contained_in:
+            first = follow_container(first, contained_in, set(members))
+        found.append((first, members))
     found.sort(key=lambda c: c[0])
     return [
         Cluster(i, tuple(ids[m] for m in members), ids[chosen], members, chosen)

@@ -182,7 +182,10 @@ class UnitMerger:
                 signed = None if signed is None else signed[out.take]
             self._hold(sets, keys, signed)
         ids = item.ids
-        self.ids.extend(ids[k] for k in out.accepted.tolist())
+        if out.accepted.shape[0] == len(ids):  # every document accepted (the common case)
+            self.ids.extend(ids)
+        else:
+            self.ids.extend(ids[k] for k in out.accepted.tolist())
         self.lengths.extend(item.counts[out.accepted].tolist())
         self.skipped.extend(out.skip_rows(item))
         return item.items

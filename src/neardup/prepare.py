@@ -11,7 +11,8 @@ prepare documents here:
    Word shingles with XXH64 fingerprints (:func:`uses_token_fingerprints`) take the
    vectorised path (:func:`neardup.text.vectorized.canonical_fingerprints`: no Python
    object per token); other shinglings, and methods that need the token lists, tokenise
-   document by document.
+   document by document (the token lists' word shingles with XXH64 fingerprints then take
+   the kernel's shingle and key passes, :func:`neardup.methods.kernel.token_sets`).
 2. :func:`prepare_documents` / :func:`prepare_unit` / :func:`prepare_stream`: a batch of
    documents (a read unit, :mod:`neardup.text.units`; a stream cut into batches) ->
    :class:`PreparedDocuments`, a frozen value.
@@ -134,15 +135,16 @@ def shingle_texts(
     """
     if uses_token_fingerprints(config.shingling) and not config.keep_tokens:
         return _kernel_texts(texts, config)
+    from neardup.methods.kernel import token_sets
+
     t0 = clock()
     lists = [config.canonical.tokens(t) for t in texts]
     counts = np.fromiter((len(x) for x in lists), dtype=np.int64, count=len(lists))
     t1 = clock()
     long = np.flatnonzero(counts >= config.min_tokens).tolist()
     tokens = [lists[i] for i in long]
-    sets = config.shingling.batch(tokens)
+    sets, keys, _ = token_sets(tokens, shingling=config.shingling)
     t2 = clock()
-    keys = sets.content_keys()
     rows = None if config.signer is None else config.signer.sign_rows(sets)
     t3 = clock()
     kept = tokens if config.keep_tokens else None
@@ -156,11 +158,13 @@ def kernel_of(config: PrepareConfig) -> str:
     Raises:
         ParameterError: a bad ``NEARDUP_KERNEL``, or ``cython`` asked for and not built.
     """
-    from neardup.methods.kernel import kernel_for
+    from neardup.methods.kernel import kernel_for, kernel_for_tokens
 
-    if uses_token_fingerprints(config.shingling) and not config.keep_tokens:
-        return kernel_for(config.canonical, config.shingling)
-    return "python"
+    if not uses_token_fingerprints(config.shingling):
+        return "python"
+    if config.keep_tokens:  # the Python tokenizer's tokens, the kernel's sets and keys
+        return kernel_for_tokens(config.shingling)
+    return kernel_for(config.canonical, config.shingling)
 
 
 def _kernel_texts(texts: Sequence[str], config: PrepareConfig) -> Shingled:

@@ -22,6 +22,7 @@ from neardup.methods.kernel import (
     prepare_texts,
     prepare_texts_reference,
     tables,
+    token_sets,
 )
 from neardup.methods.minhash import MinHasher
 from neardup.methods.shingles import Shingling
@@ -365,3 +366,46 @@ def test_threads_share_the_kernel_safely():
         assert a.sets.values.tobytes() == b.sets.values.tobytes()
         assert a.rows is not None and b.rows is not None
         assert a.rows.tobytes() == b.rows.tobytes()
+
+
+token_lists = st.lists(st.lists(st.one_of(words, long_words), max_size=25), max_size=8)
+
+
+@settings(max_examples=150, deadline=None)
+@given(token_lists, shinglings)
+def test_token_lists_take_the_kernel_passes_and_equal_the_reference(lists, shingling):
+    """The methods that keep their token strings (I-Match, SimHash, ...) get their sets and
+    content keys from the kernel's passes: the same bytes as ``Shingling.batch``."""
+    got, keys, kernel = token_sets(lists, shingling=shingling)
+    want = shingling.batch(lists)
+    assert kernel == "cython"
+    assert got.values.dtype == want.values.dtype and got.offsets.dtype == want.offsets.dtype
+    assert got.values.tobytes() == want.values.tobytes()
+    assert got.offsets.tobytes() == want.offsets.tobytes()
+    assert keys.tobytes() == want.content_keys().tobytes()
+
+
+def test_token_lists_of_other_shinglings_stay_on_the_reference(monkeypatch: pytest.MonkeyPatch):
+    lists = [["один", "два", "три", "четыре", "пять", "шесть"], [], ["x"]]
+    for shingling in (
+        Shingling(unit="char", size=4), Shingling(fingerprint="crc32"),
+        Shingling(fingerprint="rabin64"),
+    ):  # fmt: skip
+        sets, _, kernel = token_sets(lists, shingling=shingling)
+        assert kernel == "python"
+        assert sets.values.tobytes() == shingling.batch(lists).values.tobytes()
+    monkeypatch.setenv(kmod.ENV, "python")
+    assert token_sets(lists, shingling=Shingling())[2] == "python"
+
+
+@settings(max_examples=100, deadline=None)
+@given(texts, canonicals, st.sampled_from([0, 1, 2**32 - 1]))
+def test_text_fingerprints_take_the_kernel_and_equal_the_reference(items, canonical, seed):
+    """SimHash's word features: the kernel's token fingerprints of the texts."""
+    from neardup.text.vectorized import canonical_fingerprints
+
+    fps, offsets, kernel = kmod.text_fingerprints(items, canonical=canonical, seed=seed)
+    want_fps, want_offsets = canonical_fingerprints(items, canonical, seed)
+    assert kernel == "cython"
+    assert fps.dtype == want_fps.dtype and fps.tobytes() == want_fps.tobytes()
+    assert offsets.tobytes() == np.asarray(want_offsets, dtype=np.int64).tobytes()

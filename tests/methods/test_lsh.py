@@ -84,3 +84,69 @@ def test_band_keys_do_not_depend_on_the_chunk_or_a_memory_map(tmp_path, chunk):
     sketches[3, 5] ^= 1  # one row of band 1 of document 3 changes that key only
     changed = band_keys(sketches, params, chunk=chunk) != whole
     assert changed.sum() == 1 and changed[3, 1]
+
+
+sketch_arrays = st.builds(
+    lambda n, k, seed, dups: _sketches(n, k, seed, dups),
+    st.integers(0, 300),
+    st.sampled_from([1, 5, 16, 128, 130]),
+    st.integers(0, 2**32),
+    st.integers(0, 40),
+)
+
+
+def _sketches(n: int, k: int, seed: int, dups: int) -> np.ndarray:
+    """Random sketches with ``dups`` rows copied over others, and a few all-EMPTY rows."""
+    from neardup.methods.minhash import EMPTY
+
+    rng = np.random.default_rng(seed)
+    out = rng.integers(0, 2**64 - 1, size=(n, k), dtype=np.uint64, endpoint=True)
+    if n:
+        out[rng.integers(0, n, dups)] = out[rng.integers(0, n, dups)]
+        out[rng.integers(0, n, min(n, 2))] = EMPTY
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(sketch_arrays, st.sampled_from([0.3, 0.5, 0.8, 1.0]), st.sampled_from([1, 3]))
+def test_the_compiled_band_pass_and_threads_change_no_candidate(sketches, t, threads):
+    """Band keys and candidates are the same bytes with the kernel's band pass (on any
+    number of threads) and with the numpy path on one."""
+    from neardup.methods import kernel, lsh
+
+    if kernel.compiled() is None:
+        pytest.skip(kernel.missing_reason())
+    params = optimal_params(t, 128)
+    params = (
+        LSHParams(min(params.bands, sketches.shape[1]), 1) if sketches.shape[1] < 128 else params
+    )
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("NEARDUP_KERNEL", "python")
+        mp.setattr(lsh, "workers", lambda: 1)
+        keys = lsh.band_keys(sketches, params)
+        want = lsh_candidates(sketches, params, max_bucket=3)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("NEARDUP_KERNEL", "auto")
+        mp.setattr(lsh, "workers", lambda: threads)
+        mp.setattr(lsh, "_KEY_ROWS", 64)  # several row blocks
+        mp.setattr(lsh, "_THREAD_ROWS", 0)  # threads however small the input
+        assert lsh.band_keys(sketches, params).tobytes() == keys.tobytes()
+        assert lsh.band_columns(sketches, params).tobytes() == keys.T.copy().tobytes()
+        got = lsh_candidates(sketches, params, max_bucket=3)
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+
+
+def test_a_memory_mapped_sketch_takes_the_band_pass(tmp_path):
+    from neardup.methods import kernel, lsh
+
+    if kernel.compiled() is None:
+        pytest.skip(kernel.missing_reason())
+    sketches = _sketches(500, 128, 3, 30)
+    path = tmp_path / "rows.u64"
+    sketches.tofile(path)
+    mapped = np.memmap(path, dtype=np.uint64, mode="r", shape=sketches.shape)
+    params = optimal_params(0.5, 128)
+    assert (
+        lsh.band_columns(mapped, params).tobytes() == lsh.band_columns(sketches, params).tobytes()
+    )
+    assert lsh_candidates(mapped, params).tolist() == lsh_candidates(sketches, params).tolist()

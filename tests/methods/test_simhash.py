@@ -135,3 +135,42 @@ def test_threshold_mapping() -> None:
 def test_job_on_linux_doc_zh() -> None:
     r = job_scores("linux-doc-zh-revisions", "simhash", 1 - 3 / 64, {"max_hamming": 3})
     assert r["precision"] > 0.8 and r["recall"] > 0.9
+
+
+TEXTS = st.lists(
+    st.lists(
+        st.one_of(
+            st.sampled_from(["the", "crawler", "page", "Ёлка", "ёлка", "中文", "x" * 40]),
+            st.text(alphabet="abcйцуÀé\u0301😀 ", min_size=1, max_size=8),
+        ),
+        max_size=40,
+    ).map(" ".join),
+    max_size=6,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(TEXTS, st.sampled_from([1, 2, 3]), st.sampled_from(["tf", "log"]), st.sampled_from([0, 7]))
+def test_fingerprints_from_texts_equal_those_from_tokens(
+    texts: list[str], size: int, weighting: str, seed: int
+) -> None:
+    """The word features from the prepare kernel's token fingerprints give the
+    fingerprints the token strings give, with the compiled kernel and the numpy path."""
+    m = SimHash(shingle_size=size, weighting=weighting, seed=seed)  # type: ignore[arg-type]
+    want = m.fingerprint_batch([m.canonical.tokens(t) for t in texts])
+    for kernel in ("auto", "python"):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("NEARDUP_KERNEL", kernel)
+            assert m.fingerprint_texts(texts).tobytes() == want.tobytes(), kernel
+            assert m.sign(prep(m, *texts)).data.tobytes() == want.tobytes(), kernel
+
+
+def test_bags_of_words_sign_from_their_tokens() -> None:
+    from neardup.methods.base import TermBags
+
+    m = SimHash()
+    tokens = [m.canonical.tokens(EN), m.canonical.tokens(RU), []]
+    got = m.sign_counts(TermBags.from_token_lists(tokens))
+    assert got.count == 3
+    assert [int(x) for x in got.data[:2]] == [reference_fingerprint(t) for t in tokens[:2]]
+    assert int(got.data[2]) == 0

@@ -12,6 +12,9 @@ Two passes, each one loop in C with the GIL released:
 * :func:`shingle_pass`: token fingerprints of each document -> word-shingle fingerprints
   (``h = fmix64(rotl(h, 31) * P ^ t)``) -> the sorted unique set -> its content key ->
   its one-permutation MinHash row with optimal densification.
+* :func:`band_pass`: MinHash rows -> one LSH band key per (document, band)
+  (``h = fmix64(h * P ^ row)`` over each band's rows, from a salt per band), as
+  :func:`neardup.methods.lsh.band_keys` computes them.
 
 Every value is computed as the numpy reference computes it (:mod:`neardup.text.xxh64`,
 :mod:`neardup.text.vectorized`, :mod:`neardup.methods.shingles`,
@@ -26,7 +29,7 @@ from libcpp.vector cimport vector
 
 #: Bumped with every change to this module's functions or their arguments;
 #: neardup.methods.kernel refuses a build of another version (a stale in-place build).
-ABI = 3
+ABI = 4
 
 
 cdef extern from *:
@@ -466,3 +469,23 @@ def sign_pass(const uint64_t[::1] values, const int64_t[::1] set_offsets,
                         row[slot] = g
                 if u > 0:
                     densify(row, source.data(), k, dseed)
+
+
+def band_pass(const uint64_t[:, :] sketches, int r, const uint64_t[::1] salts,
+              uint64_t[:, ::1] out, bint by_band):
+    """LSH band keys: for each document ``i`` and band ``j``, ``h = salts[j]``, then
+    ``h = fmix64(h * P ^ sketches[i, j * r + t])`` for ``t < r``. ``out`` is (n, b), or
+    (b, n) when ``by_band`` (each band's keys contiguous)."""
+    cdef Py_ssize_t n = sketches.shape[0], b = salts.shape[0], i, j
+    cdef int t
+    cdef uint64_t h
+    with nogil:
+        for i in range(n):
+            for j in range(b):
+                h = salts[j]
+                for t in range(r):
+                    h = fmix64(h * COMBINE ^ sketches[i, j * r + t])
+                if by_band:
+                    out[j, i] = h
+                else:
+                    out[i, j] = h

@@ -51,7 +51,7 @@ Kernel = Literal["cython", "python"]
 ENV = "NEARDUP_KERNEL"
 KERNEL_CHOICES: tuple[str, ...] = ("auto", "python", "cython")
 #: The version of neardup.methods._kernel this module calls (its ``ABI``).
-_ABI = 3
+_ABI = 4
 #: Output code points a table entry holds at most (longer normalizations: Python path).
 _WIDTH = 4
 
@@ -168,6 +168,95 @@ def prepare_texts_reference(
     )
 
 
+def text_fingerprints(
+    texts: Sequence[str], *, canonical: CanonicalForm, seed: int
+) -> tuple[np.ndarray, np.ndarray, Kernel]:
+    """The canonical token fingerprints of ``texts`` (XXH64 of each token's UTF-8 bytes,
+    ``seed``): what a method that weighs each token occurrence needs (SimHash's word
+    features), without a Python string per token.
+
+    By the compiled kernel's token pass where :func:`kernel_for` covers ``canonical``,
+    else by :func:`neardup.text.vectorized.canonical_fingerprints` (the reference); equal
+    byte for byte (tests/methods/test_kernel.py).
+
+    Args:
+        texts: clean texts; canonical: the canonical form; seed: ``0 <= seed < 2**32``.
+
+    Returns:
+        ``(fingerprints, offsets, kernel)``: uint64 (t,), int64 (n + 1,) (text i's tokens
+        are ``fingerprints[offsets[i]:offsets[i+1]]``) and the implementation used.
+
+    Raises:
+        ParameterError: a bad ``NEARDUP_KERNEL``, or ``cython`` asked for and not built.
+    """
+    if kernel_for(canonical, Shingling(seed=seed)) == "python":
+        from neardup.text.vectorized import canonical_fingerprints
+
+        fps, offsets = canonical_fingerprints(texts, canonical, seed)
+        return fps, np.asarray(offsets, dtype=np.int64), "python"
+    kernel = compiled()
+    assert kernel is not None
+    fps, offsets, _ = _tokens(kernel, texts, canonical, seed)
+    return fps, offsets, "cython"
+
+
+def token_sets(
+    token_lists: Sequence[Sequence[str]], *, shingling: Shingling
+) -> tuple[ShingleSets, np.ndarray, Kernel]:
+    """Shingle sets and content keys of documents given as canonical token lists (methods
+    that keep the token strings: I-Match, SimHash, SpotSigs, TF-RIDF, anchor words).
+
+    The tokens' XXH64 fingerprints (:func:`neardup.text.xxh64.token_fingerprints`,
+    ``shingling.seed``) go through the compiled kernel's shingle and key passes when
+    :func:`kernel_for_tokens` says so, else through the reference
+    (:meth:`Shingling.batch`, :meth:`ShingleSets.content_keys`); both give the same arrays
+    byte for byte (tests/methods/test_kernel.py).
+
+    Returns:
+        ``(sets, keys, kernel)``: one set per token list (in order), uint64 (n,) content
+        keys, and the implementation that made them.
+
+    Raises:
+        ParameterError: a bad ``NEARDUP_KERNEL``, or ``cython`` asked for and not built.
+    """
+    if kernel_for_tokens(shingling) == "python":
+        sets = shingling.batch(token_lists)
+        return sets, sets.content_keys(), "python"
+    from itertools import chain
+
+    from neardup.text.xxh64 import token_fingerprints
+
+    kernel = compiled()
+    assert kernel is not None
+    counts = np.fromiter((len(t) for t in token_lists), dtype=np.int64, count=len(token_lists))
+    offsets = np.zeros(counts.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    fps = token_fingerprints(list(chain.from_iterable(token_lists)), shingling.seed)
+    keep = np.arange(counts.shape[0], dtype=np.int64)
+    sets, keys, _, _ = _passes(kernel, fps, offsets, keep, shingling, None)
+    return sets, keys, "cython"
+
+
+def kernel_for_tokens(shingling: Shingling) -> Kernel:
+    """The implementation :func:`token_sets` uses: ``cython`` when the compiled kernel is
+    built, ``NEARDUP_KERNEL`` is not ``python`` and the shingles are word shingles with
+    XXH64 fingerprints (any canonical form: the tokens are given); otherwise ``python``
+    (character shingles, CRC-32 and Rabin fingerprints need the token strings' bytes,
+    which the kernel does not see).
+
+    Raises:
+        ParameterError: a bad ``NEARDUP_KERNEL``, or ``cython`` asked for and not built.
+    """
+    choice = requested()
+    if choice == "python":
+        return "python"
+    if compiled() is None:
+        if choice == "cython":
+            raise ParameterError(ENV, choice, f"auto or python ({missing_reason()})")
+        return "python"
+    return "cython" if shingling.unit == "word" and shingling.fingerprint == "xxh64" else "python"
+
+
 def kernel_for(canonical: CanonicalForm, shingling: Shingling) -> Kernel:
     """The implementation :func:`prepare_texts` uses for these options.
 
@@ -258,6 +347,22 @@ def _compiled(
     t1 = time.perf_counter()
     counts = np.diff(offsets)
     keep = np.flatnonzero(counts >= min_tokens).astype(np.int64)
+    sets, keys, rows, t2 = _passes(kernel, fps, offsets, keep, shingling, hasher)
+    seconds = (t1 - t0, t2 - t1, time.perf_counter() - t2)
+    return PreparedTexts(fps, offsets, counts, sets, keys, rows, "cython", fallback, seconds)
+
+
+def _passes(
+    kernel: ModuleType,
+    fps: np.ndarray,
+    offsets: np.ndarray,
+    keep: np.ndarray,
+    shingling: Shingling,
+    hasher: MinHasher | None,
+) -> tuple[ShingleSets, np.ndarray, np.ndarray | None, float]:
+    """The compiled shingle and sign passes over the token fingerprints of the texts
+    ``keep`` (int64, ascending): sets, content keys, rows (``hasher``) and the clock
+    reading between the two passes."""
     w, s = shingling.size, shingling.step
     values = np.empty(int(kernel.shingle_bound(offsets, keep, w, s)), dtype=U64)
     set_offsets = np.empty(keep.shape[0] + 1, dtype=np.int64)
@@ -272,8 +377,7 @@ def _compiled(
     seed = hasher.seed if hasher is not None else 0
     kernel.sign_pass(values, set_offsets, keys, signed.reshape(-1), k, seed)
     rows = None if hasher is None else signed if oph else hasher.sketches(sets)
-    seconds = (t1 - t0, t2 - t1, time.perf_counter() - t2)
-    return PreparedTexts(fps, offsets, counts, sets, keys, rows, "cython", fallback, seconds)
+    return sets, keys, rows, t2
 
 
 def _tokens(

@@ -17,7 +17,10 @@ Indexes return *candidates*: verification decides.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -31,9 +34,13 @@ from neardup._array import (
 )
 from neardup.errors import ParameterError, check_float, check_int
 
+T = TypeVar("T")
+R = TypeVar("R")
 _GRID = 1001
 #: Documents :func:`band_keys` hashes at a time (bounds its temporary arrays).
 _KEY_ROWS = 1 << 16
+#: Documents from which :func:`lsh_candidates` groups its bands on several threads.
+_THREAD_ROWS = 1 << 14
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,10 +118,83 @@ def band_keys(sketches: np.ndarray, params: LSHParams, *, chunk: int = _KEY_ROWS
     if sketches.shape[1] < b * r:
         raise ParameterError("bands*rows", b * r, f"at most the sketch length {sketches.shape[1]}")
     out = np.empty((n, b), dtype=U64)
-    salts = fmix64(np.arange(b, dtype=U64) + np.uint64(0xA5A5))
+    salts = _salts(b)
+    kernel = _band_kernel()
+    if kernel is not None:
+        _compiled_bands(kernel, sketches, r, salts, out, by_band=False)
+        return out
     for lo in range(0, n, chunk):
         _hash_bands(sketches[lo : lo + chunk, : b * r], r, salts, out[lo : lo + chunk])
     return out
+
+
+def band_columns(sketches: np.ndarray, params: LSHParams) -> np.ndarray:
+    """:func:`band_keys` transposed: uint64 (bands, n), each band's keys contiguous (what
+    :func:`lsh_candidates` sorts band by band)."""
+    n = sketches.shape[0]
+    b, r = params.bands, params.rows
+    if sketches.shape[1] < b * r:
+        raise ParameterError("bands*rows", b * r, f"at most the sketch length {sketches.shape[1]}")
+    kernel = _band_kernel()
+    if kernel is None:
+        return np.ascontiguousarray(band_keys(sketches, params).T)
+    out = np.empty((b, n), dtype=U64)
+    _compiled_bands(kernel, sketches, r, _salts(b), out, by_band=True)
+    return out
+
+
+def _salts(b: int) -> np.ndarray:
+    return fmix64(np.arange(b, dtype=U64) + np.uint64(0xA5A5))
+
+
+def _band_kernel() -> Any:
+    """The compiled kernel module when it is built and ``NEARDUP_KERNEL`` allows it (its
+    ``band_pass`` equals :func:`_hash_bands`, tests/methods/test_lsh.py), else None."""
+    from neardup.methods.kernel import compiled, requested
+
+    return None if requested() == "python" else compiled()
+
+
+def _compiled_bands(
+    kernel: Any, sketches: np.ndarray, r: int, salts: np.ndarray, out: np.ndarray, *, by_band: bool
+) -> None:
+    """The kernel's band pass over row blocks, on :func:`workers` threads (it releases
+    the GIL; each block writes its own part of ``out``)."""
+    n = sketches.shape[0]
+    view = sketches if sketches.dtype == U64 else sketches.astype(U64)
+    blocks = [(lo, min(n, lo + _KEY_ROWS)) for lo in range(0, n, _KEY_ROWS)]
+
+    def run(block: tuple[int, int]) -> None:
+        lo, hi = block
+        part = out[:, lo:hi] if by_band else out[lo:hi]
+        if by_band:
+            tmp = np.empty((out.shape[0], hi - lo), dtype=U64)
+            kernel.band_pass(view[lo:hi], r, salts, tmp, True)
+            part[:] = tmp
+        else:
+            kernel.band_pass(view[lo:hi], r, salts, part, False)
+
+    _map(run, blocks)
+
+
+def workers() -> int:
+    """Threads the candidate stage runs on: the cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _map(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
+    """``[fn(x) for x in items]``, on :func:`workers` threads when there are several items
+    (numpy's sorts and the kernel release the GIL); results in ``items`` order."""
+    count = min(workers(), len(items))
+    if count <= 1:
+        return [fn(x) for x in items]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=count, thread_name_prefix="neardup-lsh") as pool:
+        return list(pool.map(fn, items))
 
 
 def _hash_bands(part: np.ndarray, r: int, salts: np.ndarray, h: np.ndarray) -> None:
@@ -151,11 +231,14 @@ def lsh_candidates(
     maybe_empty = np.flatnonzero(sketches[:, 0] == EMPTY)  # few rows: check them in full
     empty = maybe_empty[np.all(sketches[maybe_empty] == EMPTY, axis=1)]
     live = np.setdiff1d(np.arange(n), empty, assume_unique=True) if empty.size else np.arange(n)
-    keys = band_keys(sketches, params)  # of every row: no copy of the sketches
+    columns = band_columns(sketches, params)  # of every row: no copy of the sketches
     if live.size != n:
-        keys = keys[live]
-    found = []
-    for j in range(params.bands):
-        members, starts, sizes = equal_groups(np.ascontiguousarray(keys[:, j]), live)
-        found.append(pairs_in_groups(members, starts, sizes, max_group=max_bucket))
+        columns = columns[:, live]
+
+    def band(j: int) -> np.ndarray:
+        members, starts, sizes = equal_groups(columns[j], live)
+        return pairs_in_groups(members, starts, sizes, max_group=max_bucket)
+
+    bands = range(params.bands)  # on every core, in band order (not worth it when small)
+    found = _map(band, bands) if n >= _THREAD_ROWS else [band(j) for j in bands]
     return unique_pairs(np.concatenate(found) if found else np.zeros((0, 2), np.int64), n)

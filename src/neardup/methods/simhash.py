@@ -44,7 +44,7 @@ import numpy as np
 import xxhash
 
 from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, seg_arange, unique_pairs
-from neardup.methods.base import MethodBase, Prepared, Signature, Signatures
+from neardup.methods.base import MethodBase, Prepared, Signature, Signatures, TermBags
 from neardup.methods.decision import DecisionRule
 from neardup.methods.params import Constraint, Interval, Options
 from neardup.methods.registry import register
@@ -71,10 +71,18 @@ def shingle_hashes(
     """
     lengths = np.fromiter((len(t) for t in token_lists), np.int64, count=len(token_lists))
     tok = token_fingerprints(list(chain.from_iterable(token_lists)), seed)
+    return shingle_hashes_of(tok, lengths, size)
+
+
+def shingle_hashes_of(
+    tok: np.ndarray, lengths: np.ndarray, size: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`shingle_hashes` from the token fingerprints: uint64 (t,) of every document
+    one after another, int64 (n,) tokens per document."""
     starts = np.cumsum(lengths) - lengths
     counts = np.where(lengths >= size, lengths - size + 1, (lengths > 0).astype(np.int64))
     first = np.repeat(starts, counts) + seg_arange(np.zeros_like(counts), counts)
-    docs = np.repeat(np.arange(len(token_lists), dtype=np.int64), counts)
+    docs = np.repeat(np.arange(lengths.shape[0], dtype=np.int64), counts)
     width = np.minimum(np.repeat(lengths, counts), size)
     h = np.zeros(first.shape[0], dtype=U64)
     with np.errstate(over="ignore"):
@@ -110,6 +118,31 @@ def word_features(
         return np.zeros(0, U64), docs, np.zeros(0, np.float64)
     features = fmix64(np.concatenate(feats))
     return features, docs, np.concatenate(tfs)
+
+
+def occurrence_features(
+    tok: np.ndarray, offsets: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`word_features` from token fingerprints (uint64 (t,), offsets int64 (n + 1,)):
+    each document's distinct token fingerprints in first-occurrence order (as
+    :class:`collections.Counter` keeps its words), ``fmix64``-ed, with their tf.
+
+    Returns:
+        ``(features, docs, tf)``: uint64, int64, float64, grouped by document.
+    """
+    n = offsets.shape[0] - 1
+    docs = np.repeat(np.arange(n, dtype=np.int64), np.diff(offsets))
+    if tok.shape[0] == 0:
+        return np.zeros(0, U64), docs, np.zeros(0, np.float64)
+    order = np.lexsort((tok, docs))  # stable: equal (doc, token) in position order
+    t, d = tok[order], docs[order]
+    new = np.ones(t.shape[0], dtype=bool)
+    new[1:] = (t[1:] != t[:-1]) | (d[1:] != d[:-1])
+    starts = np.flatnonzero(new)
+    tf = np.diff(np.append(starts, t.shape[0])).astype(np.float64)
+    first = order[starts]  # each distinct token's first position
+    back = np.argsort(first, kind="stable")
+    return fmix64(t[starts][back]), d[starts][back], tf[back]
 
 
 def weighted_features(
@@ -217,6 +250,7 @@ class SimHash(MethodBase):
     )
     needs_fit: ClassVar[bool] = False
     exact_key: ClassVar[bool] = False
+    signs_from_text: ClassVar[bool] = True  # the kernel's token fingerprints, no strings
     has_index_keys: ClassVar[bool] = False  # no exact or LSH key: cannot back a collection
     decision_rule: ClassVar[DecisionRule] = DecisionRule(
         "hamming",
@@ -269,10 +303,33 @@ class SimHash(MethodBase):
             f, d, w = weighted_features(hashes, docs, self.weighting)
         return fingerprints(f, d, w, len(token_lists))
 
+    def fingerprint_texts(self, texts: Sequence[str]) -> np.ndarray:
+        """Fingerprints of clean texts: uint64 (n,), equal to :meth:`fingerprint_batch` of
+        their canonical tokens. The features come from the token fingerprints of the
+        prepare kernel (:func:`neardup.methods.kernel.text_fingerprints`: the compiled
+        kernel for the canonical forms it covers), without a Python string per token."""
+        from neardup.methods.kernel import text_fingerprints
+
+        tok, offsets, _ = text_fingerprints(texts, canonical=self.canonical, seed=self.seed)
+        if self.shingle_size == 1:
+            f, d, w = occurrence_features(tok, offsets)
+            if self.weighting == "log":
+                w = 1.0 + np.log(w)
+        else:
+            hashes, docs = shingle_hashes_of(tok, np.diff(offsets), self.shingle_size)
+            f, d, w = weighted_features(hashes, docs, self.weighting)
+        return fingerprints(f, d, w, len(texts))
+
     def sign(self, docs: Sequence[Prepared]) -> Signatures:
-        """Fingerprints of a batch (from ``Prepared.tokens``): uint64 (n,)."""
-        fps = self.fingerprint_batch([d.tokens for d in docs])
+        """Fingerprints of a batch, from each ``Prepared.text`` (:meth:`fingerprint_texts`:
+        the tokens are the canonical form's): uint64 (n,)."""
+        fps = self.fingerprint_texts([d.text for d in docs])
         return Signatures(self.key(), fps, len(docs))
+
+    def sign_counts(self, bags: TermBags) -> Signatures:
+        """Fingerprints of documents given as bags of words (:meth:`fingerprint_batch` of
+        their tokens): uint64 (n,)."""
+        return Signatures(self.key(), self.fingerprint_batch(bags.token_lists()), bags.count)
 
     def candidates(self, sigs: Signatures) -> np.ndarray:
         """Pairs with ``hamming <= max_hamming`` from the block tables: int64 (p, 2)."""

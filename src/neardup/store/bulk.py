@@ -97,10 +97,13 @@ def prepare(
         ``(batch, too_short)``: the batch, and ``(document, token count)`` of each document
         shorter than ``min_tokens``.
     """
+    from_sets = signs_from_sets(meth)
     config = PrepareConfig(
         canonical=meth.canonical,
         shingling=meth.shingling,
         min_tokens=min_tokens,
+        # MinHash-LSH: the sketches come from the prepare kernel's sign pass with the sets
+        signer=meth if from_sets and meth.rows_per_document else None,
         keep_tokens=meth.needs_fit,
     )
     done = shingle_texts([d.text for d, _ in ready_docs], config)
@@ -112,7 +115,10 @@ def prepare(
         Ready(ready_docs[i][0], int(lengths[i]), ready_docs[i][1], tokens[j])
         for j, i in enumerate(keep.tolist())
     ]
-    keys = meth.index_keys(meth.from_sets(sets)) if signs_from_sets(meth) else None
+    keys = None
+    if from_sets:  # from_rows of the rows equals from_sets of the sets (the method's contract)
+        sigs = meth.from_sets(sets) if done.rows is None else meth.from_rows(done.rows)
+        keys = meth.index_keys(sigs)
     if keys is not None:
         order = np.argsort(keys.key, kind="stable")
         keys = KeyRows(keys.row[order], keys.band[order], keys.key[order])
