@@ -47,7 +47,7 @@ def test_clusters_name_documents_by_id():
 def _clusters_one_group_at_a_time(ids, edges, lengths, keep, contained_in):
     """The earlier loop over groups (np.split, a sort and a lexsort per group): the
     reference the vectorised grouping must equal."""
-    from neardup.cluster import _follow, components
+    from neardup.cluster import components, follow_container
 
     labels = components(len(ids), edges)
     inside = np.flatnonzero(np.bincount(labels)[labels] >= 2)
@@ -62,7 +62,7 @@ def _clusters_one_group_at_a_time(ids, edges, lengths, keep, contained_in):
             chosen = int(members[0])
         else:
             chosen = int(members[np.lexsort((members, -lengths[members]))[0]])
-        chosen = _follow(chosen, contained_in or {}, set(members.tolist()))
+        chosen = follow_container(chosen, contained_in or {}, set(members.tolist()))
         found.append((chosen, tuple(members.tolist())))
     found.sort(key=lambda c: c[0])
     return [(chosen, members) for chosen, members in found]
