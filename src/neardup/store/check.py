@@ -31,6 +31,7 @@ from neardup.store.ingest import term_key
 from neardup.store.lookup import candidates, collection_row
 from neardup.store.methods import (
     build_method,
+    signs_at_add,
     signs_from_sets,
 )
 from neardup.store.results import CheckResult, CollectionInfo, Match
@@ -156,11 +157,11 @@ class _Query:
                 f"< min_tokens={info.min_tokens}"
             )
         sets = meth.shingling.batch([tokens])
-        sigs = (
-            meth.from_sets(sets)
-            if signs_from_sets(meth)
-            else meth.sign([Prepared("query", text_, [term_key(t) for t in tokens])])
-        )
+        if signs_from_sets(meth):
+            sigs = meth.from_sets(sets)
+        else:  # lexical methods read the statistics' form of a term; the others sign as add
+            terms = tokens if signs_at_add(meth) else [term_key(t) for t in tokens]
+            sigs = meth.sign([Prepared("query", text_, terms)])
         keys = meth.index_keys(sigs).for_row(0)
         shift = fingerprint_shift(meth.shingling.fingerprint)
         stored = verification_set(sets.get(0), shift=shift)
