@@ -31,7 +31,7 @@ def test_every_builtin_method_is_complete_and_declares_its_capabilities():
         "imatch-random",
         "tf-ridf",
     }
-    assert {n for n, f in flags.items() if not f[2]} == {"simhash", "sl-st", "spotsigs"}
+    assert {n for n, f in flags.items() if not f[2]} == {"simhash"}
     assert {n for n, f in flags.items() if f[0]} == {
         "shingles-full",
         "shingles-mod",

@@ -243,3 +243,11 @@ def test_registration_names_the_hooks_a_class_leaves_out() -> None:
     ):
         register(Incomplete)
     assert "test-plugin-incomplete" not in method_names()
+
+
+@pytest.mark.parametrize("cls", [PluginShingles, SlotMatch])
+def test_the_plugin_methods_pass_the_conformance_kit(cls: type[MethodBase]) -> None:
+    from neardup.testing import check_method
+
+    check_method(cls)
+    check_method(cls, texts=[d.text for d in [*DOCS, HALF]], threshold=0.8)

@@ -10,9 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.errors import IncompatibleSignatureError, ParameterError
-from neardup.methods.base import Prepared, Signature
-from neardup.methods.registry import make_method
+from neardup.methods.base import Prepared
 from neardup.methods.shingles import Shingling
 from neardup.methods.simhash import SimHash, block_masks, hamming, table_candidates
 from shared_data import job_scores
@@ -106,24 +104,6 @@ def test_identical_texts_match_and_signatures_deterministic(text: str) -> None:
     assert SimHash().signature(s1, 0) == SimHash().signature(s2, 0)
     assert SimHash().similarity(s1, np.array([[0, 1]]))[0] == 1.0
     assert SimHash().candidates(s1).tolist() == [[0, 1]]
-
-
-def test_round_trip_and_incompatible() -> None:
-    m, other = SimHash(), SimHash(shingle_size=2)
-    sig = m.signature(m.sign(prep(m, EN)), 0)
-    assert Signature.from_bytes(sig.to_bytes()) == sig
-    with pytest.raises(IncompatibleSignatureError):
-        m.compare(sig, other.signature(other.sign(prep(other, EN)), 0))
-
-
-@pytest.mark.parametrize(
-    ("param", "value"),
-    [("shingle_size", 0), ("weighting", "idf"), ("max_hamming", 32), ("seed", 2**32)],
-)
-def test_bad_parameters_name_the_parameter(param: str, value: object) -> None:
-    with pytest.raises(ParameterError) as err:
-        make_method("simhash", **{param: value})
-    assert err.value.name == param
 
 
 def test_threshold_mapping() -> None:

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup.dedup import DedupOptions, dedup
-from neardup.errors import IncompatibleSignatureError, ParameterError, UsageError
+from neardup.errors import IncompatibleSignatureError, UsageError
 from neardup.methods.base import Prepared, Signature
 from neardup.methods.registry import make_method
 from neardup.methods.stats import CorpusStatistics
@@ -144,27 +144,9 @@ def test_differently_made_signatures_refuse_comparison(corpus):
             base.compare(sig, one(other, corpus[0].tokens))
 
 
-@pytest.mark.parametrize(
-    ("params", "name"),
-    [({"top": 0}, "top"), ({"top": 2.5}, "top"), ({"min_length": 0}, "min_length")],
-)
-def test_bad_parameters_name_the_parameter(params, name):
-    with pytest.raises(ParameterError) as err:
-        TFRIDF(**params)
-    assert err.value.name == name
-
-
 def test_default_canonical_form_is_seed_004():
     canon = make_method("tf-ridf").canonical
     assert (canon.stop_words, canon.morphology, canon.min_token_length) == (True, "stem", 3)
-
-
-@pytest.mark.data
-def test_bytes_round_trip(corpus):
-    method = fitted(corpus)
-    sig = one(method, corpus[7].tokens)
-    back = Signature.from_bytes(sig.to_bytes())
-    assert back == sig and method.compare(back, sig) == 1.0
 
 
 @pytest.mark.data

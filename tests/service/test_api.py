@@ -40,7 +40,11 @@ def test_methods_publish_their_parameter_constraints(client: TestClient) -> None
     rows = client.get("/methods").json()
     by_name = {r["name"]: r for r in rows}
     assert by_name["megashingles"]["parameters"]["supershingles"]["allowed"] == {
-        "type": "int", "low": 2, "high": "num_maps", "low_open": False, "none": False
+        "type": "int",
+        "low": 2,
+        "high": "num_maps",
+        "low_open": False,
+        "none": False,
     }
     assert by_name["spotsigs"]["parameters"]["antecedents"]["allowed"] == {"type": "words"}
     printed = CliRunner().invoke(cli, ["methods", "--json"])
@@ -256,3 +260,21 @@ def test_collection_with_a_users_stop_words_and_symbols(client: TestClient) -> N
     assert [m["id"] for m in match["matches"]] == ["a"]
     too_long = {**body, "name": unique(), "canonical": {"stop_word_list": ["x" * 101]}}
     _problem(client.post("/collections", json=too_long, headers=AUTH), 422)
+
+
+@pytest.mark.parametrize("method", ["sl-st", "spotsigs"])
+def test_a_paper_method_backs_a_collection_over_the_api(client: TestClient, method: str) -> None:
+    """Issue 29: SL+ST and SpotSigs have index keys, so the service runs them too."""
+    from pathlib import Path
+
+    corpus = Path(__file__).resolve().parents[2] / "examples" / "corpus" / "progit"
+    old = (corpus / "2016" / "rerere.asc").read_text("utf-8")
+    new = (corpus / "latest" / "rerere.asc").read_text("utf-8")
+    name = unique()
+    body = {"name": name, "method": method, "threshold": 0.5}
+    assert client.post("/collections", json=body, headers=AUTH).status_code == 201
+    doc = {"id": "rerere-2016", "text": old}
+    assert client.post(f"/collections/{name}/documents", json=doc, headers=AUTH).status_code == 201
+    got = client.post(f"/collections/{name}/check", json={"text": new}).json()
+    assert [m["id"] for m in got["matches"]] == ["rerere-2016"]
+    assert got["matches"][0]["evidence"]["decision"] == "own"

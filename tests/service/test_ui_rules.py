@@ -84,6 +84,7 @@ def test_ui_form_offers_the_methods_and_defaults_to_tf_ridf(
     options = re.findall(r'<option value="([^"]+)"( selected)?>', page)
     assert options[0] == ("tf-ridf", " selected")
     assert {"minhash-lsh", "megashingles", "imatch", "anchor-words"} <= {o for o, _ in options}
+    assert {"sl-st", "spotsigs"} <= {o for o, _ in options}  # their index keys (issue 29)
     assert "simhash" not in {o for o, _ in options}  # cannot back a collection
     assert "TF-RIDF signature, Romanov 2019" in _text(page)
 

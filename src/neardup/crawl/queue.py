@@ -48,10 +48,9 @@ METHOD_LABELS: dict[str, str] = {
 def collection_methods() -> tuple[str, ...]:
     """The registered methods that can back a collection (they have index keys), the
     default (:data:`DEFAULT_METHOD`) first, the others in registry order."""
-    from neardup.methods.registry import method_classes
+    from neardup.store.methods import collection_methods as indexable
 
-    names = [c.name for c in method_classes() if c.has_index_keys]
-    return tuple(sorted(names, key=lambda n: n != DEFAULT_METHOD))
+    return tuple(sorted(indexable(), key=lambda n: n != DEFAULT_METHOD))
 
 
 def method_label(method: str) -> str:

@@ -12,12 +12,18 @@ Index keys (``nd_index`` rows, 64-bit, stored as signed int64):
 * other shingle methods (``shingles-full/-mod/-min``): the (sampled) fingerprints;
 * exact-key methods (``megashingles``, ``imatch``, ``imatch-random``, ``tf-ridf``,
   ``anchor-words``): each non-empty signature slot, salted by its slot number
-  (I-Match: the first 8 bytes of each 20-byte SHA-1 slot).
+  (I-Match: the first 8 bytes of each 20-byte SHA-1 slot);
+* ``sl-st``: the distinct q-grams of the sentence-length string (``window`` consecutive
+  sentences, Feng 2015), which every pair with a verified block shares;
+* ``spotsigs``: the prefix of each spot-signature bag in its size partition and the one
+  below (Theobald et al. 2008 §5), which every pair at the threshold shares.
 
 Each method gives its keys by its ``index_keys`` hook (:mod:`neardup.methods.keys`).
-Methods without an exact or LSH key (``has_index_keys`` false: ``simhash``, Hamming
-tables; ``sl-st``, ``spotsigs``) cannot back a collection yet
-(:class:`~neardup.store.errors.UnsupportedMethod`).
+``sl-st`` and ``spotsigs`` sign each document from its text at ``add``
+(:func:`signs_at_add`); their signatures are stored and ``check`` decides on them by the
+method's own rule, as the job does. Methods without an exact or LSH key
+(``has_index_keys`` false: ``simhash``, Hamming tables) cannot back a collection yet
+(:class:`UnsupportedMethod`).
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from neardup.errors import FormatError, ParameterError, UsageError
 from neardup.methods.base import Method
 from neardup.methods.keys import KeyRows, slot_keys
 from neardup.methods.registry import make_method, method_class
-from neardup.methods.shingle_methods import MinHashLSH
+from neardup.methods.shingle_methods import MinHashLSH, ShinglesMod
 from neardup.text.canonical import CANONICAL_VERSION, CanonicalForm
 
 __all__ = [
@@ -37,7 +43,10 @@ __all__ = [
     "UnsupportedMethod",
     "build_method",
     "canonical_form",
+    "collection_methods",
     "creation_params",
+    "keeps_signature",
+    "signs_at_add",
     "signs_from_sets",
     "slot_keys",
 ]
@@ -45,6 +54,13 @@ __all__ = [
 
 class UnsupportedMethod(UsageError):
     """The method cannot back a collection (no index key for it yet)."""
+
+
+def collection_methods() -> list[str]:
+    """Registry names of the methods that can back a collection (``has_index_keys``)."""
+    from neardup.methods.registry import method_classes
+
+    return [c.name for c in method_classes() if c.has_index_keys]
 
 
 def creation_params(
@@ -64,7 +80,7 @@ def creation_params(
     if not cls.has_index_keys:
         raise UnsupportedMethod(
             f"method {method!r} cannot back a collection yet (no exact or LSH index key); "
-            "use minhash-lsh, shingles-*, megashingles, imatch, tf-ridf or anchor-words"
+            f"use one of {', '.join(collection_methods())}"
         )
     fields = {f.name for f in dataclasses.fields(cls) if f.init}
     init = {k: v for k, v in params.items() if k != "canonical"}
@@ -118,3 +134,19 @@ def build_method(method: str, params: dict[str, Any], canonical: dict[str, Any])
 def signs_from_sets(meth: Method) -> bool:
     """True when signatures come from the shingle sets alone (no statistics needed)."""
     return meth.signs_from_sets and not meth.needs_fit
+
+
+def signs_at_add(meth: Method) -> bool:
+    """True when ``add`` signs each document from its text or tokens (no shingle sets, no
+    statistics: ``sl-st``, ``spotsigs``), storing its signature and index keys."""
+    return not meth.signs_from_sets and not meth.needs_fit
+
+
+def keeps_signature(meth: Method) -> bool:
+    """True when ``add`` stores each document's signature for ``check`` to decide on:
+    methods signing at add (:func:`signs_at_add`), and shingle-set methods whose own rule
+    reads a sample that the stored 32-bit verification sets would change (``shingles-mod``:
+    ``x mod m`` of the 64-bit fingerprints, as the job samples; Broder 1997). ``shingles-min``
+    keeps none (the smallest values' high halves are the smallest high halves), nor does
+    ``minhash-lsh`` (its check scores sketches of the stored sets)."""
+    return signs_at_add(meth) or isinstance(meth, ShinglesMod)

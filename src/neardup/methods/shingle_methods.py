@@ -351,8 +351,11 @@ class MinHashLSH(ShingleMethod):
         return optimal_params(self.threshold, self.num_perm)
 
     def _extra_params(self) -> dict[str, Any]:
+        # the MinHash family's seed under its own name: the shingling's fingerprint ``seed``
+        # must stay in the key (found by neardup.testing.check_method)
         lsh = self.lsh
-        return {**self.hasher.params(), "bands": lsh.bands, "rows": lsh.rows}
+        family = {"num_perm": self.num_perm, "minhash_seed": self.minhash_seed}
+        return {**family, "scheme": self.scheme, "bands": lsh.bands, "rows": lsh.rows}
 
     def _reduce(self, sets: ShingleSets) -> np.ndarray:
         return self.hasher.sketches(sets)

@@ -85,6 +85,7 @@ from neardup._array import (
 from neardup.errors import InputError
 from neardup.methods.base import MethodBase, Prepared, Signature, Signatures
 from neardup.methods.decision import DecisionRule
+from neardup.methods.keys import KeyRows
 from neardup.methods.params import Constraint, Interval, Options
 from neardup.methods.registry import register
 from neardup.text.canonical import CJK, CanonicalForm
@@ -718,7 +719,6 @@ class SLST(MethodBase):
     )
     needs_fit: ClassVar[bool] = False
     exact_key: ClassVar[bool] = False
-    has_index_keys: ClassVar[bool] = False  # no exact or LSH key: cannot back a collection
     #: :meth:`sign` reads ``Prepared.text`` only (the job need not keep token lists).
     signs_from_text: ClassVar[bool] = True
     decision_rule: ClassVar[DecisionRule] = DecisionRule(
@@ -788,6 +788,23 @@ class SLST(MethodBase):
         pairs = pairs[bound >= self.threshold - 1e-9]
         bound = symbol_bounds(strings, pairs, seed=self.seed)
         return pairs[bound >= self.threshold - 1e-9]
+
+    def index_keys(self, sigs: Signatures) -> KeyRows:
+        """Index keys of each document on its own (a collection's ``nd_index`` rows): the
+        distinct q-grams of its length string, ``q = window`` consecutive (length code,
+        first-terms hash) symbols (:func:`window_keys`; a document with fewer sentences has
+        one key, its whole string; an empty string none). Every verified block of
+        ``min_block >= window`` sentences holds a shared q-gram, so two documents with
+        ``J > 0`` always share a key (the candidates of :meth:`candidates` before its
+        bounds).
+
+        Returns:
+            :class:`~neardup.methods.keys.KeyRows`, band 0, document order, no repeats.
+        """
+        keys, docs = window_keys(sigs.data, self.window, self.seed)
+        code = np.unique(np.stack([docs, keys.view(np.int64)], axis=1), axis=0)
+        zero = np.zeros(code.shape[0], np.int64)
+        return KeyRows(code[:, 0].copy(), zero, code[:, 1].copy())
 
     def similarity(self, sigs: Signatures, pairs: np.ndarray) -> np.ndarray:
         """SL+ST Jaccard of each pair: float64 (p,); one automaton per document and group."""

@@ -59,6 +59,7 @@ from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, seg_arang
 from neardup.errors import ParameterError
 from neardup.methods.base import MethodBase, Prepared, Signature, Signatures
 from neardup.methods.decision import DecisionRule
+from neardup.methods.keys import KeyRows
 from neardup.methods.measures import intersection_sizes
 from neardup.methods.params import Constraint, Interval, Words
 from neardup.methods.prefix import prefix_lengths, rank_by_frequency
@@ -199,7 +200,6 @@ class SpotSigs(MethodBase):
     )
     needs_fit: ClassVar[bool] = False
     exact_key: ClassVar[bool] = False
-    has_index_keys: ClassVar[bool] = False  # no exact or LSH key: cannot back a collection
     decision_rule: ClassVar[DecisionRule] = DecisionRule(
         "similarity",
         "multiset Jaccard of spot signatures >= threshold (Theobald et al. 2008)",
@@ -287,6 +287,32 @@ class SpotSigs(MethodBase):
         lo = np.minimum(sizes[pairs[:, 0]], sizes[pairs[:, 1]])
         hi = np.maximum(sizes[pairs[:, 0]], sizes[pairs[:, 1]])
         return pairs[lo >= self.threshold * hi - 1e-9]
+
+    def index_keys(self, sigs: Signatures) -> KeyRows:
+        """Index keys of each document on its own (a collection's ``nd_index`` rows): the
+        size partitions and prefix filter of :meth:`candidates` with a fixed item order.
+
+        A bag's expanded items (:func:`expand_bag`) are taken in hash order (any global
+        order keeps prefix filtering exact, Bayardo et al. 2007; the corpus frequency order
+        of :meth:`candidates` needs the whole corpus), its first ``|A| - ceil(t |A|) + 1``
+        items each keyed in its own size partition and the one below (band 0 and 1), so
+        two documents with ``J >= threshold`` always share a key (Theobald et al. 2008
+        §5: partners lie in the same or the adjacent partition). Empty bags have no key.
+
+        Returns:
+            :class:`~neardup.methods.keys.KeyRows`, document then band order, no repeats.
+        """
+        bags: SpotBags = sigs.data
+        expanded = bags.expanded
+        sizes = expanded.sizes
+        plen = prefix_lengths(sizes, self.threshold)
+        items = expanded.values[seg_arange(expanded.offsets[:-1], plen)]
+        doc = np.repeat(np.arange(sigs.count, dtype=np.int64), plen)
+        home = size_partitions(sizes, self.threshold)[doc]
+        keys = np.stack([_key(items, home), _key(items, home - 1)], axis=1)
+        rows = np.repeat(doc, 2)
+        bands = np.tile(np.array([0, 1], np.int64), doc.shape[0])
+        return KeyRows(rows, bands, keys.reshape(-1).view(np.int64))
 
     def similarity(self, sigs: Signatures, pairs: np.ndarray) -> np.ndarray:
         """Multiset Jaccard of each pair: float64 (p,)."""

@@ -23,17 +23,17 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 from sqlalchemy import Connection
 
-from neardup.methods.base import Method
+from neardup.methods.base import Method, Prepared
 from neardup.prepare import PrepareConfig, shingle_texts
 from neardup.store.codec import encode_sets, encode_text, fingerprint_shift, scrub
-from neardup.store.methods import KeyRows, signs_from_sets
+from neardup.store.methods import KeyRows, keeps_signature, signs_at_add, signs_from_sets
 from neardup.text.types import Document
 
 _PG_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
@@ -75,12 +75,15 @@ class Batch:
         sets: ``nd_shingles.fingerprints`` of each (format 2, :mod:`neardup.store.codec`).
         keys: index keys (batch rows index ``ready``), or ``None`` for methods whose keys
             come from the recompute (lexical methods).
+        signatures: ``nd_signatures.payload`` of each (``Signature.to_bytes``), or ``None``
+            for methods that keep no signature at add (:func:`~.methods.keeps_signature`).
     """
 
     ready: list[Ready]
     bodies: list[bytes]
     sets: list[bytes]
     keys: KeyRows | None
+    signatures: list[bytes] | None = None
 
 
 def prepare(
@@ -98,13 +101,14 @@ def prepare(
         shorter than ``min_tokens``.
     """
     from_sets = signs_from_sets(meth)
+    at_add = signs_at_add(meth)
     config = PrepareConfig(
         canonical=meth.canonical,
         shingling=meth.shingling,
         min_tokens=min_tokens,
         # MinHash-LSH: the sketches come from the prepare kernel's sign pass with the sets
         signer=meth if from_sets and meth.rows_per_document else None,
-        keep_tokens=meth.needs_fit,
+        keep_tokens=meth.needs_fit or (at_add and not meth.signs_from_text),
     )
     done = shingle_texts([d.text for d, _ in ready_docs], config)
     lengths, sets = done.counts, done.sets
@@ -115,17 +119,23 @@ def prepare(
         Ready(ready_docs[i][0], int(lengths[i]), ready_docs[i][1], tokens[j])
         for j, i in enumerate(keep.tolist())
     ]
-    keys = None
+    sigs = None
     if from_sets:  # from_rows of the rows equals from_sets of the sets (the method's contract)
         sigs = meth.from_sets(sets) if done.rows is None else meth.from_rows(done.rows)
-        keys = meth.index_keys(sigs)
+    elif at_add:  # from the text (SL+ST) or the canonical tokens (SpotSigs), as the job signs
+        sigs = meth.sign([Prepared(r.doc.id, r.doc.text, r.tokens or []) for r in ready])
+        ready = [replace(r, tokens=None) for r in ready]
+    keys = None if sigs is None else meth.index_keys(sigs)
+    signatures = None
+    if sigs is not None and keeps_signature(meth):
+        signatures = [meth.signature(sigs, i).to_bytes() for i in range(len(ready))]
     if keys is not None:
         order = np.argsort(keys.key, kind="stable")
         keys = KeyRows(keys.row[order], keys.band[order], keys.key[order])
     bodies = [encode_text(r.doc.text) for r in ready]
     shift = fingerprint_shift(meth.shingling.fingerprint)
     stored = encode_sets(sets.values, sets.offsets, shift=shift)
-    return Batch(ready, bodies, stored, keys), too_short
+    return Batch(ready, bodies, stored, keys, signatures), too_short
 
 
 # -- writing ---------------------------------------------------------------------------------
@@ -177,8 +187,8 @@ def insert_rows(
     *,
     pending: bool = True,
 ) -> int:
-    """Texts, shingle sets and index rows of the batch rows ``fresh`` (their primary keys
-    ``pks``), one statement per table.
+    """Texts, shingle sets, signatures (when kept at add) and index rows of the batch rows
+    ``fresh`` (their primary keys ``pks``), one statement per table.
 
     Args:
         pending: index rows go to ``nd_index_pending`` (bulk batches) rather than straight
@@ -191,6 +201,11 @@ def insert_rows(
         return 0
     texts = [(p, batch.bodies[i]) for p, i in zip(pks, fresh, strict=True)]
     sets = [(p, batch.sets[i]) for p, i in zip(pks, fresh, strict=True)]
+    sigs = (
+        []
+        if batch.signatures is None
+        else [(p, batch.signatures[i]) for p, i in zip(pks, fresh, strict=True)]
+    )
     keys = _key_columns(batch.keys, fresh, pks)
     target = "nd_index_pending" if pending else "nd_index"
     raw = conn.connection.driver_connection
@@ -199,11 +214,15 @@ def insert_rows(
         if conn.dialect.name == "postgresql":
             _pg_copy_blobs(cur, "nd_texts (document_id, body)", texts)
             _pg_copy_blobs(cur, "nd_shingles (document_id, fingerprints)", sets)
+            if sigs:
+                _pg_copy_blobs(cur, "nd_signatures (document_id, payload)", sigs)
             if keys is not None:
                 _pg_copy_index(cur, collection_id, *keys, table=target)
             return 0 if keys is None or not pending else int(keys[0].shape[0])
         cur.executemany("INSERT INTO nd_texts (document_id, body) VALUES (?, ?)", texts)
         cur.executemany("INSERT INTO nd_shingles (document_id, fingerprints) VALUES (?, ?)", sets)
+        if sigs:
+            cur.executemany("INSERT INTO nd_signatures (document_id, payload) VALUES (?, ?)", sigs)
         if keys is not None:
             key, band, doc = keys
             cur.executemany(

@@ -24,14 +24,14 @@ from sqlalchemy import (
 
 from neardup.errors import NeardupError
 from neardup.index.codec import bad_doc_id
-from neardup.methods.base import Method, Signature
+from neardup.methods.base import Method, Prepared, Signature
 from neardup.store import schema as s
 from neardup.store.cache import MethodCache
 from neardup.store.codec import decode_text, set_size, shown_title
 from neardup.store.collections import collection_info, mark_dirty
 from neardup.store.database import Database, utc
 from neardup.store.errors import DocumentNotFound, TextNotStored
-from neardup.store.methods import signs_from_sets, slot_keys
+from neardup.store.methods import signs_at_add, signs_from_sets, slot_keys
 from neardup.store.results import CollectionInfo, DocumentInfo, DocumentPage
 
 _DELETE_INDEX_KEYS = text(
@@ -189,7 +189,7 @@ def _remove_keys(conn: Connection, info: CollectionInfo, meth: Method, pk: int) 
 
 
 def _stored_keys(conn: Connection, meth: Method, pk: int) -> np.ndarray | None:
-    if signs_from_sets(meth):
+    if signs_from_sets(meth) or signs_at_add(meth):
         row = conn.execute(
             select(s.documents.c.content_hash, s.texts.c.body)
             .join(s.texts, s.texts.c.document_id == s.documents.c.id)
@@ -198,8 +198,10 @@ def _stored_keys(conn: Connection, meth: Method, pk: int) -> np.ndarray | None:
         if row is None:
             return None
         text_ = decode_text(bytes(row[1]), expected_hash=bytes(row[0]))
-        sets = meth.shingling.batch([meth.canonical.tokens(text_)])
-        return meth.index_keys(meth.from_sets(sets)).key
+        tokens = meth.canonical.tokens(text_)
+        if signs_at_add(meth):  # signed again from the text, as add signed it
+            return meth.index_keys(meth.sign([Prepared("", text_, tokens)])).key
+        return meth.index_keys(meth.from_sets(meth.shingling.batch([tokens]))).key
     payload = conn.execute(
         select(s.signatures.c.payload).where(s.signatures.c.document_id == pk)
     ).scalar()

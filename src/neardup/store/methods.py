@@ -6,7 +6,10 @@ from neardup.index.methods import (
     UnsupportedMethod,
     build_method,
     canonical_form,
+    collection_methods,
     creation_params,
+    keeps_signature,
+    signs_at_add,
     signs_from_sets,
     slot_keys,
 )
@@ -16,7 +19,10 @@ __all__ = [
     "UnsupportedMethod",
     "build_method",
     "canonical_form",
+    "collection_methods",
     "creation_params",
+    "keeps_signature",
+    "signs_at_add",
     "signs_from_sets",
     "slot_keys",
 ]
