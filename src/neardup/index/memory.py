@@ -68,6 +68,8 @@ from neardup.index.methods import (
     build_method,
     canonical_form,
     creation_params,
+    keeps_signature,
+    signs_at_add,
     signs_from_sets,
 )
 from neardup.index.results import AddReport, CheckResult, CollectionInfo, DocumentInfo, SkippedDoc
@@ -80,7 +82,7 @@ from neardup.index.verify import (
     select,
     verify,
 )
-from neardup.methods.base import Method, Signature, TermBags
+from neardup.methods.base import Method, Prepared, Signature, Signatures, TermBags
 from neardup.methods.decision import check_decision, resolve_decision
 from neardup.methods.registry import method_class
 from neardup.methods.stats import CorpusStatistics
@@ -289,7 +291,9 @@ class Index:
             canonical=self._meth.canonical,
             shingling=self._meth.shingling,
             min_tokens=self.min_tokens,
-            keep_tokens=self._meth.needs_fit,
+            # SpotSigs signs at add from the canonical tokens (SL+ST from the text)
+            keep_tokens=self._meth.needs_fit
+            or (signs_at_add(self._meth) and not self._meth.signs_from_text),
         )
         self._shift = fingerprint_shift(self._meth.shingling.fingerprint)
 
@@ -412,12 +416,32 @@ class Index:
         for i in np.flatnonzero(done.counts < self.min_tokens).tolist():
             detail = f"{int(done.counts[i])} canonical tokens < min_tokens={self.min_tokens}"
             skipped.append(SkippedDoc(todo[i][0].id, todo[i][0].source, "too-short", detail))
-        keys = self._batch_keys(done.sets) if signs_from_sets(self._meth) else None
+        meth = self._meth
+        sigs: Signatures | None = None
+        if signs_from_sets(meth):
+            sigs = meth.from_sets(done.sets)
+        elif signs_at_add(meth):  # from the text (SL+ST) or the tokens (SpotSigs), as the job
+            sigs = meth.sign(
+                [
+                    Prepared(
+                        todo[i][0].id,
+                        todo[i][0].text,
+                        [] if done.tokens is None else done.tokens[j],
+                    )
+                    for j, i in enumerate(long.tolist())
+                ]
+            )
+        keys = None if sigs is None else self._keys_of(sigs, len(long))
+        kept = sigs is not None and keeps_signature(meth)
         now = datetime.now(UTC)
         for j, i in enumerate(long.tolist()):
             doc, digest = todo[i]
             fps = done.sets.values[done.sets.offsets[j] : done.sets.offsets[j + 1]].copy()
-            tokens = None if done.tokens is None else [term_key(t) for t in done.tokens[j]]
+            tokens = (
+                [term_key(t) for t in done.tokens[j]]
+                if meth.needs_fit and done.tokens is not None
+                else None
+            )
             self._store(
                 doc.id,
                 _Doc(
@@ -430,19 +454,20 @@ class Index:
                     int(done.counts[i]),
                     now,
                     tokens,
+                    meth.signature(sigs, j) if kept and sigs is not None else None,
                 ),
             )
         if self._meth.needs_fit and long.size:
             self._fitted = None
         return AddReport(int(long.size), tuple(skipped), 1 if long.size else 0)
 
-    def _batch_keys(self, sets: Any) -> list[np.ndarray]:
-        """Index keys of each set of a prepared batch (methods signing from sets)."""
-        rows = self._meth.index_keys(self._meth.from_sets(sets))
+    def _keys_of(self, sigs: Signatures, n: int) -> list[np.ndarray]:
+        """Index keys of each of the ``n`` documents signed in ``sigs``."""
+        rows = self._meth.index_keys(sigs)
         order = np.argsort(rows.row, kind="stable")
-        bounds = np.searchsorted(rows.row[order], np.arange(len(sets) + 1))
+        bounds = np.searchsorted(rows.row[order], np.arange(n + 1))
         key = rows.key[order]
-        return [key[bounds[j] : bounds[j + 1]].copy() for j in range(len(sets))]
+        return [key[bounds[j] : bounds[j + 1]].copy() for j in range(n)]
 
     def _next_seq(self) -> int:
         self._seq += 1
@@ -702,6 +727,15 @@ class Index:
                 for d in docs
             ],
             "tokens": [d.tokens for d in docs] if self._meth.needs_fit else None,
+            # methods signing at add (SL+ST, SpotSigs): their signatures, as no text is kept
+            "signatures": (
+                [
+                    None if d.signature is None else [d.signature.to_bytes().hex(), d.keys.tolist()]
+                    for d in docs
+                ]
+                if signs_at_add(self._meth)
+                else None
+            ),
         }
         tmp = out.with_name(f".{out.name}.tmp")
         with open(tmp, "wb") as fh:
@@ -739,7 +773,7 @@ class Index:
         meta = header.get("documents") or [["", "", "", 0, None]] * n
         tokens = header.get("tokens") or [None] * n
         sets = [values[offsets[i] : offsets[i + 1]].astype(np.uint64) for i in range(n)]
-        keys = index._set_keys(sets) if signs_from_sets(index._meth) else None
+        keys, signatures = index._loaded_keys(sets, header.get("signatures"))
         for i, doc_id in enumerate(header["ids"]):
             source, shown, digest, length, added = meta[i]
             index._store(
@@ -754,14 +788,29 @@ class Index:
                     int(length),
                     datetime.fromisoformat(added) if added else datetime.fromtimestamp(0, UTC),
                     tokens[i],
+                    signatures[i],
                 ),
             )
         return index
 
-    def _set_keys(self, sets: list[np.ndarray]) -> list[np.ndarray]:
+    def _loaded_keys(
+        self, sets: list[np.ndarray], saved: list[Any] | None
+    ) -> tuple[list[np.ndarray] | None, list[Signature | None]]:
+        """Index keys and kept signatures of loaded documents: signed again from their
+        sets, or as saved (methods signing at add: ``[signature hex, keys]`` a document)."""
         from neardup.methods.sets import ShingleSets
 
-        return self._batch_keys(ShingleSets.from_arrays(sets)) if sets else []
+        meth, n = self._meth, len(sets)
+        if saved is not None and signs_at_add(meth):
+            none = np.zeros(0, np.int64)
+            keys = [none if e is None else np.array(e[1], dtype=np.int64) for e in saved]
+            kept = [None if e is None else Signature.from_bytes(bytes.fromhex(e[0])) for e in saved]
+            return keys, kept
+        if not signs_from_sets(meth) or not n:
+            return None, [None] * n
+        sigs = meth.from_sets(ShingleSets.from_arrays(sets))
+        keep = keeps_signature(meth)
+        return self._keys_of(sigs, n), [meth.signature(sigs, i) if keep else None for i in range(n)]
 
     # -- internals --------------------------------------------------------------------
     def _store(self, doc_id: str, doc: _Doc) -> None:
