@@ -30,7 +30,7 @@ from neardup.cli.options import (
     TextFieldOpt,
     read_inputs,
 )
-from neardup.errors import NeardupError
+from neardup.errors import NeardupError, check_int
 
 #: Exit codes of ``check``: nothing matched, a duplicate found, an error.
 EXIT_UNIQUE, EXIT_DUPLICATE, EXIT_ERROR = 0, 1, 2
@@ -57,7 +57,6 @@ def check(
         int | None,
         typer.Option(
             "--top",
-            min=1,
             help="Top-k: the K matches with the highest decided score (ties by id) instead of "
             "--limit best by resemblance; only matches at or above the threshold.",
             metavar="K",
@@ -85,6 +84,10 @@ def check(
     from neardup.text.types import Document
 
     try:
+        if top is not None:
+            from neardup.index.verify import MAX_MATCHES
+
+            check_int("--top", top, low=1, high=MAX_MATCHES)
         items = read_inputs(
             inputs,
             id_field=id_field,
