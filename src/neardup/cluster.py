@@ -2,9 +2,11 @@
 
 Components are found by vectorised min-label propagation with pointer jumping (the
 union-find of the job, without a Python loop per edge). In every cluster one document is
-kept: the longest (most canonical tokens; ties to the earlier document) or the first in
-input order; a kept document that is contained in another member (containment >=
-threshold) gives way to its container, so a quotation never survives its source.
+kept: the longest (most canonical tokens; ties to the earlier document), the first in
+input order, or the one with the largest (or smallest) value of a record field
+(``keep_by``, :func:`neardup.keep.field_ranks`). Under the first two rules a kept document
+that is contained in another member (containment >= threshold) gives way to its container,
+so a quotation never survives its source.
 """
 
 from __future__ import annotations
@@ -81,6 +83,7 @@ def make_clusters(
     *,
     keep: Literal["longest", "first"] = "longest",
     contained_in: dict[int, int] | None = None,
+    ranks: np.ndarray | None = None,
 ) -> list[Cluster]:
     """Clusters of size >= 2 with their kept member.
 
@@ -91,6 +94,11 @@ def make_clusters(
         keep: ``longest`` or ``first``.
         contained_in: ``{doc: container}`` for documents contained in another one; a
             chosen keeper found here is replaced by its container (followed to the end).
+        ranks: int (n,), a keep-by field's rank per document
+            (:func:`neardup.keep.field_ranks`); given, it decides alone: the member of
+            highest rank is kept, ties to the earlier document, ``keep`` and
+            ``contained_in`` unused (the field is the user's rule, even for a contained
+            document).
 
     Returns:
         Clusters sorted by their kept document's index.
@@ -104,6 +112,11 @@ def make_clusters(
         if group.size < 2:
             continue
         members = np.sort(group)
+        if ranks is not None:
+            found.append(
+                (int(members[np.lexsort((members, -ranks[members]))[0]]), tuple(members.tolist()))
+            )
+            continue
         if keep == "first":
             chosen = int(members[0])
         else:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import resource
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from os import PathLike
@@ -41,7 +41,7 @@ from neardup.cluster import KEEP_RULES, Cluster, make_clusters
 from neardup.decide import Decided, Decision, decide, decision_summary, signature_scores
 from neardup.errors import AccountingError, ParameterError, check_choice, check_float, check_int
 from neardup.frames import adapt_source
-from neardup.keep import containments, drop_reason
+from neardup.keep import KEEP_ORDERS, containments, drop_reason, field_ranks
 from neardup.methods.base import Method, Prepared
 from neardup.methods.decision import check_decision, resolve_decision
 from neardup.methods.measures import MEASURES
@@ -116,6 +116,18 @@ class DedupResult:
         for c in self.clusters:
             yield c.as_dict()
 
+    def marks(self) -> dict[str, tuple[int | None, str | None]]:
+        """Mark, don't drop: ``{id: (cluster, duplicate_of)}`` for every document read (the
+        skipped ones too): the cluster number (None in no cluster) and, for a document
+        the job drops, the id of its cluster's kept document (else None). The columns
+        ``--kept --mark`` adds to every record (:func:`neardup.export.export_marked`)."""
+        out: dict[str, tuple[int | None, str | None]] = {s.id: (None, None) for s in self.skipped}
+        out.update((i, (None, None)) for i in self.ids)
+        for c in self.clusters:
+            out.update((m, (c.cluster, None)) for m in c.members)
+        out.update((d.id, (d.cluster, d.kept)) for d in self.dropped)
+        return out
+
     def to_arrow(self, table: str = "pairs") -> Any:
         """One table of the result as a ``pyarrow.Table``.
 
@@ -181,6 +193,15 @@ class DedupOptions:
         measure: ``resemblance`` or ``containment``.
         threshold: decision threshold in (0, 1].
         keep: ``longest`` or ``first``.
+        keep_by: a record field (``"date"``; ``"meta.date"`` reaches into an object) whose
+            largest value (``keep_order="max"``, e.g. the newest date) or smallest
+            (``"min"``) each cluster keeps, instead of ``keep``; numbers compare as
+            numbers, dates and ISO 8601 strings as dates, anything else as strings
+            (:func:`neardup.keep.value_kind`); a record without the field loses to one
+            with it; ties go to the earlier document. For document files (a directory of
+            ``.txt``...) the field ``mtime`` is the file's modification time (POSIX
+            seconds). The field is read from input paths or a DataFrame/Table column.
+        keep_order: ``max`` or ``min`` (only with ``keep_by``).
         decision: ``own`` (the method's own rule), ``verified`` (exact shingle sets) or
             ``None`` (the method's default; see :mod:`neardup.methods.decision`).
         verify: the older spelling: True = ``verified``, False = ``own``, None = unset.
@@ -191,6 +212,8 @@ class DedupOptions:
     measure: Literal["resemblance", "containment"] = "resemblance"
     threshold: float = 0.5
     keep: Literal["longest", "first"] = "longest"
+    keep_by: str | None = None
+    keep_order: Literal["max", "min"] = "max"
     verify: bool | None = None
     decision: Literal["own", "verified"] | None = None
     min_tokens: int = 3
@@ -200,6 +223,11 @@ class DedupOptions:
         check_choice("measure", self.measure, MEASURES)
         check_float("threshold", self.threshold, low=0.0, high=1.0, low_open=True)
         check_choice("keep", self.keep, KEEP_RULES)
+        if self.keep_by is not None and (not isinstance(self.keep_by, str) or not self.keep_by):
+            raise ParameterError("keep_by", self.keep_by, "a record field name or None")
+        check_choice("keep_order", self.keep_order, KEEP_ORDERS)
+        if self.keep_by is None and self.keep_order != "max":
+            raise ParameterError("keep_order", self.keep_order, "max unless keep_by is given")
         check_int("min_tokens", self.min_tokens, low=1)
         check_int("max_df", self.max_df, low=2)
         check_decision(self.decision)
@@ -222,6 +250,8 @@ class DedupOptions:
             "measure": self.measure,
             "threshold": self.threshold,
             "keep": self.keep,
+            "keep_by": self.keep_by,
+            "keep_order": self.keep_order,
             "verify": self.verify,
             "decision": self.decision,
             "min_tokens": self.min_tokens,
@@ -301,11 +331,60 @@ def dedup(
         InputError: an input path does not exist.
     """
     adapted = adapt_source(source, texts=texts, id_field=id_field, text_field=text_field)
+    field = (options or DedupOptions()).keep_by
     if adapted is not None:
-        result = dedup(adapted.documents, method=method, options=options, progress=progress,
-                       clock=clock, jobs=jobs, memory_budget=memory_budget, spill_dir=spill_dir,
-                       **method_params)  # fmt: skip
+        reader = None if field is None else adapted.field_reader(field)
+        result = _dedup(adapted.documents, method=method, options=options, progress=progress,
+                        clock=clock, jobs=jobs, memory_budget=memory_budget,
+                        spill_dir=spill_dir, field_reader=reader,
+                        **method_params)  # fmt: skip
         return adapted.finish(result)
+    reader = None if field is None else _path_field_reader(source, field, read_options or {})
+    return _dedup(source, method=method, options=options, read_options=read_options,
+                  progress=progress, clock=clock, jobs=jobs, memory_budget=memory_budget,
+                  spill_dir=spill_dir, field_reader=reader, **method_params)  # fmt: skip
+
+
+def _path_field_reader(source: Any, field: str, read_options: dict[str, Any]) -> FieldReader:
+    """The keep-by field's reader for input paths: a second streaming pass over them
+    (:func:`neardup.export.field_values`).
+
+    Raises:
+        ParameterError: ``source`` is documents or texts (they have no other fields).
+    """
+    if not _is_paths(source):
+        raise ParameterError(
+            "keep_by",
+            field,
+            "given with input paths or a DataFrame/Table (documents and texts have no "
+            "fields to keep by)",
+        )
+    from neardup.export import field_values
+    from neardup.text.read import read_options as make_read_options
+
+    paths, opts = list(source), make_read_options(**read_options)
+    return lambda wanted: field_values(paths, wanted, field, opts)
+
+
+#: ``(wanted ids) -> {id: value}``: a keep-by field's values of the clustered documents.
+FieldReader = Callable[[set[str]], dict[str, Any]]
+
+
+def _dedup(
+    source: Iterable[Document] | Sequence[str | PathLike[str]] | Any,
+    *,
+    method: str | Method,
+    options: DedupOptions | None,
+    progress: Progress | None,
+    clock: Any,
+    jobs: int | None,
+    memory_budget: int | None,
+    spill_dir: str | PathLike[str] | None,
+    field_reader: FieldReader | None,
+    read_options: dict[str, Any] | None = None,
+    **method_params: Any,
+) -> DedupResult:
+    """:func:`dedup` of input paths or documents; ``field_reader`` reads the keep-by field."""
     opts = options or DedupOptions()
     meth = resolve_method(method, opts, method_params)
     opts = decided_options(meth, opts)
@@ -345,7 +424,10 @@ def dedup(
         "verify", partial(_verify, keys=keys), meth, sigs, sets, cand, opts, prog
     )
     pairs = decided.rows()
-    clusters = timer.run("cluster", _cluster, ids, decided.pairs, lengths, opts, contained)
+    ranks, keep_by = None, None
+    if field_reader is not None:
+        ranks, keep_by = timer.run("keep", _keep_ranks, field_reader, ids, decided.pairs, opts)
+    clusters = timer.run("cluster", _cluster, ids, decided.pairs, lengths, opts, contained, ranks)
     dropped = timer.run("keep", _dropped, clusters, ids, pairs, contained, opts.threshold)
     pair_table = PairTable(ids, pairs, meth.name, decisions=decided.codes, rules=decided.labels)
     summary = _summary(meth, opts, timer, n, skipped, cand, pair_table, clusters, dropped)
@@ -359,6 +441,13 @@ def dedup(
     summary["kernel"] = kernel
     summary["warnings"] = [*warnings, *filter(None, [unique.warning()])]
     summary["renamed_ids"] = unique.renamed
+    if keep_by is not None:
+        summary["keep_by"] = keep_by
+        if keep_by["clustered"] and keep_by["missing"] == keep_by["clustered"]:
+            summary["warnings"].append(
+                f"no clustered document has the field {opts.keep_by!r} (keep_by): each "
+                "cluster kept its first document"
+            )
     check_accounting(summary, read)
     return DedupResult(ids, pair_table, clusters, dropped, skipped, summary)
 
@@ -748,8 +837,33 @@ def _cluster(
     lengths: np.ndarray,
     opts: DedupOptions,
     contained: dict[int, int],
+    ranks: np.ndarray | None = None,
 ) -> list[Cluster]:
-    return make_clusters(ids, edges, lengths, keep=opts.keep, contained_in=contained)
+    return make_clusters(ids, edges, lengths, keep=opts.keep, contained_in=contained, ranks=ranks)
+
+
+def _keep_ranks(
+    reader: FieldReader, ids: list[str], edges: np.ndarray, opts: DedupOptions
+) -> tuple[np.ndarray, dict[str, Any]]:
+    """The keep-by field's rank of every document (:func:`neardup.keep.field_ranks`; only
+    the documents in some pair are read) and the summary's ``keep_by`` entry: ``field``,
+    ``order``, ``kind`` (how the values compared), ``clustered`` (documents read) and
+    ``missing`` (those without the field)."""
+    from neardup.keep import value_kind
+
+    members = np.unique(edges.ravel()).tolist() if edges.size else []
+    found = reader({ids[m] for m in members})
+    values = {m: found.get(ids[m]) for m in members}
+    ranks = field_ranks(len(ids), values, order=opts.keep_order)
+    missing = sum(1 for m in members if ranks[m] == 0)
+    info = {
+        "field": opts.keep_by,
+        "order": opts.keep_order,
+        "kind": value_kind(v for v in values.values() if v == v),
+        "clustered": len(members),
+        "missing": missing,
+    }
+    return ranks, info
 
 
 def _dropped(

@@ -54,9 +54,7 @@ def parse_value(raw: str) -> Any:
     return raw
 
 
-def stop_words_choice(
-    stop_words: str | None, no_stop_words: bool
-) -> bool | tuple[str, ...] | None:
+def stop_words_choice(stop_words: str | None, no_stop_words: bool) -> bool | tuple[str, ...] | None:
     """``--stop-words FILE|snowball`` and ``--no-stop-words`` as one value: ``None`` (the
     method's default), ``False``, ``True`` (Snowball lists) or the words of a file.
 

@@ -122,6 +122,19 @@ def dedup(
     keep: Annotated[
         str, typer.Option(help="Which document a cluster keeps: longest | first.")
     ] = "longest",
+    keep_by: Annotated[
+        str | None,
+        typer.Option(
+            "--keep-by",
+            help="Keep the member with the largest value of this record field instead "
+            "(e.g. date: the newest revision; a.b reaches into an object; mtime: a "
+            "document file's modification time); numbers, ISO dates, else strings.",
+        ),
+    ] = None,
+    keep_order: Annotated[
+        str,
+        typer.Option("--keep-order", help="With --keep-by: max (newest, largest) | min (oldest)."),
+    ] = "max",
     decision: DecisionOpt = None,
     verify: Annotated[
         bool | None,
@@ -166,6 +179,14 @@ def dedup(
         Path | None,
         typer.Option("--removed", help="Write the dropped records here (same formats)."),
     ] = None,
+    mark: Annotated[
+        bool,
+        typer.Option(
+            "--mark",
+            help="Mark, don't drop: --kept gets every record, with cluster (number or null) "
+            "and duplicate_of (the kept record's id, null for the kept one) added.",
+        ),
+    ] = False,
     jobs: Annotated[
         int | None,
         typer.Option("--jobs", "-j", help="Processes reading and preparing (default: cores)."),
@@ -231,7 +252,10 @@ def dedup(
 ) -> None:
     """Deduplicate a corpus into pairs and clusters, and decide what to keep.
 
-    Example: `neardup dedup crawl/ --method minhash-lsh -t 0.7 --kept clean.jsonl.zst`"""
+    Example: `neardup dedup crawl/ --method minhash-lsh -t 0.7 --kept clean.jsonl.zst`
+
+    Keep the newest revision, and mark instead of dropping:
+    `neardup dedup docs.jsonl --keep-by date --kept marked.jsonl --mark`"""
     from neardup.dedup import DedupOptions
     from neardup.dedup import dedup as run_dedup
     from neardup.output import mark_stale, write_result
@@ -243,6 +267,8 @@ def dedup(
             measure=measure,  # type: ignore[arg-type]
             threshold=threshold,
             keep=keep,  # type: ignore[arg-type]
+            keep_by=keep_by,
+            keep_order=keep_order,  # type: ignore[arg-type]
             verify=verify,
             decision=decision,  # type: ignore[arg-type]
             min_tokens=min_tokens,
@@ -259,6 +285,13 @@ def dedup(
         method = method or ("minhash-lsh" if engine == "dask" else "shingles-full")
         if engine == "dask":
             _check_dask(method, measure, inputs, kept, removed, out_dir, scheduler)
+            if keep_by is not None:
+                raise ParameterError(
+                    "--keep-by",
+                    keep_by,
+                    "only with --engine local (the Dask engine decides on its workers, which "
+                    "do not hold record fields); or --mark, and choose yourself",
+                )
         mparams = canonical.method_params(method, shingle_size=shingle_size, params=param)
         read_opts: dict[str, Any] = {
             **read_options(
@@ -271,6 +304,12 @@ def dedup(
             "follow_symlinks": follow_symlinks,
         }
         _check_outputs(kept, removed)
+        if mark and (kept is None or removed is not None):
+            raise ParameterError(
+                "--mark",
+                True,
+                "only with --kept FILE (every record goes there, marked) and without --removed",
+            )
         if out_dir is not None and "://" not in out_dir:
             check_output_path("--out", Path(out_dir), kind="directory")
         if spill_dir is not None:
@@ -330,7 +369,7 @@ def dedup(
             )
         if out_dir is not None and engine == "local":
             mark_stale(out_dir)  # a killed job leaves no summary.json: nothing is claimed
-        _export(result, paths, read_opts, kept, removed)
+        _export(result, paths, read_opts, kept, removed, mark=mark)
         if out_dir is not None and engine == "local":
             write_result(result, out_dir)  # summary.json last: it names --kept/--removed
             if passages:
@@ -419,16 +458,24 @@ def _export(
     read_opts: dict[str, Any],
     kept: Path | None,
     removed: Path | None,
+    *,
+    mark: bool = False,
 ) -> None:
     if kept is None and removed is None:
         return
-    from neardup.export import export_records
+    from neardup.export import export_marked, export_records
     from neardup.text.read import read_options
 
     opts = read_options(**read_opts)
     dropped = {d.id for d in result.dropped}
     outputs: dict[str, Any] = {}
-    if kept is not None:
+    if kept is not None and mark:
+        n = export_marked(paths, kept, result.marks(), opts)
+        outputs["kept"] = {"path": str(kept), "records": n, "marked": True}
+        _console("err").print(
+            f"all records, marked with cluster and duplicate_of: {n} written to {escape(str(kept))}"
+        )
+    elif kept is not None:
         ids = {i for i in result.ids if i not in dropped}
         n = export_records(paths, kept, ids, opts)
         outputs["kept"] = {"path": str(kept), "records": n}
@@ -609,9 +656,7 @@ def compare(
     if html_file is not None and shared is not None:
         from neardup.cli.pairview import html_report
 
-        html_report(
-            html_file, shared, text_a, text_b, name_a=str(a), name_b=str(b), scores=row
-        )
+        html_report(html_file, shared, text_a, text_b, name_a=str(a), name_b=str(b), scores=row)
         _console("err").print(f"HTML report: {escape(str(html_file))}", highlight=False)
 
 
@@ -620,8 +665,7 @@ def _empty_lexicon(method: str, *, corpus: bool) -> None:
     its score would be 0 whatever the texts."""
     what = "the statistics of the reference corpus" if corpus else "the statistics of A and B alone"
     message = (
-        f"warning: {method} found no lexicon words on {what}, so its score is 0 whatever "
-        "the texts"
+        f"warning: {method} found no lexicon words on {what}, so its score is 0 whatever the texts"
     )
     if corpus:
         _console("err").print(message + ".", markup=False, highlight=False, soft_wrap=True)

@@ -368,8 +368,10 @@ def meta_rows(meta: dict[str, Any]) -> list[tuple[str, str]]:
     return [(META_LABELS.get(k, k), _meta_value(k, v)) for k, v in meta.items()]
 
 
-_DEFAULT_RULE = "each method's default (own rule for the papers' methods, verified for " \
+_DEFAULT_RULE = (
+    "each method's default (own rule for the papers' methods, verified for "
     "shingles-full and minhash-lsh)"
+)
 
 
 def _meta_value(key: str, value: Any) -> str:

@@ -179,9 +179,7 @@ class Index:
     max_df: int = 5000
     _sets: dict[str, np.ndarray] = field(default_factory=dict, init=False, repr=False)
     _keys: dict[str, np.ndarray] = field(default_factory=dict, init=False, repr=False)
-    _buckets: dict[tuple[int, int], set[str]] = field(
-        default_factory=dict, init=False, repr=False
-    )
+    _buckets: dict[tuple[int, int], set[str]] = field(default_factory=dict, init=False, repr=False)
     _postings: dict[int, set[str]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:

@@ -260,9 +260,7 @@ def stop_table(seed: int, words: tuple[str, ...] | None = None) -> FingerprintTa
 
 
 @lru_cache(maxsize=8)
-def stop_fingerprints(
-    enabled: bool, seed: int, words: tuple[str, ...] | None = None
-) -> np.ndarray:
+def stop_fingerprints(enabled: bool, seed: int, words: tuple[str, ...] | None = None) -> np.ndarray:
     if not enabled:
         return np.zeros(0, dtype=np.uint64)
     from neardup.text.stopwords import stop_words
