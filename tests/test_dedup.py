@@ -11,12 +11,15 @@ from neardup.dedup import DedupOptions, dedup
 from neardup.errors import ParameterError
 from neardup.output import write_result
 from neardup.text.types import Document, Skipped
-from shared_data import data_path
+from shared_data import REPO
+
+# the stories ship with the repository (the same files as ../shared/data/ruslit), so a clone
+# without ../shared still tests the job
+CHEKHOV = REPO / "examples" / "corpus" / "chekhov"
 
 
 def _story() -> str:
-    path = data_path("ruslit", "prose", "Chekhov", "Хамелеон.txt")
-    return path.read_text(encoding="utf-8")
+    return (CHEKHOV / "Хамелеон.txt").read_text(encoding="utf-8")
 
 
 def _paragraphs(text: str) -> list[str]:
@@ -28,7 +31,7 @@ def _corpus() -> list[Document]:
     full = "\n".join(paras)
     part = "\n".join(paras[2:8])  # a passage quoted alone
     revised = "\n".join(p.replace("Очумелов", "Очумелов-младший") for p in paras[:-2])
-    other = "\n".join(_paragraphs(data_path("ruslit", "prose", "Chekhov", "Тоска.txt").read_text()))
+    other = "\n".join(_paragraphs((CHEKHOV / "Тоска.txt").read_text(encoding="utf-8")))
     return [
         Document("full", full),
         Document("part", part),

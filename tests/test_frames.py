@@ -11,6 +11,7 @@ import pytest
 import neardup
 from neardup.errors import InputError, ParameterError
 from neardup.text.types import Document
+from shared_data import require
 
 CORPUS = Path(__file__).resolve().parents[1] / "examples" / "corpus"
 NAMES = [
@@ -88,7 +89,7 @@ def test_a_bad_item_is_named():
 
 
 def test_pandas_frame_with_and_without_an_id_column(from_files):
-    pd = pytest.importorskip("pandas")
+    pd = require("pandas")
     frame = pd.DataFrame({"body": TEXTS, "lang": ["ru"] * 5})
     result = neardup.dedup(frame, text_field="body", options=OPTS)
     assert _pairs(result) == from_files
@@ -106,7 +107,7 @@ def test_pandas_frame_with_and_without_an_id_column(from_files):
 
 
 def test_a_null_text_costs_its_row_only():
-    pd = pytest.importorskip("pandas")
+    pd = require("pandas")
     frame = pd.DataFrame({"text": [TEXTS[0], None, TEXTS[1]]})
     result = neardup.dedup(frame, options=OPTS)
     assert [(p.a, p.b) for p in result.pairs] == [("0", "2")]
@@ -115,7 +116,7 @@ def test_a_null_text_costs_its_row_only():
 
 
 def test_arrow_table(from_files):
-    pa = pytest.importorskip("pyarrow")
+    pa = require("pyarrow")
     table = pa.table({"id": [str(i) for i in range(5)], "text": TEXTS})
     result = neardup.dedup(table, options=OPTS)
     assert _pairs(result) == from_files
@@ -125,14 +126,14 @@ def test_arrow_table(from_files):
 
 
 def test_polars_frame(from_files):
-    pl = pytest.importorskip("polars", reason="polars is not installed (not a dependency)")
+    pl = require("polars")
     result = neardup.dedup(pl.DataFrame({"text": TEXTS}), options=OPTS)
     assert _pairs(result) == from_files
     assert result.frame["cluster"].to_list() == [0, 0, None, 1, 1]
 
 
 def test_datasets_dataset(from_files):
-    datasets = pytest.importorskip("datasets", reason="datasets is not installed (optional)")
+    datasets = require("datasets")
     ds = datasets.Dataset.from_dict({"text": TEXTS})
     result = neardup.dedup(ds, options=OPTS)
     assert _pairs(result) == from_files

@@ -12,8 +12,9 @@ import pytest
 import neardup
 from neardup.errors import ParameterError
 from neardup.pairs import PairTable
+from shared_data import require
 
-pd = pytest.importorskip("pandas")
+pd = require("pandas")
 
 CORPUS = Path(__file__).resolve().parents[1] / "examples" / "corpus"
 

@@ -2,9 +2,11 @@
 
 Components are found by vectorised min-label propagation with pointer jumping (the
 union-find of the job, without a Python loop per edge). In every cluster one document is
-kept: the longest (most canonical tokens; ties to the earlier document) or the first in
-input order; a kept document that is contained in another member (containment >=
-threshold) gives way to its container, so a quotation never survives its source.
+kept: the longest (most canonical tokens; ties to the earlier document), the first in
+input order, or the one with the largest (or smallest) value of a record field
+(``keep_by``, :func:`neardup.keep.field_ranks`). Under the first two rules a kept document
+that is contained in another member (containment >= threshold) gives way to its container,
+so a quotation never survives its source.
 """
 
 from __future__ import annotations
@@ -81,6 +83,7 @@ def make_clusters(
     *,
     keep: Literal["longest", "first"] = "longest",
     contained_in: dict[int, int] | None = None,
+    ranks: np.ndarray | None = None,
 ) -> list[Cluster]:
     """Clusters of size >= 2 with their kept member.
 
@@ -91,6 +94,11 @@ def make_clusters(
         keep: ``longest`` or ``first``.
         contained_in: ``{doc: container}`` for documents contained in another one; a
             chosen keeper found here is replaced by its container (followed to the end).
+        ranks: int (n,), a keep-by field's rank per document
+            (:func:`neardup.keep.field_ranks`); given, it decides alone: the member of
+            highest rank is kept, ties to the earlier document, ``keep`` and
+            ``contained_in`` unused (the field is the user's rule, even for a contained
+            document).
 
     Returns:
         Clusters sorted by their kept document's index.
@@ -104,7 +112,10 @@ def make_clusters(
     group = labels[inside]
     order = inside[np.lexsort((inside, group))]
     starts = np.flatnonzero(np.r_[True, np.diff(labels[order]) != 0])
-    if keep == "first":
+    if ranks is not None:
+        rank = np.asarray(ranks)[inside]
+        chosen = inside[np.lexsort((inside, -rank, group))][starts]
+    elif keep == "first":
         chosen = order[starts]
     else:
         length = np.asarray(lengths)[inside]
@@ -115,7 +126,7 @@ def make_clusters(
     found: list[tuple[int, tuple[int, ...]]] = []
     for g, first in enumerate(chosen.tolist()):
         members = tuple(member_lists[bounds[g] : bounds[g + 1]])
-        if contained_in:
+        if contained_in and ranks is None:
             first = follow_container(first, contained_in, set(members))
         found.append((first, members))
     found.sort(key=lambda c: c[0])

@@ -42,7 +42,7 @@ from neardup.cluster import KEEP_RULES, Cluster, make_clusters
 from neardup.decide import Decided, Decision, decide, decision_summary, signature_scores
 from neardup.errors import AccountingError, ParameterError, check_choice, check_float, check_int
 from neardup.frames import adapt_source
-from neardup.keep import containments, drop_reason
+from neardup.keep import KEEP_ORDERS, containments, drop_reason, field_ranks
 from neardup.methods.base import Method, Prepared
 from neardup.methods.decision import check_decision, resolve_decision
 from neardup.methods.measures import MEASURES
@@ -151,6 +151,18 @@ class DedupResult:
         for c in self.clusters:
             yield c.as_dict()
 
+    def marks(self) -> dict[str, tuple[int | None, str | None]]:
+        """Mark, don't drop: ``{id: (cluster, duplicate_of)}`` for every document read (the
+        skipped ones too): the cluster number (None in no cluster) and, for a document
+        the job drops, the id of its cluster's kept document (else None). The columns
+        ``--kept --mark`` adds to every record (:func:`neardup.export.export_marked`)."""
+        out: dict[str, tuple[int | None, str | None]] = {s.id: (None, None) for s in self.skipped}
+        out.update((i, (None, None)) for i in self.ids)
+        for c in self.clusters:
+            out.update((m, (c.cluster, None)) for m in c.members)
+        out.update((d.id, (d.cluster, d.kept)) for d in self.dropped)
+        return out
+
     def to_arrow(self, table: str = "pairs") -> Any:
         """One table of the result as a ``pyarrow.Table``.
 
@@ -216,6 +228,15 @@ class DedupOptions:
         measure: ``resemblance`` or ``containment``.
         threshold: decision threshold in (0, 1].
         keep: ``longest`` or ``first``.
+        keep_by: a record field (``"date"``; ``"meta.date"`` reaches into an object) whose
+            largest value (``keep_order="max"``, e.g. the newest date) or smallest
+            (``"min"``) each cluster keeps, instead of ``keep``; numbers compare as
+            numbers, dates and ISO 8601 strings as dates, anything else as strings
+            (:func:`neardup.keep.value_kind`); a record without the field loses to one
+            with it; ties go to the earlier document. For document files (a directory of
+            ``.txt``...) the field ``mtime`` is the file's modification time (POSIX
+            seconds). The field is read from input paths or a DataFrame/Table column.
+        keep_order: ``max`` or ``min`` (only with ``keep_by``).
         decision: ``own`` (the method's own rule), ``verified`` (exact shingle sets) or
             ``None`` (the method's default; see :mod:`neardup.methods.decision`).
         verify: the older spelling: True = ``verified``, False = ``own``, None = unset.
@@ -226,6 +247,8 @@ class DedupOptions:
     measure: Literal["resemblance", "containment"] = "resemblance"
     threshold: float = 0.5
     keep: Literal["longest", "first"] = "longest"
+    keep_by: str | None = None
+    keep_order: Literal["max", "min"] = "max"
     verify: bool | None = None
     decision: Literal["own", "verified"] | None = None
     min_tokens: int = 3
@@ -235,6 +258,11 @@ class DedupOptions:
         check_choice("measure", self.measure, MEASURES)
         check_float("threshold", self.threshold, low=0.0, high=1.0, low_open=True)
         check_choice("keep", self.keep, KEEP_RULES)
+        if self.keep_by is not None and (not isinstance(self.keep_by, str) or not self.keep_by):
+            raise ParameterError("keep_by", self.keep_by, "a record field name or None")
+        check_choice("keep_order", self.keep_order, KEEP_ORDERS)
+        if self.keep_by is None and self.keep_order != "max":
+            raise ParameterError("keep_order", self.keep_order, "max unless keep_by is given")
         check_int("min_tokens", self.min_tokens, low=1)
         check_int("max_df", self.max_df, low=2)
         check_decision(self.decision)
@@ -257,6 +285,8 @@ class DedupOptions:
             "measure": self.measure,
             "threshold": self.threshold,
             "keep": self.keep,
+            "keep_by": self.keep_by,
+            "keep_order": self.keep_order,
             "verify": self.verify,
             "decision": self.decision,
             "min_tokens": self.min_tokens,
@@ -354,6 +384,10 @@ def dedup(
     if against is not None:
         if not isinstance(within, bool):
             raise ParameterError("within", within, "True or False")
+        if options is not None and options.keep_by is not None:
+            raise ParameterError(
+                "keep_by", options.keep_by, "None with against (A's matches decide what goes)"
+            )
         groups = [
             _plain_source(g, texts=texts, id_field=id_field, text_field=text_field)
             for g in (against, source)
@@ -362,14 +396,19 @@ def dedup(
                       progress=progress, clock=clock, jobs=jobs, memory_budget=memory_budget,
                       spill_dir=spill_dir, within=within, method_params=method_params)  # fmt: skip
     adapted = adapt_source(source, texts=texts, id_field=id_field, text_field=text_field)
+    field = (options or DedupOptions()).keep_by
     if adapted is not None:
-        result = dedup(adapted.documents, method=method, options=options, progress=progress,
-                       clock=clock, jobs=jobs, memory_budget=memory_budget, spill_dir=spill_dir,
-                       **method_params)  # fmt: skip
+        reader = None if field is None else adapted.field_reader(field)
+        result = _dedup([adapted.documents], method=method, options=options,
+                        read_options=None, progress=progress, clock=clock, jobs=jobs,
+                        memory_budget=memory_budget, spill_dir=spill_dir, within=True,
+                        method_params=method_params, field_reader=reader)  # fmt: skip
         return adapted.finish(result)
+    reader = None if field is None else _path_field_reader(source, field, read_options or {})
     return _dedup([source], method=method, options=options, read_options=read_options,
                   progress=progress, clock=clock, jobs=jobs, memory_budget=memory_budget,
-                  spill_dir=spill_dir, within=True, method_params=method_params)  # fmt: skip
+                  spill_dir=spill_dir, within=True, method_params=method_params,
+                  field_reader=reader)  # fmt: skip
 
 
 def _plain_source(source: Any, **how: Any) -> Any:
@@ -379,6 +418,31 @@ def _plain_source(source: Any, **how: Any) -> Any:
         return [source]
     adapted = adapt_source(source, **how)
     return source if adapted is None else adapted.documents
+
+
+def _path_field_reader(source: Any, field: str, read_options: dict[str, Any]) -> FieldReader:
+    """The keep-by field's reader for input paths: a second streaming pass over them
+    (:func:`neardup.export.field_values`).
+
+    Raises:
+        ParameterError: ``source`` is documents or texts (they have no other fields).
+    """
+    if not _is_paths(source):
+        raise ParameterError(
+            "keep_by",
+            field,
+            "given with input paths or a DataFrame/Table (documents and texts have no "
+            "fields to keep by)",
+        )
+    from neardup.export import field_values
+    from neardup.text.read import read_options as make_read_options
+
+    paths, opts = list(source), make_read_options(**read_options)
+    return lambda wanted: field_values(paths, wanted, field, opts)
+
+
+#: ``(wanted ids) -> {id: value}``: a keep-by field's values of the clustered documents.
+FieldReader = Callable[[set[str]], dict[str, Any]]
 
 
 def _dedup(
@@ -394,8 +458,10 @@ def _dedup(
     spill_dir: str | PathLike[str] | None,
     within: bool,
     method_params: dict[str, Any],
+    field_reader: FieldReader | None = None,
 ) -> DedupResult:
-    """The job over one source, or ``[against, source]`` (:func:`dedup`)."""
+    """The job over one source, or ``[against, source]`` (:func:`dedup`); ``field_reader``
+    reads the keep-by field."""
     opts = options or DedupOptions()
     meth = resolve_method(method, opts, method_params)
     opts = decided_options(meth, opts)
@@ -451,8 +517,14 @@ def _dedup(
             "keep", keep_against, ids, lengths, pairs[pairs[:, :2].min(axis=1) >= first],
             matches, opts,
         )  # fmt: skip
+        keep_by = None
     else:
-        clusters = timer.run("cluster", _cluster, ids, decided.pairs, lengths, opts, contained)
+        ranks, keep_by = None, None
+        if field_reader is not None:
+            ranks, keep_by = timer.run("keep", _keep_ranks, field_reader, ids, decided.pairs, opts)
+        clusters = timer.run(
+            "cluster", _cluster, ids, decided.pairs, lengths, opts, contained, ranks
+        )
         dropped = timer.run("keep", _dropped, clusters, ids, pairs, contained, opts.threshold)
     pair_table = PairTable(ids, pairs, meth.name, decisions=decided.codes, rules=decided.labels)
     summary = _summary(
@@ -468,6 +540,13 @@ def _dedup(
     summary["kernel"] = kernel
     summary["warnings"] = [*warnings, *filter(None, [unique.warning()])]
     summary["renamed_ids"] = unique.renamed
+    if keep_by is not None:
+        summary["keep_by"] = keep_by
+        if keep_by["clustered"] and keep_by["missing"] == keep_by["clustered"]:
+            summary["warnings"].append(
+                f"no clustered document has the field {opts.keep_by!r} (keep_by): each "
+                "cluster kept its first document"
+            )
     if len(groups) > 1:
         summary["against"] = _against_summary(first, a_read, skipped[:a_skipped], within, dropped)
     check_accounting(summary, read - a_read)
@@ -1071,8 +1150,33 @@ def _cluster(
     lengths: np.ndarray,
     opts: DedupOptions,
     contained: dict[int, int],
+    ranks: np.ndarray | None = None,
 ) -> list[Cluster]:
-    return make_clusters(ids, edges, lengths, keep=opts.keep, contained_in=contained)
+    return make_clusters(ids, edges, lengths, keep=opts.keep, contained_in=contained, ranks=ranks)
+
+
+def _keep_ranks(
+    reader: FieldReader, ids: list[str], edges: np.ndarray, opts: DedupOptions
+) -> tuple[np.ndarray, dict[str, Any]]:
+    """The keep-by field's rank of every document (:func:`neardup.keep.field_ranks`; only
+    the documents in some pair are read) and the summary's ``keep_by`` entry: ``field``,
+    ``order``, ``kind`` (how the values compared), ``clustered`` (documents read) and
+    ``missing`` (those without the field)."""
+    from neardup.keep import value_kind
+
+    members = np.unique(edges.ravel()).tolist() if edges.size else []
+    found = reader({ids[m] for m in members})
+    values = {m: found.get(ids[m]) for m in members}
+    ranks = field_ranks(len(ids), values, order=opts.keep_order)
+    missing = sum(1 for m in members if ranks[m] == 0)
+    info = {
+        "field": opts.keep_by,
+        "order": opts.keep_order,
+        "kind": value_kind(v for v in values.values() if v == v),
+        "clustered": len(members),
+        "missing": missing,
+    }
+    return ranks, info
 
 
 def _dropped(

@@ -54,6 +54,7 @@ from neardup.text.units import (
     RecordsUnit,
     Spool,
     csv_records,
+    field_of,
     group_names,
     open_parquet,
     open_stream,
@@ -139,30 +140,170 @@ def export_records(
         spool.close()
 
 
+def field_values(
+    inputs: Sequence[str | os.PathLike[str]],
+    ids: Container[str],
+    field: str,
+    options: ReadOptions,
+) -> dict[str, Any]:
+    """The value of one field of each record of ``inputs`` whose document id is in ``ids``
+    (the keep-by field of :class:`neardup.dedup.DedupOptions`), read by the same streaming
+    pass as :func:`export_records`.
+
+    Args:
+        inputs: the job's inputs (local paths; standard input spooled, as for
+            :func:`export_records`).
+        ids: the job's document ids wanted.
+        field: a field name; ``a.b`` reaches field ``b`` of the object in field ``a`` when
+            no field is named ``a.b``. Document files have ``id``, ``text``, ``source`` and
+            ``mtime`` (the file's modification time, POSIX seconds).
+        options: the job's read options (same ids).
+
+    Returns:
+        ``{id: value}`` for every wanted record read (value None when it has no such field).
+    """
+    want = _Want(ids, record=True, file_mtime=True)
+    spool = Spool()
+    out: dict[str, Any] = {}
+    try:
+        paths = resolve_inputs([os.fspath(p) for p in inputs], spool)
+        for kind, data in _selected(paths, ids, options, group_names([paths])[0], want=want):
+            keys = want.matched or []  # the batch's records' ids, in order
+            out.update(zip(keys, _field_of(kind, data, field), strict=True))
+            keys.clear()
+    finally:
+        spool.close()
+    return out
+
+
+def _field_of(kind: str, data: Any, field: str) -> list[Any]:
+    """``field`` of each record of a selected batch."""
+    if kind == "arrow":
+        names = data.schema.names
+        top = field if field in names else field.split(".", 1)[0]
+        if top not in names:
+            return [None] * data.num_rows
+        column = data.column(names.index(top)).to_pylist()
+        return [field_of({top: v}, field) for v in column]
+    rows = [json.loads(x) for x in data] if kind == "lines" else data
+    return [field_of(r, field) for r in rows]
+
+
+#: The columns a marked output adds to every record (:func:`export_marked`).
+MARK_COLUMNS: tuple[str, ...] = ("cluster", "duplicate_of")
+
+
+def export_marked(
+    inputs: Sequence[str | os.PathLike[str]],
+    out: str | os.PathLike[str],
+    marks: dict[str, tuple[int | None, str | None]],
+    options: ReadOptions,
+) -> int:
+    """Mark, don't drop: write every record of ``inputs`` that the job read (the documents
+    and the skipped records that could be read) to ``out`` with two fields added (replacing
+    fields of those names): ``cluster``, the number of its cluster (null for a record in no
+    cluster), and ``duplicate_of``, the id of its cluster's kept document for a record the
+    job would drop (null for the kept one and for records in no cluster). The same columns
+    as :func:`neardup.frames.annotate` adds to a DataFrame; text-dedup's
+    ``skip_filtering`` and NeMo Curator's duplicate groups give the same choice.
+
+    Args:
+        inputs, options: as for :func:`export_records`.
+        out: the output path (``.jsonl[.gz|.zst]`` or ``.parquet``).
+        marks: ``{id: (cluster, duplicate_of)}`` for every record to write
+            (:meth:`neardup.dedup.DedupResult.marks`).
+
+    Returns:
+        The number of records written.
+
+    Raises:
+        ParameterError: a bad output name. OSError: the output cannot be written.
+    """
+    fmt = output_format(out)
+    want = _Want(marks, record=True)
+    spool = Spool()
+    try:
+        paths = resolve_inputs([os.fspath(p) for p in inputs], spool)
+        selected = _selected(paths, marks, options, group_names([paths])[0], want=want)
+        return _WRITERS[fmt](Path(out), _marked(selected, want, marks))
+    finally:
+        spool.close()
+
+
+def _marked(
+    batches: Iterator[_Batch], want: _Want, marks: dict[str, tuple[int | None, str | None]]
+) -> Iterator[_Batch]:
+    """``batches`` with the mark columns added: rows of dicts, or record batches."""
+    import pyarrow as pa
+
+    for kind, data in batches:
+        keys = want.matched or []
+        taken = [marks[k] for k in keys]
+        keys.clear()
+        clusters = [c for c, _ in taken]
+        dups = [d for _, d in taken]
+        if kind == "arrow":
+            keep = [n for n in data.schema.names if n not in MARK_COLUMNS]
+            table = pa.Table.from_batches([data]).select(keep)
+            table = table.append_column("cluster", pa.array(clusters, pa.int64()))
+            table = table.append_column("duplicate_of", pa.array(dups, pa.string()))
+            yield ("arrow", table.combine_chunks().to_batches()[0])
+            continue
+        rows = [json.loads(x) for x in data] if kind == "lines" else data
+        marked = [
+            {
+                **{k: v for k, v in r.items() if k not in MARK_COLUMNS},
+                "cluster": c,
+                "duplicate_of": d,
+            }
+            for r, c, d in zip(rows, clusters, dups, strict=True)
+        ]
+        yield ("marked", marked)
+
+
 # A selected batch: ("lines", raw JSONL lines), ("rows", dicts) or ("arrow", a record batch).
 _Batch = tuple[str, Any]
 
 
+class _Want:
+    """Whether a record is wanted, by its id or its place (each wanted id once).
+
+    Attributes:
+        matched: the wanted key each taken record matched, in the order taken (the job's
+            id of the record), when ``record`` is set; file_mtime: document files' rows get
+            an ``mtime`` field (the file's modification time, POSIX seconds).
+    """
+
+    def __init__(self, ids: Container[str], *, record: bool = False, file_mtime: bool = False):
+        self._ids = ids
+        self._written: set[str] = set()
+        self.matched: list[str] | None = [] if record else None
+        self.file_mtime = file_mtime
+
+    def __call__(self, doc_id: str, place: str | None = None) -> bool:
+        for key in (doc_id, place):
+            if key is not None and key in self._ids and key not in self._written:
+                self._written.add(key)
+                if self.matched is not None:
+                    self.matched.append(key)
+                return True
+        return False
+
+
 def _selected(
     paths: list[Path],
-    ids: set[str],
+    ids: Container[str],
     options: ReadOptions,
     names: list[str],
     on_bytes: Any = None,
+    *,
+    want: _Want | None = None,
 ) -> Iterator[_Batch]:
     """The wanted records of ``paths`` (named ``names``), file by file in the job's order;
     ``on_bytes(n)`` as ``n`` more bytes of the inputs on disk have been read (the progress
     of the write)."""
     done = on_bytes or _ignore
-    written: set[str] = set()
-
-    def want(doc_id: str, place: str | None = None) -> bool:
-        for key in (doc_id, place):
-            if key is not None and key in ids and key not in written:
-                written.add(key)
-                return True
-        return False
-
+    want = want or _Want(ids)
     for path, name in zip(paths, names, strict=True):
         if path.is_dir() and is_datasets_folder(path):
             for part in datasets_files(path, name):
@@ -271,12 +412,22 @@ def _documents(
     if not files:
         return
     done(sum(_size(f) for f, _ in files))
-    rows = []
+    rows: list[dict[str, Any]] = []
     for item in read_unit(FilesUnit(tuple(files)), options):
         if isinstance(item, Document) and want(item.id, item.source):
             rows.append({"id": item.id, "text": item.text, "source": item.source})
+            if getattr(want, "file_mtime", False):
+                rows[-1]["mtime"] = _mtime(item.source)
     if rows:
         yield ("rows", rows)
+
+
+def _mtime(source: str) -> float | None:
+    """The modification time of a document file (POSIX seconds), None when it is gone."""
+    try:
+        return os.stat(source).st_mtime
+    except OSError:
+        return None
 
 
 def _csv_rows(path: Path, name: str, want: Any, options: ReadOptions) -> Iterator[_Batch]:
@@ -415,7 +566,7 @@ def _write_jsonl(out: Path, batches: Iterator[_Batch]) -> int:
         for kind, data in batches:
             if kind == "lines":
                 lines = data
-            elif kind == "rows":
+            elif kind in ("rows", "marked"):
                 lines = [_dumps(r) for r in data]
             else:
                 lines = [_dumps(r) for r in data.to_pylist()]
@@ -441,6 +592,8 @@ def _write_parquet(out: Path, batches: Iterator[_Batch]) -> int:
                     table = pa.Table.from_pylist([json.loads(x) for x in data])
                 elif kind == "rows":
                     table = pa.Table.from_pylist(data)
+                elif kind == "marked":
+                    table = _typed_marks(pa.Table.from_pylist(data))
                 else:
                     table = pa.Table.from_batches([data])
                 if writer is None:
@@ -492,7 +645,7 @@ def _write_csv(out: Path, batches: Iterator[_Batch]) -> int:
 def _batch_rows(kind: str, data: Any) -> list[dict[str, Any]]:
     if kind == "lines":
         return [json.loads(x) for x in data]
-    if kind == "rows":
+    if kind in ("rows", "marked"):
         return list(data)
     return list(data.to_pylist())
 
@@ -512,6 +665,17 @@ def _csv_value(value: Any) -> str:
 _WRITERS = {"jsonl": _write_jsonl, "parquet": _write_parquet, "csv": _write_csv}
 
 
+def _typed_marks(table: Any) -> Any:
+    """A marked batch's table with its mark columns typed (a batch of records in no
+    cluster has only nulls there, which pyarrow types as null)."""
+    import pyarrow as pa
+
+    for name, kind in zip(MARK_COLUMNS, (pa.int64(), pa.string()), strict=True):
+        at = table.schema.get_field_index(name)
+        table = table.set_column(at, name, table.column(name).cast(kind))
+    return table
+
+
 # -- for the jobs that rewrite the text field (neardup.corpus.rewrite) -----------------------
 def select_batches(
     paths: list[Path], ids: Container[str], options: ReadOptions
@@ -520,7 +684,7 @@ def select_batches(
     ``("lines", raw JSONL lines)``, ``("rows", dicts)`` or ``("arrow", a record batch)``, in
     the job's order; ``ids`` is asked once per record, in that order."""
     names = group_names([paths])[0]
-    return _selected(paths, ids, options, names)  # type: ignore[arg-type]
+    return _selected(paths, ids, options, names)
 
 
 def write_batches(out: str | os.PathLike[str], batches: Iterator[tuple[str, Any]]) -> int:

@@ -38,6 +38,7 @@ from typing import Any
 
 from neardup.errors import InputError, ParameterError
 from neardup.text.types import Document, Skipped
+from neardup.text.units import UniqueIds, field_of
 
 #: A file extension at the end of a one-word string (``notes.txt``, ``dump.jsonl.gz``).
 _EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
@@ -63,17 +64,58 @@ class Adapted:
         documents: documents (and :class:`~neardup.text.types.Skipped` rows) in input order.
         frame: the frame or table given, or None.
         row_ids: per row of ``frame``, the id its document got (None without a frame).
+        text_field: the frame's text column.
     """
 
     documents: DocumentStream
     frame: Any = None
     row_ids: tuple[str, ...] | None = None
+    text_field: str = "text"
+
+    def field_reader(self, field: str) -> Callable[[set[str]], dict[str, Any]]:
+        """The keep-by reader of a frame's column ``field`` (``a.b``: field ``b`` of the
+        structs or dicts in column ``a``): ``(wanted ids) -> {id: value}``, ids as the
+        job gives them (a repeated id becomes the row's place, ``pandas row 7``).
+
+        Raises:
+            ParameterError: no frame (texts and documents have no fields), or no such
+                column.
+        """
+        if self.frame is None or self.row_ids is None:
+            raise ParameterError(
+                "keep_by",
+                field,
+                "given with input paths or a DataFrame/Table (documents and texts have no "
+                "fields to keep by)",
+            )
+        kind = _frame_kind(self.frame) or "arrow"
+        names, column = _columns(self.frame, kind)
+        top = field if field in names else field.split(".", 1)[0]
+        if top not in names:
+            raise ParameterError("keep_by", field, f"a column of the table: {names}")
+        values = [field_of({top: v}, field) for v in column(top)]
+        ids = _job_ids(self.row_ids, column(self.text_field), kind)
+        return lambda wanted: {i: v for i, v in zip(ids, values, strict=True) if i in wanted}
 
     def finish(self, result: Any) -> Any:
         """``result`` with ``frame`` set to the annotated frame (when one was given)."""
         if self.frame is not None and self.row_ids is not None:
             result.frame = annotate(self.frame, result, row_ids=self.row_ids)
         return result
+
+
+def _job_ids(row_ids: Sequence[str], texts: list[Any], kind: str) -> list[str]:
+    """The ids the job gives a frame's rows, in row order (the corpus-wide rule of
+    :class:`neardup.text.units.UniqueIds`: a repeated id becomes the row's place; a row
+    without a text is skipped, its id counting as seen)."""
+    unique, out = UniqueIds(), []
+    for i, (doc_id, text) in enumerate(zip(row_ids, texts, strict=True)):
+        if isinstance(text, str):
+            out.append(unique.claim(doc_id, f"{kind} row {i}"))
+        else:
+            unique.note(doc_id)
+            out.append(doc_id)
+    return out
 
 
 def adapt_source(
@@ -206,7 +248,7 @@ def _from_frame(frame: Any, kind: str, id_field: str, text_field: str) -> Adapte
         if id_field in names
         else [str(i) for i in range(len(values))]
     )
-    return Adapted(DocumentStream(_rows(ids, values, kind)), frame, tuple(ids))
+    return Adapted(DocumentStream(_rows(ids, values, kind)), frame, tuple(ids), text_field)
 
 
 def _rows(ids: list[str], values: list[Any], kind: str) -> Iterator[Document | Skipped]:

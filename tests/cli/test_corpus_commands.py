@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from neardup.cli.main import app
+from shared_data import require
 
 runner = CliRunner()
 
@@ -67,7 +68,7 @@ def test_lines_table_and_exit_codes(tmp_path):
 
 
 def test_substrings_json_and_kept(tmp_path):
-    pytest.importorskip("pydivsufsort")
+    require("pydivsufsort")
     path = _corpus(tmp_path)
     kept = tmp_path / "kept.jsonl"
     result = _run("substrings", str(path), "--min-bytes", "40", "--json", "--kept", str(kept))

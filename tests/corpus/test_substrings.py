@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 import neardup
+from shared_data import require
 
-pytest.importorskip("pydivsufsort")
+require("pydivsufsort")
 
 WORDS = ["alpha", "бета", "гамма", "δέλτα", "漢字", "テスト", "omega", "зета", "eta", "йота"]
 PLANTED_RU = (

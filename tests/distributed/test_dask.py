@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("distributed")
-
-from distributed import Client, LocalCluster
 from neardup.dedup import DedupOptions, DedupResult, dedup
 from neardup.distributed import dedup_dask
 from neardup.errors import ParameterError
 from neardup.output import write_result
-from shared_data import load_docs, paragraphs
+from shared_data import load_docs, paragraphs, require
+
+distributed = require("distributed")  # a dev dependency: fails in CI, skips elsewhere
+Client, LocalCluster = distributed.Client, distributed.LocalCluster
 
 pytestmark = pytest.mark.slow  # `make test-fast` leaves this module out
 

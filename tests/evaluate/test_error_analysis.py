@@ -23,6 +23,7 @@ from neardup.evaluate.run import (
     evaluation_from_dict,
 )
 from neardup.text.types import Document
+from shared_data import require
 
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"
 runner = CliRunner()
@@ -139,7 +140,7 @@ def test_false_positive_and_missed_pairs_at_the_best_threshold(tmp_path):
 
 @pytest.mark.slow
 def test_html_lists_the_error_pairs(tmp_path):
-    pytest.importorskip("matplotlib")
+    require("matplotlib")
     rows = [("vanka", "vanka-web", 0), ("chameleon", "chameleon-start", 1), ("vanka", "toska", 1)]
     out = tmp_path / "r.html"
     args = [*_files(tmp_path, rows), "--methods", "shingles-full", "--thresholds", "0.5,0.8"]

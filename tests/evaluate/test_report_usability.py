@@ -16,6 +16,7 @@ from neardup.evaluate import report
 from neardup.evaluate.gold import GoldStandard
 from neardup.evaluate.run import EvalConfig, evaluate_corpus
 from neardup.text.types import Document
+from shared_data import require
 
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"
 runner = CliRunner()
@@ -98,7 +99,7 @@ def test_metadata_has_labels_not_keys(evaluation):
 
 @pytest.mark.slow
 def test_html_has_labels_titles_and_hints(evaluation):
-    pytest.importorskip("matplotlib")
+    require("matplotlib")
     text = report.render_html(evaluation, title="t")
     assert "<th>Duplicate pairs in the gold standard</th><td>2</td>" in text
     assert "<h3>F1 vs threshold</h3>" in text and "<h3>f1</h3>" not in text

@@ -13,7 +13,7 @@ from neardup.cli.main import app
 from neardup.evaluate.gold import GoldStandard, load_gold
 from neardup.evaluate.run import EvalConfig, evaluate_corpus
 from neardup.text.types import Document
-from shared_data import data_path, load_docs
+from shared_data import data_path, load_docs, require
 
 runner = CliRunner()
 BASE = (
@@ -63,7 +63,7 @@ def test_tiny_corpus_rows(tiny):
 
 @pytest.mark.slow
 def test_html_report_contains_the_plots(tiny, tmp_path):
-    pytest.importorskip("matplotlib")
+    require("matplotlib")
     from neardup.evaluate.report import FIGURE_TITLES, FIGURES, write_html
 
     path = write_html(tiny, tmp_path / "r" / "report.html", title="tiny")

@@ -16,6 +16,7 @@ from neardup.errors import FormatError, InputError, ParameterError
 from neardup.index.memory import Index
 from neardup.methods.shingles import Shingling
 from neardup.text.canonical import CanonicalForm
+from shared_data import require
 
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"
 STORIES = {
@@ -111,8 +112,8 @@ def test_methods_keeping_signatures_save_and_load(tmp_path, method):
 
 
 def test_results_as_tables():
-    pd = pytest.importorskip("pandas")
-    pytest.importorskip("pyarrow")
+    pd = require("pandas")
+    require("pyarrow")
     res = _index(measure="containment", threshold=0.5).query(EXCERPT)
     frame = res.to_pandas()
     assert list(frame["id"]) == res.ids and frame["containment_query"].iloc[0] == 1.0

@@ -250,7 +250,8 @@ def test_measured_match_rate_follows_formula_3(j):
 
 @pytest.mark.data
 def test_english_real_text_and_job():
-    rows = [json.loads(x) for x in data_path("linux-doc-revisions", "docs.jsonl").open()]
+    lines = data_path("linux-doc-revisions", "docs.jsonl").read_text(encoding="utf-8")
+    rows = [json.loads(x) for x in lines.splitlines()]
     texts = [r["text"] for r in rows[:40]]
     method = Megashingles()
     base = texts[0]

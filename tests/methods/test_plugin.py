@@ -26,6 +26,7 @@ from neardup.methods.shingle_methods import ShinglesFull
 from neardup.output import write_result
 from neardup.store import Store
 from neardup.text.types import Document
+from shared_data import require
 
 NAME = "test-plugin-shingles"
 SLOTS = "test-plugin-slots"
@@ -177,7 +178,7 @@ def test_a_method_from_scratch_runs_in_dedup_and_a_collection(slots: str, tmp_pa
 
 
 def test_a_method_from_scratch_runs_on_the_dask_engine(slots: str, tmp_path: Path) -> None:
-    pytest.importorskip("distributed")
+    require("distributed")
     from distributed import Client, LocalCluster
     from neardup.distributed import dedup_dask
 
@@ -206,7 +207,7 @@ def test_a_method_from_scratch_runs_on_the_dask_engine(slots: str, tmp_path: Pat
 def test_a_method_without_grouping_keys_runs_on_the_dask_engine(plugin: str, tmp_path: Path):
     # no grouping keys: its candidates and decisions are found in one task over the whole
     # corpus, by the local job's code; the files are the local job's
-    pytest.importorskip("distributed")
+    require("distributed")
     from distributed import Client, LocalCluster
     from neardup.distributed import dedup_dask
 

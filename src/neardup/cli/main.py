@@ -128,6 +128,19 @@ def dedup(
     keep: Annotated[
         str, typer.Option(help="Which document a cluster keeps: longest | first.")
     ] = "longest",
+    keep_by: Annotated[
+        str | None,
+        typer.Option(
+            "--keep-by",
+            help="Keep the member with the largest value of this record field instead "
+            "(e.g. date: the newest revision; a.b reaches into an object; mtime: a "
+            "document file's modification time); numbers, ISO dates, else strings.",
+        ),
+    ] = None,
+    keep_order: Annotated[
+        str,
+        typer.Option("--keep-order", help="With --keep-by: max (newest, largest) | min (oldest)."),
+    ] = "max",
     decision: DecisionOpt = None,
     verify: Annotated[
         bool | None,
@@ -202,6 +215,14 @@ def dedup(
             "--no-within: check against A only.",
         ),
     ] = True,
+    mark: Annotated[
+        bool,
+        typer.Option(
+            "--mark",
+            help="Mark, don't drop: --kept gets every record, with cluster (number or null) "
+            "and duplicate_of (the kept record's id, null for the kept one) added.",
+        ),
+    ] = False,
     jobs: Annotated[
         int | None,
         typer.Option("--jobs", "-j", help="Processes reading and preparing (default: cores)."),
@@ -268,7 +289,10 @@ def dedup(
     """Deduplicate a corpus into pairs and clusters, and decide what to keep.
 
     Example: `neardup dedup crawl/ --method minhash-lsh -t 0.7 --kept clean.jsonl.zst`;
-    against an earlier corpus: `neardup dedup new/ --against old/ --kept new-only.jsonl`"""
+    against an earlier corpus: `neardup dedup new/ --against old/ --kept new-only.jsonl`
+
+    Keep the newest revision, and mark instead of dropping:
+    `neardup dedup docs.jsonl --keep-by date --kept marked.jsonl --mark`"""
     from neardup.dedup import DedupOptions
     from neardup.dedup import dedup as run_dedup
     from neardup.output import mark_stale, write_result
@@ -280,6 +304,8 @@ def dedup(
             measure=measure,  # type: ignore[arg-type]
             threshold=threshold,
             keep=keep,  # type: ignore[arg-type]
+            keep_by=keep_by,
+            keep_order=keep_order,  # type: ignore[arg-type]
             verify=verify,
             decision=decision,  # type: ignore[arg-type]
             min_tokens=min_tokens,
@@ -297,6 +323,13 @@ def dedup(
         _check_against(against, against_collection, within, engine)
         if engine == "dask":
             _check_dask(method, measure, inputs, kept, removed, out_dir, scheduler, passages)
+            if keep_by is not None:
+                raise ParameterError(
+                    "--keep-by",
+                    keep_by,
+                    "only with --engine local (the Dask engine decides on its workers, which "
+                    "do not hold record fields); or --mark, and choose yourself",
+                )
         mparams = canonical.method_params(method, shingle_size=shingle_size, params=param)
         read_opts: dict[str, Any] = {
             **read_options(
@@ -314,6 +347,16 @@ def dedup(
         }
         _check_outputs(kept, removed)
         check_fields(inputs, read_opts)  # a wrong field: exit 2 before any output
+        if mark and (kept is None or removed is not None):
+            raise ParameterError(
+                "--mark",
+                True,
+                "only with --kept FILE (every record goes there, marked) and without --removed",
+            )
+        if mark and (against or against_collection is not None):
+            raise ParameterError("--mark", True, "without --against (A's records are not written)")
+        if keep_by is not None and (against or against_collection is not None):
+            raise ParameterError("--keep-by", keep_by, "without --against (A's matches decide)")
         if out_dir is not None and "://" not in out_dir:
             check_output_path("--out", Path(out_dir), kind="directory")
         if spill_dir is not None:
@@ -398,7 +441,7 @@ def dedup(
             mark_stale(out_dir)  # a killed job leaves no summary.json: nothing is claimed
         _run_with_progress(
             lambda prog: _export(
-                result, paths, read_opts, kept, removed, prog, named_with=a_paths or []
+                result, paths, read_opts, kept, removed, prog, named_with=a_paths or [], mark=mark
             ),
             quiet or fmt != "table",
         )
@@ -553,19 +596,26 @@ def _export(
     prog: Any = None,
     *,
     named_with: list[str],
+    mark: bool = False,
 ) -> None:
     """Write ``--kept`` and ``--removed`` (a ``kept`` and a ``removed`` bar, in bytes of the
     inputs read again): the records of ``paths`` (with ``--against``, B's only, ids named
     with A's inputs ``named_with``)."""
     if kept is None and removed is None:
         return
-    from neardup.export import export_records
+    from neardup.export import export_marked, export_records
     from neardup.text.read import read_options
 
     opts = read_options(**read_opts)
     dropped = {d.id for d in result.dropped}
     outputs: dict[str, Any] = {}
-    if kept is not None:
+    if kept is not None and mark:
+        n = export_marked(paths, kept, result.marks(), opts)
+        outputs["kept"] = {"path": str(kept), "records": n, "marked": True}
+        _console("err").print(
+            f"all records, marked with cluster and duplicate_of: {n} written to {escape(str(kept))}"
+        )
+    elif kept is not None:
         ids = set(result.kept_ids())
         n = export_records(
             paths, kept, ids, opts, progress=prog, stage="kept", named_with=named_with

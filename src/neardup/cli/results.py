@@ -303,9 +303,12 @@ def print_plan(
     params = ", ".join(f"{k}={v}" for k, v in doc["params"].items())
     table.add_row("method", escape(f"{doc['method']} ({params})" if params else doc["method"]))
     opts = doc["options"]
+    keep = opts.get("keep")
+    if opts.get("keep_by"):
+        keep = f"the {opts.get('keep_order')} of {opts.get('keep_by')}"
     table.add_row(
         "decision",
-        f"{opts.get('measure')} >= {opts.get('threshold')}, keep {opts.get('keep')}, "
+        f"{opts.get('measure')} >= {opts.get('threshold')}, keep {keep}, "
         f"min tokens {opts.get('min_tokens')}",
     )
     against = doc.get("against")

@@ -86,7 +86,8 @@ def dedup_dask(
         method: a method that declares grouping keys (:mod:`.keys`: ``minhash-lsh``, the
             default, ``megashingles``, ``imatch``, ``imatch-random``, ``tf-ridf``), by name
             or as a :class:`Method` object.
-        options: :class:`~neardup.dedup.DedupOptions` (``measure`` must be resemblance).
+        options: :class:`~neardup.dedup.DedupOptions` (``measure`` must be resemblance;
+            ``keep_by`` is refused: the workers decide without the record fields).
         read_options: ``id_field``, ``text_field``, ``content_type``, ``max_bytes``.
         client: a ``distributed.Client`` to use; else one is made for ``scheduler``
             (``tcp://host:8786``) or a ``LocalCluster`` of ``workers`` processes (default
@@ -103,11 +104,18 @@ def dedup_dask(
         ``worker_peak_memory_mib``.
 
     Raises:
-        ParameterError: an unsupported method or measure, a bad option, no ``out_dir``
+        ParameterError: an unsupported method or measure, ``keep_by``, a bad option, no ``out_dir``
             with a ``client`` or ``scheduler``.
         InputError: an input does not exist or is not JSONL/Parquet.
     """
     opts = options or DedupOptions()
+    if opts.keep_by is not None:
+        raise ParameterError(
+            "keep_by",
+            opts.keep_by,
+            "None with the Dask engine (its workers decide without the record fields); use "
+            "neardup.dedup, or the result's clusters",
+        )
     check_int("block_bytes", block_bytes, low=1 << 20)
     meth = resolve_method(method, opts, dict(method_params))
     opts = decided_options(meth, opts)

@@ -444,7 +444,7 @@ def tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     path = _cache_path()
     if path is not None:
         try:
-            with np.load(path) as saved:
+            with open(path, "rb") as fh, np.load(fh) as saved:  # fh closed on a bad file too
                 info, outcp, classes, pairs = (saved[k] for k in _TABLE_NAMES)
             if _well_formed(info, outcp, classes, pairs):
                 return info, outcp, classes, pairs

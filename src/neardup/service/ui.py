@@ -260,7 +260,10 @@ async def _submitted_text(pasted: str, upload: object) -> str:
     if isinstance(upload, UploadFile) and upload.filename:
         if pasted.strip():
             raise InputError("paste a text or choose a file, not both")
-        data = await upload.read()
+        try:
+            data = await upload.read()
+        finally:
+            await upload.close()  # its spooled temporary file (a ResourceWarning otherwise)
         return await run_in_threadpool(upload_text, data, upload.filename)
     if not pasted.strip():
         raise InputError("paste the document's text or choose a file")

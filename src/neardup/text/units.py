@@ -905,6 +905,17 @@ def record_id(value: object, fallback: str) -> str:
     return scrub(json.dumps(value, ensure_ascii=False, default=str))
 
 
+def field_of(record: object, field: str) -> object:
+    """``record[field]``, else ``record[a][b]...`` for ``field = "a.b..."`` (a field of a
+    nested object); None when absent or ``record`` is not a mapping."""
+    if not isinstance(record, dict):
+        return None
+    if field in record:
+        return record[field]
+    head, dot, rest = field.partition(".")
+    return field_of(record.get(head), rest) if dot and head in record else None
+
+
 # -- CSV ----------------------------------------------------------------------------------------
 def _plan_csv(path: Path, name: str, options: ReadOptions) -> Iterator[Unit | Skipped]:
     """CSV with a header row, read from bytes: a bad byte costs its record only (the text is
