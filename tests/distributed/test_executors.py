@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("distributed")
+from shared_data import require
+
+require("distributed")
 
 from distributed import Client, LocalCluster
 from neardup.dedup import DedupOptions, DedupResult, decided_options, dedup, resolve_method

@@ -205,8 +205,8 @@ def test_a_method_from_scratch_runs_on_the_dask_engine(slots: str, tmp_path: Pat
 
 
 def test_a_method_without_grouping_keys_runs_on_the_dask_engine(plugin: str, tmp_path: Path):
-    # no grouping keys: its candidates and decisions are found in one task over the whole
-    # corpus, by the local job's code; the files are the local job's
+    # no grouping keys of its own: as a ShinglesFull subclass it runs by the prefix keys of
+    # its sets (corpus document frequencies by a first pass); the files are the local job's
     require("distributed")
     from distributed import Client, LocalCluster
     from neardup.distributed import dedup_dask
