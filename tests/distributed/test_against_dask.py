@@ -74,6 +74,8 @@ CASES = [
     ("shingles-full", "containment", False),
     ("minhash-lsh", "resemblance", False),
     ("minhash-lsh", "containment", True),
+    ("tf-ridf", "resemblance", True),  # fitted on A and B together, as the local job
+    ("simhash", "resemblance", False),  # signs from the text
 ]
 
 

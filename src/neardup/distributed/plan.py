@@ -23,6 +23,8 @@ Plan (every arrow between partitions is a task-based shuffle, :mod:`.shuffle`):
 The client only ever holds per-partition counts, offsets and fingerprints (and, for fit
 methods, the merged vocabulary statistics). Supported: the methods of :mod:`.keys`,
 ``measure="resemblance"``; see ``docs/distributed.md`` for the differences from the local job.
+With ``against`` (``dedup B --against A``) A's partitions come first and steps 4-6 are one
+task running the local job's code (:mod:`.whole`: ``against_pairs``, ``keep_against``).
 """
 
 from __future__ import annotations
