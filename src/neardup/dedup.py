@@ -632,13 +632,24 @@ def _against_summary(
     reasons: dict[str, int] = {}
     for s in skipped:
         reasons[s.reason] = reasons.get(s.reason, 0) + 1
+    return against_counts(
+        documents, read, reasons, within, sum(d.match is not None for d in dropped)
+    )
+
+
+def against_counts(
+    documents: int, read: int, reasons: dict[str, int], within: bool, matched: int
+) -> dict[str, Any]:
+    """``summary["against"]`` of a job against A (this job and the Dask engine's): A's
+    records ``read``, ``documents`` and skips (``reasons``: count by reason), ``within``
+    and the B documents dropped for a match in A (``matched``)."""
     return {
         "read": read,
         "documents": documents,
-        "skipped": len(skipped),
+        "skipped": sum(reasons.values()),
         "skipped_by_reason": dict(sorted(reasons.items())),
         "within": within,
-        "matched": sum(d.match is not None for d in dropped),
+        "matched": matched,
     }
 
 

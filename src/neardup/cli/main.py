@@ -322,7 +322,8 @@ def dedup(
         method = method or "shingles-full"
         _check_against(against, against_collection, within, engine)
         if engine == "dask":
-            _check_dask(method, measure, inputs, kept, removed, out_dir, scheduler, passages)
+            every = [*inputs, *(against or [])]  # A's inputs are cut into partitions too
+            _check_dask(method, measure, every, kept, removed, out_dir, scheduler, passages)
             if keep_by is not None:
                 raise ParameterError(
                     "--keep-by",
@@ -408,6 +409,9 @@ def dedup(
                 block = check_int("--block-mib", block_mib, low=1)
                 mparams = {**mparams, "block_bytes": block << 20}
             paths = list(inputs)
+            if against:
+                a_paths = list(against)
+                mparams = {**mparams, "against": a_paths, "within": within}
             result = _dedup_dask(
                 paths, out_dir, method, opts, read_opts, scheduler, workers, mparams
             )
@@ -474,9 +478,9 @@ def _check_against(
 
     Raises:
         ParameterError: ``--against`` with ``--against-collection``; ``--no-within``
-            without either; either with ``--engine dask`` (not built there yet: use
-            ``--engine local``). (``--db`` alone is no error: it may come from
-            ``NEARDUP_DB``.)
+            without either; ``--against-collection`` with ``--engine dask`` (not built
+            there: use ``--engine local``; ``--against INPUT...`` runs on Dask). (``--db``
+            alone is no error: it may come from ``NEARDUP_DB``.)
     """
     if against and collection is not None:
         raise ParameterError(
@@ -485,12 +489,12 @@ def _check_against(
     if not against and collection is None:
         if not within:
             raise ParameterError("--no-within", True, "with --against or --against-collection")
-    elif engine == "dask":
-        flag = "--against" if against else "--against-collection"
+    elif engine == "dask" and collection is not None:
         raise ParameterError(
-            flag,
-            " ".join(against or [collection or ""]),
-            "--engine local (the Dask engine does not run a job against a second corpus)",
+            "--against-collection",
+            collection,
+            "--engine local (the Dask engine does not read a collection; --against INPUT... "
+            "runs on Dask)",
         )
 
 

@@ -63,15 +63,22 @@ class Partition:
     texts: list[str] = dataclasses.field(default_factory=list)
 
 
-def ingest(block: Block, meth: Any, opts: Any, read_options: dict[str, Any]) -> PreparedDocuments:
+def ingest(
+    block: Block,
+    meth: Any,
+    opts: Any,
+    read_options: dict[str, Any],
+    whole: bool = False,
+) -> PreparedDocuments:
     """Read a block and prepare its documents: a JSONL block unit by unit
     (:func:`neardup.prepare.prepare_unit`, as the local job's workers), a Parquet block's
     records in batches (:func:`neardup.prepare.prepare_stream`). Positions are the items'
-    positions in the block."""
+    positions in the block. ``whole``: the job is decided over the whole corpus
+    (:mod:`.whole`) whatever the method (``--against``)."""
     from neardup.distributed.keys import runs_by_key
     from neardup.text.read import read_options as make_read_options
 
-    by_key = runs_by_key(meth, opts.measure)
+    by_key = runs_by_key(meth, opts.measure) and not whole
     docs = not by_key and not meth.signs_from_sets  # Method.sign of whole-corpus Prepared
     config = PrepareConfig(
         canonical=meth.canonical,
@@ -129,11 +136,13 @@ def find_losers(j: int, n_parts: int, *pieces: Table) -> list[Table]:
     return split(losers, losers["part"], n_parts)
 
 
-def finalize(raw: PreparedDocuments, meth: Any, opts: Any, *losers: Table) -> Partition:
+def finalize(
+    raw: PreparedDocuments, meth: Any, opts: Any, *losers: Table, whole: bool = False
+) -> Partition:
     """Rename the partition's repeated ids (``losers``: their positions; a loser's source,
     its place ``FILE:LINE``, becomes its id, as in the local job), the too-short rule of
     :func:`neardup.prepare.screen`, and the signatures (unless a fit is needed, or the
-    method is decided over the whole corpus, :mod:`.whole`)."""
+    method is decided over the whole corpus, :mod:`.whole`, as with ``whole``)."""
     from neardup.distributed.keys import runs_by_key
 
     lost = np.isin(raw.positions, concat(losers).get("pos", np.zeros(0, np.int64)))
@@ -143,7 +152,7 @@ def finalize(raw: PreparedDocuments, meth: Any, opts: Any, *losers: Table) -> Pa
     out = screen(raw, no_repeats(raw))
     sets = raw.sets if out.is_everything(raw) else raw.sets.take(out.take)
     sig = None
-    if not meth.needs_fit and runs_by_key(meth, opts.measure):
+    if not meth.needs_fit and runs_by_key(meth, opts.measure) and not whole:
         rows = raw.rows
         sig = (meth.from_sets(sets) if rows is None else meth.from_rows(rows[out.take])).data
     return Partition(

@@ -23,6 +23,8 @@ Plan (every arrow between partitions is a task-based shuffle, :mod:`.shuffle`):
 The client only ever holds per-partition counts, offsets and fingerprints (and, for fit
 methods, the merged vocabulary statistics). Supported: the methods of :mod:`.keys`,
 ``measure="resemblance"``; see ``docs/distributed.md`` for the differences from the local job.
+With ``against`` (``dedup B --against A``) A's partitions come first and steps 4-6 are one
+task running the local job's code (:mod:`.whole`: ``against_pairs``, ``keep_against``).
 """
 
 from __future__ import annotations
@@ -71,6 +73,8 @@ def dedup_dask(
     workers: int | None = None,
     block_bytes: int = DEFAULT_BLOCK_BYTES,
     reduce_partitions: int | None = None,
+    against: Sequence[str | os.PathLike[str]] | None = None,
+    within: bool = True,
     **method_params: Any,
 ) -> DedupResult:
     """Deduplicate a corpus on a Dask cluster; write the local job's files into ``out_dir``.
@@ -95,6 +99,12 @@ def dedup_dask(
         block_bytes: target size of a plain JSONL block (partition), bytes (>= 1 MiB).
         reduce_partitions: partitions of the shuffled key, pair and edge tables
             (default: the number of input blocks, at least 2).
+        against: input paths of a second corpus A (as ``inputs``): only the documents of
+            ``inputs`` (B) are dropped, as by :func:`neardup.dedup.dedup` with
+            ``against``: the job is decided in one task (:mod:`.whole`) with the local
+            job's candidate restriction and keep stage, so its files are the local job's
+            (ids named relative to the common parent of A's and B's inputs).
+        within: with ``against``: also drop B's duplicates among themselves (default).
         **method_params: the method's parameters, as for :func:`neardup.dedup.dedup`.
 
     Returns:
@@ -117,14 +127,18 @@ def dedup_dask(
             "neardup.dedup, or the result's clusters",
         )
     check_int("block_bytes", block_bytes, low=1 << 20)
+    if not isinstance(within, bool):
+        raise ParameterError("within", within, "True or False")
     meth = resolve_method(method, opts, dict(method_params))
     opts = decided_options(meth, opts)
     if out_dir is None and (client is not None or scheduler is not None):
         raise ParameterError("out_dir", None, "a directory every worker can write")
     with _out(out_dir) as out, _client(client, scheduler, workers) as cli:
         job = _Job(cli, meth, opts, read_options or {}, out, reduce_partitions)
+        if against is not None:
+            job.against = (list(against), within)
         summary, ids, pairs = job.run(inputs, block_bytes)
-        return read_result(out, ids, pairs, summary)
+        return read_result(out, ids, pairs, summary, against=job.first)
 
 
 @contextmanager
@@ -180,6 +194,17 @@ class _Job:
         self.seconds: dict[str, float] = {}
         self.read = 0
         self.renamed = 0
+        #: ``(A's inputs, within)`` for ``--against``, else None
+        self.against: tuple[list[Any], bool] | None = None
+        #: A's documents (the first ``first`` of the corpus), its records read and skips
+        self.first = 0
+        self.a_read = 0
+        self.a_reasons: dict[str, int] = {}
+
+    @property
+    def whole(self) -> bool:
+        """Whether candidates and decisions run in one task (:mod:`.whole`)."""
+        return self.against is not None or not runs_by_key(self.meth, self.opts.measure)
 
     def _time(self, stage: str, t0: float) -> None:
         self.seconds[stage] = round(time.perf_counter() - t0, 6)
@@ -193,30 +218,36 @@ class _Job:
         parts, offsets, skip_reasons = self._ingest(inputs, block_bytes)
         n_parts = len(parts)
         r = self.reduce or max(2, n_parts)
-        if runs_by_key(self.meth, self.opts.measure):
+        kept: Any = None
+        if not self.whole:
             cand = self._candidates(parts, offsets, r)
             verified, n_cand, n_pairs = self._verify(parts, cand, offsets)
             del cand
             contained: Any = {}
         else:
-            verified, contained, n_cand, n_pairs = self._whole(parts, offsets)
+            verified, contained, kept, n_cand, n_pairs = self._whole(parts, offsets)
         # clusters need ids and lengths only: let the sets and signatures go
         parts = [self.c.submit(pt.slim, x) for x in parts]
         self._wait(parts)
         ids = [str(i) for part in self.c.gather([self.c.submit(pt.part_ids, x) for x in parts])
                for i in part]  # fmt: skip
-        n_clusters, n_dropped, rounds = self._cluster(parts, verified, offsets, r, contained)
+        matched = 0
+        if self.against is not None:  # the keep stage ran in the one task (keep_against)
+            n_clusters, n_dropped, matched = kept.result()
+            rounds = 0
+        else:
+            n_clusters, n_dropped, rounds = self._cluster(parts, verified, offsets, r, contained)
         pairs = self._pairs(verified, ids)
         t0 = time.perf_counter()
         for name in ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl"):
             io.merge_parts(self.out, name, n_parts)
         io.remove_parts_dir(self.out)
         self._time("merge", t0)
-        n = int(offsets[-1])
+        n = int(offsets[-1]) - self.first
         summary = self._summary(
             n, skip_reasons, n_cand, n_pairs, n_clusters, n_dropped, n_parts, rounds
         )
-        from neardup.dedup import check_accounting
+        from neardup.dedup import against_counts, check_accounting
 
         summary["removed"] = n_dropped
         summary["renamed_ids"] = self.renamed
@@ -225,7 +256,11 @@ class _Job:
                 f"{self.renamed} records repeat an id seen before; each was given its place"
                 " FILE:LINE as id (use --id-field to pick another id field)"
             ]
-        check_accounting(summary, self.read)
+        if self.against is not None:
+            summary["against"] = against_counts(
+                self.first, self.a_read, self.a_reasons, self.against[1], matched
+            )
+        check_accounting(summary, self.read - self.a_read)
         import json
 
         io.write_text(
@@ -238,8 +273,15 @@ class _Job:
         self, inputs: Sequence[Any], block_bytes: int
     ) -> tuple[list[Any], np.ndarray, dict[str, int]]:
         t0 = time.perf_counter()
-        files = io.list_files(inputs)
-        blocks = io.make_blocks(files, block_bytes, io.file_names(inputs, files))
+        a_inputs = list(self.against[0]) if self.against is not None else []
+        a_files = io.list_files(a_inputs) if a_inputs else []
+        files = [*a_files, *io.list_files(inputs)]
+        names = io.file_names([*a_inputs, *inputs], files)  # as group_names: A's, then B's
+        a_blocks = io.make_blocks(a_files, block_bytes, names[: len(a_files)])
+        blocks = [
+            *a_blocks,
+            *io.make_blocks(files[len(a_files) :], block_bytes, names[len(a_files) :]),
+        ]
         counts = self.c.gather(self.c.map(io.count_lines, blocks, pure=False))
         blocks = io.number_lines(blocks, counts)
         raw = self.c.map(
@@ -248,28 +290,37 @@ class _Job:
             meth=self.meth,
             opts=self.opts,
             read_options=self.read_options,
+            whole=self.whole,
             pure=False,
         )
         n_parts = len(raw)
         losers = self._losers(raw)
         parts = [
-            self.c.submit(pt.finalize, raw[p], self.meth, self.opts, *losers[p], pure=False)
+            self.c.submit(
+                pt.finalize, raw[p], self.meth, self.opts, *losers[p], whole=self.whole, pure=False
+            )
             for p in range(n_parts)
         ]
         del raw
         if self.meth.needs_fit:
-            parts = self._fit(parts, sign=runs_by_key(self.meth, self.opts.measure))
+            parts = self._fit(parts, sign=not self.whole)
         stats = self.c.gather([self.c.submit(pt.part_count, x) for x in parts])
         sizes = np.array([s[0] for s in stats], dtype=np.int64)
         offsets = np.zeros(n_parts + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
-        reasons: dict[str, int] = {}
+        k = len(a_blocks)  # A's partitions come first: their skips are A's, not written
+        self.first = int(offsets[k])
         self.read = sum(s[2] for s in stats)
+        self.a_read = sum(s[2] for s in stats[:k])
         self.renamed = sum(s[3] for s in stats)
-        for _, by_reason, _, _ in stats:
-            for k, v in by_reason.items():
-                reasons[k] = reasons.get(k, 0) + v
-        writes = [self.c.submit(pt.write_skipped, x, self.out, p) for p, x in enumerate(parts)]
+        self.a_reasons = _reasons(stats[:k])
+        reasons = _reasons(stats[k:])
+        writes = [
+            self.c.submit(pt.write_skipped, x, self.out, p)
+            if p >= k
+            else self.c.submit(io.write_part, self.out, "skipped.jsonl", p, [])
+            for p, x in enumerate(parts)
+        ]
         self.c.gather(writes)
         self._time("ingest", t0)
         return parts, offsets, reasons
@@ -297,19 +348,24 @@ class _Job:
             return parts
         return [self.c.submit(pt.sign_fitted, x, self.meth) for x in parts]
 
-    def _whole(self, parts: list[Any], offsets: np.ndarray) -> tuple[list[Any], Any, int, int]:
+    def _whole(self, parts: list[Any], offsets: np.ndarray) -> tuple[list[Any], Any, Any, int, int]:
         """Candidates and decisions over the whole corpus in one task (:mod:`.whole`):
-        the verified partitions, the containment map (a future) and the counts."""
+        the verified partitions, the containment map (a future), the keep stage's counts
+        with ``--against`` (a future) and the counts."""
         import operator
 
         t0 = time.perf_counter()
-        done = self.c.submit(decide_whole, self.meth, self.opts, offsets, self.out, *parts)
+        against = None if self.against is None else (self.first, self.against[1])
+        done = self.c.submit(
+            decide_whole, self.meth, self.opts, offsets, self.out, *parts, against=against
+        )
         found = self.c.submit(operator.getitem, done, 0)
         verified = [self.c.submit(operator.getitem, found, p) for p in range(len(parts))]
         contained = self.c.submit(operator.getitem, done, 1)
+        kept = self.c.submit(operator.getitem, done, 2)
         counts = self.c.gather([self.c.submit(pt.verified_counts, v) for v in verified])
         self._time("verify", t0)
-        return verified, contained, sum(c[0] for c in counts), sum(c[1] for c in counts)
+        return verified, contained, kept, sum(c[0] for c in counts), sum(c[1] for c in counts)
 
     def _candidates(self, parts: list[Any], offsets: np.ndarray, r: int) -> list[Any]:
         t0 = time.perf_counter()
@@ -515,6 +571,15 @@ class _Job:
             "cc_rounds": rounds,
             "worker_peak_memory_mib": {k: round(v, 1) for k, v in sorted(peaks.items())},
         }
+
+
+def _reasons(stats: Sequence[tuple[int, dict[str, int], int, int]]) -> dict[str, int]:
+    """Skips by reason summed over partitions' :func:`~.partition.part_count` stats."""
+    reasons: dict[str, int] = {}
+    for _, by_reason, _, _ in stats:
+        for k, v in by_reason.items():
+            reasons[k] = reasons.get(k, 0) + v
+    return reasons
 
 
 def _peak_mib() -> float:

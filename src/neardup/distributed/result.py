@@ -15,7 +15,12 @@ from neardup.text.types import Skipped
 
 
 def read_result(
-    out_dir: str, ids: Sequence[str], pairs: PairTable, summary: dict[str, Any]
+    out_dir: str,
+    ids: Sequence[str],
+    pairs: PairTable,
+    summary: dict[str, Any],
+    *,
+    against: int = 0,
 ) -> DedupResult:
     """The result of a finished run whose files are in ``out_dir``.
 
@@ -24,6 +29,7 @@ def read_result(
         ids: the processed documents' ids in input order (document number = position).
         pairs: the decided pairs, gathered from the workers (unrounded, as the local job's).
         summary: the run's summary.
+        against: the leading ``ids`` that are A's documents (``--against``), else 0.
 
     Raises:
         OSError / FileNotFoundError: an output file is missing or unreadable.
@@ -40,14 +46,21 @@ def read_result(
         for r in _rows(out_dir, "clusters.jsonl")
     ]
     dropped = [
-        Dropped(r["id"], r["kept"], int(r["cluster"]), r["reason"])
+        Dropped(
+            r["id"],
+            r["kept"],
+            None if r["cluster"] is None else int(r["cluster"]),
+            r["reason"],
+            r.get("match"),
+            r.get("score"),
+        )
         for r in _rows(out_dir, "dropped.jsonl")
     ]
     skipped = [
         Skipped(r["id"], r["source"], r["reason"], r["detail"])
         for r in _rows(out_dir, "skipped.jsonl")
     ]
-    return DedupResult(list(ids), pairs, clusters, dropped, skipped, summary)
+    return DedupResult(list(ids), pairs, clusters, dropped, skipped, summary, against=against)
 
 
 def _rows(out_dir: str, name: str) -> Iterator[dict[str, Any]]:

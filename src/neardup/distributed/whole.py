@@ -30,8 +30,13 @@ if TYPE_CHECKING:
 
 
 def decide_whole(
-    meth: Any, opts: Any, offsets: np.ndarray, out_dir: str, *parts: Partition
-) -> tuple[list[dict[str, Any]], dict[int, int]]:
+    meth: Any,
+    opts: Any,
+    offsets: np.ndarray,
+    out_dir: str,
+    *parts: Partition,
+    against: tuple[int, bool] | None = None,
+) -> tuple[list[dict[str, Any]], dict[int, int], tuple[int, int, int] | None]:
     """Sign, find candidates and decide the pairs of the whole corpus (``parts`` in order,
     global index = offset + position), as the local job does; write every partition's
     ``pairs.jsonl`` part (pairs go to their earlier document's partition).
@@ -40,18 +45,31 @@ def decide_whole(
         meth: the method (fitted when it needs a fit); opts: resolved
             :class:`~neardup.dedup.DedupOptions`; offsets: int64 (P + 1,) partition offsets;
             out_dir: the output directory; parts: the P partitions.
+        against: ``(first, within)`` for ``dedup B --against A`` (the documents ``<
+            first`` are A's): only the pairs :func:`neardup.dedup.against_pairs` keeps are
+            decided, and the keep stage is the local job's (:func:`neardup.dedup.
+            keep_against`), its ``clusters.jsonl`` and ``dropped.jsonl`` written as part 0
+            (the other parts empty).
 
     Returns:
-        ``(verified, contained)``: per partition ``{rows: {a, b, res, cab, cba, score,
+        ``(verified, contained, kept)``: per partition ``{rows: {a, b, res, cab, cba, score,
         code}, candidates: int}`` (as :func:`neardup.distributed.partition.verify`
-        returns), and ``{doc: container}`` by global index (empty for resemblance).
+        returns), ``{doc: container}`` by global index (empty for resemblance), and with
+        ``against`` the counts ``(clusters, dropped, matched in A)`` (else None).
     """
-    from neardup.dedup import find_pairs
+    from functools import partial
+
+    from neardup.dedup import against_pairs, find_pairs
 
     sets = ShingleSets.concat([p.sets for p in parts])
     ids = np.concatenate([p.ids for p in parts]) if parts else np.zeros(0, dtype=object)
     sigs = meth.from_sets(sets) if meth.signs_from_sets else meth.sign(_prepared(parts))
-    cand, decided, contained = find_pairs(meth, sigs, sets, sets.content_keys(), opts)
+    restrict = None
+    if against is not None:
+        restrict = partial(against_pairs, first=against[0], within=against[1])
+    cand, decided, contained = find_pairs(
+        meth, sigs, sets, sets.content_keys(), opts, restrict=restrict
+    )
     n_parts = offsets.shape[0] - 1
     cand_part = range_dest(cand[:, 0], offsets) if cand.size else np.zeros(0, np.int64)
     n_cand = np.bincount(cand_part, minlength=n_parts)
@@ -81,7 +99,36 @@ def decide_whole(
         )
         write_part_lines(out_dir, "pairs.jsonl", p, lines)
         out.append({"rows": rows, "candidates": int(n_cand[p])})
-    return out, contained
+    kept = None
+    if against is not None:
+        lengths = np.concatenate([p.lengths for p in parts]) if parts else np.zeros(0, np.int64)
+        kept = _keep_against(ids, lengths, decided.rows(), against[0], opts, out_dir, n_parts)
+    return out, contained, kept
+
+
+def _keep_against(
+    ids: np.ndarray,
+    lengths: np.ndarray,
+    rows: np.ndarray,
+    first: int,
+    opts: Any,
+    out_dir: str,
+    n_parts: int,
+) -> tuple[int, int, int]:
+    """The local job's keep stage against A (:func:`neardup.dedup.best_matches`,
+    :func:`neardup.dedup.keep_against`): ``clusters.jsonl`` and ``dropped.jsonl`` as part 0
+    (the other parts empty); returns ``(clusters, dropped, matched in A)``."""
+    from neardup.dedup import best_matches, keep_against
+    from neardup.distributed.io import write_part
+
+    names = [str(i) for i in ids.tolist()]
+    matches = best_matches(rows, names, first)
+    b_rows = rows[rows[:, :2].min(axis=1) >= first] if rows.shape[0] else rows
+    clusters, dropped = keep_against(names, lengths, b_rows, matches, opts)
+    for p in range(n_parts):
+        write_part(out_dir, "clusters.jsonl", p, (c.as_dict() for c in clusters) if p == 0 else ())
+        write_part(out_dir, "dropped.jsonl", p, (d.as_dict() for d in dropped) if p == 0 else ())
+    return len(clusters), len(dropped), len(matches)
 
 
 def _prepared(parts: tuple[Partition, ...]) -> list[Prepared]:
