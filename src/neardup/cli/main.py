@@ -193,9 +193,9 @@ def dedup(
         list[str] | None,
         typer.Option(
             "--against",
-            help="Corpus A (repeatable; inputs of any kind): drop only INPUTS' documents "
-            "that match one of A's (dropped rows name the match and its score); A's are "
-            "never dropped nor written to --kept.",
+            help="Corpus A (inputs of any kind; one a flag: --against a1 --against a2, or a "
+            "folder): drop only INPUTS' documents that match one of A's (dropped rows name the "
+            "match and its score); A's are never dropped nor written to --kept.",
         ),
     ] = None,
     against_collection: Annotated[
