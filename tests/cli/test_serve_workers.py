@@ -74,6 +74,8 @@ def test_two_workers_serve_one_database(tmp_path: Path) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
 
 
 @pytest.mark.parametrize(
