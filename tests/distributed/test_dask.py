@@ -184,7 +184,9 @@ def test_killing_a_worker_mid_job_gives_the_same_result(tmp_path, client):
 
     def job() -> None:
         try:
-            box["summary"] = dedup_dask(files, tmp_path / "dask", options=opts, client=client)
+            box["summary"] = dedup_dask(
+                files, tmp_path / "dask", options=opts, method="minhash-lsh", client=client
+            )
         except BaseException as exc:
             box["error"] = exc
 
