@@ -178,7 +178,8 @@ def read_corpus(
         glob: pattern selecting the files of directory inputs (see above), or ``None``.
         extractor: HTML main-text extractor, ``resiliparse`` (default) or ``trafilatura``.
         follow_symlinks: read symbolic links that leave a walked tree.
-        include, exclude: glob patterns selecting and leaving out files of directory inputs.
+        include: glob patterns selecting files of directory inputs.
+        exclude: glob patterns leaving out files of directory inputs.
         recursive: walk the subdirectories of directory inputs (default) or not.
         limit: stop after this many items (documents and skip rows, >= 1), or None.
 
