@@ -267,15 +267,8 @@ def kernel_for(canonical: CanonicalForm, shingling: Shingling) -> Kernel:
     Raises:
         ParameterError: a bad ``NEARDUP_KERNEL``, or ``cython`` asked for and not built.
     """
-    choice = requested()
-    if choice == "python":
-        return "python"
-    if compiled() is None:
-        if choice == "cython":
-            raise ParameterError(ENV, choice, f"auto or python ({missing_reason()})")
-        return "python"
-    covered = canonical.vectorisable and shingling.unit == "word"
-    return "cython" if covered and shingling.fingerprint == "xxh64" else "python"
+    chosen = kernel_for_tokens(shingling)  # the same choice, given the canonical tokens
+    return chosen if canonical.vectorisable else "python"
 
 
 def requested() -> str:
