@@ -223,7 +223,9 @@ def run_previous(rev: str, path: Path, work: Path) -> dict[str, Any]:
         summary = json.loads((out_dir / "summary.json").read_text(encoding="utf-8"))
         s = summary["seconds"]
         r["stages_s"] = s
-        r["read_prepare_s"] = round(s.get("read", 0) + s.get("prepare", 0), 2)
+        # the stage is "read+prepare" since the stages were merged; "read" + "prepare" before
+        both = s.get("read+prepare", s.get("read", 0) + s.get("prepare", 0))
+        r["read_prepare_s"] = round(both, 2)
         r["kernel"] = summary.get("kernel", "python")
         shutil.rmtree(out_dir, ignore_errors=True)
         return r
@@ -354,6 +356,7 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
         )
         row["ratio_numpy_kernel_over_neardup"] = round(row["neardup-python"]["wall_s"] / nd, 2)
     if "previous" in row:
+        row["ratio_previous_over_neardup"] = round(row["previous"]["wall_s"] / nd, 2)
         now = row["neardup"]["stages_s"].get("read+prepare", 0.0)
         row["read_prepare_now_s"] = now
         row["read_prepare_ratio_previous_over_now"] = (
@@ -416,6 +419,8 @@ def main() -> None:
         extra = ""
         if "ratio_datasketch_over_neardup" in row:
             extra = f", datasketch/neardup {row['ratio_datasketch_over_neardup']}x"
+        if row.get("ratio_previous_over_neardup"):
+            extra += f", previous/neardup {row['ratio_previous_over_neardup']}x"
         if row.get("read_prepare_ratio_previous_over_now"):
             extra += f", read+prepare previous/now {row['read_prepare_ratio_previous_over_now']}x"
         if "same_pairs_with_numpy_kernel" in row:
