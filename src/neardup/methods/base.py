@@ -264,15 +264,10 @@ KEY_FORMS: tuple[str, ...] = ("none", "rows", "groups")
 Layout = Literal["rows", "values", "sets"]
 #: How ``Signatures.data`` can hold the documents (:attr:`MethodBase.layout`).
 LAYOUTS: tuple[str, ...] = ("rows", "values", "sets")
-_LEGACY_FLAGS = (
-    "needs_fit",
-    "exact_key",
-    "signs_from_sets",
-    "rows_per_document",
-    "signs_from_text",
-    "groups_by_key",
-    "has_index_keys",
-)
+#: The boolean fields of :class:`Capabilities`.
+_FLAGS = ("needs_fit", "exact_key", "signs_from_sets", "rows_per_document", "signs_from_text")
+#: Class attributes a method declared before :class:`Capabilities` (refused now).
+_LEGACY_FLAGS = (*_FLAGS, "groups_by_key", "has_index_keys")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -310,7 +305,7 @@ class Capabilities:
     keys: KeyForm = "none"
 
     def __post_init__(self) -> None:
-        for name in _LEGACY_FLAGS[:5]:
+        for name in _FLAGS:
             if not isinstance(getattr(self, name), bool):
                 raise ParameterError(name, getattr(self, name), "True or False")
         check_choice("keys", self.keys, KEY_FORMS)
