@@ -26,6 +26,7 @@ import numpy as np
 
 from neardup import DedupOptions, dedup
 from neardup.methods.base import Prepared
+from neardup.methods.keys import key_rows
 from neardup.methods.registry import make_method
 from neardup.store import Store
 from neardup.text.types import Document
@@ -52,7 +53,7 @@ def key_sharing(method: str, threshold: float, docs: list[Document]) -> dict[str
     for d in docs:
         tokens = meth.canonical.tokens(d.text)
         sigs = meth.sign([Prepared(d.id, d.text, tokens)])
-        out[d.id] = set(meth.index_keys(sigs).key.tolist())
+        out[d.id] = set(key_rows(meth.keys(sigs)).key.tolist())
     return out
 
 

@@ -34,7 +34,7 @@ def _documents() -> list[Document]:
 
 
 def _methods() -> list[str]:
-    return [cls.name for cls in method_classes() if cls.has_index_keys]
+    return [cls.name for cls in method_classes() if cls.capabilities.has_index_keys]
 
 
 def test_decided_codes_are_the_pair_codes() -> None:

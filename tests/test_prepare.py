@@ -18,6 +18,7 @@ import pytest
 from neardup.dedup import DedupOptions, dedup
 from neardup.errors import ParameterError
 from neardup.ingest import UnitMerger, prepared_units
+from neardup.methods.keys import key_rows
 from neardup.methods.registry import make_method, method_classes
 from neardup.methods.shingles import Shingling
 from neardup.output import write_result
@@ -179,7 +180,7 @@ def test_store_add_stores_the_jobs_sets_and_keys(tmp_path: Path, shards: list[st
     todo = [(by_id[i], content_hash(by_id[i].text)) for i in ids]
     batch, short = prepare(meth, todo, 3)
     assert [r.doc.id for r in batch.ready] == [by_id[i].id for i in ids] and short == []
-    job_keys = meth.index_keys(meth.from_rows(rows))
+    job_keys = key_rows(meth.keys(meth.from_rows(rows)))
     order = np.argsort(job_keys.key, kind="stable")
     assert batch.keys is not None
     assert np.array_equal(batch.keys.key, job_keys.key[order])

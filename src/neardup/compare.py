@@ -15,6 +15,7 @@ from typing import Any
 
 from neardup._array import sorted_unique
 from neardup.methods.base import Method, Prepared
+from neardup.methods.keys import key_rows
 from neardup.methods.measures import Overlap, compaire, dice_multiset, overlap
 from neardup.methods.registry import make_method
 
@@ -106,7 +107,7 @@ def compare(
     list_a, list_b = shingling.occurrences(ta)[0], shingling.occurrences(tb)[0]
     ov = overlap(sorted_unique(list_a), sorted_unique(list_b))
     docs = [Prepared("a", text_a, ta), Prepared("b", text_b, tb)]
-    if meth.needs_fit:
+    if meth.capabilities.needs_fit:
         from neardup.methods.stats import CorpusStatistics
 
         reference = (canonical.tokens(t) for t in corpus or ())
@@ -114,8 +115,8 @@ def compare(
     sigs = meth.sign(docs)
     score = meth.compare(meth.signature(sigs, 0), meth.signature(sigs, 1))
     empty = False
-    if meth.needs_fit:
-        keys = meth.index_keys(sigs)
+    if meth.capabilities.needs_fit:
+        keys = key_rows(meth.keys(sigs))
         empty = keys.for_row(0).size == 0 or keys.for_row(1).size == 0
     return Comparison(
         ov,

@@ -9,10 +9,11 @@ The rules (:class:`Decision` holds the job's measure, threshold and mode):
 
 * ``verified``: the exact measure of the full shingle sets, ``resemblance >= t`` (Broder
   1997, formula 1) or ``max(containment_ab, containment_ba) >= t`` (formula 2);
-* ``own``: the method's own rule (:class:`~neardup.methods.decision.DecisionRule`): its
-  score (:meth:`~neardup.methods.base.Method.similarity`, or the larger estimated
-  containment under ``measure="containment"``) at or above the method's bar
-  (:meth:`~neardup.methods.base.MethodBase.own_bar`);
+* ``own``: the method's own rule, the :class:`~neardup.methods.decision.DecisionRule`
+  object it carries: its score (:meth:`~neardup.methods.base.Method.similarity`, or the
+  larger estimated containment under ``measure="containment"``) at or above the rule's bar
+  (:meth:`DecisionRule.accepts <neardup.methods.decision.DecisionRule.accepts>`; the
+  rule's words in the pair row by :meth:`~neardup.methods.decision.DecisionRule.describe`);
 * ``identical``: documents with equal non-empty full shingle sets are paired whatever the
   rule (a pair the mode's rule accepts is recorded under that rule).
 
@@ -32,7 +33,7 @@ import numpy as np
 
 from neardup.errors import check_choice, check_float
 from neardup.methods.base import Method, Signatures
-from neardup.methods.decision import DECISIONS, own_accepts, own_label
+from neardup.methods.decision import DECISIONS, rule_of
 from neardup.methods.measures import MEASURES, intersection_sizes
 from neardup.methods.sets import ShingleSets
 
@@ -91,7 +92,7 @@ class Decision:
         if method is None:
             own = Rule("own", "own rule")
         else:
-            own = Rule("own", own_label(method, self.measure, self.threshold))
+            own = Rule("own", rule_of(method).describe(method, self.measure, self.threshold))
         return verified, own, Rule("identical", IDENTICAL_LABEL)
 
 
@@ -199,7 +200,7 @@ def decide(
     if method is None or own_scores is None:
         raise ValueError("decision mode 'own' needs the method and its own scores")
     score = own_scores(cand)
-    accepted = own_accepts(method, score, decision.threshold)
+    accepted = rule_of(method).accepts(method, score, decision.threshold)
     maybe = accepted | _maybe_identical(sets, cand, content_keys)
     cand, score, accepted = cand[maybe], score[maybe], accepted[maybe]
     res, cab, cba = exact_measures(sets, cand)
@@ -265,8 +266,6 @@ def exact_measures(sets: ShingleSets, cand: np.ndarray) -> tuple[np.ndarray, ...
 def decision_summary(method: Method, decision: Decision, codes: np.ndarray) -> dict[str, Any]:
     """``summary["decision"]``: the mode, the method's rule, the labels of the rules and the
     pairs each rule decided."""
-    from neardup.methods.decision import rule_of
-
     rule = rule_of(method)
     rules = decision.rules(method)
     counts = np.bincount(codes, minlength=len(DECIDED)) if codes.size else np.zeros(3, int)

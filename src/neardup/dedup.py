@@ -468,7 +468,7 @@ def _dedup(
     prog = progress or NullProgress()
     timer = _Clock(clock)
     shingling = meth.shingling
-    streaming = meth.signs_from_sets and not meth.needs_fit
+    streaming = meth.capabilities.signs_from_sets and not meth.capabilities.needs_fit
     ingest = _Ingest(meth, shingling, opts, timer, keep_docs=not streaming)
     spill = _Spill.make(memory_budget, spill_dir)
     limited = (read_options or {}).get("limit") is not None  # a cut stream: one process
@@ -740,7 +740,7 @@ def decided_options(meth: Method, opts: DedupOptions) -> DedupOptions:
 def lexicon_warnings(meth: Method, num_docs: int) -> list[str]:
     """Warnings of a lexical method whose fitted lexicon is too small for the collection
     (the method's ``lexicon_warning(num_docs)``)."""
-    if not meth.needs_fit:
+    if not meth.capabilities.needs_fit:
         return []
     text = meth.lexicon_warning(num_docs)
     return [text] if text else []
@@ -872,7 +872,7 @@ class _ParallelIngest:
             canonical=ingest._canonical,
             shingling=ingest._shingling,
             min_tokens=ingest._opts.min_tokens,
-            signer=meth if meth.rows_per_document else None,
+            signer=meth if meth.capabilities.rows_per_document else None,
             read=self._read,
         )
         #: the prepare kernel the workers run (``summary.json``'s ``kernel``), and the line
@@ -966,7 +966,7 @@ class _Ingest:
     ) -> None:
         # a method that signs from the text alone (SL+ST) needs no token lists: its sets
         # take the vectorised path and its documents are kept with their text only
-        self._text_only = meth.signs_from_text
+        self._text_only = meth.capabilities.signs_from_text
         self._canonical: CanonicalForm = meth.canonical
         self._shingling = shingling
         self._opts = opts
@@ -1068,9 +1068,9 @@ def _kernel(config: PrepareConfig) -> tuple[str, str]:
 
 
 def _sign(prepared: list[Prepared], meth: Method, sets: ShingleSets) -> Any:
-    if meth.needs_fit:
+    if meth.capabilities.needs_fit:
         meth.fit(CorpusStatistics.from_token_lists(p.tokens for p in prepared))
-    return meth.from_sets(sets) if meth.signs_from_sets else meth.sign(prepared)
+    return meth.from_sets(sets) if meth.capabilities.signs_from_sets else meth.sign(prepared)
 
 
 def _relabel(opts: DedupOptions, sets: ShingleSets, cand: np.ndarray) -> bool:

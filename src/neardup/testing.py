@@ -16,9 +16,12 @@ The checks (each fails with an ``AssertionError`` naming the method and what bro
    :class:`~neardup.errors.IncompatibleSignatureError`;
 5. **compare == similarity**: the score of two signatures equals the batch score of the pair
    (:meth:`~neardup.methods.base.Method.similarity`) for every pair of the sample;
-6. **keys agree with candidates** (methods with ``has_index_keys``): a document's index keys
-   are the same signed alone and in a batch, and every candidate pair the method's own rule
-   accepts shares an index key, so a collection finds what the dedup job finds.
+6. **keys agreeing with candidates** (methods whose ``capabilities.keys`` is not ``none``):
+   :meth:`~neardup.methods.base.Method.keys` gives the form the capabilities declare
+   (:class:`~neardup.methods.keys.GroupKeys` for ``groups``,
+   :class:`~neardup.methods.keys.KeyRows` for ``rows``), a document's keys are the same
+   signed alone and in a batch, and every candidate pair the method's own rule accepts
+   shares a key, so a collection (and the Dask engine) finds what the dedup job finds.
 
 Lexical methods (``needs_fit``) are fitted on the sample's statistics first; methods that
 sign from shingle sets sign the default shingle sets of the canonical tokens, as the job does.
@@ -41,6 +44,7 @@ import numpy as np
 from neardup.errors import IncompatibleSignatureError, ParameterError
 from neardup.methods.base import Method, MethodBase, Prepared, Signature, SignatureKey, Signatures
 from neardup.methods.decision import own_accepts
+from neardup.methods.keys import GroupKeys, KeyRows, key_rows
 from neardup.methods.stats import CorpusStatistics
 
 __all__ = ["SAMPLE", "check_method", "sample_texts"]
@@ -110,7 +114,7 @@ def check_method(
     _check_round_trip(meth, sigs)
     _check_refusal(cls, params, meth, sigs)
     _check_compare_is_similarity(meth, sigs)
-    if cls.has_index_keys:
+    if cls.capabilities.has_index_keys:
         _check_keys(meth, sigs, prepared, threshold)
 
 
@@ -167,7 +171,9 @@ def _check_refusal(
         SignatureKey.make(made["method"] + "~other", p, c),
     ]
     fields = {f.name for f in dataclasses.fields(cls) if f.init}
-    if "seed" in fields and not cls.needs_fit:  # a real key made with another parameter
+    if (
+        "seed" in fields and not cls.capabilities.needs_fit
+    ):  # a real key made with another parameter
         other = cls(**{**params, "seed": int(getattr(meth, "seed", 0)) + 1})
         others.append(other.key())
     for other_key in others:
@@ -187,10 +193,22 @@ def _check_compare_is_similarity(meth: Method, sigs: Signatures) -> None:
 
 
 def _check_keys(meth: Method, sigs: Signatures, prepared: list[Prepared], threshold: float) -> None:
-    rows = meth.index_keys(sigs)
+    found = meth.keys(sigs)
+    form = meth.capabilities.keys
+    want = GroupKeys if form == "groups" else KeyRows
+    assert isinstance(found, want), (
+        f"{meth.name}: keys() gave {type(found).__name__}, its capabilities declare {form!r}"
+    )
+    if isinstance(found, GroupKeys):
+        n = found.keys.shape[0]
+        assert found.valid.shape == found.keys.shape and n == sigs.count, (
+            f"{meth.name}: grouping keys of shape {found.keys.shape} (valid "
+            f"{found.valid.shape}) for {sigs.count} documents"
+        )
+    rows = key_rows(found)
     keys = [set(rows.for_row(i).tolist()) for i in range(sigs.count)]
     for i, doc in enumerate(prepared):
-        alone = set(meth.index_keys(_sign(meth, [doc])).for_row(0).tolist())
+        alone = set(key_rows(meth.keys(_sign(meth, [doc]))).for_row(0).tolist())
         assert alone == keys[i], f"{meth.name}: document {i}'s keys alone differ from its batch"
     cand = np.asarray(meth.candidates(sigs), dtype=np.int64).reshape(-1, 2)
     accepted = own_accepts(meth, meth.similarity(sigs, cand), threshold)
@@ -206,13 +224,13 @@ def _signed(
 ) -> tuple[Method, Signatures, list[Prepared]]:
     meth = cls(**params)
     prepared = [Prepared(str(i), t, meth.canonical.tokens(t)) for i, t in enumerate(docs)]
-    if meth.needs_fit:
+    if meth.capabilities.needs_fit:
         meth.fit(CorpusStatistics.from_token_lists(p.tokens for p in prepared))
     return meth, _sign(meth, prepared), prepared
 
 
 def _sign(meth: Method, prepared: list[Prepared]) -> Signatures:
-    if meth.signs_from_sets:
+    if meth.capabilities.signs_from_sets:
         return meth.from_sets(meth.shingling.batch([p.tokens for p in prepared]))
     return meth.sign(prepared)
 

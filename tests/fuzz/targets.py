@@ -368,7 +368,7 @@ def run_methods(value: tuple[str, list[str]], _ctx: Context) -> None:
     meth = make_method(name)
     canonical = getattr(meth, "canonical", None) or CanonicalForm()
     docs = [Prepared(f"d{i}", t, canonical.tokens(t)) for i, t in enumerate(texts)]
-    if meth.needs_fit:
+    if meth.capabilities.needs_fit:
         meth.fit(CorpusStatistics.from_token_lists(d.tokens for d in docs))
     sigs = meth.sign(docs)
     assert len(sigs) == len(docs)

@@ -211,13 +211,13 @@ def _combinations() -> list[Any]:
     out = []
     for name in method_names():
         cls = method_class(name)
-        if not cls.has_index_keys:
+        if not cls.capabilities.has_index_keys:
             continue
         for decision in ("own", "verified"):
             both = ("resemblance", "containment")
             measures = rule_of(cls).measures if decision == "own" else both
             for measure in measures:
-                marks = [pytest.mark.slow] if cls.needs_fit else []
+                marks = [pytest.mark.slow] if cls.capabilities.needs_fit else []
                 out.append(pytest.param(name, decision, measure, marks=marks))
     return out
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from neardup.errors import ParameterError, UsageError
-from neardup.methods.base import MethodBase, Prepared, TermBags
+from neardup.methods.base import Capabilities, MethodBase, Prepared, TermBags
 from neardup.methods.decision import EQUAL_SIGNATURE, VERIFIED
-from neardup.methods.keys import GroupKeys
+from neardup.methods.keys import GroupKeys, group_keys, key_rows
 from neardup.methods.registry import make_method, method_classes
 from neardup.methods.shingles import Shingling
 from neardup.text.canonical import CanonicalForm
@@ -20,7 +20,11 @@ TOKENS = [f"w{i}" for i in range(40)]
 
 def test_every_builtin_method_is_complete_and_declares_its_capabilities():
     flags = {
-        cls.name: (cls.signs_from_sets, cls.groups_by_key, cls.has_index_keys)
+        cls.name: (
+            cls.capabilities.signs_from_sets,
+            cls.capabilities.groups_by_key,
+            cls.capabilities.has_index_keys,
+        )
         for cls in method_classes()
         if cls.__module__.startswith("neardup.")
     }
@@ -51,8 +55,10 @@ def test_defaults_of_a_method_that_declares_nothing_else():
     sigs = meth.sign([Prepared("a", "", TOKENS)])
     with pytest.raises(UsageError, match="does not sign from shingle sets"):
         meth.from_sets(Shingling().batch([TOKENS]))
+    assert meth.capabilities == Capabilities(signs_from_text=True)
+    assert not meth.capabilities.has_index_keys and not meth.capabilities.groups_by_key
     with pytest.raises(ParameterError) as err:
-        meth.group_keys(sigs.data)
+        meth.keys(sigs)
     assert err.value.name == "method"
     with pytest.raises(ParameterError) as err:
         meth.containment(sigs, np.zeros((0, 2), np.int64))
@@ -64,7 +70,7 @@ def test_defaults_of_a_method_that_declares_nothing_else():
 
 def test_the_default_rule_follows_exact_key():
     class Keyed(MethodBase):
-        exact_key = True
+        capabilities = Capabilities(exact_key=True)
 
     class Scored(MethodBase):
         pass
@@ -100,8 +106,8 @@ def test_lsh_collection_keys_are_its_dask_grouping_keys():
     meth = make_method("minhash-lsh", threshold=0.5)
     sets = Shingling().batch([TOKENS, [], TOKENS[5:]])
     sigs = meth.from_sets(sets)
-    grouped = meth.group_keys(sigs.data)
-    rows = meth.index_keys(sigs)
+    grouped = group_keys(meth.keys(sigs))
+    rows = key_rows(grouped)
     assert isinstance(grouped, GroupKeys) and not grouped.valid[1].any()
     b = meth.lsh.bands
     assert rows.row.tolist() == [0] * b + [2] * b and rows.band.tolist() == list(range(b)) * 2
@@ -119,9 +125,52 @@ def test_exact_collection_keys_are_the_salted_grouping_keys(name):
     meth.fit(CorpusStatistics.from_token_lists(lists))
     for batch in (lists, lists[:0], lists[2:3]):
         sigs = meth.sign([Prepared(str(i), "", t) for i, t in enumerate(batch)])
-        got = meth.index_keys(sigs)
+        got = key_rows(meth.keys(sigs))
         want = slot_keys([meth.signature(sigs, i).payload for i in range(sigs.count)])
         for field in ("row", "band", "key"):
             assert getattr(got, field).dtype == np.int64
             assert getattr(got, field).tolist() == getattr(want, field).tolist()
-    assert meth.index_keys(meth.sign([Prepared("x", "", lists[0])])).key.size > 0
+    assert key_rows(meth.keys(meth.sign([Prepared("x", "", lists[0])]))).key.size > 0
+
+
+def test_megashingles_collection_keys_are_its_salted_mega_shingle_slots():
+    # the rows derived from the grouping keys: the slot_keys of the payloads' mega-shingle
+    # slots (s .. s+m-1), the super-shingles (slots 0 .. s-1) are no keys
+    from neardup.methods.keys import slot_keys
+
+    meth = make_method("megashingles")
+    sigs = meth.from_sets(Shingling().batch([TOKENS, [], TOKENS[:30] + ["x"] * 10]))
+    got = key_rows(meth.keys(sigs))
+    want = slot_keys([meth.signature(sigs, i).payload for i in range(sigs.count)])
+    mega = want.band >= meth.supershingles
+    assert got.band.min() == meth.supershingles and not (got.row == 1).any()
+    for field in ("row", "band", "key"):
+        assert getattr(got, field).tolist() == getattr(want, field)[mega].tolist()
+
+
+def test_capabilities_are_validated_and_the_old_flags_refused():
+    with pytest.raises(ParameterError) as err:
+        Capabilities(keys="dense")  # type: ignore[arg-type]
+    assert (err.value.name, err.value.value) == ("keys", "dense")
+    with pytest.raises(ParameterError) as err:
+        Capabilities(needs_fit=1)  # type: ignore[arg-type]
+    assert err.value.name == "needs_fit"
+    with pytest.raises(UsageError, match="declares needs_fit, groups_by_key: declare capab"):
+
+        class Old(MethodBase):
+            needs_fit = True
+            groups_by_key = True
+
+    with pytest.raises(UsageError, match="defines index_keys: define keys"):
+
+        class OldKeys(MethodBase):
+            def index_keys(self, sigs: object) -> None: ...
+
+
+def test_signature_and_compare_are_the_batch_forms_sliced():
+    meth = make_method("shingles-full")
+    sigs = meth.from_sets(Shingling().batch([TOKENS, TOKENS[5:], []]))
+    a, b, c = (meth.signature(sigs, i) for i in range(3))
+    assert a.payload.tolist() == sigs.data.get(0).tolist()
+    want = meth.similarity(sigs, np.array([[0, 1], [0, 2]]))
+    assert [meth.compare(a, b), meth.compare(a, c)] == want.tolist() == [31 / 36, 0.0]

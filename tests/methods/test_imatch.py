@@ -164,4 +164,4 @@ def test_job_finds_a_copy(corpus, name):
     res = dedup(docs, method=name, options=DedupOptions(threshold=0.5, verify=False))
     assert ("5", "copy") in {(p.a, p.b) for p in res.pairs}
     cand = make_method(name)
-    assert cand.needs_fit and cand.exact_key
+    assert cand.capabilities.needs_fit and cand.capabilities.exact_key

@@ -16,7 +16,7 @@ import pytest
 
 from neardup.dedup import DedupOptions, dedup
 from neardup.errors import ParameterError, UsageError
-from neardup.methods.base import MethodBase, Prepared, Signature, Signatures
+from neardup.methods.base import Capabilities, MethodBase, Prepared, Signatures
 from neardup.methods.keys import GroupKeys
 from neardup.methods.minhash import EMPTY, MinHasher
 from neardup.methods.params import Constraint, Interval
@@ -63,8 +63,7 @@ class SlotMatch(MethodBase):
 
     name: ClassVar[str] = SLOTS
     source: ClassVar[str] = "tests/methods/test_plugin.py"
-    signs_from_sets: ClassVar[bool] = True
-    groups_by_key: ClassVar[bool] = True
+    capabilities: ClassVar[Capabilities] = Capabilities(signs_from_sets=True, keys="groups")
     num_perm: int = 16
     seed: int = 7
 
@@ -83,11 +82,11 @@ class SlotMatch(MethodBase):
         hasher = MinHasher(num_perm=self.num_perm, seed=self.seed, scheme="perm")
         return Signatures(self.key(), hasher.sketches(sets), len(sets))
 
-    def group_keys(self, data: np.ndarray) -> GroupKeys:
-        return GroupKeys(data.copy(), data != EMPTY)
+    def keys(self, sigs: Signatures) -> GroupKeys:
+        return GroupKeys(sigs.data.copy(), sigs.data != EMPTY)
 
     def candidates(self, sigs: Signatures) -> np.ndarray:
-        groups = self.group_keys(sigs.data)
+        groups = self.keys(sigs)
         members: dict[tuple[int, int], list[int]] = defaultdict(list)
         for row, slot in zip(*np.nonzero(groups.valid), strict=True):
             members[(int(slot), int(groups.keys[row, slot]))].append(int(row))
@@ -97,13 +96,6 @@ class SlotMatch(MethodBase):
     def similarity(self, sigs: Signatures, pairs: np.ndarray) -> np.ndarray:
         a, b = sigs.data[pairs[:, 0]], sigs.data[pairs[:, 1]]
         return ((a == b) & (a != EMPTY)).mean(axis=1)
-
-    def signature(self, sigs: Signatures, i: int) -> Signature:
-        return Signature(sigs.key, sigs.data[i].copy())
-
-    def compare(self, a: Signature, b: Signature) -> float:
-        a.key.require_same(b.key)
-        return float(((a.payload == b.payload) & (a.payload != EMPTY)).mean())
 
 
 @pytest.fixture
@@ -239,9 +231,7 @@ def test_registration_names_the_hooks_a_class_leaves_out() -> None:
         def params(self) -> dict[str, int]:
             return {}
 
-    with pytest.raises(
-        UsageError, match=r"no candidates, compare, sign, signature, similarity, 'source'$"
-    ):
+    with pytest.raises(UsageError, match=r"no candidates, sign, similarity, 'source'$"):
         register(Incomplete)
     assert "test-plugin-incomplete" not in method_names()
 

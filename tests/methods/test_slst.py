@@ -270,7 +270,7 @@ def test_signing_reads_the_text_only() -> None:
     without = m.sign([Prepared("0", text(base), ())])
     assert np.array_equal(with_tokens.data.codes, without.data.codes)
     assert np.array_equal(with_tokens.data.terms, without.data.terms)
-    assert SLST.signs_from_text
+    assert SLST.capabilities.signs_from_text
 
 
 def test_chinese_sentence_lengths_are_counted_in_words() -> None:

@@ -14,6 +14,7 @@ import pytest
 from sqlalchemy import text
 
 from neardup.methods.base import Prepared
+from neardup.methods.keys import key_rows
 from neardup.methods.stats import CorpusStatistics
 from neardup.methods.tfridf import TFRIDF, crc_signature
 from neardup.store import Store
@@ -55,7 +56,7 @@ def _in_memory(
     prepared = [p for p in prepared if len(p.tokens) >= info.min_tokens]
     meth.fit(CorpusStatistics.from_token_lists(p.tokens for p in prepared))
     sigs = meth.sign(prepared)
-    keys = meth.index_keys(sigs)
+    keys = key_rows(meth.keys(sigs))
     payloads = {p.id: meth.signature(sigs, i).to_bytes() for i, p in enumerate(prepared)}
     rows = zip(keys.row.tolist(), keys.band.tolist(), keys.key.tolist(), strict=True)
     return payloads, {(prepared[r].id, b, k) for r, b, k in rows}

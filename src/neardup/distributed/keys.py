@@ -2,9 +2,9 @@
 
 Every registered method runs on Dask, with both measures. A method runs *by key* (every
 stage distributed, :mod:`neardup.distributed.partition`) when ``measure="resemblance"`` and
-it sets ``groups_by_key`` and gives its grouping keys by the
-:meth:`~neardup.methods.base.MethodBase.group_keys` hook (documents sharing a key in the
-same slot are candidates, exactly as in the method's own ``candidates``) and, when its
+its capabilities declare ``keys="groups"`` (its :meth:`~neardup.methods.base.MethodBase.keys`
+hook gives grouping keys: documents sharing a key in the same slot are candidates, exactly
+as in the method's own ``candidates``) and, when its
 oversized groups give a star only, a ``group_limit``. The built-in ones:
 
 * ``minhash-lsh``: one slot per LSH band, key = :func:`neardup.methods.lsh.band_keys`
@@ -46,7 +46,11 @@ def set_keys(meth: Method) -> str | None:
     from neardup.methods.shingle_methods import ShingleMethod, ShinglesMin
 
     cand = type(meth).candidates
-    if not meth.signs_from_sets or meth.rows_per_document or meth.needs_fit:
+    if (
+        not meth.capabilities.signs_from_sets
+        or meth.capabilities.rows_per_document
+        or meth.capabilities.needs_fit
+    ):
         return None
     if cand is ShingleMethod.candidates:
         return "prefix"
@@ -60,7 +64,7 @@ def runs_by_key(meth: Method, measure: str) -> bool:
     with grouping keys, or with keys of its signature sets (:func:`set_keys`), and
     ``measure="resemblance"``. The others are decided over the whole corpus in one task
     (:mod:`neardup.distributed.whole`)."""
-    by_key = bool(meth.groups_by_key) or set_keys(meth) is not None
+    by_key = bool(meth.capabilities.groups_by_key) or set_keys(meth) is not None
     return by_key and measure == "resemblance"
 
 
@@ -74,7 +78,7 @@ def group_limit(meth: Method) -> int | None:
 
 def dask_methods() -> tuple[str, ...]:
     """Names of the registered methods the Dask engine runs by key (built-ins first)."""
-    return tuple(cls.name for cls in method_classes() if cls.groups_by_key)
+    return tuple(cls.name for cls in method_classes() if cls.capabilities.groups_by_key)
 
 
 def check_dask_options(method: str, measure: str) -> None:

@@ -23,6 +23,7 @@ from neardup.dedup import decision_of
 from neardup.distributed.io import Block, block_units, read_block, write_part, write_part_lines
 from neardup.distributed.shuffle import Table, concat, hash_dest, range_dest, split
 from neardup.methods.base import Prepared, Signatures
+from neardup.methods.keys import group_keys
 from neardup.methods.sets import ShingleSets
 from neardup.pairs import pair_lines
 from neardup.prepare import (
@@ -79,13 +80,16 @@ def ingest(
     from neardup.text.read import read_options as make_read_options
 
     by_key = runs_by_key(meth, opts.measure) and not whole
-    docs = not by_key and not meth.signs_from_sets  # Method.sign of whole-corpus Prepared
+    docs = (
+        not by_key and not meth.capabilities.signs_from_sets
+    )  # Method.sign of whole-corpus Prepared
     config = PrepareConfig(
         canonical=meth.canonical,
         shingling=meth.shingling,
         min_tokens=opts.min_tokens,
-        signer=meth if meth.rows_per_document and by_key else None,
-        keep_tokens=bool(meth.needs_fit) or (docs and not meth.signs_from_text),
+        signer=meth if meth.capabilities.rows_per_document and by_key else None,
+        keep_tokens=bool(meth.capabilities.needs_fit)
+        or (docs and not meth.capabilities.signs_from_text),
         keep_texts=docs,
         read=make_read_options(**read_options),
     )
@@ -152,7 +156,7 @@ def finalize(
     out = screen(raw, no_repeats(raw))
     sets = raw.sets if out.is_everything(raw) else raw.sets.take(out.take)
     sig = None
-    if not meth.needs_fit and runs_by_key(meth, opts.measure) and not whole:
+    if not meth.capabilities.needs_fit and runs_by_key(meth, opts.measure) and not whole:
         rows = raw.rows
         sig = (meth.from_sets(sets) if rows is None else meth.from_rows(rows[out.take])).data
     return Partition(
@@ -264,7 +268,8 @@ def _set_keys(part: Partition, meth: Any, lookups: tuple[Table, ...]) -> tuple[n
 def split_keys(part: Partition, offset: int, meth: Any, n_out: int, *lookups: Table) -> list[Table]:
     """``(slot, key, gidx)`` rows of a partition's grouping keys, by hash of (slot, key).
 
-    The keys: the method's (``group_keys``), or those of its signature sets in one slot
+    The keys: the method's (its :meth:`~neardup.methods.base.MethodBase.keys`, form
+    ``groups``), or those of its signature sets in one slot
     (:func:`neardup.distributed.keys.set_keys`; ``lookups``: the document frequencies of
     the partition's fingerprints, for prefix filtering). Besides, slot
     :data:`CONTENT_SLOT` holds each non-empty document's content key
@@ -276,7 +281,9 @@ def split_keys(part: Partition, offset: int, meth: Any, n_out: int, *lookups: Ta
         key, doc = _set_keys(part, meth, lookups)
         slot, gidx = np.zeros(key.shape[0], np.int64), doc.astype(np.int64) + offset
     else:
-        grouped = meth.group_keys(part.sig)
+        # the key is never read by keys() (the signatures were made here, by meth)
+        sigs = Signatures(None, part.sig, len(part.sets))  # type: ignore[arg-type]
+        grouped = group_keys(meth.keys(sigs))
         keys, valid = grouped.keys, grouped.valid
         n, slots = keys.shape
         slot = np.broadcast_to(np.arange(slots, dtype=np.int64), (n, slots))[valid]
@@ -384,7 +391,9 @@ def verify(
     local = order[np.searchsorted(gidx[order], pairs)] if pairs.size else pairs
     # The key is never read by similarity() (the signatures were made here, by meth).
     sigs = Signatures(None, sig, len(sets))  # type: ignore[arg-type]
-    if meth.exact_key and pairs.size:  # grouping keys are prefixes: keep true key matches
+    if (
+        meth.capabilities.exact_key and pairs.size
+    ):  # grouping keys are prefixes: keep true key matches
         content = sets.content_keys()
         same = content[local[:, 0]] == content[local[:, 1]]
         real = (signature_scores(meth, sigs, "resemblance")(local) > 0) | same

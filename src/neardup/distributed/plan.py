@@ -302,7 +302,7 @@ class _Job:
             for p in range(n_parts)
         ]
         del raw
-        if self.meth.needs_fit:
+        if self.meth.capabilities.needs_fit:
             parts = self._fit(parts, sign=not self.whole)
         stats = self.c.gather([self.c.submit(pt.part_count, x) for x in parts])
         sizes = np.array([s[0] for s in stats], dtype=np.int64)

@@ -63,7 +63,9 @@ def decide_whole(
 
     sets = ShingleSets.concat([p.sets for p in parts])
     ids = np.concatenate([p.ids for p in parts]) if parts else np.zeros(0, dtype=object)
-    sigs = meth.from_sets(sets) if meth.signs_from_sets else meth.sign(_prepared(parts))
+    sigs = (
+        meth.from_sets(sets) if meth.capabilities.signs_from_sets else meth.sign(_prepared(parts))
+    )
     restrict = None
     if against is not None:
         restrict = partial(against_pairs, first=against[0], within=against[1])

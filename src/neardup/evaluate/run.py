@@ -434,10 +434,10 @@ def _reused_rows(
 
 
 def _threshold_free(method: str) -> bool:
-    from neardup.methods.decision import THRESHOLD_FREE, rule_of
+    from neardup.methods.decision import rule_of
     from neardup.methods.registry import method_class
 
-    return rule_of(method_class(method)).kind in THRESHOLD_FREE
+    return rule_of(method_class(method)).threshold_free
 
 
 def _run(docs: Sequence[Document], method: str, threshold: float, config: EvalConfig) -> Any:

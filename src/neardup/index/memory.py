@@ -84,6 +84,7 @@ from neardup.index.verify import (
 )
 from neardup.methods.base import Method, Prepared, Signature, Signatures, TermBags
 from neardup.methods.decision import check_decision, resolve_decision
+from neardup.methods.keys import key_rows
 from neardup.methods.registry import method_class
 from neardup.methods.stats import CorpusStatistics
 from neardup.prepare import PrepareConfig, shingle_texts
@@ -292,8 +293,8 @@ class Index:
             shingling=self._meth.shingling,
             min_tokens=self.min_tokens,
             # SpotSigs signs at add from the canonical tokens (SL+ST from the text)
-            keep_tokens=self._meth.needs_fit
-            or (signs_at_add(self._meth) and not self._meth.signs_from_text),
+            keep_tokens=self._meth.capabilities.needs_fit
+            or (signs_at_add(self._meth) and not self._meth.capabilities.signs_from_text),
         )
         self._shift = fingerprint_shift(self._meth.shingling.fingerprint)
 
@@ -317,7 +318,7 @@ class Index:
         params = dict(self.method_params or {})
         if "canonical" not in params and self.canonical != CanonicalForm():
             params["canonical"] = self.canonical  # else the method's own default
-        if not method_class(self.method).has_index_keys:
+        if not method_class(self.method).capabilities.has_index_keys:
             raise UnsupportedMethod(
                 f"method {self.method!r} cannot back a collection yet (no exact or LSH index "
                 "key); use minhash-lsh, shingles-*, megashingles, imatch, tf-ridf or "
@@ -347,7 +348,7 @@ class Index:
             self.measure,
             float(self.threshold),
             self.min_tokens,
-            self._fitted is None and self._meth.needs_fit and bool(self._docs),
+            self._fitted is None and self._meth.capabilities.needs_fit and bool(self._docs),
             datetime.fromtimestamp(0, UTC),
             self._mode,
         )
@@ -439,7 +440,7 @@ class Index:
             fps = done.sets.values[done.sets.offsets[j] : done.sets.offsets[j + 1]].copy()
             tokens = (
                 [term_key(t) for t in done.tokens[j]]
-                if meth.needs_fit and done.tokens is not None
+                if meth.capabilities.needs_fit and done.tokens is not None
                 else None
             )
             self._store(
@@ -457,13 +458,13 @@ class Index:
                     meth.signature(sigs, j) if kept and sigs is not None else None,
                 ),
             )
-        if self._meth.needs_fit and long.size:
+        if self._meth.capabilities.needs_fit and long.size:
             self._fitted = None
         return AddReport(int(long.size), tuple(skipped), 1 if long.size else 0)
 
     def _keys_of(self, sigs: Signatures, n: int) -> list[np.ndarray]:
         """Index keys of each of the ``n`` documents signed in ``sigs``."""
-        rows = self._meth.index_keys(sigs)
+        rows = key_rows(self._meth.keys(sigs))
         order = np.argsort(rows.row, kind="stable")
         bounds = np.searchsorted(rows.row[order], np.arange(n + 1))
         key = rows.key[order]
@@ -542,7 +543,7 @@ class Index:
         if doc is None:
             raise DocumentNotFound(self.name, str(doc_id))
         self._unpost(doc_id, doc.keys)
-        if self._meth.needs_fit:
+        if self._meth.capabilities.needs_fit:
             self._fitted = None
 
     def get(self, doc_id: str) -> DocumentInfo:
@@ -680,7 +681,7 @@ class Index:
         """The method; lexical methods fitted on the current statistics (signatures and
         index keys of every document recomputed after a change, as the store's
         ``recompute``)."""
-        if not self._meth.needs_fit:
+        if not self._meth.capabilities.needs_fit:
             return self._meth
         if self._fitted is None:
             self._fitted = self._recompute()
@@ -695,7 +696,7 @@ class Index:
         if not ids:
             return meth
         sigs = meth.sign_counts(TermBags.from_token_lists(lists))
-        rows = meth.index_keys(sigs)
+        rows = key_rows(meth.keys(sigs))
         for i, doc_id in enumerate(ids):
             doc = self._docs[doc_id]
             doc.signature = meth.signature(sigs, i)
@@ -726,7 +727,7 @@ class Index:
                 [d.source, d.title, d.content_hash.hex(), d.length, d.added_at.isoformat()]
                 for d in docs
             ],
-            "tokens": [d.tokens for d in docs] if self._meth.needs_fit else None,
+            "tokens": [d.tokens for d in docs] if self._meth.capabilities.needs_fit else None,
             # methods signing at add (SL+ST, SpotSigs): their signatures, as no text is kept
             "signatures": (
                 [

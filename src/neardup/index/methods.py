@@ -10,19 +10,21 @@ Index keys (``nd_index`` rows, 64-bit, stored as signed int64):
 * ``minhash-lsh``: one key per band, :func:`neardup.methods.lsh.band_keys` (bands are salted
   apart already); a candidate shares at least one band key;
 * other shingle methods (``shingles-full/-mod/-min``): the (sampled) fingerprints;
-* exact-key methods (``megashingles``, ``imatch``, ``imatch-random``, ``tf-ridf``,
-  ``anchor-words``): each non-empty signature slot, salted by its slot number
-  (I-Match: the first 8 bytes of each 20-byte SHA-1 slot);
+* exact-key methods (``imatch``, ``imatch-random``, ``tf-ridf``, ``anchor-words``): each
+  non-empty signature slot, salted by its slot number (I-Match: the first 8 bytes of each
+  20-byte SHA-1 slot); ``megashingles``: each mega-shingle slot so salted (the slots its
+  own rule and the Dask engine group by; its super-shingles are no keys);
 * ``sl-st``: the distinct q-grams of the sentence-length string (``window`` consecutive
   sentences, Feng 2015), which every pair with a verified block shares;
 * ``spotsigs``: the prefix of each spot-signature bag in its size partition and the one
   below (Theobald et al. 2008 §5), which every pair at the threshold shares.
 
-Each method gives its keys by its ``index_keys`` hook (:mod:`neardup.methods.keys`).
+Each method gives its keys by its ``keys`` hook, a collection's rows by
+:func:`~neardup.methods.keys.key_rows` (:mod:`neardup.methods.keys`).
 ``sl-st`` and ``spotsigs`` sign each document from its text at ``add``
 (:func:`signs_at_add`); their signatures are stored and ``check`` decides on them by the
 method's own rule, as the job does. Methods without an exact or LSH key
-(``has_index_keys`` false: ``simhash``, Hamming tables) cannot back a collection yet
+(``capabilities.keys`` is ``none``: ``simhash``, Hamming tables) cannot back a collection yet
 (:class:`UnsupportedMethod`).
 """
 
@@ -57,10 +59,11 @@ class UnsupportedMethod(UsageError):
 
 
 def collection_methods() -> list[str]:
-    """Registry names of the methods that can back a collection (``has_index_keys``)."""
+    """Registry names of the methods that can back a collection (their capabilities have
+    index keys)."""
     from neardup.methods.registry import method_classes
 
-    return [c.name for c in method_classes() if c.has_index_keys]
+    return [c.name for c in method_classes() if c.capabilities.has_index_keys]
 
 
 def creation_params(
@@ -77,7 +80,7 @@ def creation_params(
         UnsupportedMethod: the method has no database index (see the module docstring).
     """
     cls = method_class(method)
-    if not cls.has_index_keys:
+    if not cls.capabilities.has_index_keys:
         raise UnsupportedMethod(
             f"method {method!r} cannot back a collection yet (no exact or LSH index key); "
             f"use one of {', '.join(collection_methods())}"
@@ -133,13 +136,13 @@ def build_method(method: str, params: dict[str, Any], canonical: dict[str, Any])
 
 def signs_from_sets(meth: Method) -> bool:
     """True when signatures come from the shingle sets alone (no statistics needed)."""
-    return meth.signs_from_sets and not meth.needs_fit
+    return meth.capabilities.signs_from_sets and not meth.capabilities.needs_fit
 
 
 def signs_at_add(meth: Method) -> bool:
     """True when ``add`` signs each document from its text or tokens (no shingle sets, no
     statistics: ``sl-st``, ``spotsigs``), storing its signature and index keys."""
-    return not meth.signs_from_sets and not meth.needs_fit
+    return not meth.capabilities.signs_from_sets and not meth.capabilities.needs_fit
 
 
 def keeps_signature(meth: Method) -> bool:

@@ -31,14 +31,15 @@ from typing import Any, ClassVar
 import numpy as np
 
 from neardup.errors import ParameterError, UsageError
-from neardup.methods.base import CorpusStats, Prepared, SignatureKey, Signatures
-from neardup.methods.decision import DecisionRule
+from neardup.methods.base import Capabilities, CorpusStats, Prepared, SignatureKey, Signatures
+from neardup.methods.decision import DecisionRule, EqualSignature
 from neardup.methods.imatch import (
     SingleKeyMethod,
     require_fitted,
     short_hash,
     vocabulary,
 )
+from neardup.methods.keys import KeyRows
 from neardup.methods.params import Constraint, Interval
 from neardup.methods.registry import register
 from neardup.text.canonical import CanonicalForm
@@ -76,10 +77,8 @@ class AnchorWords(SingleKeyMethod):
         "Ilyinsky, Kuzmin, Melkov & Segalovich 2002 (anchor words from the inverted index; "
         "rule interpreted, see neardup.methods.anchors); Zagorulko et al. 2013 [1]"
     )
-    needs_fit: ClassVar[bool] = True
-    exact_key: ClassVar[bool] = True
-    decision_rule: ClassVar[DecisionRule] = DecisionRule(
-        "equal-signature",
+    capabilities: ClassVar[Capabilities] = Capabilities(needs_fit=True, exact_key=True, keys="rows")
+    decision_rule: ClassVar[DecisionRule] = EqualSignature(
         "equal anchor-word signature (Ilyinsky et al. 2002, interpreted)",
         label="anchor-word equal signature",
     )
@@ -201,6 +200,11 @@ class AnchorWords(SingleKeyMethod):
             if len(chosen) >= self.min_anchors:
                 data[i] = anchor_hash(chosen)
         return Signatures(self.key(), data, len(docs))
+
+    def keys(self, sigs: Signatures) -> KeyRows:
+        """Index keys: the non-zero signatures, one slot
+        (:meth:`~neardup.methods.base.MethodBase.payload_keys`)."""
+        return self.payload_keys(sigs)
 
 
 register(AnchorWords)

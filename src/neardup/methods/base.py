@@ -27,11 +27,17 @@ import struct
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import Field, dataclass, field
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-from neardup.errors import FormatError, IncompatibleSignatureError, ParameterError, UsageError
+from neardup.errors import (
+    FormatError,
+    IncompatibleSignatureError,
+    ParameterError,
+    UsageError,
+    check_choice,
+)
 from neardup.methods.decision import EQUAL_SIGNATURE, VERIFIED, DecisionRule
 from neardup.methods.keys import GroupKeys, KeyRows, slot_keys
 from neardup.methods.params import Constraint, validate_parameters
@@ -252,6 +258,70 @@ class CorpusStats(Protocol):
     def cf(self, term: str) -> int: ...
 
 
+KeyForm = Literal["none", "rows", "groups"]
+#: The forms of :meth:`MethodBase.keys` a method can declare.
+KEY_FORMS: tuple[str, ...] = ("none", "rows", "groups")
+Layout = Literal["rows", "values", "sets"]
+#: How ``Signatures.data`` can hold the documents (:attr:`MethodBase.layout`).
+LAYOUTS: tuple[str, ...] = ("rows", "values", "sets")
+#: The boolean fields of :class:`Capabilities`.
+_FLAGS = ("needs_fit", "exact_key", "signs_from_sets", "rows_per_document", "signs_from_text")
+#: Class attributes a method declared before :class:`Capabilities` (refused now).
+_LEGACY_FLAGS = (*_FLAGS, "groups_by_key", "has_index_keys")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Capabilities:
+    """What a method can do, declared once per class (``capabilities``): the callers (the
+    dedup job, the Dask engine, collections) branch on these values, never on a method's
+    name.
+
+    Attributes:
+        needs_fit: :meth:`MethodBase.fit` must run on collection statistics first (the
+            lexical methods: I-Match, TF-RIDF, anchor words).
+        exact_key: equal signatures *are* the decision (the default rule is then
+            :data:`~neardup.methods.decision.EQUAL_SIGNATURE`; the Dask engine checks true
+            key matches after grouping by key prefixes).
+        signs_from_sets: :meth:`MethodBase.from_sets` signs from the full shingle sets
+            alone (the streaming path).
+        rows_per_document: :meth:`MethodBase.sign_rows` signs each document alone into
+            one row (the dedup job then signs in its worker processes).
+        signs_from_text: signing needs each document's text, not its tokens.
+        keys: the form of the :meth:`MethodBase.keys` hook: ``none`` (no index keys: the
+            method cannot back a collection), ``rows`` (:class:`KeyRows`: a collection's
+            keys), ``groups`` (:class:`GroupKeys`: the Dask engine's grouping keys too, the
+            collection's keys derived from them).
+
+    Raises:
+        ParameterError: a flag that is not a bool, or ``keys`` not one of
+            :data:`KEY_FORMS`.
+    """
+
+    needs_fit: bool = False
+    exact_key: bool = False
+    signs_from_sets: bool = False
+    rows_per_document: bool = False
+    signs_from_text: bool = False
+    keys: KeyForm = "none"
+
+    def __post_init__(self) -> None:
+        for name in _FLAGS:
+            if not isinstance(getattr(self, name), bool):
+                raise ParameterError(name, getattr(self, name), "True or False")
+        check_choice("keys", self.keys, KEY_FORMS)
+
+    @property
+    def has_index_keys(self) -> bool:
+        """True when the method has index keys (it can back a collection)."""
+        return self.keys != "none"
+
+    @property
+    def groups_by_key(self) -> bool:
+        """True when its keys are grouping keys (:class:`GroupKeys`) the Dask engine
+        shuffles by."""
+        return self.keys == "groups"
+
+
 @runtime_checkable
 class Method(Protocol):
     """A near-duplicate detection method (the one interface of the methods stage).
@@ -262,16 +332,9 @@ class Method(Protocol):
     Class attributes:
         name: registry name (``shingles-full``, ``minhash-lsh``, ...).
         source: the paper or seed followed, with the equation used.
-        needs_fit: True when :meth:`fit` must run on collection statistics first.
-        exact_key: True when equal signatures *are* the decision (I-Match, TF-RIDF, ...).
-        decision_rule: the method's own duplicate rule (:mod:`neardup.methods.decision`).
-        signs_from_sets: True when :meth:`from_sets` signs from the full shingle sets alone.
-        rows_per_document: True when :meth:`sign_rows` signs each document alone into one
-            row (the dedup job then signs in its worker processes).
-        signs_from_text: True when signing needs each document's text, not its tokens.
-        groups_by_key: True when :meth:`group_keys` gives the grouping keys the Dask
-            engine shuffles by.
-        has_index_keys: True when :meth:`index_keys` can back a collection.
+        capabilities: what the method can do (:class:`Capabilities`).
+        decision_rule: the method's own duplicate rule, an object the pair decision calls
+            (:class:`~neardup.methods.decision.DecisionRule`).
 
     Contract:
         * :meth:`sign` maps prepared documents to :class:`Signatures` (deterministic: the
@@ -279,19 +342,17 @@ class Method(Protocol):
         * :meth:`candidates` returns pairs ``(i, j)``, ``i < j``, that may be duplicates
           (an index never decides; verification does);
         * :meth:`similarity` gives the method's own score in [0, 1] for given pairs;
-          a pair is a duplicate by the method's own rule when the score >= ``threshold``.
+          the decision rule says which scores make a duplicate;
+        * :meth:`signature` and :meth:`compare` are the batch forms sliced to one document
+          and one pair; :meth:`keys` gives the index keys in the form
+          ``capabilities.keys`` declares (:func:`~neardup.methods.keys.key_rows` and
+          :func:`~neardup.methods.keys.group_keys` give the other forms).
     """
 
     name: ClassVar[str]
     source: ClassVar[str]
-    needs_fit: ClassVar[bool]
-    exact_key: ClassVar[bool]
+    capabilities: ClassVar[Capabilities]
     decision_rule: ClassVar[DecisionRule]
-    signs_from_sets: ClassVar[bool]
-    rows_per_document: ClassVar[bool]
-    signs_from_text: ClassVar[bool]
-    groups_by_key: ClassVar[bool]
-    has_index_keys: ClassVar[bool]
 
     @property
     def canonical(self) -> CanonicalForm: ...
@@ -329,15 +390,11 @@ class Method(Protocol):
 
     def lexicon_warning(self, num_docs: int) -> str | None: ...
 
-    def own_bar(self, threshold: float) -> float: ...
-
     def signature(self, sigs: Signatures, i: int) -> Signature: ...
 
     def compare(self, a: Signature, b: Signature) -> float: ...
 
-    def index_keys(self, sigs: Signatures) -> KeyRows: ...
-
-    def group_keys(self, data: Any) -> GroupKeys: ...
+    def keys(self, sigs: Signatures) -> GroupKeys | KeyRows: ...
 
 
 class MethodBase(ABC):
@@ -350,35 +407,42 @@ class MethodBase(ABC):
     that calls ``super().__post_init__()`` first.
 
     A method must define ``name``, ``source``, :meth:`params`, :meth:`sign`,
-    :meth:`candidates`, :meth:`similarity`, :meth:`signature` and :meth:`compare`
+    :meth:`candidates` and :meth:`similarity`
     (:func:`~neardup.methods.registry.register` refuses a class that leaves one out).
     Defaults of the rest:
 
-    * ``needs_fit``, ``exact_key`` and every capability flag: False, but ``has_index_keys``
-      True; :meth:`fit` does nothing;
-    * ``decision_rule``: equal signatures when ``exact_key`` is set, else exact verification
-      (:data:`~neardup.methods.decision.EQUAL_SIGNATURE`, :data:`~.decision.VERIFIED`);
+    * ``capabilities``: ``Capabilities()`` (every flag False, *no index keys*: a method
+      declares ``keys="rows"`` or ``keys="groups"`` and defines :meth:`keys`);
+      :meth:`fit` does nothing;
+    * ``decision_rule``: equal signatures when ``capabilities.exact_key`` is set, else
+      exact verification (:data:`~neardup.methods.decision.EQUAL_SIGNATURE`,
+      :data:`~.decision.VERIFIED`);
+    * ``layout``: ``rows`` (``Signatures.data`` is a 2-D array, one row per document);
+      :meth:`signature` and :meth:`compare` are the batch forms sliced by it
+      (:meth:`payload`, :meth:`stack`, :meth:`similarity` of the pair);
     * ``canonical``: ``CanonicalForm()``; ``shingling``: ``Shingling()`` (5-word shingles,
       the sets exact verification reads); ``threshold``: None (the job's threshold);
       ``group_limit``: None (every pair of a group);
     * :meth:`key`: name, :meth:`params` and the canonical form's parameters;
     * :meth:`sign_counts`: :meth:`sign` of the bags' tokens;
-    * :meth:`index_keys`: :func:`~neardup.methods.keys.slot_keys` of the payloads;
-    * :meth:`lexicon_warning`: None; :meth:`own_bar`: by the decision rule's kind;
-    * :meth:`from_sets`, :meth:`sign_rows`, :meth:`from_rows`, :meth:`group_keys`,
-      :meth:`containment`: refused (their flag or decision rule says when they exist).
+    * :meth:`lexicon_warning`: None;
+    * :meth:`from_sets`, :meth:`sign_rows`, :meth:`from_rows`, :meth:`keys`,
+      :meth:`containment`: refused (the capabilities or decision rule say when they
+      exist).
+
+    A class declaring one of the old capability flags (``needs_fit = True``, ...) or the
+    old key hooks (``index_keys``, ``group_keys``) is refused (:class:`UsageError` naming
+    the replacement).
     """
 
     name: ClassVar[str]
     source: ClassVar[str]
-    needs_fit: ClassVar[bool] = False
-    exact_key: ClassVar[bool] = False
+    capabilities: ClassVar[Capabilities] = Capabilities()
     decision_rule: ClassVar[DecisionRule] = VERIFIED
-    signs_from_sets: ClassVar[bool] = False
-    rows_per_document: ClassVar[bool] = False
-    signs_from_text: ClassVar[bool] = False
-    groups_by_key: ClassVar[bool] = False
-    has_index_keys: ClassVar[bool] = True
+    #: How ``Signatures.data`` holds the documents: ``rows`` (a 2-D array, document ``i``
+    #: is row ``i``), ``values`` (a 1-D array, one value per document), ``sets`` (a
+    #: :class:`~neardup.methods.sets.ShingleSets`, document ``i`` is ``get(i)``).
+    layout: ClassVar[Layout] = "rows"
     parameter_constraints: ClassVar[Mapping[str, Constraint]] = {}
     #: Set by ``@dataclass`` on every method class (declared for the type checker only).
     __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
@@ -389,7 +453,21 @@ class MethodBase(ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if cls.exact_key and cls.decision_rule is VERIFIED:
+        own = vars(cls)
+        legacy = [f for f in _LEGACY_FLAGS if f in own]
+        if legacy:
+            raise UsageError(
+                f"method class {cls.__qualname__} declares {', '.join(legacy)}: declare "
+                "capabilities = Capabilities(...) instead"
+            )
+        hooks = [h for h in ("index_keys", "group_keys", "own_bar") if h in own]
+        if hooks:
+            raise UsageError(
+                f"method class {cls.__qualname__} defines {', '.join(hooks)}: define keys() "
+                "(index keys) or carry a decision_rule (its bar) instead"
+            )
+        check_choice("layout", cls.layout, LAYOUTS)
+        if cls.capabilities.exact_key and cls.decision_rule is VERIFIED:
             cls.decision_rule = EQUAL_SIGNATURE
 
     def __post_init__(self) -> None:
@@ -405,16 +483,6 @@ class MethodBase(ABC):
         """Group size above which a group gives a star from its earliest document only
         (``None``: all pairs of a group)."""
         return None
-
-    def own_bar(self, threshold: float) -> float:
-        """The score a pair needs under the method's own rule (``decision_rule``), given the
-        job's ``threshold``: 1 for a rule whose scores are 0 or 1 (equal signatures, a
-        shared mega-shingle), else the method's ``threshold`` parameter when it has one
-        (not None), else ``threshold``. A method whose bar is its own (SimHash's Hamming
-        distance) overrides it."""
-        if self.decision_rule.kind in ("equal-signature", "shared-mega-shingle"):
-            return 1.0
-        return threshold if self.threshold is None else float(self.threshold)
 
     @abstractmethod
     def params(self) -> dict[str, Any]:
@@ -482,32 +550,60 @@ class MethodBase(ABC):
         """A warning when the fitted lexicon is too small for ``num_docs`` documents: None."""
         return None
 
-    @abstractmethod
-    def signature(self, sigs: Signatures, i: int) -> Signature:
-        """Document ``i``'s :class:`Signature`."""
+    def payload(self, data: Any, i: int) -> np.ndarray:
+        """Document ``i``'s signature payload in ``Signatures.data``, by :attr:`layout`:
+        row ``i`` (``rows``), ``data[i:i+1]`` (``values``), ``data.get(i)`` (``sets``); a
+        copy."""
+        if self.layout == "rows":
+            return np.array(data[i])
+        if self.layout == "values":
+            return np.array(data[i : i + 1])
+        return np.array(data.get(i))
 
-    @abstractmethod
+    def stack(self, payloads: Sequence[np.ndarray]) -> Any:
+        """``Signatures.data`` of documents given by their payloads (the inverse of
+        :meth:`payload`), by :attr:`layout`."""
+        if self.layout == "rows":
+            return np.stack(payloads)
+        if self.layout == "values":
+            return np.concatenate(payloads)
+        return ShingleSets.from_arrays(payloads)
+
+    def signature(self, sigs: Signatures, i: int) -> Signature:
+        """Document ``i``'s :class:`Signature`: its :meth:`payload` and ``sigs.key``."""
+        return Signature(sigs.key, self.payload(sigs.data, i))
+
     def compare(self, a: Signature, b: Signature) -> float:
-        """The method's score of two signatures.
+        """The method's score of two signatures: :meth:`similarity` of the pair in the
+        batch :meth:`stack` makes of their payloads.
 
         Raises:
             IncompatibleSignatureError: the signatures were made differently.
         """
+        a.key.require_same(b.key)
+        sigs = Signatures(a.key, self.stack([a.payload, b.payload]), 2)
+        return float(self.similarity(sigs, _ONE_PAIR)[0])
 
-    def index_keys(self, sigs: Signatures) -> KeyRows:
-        """Index keys of every document of ``sigs`` (a collection's ``nd_index`` rows):
-        :func:`~neardup.methods.keys.slot_keys` of the signature payloads.
+    def keys(self, sigs: Signatures) -> GroupKeys | KeyRows:
+        """Index keys of every document of ``sigs``, in the form ``capabilities.keys``
+        declares: :class:`GroupKeys` (``groups``: the Dask engine's grouping keys, a
+        collection's rows by :meth:`GroupKeys.rows`) or :class:`KeyRows` (``rows``: a
+        collection's ``nd_index`` rows). Documents sharing a key in the same slot are
+        candidates; every pair the method's own rule accepts shares a key.
+
+        Raises:
+            ParameterError: the method has no index keys (``keys="none"``).
+        """
+        raise ParameterError("method", self.name, "a method with index keys")
+
+    def payload_keys(self, sigs: Signatures) -> KeyRows:
+        """:func:`~neardup.methods.keys.slot_keys` of the signature payloads: the exact keys
+        a method whose payload slots are its keys returns from :meth:`keys`.
 
         Raises:
             FormatError: a byte payload is not made of 20-byte slots.
         """
-        return slot_keys([self.signature(sigs, i).payload for i in range(sigs.count)])
+        return slot_keys([self.payload(sigs.data, i) for i in range(sigs.count)])
 
-    def group_keys(self, data: Any) -> GroupKeys:
-        """Grouping keys of ``n`` documents' signature data (``Signatures.data``), for the
-        Dask engine (only when ``groups_by_key``).
 
-        Raises:
-            ParameterError: the method has no grouping keys.
-        """
-        raise ParameterError("method", self.name, "a method with grouping keys")
+_ONE_PAIR = np.array([[0, 1]], dtype=np.int64)

@@ -28,9 +28,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from neardup.methods.base import Signature, Signatures
-from neardup.methods.decision import DecisionRule
-from neardup.methods.measures import intersection_sizes, overlap
+from neardup.methods.base import Signatures
+from neardup.methods.decision import DecisionRule, SimilarityAtLeast
+from neardup.methods.measures import intersection_sizes
 from neardup.methods.prefix import prefix_candidates, rank_by_frequency
 from neardup.methods.registry import register
 from neardup.methods.sets import ShingleSets
@@ -69,8 +69,7 @@ class ShinglesDice(ShingleMethod):
         "Rodnenko 2009: compaire, 2·same/(len1 + len2)·100 %, the percent similarity of the "
         "shingle checksums (Dice)"
     )
-    decision_rule: ClassVar[DecisionRule] = DecisionRule(
-        "similarity",
+    decision_rule: ClassVar[DecisionRule] = SimilarityAtLeast(
         "Dice of the shingle sets (Rodnenko 2009's percent similarity) >= threshold",
         "own",
         ("resemblance",),
@@ -96,16 +95,6 @@ class ShinglesDice(ShingleMethod):
             return np.zeros(0)
         shared = intersection_sizes(sets, pairs)
         return dice(shared, sets.sizes[pairs[:, 0]], sets.sizes[pairs[:, 1]])
-
-    def compare(self, a: Signature, b: Signature) -> float:
-        """Dice of two signatures' shingle sets, in [0, 1].
-
-        Raises:
-            IncompatibleSignatureError: the signatures were made differently.
-        """
-        a.key.require_same(b.key)
-        ov = overlap(a.payload, b.payload)
-        return float(dice(np.array(ov.shared), np.array(ov.size_a), np.array(ov.size_b)))
 
 
 register(ShinglesDice)

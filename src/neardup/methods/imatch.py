@@ -29,15 +29,16 @@ import xxhash
 from neardup._array import U64, group_bounds, pairs_in_groups, unique_pairs
 from neardup.errors import ParameterError, UsageError
 from neardup.methods.base import (
+    Capabilities,
     CorpusStats,
+    Layout,
     MethodBase,
     Prepared,
-    Signature,
     SignatureKey,
     Signatures,
 )
-from neardup.methods.decision import DecisionRule
-from neardup.methods.keys import GroupKeys, KeyRows, slot_keys
+from neardup.methods.decision import DecisionRule, EqualSignature
+from neardup.methods.keys import GroupKeys
 from neardup.methods.params import Constraint, Interval
 from neardup.methods.registry import register
 from neardup.text.canonical import CanonicalForm
@@ -123,6 +124,8 @@ class SingleKeyMethod(MethodBase):
     (anchor words, TF-RIDF): 0 means "no signature" and matches nothing; equal non-zero
     keys are duplicates. ``sigs.data`` is a 1-D unsigned integer array (n,)."""
 
+    layout: ClassVar[Layout] = "values"
+
     def candidates(self, sigs: Signatures) -> np.ndarray:
         """Pairs with equal non-zero signatures: int64 (p, 2), a < b."""
         return key_pairs(sigs.data, sigs.data != 0)
@@ -133,19 +136,6 @@ class SingleKeyMethod(MethodBase):
             return np.zeros(0)
         a, b = sigs.data[pairs[:, 0]], sigs.data[pairs[:, 1]]
         return ((a == b) & (a != 0)).astype(float)
-
-    def signature(self, sigs: Signatures, i: int) -> Signature:
-        """Document ``i``'s signature: the key, shape (1,), dtype of ``sigs.data``."""
-        return Signature(sigs.key, sigs.data[i : i + 1].copy())
-
-    def compare(self, a: Signature, b: Signature) -> float:
-        """1.0 when the signatures are equal and non-zero, else 0.0.
-
-        Raises:
-            IncompatibleSignatureError: the signatures were made differently.
-        """
-        a.key.require_same(b.key)
-        return float(np.array_equal(a.payload, b.payload) and bool(a.payload.any()))
 
 
 @dataclass(kw_only=True)
@@ -173,11 +163,10 @@ class IMatch(MethodBase):
         "Chowdhury, Frieder, Grossman & McCabe 2002 (I-Match: SHA-1 of the terms with "
         "mid-range idf = log(N/df)); Zagorulko et al. 2013 and Romanov 2019"
     )
-    needs_fit: ClassVar[bool] = True
-    exact_key: ClassVar[bool] = True
-    groups_by_key: ClassVar[bool] = True
-    decision_rule: ClassVar[DecisionRule] = DecisionRule(
-        "equal-signature",
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        needs_fit=True, exact_key=True, keys="groups"
+    )
+    decision_rule: ClassVar[DecisionRule] = EqualSignature(
         "equal I-Match signature (Chowdhury et al. 2002)",
         label="I-Match equal signature",
     )
@@ -294,18 +283,15 @@ class IMatch(MethodBase):
             out.append(digest(sub) if len(sub) >= self.min_terms else _NONE)
         return b"".join(out)
 
-    def group_keys(self, data: np.ndarray) -> GroupKeys:
-        """One slot per lexicon of (n, k*20) uint8 digests, key = the digest's first 8 bytes
-        (non-empty digests); the full 20-byte equality is checked when pairs are scored."""
-        keys, valid = prefix_keys(data)
-        return GroupKeys(keys.astype(U64), valid)
-
-    def index_keys(self, sigs: Signatures) -> KeyRows:
-        """Index keys: the :meth:`group_keys` salted by slot number (equal to
+    def keys(self, sigs: Signatures) -> GroupKeys:
+        """One slot per lexicon of the (n, k*20) uint8 digests, key = the digest's first 8
+        bytes (non-empty digests; the full 20-byte equality is checked when pairs are
+        scored), salted by slot number in a collection's rows (equal to
         :func:`~neardup.methods.keys.slot_keys` of the signature payloads)."""
         if sigs.count == 0:
-            return slot_keys([])
-        return self.group_keys(sigs.data).salted_rows()
+            return GroupKeys(np.zeros((0, 0), U64), np.zeros((0, 0), bool), salted=True)
+        keys, valid = prefix_keys(sigs.data)
+        return GroupKeys(keys.astype(U64), valid, salted=True)
 
     def candidates(self, sigs: Signatures) -> np.ndarray:
         """Pairs with an equal non-empty signature in some slot: int64 (p, 2), a < b."""
@@ -320,19 +306,6 @@ class IMatch(MethodBase):
         if pairs.size == 0:
             return np.zeros(0)
         return _matching_slots(sigs.data[pairs[:, 0]], sigs.data[pairs[:, 1]]).astype(float)
-
-    def signature(self, sigs: Signatures, i: int) -> Signature:
-        """Document ``i``'s digests, uint8 (20 · slots,)."""
-        return Signature(sigs.key, sigs.data[i].copy())
-
-    def compare(self, a: Signature, b: Signature) -> float:
-        """1.0 when the signatures match (some slot equal and non-empty), else 0.0.
-
-        Raises:
-            IncompatibleSignatureError: the signatures were made differently.
-        """
-        a.key.require_same(b.key)
-        return float(_matching_slots(a.payload[None, :], b.payload[None, :])[0])
 
 
 @dataclass(kw_only=True)
@@ -359,8 +332,7 @@ class IMatchRandom(IMatch):
         "Kołcz, Chowdhury & Alspector 2004 (K randomized lexicons, match on any I-Match "
         "signature); Chowdhury et al. 2002; Romanov 2019"
     )
-    decision_rule: ClassVar[DecisionRule] = DecisionRule(
-        "equal-signature",
+    decision_rule: ClassVar[DecisionRule] = EqualSignature(
         "an equal I-Match signature under some lexicon (Kołcz, Chowdhury & Alspector 2004)",
         label="I-Match equal signature under one of {K} lexicons",
     )

@@ -1,12 +1,14 @@
 """Index keys of signatures: the rows a collection stores and the groups the Dask engine
 shuffles by. Documents sharing a key in the same slot are candidates.
 
-* :class:`GroupKeys`: dense grouping keys, uint64 ``(n, slots)`` with a validity mask (the
-  :meth:`~neardup.methods.base.MethodBase.group_keys` hook; the Dask engine groups by
-  ``(slot, key)``);
-* :class:`KeyRows`: the same flattened to one row per valid ``(document, slot)``, keys as
-  signed int64 (the :meth:`~neardup.methods.base.MethodBase.index_keys` hook; ``nd_index``
-  rows of a collection);
+A method gives its keys by one hook, :meth:`~neardup.methods.base.MethodBase.keys`, in the
+form its ``capabilities.keys`` declares; the other form is derived:
+
+* :class:`GroupKeys`: dense grouping keys, uint64 ``(n, slots)`` with a validity mask (form
+  ``groups``; the Dask engine groups by ``(slot, key)``, :func:`group_keys`);
+* :class:`KeyRows`: keys flattened to one row per ``(document, slot, key)``, keys as
+  signed int64 (form ``rows``; ``nd_index`` rows of a collection, :func:`key_rows`, which
+  derives them from :class:`GroupKeys` by :meth:`GroupKeys.rows`);
 * :func:`slot_keys`: the generic exact keys of signature payloads, one per non-empty slot,
   salted by its slot number (I-Match: the first 8 bytes of each 20-byte SHA-1 slot).
 """
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from neardup._array import U64, fmix64
-from neardup.errors import FormatError
+from neardup.errors import FormatError, ParameterError
 
 EMPTY_SLOT = np.uint64(2**64 - 1)
 _DIGEST = 20
@@ -51,23 +53,47 @@ class GroupKeys:
     Attributes:
         keys: uint64 (n, slots).
         valid: bool (n, slots), False where a document has no key in that slot.
+        salted: the collection's rows (:meth:`rows`) salt each key by its slot number, as
+            :func:`slot_keys` does (the rows are then the :func:`slot_keys` of payloads
+            whose slot values and validity these keys are).
+        first_slot: the slot number of column 0 in the rows (band, and salt): the
+            payload slot of the first grouping key when the keys are a payload's last
+            slots.
     """
 
     keys: np.ndarray
     valid: np.ndarray
+    salted: bool = False
+    first_slot: int = 0
 
     def rows(self) -> KeyRows:
-        """The valid keys as :class:`KeyRows` (document, then slot order; band = slot)."""
+        """The valid keys as :class:`KeyRows` (document, then slot order; band = slot +
+        ``first_slot``; salted by the band when ``salted``)."""
         row, slot = np.nonzero(self.valid)
+        band = slot.astype(np.int64) + self.first_slot
         key = np.ascontiguousarray(self.keys[row, slot], dtype=U64)
-        return KeyRows(row.astype(np.int64), slot.astype(np.int64), key.view(np.int64))
+        if self.salted:
+            key = _salted(key, band)
+        return KeyRows(row.astype(np.int64), band, key.view(np.int64))
 
-    def salted_rows(self) -> KeyRows:
-        """The valid keys as :class:`KeyRows`, each salted by its slot number: the
-        :func:`slot_keys` of payloads whose slot values and validity these keys are."""
-        row, slot = np.nonzero(self.valid)
-        key = _salted(self.keys[row, slot].astype(U64), slot)
-        return KeyRows(row.astype(np.int64), slot.astype(np.int64), key.view(np.int64))
+
+def key_rows(keys: GroupKeys | KeyRows) -> KeyRows:
+    """A collection's rows of a method's :meth:`~neardup.methods.base.MethodBase.keys`:
+    :meth:`GroupKeys.rows`, or the :class:`KeyRows` as given."""
+    return keys.rows() if isinstance(keys, GroupKeys) else keys
+
+
+def group_keys(keys: GroupKeys | KeyRows) -> GroupKeys:
+    """The Dask engine's grouping keys of a method's
+    :meth:`~neardup.methods.base.MethodBase.keys` (form ``groups``).
+
+    Raises:
+        ParameterError: the keys are rows (form ``rows``: a document may have many keys in
+            a slot, so they have no dense form).
+    """
+    if not isinstance(keys, GroupKeys):
+        raise ParameterError("keys", "rows", "grouping keys (capabilities keys='groups')")
+    return keys
 
 
 def _salted(vals: np.ndarray, slot: np.ndarray) -> np.ndarray:

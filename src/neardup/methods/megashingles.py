@@ -28,8 +28,8 @@ import numpy as np
 
 from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, unique_pairs
 from neardup.errors import ParameterError
-from neardup.methods.base import MethodBase, Prepared, Signature, Signatures
-from neardup.methods.decision import DecisionRule
+from neardup.methods.base import Capabilities, MethodBase, Prepared, Signatures
+from neardup.methods.decision import DecisionRule, SharedMegaShingle
 from neardup.methods.keys import GroupKeys
 from neardup.methods.minhash import EMPTY, MinHasher
 from neardup.methods.params import Constraint, Interval, Options
@@ -146,12 +146,10 @@ class Megashingles(MethodBase):
         "Fetterly, Manasse & Najork 2003; Zagorulko et al. 2013 (84 maps, 6 super-shingles, "
         "15 mega-shingles), formula (3)"
     )
-    needs_fit: ClassVar[bool] = False
-    exact_key: ClassVar[bool] = True
-    signs_from_sets: ClassVar[bool] = True
-    groups_by_key: ClassVar[bool] = True
-    decision_rule: ClassVar[DecisionRule] = DecisionRule(
-        "shared-mega-shingle",
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        exact_key=True, signs_from_sets=True, keys="groups"
+    )
+    decision_rule: ClassVar[DecisionRule] = SharedMegaShingle(
         "one shared mega-shingle (Fetterly, Manasse & Najork 2003)",
         label="one shared mega-shingle",
     )
@@ -225,10 +223,12 @@ class Megashingles(MethodBase):
             return np.zeros((0, 2), np.int64)
         return unique_pairs(np.concatenate(parts), sigs.count)
 
-    def group_keys(self, data: np.ndarray) -> GroupKeys:
-        """One slot per mega-shingle (the non-``EMPTY`` ones) of data uint64 (n, s + m)."""
-        mega = np.ascontiguousarray(data[:, self.supershingles :])
-        return GroupKeys(mega, mega != EMPTY)
+    def keys(self, sigs: Signatures) -> GroupKeys:
+        """One slot per mega-shingle (the non-``EMPTY`` ones) of data uint64 (n, s + m);
+        a collection's rows salt each by its payload slot (``s + j``), as
+        :func:`~neardup.methods.keys.slot_keys` of the payloads does for those slots."""
+        mega = np.ascontiguousarray(sigs.data[:, self.supershingles :])
+        return GroupKeys(mega, mega != EMPTY, salted=True, first_slot=self.supershingles)
 
     def similarity(self, sigs: Signatures, pairs: np.ndarray) -> np.ndarray:
         """1.0 when a pair shares a mega-shingle (the method's decision), else 0.0: (p,)."""
@@ -236,20 +236,6 @@ class Megashingles(MethodBase):
             return np.zeros(0)
         mega = sigs.data[:, self.supershingles :]
         return _any_equal(mega[pairs[:, 0]], mega[pairs[:, 1]]).astype(float)
-
-    def signature(self, sigs: Signatures, i: int) -> Signature:
-        """Document ``i``'s super- and mega-shingles, uint64 (s + s(s-1)/2,)."""
-        return Signature(sigs.key, sigs.data[i].copy())
-
-    def compare(self, a: Signature, b: Signature) -> float:
-        """1.0 when the signatures share a mega-shingle, else 0.0.
-
-        Raises:
-            IncompatibleSignatureError: the signatures were made differently.
-        """
-        a.key.require_same(b.key)
-        s = self.supershingles
-        return float(_any_equal(a.payload[None, s:], b.payload[None, s:])[0])
 
 
 def _any_equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:

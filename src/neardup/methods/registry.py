@@ -126,8 +126,8 @@ def describe(name: str) -> dict[str, Any]:
         "name": name,
         "summary": " ".join(first.split()),
         "source": cls.source,
-        "needs_fit": cls.needs_fit,
-        "exact_key": cls.exact_key,
+        "needs_fit": cls.capabilities.needs_fit,
+        "exact_key": cls.capabilities.exact_key,
         "decision": rule_of(cls).as_dict(),
         "parameters": params,
     }

@@ -23,12 +23,12 @@ import numpy as np
 
 from neardup._array import U64
 from neardup.errors import ParameterError, check_int
-from neardup.methods.base import MethodBase, Prepared, Signature, Signatures
-from neardup.methods.decision import DecisionRule
+from neardup.methods.base import Capabilities, Layout, MethodBase, Prepared, Signatures
+from neardup.methods.decision import DecisionRule, ExactMeasure, SampleEstimate
 from neardup.methods.keys import GroupKeys, KeyRows
 from neardup.methods.lsh import LSHParams, band_keys, lsh_candidates, optimal_params
-from neardup.methods.measures import intersection_sizes, overlap
-from neardup.methods.minhash import SCHEMES, MinHasher, estimate_jaccard
+from neardup.methods.measures import intersection_sizes
+from neardup.methods.minhash import SCHEMES, MinHasher
 from neardup.methods.params import Constraint, Interval, Options
 from neardup.methods.postings import posting_candidates
 from neardup.methods.prefix import prefix_candidates, rank_by_frequency
@@ -61,11 +61,9 @@ class ShingleMethod(MethodBase):
 
     name: ClassVar[str] = "shingles-full"
     source: ClassVar[str] = "Broder 1997; Zagorulko et al. 2013 eq. (1)-(2), full fingerprint set"
-    needs_fit: ClassVar[bool] = False
-    exact_key: ClassVar[bool] = False
-    signs_from_sets: ClassVar[bool] = True
-    decision_rule: ClassVar[DecisionRule] = DecisionRule(
-        "exact",
+    capabilities: ClassVar[Capabilities] = Capabilities(signs_from_sets=True, keys="rows")
+    layout: ClassVar[Layout] = "sets"
+    decision_rule: ClassVar[DecisionRule] = ExactMeasure(
         "exact resemblance (formula 1) or containment (formula 2) of the full shingle sets "
         ">= threshold (Broder 1997)",
         "verified",
@@ -129,7 +127,7 @@ class ShingleMethod(MethodBase):
             ParameterError: the method does not sign one row per document.
         """
         rows = self._reduce(sets)
-        if not self.rows_per_document or not isinstance(rows, np.ndarray):
+        if not self.capabilities.rows_per_document or not isinstance(rows, np.ndarray):
             from neardup.errors import ParameterError
 
             raise ParameterError("method", self.name, "a method that signs one row per document")
@@ -140,7 +138,7 @@ class ShingleMethod(MethodBase):
         :meth:`from_sets` of the whole corpus)."""
         return Signatures(self.key(), rows, int(rows.shape[0]))
 
-    def index_keys(self, sigs: Signatures) -> KeyRows:
+    def keys(self, sigs: Signatures) -> GroupKeys | KeyRows:
         """Index keys: each document's (sampled) fingerprints, band 0."""
         sets: ShingleSets = sigs.data
         vals = sets.values.astype(U64)
@@ -161,19 +159,6 @@ class ShingleMethod(MethodBase):
         union = sets.sizes[pairs[:, 0]] + sets.sizes[pairs[:, 1]] - shared
         return np.divide(shared, union, out=np.zeros(shared.shape, float), where=union > 0)
 
-    def signature(self, sigs: Signatures, i: int) -> Signature:
-        """Document ``i``'s signature: its (sampled) fingerprint set, uint64."""
-        return Signature(sigs.key, sigs.data.get(i).copy())
-
-    def compare(self, a: Signature, b: Signature) -> float:
-        """Resemblance of two signatures made by this method.
-
-        Raises:
-            IncompatibleSignatureError: the signatures were made differently.
-        """
-        a.key.require_same(b.key)
-        return overlap(a.payload, b.payload).resemblance
-
 
 @dataclass(frozen=True, kw_only=True)
 class ShinglesFull(ShingleMethod):
@@ -193,8 +178,7 @@ class ShinglesMod(ShingleMethod):
     source: ClassVar[str] = (
         "Broder 1997; Zagorulko et al. 2013 method 1 (fingerprints divisible by m), eq. (1)"
     )
-    decision_rule: ClassVar[DecisionRule] = DecisionRule(
-        "sample",
+    decision_rule: ClassVar[DecisionRule] = SampleEstimate(
         "resemblance (formula 1) or containment (formula 2) estimated on the mod-m samples "
         ">= threshold (Broder 1997)",
         "own",
@@ -246,8 +230,7 @@ class ShinglesMin(ShingleMethod):
     source: ClassVar[str] = (
         "Broder 1997; Zagorulko et al. 2013 method 2 (n smallest fingerprints), eq. (1)"
     )
-    decision_rule: ClassVar[DecisionRule] = DecisionRule(
-        "sample",
+    decision_rule: ClassVar[DecisionRule] = SampleEstimate(
         "resemblance estimated on the bottom-n sketches >= threshold (Broder 1997, Theorem 1)",
         label="resemblance on bottom-{n} sketches >= {bar}",
     )
@@ -273,15 +256,6 @@ class ShinglesMin(ShingleMethod):
         sets: ShingleSets = sigs.data
         return np.array([_bottom_n(sets.get(a), sets.get(b), self.n) for a, b in pairs], float)
 
-    def compare(self, a: Signature, b: Signature) -> float:
-        """Bottom-n resemblance estimate of two signatures.
-
-        Raises:
-            IncompatibleSignatureError: the signatures were made differently.
-        """
-        a.key.require_same(b.key)
-        return _bottom_n(a.payload, b.payload, self.n)
-
 
 def _bottom_n(a: np.ndarray, b: np.ndarray, n: int) -> float:
     union = np.union1d(a, b)[:n]
@@ -304,8 +278,7 @@ class MinHashLSH(ShingleMethod):
     """
 
     name: ClassVar[str] = "minhash-lsh"
-    decision_rule: ClassVar[DecisionRule] = DecisionRule(
-        "sample",
+    decision_rule: ClassVar[DecisionRule] = SampleEstimate(
         "resemblance estimated on the MinHash sketches >= threshold (Broder 1997)",
         "verified",
         label="resemblance on MinHash sketches >= {bar}",
@@ -314,8 +287,10 @@ class MinHashLSH(ShingleMethod):
         "Broder 1997 min-wise hashing; Shrivastava 2017 optimal densification; "
         "LSH banding P(s) = 1 - (1 - s^r)^b (Leskovec et al., MMDS §3.4)"
     )
-    rows_per_document: ClassVar[bool] = True
-    groups_by_key: ClassVar[bool] = True
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        signs_from_sets=True, rows_per_document=True, keys="groups"
+    )
+    layout: ClassVar[Layout] = "rows"
     num_perm: int = 128
     scheme: Literal["oph", "perm"] = "oph"
     minhash_seed: int = 1
@@ -399,18 +374,15 @@ class MinHashLSH(ShingleMethod):
         as :func:`neardup.methods.lsh.lsh_candidates` does."""
         return self.max_df
 
-    def group_keys(self, data: np.ndarray) -> GroupKeys:
+    def keys(self, sigs: Signatures) -> GroupKeys:
         """One slot per LSH band, key = :func:`neardup.methods.lsh.band_keys` of sketches
         uint64 (n, num_perm); a document with an empty set (all ``EMPTY``) has no key."""
         from neardup.methods.minhash import EMPTY
 
+        data = sigs.data
         keys = band_keys(data, self.lsh)
         live = ~np.all(data == EMPTY, axis=1)
         return GroupKeys(keys, np.broadcast_to(live[:, None], keys.shape).copy())
-
-    def index_keys(self, sigs: Signatures) -> KeyRows:
-        """Index keys: the :meth:`group_keys` (one per band) of every non-empty sketch."""
-        return self.group_keys(sigs.data).rows()
 
     def candidates(self, sigs: Signatures) -> np.ndarray:
         """Pairs sharing an LSH bucket in some band: int64 (p, 2), ``a < b``."""
@@ -426,19 +398,6 @@ class MinHashLSH(ShingleMethod):
             a, b = sigs.data[part[:, 0]], sigs.data[part[:, 1]]
             out[lo : lo + part.shape[0]] = ((a == b) & (a != EMPTY)).mean(axis=1)
         return out
-
-    def signature(self, sigs: Signatures, i: int) -> Signature:
-        """Document ``i``'s MinHash sketch, uint64 (num_perm,)."""
-        return Signature(sigs.key, sigs.data[i].copy())
-
-    def compare(self, a: Signature, b: Signature) -> float:
-        """Estimated resemblance of two sketches.
-
-        Raises:
-            IncompatibleSignatureError: the signatures were made differently.
-        """
-        a.key.require_same(b.key)
-        return estimate_jaccard(a.payload, b.payload)
 
 
 register(ShinglesFull)

@@ -44,8 +44,8 @@ import numpy as np
 import xxhash
 
 from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, seg_arange, unique_pairs
-from neardup.methods.base import MethodBase, Prepared, Signature, Signatures, TermBags
-from neardup.methods.decision import DecisionRule
+from neardup.methods.base import Capabilities, Layout, MethodBase, Prepared, Signatures, TermBags
+from neardup.methods.decision import DecisionRule, HammingAtMost
 from neardup.methods.params import Constraint, Interval, Options
 from neardup.methods.registry import register
 from neardup.text.canonical import CanonicalForm
@@ -248,14 +248,15 @@ class SimHash(MethodBase):
         "Charikar 2002; Manku, Jain & Das Sarma 2007 (WWW): bit_k = [sum_f w_f (2 h_f,k - 1) > 0], "
         "hamming <= k via k+1 block tables; similarity = 1 - hamming/64"
     )
-    needs_fit: ClassVar[bool] = False
-    exact_key: ClassVar[bool] = False
-    signs_from_text: ClassVar[bool] = True  # the kernel's token fingerprints, no strings
-    has_index_keys: ClassVar[bool] = False  # no exact or LSH key: cannot back a collection
-    decision_rule: ClassVar[DecisionRule] = DecisionRule(
-        "hamming",
+    # signs from the kernel's token fingerprints, no strings; no exact or LSH key: it
+    # cannot back a collection (keys "none")
+    capabilities: ClassVar[Capabilities] = Capabilities(signs_from_text=True)
+    layout: ClassVar[Layout] = "values"
+    decision_rule: ClassVar[DecisionRule] = HammingAtMost(
         "Hamming distance <= max_hamming (Charikar 2002; Manku et al. 2007)",
         label="SimHash Hamming distance <= {max_hamming}",
+        parameter="max_hamming",
+        bits=BITS,
     )
 
     shingle_size: int = 1
@@ -276,12 +277,7 @@ class SimHash(MethodBase):
     @property
     def matching_threshold(self) -> float:
         """The job threshold that decides exactly ``hamming <= max_hamming``: ``1 - k/64``."""
-        return 1.0 - self.max_hamming / BITS
-
-    def own_bar(self, threshold: float) -> float:
-        """The own rule's bar whatever the job's threshold: :attr:`matching_threshold`
-        (``hamming <= max_hamming``)."""
-        return self.matching_threshold
+        return self.decision_rule.bar(self, 1.0)
 
     def params(self) -> dict[str, Any]:
         """JSON-ready parameters (recorded in signatures)."""
@@ -339,19 +335,6 @@ class SimHash(MethodBase):
         """``1 - hamming / 64`` of each pair: float64 (p,)."""
         fps: np.ndarray = sigs.data
         return 1.0 - hamming(fps[pairs[:, 0]], fps[pairs[:, 1]]) / BITS
-
-    def signature(self, sigs: Signatures, i: int) -> Signature:
-        """Document ``i``'s fingerprint: uint64 (1,)."""
-        return Signature(sigs.key, sigs.data[i : i + 1].copy())
-
-    def compare(self, a: Signature, b: Signature) -> float:
-        """``1 - hamming / 64`` of two signatures, in [0, 1].
-
-        Raises:
-            IncompatibleSignatureError: the signatures were made differently.
-        """
-        a.key.require_same(b.key)
-        return float(1.0 - hamming(a.payload[0], b.payload[0]) / BITS)
 
 
 register(SimHash)

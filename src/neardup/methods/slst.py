@@ -83,8 +83,8 @@ from neardup._array import (
     unique_pairs,
 )
 from neardup.errors import InputError
-from neardup.methods.base import MethodBase, Prepared, Signature, Signatures
-from neardup.methods.decision import DecisionRule
+from neardup.methods.base import Capabilities, MethodBase, Prepared, Signature, Signatures
+from neardup.methods.decision import DecisionRule, SimilarityAtLeast
 from neardup.methods.keys import KeyRows
 from neardup.methods.params import Constraint, Interval, Options
 from neardup.methods.registry import register
@@ -717,12 +717,9 @@ class SLST(MethodBase):
         "Feng 2015 (SL+ST): sentence-length string, suffix-structure common "
         "blocks, first-two-terms verification, J = c / (|A| + |B| - c)"
     )
-    needs_fit: ClassVar[bool] = False
-    exact_key: ClassVar[bool] = False
     #: :meth:`sign` reads ``Prepared.text`` only (the job need not keep token lists).
-    signs_from_text: ClassVar[bool] = True
-    decision_rule: ClassVar[DecisionRule] = DecisionRule(
-        "similarity",
+    capabilities: ClassVar[Capabilities] = Capabilities(signs_from_text=True, keys="rows")
+    decision_rule: ClassVar[DecisionRule] = SimilarityAtLeast(
         "SL+ST Jaccard of sentence-length blocks >= threshold (Feng 2015)",
         label="SL+ST Jaccard >= {bar}",
     )
@@ -789,7 +786,7 @@ class SLST(MethodBase):
         bound = symbol_bounds(strings, pairs, seed=self.seed)
         return pairs[bound >= self.threshold - 1e-9]
 
-    def index_keys(self, sigs: Signatures) -> KeyRows:
+    def keys(self, sigs: Signatures) -> KeyRows:
         """Index keys of each document on its own (a collection's ``nd_index`` rows): the
         distinct q-grams of its length string, ``q = window`` consecutive (length code,
         first-terms hash) symbols (:func:`window_keys`; a document with fewer sentences has
@@ -828,12 +825,14 @@ class SLST(MethodBase):
                 out[row] = block_jaccard(_verify_all(sam, a, b, self.min_block), len(a), len(b))
         return out
 
-    def signature(self, sigs: Signatures, i: int) -> Signature:
-        """Document ``i``'s signature: uint64 (2n,), codes then first-terms hashes."""
-        return Signature(sigs.key, sigs.data.get(i).payload())
+    def payload(self, data: Any, i: int) -> np.ndarray:
+        """Document ``i``'s signature payload: uint64 (2n,), codes then first-terms hashes."""
+        strings: SentenceStrings = data
+        return strings.get(i).payload()
 
     def compare(self, a: Signature, b: Signature) -> float:
-        """SL+ST similarity of two signatures, in [0, 1].
+        """SL+ST similarity of two signatures, in [0, 1] (the pair's :meth:`similarity`,
+        without a batch: sentence strings have no stacked form).
 
         Raises:
             IncompatibleSignatureError: the signatures were made differently.

@@ -57,8 +57,8 @@ import xxhash
 
 from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, seg_arange, unique_pairs
 from neardup.errors import ParameterError
-from neardup.methods.base import MethodBase, Prepared, Signature, Signatures
-from neardup.methods.decision import DecisionRule
+from neardup.methods.base import Capabilities, Layout, MethodBase, Prepared, Signature, Signatures
+from neardup.methods.decision import DecisionRule, SimilarityAtLeast
 from neardup.methods.keys import KeyRows
 from neardup.methods.measures import intersection_sizes
 from neardup.methods.params import Constraint, Interval, Words
@@ -198,10 +198,9 @@ class SpotSigs(MethodBase):
         "Theobald, Siddharth & Paepcke 2008 (SIGIR), SpotSigs: antecedent + chain signatures, "
         "J = sum min / sum max, length partitions with |A|/|B| >= t"
     )
-    needs_fit: ClassVar[bool] = False
-    exact_key: ClassVar[bool] = False
-    decision_rule: ClassVar[DecisionRule] = DecisionRule(
-        "similarity",
+    capabilities: ClassVar[Capabilities] = Capabilities(keys="rows")
+    layout: ClassVar[Layout] = "sets"
+    decision_rule: ClassVar[DecisionRule] = SimilarityAtLeast(
         "multiset Jaccard of spot signatures >= threshold (Theobald et al. 2008)",
         label="SpotSigs Jaccard >= {bar}",
     )
@@ -288,7 +287,7 @@ class SpotSigs(MethodBase):
         hi = np.maximum(sizes[pairs[:, 0]], sizes[pairs[:, 1]])
         return pairs[lo >= self.threshold * hi - 1e-9]
 
-    def index_keys(self, sigs: Signatures) -> KeyRows:
+    def keys(self, sigs: Signatures) -> KeyRows:
         """Index keys of each document on its own (a collection's ``nd_index`` rows): the
         size partitions and prefix filter of :meth:`candidates` with a fixed item order.
 
@@ -321,12 +320,9 @@ class SpotSigs(MethodBase):
         union = bags.sizes[pairs[:, 0]] + bags.sizes[pairs[:, 1]] - m
         return np.divide(m, union, out=np.zeros(m.shape, np.float64), where=union > 0)
 
-    def signature(self, sigs: Signatures, i: int) -> Signature:
-        """Document ``i``'s bag: sorted uint64 hashes, repeats kept."""
-        return Signature(sigs.key, sigs.data.get(i).copy())
-
     def compare(self, a: Signature, b: Signature) -> float:
-        """Multiset Jaccard of two signatures, in [0, 1].
+        """Multiset Jaccard of two signatures, in [0, 1] (the pair's :meth:`similarity`,
+        without expanding the bags).
 
         Raises:
             IncompatibleSignatureError: the signatures were made differently.

@@ -45,15 +45,22 @@ from typing import Any, ClassVar
 import numpy as np
 
 from neardup._array import U64
-from neardup.methods.base import CorpusStats, Prepared, SignatureKey, Signatures, TermBags
-from neardup.methods.decision import DecisionRule
+from neardup.methods.base import (
+    Capabilities,
+    CorpusStats,
+    Prepared,
+    SignatureKey,
+    Signatures,
+    TermBags,
+)
+from neardup.methods.decision import DecisionRule, EqualSignature
 from neardup.methods.imatch import (
     SingleKeyMethod,
     require_fitted,
     short_hash,
     vocabulary,
 )
-from neardup.methods.keys import GroupKeys, KeyRows
+from neardup.methods.keys import GroupKeys
 from neardup.methods.params import Constraint, Interval
 from neardup.methods.registry import register
 from neardup.text.canonical import CanonicalForm
@@ -123,11 +130,10 @@ class TFRIDF(SingleKeyMethod):
         "Romanov 2019 §3.2/§4.4: w = (0.5 + 0.5·tf/tf_max)·(IDF - PIDF), IDF = -log(df/N), "
         "PIDF = -log(1 - exp(-cf/N)); CRC32 of the top 6 words sorted and concatenated"
     )
-    needs_fit: ClassVar[bool] = True
-    exact_key: ClassVar[bool] = True
-    groups_by_key: ClassVar[bool] = True
-    decision_rule: ClassVar[DecisionRule] = DecisionRule(
-        "equal-signature",
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        needs_fit=True, exact_key=True, keys="groups"
+    )
+    decision_rule: ClassVar[DecisionRule] = EqualSignature(
         "equal TF-RIDF signature: CRC-32 of the top 6 words (Romanov 2019, §4.4)",
         label="TF-RIDF equal signature",
     )
@@ -218,15 +224,13 @@ class TFRIDF(SingleKeyMethod):
         assert stats is not None
         return Signatures(self.key(), _signatures(self, stats, bags), bags.count)
 
-    def group_keys(self, data: np.ndarray) -> GroupKeys:
-        """One slot, key = the CRC signature uint32 (n,) (non-zero ones)."""
+    def keys(self, sigs: Signatures) -> GroupKeys:
+        """One slot, key = the CRC signature uint32 (n,) (non-zero ones), salted by slot
+        number in a collection's rows (equal to :func:`~neardup.methods.keys.slot_keys` of
+        the signature payloads)."""
+        data = sigs.data
         n = data.shape[0]
-        return GroupKeys(data.astype(U64).reshape(n, 1), (data != 0).reshape(n, 1))
-
-    def index_keys(self, sigs: Signatures) -> KeyRows:
-        """Index keys: the :meth:`group_keys` salted by slot number (equal to
-        :func:`~neardup.methods.keys.slot_keys` of the signature payloads)."""
-        return self.group_keys(sigs.data).salted_rows()
+        return GroupKeys(data.astype(U64).reshape(n, 1), (data != 0).reshape(n, 1), salted=True)
 
 
 def _signatures(meth: TFRIDF, stats: CorpusStats, counts: TermBags) -> np.ndarray:

@@ -133,7 +133,7 @@ def no_match_reason(stats: Mapping[str, Any], candidates: int) -> str:
 
 def _own_bar(stats: Mapping[str, Any], rule: DecisionRule) -> float | None:
     """The value a pair needs under the own rule, or ``None`` when it has no threshold."""
-    if rule.kind in ("equal-signature", "shared-mega-shingle", "hamming"):
+    if rule.threshold_free:
         return None
     try:
         from neardup.store.methods import build_method

@@ -363,7 +363,7 @@ def _about(state: UiState, name: str) -> dict[str, Any] | None:
     except CollectionNotFound:
         return None
     libraries = [lib for lib in state.queue.libraries() if lib.collection == name]
-    lexical = method_class(stats["method"]).needs_fit
+    lexical = method_class(stats["method"]).capabilities.needs_fit
     return {
         "stats": stats,
         "libraries": libraries,

@@ -31,6 +31,7 @@ import numpy as np
 from sqlalchemy import Connection
 
 from neardup.methods.base import Method, Prepared
+from neardup.methods.keys import key_rows
 from neardup.prepare import PrepareConfig, shingle_texts
 from neardup.store.codec import encode_sets, encode_text, fingerprint_shift, scrub
 from neardup.store.methods import KeyRows, keeps_signature, signs_at_add, signs_from_sets
@@ -107,8 +108,9 @@ def prepare(
         shingling=meth.shingling,
         min_tokens=min_tokens,
         # MinHash-LSH: the sketches come from the prepare kernel's sign pass with the sets
-        signer=meth if from_sets and meth.rows_per_document else None,
-        keep_tokens=meth.needs_fit or (at_add and not meth.signs_from_text),
+        signer=meth if from_sets and meth.capabilities.rows_per_document else None,
+        keep_tokens=meth.capabilities.needs_fit
+        or (at_add and not meth.capabilities.signs_from_text),
     )
     done = shingle_texts([d.text for d, _ in ready_docs], config)
     lengths, sets = done.counts, done.sets
@@ -125,7 +127,7 @@ def prepare(
     elif at_add:  # from the text (SL+ST) or the canonical tokens (SpotSigs), as the job signs
         sigs = meth.sign([Prepared(r.doc.id, r.doc.text, r.tokens or []) for r in ready])
         ready = [replace(r, tokens=None) for r in ready]
-    keys = None if sigs is None else meth.index_keys(sigs)
+    keys = None if sigs is None else key_rows(meth.keys(sigs))
     signatures = None
     if sigs is not None and keeps_signature(meth):
         signatures = [meth.signature(sigs, i).to_bytes() for i in range(len(ready))]

@@ -54,10 +54,12 @@ def check(
     t0 = time.perf_counter()
     with db.check_reads() as conn:  # one pooled connection per check
         info, meth = _checked_collection(cache, conn, name)
-        if not meth.needs_fit:
+        if not meth.capabilities.needs_fit:
             query = Query.of(meth, text_, min_tokens=info.min_tokens)
             hits, rows = _lookup(conn, info, query.keys)
-    if meth.needs_fit:  # lexical: fitted on current statistics (may recompute them first)
+    if (
+        meth.capabilities.needs_fit
+    ):  # lexical: fitted on current statistics (may recompute them first)
         meth = query_method(db, cache, info, recompute)
         query = Query.of(meth, text_, min_tokens=info.min_tokens)
         with db.read() as conn:
@@ -80,7 +82,7 @@ def query_method(
 ) -> Method:
     """The collection's method, fitted on current statistics for lexical methods."""
     meth = cache.method(info)
-    if not meth.needs_fit:
+    if not meth.capabilities.needs_fit:
         return meth
     if info.stats_dirty:
         recompute(info.name)

@@ -208,7 +208,7 @@ def recompute_collection(
     with db.write() as conn:
         info = collection_info(conn, name, lock=True)
         meth = method(info)
-        if not meth.needs_fit:
+        if not meth.capabilities.needs_fit:
             return info, None
         fresh = build_method(info.method, info.params, info.canonical)
         report = recompute(conn, info.id, fresh)

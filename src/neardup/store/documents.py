@@ -25,6 +25,7 @@ from sqlalchemy import (
 from neardup.errors import NeardupError
 from neardup.index.codec import bad_doc_id
 from neardup.methods.base import Method, Prepared, Signature
+from neardup.methods.keys import key_rows
 from neardup.store import schema as s
 from neardup.store.cache import MethodCache
 from neardup.store.codec import decode_text, set_size, shown_title
@@ -156,7 +157,7 @@ def remove(db: Database, cache: MethodCache, name: str, doc_id: str) -> None:
             raise DocumentNotFound(name, doc_id)
         d = {"d": pk}
         meth = cache.method(info)
-        if meth.needs_fit:
+        if meth.capabilities.needs_fit:
             _uncount(conn, info.id, pk)
         _remove_keys(conn, info, meth, pk)
         for table in (
@@ -200,8 +201,8 @@ def _stored_keys(conn: Connection, meth: Method, pk: int) -> np.ndarray | None:
         text_ = decode_text(bytes(row[1]), expected_hash=bytes(row[0]))
         tokens = meth.canonical.tokens(text_)
         if signs_at_add(meth):  # signed again from the text, as add signed it
-            return meth.index_keys(meth.sign([Prepared("", text_, tokens)])).key
-        return meth.index_keys(meth.from_sets(meth.shingling.batch([tokens]))).key
+            return key_rows(meth.keys(meth.sign([Prepared("", text_, tokens)]))).key
+        return key_rows(meth.keys(meth.from_sets(meth.shingling.batch([tokens])))).key
     payload = conn.execute(
         select(s.signatures.c.payload).where(s.signatures.c.document_id == pk)
     ).scalar()

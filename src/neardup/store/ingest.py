@@ -199,7 +199,7 @@ def _write_batch(
         return AddReport(0, tuple(skipped), 0), 0
     rows = document_rows(info.id, batch.ready, datetime.now(UTC))
     with db.write() as conn:
-        if meth.needs_fit:  # serialise with recompute() on the collection row
+        if meth.capabilities.needs_fit:  # serialise with recompute() on the collection row
             mark_dirty(conn, info.id)
         pks = insert_documents(conn, rows)
         fresh = [i for i, r in enumerate(batch.ready) if r.doc.id in pks]
@@ -207,7 +207,7 @@ def _write_batch(
         keys = insert_rows(
             conn, info.id, batch, fresh, pk, pending=len(batch.ready) >= DIRECT_BELOW
         )
-        if fresh and meth.needs_fit:
+        if fresh and meth.capabilities.needs_fit:
             tokens = [batch.ready[i].tokens or [] for i in fresh]
             _insert_terms(db, conn, info.id, tokens, pk)
     skipped.extend(

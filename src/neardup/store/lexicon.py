@@ -15,6 +15,7 @@ from __future__ import annotations
 from sqlalchemy import text
 
 from neardup.methods.base import Method, Prepared
+from neardup.methods.keys import key_rows
 from neardup.methods.registry import method_class
 from neardup.store.database import Database
 from neardup.store.results import CollectionInfo
@@ -29,7 +30,7 @@ _ANY_KEY = (
 def empty_lexicon_warning(db: Database, info: CollectionInfo) -> str:
     """``""``, or the warning for a lexical collection (``needs_fit``) that holds documents
     of which none has an index key (two index lookups of one row each)."""
-    if not method_class(info.method).needs_fit:
+    if not method_class(info.method).capabilities.needs_fit:
         return ""
     with db.read() as conn:
         params = {"c": info.id}
@@ -56,7 +57,7 @@ def query_lexicon_warning(meth: Method, text_: str) -> str:
 
     tokens = [term_key(t) for t in meth.canonical.tokens(text_)]
     sigs = meth.sign([Prepared("query", text_, tokens)])
-    if meth.index_keys(sigs).for_row(0).size:
+    if key_rows(meth.keys(sigs)).for_row(0).size:
         return ""
     return (
         f"this text has no word of the collection's {meth.name} lexicon, so its signature is "

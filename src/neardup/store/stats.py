@@ -34,6 +34,7 @@ import numpy as np
 from sqlalchemy import Connection, text
 
 from neardup.methods.base import CorpusStats, Method, Signatures, TermBags
+from neardup.methods.keys import key_rows
 
 _SIGN_BATCH = 5000
 _FETCH_DOCS = 5000
@@ -291,15 +292,15 @@ def recompute(conn: Connection, collection_id: int, meth: Method) -> RecomputeRe
     _temp_table(conn, "tmp_nd_keys", "document_id BIGINT, band INTEGER, key BIGINT")
     laps.lap("write")
     for ids, sigs in _signatures(meth, stats, counts):
-        keys = meth.index_keys(sigs)
+        keys = key_rows(meth.keys(sigs))
         payloads = _payloads(meth, sigs)
         laps.lap("sign")
         _copy_rows(
             conn, "tmp_nd_sigs", ("document_id", "payload"), list(zip(ids, payloads, strict=True))
         )
         doc_ids = np.asarray(ids, dtype=np.int64)[keys.row]
-        key_rows = list(zip(doc_ids.tolist(), keys.band.tolist(), keys.key.tolist(), strict=True))
-        _copy_rows(conn, "tmp_nd_keys", ("document_id", "band", "key"), key_rows)
+        stored = list(zip(doc_ids.tolist(), keys.band.tolist(), keys.key.tolist(), strict=True))
+        _copy_rows(conn, "tmp_nd_keys", ("document_id", "band", "key"), stored)
         laps.lap("write")
     _apply(conn, collection_id)
     laps.lap("apply")

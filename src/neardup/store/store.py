@@ -208,7 +208,7 @@ class Store:
         info = self.collection(name)
         meth = self._method(info)
         report = ingest.add(self._db, info, meth, items, batch_size=batch_size, on_batch=on_batch)
-        if meth.needs_fit and recompute_stats and (report.added or self._dirty(name)):
+        if meth.capabilities.needs_fit and recompute_stats and (report.added or self._dirty(name)):
             ingest.recompute_after_add(self.recompute, name)  # also an add killed before it
             warning = empty_lexicon_warning(self._db, info)
             if warning:
@@ -331,7 +331,7 @@ class Store:
         result = check.check(
             self._db, self._cache, name, text_, limit=limit, recompute=self.recompute, k=k
         )
-        if not result.duplicate and method_class(result.method).needs_fit:
+        if not result.duplicate and method_class(result.method).capabilities.needs_fit:
             info = self.collection(name)
             warning = empty_lexicon_warning(self._db, info)
             if not warning:  # the collection has keys: has the text a lexicon word?
