@@ -29,9 +29,8 @@ from typing import Any, Literal
 import numpy as np
 
 from neardup.errors import ParameterError, check_choice
+from neardup.methods.options import DECISIONS as DECISIONS
 
-#: Decision modes a job accepts.
-DECISIONS: tuple[str, ...] = ("own", "verified")
 #: Rule kinds whose outcome does not depend on the job's threshold.
 THRESHOLD_FREE: frozenset[str] = frozenset({"equal-signature", "shared-mega-shingle", "hamming"})
 #: Names written in each pair row (``decision``): which rule accepted the pair.
