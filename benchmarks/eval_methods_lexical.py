@@ -2,7 +2,7 @@
 
 Methods: megashingles, imatch, imatch-random, anchor-words, tf-ridf (default parameters),
 each run by ``neardup.dedup.dedup(docs, method=NAME, options=DedupOptions(threshold=...,
-verify=False))`` so the method's own rule decides (an equal key = a duplicate). Scored with
+decision="own"))`` so the method's own rule decides (an equal key = a duplicate). Scored with
 ``neardup.evaluate.metrics.score_pairs``: scope ``all`` on the three revision sets (unlisted
 pairs are non-duplicates), ``labelled`` on clough-stevenson.
 
@@ -40,7 +40,7 @@ def load(folder: Path) -> tuple[list[Document], Gold]:
 def evaluate(method: str, docs: list[Document], gold: Gold, scope: str, t: float) -> dict:
     """One job run: precision, recall, F1, pairs and wall seconds."""
     t0 = time.perf_counter()
-    res = dedup(docs, method=method, options=DedupOptions(threshold=t, verify=False))
+    res = dedup(docs, method=method, options=DedupOptions(threshold=t, decision="own"))
     seconds = time.perf_counter() - t0
     s = score_pairs([(p.a, p.b) for p in res.pairs], gold, scope=scope)  # type: ignore[arg-type]
     return {"p": s.precision, "r": s.recall, "f1": s.f1, "pairs": len(res.pairs), "s": seconds}

@@ -1,6 +1,6 @@
 """Quality and speed of the structural methods (SL+ST, SpotSigs, SimHash) in the dedup job.
 
-Each method runs in :func:`neardup.dedup.dedup` with ``verify=False`` (the method's own
+Each method runs in :func:`neardup.dedup.dedup` with ``decision="own"`` (the method's own
 score decides) on the three revision sets (scored with ``scope="all"``: unlisted pairs are
 non-duplicates) and on clough-stevenson (``scope="labelled"``), against
 ``<repo>/../shared/data/<set>/gold.jsonl`` (:class:`neardup.evaluate.metrics.Gold`).
@@ -60,7 +60,7 @@ def evaluate(
     gold = Gold.load(data / name / "gold.jsonl")
     t0 = time.perf_counter()
     result = dedup(
-        docs, method=method, options=DedupOptions(threshold=threshold, verify=False), **params
+        docs, method=method, options=DedupOptions(threshold=threshold, decision="own"), **params
     )
     seconds = time.perf_counter() - t0
     scores = score_pairs(((p.a, p.b) for p in result.pairs), gold, scope=SETS[name])

@@ -77,7 +77,7 @@ def paragraphs(name: str, count: int, *, min_words: int = 25) -> list[str]:
 def job_scores(
     name: str, method: str, threshold: float, params: dict[str, Any], *, scope: str = "all"
 ) -> dict[str, float]:
-    """Precision, recall and F1 of the dedup job (``verify=False``: the method's own score
+    """Precision, recall and F1 of the dedup job (``decision="own"``: the method's own score
     decides) with ``method`` at ``threshold`` on the labelled set ``name``, against its
     ``gold.jsonl`` (``scope="all"``: unlisted pairs are non-duplicates)."""
     from neardup.dedup import DedupOptions, dedup
@@ -85,7 +85,7 @@ def job_scores(
 
     docs = load_docs(name)
     gold = Gold.load(data_path(name, "gold.jsonl"))
-    options = DedupOptions(threshold=threshold, verify=False)
+    options = DedupOptions(threshold=threshold, decision="own")
     result = dedup(docs, method=method, options=options, **params)
     scores = score_pairs(((p.a, p.b) for p in result.pairs), gold, scope=scope)
     return {"precision": scores.precision, "recall": scores.recall, "f1": scores.f1}

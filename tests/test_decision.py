@@ -66,14 +66,13 @@ def test_methods_command_shows_the_rule():
     assert rows["shingles-mod"]["decision"]["measures"] == ["resemblance", "containment"]
 
 
-def test_verify_and_decision_must_agree():
-    with pytest.raises(ParameterError) as err:
-        DedupOptions(verify=True, decision="own")
-    assert err.value.name == "verify"
+def test_decision_is_the_one_spelling():
     with pytest.raises(ParameterError) as err:
         DedupOptions(decision="mine")  # type: ignore[arg-type]
     assert err.value.name == "decision"
-    assert DedupOptions(verify=False).requested_decision == "own"
+    assert DedupOptions(decision="own").decision == "own"
+    with pytest.raises(TypeError, match="verify"):  # the older spelling is gone
+        DedupOptions(verify=False)  # type: ignore[call-arg]
 
 
 @pytest.mark.data

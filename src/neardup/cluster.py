@@ -17,8 +17,6 @@ from typing import Any, Literal
 
 import numpy as np
 
-KEEP_RULES: tuple[str, ...] = ("longest", "first")
-
 
 def components(n: int, edges: np.ndarray) -> np.ndarray:
     """Connected-component label of each of ``n`` nodes.

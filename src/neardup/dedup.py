@@ -28,7 +28,7 @@ from __future__ import annotations
 import resource
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from os import PathLike
@@ -38,14 +38,14 @@ import numpy as np
 
 from neardup._spill import PartStack, default_budget
 from neardup._version import __version__
-from neardup.cluster import KEEP_RULES, Cluster, make_clusters
+from neardup.cluster import Cluster, make_clusters
 from neardup.decide import Decided, Decision, decide, decision_summary, signature_scores
-from neardup.errors import AccountingError, ParameterError, check_choice, check_float, check_int
+from neardup.errors import AccountingError, ParameterError, check_choice, check_int
 from neardup.frames import adapt_source
-from neardup.keep import KEEP_ORDERS, containments, drop_reason, field_ranks
+from neardup.keep import containments, drop_reason, field_ranks
 from neardup.methods.base import Method, Prepared
-from neardup.methods.decision import check_decision, resolve_decision
-from neardup.methods.measures import MEASURES
+from neardup.methods.decision import resolve_decision
+from neardup.methods.options import JOB_OPTIONS, OPTIONS, validate_options
 from neardup.methods.prefix import containment_candidates, rank_by_frequency
 from neardup.methods.registry import make_method
 from neardup.methods.sets import ShingleSets
@@ -65,7 +65,7 @@ from neardup.prepare import (
 from neardup.progress import NullProgress, Progress
 from neardup.text.canonical import CanonicalForm
 from neardup.text.types import Document, Skipped
-from neardup.text.units import UniqueIds
+from neardup.text.units import ReadOptions, UniqueIds
 
 _BATCH = 2048
 _BATCH_CHARS = 2_000_000  # bounds the vectorised tokenizer's temporary arrays
@@ -222,7 +222,8 @@ def _pair_table(result: DedupResult) -> PairTable:
 
 @dataclass(frozen=True, kw_only=True)
 class DedupOptions:
-    """Job options (validated).
+    """Job options, validated by their one declaration (:data:`neardup.methods.options.
+    OPTIONS`: the same value gets the same error from collections, the API and the CLI).
 
     Args:
         measure: ``resemblance`` or ``containment``.
@@ -239,59 +240,33 @@ class DedupOptions:
         keep_order: ``max`` or ``min`` (only with ``keep_by``).
         decision: ``own`` (the method's own rule), ``verified`` (exact shingle sets) or
             ``None`` (the method's default; see :mod:`neardup.methods.decision`).
-        verify: the older spelling: True = ``verified``, False = ``own``, None = unset.
-        min_tokens: documents with fewer canonical tokens are skipped as ``too-short``.
-        max_df: postings/buckets longer than this give star candidates only.
+        min_tokens: documents with fewer canonical tokens are skipped as ``too-short``,
+            1 to 1,000,000.
+
+    The index keys shared by too many documents are the method's parameter ``max_df``
+    (``dedup(..., max_df=N)``, ``-p max_df=N``), not a job option.
+
+    Raises:
+        ParameterError: an option out of its declaration (names it, the value and what is
+            allowed), or ``keep_order`` other than ``max`` without ``keep_by``.
     """
 
-    measure: Literal["resemblance", "containment"] = "resemblance"
-    threshold: float = 0.5
-    keep: Literal["longest", "first"] = "longest"
-    keep_by: str | None = None
-    keep_order: Literal["max", "min"] = "max"
-    verify: bool | None = None
-    decision: Literal["own", "verified"] | None = None
-    min_tokens: int = 3
-    max_df: int = 2000
+    measure: Literal["resemblance", "containment"] = OPTIONS["measure"].default
+    threshold: float = OPTIONS["threshold"].default
+    keep: Literal["longest", "first"] = OPTIONS["keep"].default
+    keep_by: str | None = OPTIONS["keep_by"].default
+    keep_order: Literal["max", "min"] = OPTIONS["keep_order"].default
+    decision: Literal["own", "verified"] | None = OPTIONS["decision"].default
+    min_tokens: int = OPTIONS["min_tokens"].default
 
     def __post_init__(self) -> None:
-        check_choice("measure", self.measure, MEASURES)
-        check_float("threshold", self.threshold, low=0.0, high=1.0, low_open=True)
-        check_choice("keep", self.keep, KEEP_RULES)
-        if self.keep_by is not None and (not isinstance(self.keep_by, str) or not self.keep_by):
-            raise ParameterError("keep_by", self.keep_by, "a record field name or None")
-        check_choice("keep_order", self.keep_order, KEEP_ORDERS)
+        validate_options(self, JOB_OPTIONS)
         if self.keep_by is None and self.keep_order != "max":
             raise ParameterError("keep_order", self.keep_order, "max unless keep_by is given")
-        check_int("min_tokens", self.min_tokens, low=1)
-        check_int("max_df", self.max_df, low=2)
-        check_decision(self.decision)
-        if self.verify is not None and not isinstance(self.verify, bool):
-            raise ParameterError("verify", self.verify, "True, False or None")
-        implied = None if self.verify is None else ("verified" if self.verify else "own")
-        if self.decision is not None and implied is not None and implied != self.decision:
-            raise ParameterError("verify", self.verify, f"consistent with decision={self.decision}")
-
-    @property
-    def requested_decision(self) -> str | None:
-        """``decision``, or what ``verify`` implies, or None (the method's default)."""
-        if self.decision is not None:
-            return self.decision
-        return None if self.verify is None else ("verified" if self.verify else "own")
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready options."""
-        return {
-            "measure": self.measure,
-            "threshold": self.threshold,
-            "keep": self.keep,
-            "keep_by": self.keep_by,
-            "keep_order": self.keep_order,
-            "verify": self.verify,
-            "decision": self.decision,
-            "min_tokens": self.min_tokens,
-            "max_df": self.max_df,
-        }
+        return {name: getattr(self, name) for name in JOB_OPTIONS}
 
 
 class _Clock:
@@ -319,7 +294,7 @@ def dedup(
     *,
     method: str | Method = "shingles-full",
     options: DedupOptions | None = None,
-    read_options: dict[str, Any] | None = None,
+    read_options: ReadOptions | Mapping[str, Any] | None = None,
     progress: Progress | None = None,
     clock: Any = time.perf_counter,
     jobs: int | None = None,
@@ -346,6 +321,9 @@ def dedup(
             ``duplicate_of`` columns.
         method: a registry name or a :class:`~neardup.methods.base.Method`.
         options: :class:`DedupOptions`; defaults if omitted.
+        read_options: how input paths are read: a :class:`~neardup.text.read.ReadOptions`
+            or the keyword arguments of :func:`neardup.text.read.read_options` (validated
+            first, whatever ``source`` is); defaults if omitted.
         progress: stage progress receiver (the CLI's bars); silent by default.
         clock: ``() -> seconds`` used for stage timings.
         jobs: worker processes that read, prepare and shingle input paths (default: the
@@ -381,6 +359,9 @@ def dedup(
         ParameterError: a bad option or method parameter.
         InputError: an input path does not exist.
     """
+    from neardup.text.read import as_read_options
+
+    ropts = as_read_options(read_options)  # validated before anything is read
     if against is not None:
         if not isinstance(within, bool):
             raise ParameterError("within", within, "True or False")
@@ -392,7 +373,7 @@ def dedup(
             _plain_source(g, texts=texts, id_field=id_field, text_field=text_field)
             for g in (against, source)
         ]
-        return _dedup(groups, method=method, options=options, read_options=read_options,
+        return _dedup(groups, method=method, options=options, read_options=ropts,
                       progress=progress, clock=clock, jobs=jobs, memory_budget=memory_budget,
                       spill_dir=spill_dir, within=within, method_params=method_params)  # fmt: skip
     adapted = adapt_source(source, texts=texts, id_field=id_field, text_field=text_field)
@@ -400,12 +381,12 @@ def dedup(
     if adapted is not None:
         reader = None if field is None else adapted.field_reader(field)
         result = _dedup([adapted.documents], method=method, options=options,
-                        read_options=None, progress=progress, clock=clock, jobs=jobs,
+                        read_options=ropts, progress=progress, clock=clock, jobs=jobs,
                         memory_budget=memory_budget, spill_dir=spill_dir, within=True,
                         method_params=method_params, field_reader=reader)  # fmt: skip
         return adapted.finish(result)
-    reader = None if field is None else _path_field_reader(source, field, read_options or {})
-    return _dedup([source], method=method, options=options, read_options=read_options,
+    reader = None if field is None else _path_field_reader(source, field, ropts)
+    return _dedup([source], method=method, options=options, read_options=ropts,
                   progress=progress, clock=clock, jobs=jobs, memory_budget=memory_budget,
                   spill_dir=spill_dir, within=True, method_params=method_params,
                   field_reader=reader)  # fmt: skip
@@ -420,7 +401,7 @@ def _plain_source(source: Any, **how: Any) -> Any:
     return source if adapted is None else adapted.documents
 
 
-def _path_field_reader(source: Any, field: str, read_options: dict[str, Any]) -> FieldReader:
+def _path_field_reader(source: Any, field: str, opts: ReadOptions) -> FieldReader:
     """The keep-by field's reader for input paths: a second streaming pass over them
     (:func:`neardup.export.field_values`).
 
@@ -435,9 +416,8 @@ def _path_field_reader(source: Any, field: str, read_options: dict[str, Any]) ->
             "fields to keep by)",
         )
     from neardup.export import field_values
-    from neardup.text.read import read_options as make_read_options
 
-    paths, opts = list(source), make_read_options(**read_options)
+    paths = list(source)
     return lambda wanted: field_values(paths, wanted, field, opts)
 
 
@@ -450,7 +430,7 @@ def _dedup(
     *,
     method: str | Method,
     options: DedupOptions | None,
-    read_options: dict[str, Any] | None,
+    read_options: ReadOptions,
     progress: Progress | None,
     clock: Any,
     jobs: int | None,
@@ -471,9 +451,9 @@ def _dedup(
     streaming = meth.capabilities.signs_from_sets and not meth.capabilities.needs_fit
     ingest = _Ingest(meth, shingling, opts, timer, keep_docs=not streaming)
     spill = _Spill.make(memory_budget, spill_dir)
-    limited = (read_options or {}).get("limit") is not None  # a cut stream: one process
+    limited = read_options.limit is not None  # a cut stream: one process
     if streaming and ingest.fast and all(_is_paths(g) for g in groups) and not limited:
-        parallel = _ParallelIngest(ingest, read_options or {}, jobs, meth, spill)
+        parallel = _ParallelIngest(ingest, read_options, jobs, meth, spill)
         sets, ids, lengths, skipped, signed = parallel.run(groups, prog)
         read, unique = parallel.read, parallel.unique
         worker_seconds = parallel.worker_seconds
@@ -482,13 +462,13 @@ def _dedup(
         bounds = parallel.bounds
     else:
         if len(groups) == 1:
-            ingest.run(*_items(groups[0], read_options or {}, prog), prog)
+            ingest.run(*_items(groups[0], read_options, prog), prog)
         else:
             from neardup.text.units import Spool
 
             spool = Spool()
             try:
-                for items in _group_items(groups, read_options or {}, spool):
+                for items in _group_items(groups, read_options, spool):
                     ingest.run(items, None, False, prog)
             finally:
                 spool.close()
@@ -725,7 +705,7 @@ def resolve_method(method: str | Method, opts: DedupOptions, params: dict[str, A
 
 
 def decided_options(meth: Method, opts: DedupOptions) -> DedupOptions:
-    """``opts`` with the decision resolved for ``meth`` (``decision`` and ``verify`` set).
+    """``opts`` with the decision resolved for ``meth`` (``decision`` set).
 
     Raises:
         ParameterError: the method's own rule cannot decide on ``opts.measure`` (for
@@ -733,8 +713,8 @@ def decided_options(meth: Method, opts: DedupOptions) -> DedupOptions:
     """
     import dataclasses
 
-    mode = resolve_decision(meth, opts.requested_decision, opts.measure)
-    return dataclasses.replace(opts, decision=mode, verify=mode == "verified")  # type: ignore[arg-type]
+    mode = resolve_decision(meth, opts.decision, opts.measure)
+    return dataclasses.replace(opts, decision=mode)  # type: ignore[arg-type]
 
 
 def lexicon_warnings(meth: Method, num_docs: int) -> list[str]:
@@ -762,15 +742,13 @@ def _is_paths(source: object) -> bool:
 
 
 def _group_items(
-    groups: list[Any], read_options: dict[str, Any], spool: Any
+    groups: list[Any], opts: ReadOptions, spool: Any
 ) -> list[Iterable[Document | Skipped]]:
     """The documents of each of several groups of inputs; paths are named relative to the
     common parent of all (:func:`neardup.text.units.group_names`)."""
     from neardup.text.read import read_named
-    from neardup.text.read import read_options as make_read_options
     from neardup.text.units import group_names, resolve_inputs
 
-    opts = make_read_options(**read_options)
     resolved = [resolve_inputs([str(p) for p in g], spool) if _is_paths(g) else [] for g in groups]
     names = group_names(resolved)
     return [
@@ -781,16 +759,14 @@ def _group_items(
 
 def _items(
     source: Iterable[Document] | Sequence[str | PathLike[str]],
-    read_options: dict[str, Any],
+    opts: ReadOptions,
     prog: Progress,
 ) -> tuple[Iterable[Document | Skipped], int | None, bool]:
     """The items of ``source``, the planned bytes of the read (None if unknown) and whether
     the read's progress is in bytes (input paths: it advances as units are read)."""
     if _is_paths(source):
         from neardup.text.read import read_counted
-        from neardup.text.read import read_options as make_read_options
 
-        opts = make_read_options(**read_options)
         total, items = read_counted(
             list(source),  # type: ignore[arg-type]
             opts,
@@ -858,16 +834,15 @@ class _ParallelIngest:
     def __init__(
         self,
         ingest: _Ingest,
-        read_options: dict[str, Any],
+        read_options: ReadOptions,
         jobs: int | None,
         meth: Method,
         spill: _Spill,
     ) -> None:
         from neardup.ingest import default_jobs, pool_safe
-        from neardup.text.read import read_options as make_read_options
 
         self._ingest = ingest
-        self._read = make_read_options(**read_options)
+        self._read = read_options
         self._config = PrepareConfig(
             canonical=ingest._canonical,
             shingling=ingest._shingling,
@@ -1151,8 +1126,8 @@ def _verify(
 def decision_of(opts: DedupOptions) -> Decision:
     """The :class:`~neardup.decide.Decision` of resolved job options
     (:func:`decided_options`)."""
-    mode = opts.requested_decision or "verified"
-    return Decision(measure=opts.measure, threshold=opts.threshold, mode=mode)  # type: ignore[arg-type]
+    mode = opts.decision or "verified"
+    return Decision(measure=opts.measure, threshold=opts.threshold, mode=mode)
 
 
 def _cluster(

@@ -54,11 +54,6 @@ def drop_reason(
     return f"near-duplicate of the kept document (resemblance {row[2]:.3f})"
 
 
-#: ``keep_order`` values: ``max`` keeps the largest value (the newest date), ``min`` the
-#: smallest.
-KEEP_ORDERS: tuple[str, ...] = ("max", "min")
-
-
 def value_kind(values: Iterable[Any]) -> str:
     """How the present values of a keep-by field compare: ``number`` when every one is a
     number (``bool`` counts as 0/1), ``date`` when every one is a date, a datetime or an

@@ -103,7 +103,7 @@ def test_reuse_equals_direct_runs(method):
     name = "clough-stevenson"
     gold = load_gold(data_path(name, "gold.jsonl"))
     docs = load_docs(name)
-    kw = {"methods": (method,), "thresholds": (0.5, 0.9, 0.97), "verify": False, "replicates": 10}
+    kw = {"methods": (method,), "thresholds": (0.5, 0.9, 0.97), "decision": "own", "replicates": 10}
     reused = evaluate_corpus(docs, gold, EvalConfig(**kw))
     direct = evaluate_corpus(docs, gold, EvalConfig(**kw, reuse=False))
     assert [r.reused for r in reused.rows] == [False, True, True]
@@ -124,7 +124,8 @@ def test_cli_table2_json_on_clough():
     first = data["table2"][0]
     for m in ("shingles-mod", "shingles-min", "shingles-full"):
         assert set(first[m]) == {"found", "type_i_pct", "recall"}
-    assert data["meta"]["verify"] is False
+    assert data["meta"]["decision"] == "own"
+    assert "verify" not in data["meta"]
     params = {r["method"]: r["params"]["method"] for r in data["rows"]}
     assert params["shingles-mod"]["m"] == 25 and params["shingles-min"]["n"] == 160
     assert params["shingles-full"]["size"] == 4

@@ -52,7 +52,7 @@ def out_dir(tmp_path: Path) -> Path:
     _jsonl(d / "pairs.jsonl", rows)
     summary = {
         "method": "shingles-full",
-        "options": {"threshold": 0.5, "measure": "resemblance", "verify": True},
+        "options": {"threshold": 0.5, "measure": "resemblance", "decision": "verified"},
         "seconds": {"total": 1.25},
         "peak_memory_mib": 42.0,
     }

@@ -453,7 +453,7 @@ def dedup_cases(draw: st.DrawFn) -> dict[str, Any]:
         "method": draw(st.sampled_from(_method_names())),
         "measure": draw(st.sampled_from(["resemblance", "containment"])),
         "threshold": draw(st.sampled_from([0.1, 0.5, 0.9, 1.0])),
-        "verify": draw(st.booleans()),
+        "decision": draw(st.sampled_from([None, "own", "verified"])),
         "min_tokens": draw(st.sampled_from([1, 3])),
     }
 
@@ -467,7 +467,7 @@ def run_dedup(case: dict[str, Any], ctx: Context) -> None:
     opts = DedupOptions(
         measure=case["measure"],
         threshold=case["threshold"],
-        verify=case["verify"],
+        decision=case["decision"],
         min_tokens=case["min_tokens"],
     )
     result = dedup(docs, method=case["method"], options=opts)

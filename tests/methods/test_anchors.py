@@ -142,6 +142,6 @@ def test_rules_across_parameters_name_the_parameter(params, name):
 @pytest.mark.data
 def test_job_finds_a_copy(corpus):
     docs = [Document(d.id, d.text) for d in corpus] + [Document("copy", corpus[5].text + "!")]
-    res = dedup(docs, method="anchor-words", options=DedupOptions(threshold=0.5, verify=False))
+    res = dedup(docs, method="anchor-words", options=DedupOptions(threshold=0.5, decision="own"))
     assert ("5", "copy") in {(p.a, p.b) for p in res.pairs}
     assert isinstance(make_method("anchor-words"), AnchorWords)

@@ -161,7 +161,7 @@ def test_registry_builds_both():
 @pytest.mark.parametrize("name", ["imatch", "imatch-random"])
 def test_job_finds_a_copy(corpus, name):
     docs = [Document(d.id, d.text) for d in corpus] + [Document("copy", corpus[5].text + "!")]
-    res = dedup(docs, method=name, options=DedupOptions(threshold=0.5, verify=False))
+    res = dedup(docs, method=name, options=DedupOptions(threshold=0.5, decision="own"))
     assert ("5", "copy") in {(p.a, p.b) for p in res.pairs}
     cand = make_method(name)
     assert cand.capabilities.needs_fit and cand.capabilities.exact_key

@@ -57,5 +57,9 @@ def test_methods_json_publishes_ranges_and_choices() -> None:
     }
     assert rows["minhash-lsh"]["threshold"]["allowed"]["low_open"] is True
     assert rows["minhash-lsh"]["bands"]["allowed"]["high"] == "num_perm"
-    assert rows["simhash"]["weighting"]["allowed"] == {"type": "choice", "choices": ["tf", "log"]}
+    assert rows["simhash"]["weighting"]["allowed"] == {
+        "type": "choice",
+        "choices": ["tf", "log"],
+        "none": False,
+    }
     assert all(p["allowed"] is not None for params in rows.values() for p in params.values())

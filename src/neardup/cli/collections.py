@@ -19,20 +19,27 @@ import typer
 
 from neardup.cli.options import (
     MAX_BYTES,
+    MEASURE,
+    MIN_TOKENS,
+    THRESHOLD,
     ContentTypeOpt,
     DbOpt,
+    DecisionOpt,
     ExcludeOpt,
     IdFieldOpt,
     IncludeOpt,
     JsonOpt,
     LimitOpt,
     MaxBytesOpt,
+    MeasureOpt,
+    MinTokensOpt,
     NoStopOpt,
     PresetOpt,
     RecursiveOpt,
     StopOpt,
     StopSymOpt,
     TextFieldOpt,
+    ThresholdOpt,
     read_inputs,
 )
 from neardup.errors import NeardupError
@@ -74,11 +81,9 @@ def create(
     param: Annotated[
         list[str] | None, typer.Option("--param", "-p", help="Method parameter KEY=VALUE.")
     ] = None,
-    threshold: Annotated[
-        float, typer.Option("--threshold", "-t", help="Decision threshold in (0, 1].")
-    ] = 0.5,
-    measure: Annotated[str, typer.Option(help="resemblance | containment.")] = "resemblance",
-    min_tokens: Annotated[int, typer.Option(help="Skip shorter documents (tokens).")] = 3,
+    threshold: ThresholdOpt = THRESHOLD,
+    measure: MeasureOpt = MEASURE,
+    min_tokens: MinTokensOpt = MIN_TOKENS,
     stop_words: StopOpt = None,
     no_stop_words: NoStopOpt = False,
     stop_symbols: StopSymOpt = None,
@@ -87,14 +92,7 @@ def create(
         str | None,
         typer.Option(help="none | stem | lemma (default: the method's own canonical form)."),
     ] = None,
-    decision: Annotated[
-        str | None,
-        typer.Option(
-            "--decision",
-            help="own (the method's rule from its paper decides a check) | verified (exact "
-            "shingle sets); default: the method's own (see `neardup methods`).",
-        ),
-    ] = None,
+    decision: DecisionOpt = None,
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:

@@ -3,7 +3,7 @@
 Usage::
 
     neardup evaluate DOCS... --gold gold.jsonl [--methods a,b] [--thresholds 0.5:1.0:0.1]
-        [--scope all|labelled] [--measure resemblance|containment] [--no-verify]
+        [--scope all|labelled] [--measure resemblance|containment] [--decision own|verified]
         [-w N] [--param [METHOD:]KEY=VALUE] [--html report.html] [--json]
     neardup evaluate --pairs DEDUP_OUT_DIR --gold gold.jsonl [--thresholds ...]
     neardup evaluate DOCS... --gold gold.jsonl --table2        # Zagorulko et al. 2013, Table 2
@@ -31,8 +31,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from neardup.cli.options import (
+    MEASURE,
+    MIN_TOKENS,
     ContentTypeOpt,
+    DecisionOpt,
     IdFieldOpt,
+    MeasureOpt,
+    MinTokensOpt,
     NoStopOpt,
     PresetOpt,
     StopOpt,
@@ -204,19 +209,8 @@ def evaluate(
     scope: Annotated[
         str, typer.Option(help="all (unlisted pairs are negatives) | labelled (gold pairs only).")
     ] = "all",
-    measure: Annotated[str, typer.Option(help="resemblance | containment.")] = "resemblance",
-    decision: Annotated[
-        str | None,
-        typer.Option(
-            "--decision",
-            help="own (each method's rule from its paper) | verified (exact shingle sets); "
-            "default: each method's own (see `neardup methods`).",
-        ),
-    ] = None,
-    verify: Annotated[
-        bool | None,
-        typer.Option("--verify/--no-verify", help="Older spelling of --decision verified / own."),
-    ] = None,
+    measure: MeasureOpt = MEASURE,
+    decision: DecisionOpt = None,
     shingle_size: Annotated[
         int | None,
         typer.Option("--shingle-size", "-w", help="Words per shingle, for methods that have it."),
@@ -233,7 +227,7 @@ def evaluate(
         str | None,
         typer.Option(help="none | stem | lemma (default: each method's own setting)."),
     ] = None,
-    min_tokens: Annotated[int, typer.Option(help="Skip documents with fewer tokens.")] = 3,
+    min_tokens: MinTokensOpt = MIN_TOKENS,
     table2: Annotated[
         bool,
         typer.Option(
@@ -370,7 +364,7 @@ def evaluate(
             config = _make_config(methods, thresholds, table2, common, mparams)
             changes = {"measure": measure, "min_tokens": min_tokens, "reuse": reuse}
             config = dataclasses.replace(
-                config, **changes, **({} if table2 else {"verify": verify, "decision": decision})
+                config, **changes, **({} if table2 else {"decision": decision})
             )
             read_opts = {"id_field": id_field, "text_field": text_field}
             docs = _read_docs(list(inputs or []), {**read_opts, "content_type": content_type}, err)

@@ -18,21 +18,32 @@ from neardup.cli.common import console as _console
 from neardup.cli.common import fail as _fail
 from neardup.cli.helptext import install as install_help_placeholders
 from neardup.cli.options import (
+    KEEP,
+    KEEP_ORDER,
     MAX_BYTES,
+    MEASURE,
+    MIN_TOKENS,
+    THRESHOLD,
     ContentTypeOpt,
     DbOpt,
+    DecisionOpt,
     ExcludeOpt,
     IdFieldOpt,
     IncludeOpt,
     JsonOpt,
+    KeepOpt,
+    KeepOrderOpt,
     LimitOpt,
     MaxBytesOpt,
+    MeasureOpt,
+    MinTokensOpt,
     NoStopOpt,
     PresetOpt,
     RecursiveOpt,
     StopOpt,
     StopSymOpt,
     TextFieldOpt,
+    ThresholdOpt,
     check_fields,
     read_options,
 )
@@ -61,14 +72,6 @@ def __getattr__(name: str) -> Any:
 
 MethodOpt = Annotated[
     str, typer.Option("--method", "-m", help="Detection method (see `neardup methods`).")
-]
-DecisionOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--decision",
-        help="own (the method's rule from its paper) | verified (exact shingle sets); "
-        "default: each method's own (see `neardup methods`).",
-    ),
 ]
 ShingleOpt = Annotated[
     int | None, typer.Option("--shingle-size", "-w", help="Words per shingle (default 5).")
@@ -119,15 +122,11 @@ def dedup(
             "every engine).",
         ),
     ] = None,
-    measure: Annotated[str, typer.Option(help="resemblance | containment.")] = "resemblance",
-    threshold: Annotated[
-        float, typer.Option("--threshold", "-t", help="Decision threshold in (0, 1].")
-    ] = 0.5,
+    measure: MeasureOpt = MEASURE,
+    threshold: ThresholdOpt = THRESHOLD,
     shingle_size: ShingleOpt = None,
     param: ParamOpt = None,
-    keep: Annotated[
-        str, typer.Option(help="Which document a cluster keeps: longest | first.")
-    ] = "longest",
+    keep: KeepOpt = KEEP,
     keep_by: Annotated[
         str | None,
         typer.Option(
@@ -137,18 +136,9 @@ def dedup(
             "document file's modification time); numbers, ISO dates, else strings.",
         ),
     ] = None,
-    keep_order: Annotated[
-        str,
-        typer.Option("--keep-order", help="With --keep-by: max (newest, largest) | min (oldest)."),
-    ] = "max",
+    keep_order: KeepOrderOpt = KEEP_ORDER,
     decision: DecisionOpt = None,
-    verify: Annotated[
-        bool | None,
-        typer.Option("--verify/--no-verify", help="Older spelling of --decision verified / own."),
-    ] = None,
-    min_tokens: Annotated[
-        int, typer.Option(help="Skip documents with fewer canonical tokens.")
-    ] = 3,
+    min_tokens: MinTokensOpt = MIN_TOKENS,
     out_dir: Annotated[
         str | None,
         typer.Option(
@@ -306,7 +296,6 @@ def dedup(
             keep=keep,  # type: ignore[arg-type]
             keep_by=keep_by,
             keep_order=keep_order,  # type: ignore[arg-type]
-            verify=verify,
             decision=decision,  # type: ignore[arg-type]
             min_tokens=min_tokens,
         )

@@ -1,10 +1,15 @@
 """Options shared by the commands, defined once: the database, ``--json``, the options of
 :func:`neardup.text.read.read_corpus` (id and text fields, content type, size limit) and the
 canonical-form options of ``dedup``, ``compare``, ``evaluate`` and ``collection create``
-(a user's stop words, stop symbols, a paper's preset).
+(a user's stop words, stop symbols, a paper's preset); and the job and collection options
+(``--measure``, ``--threshold``, ``--decision``, ``--min-tokens``, ``--keep``,
+``--keep-order``) with help texts and defaults from their one declaration,
+:data:`neardup.methods.options.OPTIONS`. Their values are checked there too (by
+``DedupOptions``, ``Store.create_collection``...): a bad one exits 2 with the library's
+message.
 
-Only Typer and typing are imported here: every command module imports this one, and
-``neardup --help`` must stay fast.
+Only Typer, typing and that declaration (no numpy) are imported here: every command module
+imports this one, and ``neardup --help`` must stay fast.
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+
+from neardup.methods.options import OPTIONS
 
 DbOpt = Annotated[
     str | None,
@@ -155,3 +162,21 @@ PresetOpt = Annotated[
         "symbols, 10-word shingles, CRC-32). Other options override it.",
     ),
 ]
+
+
+def _help(name: str) -> str:
+    return str(OPTIONS[name].help)
+
+
+MeasureOpt = Annotated[str, typer.Option("--measure", help=_help("measure"))]
+ThresholdOpt = Annotated[float, typer.Option("--threshold", "-t", help=_help("threshold"))]
+DecisionOpt = Annotated[str | None, typer.Option("--decision", help=_help("decision"))]
+MinTokensOpt = Annotated[int, typer.Option("--min-tokens", help=_help("min_tokens"))]
+KeepOpt = Annotated[str, typer.Option("--keep", help=_help("keep"))]
+KeepOrderOpt = Annotated[str, typer.Option("--keep-order", help=_help("keep_order"))]
+#: The defaults of those options (the declaration's).
+MEASURE: str = OPTIONS["measure"].default
+THRESHOLD: float = OPTIONS["threshold"].default
+MIN_TOKENS: int = OPTIONS["min_tokens"].default
+KEEP: str = OPTIONS["keep"].default
+KEEP_ORDER: str = OPTIONS["keep_order"].default

@@ -61,7 +61,6 @@ META_LABELS: dict[str, str] = {
     "gold_ids_not_in_corpus": "Gold documents missing from the corpus",
     "scope": "Pairs scored",
     "measure": "Measure",
-    "verify": "Verified on exact shingle sets",
     "decision": "Decision rule",
     "methods": "Methods",
     "thresholds": "Thresholds",
@@ -255,15 +254,11 @@ def print_report(evaluation: Evaluation, console: Console, *, table2: bool = Fal
 
 
 def _title(meta: dict[str, Any]) -> str:
-    mode = meta.get("decision")
-    if mode is None:
-        verify = meta.get("verify")
-        mode = "each method's default" if verify is None else ("verified" if verify else "own")
-    verify = f"decision: {mode}"
+    mode = meta.get("decision") or "each method's default"
     return (
         f"neardup evaluate: {meta.get('documents')} documents, "
         f"{meta.get('gold_positives')} gold positives, scope {meta.get('scope')}, "
-        f"{meta.get('measure')}, {verify}"
+        f"{meta.get('measure')}, decision: {mode}"
     )
 
 
@@ -333,8 +328,6 @@ def _threshold_free(method: str, meta: dict[str, Any]) -> bool:
     except NeardupError:  # a report naming a method this version does not know
         return False
     decision = meta.get("decision")
-    if decision is None and meta.get("verify") is not None:
-        decision = "verified" if meta["verify"] else "own"
     return (decision or rule["default"]) == "own" and rule["kind"] in THRESHOLD_FREE
 
 
@@ -375,7 +368,7 @@ _DEFAULT_RULE = (
 
 
 def _meta_value(key: str, value: Any) -> str:
-    if key in ("verify", "decision") and value is None:
+    if key == "decision" and value is None:
         return _DEFAULT_RULE
     if key == "decision" and isinstance(value, str):
         return {"own": "each method's own rule", "verified": "exact shingle sets"}.get(value, value)

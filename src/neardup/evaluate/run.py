@@ -32,7 +32,7 @@ from neardup.evaluate.clusters import ClusterScores, cluster_scores, components
 from neardup.evaluate.gold import GoldStandard, Scope
 from neardup.evaluate.metrics import Scores, pair_key
 from neardup.evaluate.resources import MEMORY_MODES, Usage, measure
-from neardup.methods.measures import MEASURES
+from neardup.methods.options import check_options
 from neardup.text.types import Document
 
 SCOPES: tuple[str, ...] = ("all", "labelled")
@@ -48,7 +48,6 @@ class EvalConfig:
         measure: ``resemblance`` or ``containment`` (``DedupOptions.measure``).
         decision: ``own`` (each method's own rule), ``verified`` (exact shingle sets) or
             ``None`` (each method's default: :mod:`neardup.methods.decision`).
-        verify: the older spelling (True = verified, False = own, None = unset).
         scope: ``all`` (unlisted pairs are non-duplicates) or ``labelled``.
         method_params: per method, keyword parameters for ``dedup`` (``shingle_size``...).
         method_thresholds: per method, thresholds replacing ``thresholds`` (Table 2 runs
@@ -62,7 +61,6 @@ class EvalConfig:
     methods: tuple[str, ...]
     thresholds: tuple[float, ...]
     measure: str = "resemblance"
-    verify: bool | None = None
     decision: str | None = None
     scope: Scope = "all"
     method_params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
@@ -77,7 +75,7 @@ class EvalConfig:
     def __post_init__(self) -> None:
         check_choice("scope", self.scope, SCOPES)
         check_choice("memory", self.memory, MEMORY_MODES)
-        check_choice("measure", self.measure, MEASURES)
+        check_options(measure=self.measure, decision=self.decision, min_tokens=self.min_tokens)
         if not self.methods:
             raise ParameterError("methods", self.methods, "at least one method")
         if not self.thresholds:
@@ -159,7 +157,7 @@ class Evaluation:
 
     Attributes:
         rows: :class:`EvalRow` in method order, thresholds ascending.
-        meta: JSON-ready description (corpus, gold, scope, measure, verify, memory mode...).
+        meta: JSON-ready description (corpus, gold, scope, measure, decision, memory mode...).
         left_out: methods not run, as ``{"method", "reason"}`` (for example a method whose
             own rule cannot decide by containment under ``measure="containment"``).
         errors: per method, its false-positive and missed pairs at its best threshold for
@@ -253,22 +251,23 @@ class _Scorer:
         return EvalRow(method, threshold, 0, scores, None, None, None, error=error)
 
 
-def decision_value(pair: Any, measure: str, verify: bool) -> float:
+def decision_value(pair: Any, measure: str, verified: bool) -> float:
     """The value ``dedup`` compares with its threshold for a reported pair.
 
     Args:
         pair: a :class:`~neardup.dedup.Pair` or a ``pairs.jsonl`` row (dict).
-        measure: ``resemblance`` or ``containment``; verify: ``DedupOptions.verify``.
+        measure: ``resemblance`` or ``containment``; verified: the run decided with
+            ``decision="verified"`` (else ``own``).
 
     Returns:
-        The method's score (``verify=False``), the resemblance, or the larger containment.
+        The method's score (``own``), the resemblance, or the larger containment.
     """
     get: Callable[[str], Any] = (
         pair.get if isinstance(pair, dict) else lambda k: getattr(pair, k, None)
     )
     if get("decision") == "identical":  # identical documents pass every threshold
         return 1.0
-    if not verify:
+    if not verified:
         return float(get("score"))
     if measure == "resemblance":
         return float(get("resemblance"))
@@ -342,12 +341,11 @@ def _cannot_run(method: str, config: EvalConfig) -> str:
 
     opts = DedupOptions(
         measure=config.measure,  # type: ignore[arg-type]
-        verify=config.verify,
         decision=config.decision,  # type: ignore[arg-type]
     )
     cls = method_class(method)
     try:
-        resolve_decision(cls, opts.requested_decision, config.measure)
+        resolve_decision(cls, opts.decision, config.measure)
     except ParameterError as exc:
         if exc.name != "measure":
             return str(exc)
@@ -425,8 +423,9 @@ def _reused_rows(
         return
     mode = result.summary.get("options", {}).get("decision", "verified")
     free = mode == "own" and _threshold_free(method)
-    verify = mode == "verified"
-    values = [(decision_value(p, config.measure, verify), p.a, p.b) for p in result.pairs]
+    values = [
+        (decision_value(p, config.measure, mode == "verified"), p.a, p.b) for p in result.pairs
+    ]
     params = _params(result.summary)
     for i, t in enumerate(thresholds):
         pairs = [(a, b) for v, a, b in values if free or v >= t]
@@ -446,7 +445,6 @@ def _run(docs: Sequence[Document], method: str, threshold: float, config: EvalCo
     opts = DedupOptions(
         measure=config.measure,  # type: ignore[arg-type]
         threshold=threshold,
-        verify=config.verify,
         decision=config.decision,  # type: ignore[arg-type]
         min_tokens=config.min_tokens,
     )
@@ -466,7 +464,6 @@ def _meta(config: EvalConfig, gold: GoldStandard, docs: Sequence[Document]) -> d
         **_gold_meta(gold, corpus_ids),
         "scope": config.scope,
         "measure": config.measure,
-        "verify": config.verify,
         "decision": config.decision,
         "methods": list(config.methods),
         "thresholds": list(config.thresholds),
@@ -556,7 +553,7 @@ def evaluate_pairs_dir(
 
     Args:
         pairs_dir: the directory (``pairs.jsonl`` required, ``summary.json`` optional: it
-            gives the method, the run's threshold, measure, verify, time and peak memory).
+            gives the method, the run's threshold, measure, decision, time and peak memory).
         gold: the gold standard.
         thresholds: re-decide at these thresholds, each >= the run's threshold, on the
             decision value of each pair (rounded to 6 decimals in the file); default: the
@@ -578,15 +575,15 @@ def evaluate_pairs_dir(
     opts = summary.get("options", {})
     run_t = float(opts.get("threshold", 0.0))
     measure_ = str(opts.get("measure", "resemblance"))
-    mode = opts.get("decision") or ("verified" if opts.get("verify", True) else "own")
-    verify = mode == "verified"
+    mode = opts.get("decision") or "verified"
+    verified = mode == "verified"
     method = str(summary.get("method") or (rows[0]["method"] if rows else root.name))
     usage = _summary_usage(summary)
     scorer = _Scorer.make(gold, scope, replicates, level, seed)
     out: list[EvalRow] = []
     best: tuple[EvalRow, list[tuple[str, str]]] | None = None
     for t in _dir_thresholds(thresholds, run_t):
-        keep = [r for r in rows if t <= run_t or decision_value(r, measure_, verify) >= t]
+        keep = [r for r in rows if t <= run_t or decision_value(r, measure_, verified) >= t]
         pairs = [(str(r["a"]), str(r["b"])) for r in keep]
         out.append(scorer.row(method, t, pairs, usage, params=_params(summary)))
         if best is None or _better(out[-1], best[0]):
@@ -598,7 +595,6 @@ def evaluate_pairs_dir(
         **_gold_meta(gold, None),
         "scope": scope,
         "measure": measure_,
-        "verify": verify,
         "decision": mode,
         "methods": [method],
         "thresholds": [r.threshold for r in out],

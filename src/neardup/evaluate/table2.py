@@ -4,7 +4,7 @@ method and t.
 Zagorulko et al. (2013), Table 2: shingles with a "mod m" sample (m = 25), with the n
 smallest fingerprints (n = 160) and with the full fingerprint sets, shingle length w = 4,
 32-bit Rabin fingerprints (:mod:`neardup.methods.rabin`), t = 0.5 ... 1.0; each method
-decides on its own sample (``verify=False``). Over several collections
+decides on its own sample (``decision="own"``). Over several collections
 (:func:`table2_collections`) a total row follows each threshold's collections, as in the
 paper ("Итого"). Columns per method:
 "к. д." (pairs found) and "о. п. р., %" (type-I error: share of found pairs that are not
@@ -74,7 +74,7 @@ def table2_config(
     return EvalConfig(
         methods=tuple(methods),
         thresholds=THRESHOLDS,
-        verify=False,
+        decision="own",
         scope=scope,
         method_params=params,
         method_thresholds=extra,

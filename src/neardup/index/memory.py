@@ -49,8 +49,6 @@ from neardup.errors import (
     FormatError,
     InputError,
     ParameterError,
-    check_choice,
-    check_float,
     check_int,
 )
 from neardup.index.codec import (
@@ -83,8 +81,9 @@ from neardup.index.verify import (
     verify,
 )
 from neardup.methods.base import Method, Prepared, Signature, Signatures, TermBags
-from neardup.methods.decision import check_decision, resolve_decision
+from neardup.methods.decision import resolve_decision
 from neardup.methods.keys import key_rows
+from neardup.methods.options import INDEX_OPTIONS, OPTIONS, validate_options
 from neardup.methods.registry import method_class
 from neardup.methods.stats import CorpusStatistics
 from neardup.prepare import PrepareConfig, shingle_texts
@@ -225,8 +224,9 @@ class Index:
         canonical: how text becomes tokens (stop words, morphology); with ``method``, a
             non-default one is used unless ``method_params`` gives one (the method's own
             default otherwise).
-        min_tokens: documents with fewer canonical tokens are not stored (``too-short``).
-        max_df: index keys shared by more than this many documents give no candidates, >= 1.
+        min_tokens: documents with fewer canonical tokens are not stored (``too-short``),
+            1 to 1,000,000.
+        max_df: index keys shared by more than this many documents give no candidates, >= 2.
         method: a registry name with index keys (:func:`neardup.method_names`), as
             :meth:`neardup.Store.create_collection` takes; ``None``: the original setup
             (module docstring).
@@ -238,7 +238,9 @@ class Index:
         name: the collection's name in results (``CheckResult.collection``).
 
     Raises:
-        ParameterError: a parameter is out of range (the message names it), or
+        ParameterError: a parameter is out of range (the message names it; the options
+            measure, threshold, min_tokens, max_df and decision as
+            :data:`neardup.methods.options.OPTIONS` declares them), or
             ``shingle_size`` / ``num_perm`` set together with ``method``.
         UnsupportedMethod: the method has no index keys (``simhash``, ``sl-st``,
             ``spotsigs``).
@@ -253,34 +255,30 @@ class Index:
         'a'
     """
 
-    measure: Literal["resemblance", "containment"] = "resemblance"
-    threshold: float = 0.5
+    measure: Literal["resemblance", "containment"] = OPTIONS["measure"].default
+    threshold: float = OPTIONS["threshold"].default
     shingle_size: int = 5
     num_perm: int = 128
     canonical: CanonicalForm = field(default_factory=CanonicalForm)
-    min_tokens: int = 3
-    max_df: int = 5000
+    min_tokens: int = OPTIONS["min_tokens"].default
+    max_df: int = OPTIONS["max_df"].default
     method: str | None = None
     method_params: dict[str, Any] | None = None
-    decision: str | None = None
+    decision: str | None = OPTIONS["decision"].default
     name: str = "memory"
     _docs: dict[str, _Doc] = field(default_factory=dict, init=False, repr=False)
     _postings: dict[int, list[str]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        check_choice("measure", self.measure, ("resemblance", "containment"))
-        check_float("threshold", self.threshold, low=0.0, high=1.0, low_open=True)
+        validate_options(self, INDEX_OPTIONS)
         check_int("shingle_size", self.shingle_size, low=1, high=64)
         check_int("num_perm", self.num_perm, low=1, high=4096)
-        check_int("min_tokens", self.min_tokens, low=1, high=1_000_000)
-        check_int("max_df", self.max_df, low=1)
         if not isinstance(self.canonical, CanonicalForm):
             raise ParameterError("canonical", self.canonical, "a CanonicalForm")
         if not isinstance(self.name, str) or not self.name:
             raise ParameterError("name", self.name, "a non-empty string")
         name, given = self._method_choice()
         init, canonical = creation_params(name, given, self.threshold)
-        check_decision(self.decision)
         cls = method_class(name)
         default = "verified" if self.method is None else None
         self._mode: str = resolve_decision(cls, self.decision or default, self.measure)

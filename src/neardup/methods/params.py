@@ -1,11 +1,11 @@
 """Parameter constraints as data (in the style of scikit-learn's ``_param_validation``).
 
 Each method class declares ``parameter_constraints``: parameter name -> :class:`Interval`,
-:class:`Options` or :class:`Words`. :class:`~neardup.methods.base.MethodBase` validates them
-once, in ``__post_init__``, before the method's own cross-parameter rules (for example
-"``supershingles`` divides ``num_maps``"); ``neardup methods --json`` and the API publish them
-(:func:`describe_constraints`), and the tests generate an invalid value for every parameter
-of every method from them (:meth:`Interval.invalid_values`).
+:class:`Options`, :class:`Words` or :class:`Text`. :class:`~neardup.methods.base.MethodBase`
+validates them once, in ``__post_init__``, before the method's own cross-parameter rules
+(for example "``supershingles`` divides ``num_maps``"); ``neardup methods --json`` and the
+API publish them (:func:`describe_constraints`), and the tests generate an invalid value
+for every parameter of every method from them (:meth:`Interval.invalid_values`).
 
 A bound may name another parameter (``Interval("int", 2, "num_maps")``): it is read from the
 same method object, which validates parameters in declaration order, so the named one is
@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from neardup.errors import ParameterError, check_choice, check_float, check_int
+from neardup.errors import ParameterError, check_float, check_int
 
 Bound = int | float | str | None
 
@@ -76,21 +76,49 @@ class Interval:
 
 @dataclass(frozen=True, slots=True)
 class Options:
-    """One of a fixed set of strings."""
+    """One of a fixed set of strings (``optional``: ``None`` allowed too)."""
 
     choices: tuple[str, ...]
+    optional: bool = False
 
     def check(self, name: str, value: object, owner: object) -> None:
         """Raise :class:`ParameterError` naming ``name`` unless ``value`` is a choice."""
-        check_choice(name, value, self.choices)
+        if value is None and self.optional:
+            return
+        if not isinstance(value, str) or value not in self.choices:
+            none = " or None" if self.optional else ""
+            raise ParameterError(name, value, "one of " + ", ".join(self.choices) + none)
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready ``{"type": "choice", "choices": [...]}``."""
-        return {"type": "choice", "choices": list(self.choices)}
+        """JSON-ready ``{"type": "choice", "choices": [...], "none"}``."""
+        return {"type": "choice", "choices": list(self.choices), "none": self.optional}
 
     def invalid_values(self, owner: object) -> list[object]:
         """Values this constraint refuses (for tests)."""
-        return ["no-such-choice", None, 1]
+        return ["no-such-choice", 1] + ([] if self.optional else [None])
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """A non-empty string (``optional``: ``None`` allowed too), e.g. a record field name."""
+
+    optional: bool = False
+
+    def check(self, name: str, value: object, owner: object) -> None:
+        """Raise :class:`ParameterError` naming ``name`` unless ``value`` is such a string."""
+        if value is None and self.optional:
+            return
+        if not isinstance(value, str) or not value:
+            none = " or None" if self.optional else ""
+            raise ParameterError(name, value, "a non-empty string" + none)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready ``{"type": "text", "none"}``."""
+        return {"type": "text", "none": self.optional}
+
+    def invalid_values(self, owner: object) -> list[object]:
+        """Values this constraint refuses (for tests)."""
+        return ["", 1] + ([] if self.optional else [None])
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +144,7 @@ class Words:
         return [(), "the", ("The",), ("",), (1,)]
 
 
-Constraint = Interval | Options | Words
+Constraint = Interval | Options | Words | Text
 
 
 def _bound(bound: Bound, owner: object) -> Any:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import hmac
 import json
+import re
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -40,17 +41,29 @@ from fastapi import Depends, FastAPI, File, Path, Query, Request, Response, Uplo
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from starlette.concurrency import run_in_threadpool
 from starlette.convertors import Convertor, register_url_convertor
 
 from neardup._version import __version__
 from neardup.crawl.queue import DEFAULT_METHOD
 from neardup.errors import ParameterError
+from neardup.methods.options import OPTIONS
+from neardup.methods.params import Interval, Options, Text
 from neardup.service import docs, problems, ui
+from neardup.service import schemas as sc
 from neardup.service.limits import AllowedHosts, AuthThrottle, BodyLimit, NoSniff
 from neardup.service.web import wants_html
 from neardup.store import Store
+from neardup.store.stats import RecomputeReport
 from neardup.text.types import Document
 
 if TYPE_CHECKING:
@@ -157,6 +170,28 @@ _StopWordList = Annotated[
 ]
 
 
+def option_field(name: str) -> Any:
+    """The request field of option ``name`` from its declaration
+    (:data:`neardup.methods.options.OPTIONS`): its default, its range (``ge``/``gt``/``le``)
+    or choices (a pattern, and ``enum`` in the schema) and its help as the description. A
+    value out of it is a 422 naming the field, with the library's message
+    (:meth:`_Body._declared_options`)."""
+    spec = OPTIONS[name]
+    c = spec.constraint
+    kw: dict[str, Any] = {"default": spec.default, "description": spec.help}
+    if isinstance(c, Interval):
+        if isinstance(c.low, int | float):
+            kw["gt" if c.low_open else "ge"] = c.low
+        if isinstance(c.high, int | float):
+            kw["le"] = c.high
+    elif isinstance(c, Options):
+        kw["pattern"] = "^(" + "|".join(re.escape(x) for x in c.choices) + ")$"
+        kw["json_schema_extra"] = {"enum": [*c.choices, *([None] if c.optional else [])]}
+    elif isinstance(c, Text):
+        kw["min_length"] = 1
+    return Field(**kw)
+
+
 class _Body(BaseModel):
     """A request body: unknown fields refused in one error (see :func:`_unknown_fields`)."""
 
@@ -167,6 +202,20 @@ class _Body(BaseModel):
     def _known_fields_only(cls, data: Any) -> Any:
         _unknown_fields(data, frozenset(cls.model_fields))
         return data
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _declared_options(cls, value: Any, info: ValidationInfo) -> Any:
+        """A field named as a declared option (:func:`option_field`) is checked by the
+        declaration first: a bad value gets the message ``dedup``, ``Index`` and the store
+        give (``min_tokens=-1 is not allowed: an integer in [1, 1000000]``)."""
+        spec = OPTIONS.get(info.field_name or "")
+        if spec is not None:
+            try:
+                spec.check(value)
+            except ParameterError as exc:
+                raise ValueError(str(exc)) from None
+        return value
 
 
 class CollectionIn(_Body):
@@ -184,14 +233,10 @@ class CollectionIn(_Body):
         description="CanonicalForm fields: stop_words, morphology, min_token_length, "
         "stop_word_list (the user's stop words), stop_symbols (Rodnenko 2009's canonize)",
     )
-    threshold: float = Field(default=0.5, gt=0.0, le=1.0)
-    measure: str = Field(default="resemblance", pattern="^(resemblance|containment)$")
-    min_tokens: int = Field(default=3, ge=1, le=1_000_000)
-    decision: str | None = Field(
-        default=None,
-        pattern="^(own|verified)$",
-        description="own (the method's rule from its paper) | verified; default: the method's",
-    )
+    threshold: float = option_field("threshold")
+    measure: str = option_field("measure")
+    min_tokens: int = option_field("min_tokens")
+    decision: str | None = option_field("decision")
 
 
 class DocumentIn(_Body):
@@ -228,7 +273,7 @@ class LibraryIn(_Body):
             "collection; default tf-ridf, the TF-RIDF signature of Romanov 2019."
         ),
     )
-    threshold: float = Field(default=0.5, gt=0.0, le=1.0)
+    threshold: float = option_field("threshold")
 
 
 class CheckIn(_Body):
@@ -441,14 +486,20 @@ def _routes(api: FastAPI, st: Store, require: Any, state: ui.UiState) -> None:
 
         return [describe(n) for n in method_names()]
 
-    @api.get("/collections", tags=["collections"])
+    @api.get("/collections", tags=["collections"], response_model=sc.CollectionListOut)
     async def list_collections(request: Request) -> list[dict[str, Any]]:
         """All collections with their parameters (browsers get the HTML list)."""
         if wants_html(request):
             return await ui.collections_page(request, state)  # type: ignore[return-value]
         return [c.as_dict() for c in await run_in_threadpool(st.collections)]
 
-    @api.post("/collections", status_code=201, dependencies=[require], tags=["collections"])
+    @api.post(
+        "/collections",
+        status_code=201,
+        dependencies=[require],
+        tags=["collections"],
+        response_model=sc.CollectionOut,
+    )
     def create_collection(body: CollectionIn) -> dict[str, Any]:
         """Create a collection (method and parameters fixed from now on)."""
         info = st.create_collection(
@@ -477,30 +528,42 @@ def _routes(api: FastAPI, st: Store, require: Any, state: ui.UiState) -> None:
         st.delete_collection(name)
         return Response(status_code=204)
 
-    @api.post("/collections/{name}/recompute", dependencies=[require], tags=["collections"])
+    @api.post(
+        "/collections/{name}/recompute",
+        dependencies=[require],
+        tags=["collections"],
+        response_model=sc.RecomputeOut,
+    )
     def recompute(name: Name) -> dict[str, Any]:
-        """Recompute word statistics and lexical signatures (Romanov 2019)."""
+        """Recompute word statistics and lexical signatures (Romanov 2019); a method
+        without them: 0 documents."""
         report = st.recompute(name)
-        return report.as_dict() if report is not None else {"documents": 0}
+        return (report or RecomputeReport(0, 0, {})).as_dict()
 
     @api.post(
         "/collections/{name}/documents",
         status_code=201,
         dependencies=[require],
         tags=["documents"],
+        response_model=sc.AddReportOut,
     )
     def add_document(name: Name, body: DocumentIn) -> JSONResponse:
         """Add one document (idempotent by id: an existing id is reported as skipped)."""
         doc = Document(body.id, body.text, body.source)
         return JSONResponse(st.add(name, [doc]).as_dict(), status_code=201)
 
-    @api.post("/collections/{name}/documents/batch", dependencies=[require], tags=["documents"])
+    @api.post(
+        "/collections/{name}/documents/batch",
+        dependencies=[require],
+        tags=["documents"],
+        response_model=sc.AddReportOut,
+    )
     def add_batch(name: Name, body: BatchIn) -> dict[str, Any]:
         """Add up to 1000 documents in one request: one transaction, the bulk add path."""
         docs = [Document(d.id, d.text, d.source) for d in body.documents]
         return st.add(name, docs).as_dict()
 
-    @api.get("/collections/{name}/documents", tags=["documents"])
+    @api.get("/collections/{name}/documents", tags=["documents"], response_model=sc.DocumentPageOut)
     def list_documents(
         name: Name,
         offset: Annotated[int, Query(ge=0, le=2**62)] = 0,
@@ -510,7 +573,11 @@ def _routes(api: FastAPI, st: Store, require: Any, state: ui.UiState) -> None:
         each, ``id, title, source, tokens, added_at``."""
         return st.documents(name, offset=offset, limit=limit).as_dict()
 
-    @api.get("/collections/{name}/documents/{doc_id:docid}", tags=["documents"])
+    @api.get(
+        "/collections/{name}/documents/{doc_id:docid}",
+        tags=["documents"],
+        response_model=sc.DocumentOut,
+    )
     async def get_document(name: Name, doc_id: DocId, request: Request) -> dict[str, Any]:
         """A stored document's metadata and its ``text`` as added (``null`` for documents
         added before the store kept texts; browsers get the document's page)."""
@@ -529,12 +596,12 @@ def _routes(api: FastAPI, st: Store, require: Any, state: ui.UiState) -> None:
         st.remove(name, doc_id)
         return Response(status_code=204)
 
-    @api.post("/collections/{name}/check", tags=["check"])
+    @api.post("/collections/{name}/check", tags=["check"], response_model=sc.CheckOut)
     def check(name: Name, body: CheckIn) -> JSONResponse:
         """Is this text a duplicate, and of which stored documents?"""
         return JSONResponse(st.check(name, body.text, limit=body.limit, k=body.k).as_dict())
 
-    @api.post("/collections/{name}/check/file", tags=["check"])
+    @api.post("/collections/{name}/check/file", tags=["check"], response_model=sc.CheckOut)
     def check_file(name: Name, file: Annotated[UploadFile, File()]) -> JSONResponse:
         """Check an uploaded file (text, HTML, wiki; any encoding neardup can read)."""
         return JSONResponse(st.check(name, upload_text(file)).as_dict())

@@ -17,13 +17,10 @@ from sqlalchemy.exc import IntegrityError
 from neardup.errors import (
     NeardupError,
     ParameterError,
-    check_choice,
-    check_float,
-    check_int,
 )
 from neardup.methods.base import Method
-from neardup.methods.decision import check_decision, resolve_decision
-from neardup.methods.measures import MEASURES
+from neardup.methods.decision import resolve_decision
+from neardup.methods.options import check_options
 from neardup.methods.registry import method_class
 from neardup.store import schema as s
 from neardup.store.database import Database, utc
@@ -86,11 +83,9 @@ def create(
         CollectionExists: the name is taken.
     """
     check_name(name)
-    check_float("threshold", threshold, low=0.0, high=1.0, low_open=True)
-    check_choice("measure", measure, MEASURES)
-    check_int("min_tokens", min_tokens, low=1, high=1_000_000)
+    check_options(threshold=threshold, measure=measure, min_tokens=min_tokens, decision=decision)
     init, canonical = creation_params(method, dict(params or {}), threshold)
-    mode = resolve_decision(method_class(method), check_decision(decision), measure)
+    mode = resolve_decision(method_class(method), decision, measure)
     row = {
         "name": name,
         "method": method,

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from neardup.errors import check_int
 from neardup.methods.base import Method
+from neardup.methods.options import OPTIONS
 from neardup.methods.registry import method_class
 from neardup.store import check, collections, documents, ingest
 from neardup.store.bound import StoreCollection
@@ -91,10 +92,10 @@ class Store:
         method: str = "minhash-lsh",
         params: dict[str, Any] | None = None,
         *,
-        threshold: float = 0.5,
-        measure: str = "resemblance",
-        min_tokens: int = 3,
-        decision: str | None = None,
+        threshold: float = OPTIONS["threshold"].default,
+        measure: str = OPTIONS["measure"].default,
+        min_tokens: int = OPTIONS["min_tokens"].default,
+        decision: str | None = OPTIONS["decision"].default,
     ) -> CollectionInfo:
         """Create a collection; its method and parameters are fixed from now on.
 
@@ -105,14 +106,15 @@ class Store:
             threshold: decision threshold in (0, 1]; also the method's own threshold (LSH
                 tuning) unless ``params`` sets one.
             measure: ``resemblance`` or ``containment`` (max of both directions).
-            min_tokens: documents with fewer canonical tokens are skipped, >= 1.
+            min_tokens: documents with fewer canonical tokens are skipped, 1 to 1,000,000.
             decision: ``own`` (the method's own rule decides a check), ``verified`` (the
                 exact shingle sets) or None (the method's default,
                 :mod:`neardup.methods.decision`).
 
         Raises:
             ParameterError / UnsupportedMethod: bad name, method, parameters or options
-                (``measure`` the method's own rule cannot decide on included).
+                (``measure`` the method's own rule cannot decide on included; the options
+                as :data:`neardup.methods.options.OPTIONS` declares them).
             CollectionExists: the name is taken.
         """
         collections.create(

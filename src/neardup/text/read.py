@@ -14,9 +14,10 @@ a :class:`Skipped` value with a reason; only a missing input path or a bad param
 from __future__ import annotations
 
 import codecs
+import inspect
 import json
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
@@ -47,6 +48,7 @@ from neardup.text.units import (
 
 __all__ = [
     "ReadOptions",
+    "as_read_options",
     "document_from_bytes",
     "read_corpus",
     "read_named",
@@ -103,6 +105,24 @@ def read_options(
         bool(recursive),
         limit,
     )
+
+
+def as_read_options(value: ReadOptions | Mapping[str, Any] | None) -> ReadOptions:
+    """``value`` as :class:`ReadOptions`: given as such, or the keyword arguments of
+    :func:`read_options` (validated there), or ``None`` for the defaults.
+
+    Raises:
+        ParameterError: a bad value, or a key that is not a parameter of
+            :func:`read_corpus` (named with the allowed ones).
+    """
+    if isinstance(value, ReadOptions):
+        return value
+    given = dict(value or {})
+    known = inspect.signature(read_options).parameters
+    unknown = sorted(k for k in given if k not in known)
+    if unknown:
+        raise ParameterError("read_options", unknown, "keys among " + ", ".join(known))
+    return read_options(**given)
 
 
 def _patterns(name: str, value: Sequence[str]) -> tuple[str, ...]:
