@@ -27,7 +27,7 @@ demo: $(BIN)/neardup
 	$(BIN)/neardup dedup examples/corpus --measure containment --threshold 0.5 --out out/demo
 	@echo "results in out/demo/ (pairs.jsonl, clusters.jsonl, dropped.jsonl, skipped.jsonl, summary.json)"
 
-# ruff; mypy on src/ (strict, see [tool.mypy]); import-linter's layer contracts (.importlinter).
+# ruff; mypy on src/ and tests/ (strict, see [tool.mypy]); import-linter's layer contracts.
 lint: $(VENV)/.dev
 	$(BIN)/ruff check src tests benchmarks examples docs/hooks
 	$(BIN)/mypy

@@ -93,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
                     rows.append((Counts(f"{process} {method} postgresql (unreachable)"), 0.0))
                     continue
                 url = pg if db == "postgresql" else f"sqlite:///{tmp / f'kill{i}.db'}"
+                assert url is not None  # pg is None: skipped above
                 tag = f"k{i}-{uuid.uuid4().hex[:6]}"
                 t0 = time.monotonic()
                 if process == "add":

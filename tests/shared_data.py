@@ -15,7 +15,7 @@ import json
 import os
 from pathlib import Path
 from types import FunctionType, ModuleType
-from typing import Any, NoReturn
+from typing import Any, Literal, NoReturn
 
 import pytest
 
@@ -75,7 +75,12 @@ def paragraphs(name: str, count: int, *, min_words: int = 25) -> list[str]:
 
 
 def job_scores(
-    name: str, method: str, threshold: float, params: dict[str, Any], *, scope: str = "all"
+    name: str,
+    method: str,
+    threshold: float,
+    params: dict[str, Any],
+    *,
+    scope: Literal["all", "labelled"] = "all",
 ) -> dict[str, float]:
     """Precision, recall and F1 of the dedup job (``decision="own"``: the method's own score
     decides) with ``method`` at ``threshold`` on the labelled set ``name``, against its
@@ -139,7 +144,8 @@ def _defined_here(value: Any) -> bool:
     if not isinstance(value, FunctionType | type | staticmethod | classmethod):
         return False
     try:
-        where = inspect.getfile(getattr(value, "__func__", value))
+        target: Any = getattr(value, "__func__", value)  # the function of a static/class method
+        where = inspect.getfile(target)
     except (TypeError, OSError):
         return False
     return Path(where).resolve().is_relative_to(_TESTS)

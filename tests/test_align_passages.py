@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup.errors import ParameterError
-from neardup.evaluate.planted import LEVELS, build_set, shared_texts
+from neardup.evaluate.planted import LEVELS, PlantedPair, build_set, shared_texts
 from neardup.passages import ALIGN_MIN_CHARS, AlignedPassage, align_passages
 from neardup.text.canonical import CanonicalForm
 from shared_data import DATA, data_path
@@ -146,7 +146,7 @@ def test_swapping_texts_swaps_offsets(lang: str) -> None:
 
 
 @cache
-def planted_pairs():  # type: ignore[no-untyped-def]
+def planted_pairs() -> list[PlantedPair]:
     data_path("ruslit")
     return build_set(shared_texts(DATA, per_language=30), pairs_per_level=3, seed=7)
 

@@ -11,7 +11,7 @@ from neardup._array import sorted_unique
 
 @settings(derandomize=True, max_examples=200, deadline=None)
 @given(st.lists(st.integers(0, 2**64 - 1), max_size=60), st.sampled_from(["u8", "u4", "i8"]))
-def test_sorted_unique_equals_np_unique(values, dtype):
+def test_sorted_unique_equals_np_unique(values: list[int], dtype: str) -> None:
     info = np.iinfo(dtype)
     arr = np.array([v % (int(info.max) + 1) + int(info.min) for v in values], dtype=dtype)
     got = sorted_unique(arr)
@@ -19,7 +19,7 @@ def test_sorted_unique_equals_np_unique(values, dtype):
     assert got.dtype == arr.dtype and np.array_equal(got, want)
 
 
-def test_sorted_unique_known_values_and_input_untouched():
+def test_sorted_unique_known_values_and_input_untouched() -> None:
     arr = np.array([[5, 1], [5, 3]], dtype=np.uint64)
     assert sorted_unique(arr).tolist() == [1, 3, 5]
     assert arr.tolist() == [[5, 1], [5, 3]]
@@ -29,7 +29,7 @@ def test_sorted_unique_known_values_and_input_untouched():
 
 @settings(derandomize=True, max_examples=150, deadline=None)
 @given(st.integers(1, 30), st.data())
-def test_sort_by_owner_equals_a_lexsort(n: int, data) -> None:
+def test_sort_by_owner_equals_a_lexsort(n: int, data: st.DataObject) -> None:
     """Values equal in their top bits (the packed key drops the low ones) and near 2**64
     alike: the result is the (owner, value) order of a lexsort."""
     from neardup._array import sort_by_owner

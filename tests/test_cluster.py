@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import networkx as nx
 import numpy as np
 from hypothesis import given, settings
@@ -12,7 +14,7 @@ from neardup.cluster import components, make_clusters
 
 @settings(derandomize=True, max_examples=80, deadline=None)
 @given(st.integers(1, 30), st.lists(st.tuples(st.integers(0, 29), st.integers(0, 29)), max_size=40))
-def test_components_match_networkx(n, raw):
+def test_components_match_networkx(n: int, raw: list[tuple[int, int]]) -> None:
     edges = np.array([(a, b) for a, b in raw if a < n and b < n] or np.zeros((0, 2)), np.int64)
     labels = components(n, edges.reshape(-1, 2))
     g = nx.Graph()
@@ -25,7 +27,7 @@ def test_components_match_networkx(n, raw):
 IDS = ["a", "b", "c", "d", "e"]
 
 
-def test_keep_longest_then_first_and_container_wins():
+def test_keep_longest_then_first_and_container_wins() -> None:
     edges = np.array([[0, 1], [1, 2], [3, 4]], np.int64)
     lengths = np.array([10, 50, 50, 7, 7])
     longest = make_clusters(IDS, edges, lengths, keep="longest")
@@ -34,7 +36,7 @@ def test_keep_longest_then_first_and_container_wins():
     assert [(c.member_indexes, c.keep_index) for c in first] == [((0, 1, 2), 2), ((3, 4), 3)]
 
 
-def test_clusters_name_documents_by_id():
+def test_clusters_name_documents_by_id() -> None:
     edges = np.array([[3, 4], [0, 1]], np.int64)
     clusters = make_clusters(IDS, edges, np.array([5, 9, 1, 1, 8]), keep="longest")
     assert [(c.cluster, c.members, c.keep) for c in clusters] == [
@@ -44,7 +46,13 @@ def test_clusters_name_documents_by_id():
     assert clusters[1].as_dict() == {"cluster": 1, "members": ["d", "e"], "keep": "e"}
 
 
-def _clusters_one_group_at_a_time(ids, edges, lengths, keep, contained_in):
+def _clusters_one_group_at_a_time(
+    ids: list[str],
+    edges: np.ndarray,
+    lengths: np.ndarray,
+    keep: Literal["longest", "first"],
+    contained_in: dict[int, int],
+) -> list[tuple[int, tuple[int, ...]]]:
     """The earlier loop over groups (np.split, a sort and a lexsort per group): the
     reference the vectorised grouping must equal."""
     from neardup.cluster import components, follow_container
@@ -82,7 +90,10 @@ def _clusters_one_group_at_a_time(ids, edges, lengths, keep, contained_in):
     ),
     st.sampled_from(["longest", "first"]),
 )  # fmt: skip
-def test_all_groups_at_once_equal_one_group_at_a_time(case, keep):
+def test_all_groups_at_once_equal_one_group_at_a_time(
+    case: tuple[int, list[tuple[int, int]], list[int], dict[int, int]],
+    keep: Literal["longest", "first"],
+) -> None:
 
     n, pairs, lengths, contained = case
     ids = [f"d{i}" for i in range(n)]

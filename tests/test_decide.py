@@ -4,6 +4,7 @@ and the dedup job decide a known pair identically (same score, same rule)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import pytest
@@ -42,7 +43,9 @@ def test_decided_codes_are_the_pair_codes() -> None:
 
 
 @pytest.mark.parametrize("measure", ["resemblance", "containment"])
-def test_verified_score_is_the_measure_that_decided(measure: str) -> None:
+def test_verified_score_is_the_measure_that_decided(
+    measure: Literal["resemblance", "containment"],
+) -> None:
     sets = ShingleSets.from_arrays([
         np.array([1, 2, 3, 4], np.uint64),
         np.array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], np.uint64),
@@ -131,7 +134,9 @@ def test_store_check_samples_shingles_mod_as_the_job_does(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize("measure", ["resemblance", "containment"])
-def test_index_query_and_dedup_decide_the_known_pair_alike(measure: str) -> None:
+def test_index_query_and_dedup_decide_the_known_pair_alike(
+    measure: Literal["resemblance", "containment"],
+) -> None:
     docs = _documents()
     want = _dedup_pair("shingles-full", docs, measure=measure)
     index = Index(measure=measure, threshold=0.5)

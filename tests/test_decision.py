@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from neardup.errors import ParameterError
 from neardup.methods.decision import DECIDED_BY, rule_of
 from neardup.methods.registry import make_method, method_class, method_names
 from neardup.methods.shingles import Shingling
+from neardup.methods.simhash import SimHash
 from neardup.pairs import DECIDED
 from neardup.text.canonical import CanonicalForm
 from neardup.text.types import Document
@@ -31,7 +33,7 @@ def _shuffled(text: str, seed: int = 7) -> str:
     return " ".join(words)
 
 
-def test_decided_names_agree():
+def test_decided_names_agree() -> None:
     assert DECIDED == DECIDED_BY
 
 
@@ -52,12 +54,12 @@ def test_decided_names_agree():
         ("spotsigs", "own", "similarity"),
     ],
 )
-def test_each_method_declares_its_rule(method, default, kind):
+def test_each_method_declares_its_rule(method: str, default: str, kind: str) -> None:
     rule = rule_of(method_class(method))
     assert (rule.default, rule.kind) == (default, kind)
 
 
-def test_methods_command_shows_the_rule():
+def test_methods_command_shows_the_rule() -> None:
     res = runner.invoke(app, ["methods", "--json"])
     assert res.exit_code == 0, res.output
     rows = {r["name"]: r for r in json.loads(res.output)}
@@ -66,7 +68,7 @@ def test_methods_command_shows_the_rule():
     assert rows["shingles-mod"]["decision"]["measures"] == ["resemblance", "containment"]
 
 
-def test_decision_is_the_one_spelling():
+def test_decision_is_the_one_spelling() -> None:
     with pytest.raises(ParameterError) as err:
         DedupOptions(decision="mine")  # type: ignore[arg-type]
     assert err.value.name == "decision"
@@ -76,7 +78,7 @@ def test_decision_is_the_one_spelling():
 
 
 @pytest.mark.data
-def test_shuffled_copy_found_by_tfridf_under_own_not_verified():
+def test_shuffled_copy_found_by_tfridf_under_own_not_verified() -> None:
     texts = paragraphs("progit-ru-revisions", 30, min_words=40)
     docs = [Document(str(i), t) for i, t in enumerate(texts)]
     docs.append(Document("shuffled", _shuffled(texts[3])))
@@ -93,7 +95,7 @@ def test_shuffled_copy_found_by_tfridf_under_own_not_verified():
 
 
 @pytest.mark.data
-def test_mod_m_containment_on_a_contained_text():
+def test_mod_m_containment_on_a_contained_text() -> None:
     texts = paragraphs("linux-doc-revisions", 40, min_words=40)
     small = " ".join(texts[:12])
     words = small.split()
@@ -119,13 +121,13 @@ def test_mod_m_containment_on_a_contained_text():
 
 
 @pytest.mark.parametrize("method", ["shingles-min", "tf-ridf", "sl-st", "simhash"])
-def test_own_rule_without_containment_is_refused(method):
+def test_own_rule_without_containment_is_refused(method: str) -> None:
     with pytest.raises(ParameterError) as err:
         dedup([], method=method, options=DedupOptions(measure="containment", decision="own"))
     assert err.value.name == "measure"
 
 
-def test_containment_not_honoured_exits_2(tmp_path):
+def test_containment_not_honoured_exits_2(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("one two three four five six seven", encoding="utf-8")
     args = ["dedup", str(tmp_path), "-m", "shingles-min", "--measure", "containment"]
     res = runner.invoke(app, args)
@@ -137,7 +139,7 @@ def test_containment_not_honoured_exits_2(tmp_path):
 
 @pytest.mark.data
 @pytest.mark.parametrize("method", method_names())
-def test_every_method_pairs_two_identical_documents(tmp_path, method):
+def test_every_method_pairs_two_identical_documents(tmp_path: Path, method: str) -> None:
     texts = paragraphs("progit-ru-revisions", 6, min_words=40)
     for i, text in enumerate(texts):
         (tmp_path / f"d{i}.txt").write_text(text, encoding="utf-8")
@@ -158,13 +160,14 @@ def test_every_method_pairs_two_identical_documents(tmp_path, method):
 
 
 @pytest.mark.data
-def test_simhash_own_rule_ignores_the_job_threshold():
+def test_simhash_own_rule_ignores_the_job_threshold() -> None:
     texts = paragraphs("linux-doc-revisions", 20, min_words=60)
     docs = [Document(str(i), t) for i, t in enumerate(texts)]
     words = texts[4].split()
     words[3] = "qqq"  # one word replaced: a few bits of the 64 change
     docs.append(Document("edited", " ".join(words)))
     meth = make_method("simhash")
+    assert isinstance(meth, SimHash)  # narrows the type: make_method gives a Method
     res = dedup(docs, method=meth, options=DedupOptions(threshold=0.999))
     found = {(p.a, p.b): p for p in res.pairs}
     pair = found[("4", "edited")]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 
@@ -41,7 +42,7 @@ def _corpus() -> list[Document]:
     ]
 
 
-def test_contained_document_is_reported_and_dropped_in_favour_of_container():
+def test_contained_document_is_reported_and_dropped_in_favour_of_container() -> None:
     res = dedup(_corpus(), options=DedupOptions(measure="containment", threshold=0.9))
     by = {(p.a, p.b): p for p in res.pairs}
     assert by[("full", "part")].containment_ba >= 0.9
@@ -52,7 +53,7 @@ def test_contained_document_is_reported_and_dropped_in_favour_of_container():
     assert [s.id for s in res.skipped] == ["tiny"] and res.skipped[0].reason == "too-short"
 
 
-def test_resemblance_finds_revision_but_not_quote():
+def test_resemblance_finds_revision_but_not_quote() -> None:
     res = dedup(_corpus(), options=DedupOptions(threshold=0.5))
     pairs = {(p.a, p.b) for p in res.pairs}
     assert ("full", "revised") in pairs
@@ -60,13 +61,13 @@ def test_resemblance_finds_revision_but_not_quote():
 
 
 @pytest.mark.parametrize("method", ["shingles-full", "minhash-lsh", "shingles-mod", "shingles-min"])
-def test_methods_agree_on_an_obvious_duplicate(method):
+def test_methods_agree_on_an_obvious_duplicate(method: str) -> None:
     res = dedup(_corpus(), method=method, options=DedupOptions(threshold=0.6))
     assert ("full", "revised") in {(p.a, p.b) for p in res.pairs}
 
 
-def test_outputs_written_and_deterministic(tmp_path):
-    def run(out):
+def test_outputs_written_and_deterministic(tmp_path: Path) -> None:
+    def run(out: Path) -> dict[str, bytes]:
         res = dedup(_corpus(), options=DedupOptions(measure="containment"), clock=lambda: 0.0)
         write_result(res, out)
         return {
@@ -93,7 +94,7 @@ def test_outputs_written_and_deterministic(tmp_path):
     assert row["decision"] == "verified" and summary["decision"]["mode"] == "verified"
 
 
-def test_bad_options_name_the_parameter():
+def test_bad_options_name_the_parameter() -> None:
     with pytest.raises(ParameterError, match="threshold"):
         DedupOptions(threshold=1.5)
     with pytest.raises(ParameterError, match="keep"):

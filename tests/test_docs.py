@@ -7,7 +7,10 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
 import yaml
@@ -19,10 +22,11 @@ from neardup.methods.registry import method_names
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _hooks():
+def _hooks() -> ModuleType:
     spec = importlib.util.spec_from_file_location(
         "neardup_docs", ROOT / "docs" / "hooks" / "neardup_docs.py"
     )
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -33,7 +37,7 @@ def cli_page() -> str:
     return markdown(level=2)
 
 
-def test_every_command_is_in_the_cli_reference(cli_page):
+def test_every_command_is_in_the_cli_reference(cli_page: str) -> None:
     paths = commands()
     names = {" ".join(p) for p in paths}
     assert {"dedup", "check", "collection create", "collection check", "serve"} <= names
@@ -42,14 +46,14 @@ def test_every_command_is_in_the_cli_reference(cli_page):
     assert headings[0] == ""  # the program's own help comes first
 
 
-def test_the_reference_holds_each_commands_help(cli_page):
+def test_the_reference_holds_each_commands_help(cli_page: str) -> None:
     check = help_text(("collection", "check"))
     assert "Usage: neardup collection check" in check and "--db" in check
     assert check in cli_page
     assert "--max-bytes INTEGER" in help_text(("dedup",))
 
 
-def test_api_reference_names_every_public_name():
+def test_api_reference_names_every_public_name() -> None:
     page = _hooks().api_reference()
     targets = re.findall(r"^::: ([\w.]+)$", page, flags=re.M)
     documented = {t.rsplit(".", 1)[1] for t in targets}
@@ -60,7 +64,7 @@ def test_api_reference_names_every_public_name():
         assert getattr(importlib.import_module(module), name) is getattr(neardup, name)
 
 
-def test_method_table_holds_the_measured_figures():
+def test_method_table_holds_the_measured_figures() -> None:
     hooks = _hooks()
     table = hooks.method_table()
     data = json.loads((ROOT / "benchmarks/results/decisions.json").read_text(encoding="utf-8"))
@@ -79,7 +83,7 @@ def test_method_table_holds_the_measured_figures():
     assert "(t=" not in imatch  # equal signatures have no threshold
 
 
-def test_markers_are_replaced_and_pages_are_in_the_nav():
+def test_markers_are_replaced_and_pages_are_in_the_nav() -> None:
     hooks = _hooks()
     page = "# CLI\n\n<!-- neardup:cli-reference -->\n"
     out = hooks.on_page_markdown(page, page=None, config=None, files=None)
@@ -88,7 +92,7 @@ def test_markers_are_replaced_and_pages_are_in_the_nav():
     assert config["theme"]["font"] is False  # offline: no web fonts
     assert config["strict"] is True
 
-    def pages(nav):
+    def pages(nav: list[dict[str, Any]]) -> Iterator[Any]:
         for item in nav:
             for value in item.values():
                 yield from pages(value) if isinstance(value, list) else [value]
@@ -101,8 +105,9 @@ def test_markers_are_replaced_and_pages_are_in_the_nav():
         assert any(marker in text for marker in hooks.MARKERS), name
 
 
-def test_the_readme_layout_is_the_generated_one():
+def test_the_readme_layout_is_the_generated_one() -> None:
     spec = importlib.util.spec_from_file_location("layout", ROOT / "docs" / "hooks" / "layout.py")
+    assert spec is not None and spec.loader is not None
     layout = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(layout)
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -118,7 +123,7 @@ def test_the_readme_layout_is_the_generated_one():
     assert "`_spill.py`" in section and "`store/`" in section
 
 
-def test_sphinx_roles_become_api_links_or_code():
+def test_sphinx_roles_become_api_links_or_code() -> None:
     hooks = _hooks()
     anchors = {"Index": "neardup.index.memory.Index", "dedup": "neardup.dedup.dedup"}
     html = (
@@ -135,7 +140,7 @@ def test_sphinx_roles_become_api_links_or_code():
     )
 
 
-def test_site_opens_from_disk():
+def test_site_opens_from_disk() -> None:
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
     assert config["use_directory_urls"] is False
     assert "offline" in config["plugins"]

@@ -9,7 +9,7 @@ from neardup.dedup import DedupOptions, dedup
 CORPUS = Path(__file__).resolve().parents[1] / "examples" / "corpus"
 
 
-def test_demo_finds_the_known_duplicates_and_reports_bad_files():
+def test_demo_finds_the_known_duplicates_and_reports_bad_files() -> None:
     res = dedup([str(CORPUS)], options=DedupOptions(measure="containment", threshold=0.5))
     pairs = {frozenset((p.a, p.b)) for p in res.pairs}
     expected = {
@@ -35,7 +35,7 @@ def test_demo_finds_the_known_duplicates_and_reports_bad_files():
     assert "bad/cp1251-ruslan.txt" in res.ids
 
 
-def test_the_shipped_gold_labels_the_sample_and_evaluate_scores_it():
+def test_the_shipped_gold_labels_the_sample_and_evaluate_scores_it() -> None:
     """examples/gold.jsonl (README's evaluate example after ``make demo``): every labelled id
     is a document of the sample, and shingles-full by containment finds every pair at 0.3."""
     import json

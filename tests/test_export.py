@@ -28,7 +28,7 @@ CHEKHOV = Path(__file__).resolve().parents[1] / "examples" / "corpus" / "chekhov
 
 
 def _records() -> list[dict[str, Any]]:
-    rows = []
+    rows: list[dict[str, Any]] = []
     for i, path in enumerate(sorted(CHEKHOV.glob("*.txt"))):
         text = path.read_text(encoding="utf-8")
         rows.append({"id": f"s{i}", "text": text, "title": path.stem, "n": i})

@@ -5,6 +5,7 @@ a frame comes back with `cluster`/`duplicate_of` columns. Real text from example
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,19 +27,21 @@ TEXTS.insert(1, TEXTS[0].replace("Ванька", "Ваня"))
 OPTS = neardup.DedupOptions(measure="containment", threshold=0.5)
 
 
-def _values(column) -> list[object]:
+def _values(column: Any) -> list[object]:
     """A pandas column as a list, nulls as None."""
     import pandas as pd
 
     return [None if pd.isna(v) else v for v in column.tolist()]
 
 
-def _pairs(result) -> list[tuple[str, str, float, float, float]]:
+def _pairs(result: neardup.DedupResult) -> list[tuple[str, str, float, float, float]]:
     return [(p.a, p.b, p.resemblance, p.containment_ab, p.containment_ba) for p in result.pairs]
 
 
 @pytest.fixture(scope="module")
-def from_files(tmp_path_factory) -> list[tuple[str, str, float, float, float]]:
+def from_files(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> list[tuple[str, str, float, float, float]]:
     """The reference: the five texts as files named 0.txt ... 4.txt, ids mapped back to
     positions (a file's id is its relative path)."""
     root = tmp_path_factory.mktemp("files")
@@ -51,19 +54,23 @@ def from_files(tmp_path_factory) -> list[tuple[str, str, float, float, float]]:
     return pairs
 
 
-def test_strings_are_texts_with_position_ids(from_files):
+def test_strings_are_texts_with_position_ids(
+    from_files: list[tuple[str, str, float, float, float]],
+) -> None:
     # before: read as paths, InputError "no such file"
     assert _pairs(neardup.dedup(TEXTS, options=OPTS)) == from_files
     assert _pairs(neardup.dedup(iter(TEXTS), options=OPTS)) == from_files  # a generator
 
 
-def test_documents_and_id_text_pairs(from_files):
+def test_documents_and_id_text_pairs(
+    from_files: list[tuple[str, str, float, float, float]],
+) -> None:
     docs = [Document(str(i), t) for i, t in enumerate(TEXTS)]
     assert _pairs(neardup.dedup(docs, options=OPTS)) == from_files
     assert _pairs(neardup.dedup(list(enumerate(TEXTS)), options=OPTS)) == from_files
 
 
-def test_paths_stay_paths(tmp_path, monkeypatch):
+def test_paths_stay_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "a.txt").write_text(TEXTS[0], encoding="utf-8")
     (tmp_path / "b.txt").write_text(TEXTS[1], encoding="utf-8")
     monkeypatch.chdir(tmp_path)
@@ -83,12 +90,14 @@ def test_paths_stay_paths(tmp_path, monkeypatch):
     assert told.ids == [] and [s.reason for s in told.skipped] == ["too-short", "too-short"]
 
 
-def test_a_bad_item_is_named():
+def test_a_bad_item_is_named() -> None:
     with pytest.raises(ParameterError, match=r"source\[1\].*got int"):
         neardup.dedup(["some text here", 42], options=OPTS)
 
 
-def test_pandas_frame_with_and_without_an_id_column(from_files):
+def test_pandas_frame_with_and_without_an_id_column(
+    from_files: list[tuple[str, str, float, float, float]],
+) -> None:
     pd = require("pandas")
     frame = pd.DataFrame({"body": TEXTS, "lang": ["ru"] * 5})
     result = neardup.dedup(frame, text_field="body", options=OPTS)
@@ -106,7 +115,7 @@ def test_pandas_frame_with_and_without_an_id_column(from_files):
         neardup.dedup(named, text_field="content", options=OPTS)
 
 
-def test_a_null_text_costs_its_row_only():
+def test_a_null_text_costs_its_row_only() -> None:
     pd = require("pandas")
     frame = pd.DataFrame({"text": [TEXTS[0], None, TEXTS[1]]})
     result = neardup.dedup(frame, options=OPTS)
@@ -115,7 +124,7 @@ def test_a_null_text_costs_its_row_only():
     assert _values(result.frame["cluster"]) == [0, None, 0]
 
 
-def test_arrow_table(from_files):
+def test_arrow_table(from_files: list[tuple[str, str, float, float, float]]) -> None:
     pa = require("pyarrow")
     table = pa.table({"id": [str(i) for i in range(5)], "text": TEXTS})
     result = neardup.dedup(table, options=OPTS)
@@ -125,14 +134,14 @@ def test_arrow_table(from_files):
     assert result.frame.column_names == ["id", "text", "cluster", "duplicate_of"]
 
 
-def test_polars_frame(from_files):
+def test_polars_frame(from_files: list[tuple[str, str, float, float, float]]) -> None:
     pl = require("polars")
     result = neardup.dedup(pl.DataFrame({"text": TEXTS}), options=OPTS)
     assert _pairs(result) == from_files
     assert result.frame["cluster"].to_list() == [0, 0, None, 1, 1]
 
 
-def test_datasets_dataset(from_files):
+def test_datasets_dataset(from_files: list[tuple[str, str, float, float, float]]) -> None:
     datasets = require("datasets")
     ds = datasets.Dataset.from_dict({"text": TEXTS})
     result = neardup.dedup(ds, options=OPTS)
@@ -140,5 +149,5 @@ def test_datasets_dataset(from_files):
     assert result.frame["duplicate_of"] == [None, "0", None, None, "3"]
 
 
-def test_no_frame_without_a_frame():
+def test_no_frame_without_a_frame() -> None:
     assert neardup.dedup(TEXTS[:2], options=OPTS).frame is None

@@ -17,6 +17,7 @@ from neardup.dedup import DedupOptions, dedup
 from neardup.methods.registry import make_method
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
+from neardup.pairs import PairTable
 from neardup.text.canonical import CanonicalForm
 from neardup.text.types import Document
 
@@ -183,6 +184,9 @@ def test_sets_and_rows_spilled_to_disk_give_the_same_result(tmp_path: Path, meth
     assert "spilled_to_disk" not in held.summary
     assert spilled.summary["spilled_to_disk"] is True
     assert spilled.ids == held.ids
+    assert isinstance(spilled.pairs, PairTable) and isinstance(
+        held.pairs, PairTable
+    )  # DedupResult.pairs is a Sequence[Pair]; dedup gives a PairTable
     assert np.array_equal(spilled.pairs.rows, held.pairs.rows) and len(held.pairs) > 0
     assert list(spilled.pairs) == list(held.pairs)
     assert [c.members for c in spilled.clusters] == [c.members for c in held.clusters]

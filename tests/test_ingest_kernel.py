@@ -4,6 +4,7 @@ path (``NEARDUP_KERNEL=python``), and says in its summary which one ran."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,7 +18,9 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "corpus"
 FILES = ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl")
 
 
-def _run(monkeypatch, out: Path, source: list[str], kernel: str, **kwargs) -> dict[str, bytes]:
+def _run(
+    monkeypatch: pytest.MonkeyPatch, out: Path, source: list[str], kernel: str, **kwargs: Any
+) -> dict[str, bytes]:
     monkeypatch.setenv(kmod.ENV, kernel)
     result = dedup(source, **kwargs)
     want = "python" if kernel == "python" else "cython"
@@ -41,7 +44,7 @@ METHODS = (
 )  # fmt: skip
 
 
-def test_the_list_is_every_method():
+def test_the_list_is_every_method() -> None:
     from neardup.methods.registry import method_classes
 
     builtin = {c.name for c in method_classes() if c.__module__.startswith("neardup.methods.")}
@@ -52,7 +55,9 @@ def test_the_list_is_every_method():
     ("method", "jobs"),
     [("minhash-lsh", 2), *((m, 1) for m in METHODS)],
 )  # fmt: skip
-def test_examples_give_the_same_files_with_either_kernel(tmp_path, monkeypatch, method, jobs):
+def test_examples_give_the_same_files_with_either_kernel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, method: str, jobs: int
+) -> None:
     kwargs = {"method": method, "options": DedupOptions(threshold=0.5), "jobs": jobs}
     reference = _run(monkeypatch, tmp_path, [str(EXAMPLES)], "python", **kwargs)
     compiled = _run(monkeypatch, tmp_path, [str(EXAMPLES)], "auto", **kwargs)
@@ -61,7 +66,7 @@ def test_examples_give_the_same_files_with_either_kernel(tmp_path, monkeypatch, 
         assert reference["pairs.jsonl"].count(b"\n") >= 3  # the example corpus' known pairs
 
 
-def test_the_in_memory_path_runs_the_same_kernel(monkeypatch):
+def test_the_in_memory_path_runs_the_same_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
     """Documents given in memory go through the one prepare stage too: the compiled kernel
     where it is built, the numpy path when asked for, the same pairs either way."""
     from neardup.text.types import Document
@@ -76,7 +81,9 @@ def test_the_in_memory_path_runs_the_same_kernel(monkeypatch):
     assert [p.as_dict() for p in compiled.pairs] == [p.as_dict() for p in reference.pairs]
 
 
-def test_a_bad_kernel_choice_fails_before_reading(tmp_path, monkeypatch):
+def test_a_bad_kernel_choice_fails_before_reading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv(kmod.ENV, "numba")
     with pytest.raises(ParameterError, match="NEARDUP_KERNEL"):
         dedup([str(EXAMPLES)], method="minhash-lsh", jobs=1)
@@ -85,7 +92,9 @@ def test_a_bad_kernel_choice_fails_before_reading(tmp_path, monkeypatch):
 @pytest.mark.data
 @pytest.mark.slow
 @pytest.mark.parametrize("method", METHODS)
-def test_every_shared_set_gives_the_same_files_with_either_kernel(tmp_path, monkeypatch, method):
+def test_every_shared_set_gives_the_same_files_with_either_kernel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, method: str
+) -> None:
     data_path()
     names = sorted(p.parent.name for p in DATA.glob("*/docs.jsonl"))
     assert names
@@ -97,7 +106,9 @@ def test_every_shared_set_gives_the_same_files_with_either_kernel(tmp_path, monk
         assert _run(monkeypatch, out, source, "auto", **kwargs) == reference, name
 
 
-def test_a_job_without_the_built_kernel_says_so_in_one_warning(monkeypatch):
+def test_a_job_without_the_built_kernel_says_so_in_one_warning(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.delenv(kmod.ENV, raising=False)
     monkeypatch.setattr(kmod, "compiled", lambda: None)
     result = dedup([str(EXAMPLES)], method="minhash-lsh", jobs=1)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -14,28 +16,29 @@ ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
 
 
-def _hooks():
+def _hooks() -> ModuleType:
     spec = importlib.util.spec_from_file_location(
         "neardup_docs", ROOT / "docs" / "hooks" / "neardup_docs.py"
     )
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
 @pytest.fixture(scope="module")
-def steps():
+def steps() -> list[Any]:
     page = (ROOT / "docs" / "journeys.md").read_text(encoding="utf-8")
     return _hooks().run_steps(page, "out/walk-test")
 
 
-def test_every_step_exits_as_the_page_says(steps):
+def test_every_step_exits_as_the_page_says(steps: list[Any]) -> None:
     assert len(steps) >= 12
     for step in steps:
         assert step.code == step.expected, (step.command, step.output)
 
 
-def test_the_steps_show_what_each_journey_is_for(steps):
+def test_the_steps_show_what_each_journey_is_for(steps: list[Any]) -> None:
     text = "\n".join(step.output for step in steps)
     assert "nothing is read or written" in text  # --dry-run
     assert "skipped 3 input(s):" in text  # skipped inputs summed up by reason
@@ -45,7 +48,7 @@ def test_the_steps_show_what_each_journey_is_for(steps):
     assert "F1" in text  # evaluate
 
 
-def test_render_puts_each_command_with_its_output():
+def test_render_puts_each_command_with_its_output() -> None:
     hooks = _hooks()
     page = "intro\n<!-- neardup:run exit=1\nfalse\n-->\nend"
     step = hooks.Step(command="false", expected=1, code=1, output="")

@@ -21,20 +21,23 @@ value_st = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
 
 @settings(max_examples=200, deadline=None)
 @given(ids=ids_st, data=st.data())
-def test_lines_equal_json_dumps_of_each_pair(ids, data):
+def test_lines_equal_json_dumps_of_each_pair(ids: list[str], data: st.DataObject) -> None:
     n = data.draw(st.integers(0, 5))
     a = np.array([data.draw(st.integers(0, len(ids) - 1)) for _ in range(n)], dtype=np.int64)
     b = np.array([data.draw(st.integers(0, len(ids) - 1)) for _ in range(n)], dtype=np.int64)
     values = np.array([[data.draw(value_st) for _ in range(4)] for _ in range(n)]).reshape(n, 4)
     got = list(pair_lines(ids, a, b, values, "minhash-lsh"))
     want = [
-        json_text(Pair(ids[a[i]], ids[b[i]], *values[i].tolist(), "minhash-lsh").as_dict()) + "\n"
+        json_text(
+            Pair(ids[a[i]], ids[b[i]], *values[i].tolist(), "minhash-lsh").as_dict()  # type: ignore[call-arg]  # 4 values
+        )
+        + "\n"
         for i in range(n)
     ]
     assert got == want
 
 
-def test_lines_of_ids_with_cyrillic_quotes_and_a_lone_surrogate():
+def test_lines_of_ids_with_cyrillic_quotes_and_a_lone_surrogate() -> None:
     ids = ["док-1", 'a"b\\c', "x\ud800y", "日本"]
     a, b = np.array([0, 2, 1]), np.array([3, 3, 0])
     values = np.array([[0.5, 1 / 3, 2 / 3, 0.123456789]] * 3)
@@ -48,7 +51,7 @@ def test_lines_of_ids_with_cyrillic_quotes_and_a_lone_surrogate():
 
 
 @pytest.mark.slow
-def test_table_is_a_sequence_of_pairs_across_chunks():
+def test_table_is_a_sequence_of_pairs_across_chunks() -> None:
     n = LINE_CHUNK + 3
     ids = [f"d{i}" for i in range(n + 1)]
     rows = np.column_stack(
@@ -80,7 +83,9 @@ def test_table_is_a_sequence_of_pairs_across_chunks():
 
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9)), max_size=30), st.data())
-def test_direct_rows_find_the_last_row_of_each_unordered_pair(edges, data):
+def test_direct_rows_find_the_last_row_of_each_unordered_pair(
+    edges: list[tuple[int, int]], data: st.DataObject
+) -> None:
     rows = np.array([[a, b, 0.5, 0.5, 0.5, 0.5] for a, b in edges]).reshape(-1, 6)
     doc = np.array(data.draw(st.lists(st.integers(0, 9), min_size=1, max_size=10)))
     kept = np.array([data.draw(st.integers(0, 9)) for _ in doc])
@@ -91,7 +96,7 @@ def test_direct_rows_find_the_last_row_of_each_unordered_pair(edges, data):
     assert _direct_rows(rows, doc, kept).tolist() == want
 
 
-def test_containments_take_the_first_pair_that_contains_a_document():
+def test_containments_take_the_first_pair_that_contains_a_document() -> None:
     t = 0.8
     rows = np.array(
         [

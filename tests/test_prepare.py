@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -76,7 +78,7 @@ def _run(paths: list[str], out: Path, method: str, jobs: int) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def client():  # type: ignore[no-untyped-def]
+def client() -> Iterator[Any]:  # a distributed.Client (untyped)
     from distributed import Client, LocalCluster
 
     with (

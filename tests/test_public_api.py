@@ -84,7 +84,7 @@ PUBLIC = [
 ]
 
 
-def test_all_is_exactly_the_public_surface():
+def test_all_is_exactly_the_public_surface() -> None:
     assert neardup.__all__ == PUBLIC  # sorted, nothing added or lost by accident
     for name in neardup.__all__:
         getattr(neardup, name)  # resolve every lazy name, then look at the namespace
@@ -103,7 +103,9 @@ def _private_imports(path: Path) -> list[str]:
     own = f"neardup.{rel[0]}"
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        module = (node.module or "") if isinstance(node, ast.ImportFrom) else ""
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        module = node.module or ""
         if module.startswith("neardup.") and not (module + ".").startswith(own + "."):
             for alias in node.names:
                 if alias.name.startswith("_") and not alias.name.startswith("__"):
@@ -114,19 +116,19 @@ def _private_imports(path: Path) -> list[str]:
 @pytest.mark.parametrize(
     "path", sorted(SRC.rglob("*.py")), ids=lambda p: str(p.relative_to(SRC.parent))
 )
-def test_no_module_imports_a_private_name_of_another(path: Path):
+def test_no_module_imports_a_private_name_of_another(path: Path) -> None:
     """Shared code has a public internal name (the Dask engine once imported ``dedup._reason``,
     ``dedup._resolve`` and ``imatch._prefix_keys``)."""
     assert _private_imports(path) == []
 
 
-def test_every_public_name_resolves():
+def test_every_public_name_resolves() -> None:
     for name in neardup.__all__:
         assert getattr(neardup, name) is not None, name
     assert set(neardup.__all__) <= set(dir(neardup))
 
 
-def test_functions_win_over_modules_of_the_same_name():
+def test_functions_win_over_modules_of_the_same_name() -> None:
     code = (
         "import neardup.dedup, neardup.compare, neardup\n"
         "assert callable(neardup.dedup) and neardup.dedup.__module__ == 'neardup.dedup'\n"
@@ -139,13 +141,13 @@ def test_functions_win_over_modules_of_the_same_name():
     assert res.returncode == 0, res.stderr
 
 
-def test_import_neardup_is_light():
+def test_import_neardup_is_light() -> None:
     code = "import sys, neardup; print('numpy' in sys.modules)"
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert res.stdout.strip() == "False", res.stderr
 
 
-def test_unknown_name_is_an_attribute_error():
+def test_unknown_name_is_an_attribute_error() -> None:
     try:
         neardup.no_such_name  # noqa: B018
     except AttributeError as exc:

@@ -42,7 +42,7 @@ def _best(name: str, method: str) -> tuple[float, float]:
     return max((_f1(name, method, t), t) for t in THRESHOLDS)
 
 
-def test_exact_pairs_at_a_threshold_are_the_filtered_lower_threshold_pairs():
+def test_exact_pairs_at_a_threshold_are_the_filtered_lower_threshold_pairs() -> None:
     name = "progit-ru-revisions"
     direct = {(a, b) for a, b, _ in _pairs(name, "shingles-full", 0.5)}
     filtered = {(a, b) for a, b, r in _pairs(name, "shingles-full", 0.2) if r >= 0.5}
@@ -51,19 +51,19 @@ def test_exact_pairs_at_a_threshold_are_the_filtered_lower_threshold_pairs():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(REFERENCE))
-def test_best_f1_reaches_the_exact_jaccard_reference(name):
+def test_best_f1_reaches_the_exact_jaccard_reference(name: str) -> None:
     f1, _ = _best(name, "shingles-full")
     assert f1 >= REFERENCE[name]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(REFERENCE))
-def test_minhash_lsh_within_001_of_shingles_full(name):
+def test_minhash_lsh_within_001_of_shingles_full(name: str) -> None:
     full, t = _best(name, "shingles-full")
     assert abs(_f1(name, "minhash-lsh", t) - full) <= 0.01
 
 
-def test_clough_stevenson_containment_reaches_095():
+def test_clough_stevenson_containment_reaches_095() -> None:
     name = "clough-stevenson"
     gold = Gold.load(data_path(name, "gold.jsonl"))
     res = dedup(

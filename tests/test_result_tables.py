@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pytest
@@ -25,11 +26,11 @@ def result() -> neardup.DedupResult:
     return neardup.dedup([str(CORPUS)], options=opts, jobs=1)
 
 
-def _jsonl(path: Path) -> list[dict]:
+def _jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def test_clusters_and_dropped_speak_ids(result):
+def test_clusters_and_dropped_speak_ids(result: neardup.DedupResult) -> None:
     by_keep = {c.keep: c for c in result.clusters}
     vanka = by_keep["web/vanka.html"]
     assert vanka.members == ("chekhov/Ванька.txt", "web/vanka.html")
@@ -45,7 +46,9 @@ def test_clusters_and_dropped_speak_ids(result):
 
 
 @pytest.mark.parametrize("table", ["pairs", "clusters", "dropped", "skipped"])
-def test_tables_hold_the_jsonl_rows(result, tmp_path, table):
+def test_tables_hold_the_jsonl_rows(
+    result: neardup.DedupResult, tmp_path: Path, table: str
+) -> None:
     neardup.write_result(result, tmp_path)
     rows = _jsonl(tmp_path / f"{table}.jsonl")
     arrow = result.to_arrow(table)
@@ -63,7 +66,7 @@ def test_tables_hold_the_jsonl_rows(result, tmp_path, table):
     assert records == got
 
 
-def test_table_values_on_known_rows(result):
+def test_table_values_on_known_rows(result: neardup.DedupResult) -> None:
     clusters = result.to_pandas("clusters")
     row = clusters[clusters["keep"] == "wiki/Тоска.wiki"].iloc[0]
     assert row["members"] == ["chekhov/Тоска.txt", "wiki/Тоска.wiki"]
@@ -80,7 +83,7 @@ def test_table_values_on_known_rows(result):
         result.to_arrow("documents")
 
 
-def test_empty_tables_keep_their_types():
+def test_empty_tables_keep_their_types() -> None:
     empty = neardup.dedup([neardup.Document("x", "один два три четыре пять шесть")])
     clusters = empty.to_arrow("clusters")
     assert clusters.num_rows == 0
@@ -89,9 +92,12 @@ def test_empty_tables_keep_their_types():
     assert empty.to_pandas("pairs").columns.tolist()[:2] == ["a", "b"]
 
 
-def test_pair_table_from_pairs_round_trip(result):
+def test_pair_table_from_pairs_round_trip(result: neardup.DedupResult) -> None:
     pairs = list(result.pairs)
     again = PairTable.from_pairs(pairs)
+    assert isinstance(
+        result.pairs, PairTable
+    )  # DedupResult.pairs is a Sequence[Pair]; dedup gives a PairTable
     assert again == pairs and again.method == "shingles-full"
     assert list(again.lines()) == list(result.pairs.lines())
     assert again.to_arrow().equals(result.pairs.to_arrow())
@@ -99,7 +105,7 @@ def test_pair_table_from_pairs_round_trip(result):
     assert plain.to_arrow("pairs").equals(result.to_arrow("pairs"))
 
 
-def test_check_result_table(tmp_path):
+def test_check_result_table(tmp_path: Path) -> None:
     store = neardup.Store(f"sqlite:///{tmp_path}/c.db")
     try:
         store.create_collection("stories", threshold=0.5, measure="containment")

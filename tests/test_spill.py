@@ -98,7 +98,9 @@ def test_rows_of_width_zero_stack_to_an_empty_matrix() -> None:
     assert got.shape == (3, 0)
 
 
-def test_a_kernel_without_populate_write_still_gets_every_part(monkeypatch):
+def test_a_kernel_without_populate_write_still_gets_every_part(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The pages of the growing buffer are faulted in by one madvise per part where the
     kernel has MADV_POPULATE_WRITE; where it refuses the option the copy goes on without
     it, asked no more."""

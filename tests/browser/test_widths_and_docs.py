@@ -63,7 +63,9 @@ def _no_sideways_scroll(page: Any) -> None:
 
 
 @pytest.mark.parametrize("path", ["/", "/check", "/collections", "/collections/stories"])
-def test_no_page_scrolls_sideways(sized, service: Service, stories: str, path: str) -> None:
+def test_no_page_scrolls_sideways(
+    sized: tuple[Any, int], service: Service, stories: str, path: str
+) -> None:
     page, width = sized
     page.goto(service.base_url + path)
     page.wait_for_load_state("networkidle")
@@ -72,7 +74,7 @@ def test_no_page_scrolls_sideways(sized, service: Service, stories: str, path: s
     screenshot(page, f"width-{width}-{name}")
 
 
-def test_check_result_fits_a_phone(sized, service: Service, stories: str) -> None:
+def test_check_result_fits_a_phone(sized: tuple[Any, int], service: Service, stories: str) -> None:
     page, width = sized
     page.goto(service.base_url + "/check")
     text = (CORPUS / "web" / "vanka.html").read_text(encoding="utf-8")
@@ -93,7 +95,9 @@ def test_check_page_preselects_a_collection_with_documents(
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("path", "ready"), [("/docs", ".opblock"), ("/redoc", "h1")])
-def test_api_docs_render_offline(sized, service: Service, path: str, ready: str) -> None:
+def test_api_docs_render_offline(
+    sized: tuple[Any, int], service: Service, path: str, ready: str
+) -> None:
     page, width = sized
     outside: list[str] = []
 

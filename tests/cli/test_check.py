@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from neardup.cli.check import result_line
 from neardup.cli.main import app
@@ -17,7 +18,7 @@ CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"
 runner = CliRunner()
 
 
-def _run(*args: str, **kw):
+def _run(*args: str, **kw: Any) -> Result:
     return runner.invoke(app, list(args), catch_exceptions=False, **kw)
 
 
@@ -45,7 +46,7 @@ def _records(tmp_path: Path) -> Path:
     return path
 
 
-def test_one_json_line_per_record_and_exit_1_on_a_duplicate(tmp_path, db):
+def test_one_json_line_per_record_and_exit_1_on_a_duplicate(tmp_path: Path, db: list[str]) -> None:
     res = _run("collection", "check", "stories", str(_records(tmp_path)), "--json", *db)
     assert res.exit_code == 1, res.output
     rows = [json.loads(line) for line in res.stdout.splitlines()]
@@ -56,7 +57,7 @@ def test_one_json_line_per_record_and_exit_1_on_a_duplicate(tmp_path, db):
     assert rows[1]["matches"] == [] and rows[2]["reason"] == "too-short"
 
 
-def test_text_lines_and_exit_0_when_nothing_matched(tmp_path, db):
+def test_text_lines_and_exit_0_when_nothing_matched(tmp_path: Path, db: list[str]) -> None:
     git = CORPUS / "progit" / "latest"
     res = _run("check", "stories", str(git / "bash.asc"), str(git / "rerere.asc"), *db)
     assert res.exit_code == 0, res.output
@@ -65,7 +66,7 @@ def test_text_lines_and_exit_0_when_nothing_matched(tmp_path, db):
     assert lines[0].startswith("bash.asc: no duplicate")
 
 
-def test_a_folder_is_checked_file_by_file(db):
+def test_a_folder_is_checked_file_by_file(db: list[str]) -> None:
     res = _run("check", "stories", str(CORPUS / "wiki"), str(CORPUS / "web"), "--json", *db)
     assert res.exit_code == 1
     rows = {r["id"]: r for r in map(json.loads, res.stdout.splitlines())}
@@ -74,7 +75,7 @@ def test_a_folder_is_checked_file_by_file(db):
     assert rows["web/vanka.html"]["matches"][0]["id"] == "Ванька.txt"
 
 
-def test_max_bytes_skips_large_records(tmp_path, db):
+def test_max_bytes_skips_large_records(tmp_path: Path, db: list[str]) -> None:
     res = _run("check", "stories", str(_records(tmp_path)), "--max-bytes", "100", "--json", *db)
     assert res.exit_code == 0  # every record skipped as oversize: nothing matched
     rows = [json.loads(line) for line in res.stdout.splitlines()]
@@ -90,19 +91,19 @@ def test_max_bytes_skips_large_records(tmp_path, db):
         ["check", "stories"],
     ],
 )
-def test_errors_exit_2(db, args):
+def test_errors_exit_2(db: list[str], args: list[str]) -> None:
     assert _run(*args, *db).exit_code == 2
 
 
-def test_stdin_dash(db):
+def test_stdin_dash(db: list[str]) -> None:
     text = (CORPUS / "wiki" / "Тоска.wiki").read_text(encoding="utf-8")
     res = _run("check", "stories", "-", "--json", *db, input=text)
     assert res.exit_code == 1, res.output
     assert json.loads(res.stdout.splitlines()[0])["matches"][0]["id"] == "Тоска.txt"
 
 
-def test_result_line_names_the_best_match():
-    row = {
+def test_result_line_names_the_best_match() -> None:
+    row: dict[str, Any] = {
         "id": "q",
         "status": "duplicate",
         "matches": [
@@ -124,7 +125,7 @@ def test_result_line_names_the_best_match():
     )
 
 
-def test_closing_line_counts_and_quiet_prints_nothing(db):
+def test_closing_line_counts_and_quiet_prints_nothing(db: list[str]) -> None:
     web = str(CORPUS / "web" / "vanka.html")
     short = str(CORPUS / "chekhov" / "Тоска.txt")
     res = _run("check", "stories", web, short, *db)
@@ -134,7 +135,7 @@ def test_closing_line_counts_and_quiet_prints_nothing(db):
     assert quiet.exit_code == 1 and quiet.stdout == "" and quiet.stderr == ""
 
 
-def test_command_tree_and_aliases(tmp_path, db):
+def test_command_tree_and_aliases(tmp_path: Path, db: list[str]) -> None:
     names = {c.name for c in app.registered_commands}
     assert {"add", "check", "remove"} <= names and "dask-dedup" not in names
     res = _run("collection", "remove", "stories", "Ванька.txt", *db)
@@ -145,7 +146,7 @@ def test_command_tree_and_aliases(tmp_path, db):
     assert _run("check", "stories", web, *db).exit_code == 1
 
 
-def test_delete_asks_first(db):
+def test_delete_asks_first(db: list[str]) -> None:
     # CliRunner's stdin is not a terminal: without --yes the command refuses (exit 2)
     res = _run("collection", "delete", "stories", *db)
     assert res.exit_code == 2 and "--yes" in res.stderr
@@ -154,7 +155,7 @@ def test_delete_asks_first(db):
     assert "stories" not in _run("collection", "list", *db).stdout
 
 
-def test_delete_prompt_at_a_terminal(db, monkeypatch):
+def test_delete_prompt_at_a_terminal(db: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     from neardup.cli import collections
 
     monkeypatch.setattr(collections, "interactive", lambda: True)
@@ -164,7 +165,7 @@ def test_delete_prompt_at_a_terminal(db, monkeypatch):
     assert res.exit_code == 0, res.output
 
 
-def test_top_k_ranks_by_score_then_id(tmp_path, db):
+def test_top_k_ranks_by_score_then_id(tmp_path: Path, db: list[str]) -> None:
     vanka = (CORPUS / "chekhov" / "Ванька.txt").read_text(encoding="utf-8")
     copies = tmp_path / "copies.jsonl"
     rows = [{"id": "b-copy", "text": vanka}, {"id": "a-copy", "text": vanka}]

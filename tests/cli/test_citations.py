@@ -31,7 +31,7 @@ def _command_paths(group: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str, 
 
 
 @pytest.mark.slow
-def test_no_seed_numbers_in_any_help():
+def test_no_seed_numbers_in_any_help() -> None:
     root = typer.main.get_command(app)
     paths = _command_paths(root)
     assert ("collection", "check") in paths and ("dedup",) in paths
@@ -41,7 +41,7 @@ def test_no_seed_numbers_in_any_help():
         assert not SEED.search(res.stdout), (path, SEED.search(res.stdout))
 
 
-def test_methods_cite_authors_and_years(monkeypatch):
+def test_methods_cite_authors_and_years(monkeypatch: pytest.MonkeyPatch) -> None:
     rows = json.loads(runner.invoke(app, ["methods", "--json"]).stdout)
     for row in rows:
         assert not SEED.search(row["source"]), row["name"]
@@ -61,7 +61,7 @@ def test_methods_cite_authors_and_years(monkeypatch):
     assert all(b in text for b in brackets)  # not eaten as Rich markup
 
 
-def test_readme_and_docs_cite_papers():
+def test_readme_and_docs_cite_papers() -> None:
     for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
         found = SEED.search(path.read_text(encoding="utf-8"))
         assert not found, (path.name, found)

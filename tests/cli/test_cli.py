@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from neardup.cli.main import app
 
@@ -21,7 +21,7 @@ STORY = (
 )
 
 
-def _run(*args: str):
+def _run(*args: str) -> Result:
     return runner.invoke(app, list(args), catch_exceptions=False)
 
 
@@ -40,7 +40,7 @@ def _bad_tree(root: Path) -> Path:
     return root
 
 
-def test_dedup_bad_input_is_reported_and_the_job_goes_on(tmp_path):
+def test_dedup_bad_input_is_reported_and_the_job_goes_on(tmp_path: Path) -> None:
     root = _bad_tree(tmp_path / "in")
     out = tmp_path / "out"
     res = _run("dedup", str(root), "--out", str(out), "--json")
@@ -56,14 +56,14 @@ def test_dedup_bad_input_is_reported_and_the_job_goes_on(tmp_path):
     assert frozenset(("story.txt", "copy.txt.gz")) in ids
 
 
-def test_empty_directory_exits_1(tmp_path):
+def test_empty_directory_exits_1(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     res = _run("dedup", str(tmp_path / "empty"), "--quiet")
     assert res.exit_code == 1
     assert "no document" in res.stderr
 
 
-def test_missing_input_exits_1(tmp_path):
+def test_missing_input_exits_1(tmp_path: Path) -> None:
     res = _run("dedup", str(tmp_path / "nope"), "--quiet")
     assert res.exit_code == 1
     assert "nope" in res.stderr
@@ -80,12 +80,12 @@ def test_missing_input_exits_1(tmp_path):
         ["compare", "a"],
     ],
 )
-def test_usage_errors_exit_2(args):
+def test_usage_errors_exit_2(args: list[str]) -> None:
     res = _run(*args)
     assert res.exit_code == 2, res.output
 
 
-def test_compare_json_gives_exact_values(tmp_path):
+def test_compare_json_gives_exact_values(tmp_path: Path) -> None:
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
     a.write_text("Кот сидел на окне и смотрел на улицу.", encoding="utf-8")
     b.write_text("Кот сидел на окне и смотрел на улицу долго!", encoding="utf-8")
@@ -96,7 +96,7 @@ def test_compare_json_gives_exact_values(tmp_path):
     assert row["resemblance"] == 0.75 and row["containment_ab"] == 1.0
 
 
-def test_methods_json_lists_parameters_and_sources():
+def test_methods_json_lists_parameters_and_sources() -> None:
     res = _run("methods", "--json")
     rows = {r["name"]: r for r in json.loads(res.stdout)}
     assert {"shingles-full", "shingles-mod", "shingles-min", "minhash-lsh"} <= set(rows)
@@ -104,12 +104,12 @@ def test_methods_json_lists_parameters_and_sources():
     assert "Zagorulko et al. 2013" in rows["shingles-min"]["source"]
 
 
-def test_version():
+def test_version() -> None:
     res = _run("--version")
     assert res.exit_code == 0 and res.stdout.startswith("neardup ")
 
 
-def test_compare_passages_select_the_quoted_paragraphs():
+def test_compare_passages_select_the_quoted_paragraphs() -> None:
     corpus = Path(__file__).resolve().parents[2] / "examples" / "corpus"
     story = corpus / "chekhov" / "Смерть чиновника.txt"
     page = corpus / "web" / "zametki-chitatelya.html"
@@ -121,11 +121,13 @@ def test_compare_passages_select_the_quoted_paragraphs():
     paragraphs = [p.strip() for p in text.splitlines() if p.strip()]
     start, end = passages[0]["a_start"], passages[0]["a_end"]
     assert start == text.index(paragraphs[2])
-    last_word_end = re.search(r"\w(?=\W*$)", paragraphs[3]).end()  # ...надо». -> надо
+    found = re.search(r"\w(?=\W*$)", paragraphs[3])
+    assert found is not None
+    last_word_end = found.end()  # ...надо». -> надо
     assert end == text.index(paragraphs[3]) + last_word_end
 
 
-def test_compare_passages_tiles_is_the_named_option_for_exact_tiles():
+def test_compare_passages_tiles_is_the_named_option_for_exact_tiles() -> None:
     """`compare --passages` reports align_passages' passages (seeds); `--tiles` the exact
     tiles of matched_passages (tokens); `--tiles` alone is a usage error."""
     corpus = Path(__file__).resolve().parents[2] / "examples" / "corpus"
@@ -139,7 +141,7 @@ def test_compare_passages_tiles_is_the_named_option_for_exact_tiles():
     assert _run("compare", str(story), str(page), "--tiles").exit_code == 2
 
 
-def test_engine_options_are_validated():
+def test_engine_options_are_validated() -> None:
     assert _run("dedup", ".", "--engine", "spark").exit_code == 2
     assert _run("dedup", ".", "--workers", "2").exit_code == 2  # --workers needs --engine dask
     # --out is required with a scheduler (its workers write there), not with a LocalCluster

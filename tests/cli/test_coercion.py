@@ -10,17 +10,21 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer
-from typer import core
+from typer import core as _typer_core
 from typer._click import Context
 from typer._click.exceptions import BadParameter
 
 from neardup.cli.coercion import convert, install, plain_type
 from neardup.cli.main import app
 
-SAMPLES = {
+#: typer.core as Any: its build_runtime_param (replaced by neardup.cli.coercion.install, which
+#: keeps the original as .typer_original) is not among the names typer exports
+core: Any = _typer_core
+SAMPLES: dict[type, list[Any]] = {
     str: ["abc", "", "-", "Ванька [draft].txt", b"bytes"],
     int: ["20", " 7 ", "-3", "1_000", "abc", "2.5", "", 5],
     float: ["0.5", "1e-1", " .25", "-2", "x", "", 3, 0.75],
@@ -29,10 +33,10 @@ SAMPLES = {
 }
 
 
-def _params() -> list[tuple[str, typer.core.TyperCommand, object]]:
+def _params() -> list[tuple[str, typer.core.TyperCommand, Any]]:
     out = []
 
-    def walk(cmd, prefix):
+    def walk(cmd: Any, prefix: str) -> None:
         if hasattr(cmd, "commands"):
             for name, sub in cmd.commands.items():
                 walk(sub, f"{prefix} {name}".strip())
@@ -43,7 +47,7 @@ def _params() -> list[tuple[str, typer.core.TyperCommand, object]]:
     return out
 
 
-def _outcome(runtime, value, param, ctx):
+def _outcome(runtime: Any, value: object, param: Any, ctx: Context) -> tuple[object, ...]:
     try:
         got = runtime.coerce(value, param=param, ctx=ctx)
     except BadParameter as exc:
@@ -53,14 +57,14 @@ def _outcome(runtime, value, param, ctx):
     return ("value", type(got), got)
 
 
-def test_installed_and_idempotent():
+def test_installed_and_idempotent() -> None:
     assert install() is True
     assert getattr(core.build_runtime_param, "neardup_plain", False)
     assert install() is True
     assert not hasattr(core.build_runtime_param.typer_original, "neardup_plain")
 
 
-def test_every_parameter_converts_as_typer_does():
+def test_every_parameter_converts_as_typer_does() -> None:
     original = core.build_runtime_param.typer_original
     seen_kinds = set()
     params = _params()
@@ -73,7 +77,7 @@ def test_every_parameter_converts_as_typer_does():
         ctx = Context(cmd)
         mine = core.build_runtime_param(descriptor)
         theirs = original(descriptor)
-        samples = SAMPLES[kind]
+        samples: list[Any] = SAMPLES[kind]
         if descriptor.is_list:
             samples = [[s] for s in samples[:3]] + [samples[:2], tuple(samples[:2])]
         for value in samples:
@@ -84,7 +88,7 @@ def test_every_parameter_converts_as_typer_does():
     assert seen_kinds == {str, int, float, bool, Path}
 
 
-def test_other_types_are_left_to_typer():
+def test_other_types_are_left_to_typer() -> None:
     from enum import StrEnum
 
     class Colour(StrEnum):
@@ -99,7 +103,7 @@ def test_other_types_are_left_to_typer():
     assert plain_type(resolve_type_descriptor(dict, OptionInfo())) is None
 
 
-def test_convert_values():
+def test_convert_values() -> None:
     assert convert(int, " 12 ") == 12 and convert(float, "1e3") == 1000.0
     assert convert(bool, " YES ") is True and convert(bool, "") is False
     assert convert(Path, "a/b") == Path("a/b") and convert(str, b"x") == "x"
@@ -109,7 +113,7 @@ def test_convert_values():
         convert(bool, 2)
 
 
-def test_bad_values_exit_2_with_typers_message():
+def test_bad_values_exit_2_with_typers_message() -> None:
     from typer.testing import CliRunner
 
     res = CliRunner().invoke(app, ["check", "c", "x", "--limit", "many"])
@@ -118,7 +122,7 @@ def test_bad_values_exit_2_with_typers_message():
     assert "unable to parse string as an integer" in res.output
 
 
-def test_a_one_file_check_loads_no_pydantic_nor_rich(tmp_path):
+def test_a_one_file_check_loads_no_pydantic_nor_rich(tmp_path: Path) -> None:
     """A one-file check in a fresh interpreter loads only what it needs."""
     import neardup
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from typer.testing import CliRunner
 
@@ -19,7 +20,7 @@ def _run(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def _json(out: str) -> dict:
+def _json(out: str) -> dict[str, Any]:
     """The JSON object printed on stdout (skip lines on stderr are mixed in by CliRunner)."""
     return json.loads(out[out.index("{") :])
 

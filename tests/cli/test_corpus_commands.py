@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from neardup.cli.main import app
 from shared_data import require
@@ -16,7 +16,7 @@ runner = CliRunner()
 SHARED = "This paragraph of licence text is copied into many pages of the site, word for word."
 
 
-def _run(*args: str):
+def _run(*args: str) -> Result:
     return runner.invoke(app, list(args), catch_exceptions=False)
 
 
@@ -31,13 +31,13 @@ def _corpus(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("command", ["lines", "substrings", "contamination"])
-def test_help_has_an_example(command):
+def test_help_has_an_example(command: str) -> None:
     result = _run(command, "--help")
     assert result.exit_code == 0
     assert "Example" in result.output and f"neardup {command}" in result.output
 
 
-def test_lines_json_and_out(tmp_path):
+def test_lines_json_and_out(tmp_path: Path) -> None:
     path = _corpus(tmp_path)
     result = _run("lines", str(path), "--json", "--out", str(tmp_path / "out"))
     assert result.exit_code == 0
@@ -55,7 +55,7 @@ def test_lines_json_and_out(tmp_path):
     assert [d["removed_chars"] for d in docs] == [0, 5 + len(SHARED) + 1, 5 + len(SHARED) + 1]
 
 
-def test_lines_table_and_exit_codes(tmp_path):
+def test_lines_table_and_exit_codes(tmp_path: Path) -> None:
     path = _corpus(tmp_path)
     result = _run("lines", str(path), "--top", "1")
     assert result.exit_code == 0 and "Menu" in result.stdout
@@ -67,7 +67,7 @@ def test_lines_table_and_exit_codes(tmp_path):
     assert _run("lines", str(tmp_path / "missing.jsonl")).exit_code == 1
 
 
-def test_substrings_json_and_kept(tmp_path):
+def test_substrings_json_and_kept(tmp_path: Path) -> None:
     require("pydivsufsort")
     path = _corpus(tmp_path)
     kept = tmp_path / "kept.jsonl"
@@ -82,7 +82,7 @@ def test_substrings_json_and_kept(tmp_path):
     assert _run("substrings", str(path), "--min-bytes", "0").exit_code == 2
 
 
-def test_contamination_exit_codes_like_grep(tmp_path):
+def test_contamination_exit_codes_like_grep(tmp_path: Path) -> None:
     path = _corpus(tmp_path)
     ev = tmp_path / "eval.jsonl"
     ev.write_text(json.dumps({"id": "q", "text": "Quiz: " + SHARED}) + "\n")
@@ -98,7 +98,9 @@ def test_contamination_exit_codes_like_grep(tmp_path):
     assert _run("contamination", str(path)).exit_code == 2  # --eval missing
 
 
-def test_substrings_without_the_extra_is_a_usage_error(tmp_path, monkeypatch):
+def test_substrings_without_the_extra_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import sys
 
     monkeypatch.setitem(sys.modules, "pydivsufsort", None)  # import fails
@@ -107,7 +109,7 @@ def test_substrings_without_the_extra_is_a_usage_error(tmp_path, monkeypatch):
     assert "pip install 'neardup[substrings]'" in " ".join(result.output.split())
 
 
-def test_lines_near_counts_lines_differing_by_a_date(tmp_path):
+def test_lines_near_counts_lines_differing_by_a_date(tmp_path: Path) -> None:
     rows = [
         {"id": f"p{i}", "text": f"Updated on {i + 10} May 2024 by the editors of this site.\n"
                                 f"Story number {i} is unique, {i * 977} words long.\n"}

@@ -6,25 +6,25 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from neardup.cli.main import app
 from neardup.cli.results import skipped_lines
-from neardup.text.types import Skipped
+from neardup.text.types import Skipped, SkipReason
 
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"
 runner = CliRunner()
 
 
-def _run(*args: str):
+def _run(*args: str) -> Result:
     return runner.invoke(app, list(args), catch_exceptions=False)
 
 
-def _skip(id_: str, reason: str) -> Skipped:
+def _skip(id_: str, reason: SkipReason) -> Skipped:
     return Skipped(id=id_, source=id_, reason=reason, detail="")
 
 
-def test_skipped_lines_count_each_reason_with_examples():
+def test_skipped_lines_count_each_reason_with_examples() -> None:
     skipped = [_skip(f"b{i}.bin", "binary") for i in range(5)] + [_skip("e.txt", "empty")]
     assert skipped_lines(skipped, "out", examples=2) == [
         "skipped 6 input(s):",
@@ -35,7 +35,7 @@ def test_skipped_lines_count_each_reason_with_examples():
     assert skipped_lines([], None) == []
 
 
-def test_many_skipped_files_give_a_few_lines_not_one_each(tmp_path):
+def test_many_skipped_files_give_a_few_lines_not_one_each(tmp_path: Path) -> None:
     for i in range(40):
         (tmp_path / f"empty{i:02}.txt").write_text("")
     (tmp_path / "a.txt").write_text("one two three four five six seven eight nine ten")
@@ -47,7 +47,7 @@ def test_many_skipped_files_give_a_few_lines_not_one_each(tmp_path):
     assert sum("empty" in x for x in lines) <= 2  # not one line per file
 
 
-def test_out_path_that_is_a_file_is_refused_before_reading(tmp_path):
+def test_out_path_that_is_a_file_is_refused_before_reading(tmp_path: Path) -> None:
     blocker = tmp_path / "out"
     blocker.write_text("a file")
     res = _run("dedup", str(tmp_path / "missing-input"), "--out", str(blocker))
@@ -56,14 +56,14 @@ def test_out_path_that_is_a_file_is_refused_before_reading(tmp_path):
     assert "Traceback" not in res.output
 
 
-def test_kept_in_a_missing_folder_is_refused_before_reading(tmp_path):
+def test_kept_in_a_missing_folder_is_refused_before_reading(tmp_path: Path) -> None:
     res = _run("dedup", str(CORPUS), "-q", "--kept", str(tmp_path / "nowhere" / "k.jsonl"))
     assert res.exit_code == 2
     assert "--kept" in res.stderr and "nowhere" in res.stderr
     assert "documents" not in res.stdout  # refused before the job ran
 
 
-def test_kept_that_is_a_directory_is_refused(tmp_path):
+def test_kept_that_is_a_directory_is_refused(tmp_path: Path) -> None:
     folder = tmp_path / "removed.jsonl"
     folder.mkdir()
     res = _run("dedup", str(CORPUS), "-q", "--removed", str(folder))
@@ -71,7 +71,7 @@ def test_kept_that_is_a_directory_is_refused(tmp_path):
     assert "--removed" in res.stderr and "not a directory" in res.stderr
 
 
-def test_config_file_gives_options_and_the_command_line_wins(tmp_path):
+def test_config_file_gives_options_and_the_command_line_wins(tmp_path: Path) -> None:
     config = tmp_path / "run.toml"
     config.write_text(
         f'inputs = ["{CORPUS}"]\nmethod = "minhash-lsh"\nthreshold = 0.7\n'
@@ -89,7 +89,7 @@ def test_config_file_gives_options_and_the_command_line_wins(tmp_path):
     assert plan["inputs"] == [{"input": str(CORPUS), "files": len(files), "bytes": size}]
 
 
-def test_config_file_with_an_unknown_option_is_a_usage_error(tmp_path):
+def test_config_file_with_an_unknown_option_is_a_usage_error(tmp_path: Path) -> None:
     config = tmp_path / "run.toml"
     config.write_text("thresh = 0.7\n", encoding="utf-8")
     res = _run("dedup", "x", "--config", str(config))
@@ -97,7 +97,7 @@ def test_config_file_with_an_unknown_option_is_a_usage_error(tmp_path):
     assert "unknown option 'thresh'" in res.output and "threshold" in res.output
 
 
-def test_dry_run_reads_and_writes_nothing(tmp_path):
+def test_dry_run_reads_and_writes_nothing(tmp_path: Path) -> None:
     out = tmp_path / "out"
     res = _run("dedup", str(CORPUS), "--out", str(out), "--dry-run")
     assert res.exit_code == 0, res.output

@@ -8,9 +8,10 @@ import json
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from neardup.cli.main import app
 from neardup.cli.results import top_pairs
@@ -28,11 +29,11 @@ KNOWN = {
 }
 
 
-def _run(*args: str):
+def _run(*args: str) -> Result:
     return runner.invoke(app, list(args), catch_exceptions=False)
 
 
-def test_table_shows_clusters_and_pairs_and_says_where_the_rest_is():
+def test_table_shows_clusters_and_pairs_and_says_where_the_rest_is() -> None:
     res = _run("dedup", str(CORPUS), "-q")
     assert res.exit_code == 0, res.output
     assert "largest clusters" in res.stdout and "closest pairs" in res.stdout
@@ -41,7 +42,7 @@ def test_table_shows_clusters_and_pairs_and_says_where_the_rest_is():
     assert "--out DIR" in " ".join(res.stdout.split())
 
 
-def test_top_limits_the_tables_and_names_the_total(tmp_path):
+def test_top_limits_the_tables_and_names_the_total(tmp_path: Path) -> None:
     res = _run("dedup", str(CORPUS), "-q", "--top", "2", "--out", str(tmp_path / "o"))
     assert res.exit_code == 0, res.output
     assert "closest pairs (2 of 5)" in res.stdout
@@ -49,7 +50,7 @@ def test_top_limits_the_tables_and_names_the_total(tmp_path):
     assert "full results in" in res.stdout and "pairs.jsonl" in res.stdout
 
 
-def test_json_holds_summary_pairs_and_clusters():
+def test_json_holds_summary_pairs_and_clusters() -> None:
     res = _run("dedup", str(CORPUS), "--json")
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
@@ -64,11 +65,11 @@ def test_json_holds_summary_pairs_and_clusters():
     assert {s["id"] for s in doc["skipped"]} == {"bad/empty.txt", "bad/binary.txt", "bad/short.txt"}
 
 
-def test_jsonl_streams_the_same_rows_as_the_out_files(tmp_path):
+def test_jsonl_streams_the_same_rows_as_the_out_files(tmp_path: Path) -> None:
     res = _run("dedup", str(CORPUS), "--format", "jsonl", "--out", str(tmp_path / "o"))
     assert res.exit_code == 0, res.output
     rows = [json.loads(line) for line in res.stdout.splitlines()]
-    by_type: dict[str, list[dict]] = {}
+    by_type: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         by_type.setdefault(r.pop("type"), []).append(r)
     assert rows[-1]["documents"] == 33 and list(by_type)[-1] == "summary"
@@ -80,11 +81,11 @@ def test_jsonl_streams_the_same_rows_as_the_out_files(tmp_path):
 
 
 @pytest.mark.parametrize("args", [["--json", "--format", "jsonl"], ["--top", "-1"], ["-f", "csv"]])
-def test_bad_output_options_exit_2(args):
+def test_bad_output_options_exit_2(args: list[str]) -> None:
     assert _run("dedup", str(CORPUS), *args).exit_code == 2
 
 
-def test_top_pairs_orders_by_the_measure():
+def test_top_pairs_orders_by_the_measure() -> None:
     res = dedup([str(CORPUS / "chekhov"), str(CORPUS / "excerpts")])
     by_res = top_pairs(res.pairs, "resemblance", 1)
     by_cont = top_pairs(res.pairs, "containment", 10)
@@ -94,7 +95,7 @@ def test_top_pairs_orders_by_the_measure():
     assert top_pairs(list(res.pairs), "resemblance", 1) == by_res  # a plain list too
 
 
-def test_markup_in_file_names_is_printed_as_text(tmp_path):
+def test_markup_in_file_names_is_printed_as_text(tmp_path: Path) -> None:
     root = tmp_path / "in"
     root.mkdir()
     text = (CORPUS / "chekhov" / "Тоска.txt").read_text(encoding="utf-8")
@@ -107,7 +108,7 @@ def test_markup_in_file_names_is_printed_as_text(tmp_path):
 
 
 @pytest.mark.parametrize("mask", [0o022, 0o002, 0o077])
-def test_output_files_honour_the_umask(tmp_path, mask):
+def test_output_files_honour_the_umask(tmp_path: Path, mask: int) -> None:
     res = dedup([str(CORPUS / "chekhov")])
     old = os.umask(mask)
     try:
@@ -119,7 +120,7 @@ def test_output_files_honour_the_umask(tmp_path, mask):
         assert stat.S_IMODE((out / name).stat().st_mode) == 0o666 & ~mask, name
 
 
-def test_memory_mib_0_spills_to_disk_and_finds_the_same_pairs(tmp_path):
+def test_memory_mib_0_spills_to_disk_and_finds_the_same_pairs(tmp_path: Path) -> None:
     spill = tmp_path / "spill"
     spill.mkdir()
     held = _run("dedup", str(CORPUS), "--json")
@@ -139,7 +140,7 @@ def test_memory_mib_0_spills_to_disk_and_finds_the_same_pairs(tmp_path):
         (["--spill-dir", "."], "only with --engine local"),
     ],
 )
-def test_memory_options_are_checked(args, message):
+def test_memory_options_are_checked(args: list[str], message: str) -> None:
     extra = ["--engine", "dask"] if args[0] == "--spill-dir" else []
     res = _run("dedup", str(CORPUS), "-q", *args, *extra)
     assert res.exit_code == 2 and message in res.output

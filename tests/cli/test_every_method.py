@@ -25,7 +25,7 @@ KNOWN = (CORPUS / "chekhov" / "Ванька.txt", CORPUS / "web" / "vanka.html")
 MISS_REVISION = {"imatch", "imatch-random"}
 
 
-def test_the_seed_methods_are_all_registered():
+def test_the_seed_methods_are_all_registered() -> None:
     assert {
         "shingles-full", "shingles-mod", "shingles-min", "minhash-lsh", "megashingles",
         "imatch", "imatch-random", "anchor-words", "tf-ridf", "sl-st", "spotsigs", "simhash",
@@ -33,7 +33,7 @@ def test_the_seed_methods_are_all_registered():
 
 
 @pytest.mark.parametrize("method", method_names())
-def test_dedup_runs_every_method(method, tmp_path):
+def test_dedup_runs_every_method(method: str, tmp_path: Path) -> None:
     res = runner.invoke(
         app,
         ["dedup", str(CORPUS), "-m", method, "-t", "0.3", "--out", str(tmp_path), "--json"],
@@ -53,7 +53,7 @@ def test_dedup_runs_every_method(method, tmp_path):
 
 
 @pytest.mark.parametrize("method", method_names())
-def test_compare_runs_every_method_and_ranks_the_known_pair_above_a_stranger(method):
+def test_compare_runs_every_method_and_ranks_the_known_pair_above_a_stranger(method: str) -> None:
     def score(a: Path, b: Path) -> float:
         args = ["compare", str(a), str(b), "-m", method, "--corpus", str(CORPUS), "--json"]
         res = runner.invoke(app, args)

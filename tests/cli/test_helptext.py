@@ -9,7 +9,7 @@ from neardup.cli.helptext import placeholder
 from neardup.cli.reference import commands, help_text
 
 
-def test_placeholders_by_type_and_name():
+def test_placeholders_by_type_and_name() -> None:
     assert placeholder("str", "--id-field") == "ID_FIELD"
     assert placeholder("list[str]", "--param") == "PARAM"
     assert placeholder("int", "--jobs") == "INTEGER"
@@ -18,7 +18,7 @@ def test_placeholders_by_type_and_name():
     assert placeholder("own|verified", "--decision") == "[own|verified]"
 
 
-def test_no_command_help_shows_python_types_or_braces():
+def test_no_command_help_shows_python_types_or_braces() -> None:
     raw = re.compile(r"<(?:str|int|float|path|bool|list\[[^\]]*\])>|\{[a-z_]+\}")
     for path in commands():
         text = help_text(path)

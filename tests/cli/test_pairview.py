@@ -14,7 +14,7 @@ PROGIT = Path(__file__).resolve().parents[2] / "examples" / "corpus" / "progit"
 runner = CliRunner()
 
 
-def test_word_diff_exact():
+def test_word_diff_exact() -> None:
     changes = word_diff("Её имя — сокращение для reuse", "Ее имя -- сокращение для reuse")
     assert changes == [
         Change("removed", ("Её",)),
@@ -28,13 +28,13 @@ def test_word_diff_exact():
     assert diff_text(changes) == "[-Её-] {+Ее+} имя [-—-] {+--+} сокращение для reuse"
 
 
-def test_long_unchanged_runs_are_shortened():
+def test_long_unchanged_runs_are_shortened() -> None:
     words = [f"w{i}" for i in range(30)]
     text = " ".join(words)
     assert diff_text(word_diff(text, text), keep=2) == "w0 w1 ... w28 w29"
 
 
-def test_piped_compare_keeps_the_markers_and_writes_html(tmp_path):
+def test_piped_compare_keeps_the_markers_and_writes_html(tmp_path: Path) -> None:
     a, b = PROGIT / "2016" / "rerere.asc", PROGIT / "latest" / "rerere.asc"
     page = tmp_path / "pair.html"
     res = runner.invoke(app, ["compare", str(a), str(b), "--html", str(page)])

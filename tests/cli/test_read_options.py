@@ -6,9 +6,10 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from neardup.cli.main import app
 
@@ -23,11 +24,11 @@ def _text(start: int, n: int = 60, swap: int | None = None) -> str:
     return " ".join(words)
 
 
-def _run(*args: str):
+def _run(*args: str) -> Result:
     return runner.invoke(app, list(args), catch_exceptions=False)
 
 
-def _summary(output: str) -> dict:
+def _summary(output: str) -> dict[str, Any]:
     return json.loads(output[output.index("{") :])["summary"]
 
 

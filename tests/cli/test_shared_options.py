@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import click
 import pytest
 import typer
+from typer import _click as click  # typer's own click, the one get_command builds
+from typer.core import TyperOption
 from typer.testing import CliRunner
 
 from neardup.cli.main import app
@@ -34,15 +35,16 @@ def _commands() -> dict[str, click.Command]:
     return out
 
 
-def _option(cmd: click.Command, flag: str) -> click.Option | None:
-    return next((p for p in cmd.params if flag in getattr(p, "opts", ())), None)
+def _option(cmd: click.Command, flag: str) -> TyperOption | None:
+    return next((p for p in cmd.params if isinstance(p, TyperOption) and flag in p.opts), None)
 
 
-def _signature(opt: click.Option) -> tuple:
+def _signature(opt: TyperOption | None) -> tuple[object, ...]:
+    assert opt is not None
     return (tuple(opt.opts), opt.help, opt.default, opt.envvar)
 
 
-def test_db_option_is_one_definition():
+def test_db_option_is_one_definition() -> None:
     with_db = {name: _option(cmd, "--db") for name, cmd in _commands().items()}
     with_db = {name: opt for name, opt in with_db.items() if opt is not None}
     expected = {"add", "check", "remove", "collection add", "collection check", "serve", "crawl"}
@@ -53,7 +55,7 @@ def test_db_option_is_one_definition():
 
 
 @pytest.mark.parametrize("flag", ["--id-field", "--text-field", "--content-type", "--max-bytes"])
-def test_read_options_are_one_definition(flag):
+def test_read_options_are_one_definition(flag: str) -> None:
     readers = ["add", "check", "collection add", "collection check", "dedup"]
     commands = _commands()
     found = {_signature(_option(commands[name], flag)) for name in readers}
@@ -62,13 +64,13 @@ def test_read_options_are_one_definition(flag):
         assert next(iter(found))[2] == MAX_BYTES == 20_000_000
 
 
-def test_json_option_is_one_definition():
+def test_json_option_is_one_definition() -> None:
     commands = _commands()
     names = ["methods", "collection list", "collection stats", "collection add", "add"]
     assert len({_signature(_option(commands[n], "--json")) for n in names}) == 1
 
 
-def test_read_options_mapping():
+def test_read_options_mapping() -> None:
     assert read_options(id_field="key", text_field="body", content_type="text") == {
         "id_field": "key",
         "text_field": "body",
@@ -80,7 +82,7 @@ def test_read_options_mapping():
     )
 
 
-def test_add_and_check_read_records_alike(tmp_path):
+def test_add_and_check_read_records_alike(tmp_path: Path) -> None:
     """The same --id-field/--text-field: add stores the record under its id, and check then
     finds that very id for the same record."""
     vanka = (CORPUS / "chekhov" / "Ванька.txt").read_text(encoding="utf-8")

@@ -44,11 +44,11 @@ def _loaded(*argv: str) -> set[str]:
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["--version"], []])
-def test_help_and_version_load_nothing_heavy(argv):
+def test_help_and_version_load_nothing_heavy(argv: list[str]) -> None:
     assert _loaded(*argv) == set()
 
 
-def test_a_command_loads_what_it_needs():
+def test_a_command_loads_what_it_needs() -> None:
     assert {"neardup.methods.registry"} <= _loaded("methods", "--json")
 
 
@@ -65,14 +65,14 @@ def test_a_command_loads_what_it_needs():
         ["dedup", "--frobnicate"],
     ],
 )
-def test_trimmed_app_says_the_same_as_the_whole_app(argv):
+def test_trimmed_app_says_the_same_as_the_whole_app(argv: list[str]) -> None:
     whole = runner.invoke(app, argv)
     trimmed = runner.invoke(app_for(argv), argv)
     assert (trimmed.exit_code, trimmed.output) == (whole.exit_code, whole.output)
 
 
-def test_trimmed_app_holds_only_the_command():
+def test_trimmed_app_holds_only_the_command() -> None:
     sub = app_for(["dedup", "x"])
-    assert [c.callback.__name__ for c in sub.registered_commands] == ["dedup"]
+    assert [getattr(c.callback, "__name__", None) for c in sub.registered_commands] == ["dedup"]
     assert not sub.registered_groups
     assert app_for(["nope"]) is app

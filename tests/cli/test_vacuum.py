@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -76,7 +77,7 @@ def test_vacuum_after_removing_most_documents(db_url: str) -> None:  # noqa: F81
 
 
 @pytest.mark.slow
-def test_vacuum_on_a_bad_database_is_exit_1(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_vacuum_on_a_bad_database_is_exit_1(tmp_path: Path) -> None:
     url = "postgresql://nobody@127.0.0.1:1/none"
     result = runner.invoke(app, ["collection", "vacuum", "--db", url])
     assert result.exit_code == 1

@@ -47,7 +47,7 @@ def _sets(tmp_path: Path) -> tuple[Path, Path, list[dict[str, str]], list[dict[s
     )
 
 
-def test_planted_13gram_located_in_both(tmp_path):
+def test_planted_13gram_located_in_both(tmp_path: Path) -> None:
     corpus_path, eval_path, corpus, evals = _sets(tmp_path)
     result = neardup.contamination(corpus_path, eval_set=eval_path)
     assert [d.id for d in result.documents] == ["c1"]  # c2 shares 12 words only
@@ -59,7 +59,7 @@ def test_planted_13gram_located_in_both(tmp_path):
     assert result.per_item == {"q1": 1, "q2": 0}
 
 
-def test_longer_passage_is_one_match(tmp_path):
+def test_longer_passage_is_one_match(tmp_path: Path) -> None:
     corpus_path, eval_path, corpus, _evals = _sets(tmp_path)
     result = neardup.contamination(corpus_path, eval_set=eval_path, ngram=8)
     by_id = {d.id: d.matches for d in result.documents}
@@ -69,7 +69,7 @@ def test_longer_passage_is_one_match(tmp_path):
     assert corpus[2]["text"][m.start : m.end] == " ".join(QUESTION.split()[3:15])
 
 
-def test_kept_is_the_corpus_without_them(tmp_path):
+def test_kept_is_the_corpus_without_them(tmp_path: Path) -> None:
     corpus_path, eval_path, _corpus, _ = _sets(tmp_path)
     out = tmp_path / "kept.jsonl"
     neardup.contamination(corpus_path, eval_set=eval_path, kept=out)
@@ -78,7 +78,7 @@ def test_kept_is_the_corpus_without_them(tmp_path):
     assert lines == [original[0], original[2]]  # byte for byte
 
 
-def test_bad_ngram_named(tmp_path):
+def test_bad_ngram_named(tmp_path: Path) -> None:
     corpus_path, eval_path, _, _ = _sets(tmp_path)
     with pytest.raises(ParameterError, match="ngram"):
         neardup.contamination(corpus_path, eval_set=eval_path, ngram=0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Literal
 
 import pytest
 import xxhash
@@ -37,7 +38,7 @@ def _pages(tmp_path: Path) -> tuple[Path, list[dict[str, str]]]:
     return path, rows
 
 
-def test_units_split_and_normal_form():
+def test_units_split_and_normal_form() -> None:
     text = "Home\nAbout  US\n\n  Para\nnext\n\n\nlast"
     lines = split_units(text, "line")
     assert [text[u.start : u.next] for u in lines] == [
@@ -59,7 +60,7 @@ def test_units_split_and_normal_form():
 
 
 @pytest.mark.parametrize("budget", [None, 0])
-def test_boilerplate_lines_found_exactly(tmp_path, budget):
+def test_boilerplate_lines_found_exactly(tmp_path: Path, budget: int | None) -> None:
     path, _rows = _pages(tmp_path)
     result = neardup.repeated_paragraphs(path, memory_budget=budget)
     assert result.summary["spilled_to_disk"] is (budget == 0)
@@ -83,7 +84,7 @@ def test_boilerplate_lines_found_exactly(tmp_path, budget):
     assert result.summary["cut_units"] == 5 + 3 + 2
 
 
-def test_min_docs_and_boilerplate_mode(tmp_path):
+def test_min_docs_and_boilerplate_mode(tmp_path: Path) -> None:
     path, _ = _pages(tmp_path)
     result = neardup.repeated_paragraphs(path, min_docs=4, keep="none")
     assert [u.text for u in result.units] == [NAV, COOKIE]
@@ -91,7 +92,7 @@ def test_min_docs_and_boilerplate_mode(tmp_path):
 
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
-def test_kept_round_trip_keeps_fields_rewrites_text(tmp_path, suffix):
+def test_kept_round_trip_keeps_fields_rewrites_text(tmp_path: Path, suffix: str) -> None:
     path, rows = _pages(tmp_path)
     out = tmp_path / f"kept{suffix}"
     result = neardup.repeated_paragraphs(path, kept=out)
@@ -113,7 +114,7 @@ def test_kept_round_trip_keeps_fields_rewrites_text(tmp_path, suffix):
         assert out.read_text("utf-8").splitlines()[0] == path.read_text("utf-8").splitlines()[0]
 
 
-def test_emptied_documents_left_out_of_kept(tmp_path):
+def test_emptied_documents_left_out_of_kept(tmp_path: Path) -> None:
     path = tmp_path / "c.jsonl"
     path.write_text(
         '{"id": "a", "text": "Menu\\nFooter"}\n{"id": "b", "text": "Menu\\nFooter\\n"}\n', "utf-8"
@@ -124,7 +125,7 @@ def test_emptied_documents_left_out_of_kept(tmp_path):
     assert [json.loads(x)["id"] for x in out.read_text().splitlines()] == ["a"]
 
 
-def test_occurrences_spill_agrees_with_memory():
+def test_occurrences_spill_agrees_with_memory() -> None:
     import numpy as np
 
     rng = np.random.default_rng(7)
@@ -149,7 +150,7 @@ def test_occurrences_spill_agrees_with_memory():
     assert a.first_doc.tolist() == [min(counts[k]) for k in expected]
 
 
-def test_bad_parameters_are_named(tmp_path):
+def test_bad_parameters_are_named(tmp_path: Path) -> None:
     path, _ = _pages(tmp_path)
     for kwargs, name in (
         ({"min_docs": 1}, "min_docs"),
@@ -161,7 +162,7 @@ def test_bad_parameters_are_named(tmp_path):
             neardup.repeated_paragraphs(path, **kwargs)
 
 
-def test_kept_from_a_folder_and_csv_keeps_their_fields(tmp_path):
+def test_kept_from_a_folder_and_csv_keeps_their_fields(tmp_path: Path) -> None:
     tree = tmp_path / "tree"
     (tree / "sub").mkdir(parents=True)
     for i in range(3):
@@ -188,7 +189,12 @@ _LINES = ["menu", "Menu ", "footer", "a", "b", "c", "", "  "]
     min_docs=st.integers(2, 4),
     keep=st.sampled_from(["first", "none"]),
 )
-def test_cuts_agree_with_a_plain_reference(tmp_path_factory, docs, min_docs, keep):
+def test_cuts_agree_with_a_plain_reference(
+    tmp_path_factory: pytest.TempPathFactory,
+    docs: list[list[str]],
+    min_docs: int,
+    keep: Literal["first", "none"],
+) -> None:
     """Against a direct count: which lines each document loses."""
     texts = ["\n".join(lines) + "\n" for lines in docs]
     path = tmp_path_factory.mktemp("h") / "c.jsonl"
@@ -219,7 +225,7 @@ def test_cuts_agree_with_a_plain_reference(tmp_path_factory, docs, min_docs, kee
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="aB \n\t\rЁﬁ\xa0\u3000\u2028漢x", max_size=40))
-def test_whole_text_line_keys_equal_line_by_line(text):
+def test_whole_text_line_keys_equal_line_by_line(text: str) -> None:
     """The line path normalises the whole text once; each key is the unit's own."""
     from neardup.corpus import units
 
@@ -234,7 +240,7 @@ def test_whole_text_line_keys_equal_line_by_line(text):
     assert [(u.start, u.end, u.next, u.key) for u in fast] == slow
 
 
-def test_kept_from_parquet_keeps_its_schema(tmp_path):
+def test_kept_from_parquet_keeps_its_schema(tmp_path: Path) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -283,7 +289,7 @@ def _near_pages(tmp_path: Path) -> tuple[Path, list[dict[str, str]]]:
     return path, rows
 
 
-def test_near_identical_paragraphs_are_one_repeated_unit(tmp_path):
+def test_near_identical_paragraphs_are_one_repeated_unit(tmp_path: Path) -> None:
     path, rows = _near_pages(tmp_path)
     exact = neardup.repeated_paragraphs(path, unit="paragraph")
     assert exact.units == ()  # every variant is on one page only
@@ -305,7 +311,7 @@ def test_near_identical_paragraphs_are_one_repeated_unit(tmp_path):
     assert none.units[0].as_dict()["variants"] == 6
 
 
-def test_near_keeps_paragraphs_apart_below_the_threshold(tmp_path):
+def test_near_keeps_paragraphs_apart_below_the_threshold(tmp_path: Path) -> None:
     path, _rows = _near_pages(tmp_path)
     # the variants share 85-89% of their 5-grams (Jaccard 0.85, 0.89): at 0.95 none join
     strict = neardup.repeated_paragraphs(path, unit="paragraph", near=True, threshold=0.95)
@@ -315,7 +321,7 @@ def test_near_keeps_paragraphs_apart_below_the_threshold(tmp_path):
         neardup.repeated_paragraphs(path, near=True, threshold=0.0)
 
 
-def test_near_clusters_map_keys_to_the_first_seen_member():
+def test_near_clusters_map_keys_to_the_first_seen_member() -> None:
     from neardup.corpus.near import near_clusters
 
     texts = [
@@ -332,7 +338,9 @@ def test_near_clusters_map_keys_to_the_first_seen_member():
     assert [clusters.members(k) for k in keys] == [2, 1, 2]
 
 
-def test_near_star_buckets_keep_a_cluster_whole(tmp_path, monkeypatch):
+def test_near_star_buckets_keep_a_cluster_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # a band bucket over _MAX_BUCKET units pairs its first unit with the others only: the
     # six dated headers, all near the first, still make one cluster of six
     from neardup.corpus import near

@@ -10,7 +10,7 @@ from shared_data import data_path
 
 @pytest.mark.data
 @pytest.mark.slow
-def test_most_repeated_lines_of_raw_html_pages():
+def test_most_repeated_lines_of_raw_html_pages() -> None:
     pages = data_path("html-extraction", "html")
     result = neardup.repeated_paragraphs(
         pages, read_options={"content_type": "text"}, min_docs=3, min_chars=8

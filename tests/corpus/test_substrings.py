@@ -49,7 +49,9 @@ def _corpus(tmp_path: Path) -> tuple[Path, list[dict[str, str]], dict[str, list[
 
 
 @pytest.mark.parametrize("chunk", [7, 1 << 24])
-def test_planted_spans_found_exactly(tmp_path, monkeypatch, chunk):
+def test_planted_spans_found_exactly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
     from neardup.corpus import substrings
 
     monkeypatch.setattr(substrings, "_CHUNK", chunk)
@@ -70,7 +72,7 @@ def test_planted_spans_found_exactly(tmp_path, monkeypatch, chunk):
         assert s.byte_end - s.byte_start >= 60
 
 
-def test_spans_end_at_character_boundaries():
+def test_spans_end_at_character_boundaries() -> None:
     # two Cyrillic letters sharing their lead byte (П = D0 9F, Р = D0 A0) and two CJK
     # characters sharing two bytes (一 = E4 B8 80, 丁 = E4 B8 81) right after a shared run:
     # the byte-level common prefix ends inside a character, the span must not.
@@ -88,14 +90,16 @@ def test_spans_end_at_character_boundaries():
     assert all(s.copies == 4 for s in result.spans)
 
 
-def test_short_repeats_are_not_reported(tmp_path):
+def test_short_repeats_are_not_reported(tmp_path: Path) -> None:
     path, _, _ = _corpus(tmp_path)
     big = len(PLANTED_RU.encode()) + 1
     assert neardup.repeated_substrings(path, min_bytes=big).spans == ()
 
 
 @pytest.mark.parametrize("chunk", [5, 1 << 24])
-def test_against_reports_only_spans_found_in_the_other_corpus(tmp_path, monkeypatch, chunk):
+def test_against_reports_only_spans_found_in_the_other_corpus(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
     from neardup.corpus import substrings
 
     monkeypatch.setattr(substrings, "_CHUNK", chunk)
@@ -107,7 +111,7 @@ def test_against_reports_only_spans_found_in_the_other_corpus(tmp_path, monkeypa
     assert result.summary["against_documents"] == 1
 
 
-def test_kept_removes_every_copy(tmp_path):
+def test_kept_removes_every_copy(tmp_path: Path) -> None:
     path, rows, _planted = _corpus(tmp_path)
     out = tmp_path / "kept.jsonl"
     result = neardup.repeated_substrings(path, min_bytes=60, kept=out)
@@ -149,7 +153,9 @@ def _reference(texts: list[str], k: int) -> list[tuple[str, int, int, int]]:
 
 
 @pytest.mark.parametrize("chunk", [3, 64, 1 << 24])
-def test_spans_match_brute_force_at_any_chunk_size(tmp_path, monkeypatch, chunk):
+def test_spans_match_brute_force_at_any_chunk_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
     # the suffix-array runs and the text-order spans are read in chunks of _CHUNK ranks or
     # positions; runs and spans crossing a chunk's end must come out as with one chunk
     from neardup.corpus import substrings

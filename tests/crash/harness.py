@@ -217,8 +217,8 @@ def snapshot(url: str, name: str) -> Snapshot:
         stats = store.stats(name)
     for v in index.values():
         v.sort()
-    for v in doc_terms.values():
-        v.sort()
+    for w in doc_terms.values():
+        w.sort()
     dup = sum(n - 1 for n in ids.values() if n > 1)
     return Snapshot(docs, dup, index, doc_terms, terms, orphans, int(drift), stats)
 
@@ -425,7 +425,7 @@ class DedupHarness:
             else:
                 self.counts.completed += 1
                 self._check(out, f"dedup run completed ({proc.returncode})", complete=True)
-        proc = subprocess.run(self._cmd(out), timeout=1800, capture_output=True)
+        subprocess.run(self._cmd(out), timeout=1800, capture_output=True)
         self.counts.completed += 1
         self._check(out, "final dedup run", complete=True)
         return self.counts

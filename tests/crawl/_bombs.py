@@ -15,7 +15,7 @@ def bomb(coding: str, mib: int) -> bytes:
         parts = [z.compress(_CHUNK) for _ in range(mib)]
         return b"".join([*parts, z.flush()])
     if coding == "br":
-        import brotli
+        import brotli  # type: ignore[import-untyped]  # as in neardup.crawl.fetch
 
         c = brotli.Compressor(quality=5)
         parts = [c.process(_CHUNK) for _ in range(mib)]

@@ -191,7 +191,7 @@ def test_queue_validation(sqlite_store: Store) -> None:
     with pytest.raises(ParameterError, match="clarifications"):
         queue.add("http://127.0.0.1:1/", [])
     with pytest.raises(ParameterError, match="clarifications"):
-        queue.add("http://127.0.0.1:1/", "post")  # type: ignore[arg-type]
+        queue.add("http://127.0.0.1:1/", "post")
     with pytest.raises(LibraryNotFound, match="no library with id 999"):
         queue.library(999)
     lib = queue.add("http://127.0.0.1:1/", [" post ", "post", "article"])

@@ -65,7 +65,7 @@ def serve_bodies(bodies: dict[str, tuple[str, bytes]]) -> Iterator[str]:
 def _fetch(base: str, names: list[str]) -> dict[str, tuple[str, bytes, str]]:
     async def main() -> dict[str, tuple[str, bytes, str]]:
         async with Fetcher(SETTINGS) as f:
-            out = {}
+            out: dict[str, tuple[str, bytes, str]] = {}
             for n in names:
                 r = await f.fetch(f"{base}/{n}")
                 out[n] = (r.outcome, r.body, r.error)

@@ -96,7 +96,7 @@ def test_settings_are_validated() -> None:
     with pytest.raises(ParameterError, match="allow_hosts"):
         CrawlSettings(allow_hosts=["127.0.0.1"])  # type: ignore[arg-type]
     with pytest.raises(TypeError):
-        CrawlSettings(1.0)  # type: ignore[misc]  # keyword-only
+        CrawlSettings(1.0)  # type: ignore[call-arg, arg-type]  # keyword-only
     assert CrawlSettings().user_agent.startswith("neardup/")
 
 

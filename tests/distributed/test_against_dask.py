@@ -9,7 +9,9 @@ place, as one read of both would). LocalCluster in this process (``processes=Fal
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -30,12 +32,20 @@ CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"
 A_INPUTS = [CORPUS / "chekhov", CORPUS / "progit" / "2016"]
 B_INPUTS = [CORPUS / "progit" / "latest", CORPUS / "web", CORPUS / "wiki"]
 FILES = ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl")
-COUNTS = ("read", "documents", "skipped", "candidate_pairs", "pairs", "clusters", "kept")
+COUNTS: tuple[str, ...] = (
+    "read",
+    "documents",
+    "skipped",
+    "candidate_pairs",
+    "pairs",
+    "clusters",
+    "kept",
+)
 COUNTS += ("dropped", "removed", "renamed_ids", "against")
 
 
 @pytest.fixture(scope="module")
-def client():
+def client() -> Iterator[Any]:  # a distributed.Client (untyped)
     with (
         LocalCluster(
             n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
@@ -45,7 +55,7 @@ def client():
         yield cli
 
 
-def _shards(out: Path, rows: list[dict], n: int) -> list[str]:
+def _shards(out: Path, rows: list[dict[str, Any]], n: int) -> list[str]:
     out.mkdir(parents=True)
     size = -(-len(rows) // n)
     paths = []
@@ -60,8 +70,9 @@ def _shards(out: Path, rows: list[dict], n: int) -> list[str]:
 @pytest.fixture(scope="module")
 def corpora(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[str], list[str]]:
     tmp = tmp_path_factory.mktemp("against")
-    a_rows = [{"id": d.id, "text": d.text} for d in read_corpus(A_INPUTS)]
-    b_rows = [{"id": d.id, "text": d.text} for d in read_corpus(B_INPUTS)]
+    # every input here is read (no Skipped): a Skipped fails on .text
+    a_rows = [{"id": d.id, "text": d.text} for d in read_corpus(A_INPUTS)]  # type: ignore[union-attr]
+    b_rows = [{"id": d.id, "text": d.text} for d in read_corpus(B_INPUTS)]  # type: ignore[union-attr]
     a_rows.insert(3, {"id": "a-short", "text": "too short"})
     b_rows.insert(2, {"id": "b-short", "text": "tiny"})
     tosca = next(r for r in b_rows if r["id"] == "wiki/Тоска.wiki")
@@ -81,7 +92,12 @@ CASES = [
 
 @pytest.mark.parametrize(("method", "measure", "within"), CASES)
 def test_dask_against_writes_the_local_files(
-    corpora, client, tmp_path: Path, method: str, measure: str, within: bool
+    corpora: tuple[list[str], list[str]],
+    client: Any,
+    tmp_path: Path,
+    method: str,
+    measure: str,
+    within: bool,
 ) -> None:
     a, b = corpora
     opts = DedupOptions(measure=measure, threshold=0.5)  # type: ignore[arg-type]
@@ -105,7 +121,9 @@ def test_dask_against_writes_the_local_files(
     assert got.summary["against"]["skipped"] == 1
 
 
-def test_cli_dask_against_keeps_b_only(corpora, tmp_path: Path) -> None:
+def test_cli_dask_against_keeps_b_only(
+    corpora: tuple[list[str], list[str]], tmp_path: Path
+) -> None:
     a, b = (str(Path(paths[0]).parent) for paths in corpora)  # the A and B directories
     outs = {}
     for engine in ("local", "dask"):

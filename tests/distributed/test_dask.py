@@ -8,7 +8,9 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,7 +30,7 @@ COUNTS = ("documents", "skipped", "candidate_pairs", "pairs", "clusters", "kept"
 
 
 @pytest.fixture(scope="module")
-def client():
+def client() -> Iterator[Any]:  # a distributed.Client (untyped)
     with (
         LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
@@ -38,7 +40,7 @@ def client():
         yield cli
 
 
-def _shards(tmp: Path, rows: list[dict], n: int) -> list[str]:
+def _shards(tmp: Path, rows: list[dict[str, Any]], n: int) -> list[str]:
     size = -(-len(rows) // n)
     paths = []
     for i in range(n):
@@ -51,21 +53,28 @@ def _shards(tmp: Path, rows: list[dict], n: int) -> list[str]:
     return paths
 
 
-def _rows(name: str) -> list[dict]:
+def _rows(name: str) -> list[dict[str, Any]]:
     return [{"id": d.id, "text": d.text} for d in load_docs(name)]
 
 
 def _same(
-    tmp: Path, files: list[str], client, method: str = "minhash-lsh", *, sorted_pairs=False
-) -> dict:
+    tmp: Path,
+    files: list[str],
+    client: Any,
+    method: str = "minhash-lsh",
+    *,
+    sorted_pairs: bool = False,
+) -> dict[str, Any]:
     """Run both engines; the files must be equal (pairs as sorted lines if asked)."""
-    params: dict = {}
+    params: dict[str, Any] = {}
     opts = DedupOptions(threshold=0.5)
     local = dedup(files, method=method, options=opts, **params)
     write_result(local, tmp / "local")
     summary = dedup_dask(
         files, tmp / "dask", method=method, options=opts, client=client, **params
     ).summary
+    got: str | list[str]
+    want: str | list[str]
     for name in FILES:
         got, want = ((tmp / d / name).read_text() for d in ("dask", "local"))
         if sorted_pairs and name == "pairs.jsonl":
@@ -84,7 +93,7 @@ def _same(
     "name",
     ["clough-stevenson", "linux-doc-revisions", "linux-doc-zh-revisions", "progit-ru-revisions"],
 )
-def test_labelled_sets_match_the_local_job(tmp_path, client, name):
+def test_labelled_sets_match_the_local_job(tmp_path: Path, client: Any, name: str) -> None:
     summary = _same(tmp_path, _shards(tmp_path, _rows(name), 3), client)
     assert summary["partitions"] == 3
     if name != "clough-stevenson":
@@ -92,25 +101,25 @@ def test_labelled_sets_match_the_local_job(tmp_path, client, name):
 
 
 @pytest.mark.data
-def test_megashingles_exact_keys_match(tmp_path, client):
+def test_megashingles_exact_keys_match(tmp_path: Path, client: Any) -> None:
     _same(tmp_path, _shards(tmp_path, _rows("progit-ru-revisions"), 2), client, "megashingles")
 
 
 @pytest.mark.data
-def test_imatch_fit_on_the_cluster_matches(tmp_path, client):
+def test_imatch_fit_on_the_cluster_matches(tmp_path: Path, client: Any) -> None:
     _same(tmp_path, _shards(tmp_path, _rows("progit-ru-revisions"), 2), client, "imatch")
 
 
 @pytest.mark.data
-def test_tf_ridf_fit_on_the_cluster_matches(tmp_path, client):
+def test_tf_ridf_fit_on_the_cluster_matches(tmp_path: Path, client: Any) -> None:
     # the local job sorts every method's candidates by (a, b): the same pairs.jsonl bytes
     files = _shards(tmp_path, _rows("progit-ru-revisions"), 2)
     _same(tmp_path, files, client, "tf-ridf")
 
 
-def test_skips_duplicate_ids_and_gzip(tmp_path, client):
+def test_skips_duplicate_ids_and_gzip(tmp_path: Path, client: Any) -> None:
     text = "the quick brown fox jumps over the lazy dog again and again today"
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"id": "a", "text": text},
         {"id": "b", "text": text + " indeed"},
         {"id": "short", "text": "too short"},
@@ -129,7 +138,9 @@ def test_skips_duplicate_ids_and_gzip(tmp_path, client):
 @pytest.mark.parametrize(
     "method", ["minhash-lsh", "megashingles", "imatch", "imatch-random", "tf-ridf"]
 )
-def test_every_method_pairs_two_identical_documents(tmp_path, client, method):
+def test_every_method_pairs_two_identical_documents(
+    tmp_path: Path, client: Any, method: str
+) -> None:
     # seven documents, d6 a copy of d2 spread over two partitions: the lexical methods' lexicons
     # are (nearly) empty on so few documents, the copy is paired by its content key anyway
     texts = paragraphs("progit-ru-revisions", 6, min_words=40)
@@ -146,7 +157,9 @@ def test_every_method_pairs_two_identical_documents(tmp_path, client, method):
 
 @pytest.mark.data
 @pytest.mark.parametrize("method", ["imatch", "imatch-random"])
-def test_identical_documents_without_a_signature_are_paired(tmp_path, client, method):
+def test_identical_documents_without_a_signature_are_paired(
+    tmp_path: Path, client: Any, method: str
+) -> None:
     # d2 and d6 have only words of every document: no lexicon term, a zero I-Match
     # signature that matches nothing; they are paired by their content key all the same
     common = "alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega"
@@ -160,7 +173,7 @@ def test_identical_documents_without_a_signature_are_paired(tmp_path, client, me
     assert summary["pairs"] == 1
 
 
-def test_what_the_local_job_refuses_is_refused_alike(tmp_path, client):
+def test_what_the_local_job_refuses_is_refused_alike(tmp_path: Path, client: Any) -> None:
     # every method and measure runs on Dask; a measure a method's own rule cannot decide
     # is refused by the same check as on the local engine, before any work
     files = _shards(tmp_path, [{"id": "a", "text": "x y z w"}], 1)
@@ -175,12 +188,12 @@ def test_what_the_local_job_refuses_is_refused_alike(tmp_path, client):
 
 
 @pytest.mark.data
-def test_killing_a_worker_mid_job_gives_the_same_result(tmp_path, client):
+def test_killing_a_worker_mid_job_gives_the_same_result(tmp_path: Path, client: Any) -> None:
     files = _shards(tmp_path, _rows("linux-doc-zh-revisions"), 8)
     opts = DedupOptions(threshold=0.5)
     write_result(dedup(files, options=opts, method="minhash-lsh"), tmp_path / "local")
     pids = client.run(os.getpid)
-    box: dict = {}
+    box: dict[str, Any] = {}
 
     def job() -> None:
         try:
@@ -200,7 +213,9 @@ def test_killing_a_worker_mid_job_gives_the_same_result(tmp_path, client):
         assert (tmp_path / "dask" / name).read_text() == (tmp_path / "local" / name).read_text()
 
 
-def _kill_during(client, pids: dict, prefixes: tuple[str, ...], thread) -> str | None:
+def _kill_during(
+    client: Any, pids: dict[str, int], prefixes: tuple[str, ...], thread: threading.Thread
+) -> str | None:
     """SIGKILL the worker that is running a shuffle task; returns its address."""
     deadline = time.monotonic() + 60
     while thread.is_alive() and time.monotonic() < deadline:
@@ -213,7 +228,7 @@ def _kill_during(client, pids: dict, prefixes: tuple[str, ...], thread) -> str |
 
 
 @pytest.mark.data
-def test_cli_dask_dedup_on_a_running_scheduler(tmp_path, client):
+def test_cli_dask_dedup_on_a_running_scheduler(tmp_path: Path, client: Any) -> None:
     from typer.testing import CliRunner
 
     from neardup.cli.main import app
@@ -231,7 +246,7 @@ def test_cli_dask_dedup_on_a_running_scheduler(tmp_path, client):
     assert bad.exit_code == 2  # ParameterError is a usage error
 
 
-def _corpus_rows() -> list[dict]:
+def _corpus_rows() -> list[dict[str, Any]]:
     """examples/corpus' Pro Git chapters (two revisions each) and Chekhov stories."""
     root = Path(__file__).resolve().parents[2] / "examples" / "corpus"
     paths = sorted(root.glob("progit/*/*.asc")) + sorted(root.glob("chekhov/*.txt"))
@@ -239,7 +254,9 @@ def _corpus_rows() -> list[dict]:
 
 
 @pytest.mark.parametrize("method", ["minhash-lsh", "megashingles", "tf-ridf"])
-def test_examples_corpus_gives_the_local_files_and_result(tmp_path, client, method):
+def test_examples_corpus_gives_the_local_files_and_result(
+    tmp_path: Path, client: Any, method: str
+) -> None:
     files = _shards(tmp_path, _corpus_rows(), 3)
     summary = _same(tmp_path, files, client, method)
     assert summary["pairs"] > 0
@@ -259,7 +276,9 @@ def _own(method: str) -> set[str]:
     return {own_label(make_method(method), "resemblance", 0.5), "identical shingle sets"}
 
 
-def test_cli_dask_with_no_method_and_kept_equal_to_the_local_kept(tmp_path, client):
+def test_cli_dask_with_no_method_and_kept_equal_to_the_local_kept(
+    tmp_path: Path, client: Any
+) -> None:
     from typer.testing import CliRunner
 
     from neardup.cli.main import app
@@ -282,7 +301,7 @@ def test_cli_dask_with_no_method_and_kept_equal_to_the_local_kept(tmp_path, clie
     assert len(ids) == summary["kept"]
 
 
-def test_cli_dask_needs_no_out_and_no_method(tmp_path):
+def test_cli_dask_needs_no_out_and_no_method(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
     from neardup.cli.main import app
@@ -304,7 +323,9 @@ def test_cli_dask_needs_no_out_and_no_method(tmp_path):
         (["-"], "standard input"),
     ],
 )
-def test_cli_dask_refuses_at_parse_time_naming_the_alternative(tmp_path, extra, flag):
+def test_cli_dask_refuses_at_parse_time_naming_the_alternative(
+    tmp_path: Path, extra: list[str], flag: str
+) -> None:
     from typer.testing import CliRunner
 
     from neardup.cli.main import app
@@ -316,7 +337,9 @@ def test_cli_dask_refuses_at_parse_time_naming_the_alternative(tmp_path, extra, 
     assert flag in text and "--engine local" in text
 
 
-def test_shards_whose_ids_restart_lose_no_record_on_either_engine(tmp_path, client):
+def test_shards_whose_ids_restart_lose_no_record_on_either_engine(
+    tmp_path: Path, client: Any
+) -> None:
     # ids restart in every shard (0, 1, 2 ... in each), shards in two subfolders with the
     # same file name: every record is kept or removed, named as the local job names it
     corpus = Path(__file__).resolve().parents[2] / "examples" / "corpus" / "chekhov"
@@ -336,7 +359,7 @@ def test_shards_whose_ids_restart_lose_no_record_on_either_engine(tmp_path, clie
     assert ids and all(i.startswith(f"{tmp_path / 'part1' / 'shard-00.jsonl'}:") for i in ids)
 
 
-def test_cli_dask_passages_equal_to_the_local_ones(tmp_path, client):
+def test_cli_dask_passages_equal_to_the_local_ones(tmp_path: Path, client: Any) -> None:
     from typer.testing import CliRunner
 
     from neardup.cli.main import app

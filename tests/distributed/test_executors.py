@@ -14,7 +14,9 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -49,7 +51,7 @@ LABELLED_METHODS = (
 
 
 @pytest.fixture(scope="module")
-def client():
+def client() -> Iterator[Any]:  # a distributed.Client (untyped)
     with (
         LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
@@ -59,7 +61,9 @@ def client():
         yield cli
 
 
-def _write_shards(out: Path, rows: list[dict], n: int, *, bad_line: bool = False) -> list[str]:
+def _write_shards(
+    out: Path, rows: list[dict[str, Any]], n: int, *, bad_line: bool = False
+) -> list[str]:
     out.mkdir(parents=True, exist_ok=True)
     size = -(-len(rows) // n)
     paths = []
@@ -111,7 +115,7 @@ def _kept(result: DedupResult, paths: list[str], out: Path) -> bytes:
 
 
 def _all_executors(
-    tmp: Path, paths: list[str], client, method: str, opts: DedupOptions, **dask_kw
+    tmp: Path, paths: list[str], client: Any, method: str, opts: DedupOptions, **dask_kw: Any
 ) -> dict[str, bytes]:
     """Run the three executors; assert their files and kept records are equal; return the
     in-process files."""
@@ -137,8 +141,8 @@ def _all_executors(
 @pytest.mark.parametrize("measure", MEASURES)
 @pytest.mark.parametrize("method", METHODS)
 def test_examples_corpus_same_files_on_every_executor(
-    tmp_path, client, corpus_shards, method, measure
-):
+    tmp_path: Path, client: Any, corpus_shards: list[str], method: str, measure: str
+) -> None:
     files = _all_executors(tmp_path, corpus_shards, client, method, _options(method, measure))
     skipped = [json.loads(x)["reason"] for x in files["skipped.jsonl"].splitlines()]
     assert sorted(skipped) == ["too-short", "too-short", "unreadable"]
@@ -150,7 +154,9 @@ def test_examples_corpus_same_files_on_every_executor(
 @pytest.mark.parametrize("measure", MEASURES)
 @pytest.mark.parametrize("method", LABELLED_METHODS)
 @pytest.mark.parametrize("name", SETS)
-def test_labelled_sets_same_files_on_every_executor(tmp_path, client, name, method, measure):
+def test_labelled_sets_same_files_on_every_executor(
+    tmp_path: Path, client: Any, name: str, method: str, measure: str
+) -> None:
     paths = _labelled_shards(tmp_path, name)
     files = _all_executors(tmp_path, paths, client, method, _options(method, measure))
     if method == "shingles-full":
@@ -179,7 +185,9 @@ def planted_20k(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.data
 @pytest.mark.parametrize("measure", MEASURES)
-def test_planted_20k_same_files_on_every_executor(tmp_path, client, planted_20k, measure):
+def test_planted_20k_same_files_on_every_executor(
+    tmp_path: Path, client: Any, planted_20k: Path, measure: str
+) -> None:
     # 1 MiB blocks: the 20k documents in many Dask partitions
     opts = _options("shingles-full", measure)
     files = _all_executors(

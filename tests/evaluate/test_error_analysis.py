@@ -53,7 +53,7 @@ def _rows(method: str, f1_by_t: dict[float, int]) -> list[EvalRow]:
     ]
 
 
-def test_no_threshold_hint_for_a_threshold_free_method():
+def test_no_threshold_hint_for_a_threshold_free_method() -> None:
     # TF-RIDF (Romanov 2019) decides by equal signatures: every threshold gives the same
     # pairs, the tie goes to the highest, and the old hint asked for higher thresholds
     config = EvalConfig(methods=("tf-ridf",), thresholds=(0.5, 0.7, 0.9), replicates=20)
@@ -66,7 +66,7 @@ def test_no_threshold_hint_for_a_threshold_free_method():
     assert [h.split(":")[0] for h in report.edge_hints(verified)] == ["tf-ridf"]
 
 
-def test_a_hint_never_suggests_the_range_just_run():
+def test_a_hint_never_suggests_the_range_just_run() -> None:
     # 0.05:0.95:0.1 was run; "0.05:1.0:0.1" would run the same thresholds again
     high = Evaluation(_rows("shingles-full", {0.05: 0, 0.85: 1, 0.95: 2}), {})
     assert report.edge_hints(high) == [
@@ -99,7 +99,7 @@ def _files(tmp_path: Path, gold_rows: list[tuple[str, str, int]]) -> list[str]:
 GOLD_ROWS = [("vanka", "vanka-web", 1), ("chameleon", "chameleon-start", 1), ("vanka", "toska", 0)]
 
 
-def test_methods_left_out_under_containment_are_named(tmp_path):
+def test_methods_left_out_under_containment_are_named(tmp_path: Path) -> None:
     args = [*_files(tmp_path, GOLD_ROWS), "--measure", "containment", "--thresholds", "0.5:0.7:0.1"]
     methods = ["--methods", "shingles-full,tf-ridf,simhash"]
     res = runner.invoke(app, ["evaluate", *args, *methods, "--json"])
@@ -115,7 +115,7 @@ def test_methods_left_out_under_containment_are_named(tmp_path):
     assert len(lines) == 2 and "tf-ridf left out" in lines[0] and "simhash left out" in lines[1]
 
 
-def test_false_positive_and_missed_pairs_at_the_best_threshold(tmp_path):
+def test_false_positive_and_missed_pairs_at_the_best_threshold(tmp_path: Path) -> None:
     # labelled as not duplicates, «Ванька» and its web copy (resemblance 0.89) become a false
     # positive at both thresholds; the excerpt (resemblance 0.63) is found at t=0.5 only, the
     # best threshold; «Ванька» and «Тоска», labelled duplicates, are missed at both
@@ -139,7 +139,7 @@ def test_false_positive_and_missed_pairs_at_the_best_threshold(tmp_path):
 
 
 @pytest.mark.slow
-def test_html_lists_the_error_pairs(tmp_path):
+def test_html_lists_the_error_pairs(tmp_path: Path) -> None:
     require("matplotlib")
     rows = [("vanka", "vanka-web", 0), ("chameleon", "chameleon-start", 1), ("vanka", "toska", 1)]
     out = tmp_path / "r.html"
@@ -154,7 +154,7 @@ def test_html_lists_the_error_pairs(tmp_path):
     assert "<td>toska</td><td>vanka</td>" in page
 
 
-def test_error_pairs_of_a_dedup_output_directory(tmp_path):
+def test_error_pairs_of_a_dedup_output_directory(tmp_path: Path) -> None:
     # `evaluate --pairs DIR`: the false positive's measures come from pairs.jsonl (the same
     # values as from the texts); a missed pair's are unknown (the texts are not there)
     import neardup

@@ -176,7 +176,9 @@ def texts() -> dict[str, list[tuple[str, str]]]:
 
 @pytest.mark.slow
 @pytest.mark.data
-def test_planted_offsets_are_exact_and_the_set_is_deterministic(texts) -> None:  # type: ignore[no-untyped-def]
+def test_planted_offsets_are_exact_and_the_set_is_deterministic(
+    texts: dict[str, list[tuple[str, str]]],
+) -> None:
     pairs = build_set(texts, pairs_per_level=3, seed=5)
     assert pairs == build_set(texts, pairs_per_level=3, seed=5)
     assert {(p.language, p.level) for p in pairs} == {(g, v) for g in ("en", "ru") for v in LEVELS}
@@ -233,7 +235,7 @@ def test_plant_pair_checks_its_inputs() -> None:
 # -- scores on the planted set (small), align beside tiles ---------------------------------------
 @pytest.mark.slow
 @pytest.mark.data
-def test_alignment_scores_on_the_planted_set(texts) -> None:  # type: ignore[no-untyped-def]
+def test_alignment_scores_on_the_planted_set(texts: dict[str, list[tuple[str, str]]]) -> None:
     """The must-show targets on a small planted set: plagdet >= 0.95 without obfuscation and
     >= 0.80 at the heaviest level; the greedy tiles of ``matched_passages`` fragment
     obfuscated passages (granularity well above 1)."""
@@ -257,7 +259,7 @@ def test_alignment_scores_on_the_planted_set(texts) -> None:  # type: ignore[no-
 
 
 @pytest.mark.data
-def test_cli_evaluate_passages(texts, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_cli_evaluate_passages(texts: dict[str, list[tuple[str, str]]], tmp_path: Path) -> None:
     pairs = build_set(texts, pairs_per_level=1, levels=("none",), seed=3)
     with (tmp_path / "docs.jsonl").open("w", encoding="utf-8") as fh:
         for p in pairs:

@@ -14,7 +14,7 @@ from neardup.cli.main import app
 from neardup.errors import NeardupError
 from neardup.evaluate import report
 from neardup.evaluate.gold import GoldStandard
-from neardup.evaluate.run import EvalConfig, evaluate_corpus
+from neardup.evaluate.run import EvalConfig, Evaluation, evaluate_corpus
 from neardup.text.types import Document
 from shared_data import require
 
@@ -41,7 +41,7 @@ GOLD = GoldStandard.from_pairs(
 
 
 @pytest.fixture(scope="module")
-def evaluation():
+def evaluation() -> Evaluation:
     config = EvalConfig(methods=("shingles-full",), thresholds=(0.3, 0.5, 0.7), replicates=50)
     return evaluate_corpus(_docs(), GOLD, config)
 
@@ -61,7 +61,7 @@ def _files(tmp_path: Path) -> list[str]:
     return [str(corpus), "--gold", str(gold), "--memory", "off", "-q", "--bootstrap", "20"]
 
 
-def test_edge_hint_when_the_best_f1_is_the_lowest_threshold(evaluation):
+def test_edge_hint_when_the_best_f1_is_the_lowest_threshold(evaluation: Evaluation) -> None:
     # the excerpt shares only 0.63 of the story: only t=0.3 and 0.5 find both pairs
     best = evaluation.best()["shingles-full"]
     assert best.threshold == 0.5 and best.scores.f1 == 1.0
@@ -74,7 +74,7 @@ def test_edge_hint_when_the_best_f1_is_the_lowest_threshold(evaluation):
     ]
 
 
-def test_edge_hint_when_the_best_f1_is_the_highest_threshold():
+def test_edge_hint_when_the_best_f1_is_the_highest_threshold() -> None:
     high = EvalConfig(methods=("shingles-full",), thresholds=(0.2, 0.3), replicates=20)
     gold = GoldStandard.from_pairs([("vanka", "vanka-web", 1), ("chameleon", "chameleon-start", 0)])
     hints = report.edge_hints(evaluate_corpus(_docs(), gold, high))
@@ -84,7 +84,7 @@ def test_edge_hint_when_the_best_f1_is_the_highest_threshold():
     ]
 
 
-def test_metadata_has_labels_not_keys(evaluation):
+def test_metadata_has_labels_not_keys(evaluation: Evaluation) -> None:
     rows = dict(report.meta_rows(evaluation.meta))
     assert rows["Documents"] == "5"
     assert rows["Thresholds"] == "0.3, 0.5, 0.7"
@@ -97,7 +97,7 @@ def test_metadata_has_labels_not_keys(evaluation):
 
 
 @pytest.mark.slow
-def test_html_has_labels_titles_and_hints(evaluation):
+def test_html_has_labels_titles_and_hints(evaluation: Evaluation) -> None:
     require("matplotlib")
     text = report.render_html(evaluation, title="t")
     assert "<th>Duplicate pairs in the gold standard</th><td>2</td>" in text
@@ -105,7 +105,9 @@ def test_html_has_labels_titles_and_hints(evaluation):
     assert "{'replicates'" not in text  # no Python reprs
 
 
-def test_matplotlib_is_checked_before_any_run(tmp_path, monkeypatch):
+def test_matplotlib_is_checked_before_any_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import importlib.util
 
     from neardup.evaluate import run
@@ -120,8 +122,8 @@ def test_matplotlib_is_checked_before_any_run(tmp_path, monkeypatch):
     assert "pip install 'neardup[report]'" in " ".join(res.stderr.split())
 
 
-def test_scores_survive_a_failing_report(tmp_path, monkeypatch):
-    def broken(*_a, **_k):
+def test_scores_survive_a_failing_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*_a: object, **_k: object) -> None:
         raise NeardupError("disk on fire")
 
     monkeypatch.setattr(report, "write_html", broken)

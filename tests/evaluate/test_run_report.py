@@ -5,13 +5,15 @@ from __future__ import annotations
 import base64
 import json
 import re
+from pathlib import Path
+from typing import Any
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from neardup.cli.main import app
 from neardup.evaluate.gold import GoldStandard, load_gold
-from neardup.evaluate.run import EvalConfig, evaluate_corpus
+from neardup.evaluate.run import EvalConfig, Evaluation, evaluate_corpus
 from neardup.text.types import Document
 from shared_data import data_path, load_docs, require
 
@@ -33,12 +35,12 @@ DOCS = [
 GOLD = GoldStandard.from_pairs([("a", "b", 1), ("a", "c", 1), ("b", "c", 1), ("a", "d", 0)])
 
 
-def _run(*args: str):
+def _run(*args: str) -> Result:
     return runner.invoke(app, list(args), catch_exceptions=False)
 
 
 @pytest.fixture(scope="module")
-def tiny():
+def tiny() -> Evaluation:
     config = EvalConfig(
         methods=("shingles-full", "imatch"),
         thresholds=(0.3, 0.6, 0.9),
@@ -48,21 +50,21 @@ def tiny():
     return evaluate_corpus(DOCS, GOLD, config)
 
 
-def test_tiny_corpus_rows(tiny):
+def test_tiny_corpus_rows(tiny: Evaluation) -> None:
     assert [(r.method, r.threshold) for r in tiny.rows] == [
         ("shingles-full", 0.3), ("shingles-full", 0.6), ("shingles-full", 0.9),
         ("imatch", 0.3), ("imatch", 0.6), ("imatch", 0.9),
     ]  # fmt: skip
     full = {r.threshold: r for r in tiny.rows if r.method == "shingles-full"}
     assert full[0.3].scores.tp == 3 and full[0.3].scores.fp == 0
-    assert all(r.error is None and r.usage.seconds >= 0 for r in tiny.rows)
+    assert all(r.error is None and r.usage is not None and r.usage.seconds >= 0 for r in tiny.rows)
     # imatch has no threshold parameter: one run, later thresholds reused from it.
     assert [r.reused for r in tiny.rows if r.method == "imatch"] == [False, True, True]
     assert tiny.best()["shingles-full"].scores.f1 == 1.0
 
 
 @pytest.mark.slow
-def test_html_report_contains_the_plots(tiny, tmp_path):
+def test_html_report_contains_the_plots(tiny: Evaluation, tmp_path: Path) -> None:
     require("matplotlib")
     from neardup.evaluate.report import FIGURE_TITLES, FIGURES, write_html
 
@@ -77,7 +79,7 @@ def test_html_report_contains_the_plots(tiny, tmp_path):
 
 
 @pytest.mark.data
-def test_clough_containment_reaches_the_readme_figure():
+def test_clough_containment_reaches_the_readme_figure() -> None:
     # README: containment of word 2-shingles, lower-cased tokens, labelled scope: F1 0.964.
     name = "clough-stevenson"
     gold = load_gold(data_path(name, "gold.jsonl"))
@@ -99,11 +101,16 @@ def test_clough_containment_reaches_the_readme_figure():
 
 @pytest.mark.data
 @pytest.mark.parametrize("method", ["simhash", "megashingles"])
-def test_reuse_equals_direct_runs(method):
+def test_reuse_equals_direct_runs(method: str) -> None:
     name = "clough-stevenson"
     gold = load_gold(data_path(name, "gold.jsonl"))
     docs = load_docs(name)
-    kw = {"methods": (method,), "thresholds": (0.5, 0.9, 0.97), "decision": "own", "replicates": 10}
+    kw: dict[str, Any] = {
+        "methods": (method,),
+        "thresholds": (0.5, 0.9, 0.97),
+        "decision": "own",
+        "replicates": 10,
+    }
     reused = evaluate_corpus(docs, gold, EvalConfig(**kw))
     direct = evaluate_corpus(docs, gold, EvalConfig(**kw, reuse=False))
     assert [r.reused for r in reused.rows] == [False, True, True]
@@ -111,7 +118,7 @@ def test_reuse_equals_direct_runs(method):
 
 
 @pytest.mark.data
-def test_cli_table2_json_on_clough():
+def test_cli_table2_json_on_clough() -> None:
     d = data_path("clough-stevenson")
     res = _run("evaluate", str(d / "docs.jsonl"), "--gold", str(d / "gold.jsonl"), "--table2",
                "--json", "--bootstrap", "20", "--memory", "off")  # fmt: skip
@@ -137,7 +144,7 @@ def test_cli_table2_json_on_clough():
     assert 0.0 <= formula3["expected_recall"] <= 1.0
 
 
-def test_cli_table2_over_several_collections_has_the_total_row(tmp_path):
+def test_cli_table2_over_several_collections_has_the_total_row(tmp_path: Path) -> None:
     folders = []
     for name, docs in (("one", DOCS), ("two", [*DOCS[:2], DOCS[3]])):
         folder = tmp_path / name
@@ -167,7 +174,7 @@ def test_cli_table2_over_several_collections_has_the_total_row(tmp_path):
     assert res.exit_code == 2 and "docs.jsonl" in res.output
 
 
-def test_cli_exit_codes(tmp_path):
+def test_cli_exit_codes(tmp_path: Path) -> None:
     gold = tmp_path / "gold.jsonl"
     gold.write_text('{"a": "x", "b": "y", "label": 1}\n', encoding="utf-8")
     corpus = tmp_path / "docs.jsonl"
@@ -191,7 +198,7 @@ def test_cli_exit_codes(tmp_path):
     assert [r["threshold"] for r in rows] == [0.5, 0.9]
 
 
-def test_cli_scores_a_dedup_output(tmp_path):
+def test_cli_scores_a_dedup_output(tmp_path: Path) -> None:
     corpus = tmp_path / "docs.jsonl"
     corpus.write_text(
         "".join(json.dumps({"id": d.id, "text": d.text}) + "\n" for d in DOCS), encoding="utf-8"
@@ -213,7 +220,7 @@ def test_cli_scores_a_dedup_output(tmp_path):
     assert low.exit_code == 2
 
 
-def test_json_report_round_trips(tiny, tmp_path):
+def test_json_report_round_trips(tiny: Evaluation, tmp_path: Path) -> None:
     from neardup.evaluate.run import evaluation_from_dict
 
     data = tiny.as_dict()

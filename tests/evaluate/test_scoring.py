@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,7 +26,7 @@ GOLD_ROWS = [
     {"a": "d2", "b": "d9", "label": 0},
 ]
 # Predicted (a dedup --out pairs.jsonl): (d2, d1) is (d1, d2) reversed and repeated.
-PRED_ROWS = [
+PRED_ROWS: list[dict[str, Any]] = [
     {"a": "d2", "b": "d1", "resemblance": 0.90, "score": 0.90},  # TP
     {"a": "d3", "b": "d4", "resemblance": 0.60, "score": 0.60},  # TP
     {"a": "d1", "b": "d3", "resemblance": 0.55, "score": 0.55},  # FP, labelled negative
@@ -34,7 +35,7 @@ PRED_ROWS = [
 ]
 
 
-def _jsonl(path: Path, rows: list[dict]) -> Path:
+def _jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
 
@@ -60,7 +61,7 @@ def out_dir(tmp_path: Path) -> Path:
     return d
 
 
-def test_scope_all_by_hand(gold, out_dir):
+def test_scope_all_by_hand(gold: GoldStandard, out_dir: Path) -> None:
     # Counted: {d1-d2, d3-d4, d1-d3, d5-d9} -> TP 2, FP 2; FN = 4 positives - 2 = 2.
     # P = 2/4 = 0.5, R = 2/4 = 0.5, F1 = 0.5; type-I 50 %, type-II 50 %.
     row = evaluate_pairs_dir(out_dir, gold, scope="all", replicates=50).rows[0]
@@ -73,7 +74,7 @@ def test_scope_all_by_hand(gold, out_dir):
     assert (d["seconds"], d["peak_mib"]) == (1.25, 42.0)
 
 
-def test_scope_labelled_by_hand(gold, out_dir):
+def test_scope_labelled_by_hand(gold: GoldStandard, out_dir: Path) -> None:
     # d5-d9 is not labelled: counted {d1-d2, d3-d4, d1-d3} -> TP 2, FP 1, FN 2.
     # P = 2/3, R = 2/4 = 1/2, F1 = 2 (2/3)(1/2) / (2/3 + 1/2) = (2/3) / (7/6) = 4/7.
     row = evaluate_pairs_dir(out_dir, gold, scope="labelled", replicates=50).rows[0]
@@ -87,7 +88,7 @@ def test_scope_labelled_by_hand(gold, out_dir):
     )
 
 
-def test_pairs_dir_redecides_at_higher_thresholds(gold, out_dir):
+def test_pairs_dir_redecides_at_higher_thresholds(gold: GoldStandard, out_dir: Path) -> None:
     # t = 0.8 keeps resemblance >= 0.8: d1-d2 (TP) and d5-d9 (FP) -> P = 1/2, R = 1/4.
     ev = evaluate_pairs_dir(out_dir, gold, thresholds=[0.5, 0.8], replicates=50)
     high = ev.rows[1]
@@ -97,7 +98,7 @@ def test_pairs_dir_redecides_at_higher_thresholds(gold, out_dir):
         evaluate_pairs_dir(out_dir, gold, thresholds=[0.4])
 
 
-def test_bcubed_and_ari_by_hand():
+def test_bcubed_and_ari_by_hand() -> None:
     # Gold {a,b,c} {d}; predicted {a,b} {c,d}.
     # B³ precision per item: a 2/2, b 2/2, c 1/2, d 1/2 -> 3/4.
     # B³ recall per item: a 2/3, b 2/3, c 1/3, d 1/1 -> (8/3)/4 = 2/3.  F1 = 12/17.
@@ -120,7 +121,7 @@ def test_bcubed_and_ari_by_hand():
         bcubed(gold, {"a": 1})
 
 
-def test_cluster_scores_from_pairs():
+def test_cluster_scores_from_pairs() -> None:
     # Predicted pairs a-b, c-d give the partition of the hand example above.
     gold = {"a": "g1", "b": "g1", "c": "g1", "d": "g2"}
     cs = cluster_scores(gold, [("a", "b"), ("c", "d")])
@@ -129,7 +130,7 @@ def test_cluster_scores_from_pairs():
     assert components(["x"], [("a", "b"), ("b", "c")]) == {"x": "x", "a": "a", "b": "a", "c": "a"}
 
 
-def test_parse_thresholds():
+def test_parse_thresholds() -> None:
     assert parse_thresholds("0.5:1.0:0.1") == (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
     assert parse_thresholds("0.2:0.4:0.1") == (0.2, 0.3, 0.4)
     assert parse_thresholds("0.9, 0.5,0.5") == (0.5, 0.9)
@@ -139,12 +140,13 @@ def test_parse_thresholds():
             parse_thresholds(bad)
 
 
-def test_bootstrap_is_deterministic_with_a_seed():
+def test_bootstrap_is_deterministic_with_a_seed() -> None:
     a = bootstrap_pairs(40, 50, 40, 60, replicates=500, seed=7)
     b = bootstrap_pairs(40, 50, 40, 60, replicates=500, seed=7)
     c = bootstrap_pairs(40, 50, 40, 60, replicates=500, seed=8)
     assert a == b
     assert a != c
+    assert a.precision is not None and a.recall is not None
     assert a.precision.low < 40 / 50 < a.precision.high
     assert a.recall.low < 40 / 60 < a.recall.high
     empty = bootstrap_pairs(0, 0, 0, 5, replicates=10)
@@ -153,7 +155,7 @@ def test_bootstrap_is_deterministic_with_a_seed():
         bootstrap_pairs(3, 2, 0, 0)
 
 
-def test_gold_formats(tmp_path):
+def test_gold_formats(tmp_path: Path) -> None:
     csv_pairs = tmp_path / "g.csv"
     csv_pairs.write_text("a,b,label\nx,y,1\ny,z,0\nu,v,\n", encoding="utf-8")
     g = load_gold(csv_pairs)
@@ -185,12 +187,12 @@ def test_gold_formats(tmp_path):
         [{"foo": 1}],
     ],
 )
-def test_gold_errors(tmp_path, rows):
+def test_gold_errors(tmp_path: Path, rows: list[dict[str, Any]]) -> None:
     with pytest.raises(FormatError):
         load_gold(_jsonl(tmp_path / "bad.jsonl", rows))
 
 
-def test_gold_missing_file(tmp_path):
+def test_gold_missing_file(tmp_path: Path) -> None:
     with pytest.raises(InputError):
         load_gold(tmp_path / "nope.jsonl")
-    assert Gold.load  # the metrics API is still there
+    assert Gold.load  # type: ignore[truthy-function]  # the metrics API is still there

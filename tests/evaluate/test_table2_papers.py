@@ -4,6 +4,7 @@ formula (3)'s expected recall beside the measured one, and the scope stated in t
 from __future__ import annotations
 
 import json
+from typing import cast
 
 import numpy as np
 import pytest
@@ -32,7 +33,7 @@ runner = CliRunner()
 
 
 def _gold(*pairs: tuple[str, str]) -> GoldStandard:
-    keys = frozenset(tuple(sorted(p)) for p in pairs)
+    keys = frozenset(cast(tuple[str, str], tuple(sorted(p))) for p in pairs)
     return GoldStandard(Gold(keys, frozenset()), "pairs", frozenset(i for p in pairs for i in p))
 
 

@@ -82,7 +82,7 @@ SPECIAL = (
     "مرحبا", "שָׁלוֹם", "ภาษาไทย", "हिन्दी", "\u1100\u1161", "가", "中文", "カタカナ", "_", "-",
     "'", "’", "\t", "\r\n", "\n\n", "\x0c", "\x0b",
 )  # fmt: skip
-_ANY_CHAR = st.characters(exclude_categories=("Cs",))
+_ANY_CHAR = st.characters(exclude_categories=["Cs"])  # a list: mypy reads ("Cs",) as tuple[str]
 _WS = st.sampled_from([" ", "  ", "\n", "\t", "\u3000", "\u00a0"])
 
 word = st.one_of(

@@ -154,9 +154,10 @@ def run_canonical(text: str, _ctx: Context) -> None:
 
 
 def run_vectorized(value: tuple[list[str], int], _ctx: Context) -> None:
-    from neardup.methods.shingles import Shingling, token_fingerprints
+    from neardup.methods.shingles import Shingling
     from neardup.text.canonical import TOKEN_RE, normalize
     from neardup.text.vectorized import canonical_fingerprints, tokenize_batch
+    from neardup.text.xxh64 import token_fingerprints
 
     texts, seed = value
     if not _FORMS:
@@ -179,7 +180,7 @@ def run_vectorized(value: tuple[list[str], int], _ctx: Context) -> None:
 # -- readers -------------------------------------------------------------------------------
 _NAMES = st.one_of(
     st.text(
-        st.characters(exclude_categories=("Cs",), exclude_characters="/\x00"),
+        st.characters(exclude_categories=["Cs"], exclude_characters="/\x00"),
         min_size=1,
         max_size=40,
     ),

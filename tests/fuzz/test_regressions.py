@@ -94,6 +94,7 @@ def test_undecodable_file_name_gives_a_clean_id(tmp_path: Path) -> None:
     text = paragraphs("progit-ru-revisions", 1)[0]
     (tmp_path / os.fsdecode(b"bad-\xff.txt")).write_text(text, encoding="utf-8")
     [doc] = list(read_corpus([tmp_path]))
+    assert isinstance(doc, Document)
     assert doc.id == "bad-\ufffd.txt" and doc.text == text
     doc.id.encode("utf-8")
     doc.source.encode("utf-8")
@@ -118,6 +119,7 @@ def test_wiki_character_references_to_surrogates(tmp_path: Path) -> None:
     assert wiki_to_text(text) == "\ufffd кот сидел на окне \ufffd и смотрел на улицу"
     (tmp_path / "a.wiki").write_text(text, encoding="utf-8")
     [doc] = list(read_corpus([tmp_path / "a.wiki"]))
+    assert isinstance(doc, Document)
     doc.text.encode("utf-8")
 
 

@@ -5,6 +5,7 @@ load, pandas/arrow views, and the index agreeing with brute force."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ import neardup
 from neardup.errors import FormatError, InputError, ParameterError
 from neardup.index.memory import Index
 from neardup.methods.shingles import Shingling
+from neardup.pairs import PairTable
 from neardup.text.canonical import CanonicalForm
 from shared_data import require
 
@@ -26,14 +28,14 @@ WEB_VANKA = (CORPUS / "web" / "vanka.html").read_text(encoding="utf-8")
 EXCERPT = (CORPUS / "excerpts" / "Хамелеон (начало).txt").read_text(encoding="utf-8")
 
 
-def _index(**kw) -> Index:
+def _index(**kw: Any) -> Index:
     idx = Index(**kw)
     counts = idx.insert_many(STORIES.items())
     assert counts == {"added": len(STORIES), "exists": 0, "too-short": 0}
     return idx
 
 
-def test_query_finds_the_copy_with_the_exact_resemblance():
+def test_query_finds_the_copy_with_the_exact_resemblance() -> None:
     idx = _index()
     res = idx.query(WEB_VANKA)
     assert res.ids == ["Ванька.txt"] and res.duplicate
@@ -43,7 +45,7 @@ def test_query_finds_the_copy_with_the_exact_resemblance():
     assert idx.query(STORIES["Тоска.txt"]).ids == ["Тоска.txt"]  # itself, nothing else
 
 
-def test_containment_finds_an_excerpt_that_resemblance_misses():
+def test_containment_finds_an_excerpt_that_resemblance_misses() -> None:
     by_resemblance = _index(threshold=0.8)
     assert by_resemblance.query(EXCERPT).ids == []
     by_containment = _index(measure="containment", threshold=0.8)
@@ -52,7 +54,7 @@ def test_containment_finds_an_excerpt_that_resemblance_misses():
     assert res.matches[0].containment_query == 1.0 and res.matches[0].resemblance < 0.8
 
 
-def test_insert_outcomes_and_remove():
+def test_insert_outcomes_and_remove() -> None:
     idx = _index()
     assert idx.insert("Ванька.txt", "anything at all here") == "exists"
     assert idx.insert("tiny", "Ванька") == "too-short" and "tiny" not in idx
@@ -68,7 +70,7 @@ def test_insert_outcomes_and_remove():
     assert idx.query(WEB_VANKA).ids == ["Ванька.txt"]
 
 
-def test_bad_parameters_and_short_queries():
+def test_bad_parameters_and_short_queries() -> None:
     with pytest.raises(ParameterError, match="threshold"):
         Index(threshold=0)
     with pytest.raises(ParameterError, match="measure"):
@@ -80,7 +82,7 @@ def test_bad_parameters_and_short_queries():
 
 
 @pytest.mark.parametrize("measure", ["resemblance", "containment"])
-def test_save_and_load_round_trip(tmp_path, measure):
+def test_save_and_load_round_trip(tmp_path: Path, measure: str) -> None:
     idx = _index(measure=measure, threshold=0.6, shingle_size=4)
     path = idx.save(tmp_path / "i.npz")
     again = Index.load(path)
@@ -95,7 +97,7 @@ def test_save_and_load_round_trip(tmp_path, measure):
 
 
 @pytest.mark.parametrize("method", ["sl-st", "spotsigs", "shingles-mod"])
-def test_methods_keeping_signatures_save_and_load(tmp_path, method):
+def test_methods_keeping_signatures_save_and_load(tmp_path: Path, method: str) -> None:
     """SL+ST and SpotSigs sign at add (no text is kept: their signatures and keys are
     saved); shingles-mod keeps its mod-m sample of the 64-bit set: a loaded index checks
     as the one it was saved from, and the story stored verbatim is found with score 1."""
@@ -111,7 +113,7 @@ def test_methods_keeping_signatures_save_and_load(tmp_path, method):
     assert found and found[0].doc_id == "Ванька.txt" and found[0].evidence["score"] == 1.0
 
 
-def test_results_as_tables():
+def test_results_as_tables() -> None:
     pd = require("pandas")
     require("pyarrow")
     res = _index(measure="containment", threshold=0.5).query(EXCERPT)
@@ -120,6 +122,9 @@ def test_results_as_tables():
     table = res.to_arrow()
     assert table.column("id").to_pylist() == res.ids
     pairs = neardup.dedup([str(CORPUS / "chekhov"), str(CORPUS / "web")]).pairs
+    assert isinstance(
+        pairs, PairTable
+    )  # DedupResult.pairs is a Sequence[Pair]; dedup gives a PairTable
     pf = pairs.to_pandas()
     assert isinstance(pf, pd.DataFrame) and len(pf) == len(pairs)
     assert list(zip(pf["a"], pf["b"], strict=True)) == [(p.a, p.b) for p in pairs]
@@ -138,7 +143,9 @@ PARAGRAPHS = [
     query=st.lists(st.integers(0, len(PARAGRAPHS) - 1), min_size=1, max_size=3),
     threshold=st.sampled_from([0.2, 0.5, 0.9]),
 )
-def test_containment_index_equals_brute_force(stored, query, threshold):
+def test_containment_index_equals_brute_force(
+    stored: list[int], query: list[int], threshold: float
+) -> None:
     idx = Index(measure="containment", threshold=threshold, shingle_size=3)
     for i in stored:
         idx.insert(f"p{i}", PARAGRAPHS[i])
@@ -154,12 +161,14 @@ def test_containment_index_equals_brute_force(stored, query, threshold):
     assert got == want
 
 
-def test_any_method_with_index_keys_saves_and_loads(tmp_path):
+def test_any_method_with_index_keys_saves_and_loads(tmp_path: Path) -> None:
     from neardup.text.types import Document
 
     idx = Index(method="tf-ridf", decision="own", name="stories")
     idx.add(Document(k, v) for k, v in STORIES.items())
-    web = next(neardup.read_corpus(CORPUS / "web" / "vanka.html")).text  # the extracted text
+    page = next(neardup.read_corpus(CORPUS / "web" / "vanka.html"))
+    assert isinstance(page, Document)
+    web = page.text  # the extracted text
     before = idx.check(web)
     assert [m.doc_id for m in before.matches] == ["Ванька.txt"]
     assert before.matches[0].evidence["rule"] == "TF-RIDF equal signature"
@@ -170,7 +179,7 @@ def test_any_method_with_index_keys_saves_and_loads(tmp_path):
     assert again.get("Ванька.txt") == idx.get("Ванька.txt")
 
 
-def test_an_index_saved_by_the_first_format_still_loads(tmp_path):
+def test_an_index_saved_by_the_first_format_still_loads(tmp_path: Path) -> None:
     import json
 
     fps = Shingling(size=5).fingerprints(CanonicalForm().tokens(STORIES["Ванька.txt"]))
@@ -191,7 +200,7 @@ def test_an_index_saved_by_the_first_format_still_loads(tmp_path):
     assert Index.load(path).query(WEB_VANKA).ids == ["v"]
 
 
-def test_method_choices_are_validated():
+def test_method_choices_are_validated() -> None:
     from neardup.store.errors import UnsupportedMethod
 
     with pytest.raises(UnsupportedMethod, match="simhash"):

@@ -4,6 +4,7 @@ signature, real Russian and English paragraphs, parameters, stored bytes, the jo
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 import numpy as np
 import pytest
@@ -30,14 +31,14 @@ def corpus() -> list[Prepared]:
     return [Prepared(str(i), t, canon.tokens(t)) for i, t in enumerate(texts)]
 
 
-def fitted(docs: list[list[str]] | list[Prepared], **params) -> AnchorWords:
+def fitted(docs: list[list[str]] | list[Prepared], **params: Any) -> AnchorWords:
     method = AnchorWords(**params)
     tokens = [d.tokens if isinstance(d, Prepared) else d for d in docs]
     method.fit(CorpusStatistics.from_token_lists(tokens))
     return method
 
 
-def one(method: AnchorWords, tokens: list[str]) -> Signature:
+def one(method: AnchorWords, tokens: tuple[str, ...] | list[str]) -> Signature:
     return method.signature(method.sign([Prepared("x", "", tokens)]), 0)
 
 
@@ -60,7 +61,7 @@ def sha1_u64(text: str) -> int:
     return int.from_bytes(hashlib.sha1(text.encode()).digest()[:8], "little")
 
 
-def test_dictionary_and_signature_by_hand():
+def test_dictionary_and_signature_by_hand() -> None:
     method = fitted(TINY, canonical=PLAIN, **HAND)
     # 0.2 <= df/N <= 0.5 and df >= 2: alpha (0.3), beta (0.2), gamma (0.5)
     assert method.anchors == {"alpha", "beta", "gamma"}
@@ -75,26 +76,26 @@ def test_dictionary_and_signature_by_hand():
     ]
 
 
-def test_dictionary_keeps_the_most_frequent_anchors():
+def test_dictionary_keeps_the_most_frequent_anchors() -> None:
     method = fitted(TINY, canonical=PLAIN, **{**HAND, "max_anchors": 2})
     assert method.anchors == {"gamma", "alpha"}  # df 5 and 3 beat beta's 2
 
 
-def test_no_anchor_no_signature():
+def test_no_anchor_no_signature() -> None:
     method = fitted(TINY, canonical=PLAIN, **{**HAND, "min_anchors": 2})
     sig = one(method, ["alpha", "delta", "everywhere"])  # one anchor < min_anchors
     assert sig.payload.tolist() == [0]
     assert method.compare(sig, sig) == 0.0
 
 
-def test_sign_before_fit_is_a_usage_error():
+def test_sign_before_fit_is_a_usage_error() -> None:
     with pytest.raises(UsageError, match="fit"):
         AnchorWords().sign([Prepared("a", "", ["x"])])
 
 
 # -- real text -----------------------------------------------------------------------------
 @pytest.mark.data
-def test_small_edit_matches_other_text_does_not(corpus):
+def test_small_edit_matches_other_text_does_not(corpus: list[Prepared]) -> None:
     method = fitted(corpus)
     canon = method.canonical
     for doc in (corpus[0], corpus[20]):  # Russian (progit-ru), English (linux-doc)
@@ -108,7 +109,9 @@ def test_small_edit_matches_other_text_does_not(corpus):
 @pytest.mark.data
 @settings(derandomize=True, max_examples=50, deadline=None)
 @given(data=st.data())
-def test_identical_texts_match_and_fresh_methods_agree(corpus, data):
+def test_identical_texts_match_and_fresh_methods_agree(
+    corpus: list[Prepared], data: st.DataObject
+) -> None:
     doc = corpus[data.draw(st.integers(0, len(corpus) - 1))]
     tokens = data.draw(st.lists(st.sampled_from(doc.tokens), min_size=1, max_size=40))
     a, b = one(fitted(corpus), tokens), one(fitted(corpus), tokens)
@@ -117,7 +120,7 @@ def test_identical_texts_match_and_fresh_methods_agree(corpus, data):
 
 
 @pytest.mark.data
-def test_differently_made_signatures_refuse_comparison(corpus):
+def test_differently_made_signatures_refuse_comparison(corpus: list[Prepared]) -> None:
     base = fitted(corpus)
     sig = one(base, corpus[0].tokens)
     others = (fitted(corpus, top=5), fitted(corpus[:-1]), fitted(corpus, canonical=PLAIN))
@@ -133,14 +136,14 @@ def test_differently_made_signatures_refuse_comparison(corpus):
         ({"top": 3, "min_anchors": 4}, "min_anchors"),
     ],
 )
-def test_rules_across_parameters_name_the_parameter(params, name):
+def test_rules_across_parameters_name_the_parameter(params: dict[str, Any], name: str) -> None:
     with pytest.raises(ParameterError) as err:
         AnchorWords(**params)
     assert err.value.name == name
 
 
 @pytest.mark.data
-def test_job_finds_a_copy(corpus):
+def test_job_finds_a_copy(corpus: list[Prepared]) -> None:
     docs = [Document(d.id, d.text) for d in corpus] + [Document("copy", corpus[5].text + "!")]
     res = dedup(docs, method="anchor-words", options=DedupOptions(threshold=0.5, decision="own"))
     assert ("5", "copy") in {(p.a, p.b) for p in res.pairs}

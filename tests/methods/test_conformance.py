@@ -55,13 +55,13 @@ def test_the_kit_catches_a_compare_that_ignores_the_key() -> None:
 
 
 def test_the_kit_catches_a_parameter_accepted_out_of_range() -> None:
-    from neardup.methods.params import Interval, validate_parameters
+    from neardup.methods.params import Constraint, Interval, validate_parameters
     from neardup.methods.shingle_methods import ShinglesFull
 
     @dataclass(frozen=True, kw_only=True)
     class Loose(ShinglesFull):
         name: ClassVar[str] = "test-loose"
-        parameter_constraints: ClassVar[dict[str, object]] = {  # a bound never checked
+        parameter_constraints: ClassVar[dict[str, Constraint]] = {  # a bound never checked
             **ShinglesFull.parameter_constraints,
             "extra": Interval("int", 1, 4),
         }

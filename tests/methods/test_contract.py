@@ -12,13 +12,14 @@ from neardup.methods.base import Capabilities, MethodBase, Prepared, TermBags
 from neardup.methods.decision import EQUAL_SIGNATURE, VERIFIED
 from neardup.methods.keys import GroupKeys, group_keys, key_rows
 from neardup.methods.registry import make_method, method_classes
+from neardup.methods.shingle_methods import MinHashLSH
 from neardup.methods.shingles import Shingling
 from neardup.text.canonical import CanonicalForm
 
 TOKENS = [f"w{i}" for i in range(40)]
 
 
-def test_every_builtin_method_is_complete_and_declares_its_capabilities():
+def test_every_builtin_method_is_complete_and_declares_its_capabilities() -> None:
     flags = {
         cls.name: (
             cls.capabilities.signs_from_sets,
@@ -47,7 +48,7 @@ def test_every_builtin_method_is_complete_and_declares_its_capabilities():
     assert all(not getattr(cls, "__abstractmethods__", ()) for cls in method_classes())
 
 
-def test_defaults_of_a_method_that_declares_nothing_else():
+def test_defaults_of_a_method_that_declares_nothing_else() -> None:
     meth = make_method("simhash")
     assert isinstance(meth, MethodBase)
     assert meth.shingling == Shingling() and meth.threshold is None and meth.group_limit is None
@@ -68,7 +69,7 @@ def test_defaults_of_a_method_that_declares_nothing_else():
     assert MethodBase.canonical == CanonicalForm()
 
 
-def test_the_default_rule_follows_exact_key():
+def test_the_default_rule_follows_exact_key() -> None:
     class Keyed(MethodBase):
         capabilities = Capabilities(exact_key=True)
 
@@ -79,7 +80,7 @@ def test_the_default_rule_follows_exact_key():
     assert make_method("tf-ridf").decision_rule.text.startswith("equal TF-RIDF signature")
 
 
-def test_term_bags_round_trip_and_slices():
+def test_term_bags_round_trip_and_slices() -> None:
     lists = [["b", "a", "b"], [], ["c"], ["a", "a", "c", "d"]]
     bags = TermBags.from_token_lists(lists)
     assert bags.count == 4 and bags.names == ["b", "a", "c", "d"]
@@ -91,7 +92,7 @@ def test_term_bags_round_trip_and_slices():
     assert bags.slice(3, 9).token_lists() == [["a", "a", "c", "d"]]
 
 
-def test_default_sign_counts_signs_the_bags_tokens():
+def test_default_sign_counts_signs_the_bags_tokens() -> None:
     meth = make_method("imatch", min_terms=1)
     from neardup.methods.stats import CorpusStatistics
 
@@ -102,8 +103,9 @@ def test_default_sign_counts_signs_the_bags_tokens():
     assert np.array_equal(got.data, want.data) and got.key == want.key
 
 
-def test_lsh_collection_keys_are_its_dask_grouping_keys():
+def test_lsh_collection_keys_are_its_dask_grouping_keys() -> None:
     meth = make_method("minhash-lsh", threshold=0.5)
+    assert isinstance(meth, MinHashLSH)  # narrows the type: make_method gives a Method
     sets = Shingling().batch([TOKENS, [], TOKENS[5:]])
     sigs = meth.from_sets(sets)
     grouped = group_keys(meth.keys(sigs))
@@ -116,7 +118,7 @@ def test_lsh_collection_keys_are_its_dask_grouping_keys():
 
 
 @pytest.mark.parametrize("name", ["imatch", "imatch-random", "tf-ridf"])
-def test_exact_collection_keys_are_the_salted_grouping_keys(name):
+def test_exact_collection_keys_are_the_salted_grouping_keys(name: str) -> None:
     from neardup.methods.keys import slot_keys
     from neardup.methods.stats import CorpusStatistics
 

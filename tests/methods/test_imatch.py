@@ -4,6 +4,7 @@ real Russian and English paragraphs, parameters, stored bytes, the job."""
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 import numpy as np
 import pytest
@@ -30,13 +31,13 @@ def corpus() -> list[Prepared]:
     return [Prepared(str(i), t, canon.tokens(t)) for i, t in enumerate(texts)]
 
 
-def fitted(cls: type = IMatch, docs: list[Prepared] | None = None, **params) -> IMatch:
+def fitted(cls: type = IMatch, docs: list[Prepared] | None = None, **params: Any) -> IMatch:
     method = cls(**params)
     method.fit(CorpusStatistics.from_token_lists(d.tokens for d in docs or []))
     return method
 
 
-def one(method: IMatch, tokens: list[str], text: str = "") -> Signature:
+def one(method: IMatch, tokens: tuple[str, ...] | list[str], text: str = "") -> Signature:
     return method.signature(method.sign([Prepared("x", text, tokens)]), 0)
 
 
@@ -50,7 +51,7 @@ TINY = [
 ]
 
 
-def test_lexicon_and_signature_by_hand():
+def test_lexicon_and_signature_by_hand() -> None:
     method = fitted(IMatch, [Prepared(str(i), "", t) for i, t in enumerate(TINY)])
     # min_nidf=0.2 <= nidf <= 0.95: memory (0.5) and buffer (0.2075) only
     assert method.lexicon == {"memory", "buffer"}
@@ -63,16 +64,17 @@ def test_lexicon_and_signature_by_hand():
     assert method.compare(empty, empty) == 0.0
 
 
-def test_sign_before_fit_is_a_usage_error():
+def test_sign_before_fit_is_a_usage_error() -> None:
     with pytest.raises(UsageError, match="fit"):
         IMatch().sign([Prepared("a", "", ["x"])])
     with pytest.raises(UsageError, match="fit"):
         IMatchRandom().sign([Prepared("a", "", ["x"])])
 
 
-def test_random_lexicons_by_hand():
+def test_random_lexicons_by_hand() -> None:
     docs = [Prepared(str(i), "", t) for i, t in enumerate(TINY)]
     method = fitted(IMatchRandom, docs, K=3, drop=0.5, seed=5)
+    assert isinstance(method, IMatchRandom)  # narrows the type: fitted gives an IMatch
     extra = method._extra
     assert len(extra) == 3
     assert all(len(lex) == 1 and lex < method.lexicon for lex in extra)
@@ -87,7 +89,7 @@ def test_random_lexicons_by_hand():
 # -- real text -----------------------------------------------------------------------------
 @pytest.mark.data
 @pytest.mark.parametrize("cls", [IMatch, IMatchRandom])
-def test_small_edit_matches_other_text_does_not(corpus, cls):
+def test_small_edit_matches_other_text_does_not(corpus: list[Prepared], cls: type[IMatch]) -> None:
     method = fitted(cls, corpus)
     canon = CanonicalForm()
     for doc in (corpus[0], corpus[20]):  # Russian (progit-ru), English (linux-doc)
@@ -98,9 +100,10 @@ def test_small_edit_matches_other_text_does_not(corpus, cls):
 
 
 @pytest.mark.data
-def test_randomization_survives_a_changed_lexicon_term(corpus):
+def test_randomization_survives_a_changed_lexicon_term(corpus: list[Prepared]) -> None:
     doc = next(d for d in corpus[:15] if len(set(d.tokens)) >= 12)
     plain, rand = fitted(IMatch, corpus), fitted(IMatchRandom, corpus)
+    assert isinstance(rand, IMatchRandom)  # narrows the type: fitted gives an IMatch
     terms = sorted(set(doc.tokens) & plain.lexicon)
     dropped = [t for t in doc.tokens if t != terms[0]]
     assert plain.compare(one(plain, doc.tokens), one(plain, dropped)) == 0.0
@@ -112,7 +115,9 @@ def test_randomization_survives_a_changed_lexicon_term(corpus):
 @pytest.mark.data
 @settings(derandomize=True, max_examples=50, deadline=None)
 @given(data=st.data())
-def test_identical_texts_match_and_fresh_methods_agree(corpus, data):
+def test_identical_texts_match_and_fresh_methods_agree(
+    corpus: list[Prepared], data: st.DataObject
+) -> None:
     doc = corpus[data.draw(st.integers(0, len(corpus) - 1))]
     tokens = data.draw(st.lists(st.sampled_from(doc.tokens), min_size=1, max_size=40))
     for cls in (IMatch, IMatchRandom):
@@ -122,7 +127,7 @@ def test_identical_texts_match_and_fresh_methods_agree(corpus, data):
 
 
 @pytest.mark.data
-def test_differently_made_signatures_refuse_comparison(corpus):
+def test_differently_made_signatures_refuse_comparison(corpus: list[Prepared]) -> None:
     base = fitted(IMatch, corpus)
     sig = one(base, corpus[0].tokens)
     others = [
@@ -146,20 +151,22 @@ def test_differently_made_signatures_refuse_comparison(corpus):
         (IMatchRandom, {"drop": 1.0}, "drop"),
     ],
 )
-def test_rules_across_parameters_name_the_parameter(cls, params, name):
+def test_rules_across_parameters_name_the_parameter(
+    cls: type[IMatch], params: dict[str, Any], name: str
+) -> None:
     with pytest.raises(ParameterError) as err:
         cls(**params)
     assert err.value.name == name
 
 
-def test_registry_builds_both():
+def test_registry_builds_both() -> None:
     assert type(make_method("imatch")) is IMatch
     assert type(make_method("imatch-random", K=3)) is IMatchRandom
 
 
 @pytest.mark.data
 @pytest.mark.parametrize("name", ["imatch", "imatch-random"])
-def test_job_finds_a_copy(corpus, name):
+def test_job_finds_a_copy(corpus: list[Prepared], name: str) -> None:
     docs = [Document(d.id, d.text) for d in corpus] + [Document("copy", corpus[5].text + "!")]
     res = dedup(docs, method=name, options=DedupOptions(threshold=0.5, decision="own"))
     assert ("5", "copy") in {(p.a, p.b) for p in res.pairs}

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -18,6 +20,7 @@ from hypothesis import strategies as st
 from neardup.errors import ParameterError
 from neardup.methods import kernel as kmod
 from neardup.methods.kernel import (
+    PreparedTexts,
     kernel_for,
     prepare_texts,
     prepare_texts_reference,
@@ -99,7 +102,7 @@ def _built(monkeypatch: pytest.MonkeyPatch) -> None:
         unavailable(kmod.missing_reason())
 
 
-def assert_equal(texts, **options):
+def assert_equal(texts: list[str], **options: Any) -> PreparedTexts:
     got = prepare_texts(texts, **options)
     want = prepare_texts_reference(texts, **options)
     assert got.kernel == "cython"
@@ -119,10 +122,10 @@ def assert_equal(texts, **options):
     return got
 
 
-DEFAULT = {"canonical": CanonicalForm(), "shingling": Shingling(), "min_tokens": 1}
+DEFAULT: dict[str, Any] = {"canonical": CanonicalForm(), "shingling": Shingling(), "min_tokens": 1}
 
 
-def test_pinned_texts_equal_the_reference_and_fall_back_where_expected():
+def test_pinned_texts_equal_the_reference_and_fall_back_where_expected() -> None:
     got = assert_equal(PINNED, **DEFAULT, hasher=MinHasher())
     # the capital sigma, the combining marks / jamo and the astral / surrogate texts take
     # the reference
@@ -131,7 +134,7 @@ def test_pinned_texts_equal_the_reference_and_fall_back_where_expected():
     assert got.counts[7] == 1 and got.counts[5] == got.counts[6] == 0
 
 
-def test_special_casing_and_compatibility_forms_take_the_table():
+def test_special_casing_and_compatibility_forms_take_the_table() -> None:
     info, outcp, _, _ = tables()
     outlen = info >> 20
 
@@ -153,14 +156,14 @@ def test_special_casing_and_compatibility_forms_take_the_table():
 
 @settings(derandomize=True, max_examples=300, deadline=None)
 @given(st.lists(st.integers(0, 0xFFFF), min_size=2, max_size=6))
-def test_table_code_points_normalize_one_at_a_time(cps):
+def test_table_code_points_normalize_one_at_a_time(cps: list[int]) -> None:
     """The tables' premise: a text of table code points normalizes character by character."""
     outlen = tables()[0] >> 20
     chars = [chr(c) for c in cps if 0 < outlen[c] < 15]
     assert normalize("".join(chars)) == "".join(normalize(c) for c in chars)
 
 
-def test_every_table_pair_of_a_script_sample_normalizes_one_at_a_time():
+def test_every_table_pair_of_a_script_sample_normalizes_one_at_a_time() -> None:
     outlen = tables()[0] >> 20
     sample = [chr(c) for c in range(0x20, 0x600, 7) if 0 < outlen[c] < 15]
     sample += [chr(c) for c in range(0x3000, 0x3100, 3) if 0 < outlen[c] < 15]
@@ -173,7 +176,13 @@ def test_every_table_pair_of_a_script_sample_normalizes_one_at_a_time():
 
 @settings(derandomize=True, max_examples=150, deadline=None)
 @given(texts, canonicals, shinglings, st.integers(0, 6), hashers)
-def test_generated_texts_equal_the_reference(items, canonical, shingling, min_tokens, hasher):
+def test_generated_texts_equal_the_reference(
+    items: list[str],
+    canonical: CanonicalForm,
+    shingling: Shingling,
+    min_tokens: int,
+    hasher: MinHasher | None,
+) -> None:
     assert_equal(
         items, canonical=canonical, shingling=shingling, min_tokens=min_tokens, hasher=hasher
     )
@@ -181,13 +190,13 @@ def test_generated_texts_equal_the_reference(items, canonical, shingling, min_to
 
 @settings(derandomize=True, max_examples=100, deadline=None)
 @given(st.lists(st.text(max_size=80), max_size=8), hashers)
-def test_any_unicode_equals_the_reference(items, hasher):
+def test_any_unicode_equals_the_reference(items: list[str], hasher: MinHasher | None) -> None:
     assert_equal(items, **DEFAULT, hasher=hasher)
 
 
 @settings(derandomize=True, max_examples=100, deadline=None)
 @given(st.lists(st.text(alphabet=ALPHABET, max_size=40), max_size=6))
-def test_texts_from_json_escapes_equal_the_reference(items):
+def test_texts_from_json_escapes_equal_the_reference(items: list[str]) -> None:
     """Records as the reader decodes them (msgspec): every non-ASCII character a
     ``\\uXXXX`` escape, characters outside the BMP as surrogate pairs; and a lone
     surrogate escape (Python's json)."""
@@ -199,14 +208,14 @@ def test_texts_from_json_escapes_equal_the_reference(items):
     assert_equal([*decoded, json.loads('"a \\udc80 b \\ud83d\\ude00"')], **DEFAULT)
 
 
-def test_long_tokens_cross_every_xxh64_length_class():
+def test_long_tokens_cross_every_xxh64_length_class() -> None:
     # 1..100 bytes of ASCII and 2-byte Cyrillic: the 4-, 8- and 32-byte steps and stripes
     items = [" ".join("z" * n for n in range(1, 101)), " ".join("ж" * n for n in range(1, 51))]
     assert_equal(items, canonical=CanonicalForm(stop_words=False), shingling=Shingling(size=1),
                  min_tokens=1, hasher=MinHasher(num_perm=64))  # fmt: skip
 
 
-def test_morphology_and_other_shingles_go_to_the_reference():
+def test_morphology_and_other_shingles_go_to_the_reference() -> None:
     stem = CanonicalForm(morphology="stem")
     assert kernel_for(stem, Shingling()) == "python"
     assert kernel_for(CanonicalForm(stop_symbols=".,"), Shingling()) == "python"
@@ -217,7 +226,7 @@ def test_morphology_and_other_shingles_go_to_the_reference():
     assert got.kernel == "python" and got.keys.tobytes() == want.keys.tobytes()
 
 
-def test_environment_forces_the_reference(monkeypatch: pytest.MonkeyPatch):
+def test_environment_forces_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(kmod.ENV, "python")
     assert prepare_texts(PINNED, **DEFAULT).kernel == "python"
     monkeypatch.setenv(kmod.ENV, "cython")
@@ -227,12 +236,12 @@ def test_environment_forces_the_reference(monkeypatch: pytest.MonkeyPatch):
         prepare_texts(PINNED, **DEFAULT)
 
 
-def test_bad_min_tokens_is_refused():
+def test_bad_min_tokens_is_refused() -> None:
     with pytest.raises(ParameterError, match="min_tokens"):
         prepare_texts(PINNED, canonical=CanonicalForm(), shingling=Shingling(), min_tokens=-1)
 
 
-def test_a_missing_kernel_means_the_reference(monkeypatch: pytest.MonkeyPatch):
+def test_a_missing_kernel_means_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(kmod, "compiled", lambda: None)
     assert kernel_for(CanonicalForm(), Shingling()) == "python"
     assert "not built" in kmod.missing_reason()
@@ -248,7 +257,7 @@ def _shared_sets() -> list[str]:
 
 @pytest.mark.data
 @pytest.mark.slow
-def test_every_shared_set_equals_the_reference():
+def test_every_shared_set_equals_the_reference() -> None:
     names = _shared_sets()
     assert names
     for name in names:
@@ -261,14 +270,14 @@ def test_every_shared_set_equals_the_reference():
             )  # fmt: skip
 
 
-def test_nfkc_premise_holds_for_this_python():
+def test_nfkc_premise_holds_for_this_python() -> None:
     """The table rule relies on NFKC per character; a quick sanity pin on this Python."""
     assert unicodedata.normalize("NFKC", "e\u0301") == "é"
     assert normalize("ΣΑΣ") == "σας"  # the final sigma: why Σ is not in the table
     assert np.asarray(tables()[0]).shape == (0x10000,)
 
 
-def test_a_plain_mark_after_a_bare_starter_normalizes_one_at_a_time():
+def test_a_plain_mark_after_a_bare_starter_normalizes_one_at_a_time() -> None:
     """The mark rule's premise: a bare starter and a mark that do not compose stay apart."""
     info, _, _, pairs = tables()
     bare = [c for c in range(0x20, 0x530) if info[c] & (1 << 18)]
@@ -286,7 +295,7 @@ def test_a_plain_mark_after_a_bare_starter_normalizes_one_at_a_time():
     assert normalize("е\u0301") == "е\u0301" and (ord("е") << 16 | 0x308) in composing
 
 
-def test_cached_tables_equal_a_fresh_build(tmp_path, monkeypatch: pytest.MonkeyPatch):
+def test_cached_tables_equal_a_fresh_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "cache" / "kernel-test.npz"
     monkeypatch.setattr(kmod, "_cache_path", lambda: str(path))
     built = kmod.tables.__wrapped__()  # built and saved
@@ -306,7 +315,7 @@ def test_cached_tables_equal_a_fresh_build(tmp_path, monkeypatch: pytest.MonkeyP
 
 def test_a_missing_build_is_one_line_unless_the_numpy_path_is_asked_for(
     monkeypatch: pytest.MonkeyPatch,
-):
+) -> None:
     assert kmod.unbuilt_note() == ""  # built
     monkeypatch.setattr(kmod, "compiled", lambda: None)
     note = kmod.unbuilt_note()
@@ -315,7 +324,7 @@ def test_a_missing_build_is_one_line_unless_the_numpy_path_is_asked_for(
     assert kmod.unbuilt_note() == ""
 
 
-def test_a_stale_build_is_not_used(monkeypatch: pytest.MonkeyPatch):
+def test_a_stale_build_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
     """An in-place build of an older .pyx (other functions) is refused, not called."""
     import types
 
@@ -337,20 +346,20 @@ MARKS = "".join(chr(c) for c in range(0x300, 0x370)) + "\u0483\u0487\u3099\u309a
 @settings(derandomize=True, max_examples=200, deadline=None)
 @given(st.lists(st.text(alphabet="aeiouyAEIOUnNcCsSzZеиаоуЕИАОУйкгзжαωΑΩ ." + MARKS,
                         max_size=30), max_size=8))  # fmt: skip
-def test_letters_with_any_combining_marks_equal_the_reference(items):
+def test_letters_with_any_combining_marks_equal_the_reference(items: list[str]) -> None:
     """Every combining mark of the Combining Diacritical Marks block after letters it may or
     may not compose with (é, й, ё, ά ... compose; е́, и́ do not), alone, doubled, first."""
     assert_equal(items, **DEFAULT, hasher=MinHasher(num_perm=16))
 
 
-def test_a_stress_mark_stays_in_the_kernel_and_a_composing_mark_does_not():
+def test_a_stress_mark_stays_in_the_kernel_and_a_composing_mark_does_not() -> None:
     stressed = ["сло\u0301во и молоко\u0301", "cafe\u0301 au lait", "е\u0308ж", "и\u0306од"]
     got = assert_equal(stressed, **DEFAULT)
     assert got.fallback == 3  # é, ё and й compose; Cyrillic о + acute does not
     assert got.counts[0] == 2  # "сло" "молоко": the mark ends a token ("во" is a stop word)
 
 
-def test_threads_share_the_kernel_safely():
+def test_threads_share_the_kernel_safely() -> None:
     """The kernel runs without the GIL: texts prepared on four threads at once give what
     one thread gives."""
     from concurrent.futures import ThreadPoolExecutor
@@ -373,7 +382,9 @@ token_lists = st.lists(st.lists(st.one_of(words, long_words), max_size=25), max_
 
 @settings(max_examples=150, deadline=None)
 @given(token_lists, shinglings)
-def test_token_lists_take_the_kernel_passes_and_equal_the_reference(lists, shingling):
+def test_token_lists_take_the_kernel_passes_and_equal_the_reference(
+    lists: list[list[str]], shingling: Shingling
+) -> None:
     """The methods that keep their token strings (I-Match, SimHash, ...) get their sets and
     content keys from the kernel's passes: the same bytes as ``Shingling.batch``."""
     got, keys, kernel = token_sets(lists, shingling=shingling)
@@ -385,7 +396,9 @@ def test_token_lists_take_the_kernel_passes_and_equal_the_reference(lists, shing
     assert keys.tobytes() == want.content_keys().tobytes()
 
 
-def test_token_lists_of_other_shinglings_stay_on_the_reference(monkeypatch: pytest.MonkeyPatch):
+def test_token_lists_of_other_shinglings_stay_on_the_reference(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     lists = [["один", "два", "три", "четыре", "пять", "шесть"], [], ["x"]]
     for shingling in (
         Shingling(unit="char", size=4), Shingling(fingerprint="crc32"),
@@ -400,7 +413,9 @@ def test_token_lists_of_other_shinglings_stay_on_the_reference(monkeypatch: pyte
 
 @settings(max_examples=100, deadline=None)
 @given(texts, canonicals, st.sampled_from([0, 1, 2**32 - 1]))
-def test_text_fingerprints_take_the_kernel_and_equal_the_reference(items, canonical, seed):
+def test_text_fingerprints_take_the_kernel_and_equal_the_reference(
+    items: list[str], canonical: CanonicalForm, seed: int
+) -> None:
     """SimHash's word features: the kernel's token fingerprints of the texts."""
     from neardup.text.vectorized import canonical_fingerprints
 

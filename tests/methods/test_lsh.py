@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -14,7 +16,7 @@ from neardup.methods.sets import ShingleSets
 
 
 @pytest.mark.parametrize("t", [0.1, 0.3, 0.5, 0.7, 0.9, 1.0])
-def test_optimal_params_fit_and_center_on_threshold(t):
+def test_optimal_params_fit_and_center_on_threshold(t: float) -> None:
     p = optimal_params(t, 128)
     assert p.bands * p.rows <= 128
     # the S-curve's steepest region sits near t: low below, high above
@@ -22,17 +24,17 @@ def test_optimal_params_fit_and_center_on_threshold(t):
     assert p.probability(min(t + 0.1, 1.0)) > 0.5
 
 
-def test_probability_formula():
+def test_probability_formula() -> None:
     p = LSHParams(bands=20, rows=5)
     assert p.probability(0.5) == pytest.approx(1 - (1 - 0.5**5) ** 20)
 
 
-def test_bad_threshold():
+def test_bad_threshold() -> None:
     with pytest.raises(ParameterError, match="threshold"):
         optimal_params(0.0, 128)
 
 
-def test_candidates_find_near_duplicates_and_skip_strangers():
+def test_candidates_find_near_duplicates_and_skip_strangers() -> None:
     rng = np.random.default_rng(0)
     base = np.unique(rng.integers(0, 2**63, 400, dtype=np.uint64))
     near = np.unique(np.concatenate([base[:380], rng.integers(0, 2**63, 20, dtype=np.uint64)]))
@@ -51,7 +53,9 @@ def test_candidates_find_near_duplicates_and_skip_strangers():
     st.sampled_from([0, 1, 2**63 + 5, 2**64 - 1]),
     st.integers(0, 3),
 )
-def test_equal_groups_are_the_stable_argsort_groups(small, base, spread):
+def test_equal_groups_are_the_stable_argsort_groups(
+    small: list[int], base: int, spread: int
+) -> None:
     """Keys that agree in their top bits but not in full (the rare re-split) included."""
     from neardup._array import equal_groups, group_bounds
 
@@ -67,7 +71,7 @@ def test_equal_groups_are_the_stable_argsort_groups(small, base, spread):
 
 
 @pytest.mark.parametrize("chunk", [1, 7, 1000])
-def test_band_keys_do_not_depend_on_the_chunk_or_a_memory_map(tmp_path, chunk):
+def test_band_keys_do_not_depend_on_the_chunk_or_a_memory_map(tmp_path: Path, chunk: int) -> None:
     from neardup.methods.lsh import LSHParams, band_keys
 
     rng = np.random.default_rng(5)
@@ -109,7 +113,9 @@ def _sketches(n: int, k: int, seed: int, dups: int) -> np.ndarray:
 
 @settings(max_examples=60, deadline=None)
 @given(sketch_arrays, st.sampled_from([0.3, 0.5, 0.8, 1.0]), st.sampled_from([1, 3]))
-def test_the_compiled_band_pass_and_threads_change_no_candidate(sketches, t, threads):
+def test_the_compiled_band_pass_and_threads_change_no_candidate(
+    sketches: np.ndarray, t: float, threads: int
+) -> None:
     """Band keys and candidates are the same bytes with the kernel's band pass (on any
     number of threads) and with the numpy path on one."""
     from neardup.methods import kernel, lsh
@@ -136,7 +142,7 @@ def test_the_compiled_band_pass_and_threads_change_no_candidate(sketches, t, thr
     assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
 
 
-def test_a_memory_mapped_sketch_takes_the_band_pass(tmp_path):
+def test_a_memory_mapped_sketch_takes_the_band_pass(tmp_path: Path) -> None:
     from neardup.methods import kernel, lsh
 
     if kernel.compiled() is None:

@@ -12,7 +12,7 @@ from neardup.methods.measures import intersection_sizes, overlap
 from neardup.methods.sets import ShingleSets
 
 
-def test_overlap_of_small_sets():
+def test_overlap_of_small_sets() -> None:
     ov = overlap(np.array([1, 2, 3, 4], np.uint64), np.array([3, 4, 5], np.uint64))
     assert (ov.shared, ov.union) == (2, 5)
     assert ov.resemblance == pytest.approx(2 / 5)
@@ -21,12 +21,12 @@ def test_overlap_of_small_sets():
     assert ov.dice == pytest.approx(4 / 7)
 
 
-def test_empty_sets_never_match():
+def test_empty_sets_never_match() -> None:
     ov = overlap(np.zeros(0, np.uint64), np.zeros(0, np.uint64))
     assert (ov.resemblance, ov.containment_ab, ov.dice) == (0.0, 0.0, 0.0)
 
 
-def test_compare_russian_by_hand():
+def test_compare_russian_by_hand() -> None:
     # canonical tokens (stop words "и", "в", "на" out):
     # A: кот сидел окне смотрел улицу            -> 3-shingles: 3
     # B: кот сидел окне смотрел улицу долго      -> 3-shingles: 4 (3 shared)
@@ -39,7 +39,7 @@ def test_compare_russian_by_hand():
     assert r.containment_ba == pytest.approx(3 / 4)
 
 
-def test_compare_english_by_hand():
+def test_compare_english_by_hand() -> None:
     # stop words out: "the", "over", "a" ... ; A: quick brown fox jumps lazy dog
     a = "The quick brown fox jumps over the lazy dog."
     b = "A quick brown fox jumps over a sleepy dog."
@@ -60,7 +60,7 @@ sets_strategy = st.lists(
 
 @settings(derandomize=True, max_examples=80, deadline=None)
 @given(sets_strategy, st.data())
-def test_batch_intersections_equal_numpy(arrays, data):
+def test_batch_intersections_equal_numpy(arrays: list[np.ndarray], data: st.DataObject) -> None:
     sets = ShingleSets.from_arrays(arrays)
     n = len(arrays)
     pairs = np.array(
@@ -75,7 +75,7 @@ def test_batch_intersections_equal_numpy(arrays, data):
 
 @settings(derandomize=True, max_examples=60, deadline=None)
 @given(sets_strategy)
-def test_resemblance_symmetric_containment_swaps(arrays):
+def test_resemblance_symmetric_containment_swaps(arrays: list[np.ndarray]) -> None:
     a, b = arrays[0], arrays[1]
     ab, ba = overlap(a, b), overlap(b, a)
     assert ab.resemblance == ba.resemblance
@@ -85,7 +85,9 @@ def test_resemblance_symmetric_containment_swaps(arrays):
 
 @settings(derandomize=True, max_examples=80, deadline=None)
 @given(sets_strategy, st.data())
-def test_batch_intersections_of_64_bit_fingerprints_equal_numpy(arrays, data):
+def test_batch_intersections_of_64_bit_fingerprints_equal_numpy(
+    arrays: list[np.ndarray], data: st.DataObject
+) -> None:
     # values above 2**32: many pairs go through dense labels, few through the lexsort
     big = [np.unique(a * np.uint64(0x9E3779B97F4A7C15)) for a in arrays]
     sets = ShingleSets.from_arrays(big)
@@ -101,7 +103,9 @@ def test_batch_intersections_of_64_bit_fingerprints_equal_numpy(arrays, data):
 
 @settings(derandomize=True, max_examples=60, deadline=None)
 @given(sets_strategy, st.data())
-def test_64_bit_fingerprints_equal_in_their_top_bits_are_still_told_apart(arrays, data):
+def test_64_bit_fingerprints_equal_in_their_top_bits_are_still_told_apart(
+    arrays: list[np.ndarray], data: st.DataObject
+) -> None:
     """Values that differ only in their lowest bits (the one-sort key drops them) and
     values near 2**64: the exact sort takes over and the counts stay exact."""
     high = [np.unique(np.uint64(0xABCDEF << 40) | a) for a in arrays]
@@ -119,7 +123,7 @@ def test_64_bit_fingerprints_equal_in_their_top_bits_are_still_told_apart(arrays
 
 @settings(derandomize=True, max_examples=60, deadline=None)
 @given(sets_strategy)
-def test_dense_labels_keep_order_and_intersections(arrays):
+def test_dense_labels_keep_order_and_intersections(arrays: list[np.ndarray]) -> None:
     big = [np.unique(a * np.uint64(0x9E3779B97F4A7C15)) for a in arrays]
     dense = ShingleSets.from_arrays(big).dense_labels()
     distinct = np.unique(np.concatenate(big))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 import pytest
@@ -132,7 +133,7 @@ def chain(values: list[int], tag: int) -> int:
     return h
 
 
-def test_formula_3_values():
+def test_formula_3_values() -> None:
     # seed 000: "при совпадении документов на 95 % вероятность ... около 90 %"
     q = 0.95**14
     assert recall_curve(0.95) == pytest.approx(1 - (1 - q) ** 6 - 6 * q * (1 - q) ** 5)
@@ -144,7 +145,7 @@ def test_formula_3_values():
     assert np.all(np.diff(recall_curve(ps)) >= 0)
 
 
-def test_super_and_mega_shingles_by_hand():
+def test_super_and_mega_shingles_by_hand() -> None:
     method = Megashingles()
     tokens = CanonicalForm().tokens(GOGOL)
     sketch = MinHasher(num_perm=84, seed=1, scheme="perm").sketch(
@@ -159,12 +160,12 @@ def test_super_and_mega_shingles_by_hand():
     assert [int(v) for v in sig.payload] == supers + megas
 
 
-def test_pinned_first_megashingle():
+def test_pinned_first_megashingle() -> None:
     # value fixed once (format stability); its derivation is checked by hand above
     assert int(sign_one(Megashingles(), GOGOL).payload[6]) == PINNED_MEGA0
 
 
-def test_small_edit_matches_and_other_text_does_not():
+def test_small_edit_matches_and_other_text_does_not() -> None:
     method = Megashingles()
     edited = GOGOL.replace("кофий", "чай", 1)
     assert edited != GOGOL
@@ -175,7 +176,7 @@ def test_small_edit_matches_and_other_text_does_not():
     assert method.compare(a, other) == 0.0
 
 
-def test_empty_document_matches_nothing():
+def test_empty_document_matches_nothing() -> None:
     method = Megashingles()
     sigs = method.sign([Prepared("a", "", []), Prepared("b", "", [])])
     assert np.all(sigs.data == EMPTY)
@@ -188,7 +189,7 @@ WORDS = sorted(set(CanonicalForm().tokens(GOGOL)))
 
 @settings(derandomize=True, max_examples=50, deadline=None)
 @given(st.lists(st.sampled_from(WORDS), min_size=1, max_size=60))
-def test_identical_texts_match_and_signing_is_deterministic(words):
+def test_identical_texts_match_and_signing_is_deterministic(words: list[str]) -> None:
     text = " ".join(words)
     a = sign_one(Megashingles(), text)
     b = sign_one(Megashingles(), text)
@@ -202,20 +203,20 @@ def test_identical_texts_match_and_signing_is_deterministic(words):
         ({"num_maps": 85}, "supershingles"),
     ],
 )
-def test_rules_across_parameters_name_the_parameter(params, name):
+def test_rules_across_parameters_name_the_parameter(params: dict[str, Any], name: str) -> None:
     with pytest.raises(ParameterError) as err:
         Megashingles(**params)
     assert err.value.name == name
 
 
-def test_registry_and_unknown_parameter():
+def test_registry_and_unknown_parameter() -> None:
     assert isinstance(make_method("megashingles"), Megashingles)
     with pytest.raises(ParameterError) as err:
         make_method("megashingles", bands=3)
     assert err.value.name == "bands"
 
 
-def test_candidates_group_by_megashingle_and_similarity():
+def test_candidates_group_by_megashingle_and_similarity() -> None:
     method = Megashingles()
     texts = [GOGOL, GOGOL.replace("супруга", "жена", 1), GOGOL[: len(GOGOL) // 3], GOGOL]
     sigs = method.sign([prepared(t, str(i)) for i, t in enumerate(texts)])
@@ -237,7 +238,7 @@ def _synthetic(j: float, pairs: int, shared: int, seed: int) -> ShingleSets:
 
 
 @pytest.mark.parametrize("j", [0.85, 0.9, 0.95, 0.98])
-def test_measured_match_rate_follows_formula_3(j):
+def test_measured_match_rate_follows_formula_3(j: float) -> None:
     pairs = 200
     method = Megashingles(seed=3)
     mega = method.from_sets(_synthetic(j, pairs, 600, seed=int(j * 100))).data[:, 6:]
@@ -249,7 +250,7 @@ def test_measured_match_rate_follows_formula_3(j):
 
 
 @pytest.mark.data
-def test_english_real_text_and_job():
+def test_english_real_text_and_job() -> None:
     lines = data_path("linux-doc-revisions", "docs.jsonl").read_text(encoding="utf-8")
     rows = [json.loads(x) for x in lines.splitlines()]
     texts = [r["text"] for r in rows[:40]]

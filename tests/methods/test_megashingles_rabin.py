@@ -3,6 +3,8 @@ shingles (Zagorulko et al. 2013; Romanov 2019), as ``fingerprint=rabin64``."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -50,7 +52,7 @@ def test_rabin64_mega_shingles_come_from_rabin_fingerprints_of_the_shingles() ->
     assert not np.array_equal(a.data, b.data)  # other fingerprints, other super-shingles
 
 
-def test_rabin64_mega_shingles_in_dedup_and_a_collection(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_rabin64_mega_shingles_in_dedup_and_a_collection(tmp_path: Path) -> None:
     text = " ".join(paragraphs("progit-ru-revisions", 4, min_words=80))
     docs = [Document("a", text), Document("b", text + " и ещё одно слово в конце")]
     result = dedup(docs, method="megashingles", fingerprint="rabin64")

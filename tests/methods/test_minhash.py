@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import numpy as np
 import pytest
@@ -41,7 +42,9 @@ def _three_sigma_cases(count: int = 40) -> list[tuple[int, int, int, int]]:
 
 @pytest.mark.parametrize("scheme", ["oph", "perm"])
 @pytest.mark.parametrize(("n_common", "n_a", "n_b", "seed"), _three_sigma_cases())
-def test_estimate_within_three_sigma(scheme, n_common, n_a, n_b, seed):
+def test_estimate_within_three_sigma(
+    scheme: Literal["oph", "perm"], n_common: int, n_a: int, n_b: int, seed: int
+) -> None:
     a, b = _pair(n_common, n_a, n_b, seed)
     exact = n_common / (n_common + n_a + n_b)
     k = 256
@@ -53,7 +56,9 @@ def test_estimate_within_three_sigma(scheme, n_common, n_a, n_b, seed):
 
 
 @pytest.mark.parametrize("scheme", ["oph", "perm"])
-def test_identical_sets_identical_sketches_and_empty_matches_nothing(scheme):
+def test_identical_sets_identical_sketches_and_empty_matches_nothing(
+    scheme: Literal["oph", "perm"],
+) -> None:
     a = np.arange(1, 50, dtype=np.uint64)
     mh = MinHasher(num_perm=64, scheme=scheme)
     sk = mh.sketches(ShingleSets.from_arrays([a, a.copy(), np.zeros(0, np.uint64)]))
@@ -64,7 +69,7 @@ def test_identical_sets_identical_sketches_and_empty_matches_nothing(scheme):
     assert not np.any(sk[0] == EMPTY)  # densification filled every slot
 
 
-def test_batch_equals_single_and_is_deterministic():
+def test_batch_equals_single_and_is_deterministic() -> None:
     rng = np.random.default_rng(3)
     arrays = [np.unique(rng.integers(0, 2**63, size=s, dtype=np.uint64)) for s in (3, 100, 1, 700)]
     batch = MinHasher(num_perm=128, seed=9).sketches(ShingleSets.from_arrays(arrays))
@@ -72,21 +77,21 @@ def test_batch_equals_single_and_is_deterministic():
         assert np.array_equal(batch[i], MinHasher(num_perm=128, seed=9).sketch(arr))
 
 
-def test_seed_changes_sketch():
+def test_seed_changes_sketch() -> None:
     a = np.arange(1, 200, dtype=np.uint64)
     assert not np.array_equal(MinHasher(seed=1).sketch(a), MinHasher(seed=2).sketch(a))
 
 
-def test_bad_parameters():
+def test_bad_parameters() -> None:
     with pytest.raises(ParameterError, match="num_perm"):
         MinHasher(num_perm=0)
     with pytest.raises(ParameterError, match="scheme"):
-        MinHasher(scheme="bbit")
+        MinHasher(scheme="bbit")  # type: ignore[arg-type]  # a bad value on purpose
     with pytest.raises(IncompatibleSignatureError):
         estimate_jaccard(np.zeros(3, np.uint64), np.zeros(4, np.uint64))
 
 
-def test_sketches_in_chunks_equal_one_pass_over_all_documents():
+def test_sketches_in_chunks_equal_one_pass_over_all_documents() -> None:
     # more documents than one chunk of MinHasher.sketches, some empty
     rng = np.random.default_rng(5)
     arrays = [np.unique(rng.integers(0, 2**63, rng.integers(0, 40)).astype(np.uint64))

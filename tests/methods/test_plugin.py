@@ -137,7 +137,7 @@ def test_registration_fails_loudly() -> None:
     with pytest.raises(UsageError, match=r"not a neardup\.methods\.base\.MethodBase"):
         register(NotAMethod)
     with pytest.raises(UsageError, match=r"is taken by neardup\.methods\.shingle_methods"):
-        register(Taken)
+        register(Taken)  # type: ignore[type-abstract]  # an incomplete class on purpose
     assert make_method("minhash-lsh").__class__.__name__ == "MinHashLSH"
 
 
@@ -196,7 +196,9 @@ def test_a_method_from_scratch_runs_on_the_dask_engine(slots: str, tmp_path: Pat
         assert (tmp_path / "dask" / name).read_text() == (tmp_path / "local" / name).read_text()
 
 
-def test_a_method_without_grouping_keys_runs_on_the_dask_engine(plugin: str, tmp_path: Path):
+def test_a_method_without_grouping_keys_runs_on_the_dask_engine(
+    plugin: str, tmp_path: Path
+) -> None:
     # no grouping keys of its own: as a ShinglesFull subclass it runs by the prefix keys of
     # its sets (corpus document frequencies by a first pass); the files are the local job's
     require("distributed")
@@ -232,7 +234,7 @@ def test_registration_names_the_hooks_a_class_leaves_out() -> None:
             return {}
 
     with pytest.raises(UsageError, match=r"no candidates, sign, similarity, 'source'$"):
-        register(Incomplete)
+        register(Incomplete)  # type: ignore[type-abstract]  # an incomplete class on purpose
     assert "test-plugin-incomplete" not in method_names()
 
 

@@ -23,7 +23,7 @@ sets_strategy = st.lists(
 
 @settings(derandomize=True, max_examples=120, deadline=None)
 @given(sets_strategy, st.sampled_from([0.2, 0.35, 0.5, 0.8, 1.0]))
-def test_no_pair_above_threshold_is_missed(arrays, t):
+def test_no_pair_above_threshold_is_missed(arrays: list[np.ndarray], t: float) -> None:
     sets = ShingleSets.from_arrays(arrays)
     ranked = rank_by_frequency(sets)
     cand = {tuple(p) for p in prefix_candidates(ranked, t).tolist()}
@@ -36,7 +36,7 @@ def test_no_pair_above_threshold_is_missed(arrays, t):
             assert (i, j) in cont
 
 
-def test_ranking_preserves_intersections():
+def test_ranking_preserves_intersections() -> None:
     arrays = [np.array([5, 9, 11], np.uint64), np.array([9, 11, 40], np.uint64)]
     ranked = rank_by_frequency(ShingleSets.from_arrays(arrays))
     assert overlap(ranked.get(0), ranked.get(1)).shared == 2
@@ -46,7 +46,9 @@ def test_ranking_preserves_intersections():
 
 @settings(derandomize=True, max_examples=60, deadline=None)
 @given(sets_strategy)
-def test_ranks_are_positions_in_document_frequency_then_value_order(arrays):
+def test_ranks_are_positions_in_document_frequency_then_value_order(
+    arrays: list[np.ndarray],
+) -> None:
     sets = ShingleSets.from_arrays(arrays)
     values, df = np.unique(sets.values, return_counts=True)
     order = sorted(zip(df.tolist(), values.tolist(), strict=True))

@@ -4,6 +4,7 @@ Belinsky example gives its four CRC-32 checksums; ``compaire`` on lists with rep
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -33,14 +34,14 @@ def _signed(v: int) -> int:
     return v - (1 << 32) if v >= 1 << 31 else v
 
 
-def test_the_preset_has_the_papers_29_stop_words_and_symbols():
+def test_the_preset_has_the_papers_29_stop_words_and_symbols() -> None:
     p = preset("rodnenko-2009")
     assert len(RODNENKO_STOP_WORDS) == 29 and len(set(RODNENKO_STOP_WORDS)) == 29
     assert p.canonical.stop_symbols == ".,!?:;-\n\r()"
     assert dict(p.shingling) == {"shingle_size": 10, "step": 1, "fingerprint": "crc32"}
 
 
-def test_belinsky_gives_the_papers_four_crc32_checksums():
+def test_belinsky_gives_the_papers_four_crc32_checksums() -> None:
     meth = make_method("shingles-full", **preset("rodnenko-2009").params_for("shingles-full"))
     tokens = meth.canonical.tokens(BELINSKY)
     assert " ".join(tokens) == CANONICAL
@@ -52,13 +53,13 @@ def test_belinsky_gives_the_papers_four_crc32_checksums():
     )
 
 
-def test_canonize_keeps_inner_symbols_and_strips_only_the_ends():
+def test_canonize_keeps_inner_symbols_and_strips_only_the_ends() -> None:
     form = preset("rodnenko-2009").canonical
     # "т.д." -> "т.д" (only the end is stripped); "«" is not a stop symbol; "Он" is a stop word
     assert form.tokens("Он сказал: «да», (и т.д.)!") == ["сказал", "«да»", "т.д"]
 
 
-def test_compaire_is_the_scripts_dice_over_lists():
+def test_compaire_is_the_scripts_dice_over_lists() -> None:
     a = np.array([1, 1, 2, 3], dtype=np.uint64)
     b = np.array([1, 2, 4], dtype=np.uint64)
     # the script: each of a's 4 elements found in b? 1, 1, 2 -> same = 3; 2 * 3 / 7
@@ -69,7 +70,7 @@ def test_compaire_is_the_scripts_dice_over_lists():
     assert dice_multiset(np.zeros(0, np.uint64), np.zeros(0, np.uint64)) == 0.0
 
 
-def test_compare_reports_dice_over_lists_with_repeats():
+def test_compare_reports_dice_over_lists_with_repeats() -> None:
     text_a = BELINSKY + " " + BELINSKY  # every shingle of the sentence twice, plus the seams
     text_b = BELINSKY
     params = preset("rodnenko-2009").params_for("shingles-full")
@@ -81,7 +82,7 @@ def test_compare_reports_dice_over_lists_with_repeats():
     assert res.compaire == pytest.approx(2 * 8 / (17 + 4))
 
 
-def test_unknown_preset_is_refused():
+def test_unknown_preset_is_refused() -> None:
     with pytest.raises(ParameterError) as err:
         preset("nobody-1999")
     assert err.value.name == "preset" and "rodnenko-2009" in str(err.value)
@@ -89,7 +90,7 @@ def test_unknown_preset_is_refused():
     assert res.exit_code == 0
 
 
-def test_cli_preset_on_compare_and_dedup(tmp_path):
+def test_cli_preset_on_compare_and_dedup(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text(BELINSKY, encoding="utf-8")
     (tmp_path / "b.txt").write_text(BELINSKY.replace(".", "!"), encoding="utf-8")
     (tmp_path / "c.txt").write_text("Совсем другой текст о собаках " * 3, encoding="utf-8")

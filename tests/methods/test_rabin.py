@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -40,13 +42,13 @@ def slow(data: bytes, degree: int, seed: int = 0) -> int:
 
 
 @pytest.mark.parametrize("degree", [32, 64])
-def test_polynomials_are_irreducible(degree):
+def test_polynomials_are_irreducible(degree: int) -> None:
     assert is_irreducible((1 << degree) | POLYNOMIALS[degree])
     # x^k + 1 = (x + 1)^k over GF(2): reducible, and the test says so
     assert not is_irreducible((1 << degree) | 1)
 
 
-def test_small_exact_values():
+def test_small_exact_values() -> None:
     # f("a") = 0x61 (a polynomial of degree < k is its own remainder)
     assert rabin_reference(b"a", 64) == 0x61
     assert rabin_bytes([b"a", b""], 64).tolist() == [0x61, 0]
@@ -57,7 +59,7 @@ def test_small_exact_values():
 
 @settings(max_examples=150, deadline=None)
 @given(chunks=st.lists(st.binary(max_size=40), max_size=12), degree=DEGREES, seed=SEEDS)
-def test_rabin_bytes_equals_the_slow_division(chunks, degree, seed):
+def test_rabin_bytes_equals_the_slow_division(chunks: list[bytes], degree: int, seed: int) -> None:
     got = rabin_bytes(chunks, degree, seed).tolist()
     assert got == [slow(c, degree, seed) for c in chunks]
     assert got == [rabin_reference(c, degree, seed) for c in chunks]
@@ -70,7 +72,7 @@ def test_rabin_bytes_equals_the_slow_division(chunks, degree, seed):
     n=st.integers(min_value=0, max_value=300),
     degree=DEGREES,
 )
-def test_shift_is_a_multiplication_by_x_to_the_8n(h, n, degree):
+def test_shift_is_a_multiplication_by_x_to_the_8n(h: list[int], n: int, degree: int) -> None:
     got = shift_bytes(np.array(h, np.uint64), np.full(len(h), n, np.int64), degree)
     p = (1 << degree) | POLYNOMIALS[degree]
     from neardup.methods.rabin import poly_mod
@@ -85,7 +87,9 @@ def test_shift_is_a_multiplication_by_x_to_the_8n(h, n, degree):
     degree=DEGREES,
     seed=SEEDS,
 )
-def test_word_shingles_equal_the_fingerprint_of_their_text(docs, size, degree, seed):
+def test_word_shingles_equal_the_fingerprint_of_their_text(
+    docs: list[list[str]], size: int, degree: int, seed: int
+) -> None:
     values, doc = rabin_word_shingles(docs, size, 1, degree, seed)
     sh = Shingling(size=size)
     expected = [
@@ -97,7 +101,7 @@ def test_word_shingles_equal_the_fingerprint_of_their_text(docs, size, degree, s
 
 
 @pytest.mark.parametrize("kind", ["rabin32", "rabin64"])
-def test_shingling_paths_agree(kind):
+def test_shingling_paths_agree(kind: Literal["rabin32", "rabin64"]) -> None:
     canon = CanonicalForm(stop_words=False)
     texts = ["Разум дан человеку для того, чтобы он разумно жил", "", "one two", "a b c d e f"]
     sh = Shingling(size=3, fingerprint=kind, seed=5)
@@ -115,7 +119,7 @@ def test_shingling_paths_agree(kind):
     assert chars.tolist() == sorted({slow(s.encode(), degree) for s in ["ab c", "b cd"]})
 
 
-def test_a_method_with_rabin_fingerprints_finds_a_copy():
+def test_a_method_with_rabin_fingerprints_finds_a_copy() -> None:
     from neardup.dedup import dedup
     from neardup.text.types import Document
 
@@ -125,7 +129,7 @@ def test_a_method_with_rabin_fingerprints_finds_a_copy():
     assert {(p.a, p.b) for p in res.pairs} == {("a", "b")}
 
 
-def test_bad_degree_and_fingerprint_are_refused():
+def test_bad_degree_and_fingerprint_are_refused() -> None:
     with pytest.raises(ParameterError) as err:
         rabin_bytes([b"x"], 16)
     assert err.value.name == "degree"

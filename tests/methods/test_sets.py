@@ -35,7 +35,9 @@ _VALUES = st.one_of(
 
 @settings(derandomize=True, max_examples=200, deadline=None)
 @given(st.integers(1, 40), st.data())
-def test_from_unsorted_gives_each_documents_sorted_distinct_values(n: int, data) -> None:
+def test_from_unsorted_gives_each_documents_sorted_distinct_values(
+    n: int, data: st.DataObject
+) -> None:
     m = data.draw(st.integers(0, 60))
     values = data.draw(st.lists(_VALUES, min_size=m, max_size=m))
     doc = data.draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m))

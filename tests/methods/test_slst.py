@@ -236,6 +236,7 @@ def test_window_bound_is_an_upper_bound(name: str) -> None:
 
     docs = [Prepared(d.id, d.text, []) for d in load_docs(name)]
     m = make_method("sl-st")
+    assert isinstance(m, SLST)  # narrows the type: make_method gives a Method
     sigs = m.sign(docs)
     pairs, bound = window_bounds(sigs.data, m.window, m.max_df)
     sim = m.similarity(sigs, pairs)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import zlib
+from typing import Any
 
 import numpy as np
 import pytest
@@ -31,14 +32,14 @@ def corpus() -> list[Prepared]:
     return [Prepared(str(i), t, canon.tokens(t)) for i, t in enumerate(texts)]
 
 
-def fitted(docs: list[list[str]] | list[Prepared], **params) -> TFRIDF:
+def fitted(docs: list[list[str]] | list[Prepared], **params: Any) -> TFRIDF:
     method = TFRIDF(**params)
     tokens = [d.tokens if isinstance(d, Prepared) else d for d in docs]
     method.fit(CorpusStatistics.from_token_lists(tokens))
     return method
 
 
-def one(method: TFRIDF, tokens: list[str]) -> Signature:
+def one(method: TFRIDF, tokens: tuple[str, ...] | list[str]) -> Signature:
     return method.signature(method.sign([Prepared("x", "", tokens)]), 0)
 
 
@@ -58,7 +59,7 @@ TABLE = {
 }
 
 
-def test_top_six_and_crc32_by_hand():
+def test_top_six_and_crc32_by_hand() -> None:
     n = 4
     weight = {}
     for word, (count, df, cf) in TABLE.items():
@@ -76,7 +77,7 @@ def test_top_six_and_crc32_by_hand():
     assert sig.payload.dtype == np.uint32 and sig.payload.tolist() == [expected]
 
 
-def test_min_length_and_no_signature():
+def test_min_length_and_no_signature() -> None:
     method = fitted([*TINY, ["ab", "ab", "cd"]], canonical=PLAIN)
     assert method.words(["ab", "kernel"]) == ["kernel"]
     empty = one(method, ["ab", "cd"])  # every word shorter than 3: no signature
@@ -84,7 +85,7 @@ def test_min_length_and_no_signature():
     assert method.compare(empty, empty) == 0.0
 
 
-def test_statistics_update_incrementally():
+def test_statistics_update_incrementally() -> None:
     stats = CorpusStatistics.from_token_lists(TINY)
     method = TFRIDF(canonical=PLAIN, top=2)
     method.fit(stats)
@@ -101,19 +102,19 @@ def test_statistics_update_incrementally():
     assert one(method, DOC) == before  # same statistics again: same key and signature
 
 
-def test_sign_before_fit_is_a_usage_error():
+def test_sign_before_fit_is_a_usage_error() -> None:
     with pytest.raises(UsageError, match="fit"):
         TFRIDF().sign([Prepared("a", "", ["kernel"])])
 
 
-def test_unseen_words_count_as_in_the_document():
+def test_unseen_words_count_as_in_the_document() -> None:
     method = fitted(TINY, canonical=PLAIN)
     assert method.words(["zebra", "zebra", "kernel"]) == ["kernel", "zebra"]
 
 
 # -- real text -----------------------------------------------------------------------------
 @pytest.mark.data
-def test_small_edit_matches_other_text_does_not(corpus):
+def test_small_edit_matches_other_text_does_not(corpus: list[Prepared]) -> None:
     method = fitted(corpus)
     canon = method.canonical
     for doc in (corpus[0], corpus[20]):  # Russian (progit-ru), English (linux-doc)
@@ -127,7 +128,9 @@ def test_small_edit_matches_other_text_does_not(corpus):
 @pytest.mark.data
 @settings(derandomize=True, max_examples=50, deadline=None)
 @given(data=st.data())
-def test_identical_texts_match_and_fresh_methods_agree(corpus, data):
+def test_identical_texts_match_and_fresh_methods_agree(
+    corpus: list[Prepared], data: st.DataObject
+) -> None:
     doc = corpus[data.draw(st.integers(0, len(corpus) - 1))]
     tokens = data.draw(st.lists(st.sampled_from(doc.tokens), min_size=1, max_size=40))
     a, b = one(fitted(corpus), tokens), one(fitted(corpus), tokens)
@@ -136,7 +139,7 @@ def test_identical_texts_match_and_fresh_methods_agree(corpus, data):
 
 
 @pytest.mark.data
-def test_differently_made_signatures_refuse_comparison(corpus):
+def test_differently_made_signatures_refuse_comparison(corpus: list[Prepared]) -> None:
     base = fitted(corpus)
     sig = one(base, corpus[0].tokens)
     for other in (fitted(corpus, top=5), fitted(corpus[:-1]), fitted(corpus, canonical=PLAIN)):
@@ -144,13 +147,13 @@ def test_differently_made_signatures_refuse_comparison(corpus):
             base.compare(sig, one(other, corpus[0].tokens))
 
 
-def test_default_canonical_form_is_seed_004():
+def test_default_canonical_form_is_seed_004() -> None:
     canon = make_method("tf-ridf").canonical
     assert (canon.stop_words, canon.morphology, canon.min_token_length) == (True, "stem", 3)
 
 
 @pytest.mark.data
-def test_job_finds_a_copy(corpus):
+def test_job_finds_a_copy(corpus: list[Prepared]) -> None:
     docs = [Document(d.id, d.text) for d in corpus] + [Document("copy", corpus[5].text + "!")]
     res = dedup(docs, method="tf-ridf", options=DedupOptions(threshold=0.5, decision="own"))
     assert ("5", "copy") in {(p.a, p.b) for p in res.pairs}
@@ -161,7 +164,7 @@ def test_job_finds_a_copy(corpus):
     docs=st.lists(st.lists(st.sampled_from(["aa", "bb", "cc", "dd", "ee", "f"]), max_size=12)),
     top=st.integers(1, 4),
 )
-def test_vectorised_signing_picks_the_words_of_top_words(docs, top):
+def test_vectorised_signing_picks_the_words_of_top_words(docs: list[list[str]], top: int) -> None:
     # few words, many equal weights: the choice hinges on ties and 12-decimal rounding;
     # sign (vectorised, sign_counts) must pick per document what top_words picks
     meth = TFRIDF(top=top, min_length=2, canonical=CanonicalForm())

@@ -6,6 +6,7 @@ import importlib.util
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -35,7 +36,7 @@ def test_pip_audit_is_installed() -> None:
     assert out.returncode == 0 and out.stdout.startswith("pip-audit")
 
 
-def test_a_vulnerability_fails_the_audit(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_a_vulnerability_fails_the_audit(capsys: pytest.CaptureFixture[str]) -> None:
     audit = _audit()
     deps = [
         {"name": "ok", "version": "1.0", "vulns": []},
@@ -46,12 +47,17 @@ def test_a_vulnerability_fails_the_audit(capsys) -> None:  # type: ignore[no-unt
     assert audit._judge(deps[:1]) == 0
 
 
-def test_latest_release_record_audits_a_skipped_dependency(monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_latest_release_record_audits_a_skipped_dependency(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """An index answering only /pypi/NAME/json still audits distributions at their latest
     release, and a vulnerability found there is fatal."""
     audit = _audit()
     monkeypatch.setattr(audit, "_installed", lambda name: "2.0")
-    record = {"info": {"version": "2.0"}, "vulnerabilities": [{"id": "GHSA-x", "fixed_in": []}]}
+    record: dict[str, Any] = {
+        "info": {"version": "2.0"},
+        "vulnerabilities": [{"id": "GHSA-x", "fixed_in": []}],
+    }
     monkeypatch.setattr(audit, "_latest_record", lambda name: record)
     skipped = [
         {

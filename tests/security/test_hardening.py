@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import re
 import time
+from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import pytest
@@ -26,10 +28,11 @@ HTML = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
 SAME = {**HTML, "Origin": "http://testserver", "Sec-Fetch-Site": "same-origin"}
 
 
-def _problem(resp, status: int) -> dict:  # type: ignore[no-untyped-def]
+# resp: a TestClient response (an httpx2.Response or httpx.Response by starlette's version)
+def _problem(resp: Any, status: int) -> dict[str, Any]:
     assert resp.status_code == status, resp.text[:500]
     assert resp.headers["content-type"].startswith("application/problem+json")
-    return resp.json()  # type: ignore[no-any-return]
+    return resp.json()
 
 
 # -- row 1: an empty token is a usage error, never an open server ------------------------------
@@ -45,8 +48,8 @@ def test_empty_token_is_refused_by_the_config(token: str) -> None:
     ids=["option", "blank option", "empty variable"],
 )
 def test_serve_with_an_empty_token_exits_2_without_serving(
-    args: list[str], env: dict[str, str], tmp_path, monkeypatch
-) -> None:  # type: ignore[no-untyped-def]
+    args: list[str], env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import uvicorn
 
     from neardup.cli.main import app
@@ -174,7 +177,7 @@ def test_same_origin_posts_need_the_csrf_token(db_url: str) -> None:
         queue.remove(lib.id)
 
 
-def test_an_open_service_refuses_cross_site_posts_too(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_an_open_service_refuses_cross_site_posts_too(tmp_path: Path) -> None:
     from fastapi.testclient import TestClient
 
     from neardup.store import Store
@@ -185,7 +188,7 @@ def test_an_open_service_refuses_cross_site_posts_too(tmp_path) -> None:  # type
         with TestClient(app) as c:
             form = {"url": "https://example.net/", "clarifications": "post"}
             r = c.post("/queue/add", data=form, headers={**HTML, **CROSS[0]})
-            assert r.status_code == 403 and app.queue.libraries() == []  # type: ignore[attr-defined]
+            assert r.status_code == 403 and app.queue.libraries() == []
             r = c.post("/queue/add", data=form, headers=SAME, follow_redirects=False)
             assert r.status_code == 303
     finally:

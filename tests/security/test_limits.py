@@ -15,9 +15,11 @@ from __future__ import annotations
 import gzip
 import json
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 
 from fuzz.guard import traced_peak_mib
 from fuzz.strategies import gzip_bomb
@@ -38,7 +40,7 @@ def bomb() -> bytes:
 
 
 @pytest.fixture
-def api(tmp_path: Path):  # type: ignore[no-untyped-def]
+def api(tmp_path: Path) -> Iterator[tuple[TestClient, str]]:
     with client(f"sqlite:///{tmp_path / 'db.sqlite'}", max_body_bytes=LIMIT) as c:
         assert c.post("/collections", json={"name": "c"}, headers=AUTH).status_code == 201
         text = "\n\n".join(paragraphs("progit-ru-revisions", 3))
@@ -53,12 +55,12 @@ def _status(resp, status: int) -> None:  # type: ignore[no-untyped-def]
     assert resp.json()["status"] == status
 
 
-def test_declared_length_over_the_limit(api) -> None:  # type: ignore[no-untyped-def]
+def test_declared_length_over_the_limit(api: tuple[TestClient, str]) -> None:
     c, _ = api
     _status(c.post("/collections/c/check", json={"text": "слово " * LIMIT}), 413)
 
 
-def test_streamed_body_over_the_limit(api) -> None:  # type: ignore[no-untyped-def]
+def test_streamed_body_over_the_limit(api: tuple[TestClient, str]) -> None:
     c, _ = api
     sent: list[int] = []
 
@@ -73,13 +75,13 @@ def test_streamed_body_over_the_limit(api) -> None:  # type: ignore[no-untyped-d
     _status(c.post("/collections/c/check", content=chunks(), headers=headers), 413)
 
 
-def test_upload_over_the_limit(api) -> None:  # type: ignore[no-untyped-def]
+def test_upload_over_the_limit(api: tuple[TestClient, str]) -> None:
     c, _ = api
     files = {"file": ("big.txt", b"word " * LIMIT, "text/plain")}
     _status(c.post("/collections/c/check/file", files=files), 413)
 
 
-def test_gzip_body_is_accepted_and_means_the_same(api) -> None:  # type: ignore[no-untyped-def]
+def test_gzip_body_is_accepted_and_means_the_same(api: tuple[TestClient, str]) -> None:
     c, text = api
     body = gzip.compress(json.dumps({"text": text}).encode())
     headers = {"content-type": "application/json", "content-encoding": "gzip"}
@@ -92,7 +94,9 @@ def test_gzip_body_is_accepted_and_means_the_same(api) -> None:  # type: ignore[
     assert r.status_code == 200 and r.json()["matches"][0]["id"] == "d0"
 
 
-def test_gzip_bomb_body_is_413_with_bounded_memory(api, bomb) -> None:  # type: ignore[no-untyped-def]
+def test_gzip_bomb_body_is_413_with_bounded_memory(
+    api: tuple[TestClient, str], bomb: bytes
+) -> None:
     c, _ = api
     headers = {"content-type": "application/json", "content-encoding": "gzip"}
     out: list[object] = []
@@ -103,7 +107,7 @@ def test_gzip_bomb_body_is_413_with_bounded_memory(api, bomb) -> None:  # type: 
     assert peak < 20, f"{peak:.1f} MiB traced for a {LIMIT} byte limit"
 
 
-def test_gzip_bomb_on_a_write_route_adds_nothing(api, bomb) -> None:  # type: ignore[no-untyped-def]
+def test_gzip_bomb_on_a_write_route_adds_nothing(api: tuple[TestClient, str], bomb: bytes) -> None:
     c, _ = api
     headers = {**AUTH, "content-type": "application/json", "content-encoding": "gzip"}
     _status(c.post("/collections/c/documents/batch", content=bomb, headers=headers), 413)
@@ -120,13 +124,15 @@ def test_gzip_bomb_on_a_write_route_adds_nothing(api, bomb) -> None:  # type: ig
         ("compress", b"x", 415),
     ],
 )
-def test_corrupt_or_unknown_codings(api, coding: str, body: bytes, status: int) -> None:  # type: ignore[no-untyped-def]
+def test_corrupt_or_unknown_codings(
+    api: tuple[TestClient, str], coding: str, body: bytes, status: int
+) -> None:
     c, _ = api
     headers = {"content-type": "application/json", "content-encoding": coding}
     _status(c.post("/collections/c/check", content=body, headers=headers), status)
 
 
-def test_uploaded_gz_file_is_not_inflated(api, bomb) -> None:  # type: ignore[no-untyped-def]
+def test_uploaded_gz_file_is_not_inflated(api: tuple[TestClient, str], bomb: bytes) -> None:
     c, _ = api
     files = {"file": ("bomb.txt.gz", bomb, "application/gzip")}
     out: list[object] = []
@@ -136,7 +142,7 @@ def test_uploaded_gz_file_is_not_inflated(api, bomb) -> None:  # type: ignore[no
 
 
 @pytest.mark.parametrize("name", ["bomb.txt.gz", "bomb.jsonl.gz"])
-def test_readers_stop_a_bomb_at_max_bytes(tmp_path: Path, bomb, name: str) -> None:  # type: ignore[no-untyped-def]
+def test_readers_stop_a_bomb_at_max_bytes(tmp_path: Path, bomb: bytes, name: str) -> None:
     path = tmp_path / name
     path.write_bytes(bomb)
     limit = 1_000_000

@@ -111,7 +111,7 @@ def test_api_with_injection_strings(db_url: str, tmp_path: Path) -> None:
     from urllib.parse import quote
 
     with client(db_url) as c:
-        url = c.app.store.url
+        url = c.app.store.url  # type: ignore[attr-defined]  # create_app's wrapper
         tables = _tables(url)
         for i, bad in enumerate(INJECTIONS):
             name = f"{bad} {unique()}".replace("/", "")

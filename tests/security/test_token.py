@@ -8,14 +8,17 @@ client find the token byte by byte) records nothing and fails the test.
 from __future__ import annotations
 
 import hmac
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 
 from security._app import AUTH, TOKEN, client
 from shared_data import paragraphs
 
 #: Every route that changes state, with a body that would otherwise be accepted.
-WRITES = [
+WRITES: list[tuple[str, str, dict[str, Any]]] = [
     ("post", "/collections", {"json": {"name": "w"}}),
     ("delete", "/collections/c", {}),
     ("post", "/collections/c/recompute", {}),
@@ -43,7 +46,7 @@ WRONG = [
 
 
 @pytest.fixture(scope="module")
-def api(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     """One app for the module: the tests that write clean up after themselves."""
     tmp_path = tmp_path_factory.mktemp("token")
     # 110+ wrong tokens from one client: the guessing throttle (issue 27, tested in
@@ -65,13 +68,13 @@ def _problem_401(resp) -> None:  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("route", WRITES, ids=[f"{m} {p}" for m, p, _ in WRITES])
 @pytest.mark.parametrize("header", WRONG, ids=range(len(WRONG)))
-def test_writes_refuse_a_missing_or_wrong_token(api, route, header) -> None:  # type: ignore[no-untyped-def]
+def test_writes_refuse_a_missing_or_wrong_token(api: TestClient, route, header) -> None:  # type: ignore[no-untyped-def]
     method, path, kwargs = route
     headers = {} if header is None else {"Authorization": header}
     _problem_401(getattr(api, method)(path, headers=headers, **kwargs))
 
 
-def test_nothing_was_written_without_the_token(api) -> None:  # type: ignore[no-untyped-def]
+def test_nothing_was_written_without_the_token(api: TestClient) -> None:
     for method, path, kwargs in WRITES:
         getattr(api, method)(path, headers={"Authorization": "Bearer nope"}, **kwargs)
     assert [c["name"] for c in api.get("/collections").json()] == ["c"]
@@ -81,13 +84,13 @@ def test_nothing_was_written_without_the_token(api) -> None:  # type: ignore[no-
     assert api.get("/libraries").json() == []
 
 
-def test_every_state_changing_route_is_covered(api) -> None:  # type: ignore[no-untyped-def]
+def test_every_state_changing_route_is_covered(api: TestClient) -> None:
     """A new API write route must be added to WRITES (checks are reads; UI forms have their
     own token field, tested below)."""
     covered = {(m.upper(), p) for m, p, _ in WRITES}
     routes = {
         (method, r.path)
-        for r in api.app.fastapi.routes
+        for r in api.app.fastapi.routes  # type: ignore[attr-defined]  # create_app's wrapper
         for method in getattr(r, "methods", None) or ()
         if method in ("POST", "PUT", "PATCH", "DELETE")
         and r.path.startswith(("/collections", "/libraries"))
@@ -101,13 +104,15 @@ def test_every_state_changing_route_is_covered(api) -> None:  # type: ignore[no-
     assert normalised <= covered, normalised - covered
 
 
-def test_the_right_token_is_accepted(api) -> None:  # type: ignore[no-untyped-def]
+def test_the_right_token_is_accepted(api: TestClient) -> None:
     r = api.post("/collections", json={"name": "w"}, headers=AUTH)
     assert r.status_code == 201
     assert api.delete("/collections/w", headers=AUTH).status_code == 204
 
 
-def test_token_compared_with_compare_digest(api, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_token_compared_with_compare_digest(
+    api: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
     calls: list[tuple[bytes, bytes]] = []
     real = hmac.compare_digest
 
@@ -125,16 +130,22 @@ def test_token_compared_with_compare_digest(api, monkeypatch) -> None:  # type: 
     assert (TOKEN.encode(), TOKEN.encode()) in calls
 
 
-def test_missing_token_is_compared_too(api, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_missing_token_is_compared_too(api: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
     """No early return on a missing header whose timing would differ from a wrong one's."""
     calls: list[object] = []
     real = hmac.compare_digest
-    monkeypatch.setattr(hmac, "compare_digest", lambda a, b: calls.append(1) or real(a, b))
+    monkeypatch.setattr(
+        hmac,
+        "compare_digest",
+        lambda a, b: calls.append(1) or real(a, b),  # type: ignore[func-returns-value]
+    )
     _problem_401(api.delete("/collections/c"))
     assert calls
 
 
-def test_ui_forms_need_the_token_and_compare_it_in_constant_time(api, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_ui_forms_need_the_token_and_compare_it_in_constant_time(
+    api: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
     calls: list[tuple[bytes, bytes]] = []
     real = hmac.compare_digest
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from fastapi.testclient import TestClient
 
@@ -21,7 +23,7 @@ CHEKHOV = (
 
 
 @pytest.fixture
-def client(db_url: str):  # type: ignore[no-untyped-def]
+def client(db_url: str) -> Iterator[TestClient]:
     store = Store(db_url)
     app = create_app(ServiceConfig(token=TOKEN, crawl=False), store=store)
     with TestClient(app) as c:

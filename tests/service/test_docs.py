@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -15,7 +16,7 @@ from neardup.store import Store
 
 
 @pytest.fixture
-def client(tmp_path) -> Iterator[TestClient]:  # type: ignore[no-untyped-def]
+def client(tmp_path: Path) -> Iterator[TestClient]:
     store = Store(f"sqlite:///{tmp_path / 'docs.db'}")
     with TestClient(create_app(ServiceConfig(crawl=False), store=store)) as c:
         yield c
@@ -33,7 +34,9 @@ def _loaded(page: str) -> list[str]:
         ("/redoc", "/docs-assets/redoc.standalone.js", b"redoc"),
     ],
 )
-def test_pages_load_only_local_files(client, path, bundle, marker):
+def test_pages_load_only_local_files(
+    client: TestClient, path: str, bundle: str, marker: bytes
+) -> None:
     res = client.get(path)
     assert res.status_code == 200 and res.headers["content-type"].startswith("text/html")
     page = res.text
@@ -50,7 +53,7 @@ def test_pages_load_only_local_files(client, path, bundle, marker):
     assert "javascript" in js.headers["content-type"]
 
 
-def test_swagger_start_script_points_at_the_schema(client):
+def test_swagger_start_script_points_at_the_schema(client: TestClient) -> None:
     page = client.get("/docs").text
     assert "data-openapi='/openapi.json'" in page
     init = client.get("/docs-assets/neardup-swagger.js")
@@ -58,7 +61,7 @@ def test_swagger_start_script_points_at_the_schema(client):
     assert "root.dataset.openapi" in init.text
 
 
-def test_the_schema_does_not_list_the_doc_pages(client):
+def test_the_schema_does_not_list_the_doc_pages(client: TestClient) -> None:
     paths = client.get("/openapi.json").json()["paths"]
     assert not {"/docs", "/redoc", "/docs-assets/neardup-swagger.js"} & set(paths)
     assert "/health" in paths

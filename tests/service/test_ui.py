@@ -4,16 +4,18 @@ token, escaping, the check page's verdicts and side-by-side passages, the JSON q
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from html import unescape
+from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
 from neardup.crawl import CrawlSettings
 from neardup.service import ServiceConfig, create_app
-from neardup.store import Store
-from neardup.text.types import Document
+from neardup.store import AddReport, Store
+from neardup.text.types import Document, Skipped
 from shared_data import load_docs, paragraphs
 
 HTML = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
@@ -22,14 +24,18 @@ SETTINGS = CrawlSettings(allow_private=True, delay=0)
 
 
 def _client(
-    store: Store, *, token: str | None = None, settings: CrawlSettings = SETTINGS, crawl=False
+    store: Store,
+    *,
+    token: str | None = None,
+    settings: CrawlSettings = SETTINGS,
+    crawl: bool = False,
 ) -> TestClient:
     cfg = ServiceConfig(token=token, crawl=crawl, crawl_settings=settings)
     return TestClient(create_app(cfg, store=store))
 
 
 @pytest.fixture
-def store(tmp_path) -> Iterator[Store]:  # type: ignore[no-untyped-def]
+def store(tmp_path: Path) -> Iterator[Store]:
     st = Store(f"sqlite:///{tmp_path / 'ui.db'}")
     yield st
     st.close()
@@ -294,18 +300,19 @@ class TextStore(Store):
         super().__init__(url)
         self.texts: dict[tuple[str, str], str] = {}
 
-    def add(self, name, items, **kw):  # type: ignore[no-untyped-def, override]
+    def add(self, name: str, items: Iterable[Document | Skipped], **kw: Any) -> AddReport:
         items = list(items)
         for d in items:
             if isinstance(d, Document):
                 self.texts[(name, d.id)] = d.text
         return super().add(name, items, **kw)
 
-    def document_text(self, name: str, doc_id: str) -> str | None:
+    # None for a text it never saw (the base raises): the tests look for a missing one
+    def document_text(self, name: str, doc_id: str) -> str | None:  # type: ignore[override]
         return self.texts.get((name, doc_id))
 
 
-def test_side_by_side_marks_the_shared_passages(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_side_by_side_marks_the_shared_passages(tmp_path: Path) -> None:
     store = TextStore(f"sqlite:///{tmp_path / 'text.db'}")
     paras = paragraphs("progit-ru-revisions", 6, min_words=40)
     stored = "\n\n".join(paras[:4])
@@ -451,7 +458,7 @@ def _wait_finished(queue, timeout: float = 180.0):  # type: ignore[no-untyped-de
 
 
 # -- neardup serve ------------------------------------------------------------------------------
-def test_serve_passes_the_crawl_flags(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_serve_passes_the_crawl_flags(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import uvicorn
     from typer.testing import CliRunner
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from html import unescape
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -24,7 +25,7 @@ LIBRARY = "http://127.0.0.1:9/library/"
 
 
 @pytest.fixture
-def store(tmp_path) -> Iterator[Store]:  # type: ignore[no-untyped-def]
+def store(tmp_path: Path) -> Iterator[Store]:
     st = Store(f"sqlite:///{tmp_path / 'rules.db'}")
     yield st
     st.close()

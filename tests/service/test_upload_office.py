@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
 @pytest.fixture
-def client(db_url: str):  # type: ignore[no-untyped-def]
+def client(db_url: str) -> Iterator[TestClient]:
     store = Store(db_url)
     app = create_app(ServiceConfig(token=TOKEN, max_body_bytes=2_000_000), store=store)
     with TestClient(app) as c:

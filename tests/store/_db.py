@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -72,7 +73,7 @@ def pg_database() -> Iterator[str]:
 #: The PostgreSQL variants are marked slow (a server round trip per statement; the SQLite
 #: variant runs the same code in `make test-fast`).
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
-def db_url(request: pytest.FixtureRequest, tmp_path) -> str:  # type: ignore[no-untyped-def]
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A database URL: a SQLite file in ``tmp_path``, or the session's PostgreSQL database."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'neardup.db'}"

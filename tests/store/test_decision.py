@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 import pytest
 
@@ -14,7 +15,7 @@ from store._db import unique
 
 
 @pytest.fixture
-def store(db_url: str):  # type: ignore[no-untyped-def]
+def store(db_url: str) -> Iterator[Store]:
     st = Store(db_url)
     yield st
     st.close()

@@ -27,14 +27,14 @@ def _open(url: str) -> str:
     return res.stdout.strip()
 
 
-def test_head_is_the_last_migration():
+def test_head_is_the_last_migration() -> None:
     versions = Path(__file__).resolve().parents[2] / "src/neardup/store/migrations/versions"
     numbers = sorted(p.name.split("_")[0] for p in versions.glob("0*.py"))
     assert head_revisions() == {numbers[-1]}
 
 
 @pytest.mark.slow
-def test_alembic_only_when_the_schema_is_behind(tmp_path):
+def test_alembic_only_when_the_schema_is_behind(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'a.db'}"
     assert _open(url) == "True []"  # a new database: migrated by Alembic
     assert _open(url) == "False []"  # at head: one query, no Alembic

@@ -4,6 +4,7 @@ on the stored signatures (the job's score), and ``remove`` deletes the document'
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +33,7 @@ def _others() -> list[Document]:
 
 
 @pytest.fixture
-def store(db_url: str):  # type: ignore[no-untyped-def]
+def store(db_url: str) -> Iterator[Store]:
     st = Store(db_url)
     yield st
     st.close()

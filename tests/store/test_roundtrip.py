@@ -19,6 +19,7 @@ PostgreSQL must give identical results.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -30,7 +31,7 @@ from store._db import unique
 pytestmark = pytest.mark.data
 
 #: corpus -> (method, method parameters, measure, threshold)
-CASES: dict[str, tuple[str, dict[str, int], str, float]] = {
+CASES: dict[str, tuple[str, dict[str, Any], str, float]] = {
     "progit-ru-revisions": ("shingles-full", {"shingle_size": 3}, "containment", 0.2),
     "linux-doc-zh-revisions": ("minhash-lsh", {}, "resemblance", 0.5),
 }

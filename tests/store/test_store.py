@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import numpy as np
 import pytest
 from sqlalchemy import text
@@ -31,7 +34,7 @@ def doc(i: int, shift: int = 0, n: int = 60) -> Document:
 
 
 @pytest.fixture
-def store(db_url: str):  # type: ignore[no-untyped-def]
+def store(db_url: str) -> Iterator[Store]:
     st = Store(db_url)
     yield st
     st.close()
@@ -63,7 +66,9 @@ def test_create_list_stats_delete(store: Store) -> None:
         ("no-such-method", {}, ParameterError),
     ],
 )
-def test_create_refuses_bad_methods(store: Store, method: str, params: dict, error: type) -> None:
+def test_create_refuses_bad_methods(
+    store: Store, method: str, params: dict[str, Any], error: type
+) -> None:
     with pytest.raises(error):
         store.create_collection(unique(), method, params)
 
@@ -163,6 +168,7 @@ def test_signatures_and_sets_are_stored_in_documented_formats(store: Store) -> N
     full = Shingling().fingerprints(CanonicalForm().tokens(doc(1).text))
     high = np.unique(np.asarray(full, dtype=np.uint64) >> np.uint64(32)).astype("<u4")
     assert bytes(blob) == b"\x02" + high.tobytes()  # format 2, neardup.store.codec
+    assert payload is not None
     sig = Signature.from_bytes(bytes(payload))
     assert sig.key.method == "tf-ridf"
 
@@ -190,10 +196,7 @@ def test_statistics_recompute_setwise(store: Store) -> None:
     info = store.collection(name)
     assert not info.stats_dirty
     meth = store._method(info)
-    expected = CorpusStatistics.from_token_lists(
-        meth.canonical.tokens(t)  # type: ignore[attr-defined]
-        for t in texts
-    )
+    expected = CorpusStatistics.from_token_lists(meth.canonical.tokens(t) for t in texts)
     assert _db_stats(store, info.id) == _mem_stats(expected)
     with store._write() as conn:  # corrupt, then repair set-wise
         conn.execute(
@@ -204,7 +207,7 @@ def test_statistics_recompute_setwise(store: Store) -> None:
     assert _db_stats(store, info.id) == _mem_stats(expected)
     store.remove(name, "t3")
     assert store.collection(name).stats_dirty
-    expected.remove(meth.canonical.tokens(texts[3]))  # type: ignore[attr-defined]
+    expected.remove(meth.canonical.tokens(texts[3]))
     assert _db_stats(store, info.id) == _mem_stats(expected)
     hit = store.check(name, texts[0])
     assert not store.collection(name).stats_dirty

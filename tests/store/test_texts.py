@@ -8,6 +8,7 @@ import asyncio
 import uuid
 from collections.abc import Iterator
 from importlib import resources
+from pathlib import Path
 
 import pytest
 from sqlalchemy import bindparam, create_engine, inspect, text
@@ -196,7 +197,7 @@ def _tables_and_version(url: str) -> tuple[set[str], str]:
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
-def empty_url(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:  # type: ignore[no-untyped-def]
+def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """An empty database of its own (PostgreSQL: created for this test, dropped after)."""
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'migrate.db'}"

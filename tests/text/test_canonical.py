@@ -137,7 +137,7 @@ def test_params_and_validation() -> None:
     assert CanonicalForm(morphology="stem") == CanonicalForm(morphology="stem")
     for kwargs in ({"morphology": "x"}, {"min_token_length": 0}, {"stop_words": "yes"}):
         with pytest.raises(ParameterError):
-            CanonicalForm(**kwargs)  # type: ignore[arg-type]
+            CanonicalForm(**kwargs)
 
 
 FORMS = [

@@ -10,6 +10,7 @@ import pytest
 
 from neardup.errors import DecodeError, InputError
 from neardup.text.encoding import decode, looks_binary
+from neardup.text.types import Document
 from shared_data import DATA, data_path
 
 PUSHKIN = ("ruslit", "poems", "Pushkin", "Руслан и Людмила.txt")
@@ -131,11 +132,14 @@ def test_utf16_without_bom_read_from_a_directory(pushkin_cp1251: bytes, tmp_path
     (tmp_path / "ruslan.txt").write_bytes(text.encode("utf-16-le"))
     docs = list(read_corpus(tmp_path))
     assert len(docs) == 1 and getattr(docs[0], "text", None) is not None, docs
+    assert isinstance(docs[0], Document)
     assert "РУСЛАН И ЛЮДМИЛА" in docs[0].text
 
 
 @pytest.mark.data
-def test_mostly_ascii_utf8_with_a_few_bad_bytes_keeps_its_russian(caplog) -> None:  # type: ignore[no-untyped-def]
+def test_mostly_ascii_utf8_with_a_few_bad_bytes_keeps_its_russian(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     """Row 7: two Russian words and three invalid bytes in English text were read under a
     wrong legacy code page, the Russian garbled; now UTF-8 with U+FFFD, and a warning."""
     from shared_data import paragraphs

@@ -98,7 +98,11 @@ def test_directory_tree(tree: Path) -> None:
 
 
 def test_file_ids_are_paths_from_the_common_parent_of_the_inputs(tree: Path) -> None:
-    inputs = [tree / "sub" / "deep" / "b.txt.gz", str(tree / "page.html"), tree / "README"]
+    inputs: list[str | Path] = [
+        tree / "sub" / "deep" / "b.txt.gz",
+        str(tree / "page.html"),
+        tree / "README",
+    ]
     assert _summary(list(read_corpus(inputs))) == [
         ("sub/deep/b.txt.gz", "text"),
         ("page.html", "html"),
@@ -233,7 +237,7 @@ def test_bad_parameters_raise(tree: Path, kwargs: dict[str, object]) -> None:
 
 
 def test_single_path_and_empty_inputs(tree: Path) -> None:
-    assert [x.id for x in read_corpus(tree / "a.txt")] == ["a.txt"]  # type: ignore[arg-type]
+    assert [x.id for x in read_corpus(tree / "a.txt")] == ["a.txt"]
     assert list(read_corpus([])) == []
 
 

@@ -10,6 +10,7 @@ import os
 import sys
 import tracemalloc
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -127,10 +128,12 @@ def test_unreadable_directory_is_a_skip_row(
     (tmp_path / "locked" / "b.txt").write_text(_paragraphs()[1], encoding="utf-8")
     real_scandir = os.scandir
 
-    def scandir(path: object = ".") -> object:  # root ignores permissions: refuse by hand
+    def scandir(
+        path: str | os.PathLike[str] = ".",
+    ) -> object:  # root ignores permissions: refuse by hand
         if str(path).endswith("locked"):
             raise PermissionError(13, "Permission denied", str(path))
-        return real_scandir(path)  # type: ignore[arg-type]
+        return real_scandir(path)
 
     monkeypatch.setattr(os, "scandir", scandir)
     items = list(read_corpus([tmp_path]))
@@ -357,6 +360,7 @@ def test_a_file_cut_short_after_planning_is_a_skip_row(tmp_path: Path) -> None:
     path = tmp_path / "c.jsonl"
     path.write_text('{"id": "a", "text": "one two"}\n{"id": "b", "text": "three"}\n')
     (unit,) = plan_units([path], read_options())
+    assert not isinstance(unit, Skipped)
     path.write_text('{"id": "a"}\n')
     (skip,) = read_unit(unit, read_options())
     assert isinstance(skip, Skipped) and skip.reason == "unreadable"
@@ -529,14 +533,14 @@ print(json.dumps({"code": out.returncode, "peak_mib": peak, "out": out.stdout, "
 """
 
 
-def _peak(*command: str) -> dict[str, object]:
+def _peak(*command: str) -> dict[str, Any]:
     """Run ``command`` in a child process; its exit code, output and peak RSS (MiB)."""
     import subprocess
 
     got = subprocess.run(
         [sys.executable, "-c", _PEAK, *command], capture_output=True, text=True, check=True
     )
-    return json.loads(got.stdout)  # type: ignore[no-any-return]
+    return json.loads(got.stdout)
 
 
 @pytest.mark.slow
@@ -551,7 +555,7 @@ def test_parquet_cell_inflating_to_200_mb_is_never_held(tmp_path: Path) -> None:
     )
     got = _peak(sys.executable, "-c", read, str(bomb))
     assert got["code"] == 0, got["err"]
-    assert got["out"].strip() == "[('Skipped', 'big'), ('Document', 'a')]"  # type: ignore[union-attr]
+    assert got["out"].strip() == "[('Skipped', 'big'), ('Document', 'a')]"
     assert got["peak_mib"] < 180, got  # the 200 MiB cell was never decompressed
     kept = tmp_path / "kept.parquet"
     neardup = str(Path(sys.executable).parent / "neardup")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -12,18 +13,18 @@ from typer.testing import CliRunner
 
 from neardup.cli.main import app
 from neardup.errors import InputError, ParameterError
-from neardup.methods.shingles import token_fingerprints
 from neardup.store import Store
 from neardup.text.canonical import CanonicalForm
 from neardup.text.stopwords import read_stop_words
 from neardup.text.vectorized import canonical_fingerprints
+from neardup.text.xxh64 import token_fingerprints
 from store._db import db_url, pg_database, unique  # noqa: F401  (fixtures)
 
 runner = CliRunner()
 TEXT = "The Ёж and the cat sat on the mat, и в лес (again)."
 
 
-def test_user_list_replaces_snowball_and_is_folded_like_the_text():
+def test_user_list_replaces_snowball_and_is_folded_like_the_text() -> None:
     form = CanonicalForm(stop_word_list=("ЕЖ", "cat", "  mat "))
     assert form.stop_word_list == ("cat", "mat", "еж")
     # "the", "and", "on", "и", "в" stay: they are Snowball words, not the user's
@@ -31,7 +32,7 @@ def test_user_list_replaces_snowball_and_is_folded_like_the_text():
     assert CanonicalForm(stop_word_list=("cat",), stop_words=False).tokens("cat") == ["cat"]
 
 
-def test_vectorised_fingerprints_honour_the_user_list():
+def test_vectorised_fingerprints_honour_the_user_list() -> None:
     form = CanonicalForm(stop_word_list=("ёж", "cat", "mat"))
     texts = [TEXT, "cat cat dog", ""]
     fps, offsets = canonical_fingerprints(texts, form, seed=3)
@@ -40,7 +41,7 @@ def test_vectorised_fingerprints_honour_the_user_list():
         assert np.array_equal(fps[offsets[i] : offsets[i + 1]], expected)
 
 
-def test_stop_symbols_split_at_whitespace_and_strip_the_ends():
+def test_stop_symbols_split_at_whitespace_and_strip_the_ends() -> None:
     form = CanonicalForm(stop_words=False, stop_symbols=".,()")
     assert form.tokens(TEXT) == [
         "the", "ёж", "and", "the", "cat", "sat", "on", "the", "mat", "и", "в", "лес", "again",
@@ -52,16 +53,16 @@ def test_stop_symbols_split_at_whitespace_and_strip_the_ends():
     assert np.array_equal(fps, token_fingerprints(["hi", "there"]))
 
 
-def test_params_record_the_new_fields_only_when_set():
+def test_params_record_the_new_fields_only_when_set() -> None:
     keys = {"version", "stop_words", "morphology", "min_token_length"}
     assert set(CanonicalForm().params()) == keys
-    params = CanonicalForm(stop_word_list=("b", "a"), stop_symbols=".").params()
+    params: dict[str, Any] = CanonicalForm(stop_word_list=("b", "a"), stop_symbols=".").params()
     assert params["stop_word_list"] == ["a", "b"] and params["stop_symbols"] == "."
     rebuilt = CanonicalForm(**{k: v for k, v in params.items() if k != "version"})
     assert rebuilt == CanonicalForm(stop_word_list=("a", "b"), stop_symbols=".")
 
 
-def test_bad_values_are_refused():
+def test_bad_values_are_refused() -> None:
     with pytest.raises(ParameterError) as err:
         CanonicalForm(stop_word_list="abc")  # type: ignore[arg-type]
     assert err.value.name == "stop_word_list"
@@ -73,7 +74,7 @@ def test_bad_values_are_refused():
     assert err.value.name == "stop_symbols"
 
 
-def test_read_stop_words(tmp_path: Path):
+def test_read_stop_words(tmp_path: Path) -> None:
     path = tmp_path / "stop.txt"
     path.write_text("# my list\nкак\n\n  так \nкак\n", encoding="utf-8")
     assert read_stop_words(path) == ("как", "так")
@@ -96,7 +97,7 @@ def _corpus(tmp_path: Path) -> Path:
     return path
 
 
-def test_cli_stop_words_file_on_dedup_and_evaluate(tmp_path: Path):
+def test_cli_stop_words_file_on_dedup_and_evaluate(tmp_path: Path) -> None:
     corpus = _corpus(tmp_path)
     stop = tmp_path / "stop.txt"
     stop.write_text("zz\nqq\n", encoding="utf-8")
@@ -119,7 +120,7 @@ def test_cli_stop_words_file_on_dedup_and_evaluate(tmp_path: Path):
     assert res.exit_code == 1 and "cannot read" in res.output
 
 
-def test_collection_keeps_the_users_list_and_symbols(db_url: str, tmp_path: Path):  # noqa: F811
+def test_collection_keeps_the_users_list_and_symbols(db_url: str, tmp_path: Path) -> None:  # noqa: F811
     stop = tmp_path / "stop.txt"
     stop.write_text("zz\nqq\n", encoding="utf-8")
     name = unique()

@@ -7,9 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup.methods.shingle_methods import MinHashLSH
-from neardup.methods.shingles import Shingling, token_fingerprints
+from neardup.methods.shingles import Shingling
 from neardup.text.canonical import TOKEN_RE, CanonicalForm, normalize
 from neardup.text.vectorized import canonical_fingerprints, tokenize_batch
+from neardup.text.xxh64 import token_fingerprints
 
 SAMPLES = [
     "Разум дан человеку для того, чтобы он разумно жил.",
@@ -28,7 +29,7 @@ def _regex(text: str) -> list[str]:
     return TOKEN_RE.findall(normalize(text))
 
 
-def test_tokens_equal_the_regex_on_pinned_texts():
+def test_tokens_equal_the_regex_on_pinned_texts() -> None:
     batch = tokenize_batch(SAMPLES)
     for i, text in enumerate(SAMPLES):
         assert batch.tokens(i) == _regex(text)
@@ -37,7 +38,7 @@ def test_tokens_equal_the_regex_on_pinned_texts():
 
 @settings(derandomize=True, max_examples=300, deadline=None)
 @given(texts)
-def test_tokens_equal_the_regex_on_any_unicode(items):
+def test_tokens_equal_the_regex_on_any_unicode(items: list[str]) -> None:
     batch = tokenize_batch(items)
     assert [batch.tokens(i) for i in range(len(items))] == [_regex(t) for t in items]
 
@@ -45,14 +46,14 @@ def test_tokens_equal_the_regex_on_any_unicode(items):
 @settings(derandomize=True, max_examples=150, deadline=None)
 @given(texts, st.sampled_from([CanonicalForm(), CanonicalForm(stop_words=False),
                                CanonicalForm(min_token_length=3)]))  # fmt: skip
-def test_fingerprints_equal_the_per_token_path(items, canonical):
+def test_fingerprints_equal_the_per_token_path(items: list[str], canonical: CanonicalForm) -> None:
     fps, offsets = canonical_fingerprints(items, canonical, seed=3)
     for i, text in enumerate(items):
         want = token_fingerprints(canonical.tokens(text), 3)
         assert np.array_equal(fps[offsets[i] : offsets[i + 1]], want)
 
 
-def test_fast_shingles_and_sketches_equal_the_slow_path():
+def test_fast_shingles_and_sketches_equal_the_slow_path() -> None:
     cf = CanonicalForm()
     texts = SAMPLES * 3 + ["Кот сидел на окне и смотрел на улицу долго " * 5]
     fast = Shingling(size=3).batch_texts(texts, cf)
@@ -63,7 +64,7 @@ def test_fast_shingles_and_sketches_equal_the_slow_path():
     assert np.array_equal(m.sketch_texts(texts), m.hasher.sketches(slow))
 
 
-def test_threaded_sketches_equal_single_threaded():
+def test_threaded_sketches_equal_single_threaded() -> None:
     texts = [f"{s} {i} слово word" * (i % 7 + 1) for i, s in enumerate(SAMPLES * 20)]
     m = MinHashLSH()
     assert np.array_equal(m.sketch_texts(texts, workers=3), m.sketch_texts(texts))

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -236,7 +236,7 @@ def _host_breaks(host: str, cases: int, rng: random.Random) -> list[int]:
 
 
 def build_set(
-    texts: dict[str, Sequence[tuple[str, str]]],
+    texts: Mapping[str, Sequence[tuple[str, str]]],
     *,
     pairs_per_level: int,
     levels: Sequence[str] = LEVELS,
