@@ -5,6 +5,7 @@ naming the field, with the library's message) and the command line (exit 2)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -38,7 +39,9 @@ BAD = [
 
 
 @pytest.mark.parametrize(("name", "value", "message"), BAD)
-def test_library_entry_points_give_one_error(name, value, message, tmp_path: Path) -> None:
+def test_library_entry_points_give_one_error(
+    name: str, value: Any, message: str, tmp_path: Path
+) -> None:
     """DedupOptions (so dedup()), Index and Store.create_collection: the same error."""
     errors = []
     with pytest.raises(ParameterError) as err:
@@ -70,7 +73,9 @@ def test_max_df_same_bound_in_dedup_and_index() -> None:
 
 
 @pytest.mark.parametrize(("name", "value", "message"), BAD)
-def test_api_refuses_with_the_same_message(name, value, message, tmp_path: Path) -> None:
+def test_api_refuses_with_the_same_message(
+    name: str, value: Any, message: str, tmp_path: Path
+) -> None:
     store = Store(f"sqlite:///{tmp_path / 'store.db'}")
     app = create_app(ServiceConfig(crawl=False), store=store)
     try:
@@ -86,7 +91,9 @@ def test_api_refuses_with_the_same_message(name, value, message, tmp_path: Path)
 
 
 @pytest.mark.parametrize(("name", "value", "message"), BAD)
-def test_cli_exits_2_with_the_same_message(name, value, message, tmp_path: Path) -> None:
+def test_cli_exits_2_with_the_same_message(
+    name: str, value: Any, message: str, tmp_path: Path
+) -> None:
     runner = CliRunner()
     flag = "--" + name.replace("_", "-")
     docs = tmp_path / "docs.jsonl"

@@ -11,6 +11,7 @@ from neardup.errors import ParameterError, UsageError
 from neardup.methods.base import Capabilities, MethodBase, Prepared, TermBags
 from neardup.methods.decision import EQUAL_SIGNATURE, VERIFIED
 from neardup.methods.keys import GroupKeys, group_keys, key_rows
+from neardup.methods.megashingles import Megashingles
 from neardup.methods.registry import make_method, method_classes
 from neardup.methods.shingle_methods import MinHashLSH
 from neardup.methods.shingles import Shingling
@@ -135,12 +136,13 @@ def test_exact_collection_keys_are_the_salted_grouping_keys(name: str) -> None:
     assert key_rows(meth.keys(meth.sign([Prepared("x", "", lists[0])]))).key.size > 0
 
 
-def test_megashingles_collection_keys_are_its_salted_mega_shingle_slots():
+def test_megashingles_collection_keys_are_its_salted_mega_shingle_slots() -> None:
     # the rows derived from the grouping keys: the slot_keys of the payloads' mega-shingle
     # slots (s .. s+m-1), the super-shingles (slots 0 .. s-1) are no keys
     from neardup.methods.keys import slot_keys
 
     meth = make_method("megashingles")
+    assert isinstance(meth, Megashingles)
     sigs = meth.from_sets(Shingling().batch([TOKENS, [], TOKENS[:30] + ["x"] * 10]))
     got = key_rows(meth.keys(sigs))
     want = slot_keys([meth.signature(sigs, i).payload for i in range(sigs.count)])
@@ -150,7 +152,7 @@ def test_megashingles_collection_keys_are_its_salted_mega_shingle_slots():
         assert getattr(got, field).tolist() == getattr(want, field)[mega].tolist()
 
 
-def test_capabilities_are_validated_and_the_old_flags_refused():
+def test_capabilities_are_validated_and_the_old_flags_refused() -> None:
     with pytest.raises(ParameterError) as err:
         Capabilities(keys="dense")  # type: ignore[arg-type]
     assert (err.value.name, err.value.value) == ("keys", "dense")
@@ -169,7 +171,7 @@ def test_capabilities_are_validated_and_the_old_flags_refused():
             def index_keys(self, sigs: object) -> None: ...
 
 
-def test_signature_and_compare_are_the_batch_forms_sliced():
+def test_signature_and_compare_are_the_batch_forms_sliced() -> None:
     meth = make_method("shingles-full")
     sigs = meth.from_sets(Shingling().batch([TOKENS, TOKENS[5:], []]))
     a, b, c = (meth.signature(sigs, i) for i in range(3))
