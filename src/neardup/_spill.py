@@ -8,8 +8,9 @@ second copy at the peak; elsewhere a list of the parts, joined at the end. Told 
 :meth:`~PartStack.spill`, it writes what it holds, and every later part, to an unnamed
 temporary file (:func:`tempfile.TemporaryFile`: nothing is left behind, even by a killed
 job), and :meth:`~PartStack.stack` gives them back as one read-only :class:`numpy.memmap`,
-which the operating system pages in when read and drops under pressure. The file is
-native-endian scratch space for one process, not a stored format.
+which the operating system pages in when read and drops under pressure (the file itself is
+closed then: the map holds its own descriptor). The file is native-endian scratch space for
+one process, not a stored format.
 """
 
 from __future__ import annotations
@@ -79,6 +80,7 @@ class PartStack:
         self._used = 0
         self._parts: list[np.ndarray] = []
         self._file: IO[bytes] | None = None
+        self._spilled = False
         self._dtype: np.dtype[Any] | None = None
         self._shape: tuple[int, ...] = ()
         self._rows = 0
@@ -86,7 +88,7 @@ class PartStack:
 
     @property
     def spilled(self) -> bool:
-        return self._file is not None
+        return self._spilled
 
     def __len__(self) -> int:
         return self._rows
@@ -128,10 +130,11 @@ class PartStack:
     def spill(self, directory: str | None = None) -> None:
         """Move the parts held so far to a temporary file in ``directory`` (default: the
         system's temporary directory) and write every later part there."""
-        if self._file is not None:
+        if self._spilled:
             return
-        # kept open until the job ends: the memory map of stack() reads it
+        # open until stack() maps it (then closed: the map keeps the data)
         self._file = tempfile.TemporaryFile(prefix="neardup-spill-", dir=directory)  # noqa: SIM115
+        self._spilled = True
         if self._buf is not None:
             self._file.write(memoryview(self._buf)[: self._used])
             self._buf.close()
@@ -145,11 +148,14 @@ class PartStack:
         buffer, the parts joined, or a read-only memory map when spilled. ``empty`` is
         returned when nothing was appended."""
         if self._rows == 0 or self._dtype is None:
+            self.close()
             return empty
         shape = (self._rows, *self._shape)
         if self._file is not None:
-            self._file.flush()
-            return np.memmap(self._file, dtype=self._dtype, mode="r", shape=shape)
+            file, self._file = self._file, None
+            with file:  # closed once mapped: the map holds a duplicate of its descriptor
+                file.flush()
+                return np.memmap(file, dtype=self._dtype, mode="r", shape=shape)
         if self._buf is not None:
             buf, self._buf = self._buf, None
             if self._used == 0:  # rows of width 0
@@ -158,3 +164,14 @@ class PartStack:
             return np.frombuffer(buf, dtype=self._dtype).reshape(shape)
         parts, self._parts = self._parts, []
         return parts[0] if len(parts) == 1 else stack_consuming(parts)
+
+    def close(self) -> None:
+        """Release the spill file and the growing buffer without stacking them (a job that
+        stops early); the arrays :meth:`stack` gave stay valid."""
+        file, self._file = self._file, None
+        if file is not None:
+            file.close()
+        buf, self._buf = self._buf, None
+        if buf is not None:
+            buf.close()
+        self._parts, self._used = [], 0
