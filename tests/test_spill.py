@@ -74,6 +74,19 @@ def test_the_spill_file_is_closed_once_mapped_and_the_map_still_reads(tmp_path: 
     assert got.shape == (500, 4) and got.reshape(-1).tolist() == list(range(2000))
 
 
+def test_a_stack_spilled_empty_opens_no_file() -> None:
+    """The signature rows of a method that signs later stay empty: spilled, they open no
+    file (one was left to the garbage collector: dedup with memory_budget=0)."""
+    stack = PartStack()
+    stack.spill()
+    assert stack.spilled and stack._file is None
+    assert stack.stack(np.zeros(0, np.uint64)).shape == (0,)
+    wide = PartStack()
+    wide.spill()
+    wide.append(np.zeros((3, 0), np.uint64))
+    assert wide._file is None and wide.stack(np.zeros((0, 0), np.uint64)).shape == (3, 0)
+
+
 def test_close_releases_a_spill_file_never_stacked(tmp_path: Path) -> None:
     stack = PartStack()
     stack.spill(str(tmp_path))

@@ -81,6 +81,7 @@ class PartStack:
         self._parts: list[np.ndarray] = []
         self._file: IO[bytes] | None = None
         self._spilled = False
+        self._dir: str | None = None
         self._dtype: np.dtype[Any] | None = None
         self._shape: tuple[int, ...] = ()
         self._rows = 0
@@ -107,8 +108,9 @@ class PartStack:
         self._rows += int(part.shape[0])
         self.nbytes += int(part.nbytes)
         data = np.ascontiguousarray(part)
-        if self._file is not None:
-            self._file.write(data.data)
+        if self._spilled:
+            if data.nbytes:
+                self._spill_file().write(data.data)
         elif self._growable:
             self._put(data)
         else:
@@ -132,16 +134,23 @@ class PartStack:
         system's temporary directory) and write every later part there."""
         if self._spilled:
             return
-        # open until stack() maps it (then closed: the map keeps the data)
-        self._file = tempfile.TemporaryFile(prefix="neardup-spill-", dir=directory)  # noqa: SIM115
-        self._spilled = True
+        self._spilled, self._dir = True, directory
         if self._buf is not None:
-            self._file.write(memoryview(self._buf)[: self._used])
+            if self._used:
+                self._spill_file().write(memoryview(self._buf)[: self._used])
             self._buf.close()
             self._buf, self._used = None, 0
         parts, self._parts = self._parts, []
         while parts:
-            self._file.write(parts.pop(0).data)
+            self._spill_file().write(parts.pop(0).data)
+
+    def _spill_file(self) -> IO[bytes]:
+        """The spill file, made at its first write (a stack spilled empty, such as the rows
+        of a method that signs later, opens none)."""
+        if self._file is None:
+            # open until stack() maps it (then closed: the map keeps the data)
+            self._file = tempfile.TemporaryFile(prefix="neardup-spill-", dir=self._dir)  # noqa: SIM115
+        return self._file
 
     def stack(self, empty: np.ndarray) -> np.ndarray:
         """All parts as one array (the stack is empty afterwards): a view of the grown
@@ -156,6 +165,8 @@ class PartStack:
             with file:  # closed once mapped: the map holds a duplicate of its descriptor
                 file.flush()
                 return np.memmap(file, dtype=self._dtype, mode="r", shape=shape)
+        if self._spilled:  # rows of width 0: nothing was written
+            return np.zeros(shape, dtype=self._dtype)
         if self._buf is not None:
             buf, self._buf = self._buf, None
             if self._used == 0:  # rows of width 0
