@@ -56,6 +56,47 @@ def test_a_spilled_stack_is_read_only_and_leaves_no_file(tmp_path: Path) -> None
         got[0] = 1
 
 
+def test_the_spill_file_is_closed_once_mapped_and_the_map_still_reads(tmp_path: Path) -> None:
+    """The memory map holds its own descriptor: the file is closed by stack(), not left to
+    the garbage collector (a ResourceWarning), and the rows are still read from disk."""
+    import gc
+
+    stack = PartStack()
+    stack.append(np.arange(1000, dtype=np.uint64).reshape(250, 4))
+    stack.spill(str(tmp_path))
+    stack.append(np.arange(1000, 2000, dtype=np.uint64).reshape(250, 4))
+    file = stack._file
+    assert file is not None and not file.closed
+    got = stack.stack(np.zeros((0, 4), np.uint64))
+    assert file.closed and stack.spilled
+    del stack
+    gc.collect()
+    assert got.shape == (500, 4) and got.reshape(-1).tolist() == list(range(2000))
+
+
+def test_a_stack_spilled_empty_opens_no_file() -> None:
+    """The signature rows of a method that signs later stay empty: spilled, they open no
+    file (one was left to the garbage collector: dedup with memory_budget=0)."""
+    stack = PartStack()
+    stack.spill()
+    assert stack.spilled and stack._file is None
+    assert stack.stack(np.zeros(0, np.uint64)).shape == (0,)
+    wide = PartStack()
+    wide.spill()
+    wide.append(np.zeros((3, 0), np.uint64))
+    assert wide._file is None and wide.stack(np.zeros((0, 0), np.uint64)).shape == (3, 0)
+
+
+def test_close_releases_a_spill_file_never_stacked(tmp_path: Path) -> None:
+    stack = PartStack()
+    stack.spill(str(tmp_path))
+    stack.append(np.arange(5, dtype=np.uint64))
+    file = stack._file
+    assert file is not None
+    stack.close()
+    assert file.closed
+
+
 def test_a_part_of_another_kind_is_refused() -> None:
     stack = PartStack()
     stack.append(np.zeros((2, 4), np.uint64))

@@ -8,8 +8,9 @@ second copy at the peak; elsewhere a list of the parts, joined at the end. Told 
 :meth:`~PartStack.spill`, it writes what it holds, and every later part, to an unnamed
 temporary file (:func:`tempfile.TemporaryFile`: nothing is left behind, even by a killed
 job), and :meth:`~PartStack.stack` gives them back as one read-only :class:`numpy.memmap`,
-which the operating system pages in when read and drops under pressure. The file is
-native-endian scratch space for one process, not a stored format.
+which the operating system pages in when read and drops under pressure (the file itself is
+closed then: the map holds its own descriptor). The file is native-endian scratch space for
+one process, not a stored format.
 """
 
 from __future__ import annotations
@@ -79,6 +80,8 @@ class PartStack:
         self._used = 0
         self._parts: list[np.ndarray] = []
         self._file: IO[bytes] | None = None
+        self._spilled = False
+        self._dir: str | None = None
         self._dtype: np.dtype[Any] | None = None
         self._shape: tuple[int, ...] = ()
         self._rows = 0
@@ -86,7 +89,7 @@ class PartStack:
 
     @property
     def spilled(self) -> bool:
-        return self._file is not None
+        return self._spilled
 
     def __len__(self) -> int:
         return self._rows
@@ -105,8 +108,9 @@ class PartStack:
         self._rows += int(part.shape[0])
         self.nbytes += int(part.nbytes)
         data = np.ascontiguousarray(part)
-        if self._file is not None:
-            self._file.write(data.data)
+        if self._spilled:
+            if data.nbytes:
+                self._spill_file().write(data.data)
         elif self._growable:
             self._put(data)
         else:
@@ -128,28 +132,41 @@ class PartStack:
     def spill(self, directory: str | None = None) -> None:
         """Move the parts held so far to a temporary file in ``directory`` (default: the
         system's temporary directory) and write every later part there."""
-        if self._file is not None:
+        if self._spilled:
             return
-        # kept open until the job ends: the memory map of stack() reads it
-        self._file = tempfile.TemporaryFile(prefix="neardup-spill-", dir=directory)  # noqa: SIM115
+        self._spilled, self._dir = True, directory
         if self._buf is not None:
-            self._file.write(memoryview(self._buf)[: self._used])
+            if self._used:
+                self._spill_file().write(memoryview(self._buf)[: self._used])
             self._buf.close()
             self._buf, self._used = None, 0
         parts, self._parts = self._parts, []
         while parts:
-            self._file.write(parts.pop(0).data)
+            self._spill_file().write(parts.pop(0).data)
+
+    def _spill_file(self) -> IO[bytes]:
+        """The spill file, made at its first write (a stack spilled empty, such as the rows
+        of a method that signs later, opens none)."""
+        if self._file is None:
+            # open until stack() maps it (then closed: the map keeps the data)
+            self._file = tempfile.TemporaryFile(prefix="neardup-spill-", dir=self._dir)  # noqa: SIM115
+        return self._file
 
     def stack(self, empty: np.ndarray) -> np.ndarray:
         """All parts as one array (the stack is empty afterwards): a view of the grown
         buffer, the parts joined, or a read-only memory map when spilled. ``empty`` is
         returned when nothing was appended."""
         if self._rows == 0 or self._dtype is None:
+            self.close()
             return empty
         shape = (self._rows, *self._shape)
         if self._file is not None:
-            self._file.flush()
-            return np.memmap(self._file, dtype=self._dtype, mode="r", shape=shape)
+            file, self._file = self._file, None
+            with file:  # closed once mapped: the map holds a duplicate of its descriptor
+                file.flush()
+                return np.memmap(file, dtype=self._dtype, mode="r", shape=shape)
+        if self._spilled:  # rows of width 0: nothing was written
+            return np.zeros(shape, dtype=self._dtype)
         if self._buf is not None:
             buf, self._buf = self._buf, None
             if self._used == 0:  # rows of width 0
@@ -158,3 +175,14 @@ class PartStack:
             return np.frombuffer(buf, dtype=self._dtype).reshape(shape)
         parts, self._parts = self._parts, []
         return parts[0] if len(parts) == 1 else stack_consuming(parts)
+
+    def close(self) -> None:
+        """Release the spill file and the growing buffer without stacking them (a job that
+        stops early); the arrays :meth:`stack` gave stay valid."""
+        file, self._file = self._file, None
+        if file is not None:
+            file.close()
+        buf, self._buf = self._buf, None
+        if buf is not None:
+            buf.close()
+        self._parts, self._used = [], 0

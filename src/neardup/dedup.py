@@ -45,6 +45,7 @@ from neardup.frames import adapt_source
 from neardup.keep import containments, drop_reason, field_ranks
 from neardup.methods.base import Method, Prepared
 from neardup.methods.decision import resolve_decision
+from neardup.methods.lsh import thread_limit
 from neardup.methods.options import JOB_OPTIONS, OPTIONS, validate_options
 from neardup.methods.prefix import containment_candidates, rank_by_frequency
 from neardup.methods.registry import make_method
@@ -329,7 +330,8 @@ def dedup(
         jobs: worker processes that read, prepare and shingle input paths (default: the
             cores available; 1: this process only). The result does not depend on it. Used
             for word shingles with XXH64 fingerprints and methods that sign from the
-            shingle sets; other methods read in this process.
+            shingle sets; other methods read in this process. It also bounds the threads
+            of the LSH band keys and band grouping (:func:`neardup.methods.lsh.thread_limit`).
         memory_budget: bytes of shingle sets and signature rows the job holds in memory
             (>= 0; default: a quarter of the physical memory); past it they are kept in
             temporary files in ``spill_dir`` (default: the system's temporary directory)
@@ -442,6 +444,8 @@ def _dedup(
 ) -> DedupResult:
     """The job over one source, or ``[against, source]`` (:func:`dedup`); ``field_reader``
     reads the keep-by field."""
+    if jobs is not None:
+        check_int("jobs", jobs, low=1)
     opts = options or DedupOptions()
     meth = resolve_method(method, opts, method_params)
     opts = decided_options(meth, opts)
@@ -481,15 +485,16 @@ def _dedup(
     first, a_read, a_skipped = bounds[0] if len(groups) > 1 else (0, 0, 0)
     n = len(ids)
     keys = timer.run("identical", signed.content_keys)  # made with the shingle sets
-    if signed.rows is not None:
-        sigs = timer.run("sign", signed.signatures, meth, sets)
-    else:
-        sigs = timer.run("sign", _sign, ingest.prepared, meth, sets)
-    warnings = lexicon_warnings(meth, n) + ([kernel_note] if kernel_note else [])
-    restrict = partial(against_pairs, first=first, within=within) if len(groups) > 1 else None
-    cand, decided, contained = find_pairs(
-        meth, sigs, sets, keys, opts, timer=timer, progress=prog, restrict=restrict
-    )
+    with thread_limit(jobs):  # LSH band keys and band grouping: on at most jobs threads
+        if signed.rows is not None:
+            sigs = timer.run("sign", signed.signatures, meth, sets)
+        else:
+            sigs = timer.run("sign", _sign, ingest.prepared, meth, sets)
+        warnings = lexicon_warnings(meth, n) + ([kernel_note] if kernel_note else [])
+        restrict = partial(against_pairs, first=first, within=within) if len(groups) > 1 else None
+        cand, decided, contained = find_pairs(
+            meth, sigs, sets, keys, opts, timer=timer, progress=prog, restrict=restrict
+        )
     pairs = decided.rows()
     if len(groups) > 1:
         matches = best_matches(pairs, ids, first)

@@ -17,9 +17,17 @@ FAST = CrawlSettings(
 )
 
 
+#: the queues :func:`make_queue` opened, closed after each test (``conftest.close_queues``):
+#: a queue holds its own engines, whose psycopg connections were otherwise left to the
+#: garbage collector (a ResourceWarning reported in whichever test runs then)
+OPENED: list[CrawlQueue] = []
+
+
 def make_queue(store: Store, **overrides: object) -> CrawlQueue:
-    """A crawl queue with :data:`FAST` settings (and overrides)."""
-    return CrawlQueue(store, replace(FAST, **overrides))  # type: ignore[arg-type]
+    """A crawl queue with :data:`FAST` settings (and overrides), closed after the test."""
+    queue = CrawlQueue(store, replace(FAST, **overrides))  # type: ignore[arg-type]
+    OPENED.append(queue)
+    return queue
 
 
 def doc_ids(store: Store, collection: str) -> list[str]:

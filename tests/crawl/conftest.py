@@ -7,9 +7,18 @@ from pathlib import Path
 
 import pytest
 
+from crawl import _helpers
 from fake_library import Site, serve_library
 from neardup.store import Store
 from store._db import db_url, pg_database  # noqa: F401  (fixtures)
+
+
+@pytest.fixture(autouse=True)
+def close_queues() -> Iterator[None]:
+    """Close the queues a test opened with ``make_queue`` (their connection pools)."""
+    yield
+    while _helpers.OPENED:
+        _helpers.OPENED.pop().close()
 
 
 @pytest.fixture(scope="module")

@@ -156,8 +156,11 @@ def test_dispatcher_shutdown_requeues_and_a_new_one_resumes(sqlite_store: Store)
         assert queue.pages(lib.id, "reserved") == []
 
         fresh = CrawlQueue(sqlite_store, queue.settings)  # e.g. the service restarted
-        asyncio.run(Dispatcher(fresh).run_until_idle())
-        assert fresh.library(lib.id).stage == "done"
+        try:
+            asyncio.run(Dispatcher(fresh).run_until_idle())
+            assert fresh.library(lib.id).stage == "done"
+        finally:
+            fresh.close()
         ids = doc_ids(sqlite_store, "shutdown")
         assert sorted(ids) == sorted(site.articles)
 

@@ -156,3 +156,42 @@ def test_a_memory_mapped_sketch_takes_the_band_pass(tmp_path: Path) -> None:
         lsh.band_columns(mapped, params).tobytes() == lsh.band_columns(sketches, params).tobytes()
     )
     assert lsh_candidates(mapped, params).tolist() == lsh_candidates(sketches, params).tolist()
+
+
+@pytest.mark.parametrize(("jobs", "pools"), [(1, []), (3, [3]), (None, [8])])
+def test_the_threaded_band_grouping_follows_the_jobs_of_the_dedup_job(
+    monkeypatch: pytest.MonkeyPatch, jobs: int | None, pools: list[int]
+) -> None:
+    """``dedup(jobs=1)`` groups the LSH bands in its own thread (it used a pool of every
+    core before); ``jobs=3``: a pool of 3 threads; no ``jobs``: of every core (8 here)."""
+    import concurrent.futures
+    import os
+
+    from neardup import dedup
+    from neardup.methods import lsh
+    from neardup.text.types import Document
+
+    made: list[int] = []
+
+    class Recorded(concurrent.futures.ThreadPoolExecutor):
+        def __init__(self, max_workers: int, thread_name_prefix: str = "") -> None:
+            if thread_name_prefix.startswith("neardup-lsh"):
+                made.append(max_workers)
+            super().__init__(max_workers=max_workers, thread_name_prefix=thread_name_prefix)
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: set(range(8)), raising=False)
+    monkeypatch.setattr(lsh, "_THREAD_ROWS", 0)  # threads however small the input
+    monkeypatch.setattr(concurrent.futures, "ThreadPoolExecutor", Recorded)
+    words = [f"w{i}" for i in range(3000)]
+    docs = [Document(f"d{i}", " ".join(words[7 * i : 7 * i + 200])) for i in range(40)]
+    docs.append(Document("copy", docs[5].text))
+    result = dedup(docs, method="minhash-lsh", jobs=jobs)
+    assert ("d5", "copy") in {(p.a, p.b) for p in result.pairs}
+    assert made == pools
+
+
+def test_a_thread_limit_below_one_is_refused() -> None:
+    from neardup.methods import lsh
+
+    with pytest.raises(ParameterError, match="threads"), lsh.thread_limit(0):
+        pass

@@ -206,29 +206,29 @@ def test_openapi_fuzz_finds_no_server_error(db_url: str) -> None:
 
         run()
 
-    client = TestClient(app)
-    values = {"{name}": fuzz, "{doc_id}": "d1", "{library_id}": "1"}
-    templates: dict[str, set[str]] = {}
-    for operation in operations:
-        templates.setdefault(operation.path, set()).add(operation.method.upper())
-    for operation in operations:
-        if operation.body:  # body size: over the limit is 413, declared or not
-            path = _fill(operation.path, values)
-            big = {"text": "word " * (_FUZZ_MAX_BODY // 5)}
-            resp = client.request(operation.method.upper(), path, json=big, headers=AUTH)
-            answer_ok(f"{operation.method} {path} (big body)", resp)
-            if resp.status_code != 413:
-                failures.append(f"{operation.method} {path}: big body -> {resp.status_code}")
-    for template in templates:  # 405 names every method the path has
-        path = _fill(template, values)
-        # ".../documents/batch" is also the path of the document "batch"
-        methods = set().union(*(m for t, m in templates.items() if _matches(t, path)))
-        for method in {"GET", "POST", "PUT", "PATCH", "DELETE"} - methods:
-            resp = client.request(method, path, headers=AUTH)
-            answer_ok(f"{method} {path}", resp)
-            allow = {m.strip() for m in resp.headers.get("allow", "").split(",") if m.strip()}
-            if resp.status_code != 405 or allow != methods:
-                failures.append(f"{method} {path}: {resp.status_code}, Allow {sorted(allow)}")
+    with TestClient(app) as client:  # its lifespan closes the app's crawl queue at exit
+        values = {"{name}": fuzz, "{doc_id}": "d1", "{library_id}": "1"}
+        templates: dict[str, set[str]] = {}
+        for operation in operations:
+            templates.setdefault(operation.path, set()).add(operation.method.upper())
+        for operation in operations:
+            if operation.body:  # body size: over the limit is 413, declared or not
+                path = _fill(operation.path, values)
+                big = {"text": "word " * (_FUZZ_MAX_BODY // 5)}
+                resp = client.request(operation.method.upper(), path, json=big, headers=AUTH)
+                answer_ok(f"{operation.method} {path} (big body)", resp)
+                if resp.status_code != 413:
+                    failures.append(f"{operation.method} {path}: big body -> {resp.status_code}")
+        for template in templates:  # 405 names every method the path has
+            path = _fill(template, values)
+            # ".../documents/batch" is also the path of the document "batch"
+            methods = set().union(*(m for t, m in templates.items() if _matches(t, path)))
+            for method in {"GET", "POST", "PUT", "PATCH", "DELETE"} - methods:
+                resp = client.request(method, path, headers=AUTH)
+                answer_ok(f"{method} {path}", resp)
+                allow = {m.strip() for m in resp.headers.get("allow", "").split(",") if m.strip()}
+                if resp.status_code != 405 or allow != methods:
+                    failures.append(f"{method} {path}: {resp.status_code}, Allow {sorted(allow)}")
     store.close()
     assert len(calls) > 300
     assert not failures, failures[:5]

@@ -73,6 +73,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int,
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             proc.kill()
+            proc.wait(timeout=30)
+        if proc.stderr is not None:
+            proc.stderr.close()  # else left to the garbage collector (a ResourceWarning)
 
 
 @pytest.mark.slow

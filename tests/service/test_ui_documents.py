@@ -8,6 +8,7 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -93,3 +94,37 @@ def test_jsonl_upload_adds_records_and_pages(store: Store) -> None:
         assert "51–60 of 60" in second and "r59" in second and "r00" not in second
         doc = c.get(f"/collections/{name}/documents/r03", headers=HTML).text
         assert rows[3]["text"].split()[0] in doc
+
+
+def test_the_forms_close_their_uploads_temporary_files(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every uploaded file's spooled temporary file is closed when the form's handler ends
+    (accepted or refused), not left to the garbage collector (a ResourceWarning)."""
+    import tempfile
+
+    from starlette import formparsers
+
+    opened: list[tempfile.SpooledTemporaryFile[bytes]] = []
+
+    class Recorded(tempfile.SpooledTemporaryFile):  # type: ignore[type-arg]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            opened.append(self)
+
+    monkeypatch.setattr(formparsers, "SpooledTemporaryFile", Recorded)
+    name = unique()
+    store.create_collection(name)
+    files = [("files", ("Ванька.txt", STORY.read_bytes(), "text/plain"))]
+    with _client(store, token=TOKEN) as c:
+        refused = c.post(f"/collections/{name}/upload", files=files)
+        upload = f"/collections/{name}/upload"
+        added = c.post(upload, files=files, data={"token": TOKEN}, follow_redirects=False)
+        checked = c.post(
+            "/check", files=[("file", ("Ванька.txt", STORY.read_bytes(), "text/plain"))],
+            data={"collection": name, "text": ""}, headers=HTML,
+        )  # fmt: skip
+    assert (refused.status_code, added.status_code, checked.status_code) == (401, 303, 200)
+    assert "Ванька.txt" in checked.text  # the story matched itself
+    assert len(opened) == 3
+    assert [f.closed for f in opened] == [True, True, True]

@@ -5,6 +5,7 @@ recomputed keys, storage by table, reader errors, and the upgrade from revision 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pytest
@@ -40,6 +41,12 @@ def _index_rows(store: Store, name: str) -> tuple[int, int]:
     merged = _count(store, "SELECT COUNT(*) FROM nd_index WHERE collection_id = :c", c)
     pending = _count(store, "SELECT COUNT(*) FROM nd_index_pending WHERE collection_id = :c", c)
     return merged, pending
+
+
+def _rows_each(info: Any) -> int:
+    """Index rows of each document of a minhash-lsh collection: a key per band and the
+    content-key row (:func:`neardup.index.methods.content_key_rows`)."""
+    return int(info.params["bands"]) + 1
 
 
 # -- the shingle-set format ----------------------------------------------------------------------
@@ -82,7 +89,7 @@ def test_checks_see_pending_rows_and_the_merge_moves_them(
     docs = _real_docs()[:6]
     name = unique("pending")
     info = store.create_collection(name, threshold=0.5)
-    bands = info.params["bands"]
+    bands = _rows_each(info)
     monkeypatch.setattr(module, "DIRECT_BELOW", 1)  # every batch a bulk batch
     monkeypatch.setattr(module, "merge", lambda db, cid: None)  # as if killed before it
     assert store.add(name, docs, batch_size=4).added == len(docs)
@@ -108,13 +115,13 @@ def test_merge_every_merge_rows(store: Store, monkeypatch: pytest.MonkeyPatch) -
         merges.append(_index_rows(store, name)[1])
         real(db, cid)
 
-    monkeypatch.setattr(module, "MERGE_ROWS", 2 * info.params["bands"])
+    monkeypatch.setattr(module, "MERGE_ROWS", 2 * _rows_each(info))
     monkeypatch.setattr(module, "DIRECT_BELOW", 1)
     monkeypatch.setattr(module, "merge", counting)
     store.add(name, docs, batch_size=1)
     # after every second document; nothing is left pending, so no final merge
-    assert merges == [2 * info.params["bands"]] * 3
-    assert _index_rows(store, name) == (len(docs) * info.params["bands"], 0)
+    assert merges == [2 * _rows_each(info)] * 3
+    assert _index_rows(store, name) == (len(docs) * _rows_each(info), 0)
 
 
 def test_small_batches_write_the_index_directly(
@@ -128,7 +135,7 @@ def test_small_batches_write_the_index_directly(
     merges: list[int] = []
     monkeypatch.setattr(module, "merge", lambda db, cid: merges.append(cid))
     assert store.add(name, docs, batch_size=2).added == len(docs)
-    assert _index_rows(store, name) == (len(docs) * info.params["bands"], 0) and merges == []
+    assert _index_rows(store, name) == (len(docs) * _rows_each(info), 0) and merges == []
     assert store.check(name, docs[0].text).matches[0].doc_id == docs[0].id
 
 
@@ -144,7 +151,7 @@ def test_remove_deletes_the_index_rows_by_recomputed_keys(store: Store) -> None:
             {"c": c, "d": docs[1].id},
         ).scalar_one()
     store.remove(name, docs[1].id)
-    assert _index_rows(store, name) == (4 * info.params["bands"], 0)
+    assert _index_rows(store, name) == (4 * _rows_each(info), 0)
     left = "SELECT COUNT(*) FROM nd_index WHERE collection_id = :c AND document_id = " + str(pk)
     assert _count(store, left, c) == 0
     assert docs[1].id not in [m.doc_id for m in store.check(name, docs[1].text).matches]
@@ -230,9 +237,9 @@ def test_upgrade_from_0003_keeps_index_rows_and_old_sets(empty_url: str) -> None
     with Store(empty_url) as st_:
         tables, version = _tables_and_version(empty_url)
         assert "nd_index_pending" in tables and version != "0003"
-        assert st_.stats("old")["index_rows"] == len(docs) * info.params["bands"]
+        assert st_.stats("old")["index_rows"] == len(docs) * _rows_each(info)
         got = st_.check("old", docs[1].text).matches[0]
         assert got.doc_id == docs[1].id and got.resemblance == 1.0
         assert st_.document("old", docs[1].id).shingles == len(np.unique(full))
         st_.remove("old", docs[1].id)
-        assert st_.stats("old")["index_rows"] == (len(docs) - 1) * info.params["bands"]
+        assert st_.stats("old")["index_rows"] == (len(docs) - 1) * _rows_each(info)

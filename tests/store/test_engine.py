@@ -58,3 +58,23 @@ def test_sqlite_uses_wal(tmp_path: Path) -> None:
     store = Store(f"sqlite:///{tmp_path / 'sub' / 'x.db'}")
     with store._engines.read.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+
+
+@pytest.mark.parametrize("url", ["sqlite://", "sqlite:///:memory:"])
+def test_an_in_memory_store_keeps_what_it_is_given(url: str) -> None:
+    """The write and read engines share the one in-memory database (each connection to
+    ``:memory:`` would be another, empty one: create_collection failed, "no such table")."""
+    from neardup.text.types import Document
+
+    words = [f"w{i}" for i in range(400)]
+    a = Document("a", " ".join(words[:120]), source="a.txt")
+    near = Document("near", " ".join([*words[:119], "x"]), source="near.txt")
+    far = Document("far", " ".join(words[200:320]), source="far.txt")
+    with Store(url) as store:
+        store.create_collection("mem", "shingles-full")
+        assert [c.name for c in store.collections()] == ["mem"]
+        assert store.add("mem", [a, far]).added == 2
+        assert store.stats("mem")["documents"] == 2
+        matches = store.check("mem", near.text).matches
+        assert [m.doc_id for m in matches] == ["a"]
+        assert store.check("mem", words[0] + " y z " * 40).matches == ()

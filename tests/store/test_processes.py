@@ -72,7 +72,7 @@ def test_kill9_then_resume_stores_each_document_once(db_url: str, tmp_path: Path
     name = unique("kill")
     with Store(db_url) as store:
         info = store.create_collection(name, threshold=0.5)
-        bands = info.params["bands"]
+        bands = info.params["bands"] + 1  # a band key each, and the content-key row
         proc = _add(db_url, name, corpus)
         seen = _wait_for(store, name, 1000, proc)
         proc.send_signal(signal.SIGKILL)
@@ -106,7 +106,7 @@ def test_two_processes_adding_at_once_lose_nothing(db_url: str, tmp_path: Path) 
             _, errs = p.communicate(timeout=120)
             assert p.returncode == 0, errs.decode()
         final = _counts(store, name)
-        bands = info.params["bands"]
+        bands = info.params["bands"] + 1  # a band key each, and the content-key row
         assert final == {
             "documents": 4500,
             "distinct": 4500,

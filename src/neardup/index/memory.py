@@ -65,6 +65,7 @@ from neardup.index.methods import (
     UnsupportedMethod,
     build_method,
     canonical_form,
+    collection_keys,
     creation_params,
     keeps_signature,
     signs_at_add,
@@ -85,6 +86,7 @@ from neardup.methods.decision import resolve_decision
 from neardup.methods.keys import key_rows
 from neardup.methods.options import INDEX_OPTIONS, OPTIONS, validate_options
 from neardup.methods.registry import method_class
+from neardup.methods.sets import ShingleSets
 from neardup.methods.stats import CorpusStatistics
 from neardup.prepare import PrepareConfig, shingle_texts
 from neardup.tables import rows_to_arrow, rows_to_pandas
@@ -430,7 +432,7 @@ class Index:
                     for j, i in enumerate(long.tolist())
                 ]
             )
-        keys = None if sigs is None else self._keys_of(sigs, len(long))
+        keys = None if sigs is None else self._keys_of(sigs, done.sets, len(long))
         kept = sigs is not None and keeps_signature(meth)
         now = datetime.now(UTC)
         for j, i in enumerate(long.tolist()):
@@ -460,9 +462,10 @@ class Index:
             self._fitted = None
         return AddReport(int(long.size), tuple(skipped), 1 if long.size else 0)
 
-    def _keys_of(self, sigs: Signatures, n: int) -> list[np.ndarray]:
-        """Index keys of each of the ``n`` documents signed in ``sigs``."""
-        rows = key_rows(self._meth.keys(sigs))
+    def _keys_of(self, sigs: Signatures, sets: ShingleSets, n: int) -> list[np.ndarray]:
+        """Index keys of each of the ``n`` documents signed in ``sigs`` (their shingle
+        sets ``sets``; :func:`neardup.index.methods.collection_keys`)."""
+        rows = collection_keys(self._meth, sigs, sets)
         order = np.argsort(rows.row, kind="stable")
         bounds = np.searchsorted(rows.row[order], np.arange(n + 1))
         key = rows.key[order]
@@ -797,8 +800,6 @@ class Index:
     ) -> tuple[list[np.ndarray] | None, list[Signature | None]]:
         """Index keys and kept signatures of loaded documents: signed again from their
         sets, or as saved (methods signing at add: ``[signature hex, keys]`` a document)."""
-        from neardup.methods.sets import ShingleSets
-
         meth, n = self._meth, len(sets)
         if saved is not None and signs_at_add(meth):
             none = np.zeros(0, np.int64)
@@ -807,9 +808,11 @@ class Index:
             return keys, kept
         if not signs_from_sets(meth) or not n:
             return None, [None] * n
-        sigs = meth.from_sets(ShingleSets.from_arrays(sets))
+        stacked = ShingleSets.from_arrays(sets)
+        sigs = meth.from_sets(stacked)
         keep = keeps_signature(meth)
-        return self._keys_of(sigs, n), [meth.signature(sigs, i) if keep else None for i in range(n)]
+        kept = [meth.signature(sigs, i) if keep else None for i in range(n)]
+        return self._keys_of(sigs, stacked, n), kept
 
     # -- internals --------------------------------------------------------------------
     def _store(self, doc_id: str, doc: _Doc) -> None:

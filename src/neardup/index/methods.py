@@ -19,6 +19,16 @@ Index keys (``nd_index`` rows, 64-bit, stored as signed int64):
 * ``spotsigs``: the prefix of each spot-signature bag in its size partition and the one
   below (Theobald et al. 2008 §5), which every pair at the threshold shares.
 
+Beside them, each document with a non-empty shingle set has a *content-key* row (band
+:data:`CONTENT_BAND`): the content key of its full shingle set
+(:meth:`neardup.methods.sets.ShingleSets.content_keys`, the key by which the job pairs
+identical documents whatever the rule), salted apart from the method's keys. A check then
+finds a stored document identical to the text even when the method gives them no key
+(SpotSigs on Chinese text: no antecedent, no spot signature). Collections of methods signed
+and keyed from statistics (``needs_fit``: ``tf-ridf``, ``imatch``, ``anchor-words``, whose
+keys ``recompute`` rewrites without the shingle sets) have none yet
+(:func:`has_content_key`).
+
 Each method gives its keys by its ``keys`` hook, a collection's rows by
 :func:`~neardup.methods.keys.key_rows` (:mod:`neardup.methods.keys`).
 ``sl-st`` and ``spotsigs`` sign each document from its text at ``add``
@@ -33,25 +43,38 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import numpy as np
+
+from neardup._array import fmix64
 from neardup.errors import FormatError, ParameterError, UsageError
 from neardup.methods.base import Method
-from neardup.methods.keys import KeyRows, slot_keys
+from neardup.methods.keys import KeyRows, key_rows, slot_keys
 from neardup.methods.registry import make_method, method_class
+from neardup.methods.sets import ShingleSets
 from neardup.methods.shingle_methods import MinHashLSH, ShinglesMod
 from neardup.text.canonical import CANONICAL_VERSION, CanonicalForm
 
 __all__ = [
+    "CONTENT_BAND",
     "KeyRows",
     "UnsupportedMethod",
     "build_method",
     "canonical_form",
+    "collection_keys",
     "collection_methods",
+    "content_key_rows",
     "creation_params",
+    "has_content_key",
     "keeps_signature",
     "signs_at_add",
     "signs_from_sets",
     "slot_keys",
 ]
+
+
+#: ``band`` of a document's content-key row (no method's band or slot number is negative).
+CONTENT_BAND = -1
+_CONTENT_SALT = np.uint64(0x6A09E667F3BCC909)
 
 
 class UnsupportedMethod(UsageError):
@@ -153,3 +176,37 @@ def keeps_signature(meth: Method) -> bool:
     keeps none (the smallest values' high halves are the smallest high halves), nor does
     ``minhash-lsh`` (its check scores sketches of the stored sets)."""
     return signs_at_add(meth) or isinstance(meth, ShinglesMod)
+
+
+def has_content_key(meth: Method) -> bool:
+    """True when a collection of ``meth`` gives each document a content-key row: every
+    method signed at add or from the shingle sets (not ``needs_fit``: see the module
+    docstring)."""
+    return not meth.capabilities.needs_fit
+
+
+def content_key_rows(sets: ShingleSets) -> KeyRows:
+    """The content-key row of each non-empty set of ``sets`` (row ``i``: set ``i``): its
+    :meth:`~neardup.methods.sets.ShingleSets.content_keys` value salted (``fmix64(key ^
+    salt)``, as signed int64), band :data:`CONTENT_BAND`. Equal sets, equal keys; an empty
+    set has none (the job pairs identical non-empty sets only)."""
+    live = np.flatnonzero(sets.sizes > 0)
+    with np.errstate(over="ignore"):
+        key = fmix64(sets.content_keys()[live] ^ _CONTENT_SALT)
+    band = np.full(live.shape[0], CONTENT_BAND, dtype=np.int64)
+    return KeyRows(live.astype(np.int64), band, np.ascontiguousarray(key).view(np.int64))
+
+
+def collection_keys(meth: Method, sigs: Any, sets: ShingleSets) -> KeyRows:
+    """The index rows of a batch in a collection: the method's keys of ``sigs``
+    and, when :func:`has_content_key`, the :func:`content_key_rows` of the batch's full
+    shingle sets ``sets`` (the same documents, in the same order)."""
+    rows = key_rows(meth.keys(sigs))
+    if not has_content_key(meth):
+        return rows
+    extra = content_key_rows(sets)
+    return KeyRows(
+        np.concatenate([rows.row, extra.row]),
+        np.concatenate([rows.band, extra.band]),
+        np.concatenate([rows.key, extra.key]),
+    )

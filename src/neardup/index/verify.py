@@ -21,10 +21,9 @@ import numpy as np
 from neardup.decide import Decision, decide
 from neardup.errors import IncompatibleSignatureError, InputError, NeardupError, check_int
 from neardup.index.codec import fingerprint_shift, term_key, verification_set
-from neardup.index.methods import signs_at_add, signs_from_sets
+from neardup.index.methods import collection_keys, signs_at_add, signs_from_sets
 from neardup.index.results import Match
 from neardup.methods.base import Method, Prepared, Signature
-from neardup.methods.keys import key_rows
 from neardup.methods.measures import overlap
 from neardup.methods.sets import ShingleSets
 
@@ -69,7 +68,7 @@ class Query:
         else:  # lexical methods read the statistics' form of a term; the others sign as add
             terms = tokens if signs_at_add(meth) else [term_key(t) for t in tokens]
             sigs = meth.sign([Prepared("query", text_, terms)])
-        keys = key_rows(meth.keys(sigs)).for_row(0)
+        keys = collection_keys(meth, sigs, sets).for_row(0)
         shift = fingerprint_shift(meth.shingling.fingerprint)
         stored = verification_set(sets.get(0), shift=shift)
         return cls(len(tokens), stored, meth.signature(sigs, 0), keys)

@@ -17,8 +17,10 @@ Indexes return *candidates*: verification decides.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -177,12 +179,36 @@ def _compiled_bands(
     _map(run, blocks)
 
 
-def workers() -> int:
-    """Threads the candidate stage runs on: the cores this process may use."""
+#: The job's thread limit (its ``jobs``), set by :func:`thread_limit`; None: every core.
+_THREADS: ContextVar[int | None] = ContextVar("neardup_lsh_threads", default=None)
+
+
+@contextlib.contextmanager
+def thread_limit(threads: int | None) -> Iterator[None]:
+    """Within the block, the threaded band grouping and band keys of this context use at
+    most ``threads`` threads (a job's ``jobs``, ``--jobs``); None: the cores it may use.
+
+    Raises:
+        ParameterError: ``threads`` is below 1.
+    """
+    if threads is not None:
+        check_int("threads", threads, low=1)
+    token = _THREADS.set(threads)
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        yield
+    finally:
+        _THREADS.reset(token)
+
+
+def workers() -> int:
+    """Threads the candidate stage runs on: the cores this process may use, at most the
+    :func:`thread_limit` in force."""
+    try:
+        cores = max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
+        cores = max(1, os.cpu_count() or 1)
+    limit = _THREADS.get()
+    return cores if limit is None else min(cores, limit)
 
 
 def _map(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
@@ -239,6 +265,6 @@ def lsh_candidates(
         members, starts, sizes = equal_groups(columns[j], live)
         return pairs_in_groups(members, starts, sizes, max_group=max_bucket)
 
-    bands = range(params.bands)  # on every core, in band order (not worth it when small)
+    bands = range(params.bands)  # on workers() threads, in band order (not when small)
     found = _map(band, bands) if n >= _THREAD_ROWS else [band(j) for j in bands]
     return unique_pairs(np.concatenate(found) if found else np.zeros((0, 2), np.int64), n)

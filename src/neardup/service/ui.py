@@ -108,34 +108,34 @@ def _queue_routes(api: FastAPI, state: UiState) -> None:
 
     @api.post("/queue/add", include_in_schema=False)
     async def queue_add(request: Request) -> Response:
-        form = await request.form()
-        values = {k: str(form.get(k, "")) for k in ("url", "clarifications", "collection")}
-        values["method"] = str(form.get("method", "")) or DEFAULT_METHOD
-        status, denied = _check_token(state, request, form)
-        if denied:
-            return await _queue_page(request, state, status, error=denied, values=values)
-        try:
-            added = await run_in_threadpool(_add_library, state.queue, values)
-        except NeardupError as exc:
-            return await _queue_page(
-                request, state, _status(exc), error=_detail(exc), values=values
-            )
-        if state.dispatcher is not None:
-            state.dispatcher.wake()
-        return _redirect(request, state, form, "/", done="added", id=added.id)
+        async with request.form() as form:  # closes its uploads' temporary files
+            values = {k: str(form.get(k, "")) for k in ("url", "clarifications", "collection")}
+            values["method"] = str(form.get("method", "")) or DEFAULT_METHOD
+            status, denied = _check_token(state, request, form)
+            if denied:
+                return await _queue_page(request, state, status, error=denied, values=values)
+            try:
+                added = await run_in_threadpool(_add_library, state.queue, values)
+            except NeardupError as exc:
+                return await _queue_page(
+                    request, state, _status(exc), error=_detail(exc), values=values
+                )
+            if state.dispatcher is not None:
+                state.dispatcher.wake()
+            return _redirect(request, state, form, "/", done="added", id=added.id)
 
     @api.post("/token", include_in_schema=False)
     async def remember_token(request: Request) -> Response:
-        form = await request.form()
-        nxt = str(form.get("next", "/"))
-        if not nxt.startswith("/") or nxt.startswith("//"):
-            nxt = "/"
-        status, denied = _check_token(state, request, form)
-        if denied or not str(form.get("token", "")):
-            return await _queue_page(
-                request, state, status or 401, error=denied or "enter the token"
-            )
-        return _redirect(request, state, form, nxt)
+        async with request.form() as form:  # closes its uploads' temporary files
+            nxt = str(form.get("next", "/"))
+            if not nxt.startswith("/") or nxt.startswith("//"):
+                nxt = "/"
+            status, denied = _check_token(state, request, form)
+            if denied or not str(form.get("token", "")):
+                return await _queue_page(
+                    request, state, status or 401, error=denied or "enter the token"
+                )
+            return _redirect(request, state, form, nxt)
 
     for action in ("stop", "resume", "remove"):
         _queue_action(api, state, action)
@@ -143,18 +143,18 @@ def _queue_routes(api: FastAPI, state: UiState) -> None:
 
 def _queue_action(api: FastAPI, state: UiState, action: str) -> None:
     async def run(library_id: int, request: Request) -> Response:
-        form = await request.form()
-        status, denied = _check_token(state, request, form)
-        if denied:
-            return await _queue_page(request, state, status, error=denied)
-        try:
-            await run_in_threadpool(getattr(state.queue, action), library_id)
-        except NeardupError as exc:
-            return await _queue_page(request, state, _status(exc), error=_detail(exc))
-        if action == "resume" and state.dispatcher is not None:
-            state.dispatcher.wake()
-        done = {"stop": "stopped", "resume": "resumed", "remove": "removed"}[action]
-        return _redirect(request, state, form, "/", done=done, id=library_id)
+        async with request.form() as form:  # closes its uploads' temporary files
+            status, denied = _check_token(state, request, form)
+            if denied:
+                return await _queue_page(request, state, status, error=denied)
+            try:
+                await run_in_threadpool(getattr(state.queue, action), library_id)
+            except NeardupError as exc:
+                return await _queue_page(request, state, _status(exc), error=_detail(exc))
+            if action == "resume" and state.dispatcher is not None:
+                state.dispatcher.wake()
+            done = {"stop": "stopped", "resume": "resumed", "remove": "removed"}[action]
+            return _redirect(request, state, form, "/", done=done, id=library_id)
 
     api.add_api_route(
         f"/queue/{{library_id}}/{action}",
@@ -237,20 +237,20 @@ def _check_routes(api: FastAPI, state: UiState) -> None:
 
     @api.post("/check", include_in_schema=False)
     async def check_submit(request: Request) -> HTMLResponse:
-        form = await request.form()
-        chosen = str(form.get("collection", ""))
-        pasted = str(form.get("text", ""))
-        try:
-            text = await _submitted_text(pasted, form.get("file"))
-            result = await run_in_threadpool(state.store.check, chosen, text, limit=50)
-        except NeardupError as exc:
+        async with request.form() as form:  # closes its uploads' temporary files
+            chosen = str(form.get("collection", ""))
+            pasted = str(form.get("text", ""))
+            try:
+                text = await _submitted_text(pasted, form.get("file"))
+                result = await run_in_threadpool(state.store.check, chosen, text, limit=50)
+            except NeardupError as exc:
+                return await _check_page(
+                    request, state, _status(exc), chosen=chosen, text=pasted, error=_detail(exc)
+                )
+            views = await _side_by_side(state, result, text)
             return await _check_page(
-                request, state, _status(exc), chosen=chosen, text=pasted, error=_detail(exc)
+                request, state, chosen=chosen, text=pasted, result=result, views=views
             )
-        views = await _side_by_side(state, result, text)
-        return await _check_page(
-            request, state, chosen=chosen, text=pasted, result=result, views=views
-        )
 
 
 async def _submitted_text(pasted: str, upload: object) -> str:
@@ -493,41 +493,48 @@ async def document_page(request: Request, state: UiState, name: str, doc_id: str
 def _document_routes(api: FastAPI, state: UiState) -> None:
     @api.post("/collections/{name}/remove", include_in_schema=False)
     async def remove_document(name: str, request: Request) -> Response:
-        form = await request.form()
-        doc_id = str(form.get("id", ""))
-        status, denied = _check_token(state, request, form)
-        try:
-            if denied:
-                raise _Refused(status, denied)
-            await run_in_threadpool(state.store.remove, name, doc_id)
-        except (NeardupError, _Refused) as exc:
-            return await _documents_error(request, state, name, exc)
-        return _redirect(
-            request, state, form, f"/collections/{quote(name, safe='')}", done="removed", id=doc_id
-        )
+        async with request.form() as form:  # closes its uploads' temporary files
+            doc_id = str(form.get("id", ""))
+            status, denied = _check_token(state, request, form)
+            try:
+                if denied:
+                    raise _Refused(status, denied)
+                await run_in_threadpool(state.store.remove, name, doc_id)
+            except (NeardupError, _Refused) as exc:
+                return await _documents_error(request, state, name, exc)
+            return _redirect(
+                request,
+                state,
+                form,
+                f"/collections/{quote(name, safe='')}",
+                done="removed",
+                id=doc_id,
+            )
 
     @api.post("/collections/{name}/upload", include_in_schema=False)
     async def upload_documents(name: str, request: Request) -> Response:
-        form = await request.form()
-        status, denied = _check_token(state, request, form)
-        try:
-            if denied:
-                raise _Refused(status, denied)
-            files = [f for f in form.getlist("files") if isinstance(f, UploadFile) and f.filename]
-            if not files:
-                raise InputError("choose one or more files to add")
-            docs = [d for f in files for d in await _uploaded(f)]
-            report = await run_in_threadpool(state.store.add, name, docs)
-        except (NeardupError, _Refused) as exc:
-            return await _documents_error(request, state, name, exc)
-        return _redirect(
-            request,
-            state,
-            form,
-            f"/collections/{quote(name, safe='')}",
-            added=report.added,
-            skipped=len(report.skipped),
-        )
+        async with request.form() as form:  # closes its uploads' temporary files
+            status, denied = _check_token(state, request, form)
+            try:
+                if denied:
+                    raise _Refused(status, denied)
+                files = [
+                    f for f in form.getlist("files") if isinstance(f, UploadFile) and f.filename
+                ]
+                if not files:
+                    raise InputError("choose one or more files to add")
+                docs = [d for f in files for d in await _uploaded(f)]
+                report = await run_in_threadpool(state.store.add, name, docs)
+            except (NeardupError, _Refused) as exc:
+                return await _documents_error(request, state, name, exc)
+            return _redirect(
+                request,
+                state,
+                form,
+                f"/collections/{quote(name, safe='')}",
+                added=report.added,
+                skipped=len(report.skipped),
+            )
 
 
 class _Refused(Exception):

@@ -31,10 +31,15 @@ import numpy as np
 from sqlalchemy import Connection
 
 from neardup.methods.base import Method, Prepared
-from neardup.methods.keys import key_rows
 from neardup.prepare import PrepareConfig, shingle_texts
 from neardup.store.codec import encode_sets, encode_text, fingerprint_shift, scrub
-from neardup.store.methods import KeyRows, keeps_signature, signs_at_add, signs_from_sets
+from neardup.store.methods import (
+    KeyRows,
+    collection_keys,
+    keeps_signature,
+    signs_at_add,
+    signs_from_sets,
+)
 from neardup.text.types import Document
 
 _PG_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
@@ -127,7 +132,7 @@ def prepare(
     elif at_add:  # from the text (SL+ST) or the canonical tokens (SpotSigs), as the job signs
         sigs = meth.sign([Prepared(r.doc.id, r.doc.text, r.tokens or []) for r in ready])
         ready = [replace(r, tokens=None) for r in ready]
-    keys = None if sigs is None else key_rows(meth.keys(sigs))
+    keys = None if sigs is None else collection_keys(meth, sigs, sets)
     signatures = None
     if sigs is not None and keeps_signature(meth):
         signatures = [meth.signature(sigs, i).to_bytes() for i in range(len(ready))]

@@ -25,14 +25,13 @@ from sqlalchemy import (
 from neardup.errors import NeardupError
 from neardup.index.codec import bad_doc_id
 from neardup.methods.base import Method, Prepared, Signature
-from neardup.methods.keys import key_rows
 from neardup.store import schema as s
 from neardup.store.cache import MethodCache
 from neardup.store.codec import decode_text, set_size, shown_title
 from neardup.store.collections import collection_info, mark_dirty
 from neardup.store.database import Database, utc
 from neardup.store.errors import DocumentNotFound, TextNotStored
-from neardup.store.methods import signs_at_add, signs_from_sets, slot_keys
+from neardup.store.methods import collection_keys, signs_at_add, signs_from_sets, slot_keys
 from neardup.store.results import CollectionInfo, DocumentInfo, DocumentPage
 
 _DELETE_INDEX_KEYS = text(
@@ -200,9 +199,10 @@ def _stored_keys(conn: Connection, meth: Method, pk: int) -> np.ndarray | None:
             return None
         text_ = decode_text(bytes(row[1]), expected_hash=bytes(row[0]))
         tokens = meth.canonical.tokens(text_)
+        sets = meth.shingling.batch([tokens])
         if signs_at_add(meth):  # signed again from the text, as add signed it
-            return key_rows(meth.keys(meth.sign([Prepared("", text_, tokens)]))).key
-        return key_rows(meth.keys(meth.from_sets(meth.shingling.batch([tokens])))).key
+            return collection_keys(meth, meth.sign([Prepared("", text_, tokens)]), sets).key
+        return collection_keys(meth, meth.from_sets(sets), sets).key
     payload = conn.execute(
         select(s.signatures.c.payload).where(s.signatures.c.document_id == pk)
     ).scalar()

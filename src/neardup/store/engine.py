@@ -8,6 +8,9 @@ directory (``platformdirs.user_data_dir("neardup")``, i.e. ``$XDG_DATA_HOME/near
 SQLite: WAL journal, ``synchronous=NORMAL``, foreign keys on, a 60 s busy timeout, and
 writes begin with ``BEGIN IMMEDIATE`` (writers queue instead of failing on lock upgrade);
 writer connections get a larger page cache and rarer checkpoints (:data:`WRITE_PRAGMAS`).
+An in-memory database (``sqlite://``, ``sqlite:///:memory:``) is one connection, shared by
+the write and read engines (a second connection would open a second, empty database): for
+tests and throw-away stores, used by one thread at a time.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.pool import StaticPool
 
 from neardup.errors import UsageError
 from neardup.store.errors import StoreError
@@ -129,6 +133,11 @@ def migrate(engines: Engines, url: str, migrations: tuple[str, str] = STORE_MIGR
 
 
 def _sqlite_engines(url: str, database: str | None) -> Engines:
+    if not database or database == ":memory:":
+        # one connection for every use: each new connection would be a new empty database
+        engine = create_engine(url, poolclass=StaticPool, connect_args={"check_same_thread": False})
+        _sqlite_events(engine, "BEGIN IMMEDIATE", WRITE_PRAGMAS)
+        return Engines(engine, engine, "sqlite")
     if database and database != ":memory:" and not database.startswith("file:"):
         Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
     file_db = bool(database) and database != ":memory:" and "mode=memory" not in url
