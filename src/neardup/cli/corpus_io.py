@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -57,6 +56,8 @@ def write_out(
 
 
 def _atomic(path: Path, chunks: Iterable[str]) -> None:
+    import tempfile  # here: the commands' module is imported by `neardup --help` too
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:

@@ -905,8 +905,9 @@ def app_for(argv: list[str]) -> typer.Typer:
     """The app that runs ``neardup ARGV``, built only as far as ``argv`` needs.
 
     Typer builds the options of every command it holds before it parses anything (about
-    10 ms a command). So: ``neardup``, ``neardup --help`` and ``neardup --version`` get a
-    listing of the commands (names and help only); ``neardup COMMAND ...`` gets an app
+    10 ms a command). So: ``neardup --version`` alone gets no command (its eager callback
+    exits first); ``neardup`` and ``neardup --help`` get a listing of the commands (names
+    and help only); ``neardup COMMAND ...`` gets an app
     holding that command alone; an unknown command gets the whole app, so that the error
     lists the choices. Help and error texts are the same as the whole app's.
     """
@@ -915,6 +916,9 @@ def app_for(argv: list[str]) -> typer.Typer:
 
     name = next((a for a in argv if not a.startswith("-")), None)
     sub = copy.copy(app)
+    if argv == ["--version"]:  # the eager callback prints and exits: no command is built
+        sub.registered_commands, sub.registered_groups = [], []
+        return sub
     if name is None:
         sub.registered_commands = []
         for info in app.registered_commands:
