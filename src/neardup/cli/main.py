@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -781,6 +780,8 @@ def compare(
         row = result.as_dict()
         if shared is not None:
             row["passages"] = [dataclasses.asdict(p) for p in shared]
+        import json  # here: `neardup --help` does not load json
+
         sys.stdout.write(json.dumps(row, ensure_ascii=False, indent=2) + "\n")
         return
     from rich.table import Table
@@ -870,6 +871,8 @@ def methods(as_json: JsonOpt = False) -> None:
 
     rows = [describe(n) for n in method_names()]
     if as_json:
+        import json
+
         sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2, default=str) + "\n")
         return
     from rich.table import Table
@@ -949,6 +952,11 @@ def app_for(argv: list[str]) -> typer.Typer:
 
 def _listed() -> None:
     """Stand-in callback of a command that is only listed (never run)."""
+
+
+# Typer reads each callback's type hints (twice a command); a string "None" is compiled and
+# evaluated every time (`from __future__ import annotations`): the stand-in has none.
+_listed.__annotations__ = {}
 
 
 def run() -> None:
