@@ -947,7 +947,19 @@ def app_for(argv: list[str]) -> typer.Typer:
     sub.registered_groups = [g for g in app.registered_groups if g.name == name]
     if not sub.registered_commands and not sub.registered_groups:
         return app
+    for info in sub.registered_commands:
+        _resolve_hints(info.callback)
     return sub
+
+
+def _resolve_hints(callback: Any) -> None:
+    """Replace ``callback``'s string annotations by their values, once: Typer reads the
+    type hints of a command twice, each time compiling and evaluating every string."""
+    if callback is None or not any(isinstance(a, str) for a in callback.__annotations__.values()):
+        return
+    from typing import get_type_hints
+
+    callback.__annotations__ = get_type_hints(callback, include_extras=True)
 
 
 def _listed() -> None:
