@@ -1,8 +1,10 @@
 """Start-up: `neardup --help` / `--version` load neither numpy, Rich's console, SQLAlchemy,
 pydantic nor the methods (lazy imports; the option declarations of
-``neardup.methods.options`` and ``.params`` are loaded: plain dataclasses, no numpy), and
-the trimmed app that `run()` builds for one command prints the same help and errors as the
-whole app."""
+``neardup.methods.options`` and ``.params`` are loaded: plain dataclasses, no numpy), nor
+the standard modules only a command's work needs (tomllib for --config, tempfile for --out
+files, json for JSON output); and the trimmed app that `run()` builds for one command prints
+the same help and errors as the whole app (issue 28: `--version` and a one-file `check` no
+slower than 2b454db)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
+from neardup._version import __version__
 from neardup.cli.main import app, app_for
 
 HEAVY = (
@@ -24,6 +27,9 @@ HEAVY = (
     "neardup.methods.base",
     "neardup.methods.registry",
     "neardup.dedup",
+    "tomllib",
+    "tempfile",
+    "json",
 )
 runner = CliRunner()
 
@@ -31,16 +37,16 @@ runner = CliRunner()
 def _loaded(*argv: str) -> set[str]:
     """Heavy modules loaded by `neardup ARGV` in a fresh interpreter."""
     code = (
-        "import sys, json\n"
+        "import sys\n"
         "from neardup.cli.main import run\n"
         f"sys.argv = ['neardup', *{list(argv)!r}]\n"
         "try:\n    run()\nexcept SystemExit:\n    pass\n"
-        f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))\n"
+        f"print('loaded:', *[m for m in {HEAVY!r} if m in sys.modules])\n"  # no json import
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert res.returncode == 0, res.stderr
-    return set(json.loads(res.stdout.splitlines()[-1]))
+    return set(res.stdout.splitlines()[-1].split()[1:])
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["--version"], []])
@@ -52,11 +58,34 @@ def test_a_command_loads_what_it_needs() -> None:
     assert {"neardup.methods.registry"} <= _loaded("methods", "--json")
 
 
+def test_config_reads_toml_when_given(tmp_path):
+    """tomllib is imported when --config is given (not at start-up): a malformed file is a
+    usage error naming it (a good one: tests/cli/test_dedup_friction.py)."""
+    bad = tmp_path / "bad.toml"
+    bad.write_text("method = \n", encoding="utf-8")
+    res = runner.invoke(app, ["dedup", "x", "--config", str(bad)])
+    assert res.exit_code == 2
+    assert "bad.toml is not TOML" in res.output
+
+
+def test_version_alone_builds_no_command():
+    """`neardup --version` prints the version from an app holding no command (the eager
+    callback exits before any is needed); with another argument the listing is built."""
+    sub = app_for(["--version"])
+    assert not sub.registered_commands and not sub.registered_groups
+    res = runner.invoke(sub, ["--version"])
+    assert (res.exit_code, res.output) == (0, f"neardup {__version__}\n")
+    assert len(app_for(["--version", "--help"]).registered_commands) == len(app.registered_commands)
+
+
 @pytest.mark.parametrize(
     "argv",
     [
         ["--help"],
         ["--version"],
+        ["--version", "--help"],
+        ["--help", "--version"],
+        [],
         ["collection", "--help"],
         ["collection", "check", "--help"],
         ["dedup", "--help"],
@@ -74,5 +103,38 @@ def test_trimmed_app_says_the_same_as_the_whole_app(argv: list[str]) -> None:
 def test_trimmed_app_holds_only_the_command() -> None:
     sub = app_for(["dedup", "x"])
     assert [getattr(c.callback, "__name__", None) for c in sub.registered_commands] == ["dedup"]
+    # its annotations evaluated once (Typer would compile each string twice)
+    hints = sub.registered_commands[0].callback.__annotations__
+    assert hints and not any(isinstance(h, str) for h in hints.values())
     assert not sub.registered_groups
     assert app_for(["nope"]) is app
+
+
+def test_a_one_file_check_loads_one_method_and_no_kernel(tmp_path):
+    """`neardup check FILE` on a minhash-lsh collection: the method's own module only (not
+    the eight other built-in ones), numpy's band keys for its one sketch (no compiled
+    kernel module), no TOML parser; and it finds the stored near-duplicate."""
+    text = (
+        "The quick brown fox jumps over the lazy dog while the farmer watches from the "
+        "porch and the cat sleeps in the warm afternoon sun beside the old red barn."
+    )
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text(json.dumps({"id": "d0", "text": text}) + "\n", encoding="utf-8")
+    query = tmp_path / "q.txt"
+    query.write_text(text.replace("old red barn", "red old barn") + "\n", encoding="utf-8")
+    db = ["--db", f"sqlite:///{tmp_path / 'c.db'}"]
+    assert runner.invoke(app, ["collection", "create", "c", *db]).exit_code == 0
+    assert runner.invoke(app, ["add", "c", str(corpus), "-q", *db]).exit_code == 0
+    code = (
+        "import sys, json\n"
+        "from neardup.cli.main import run\n"
+        f"sys.argv = ['neardup', 'check', 'c', {str(query)!r}, *{db!r}]\n"
+        "try:\n    run()\nexcept SystemExit as exc:\n    code = exc.code\n"
+        "mods = ['neardup.methods.kernel', 'neardup.methods.slst', 'neardup.methods.tfridf',"
+        " 'neardup.methods.shingle_methods', 'tomllib']\n"
+        "print(json.dumps([code, [m for m in mods if m in sys.modules]]))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert "q.txt: duplicate of d0" in res.stdout, res.stderr
+    assert json.loads(res.stdout.splitlines()[-1]) == [1, ["neardup.methods.shingle_methods"]]

@@ -136,6 +136,7 @@ def test_the_compiled_band_pass_and_threads_change_no_candidate(
         mp.setattr(lsh, "workers", lambda: threads)
         mp.setattr(lsh, "_KEY_ROWS", 64)  # several row blocks
         mp.setattr(lsh, "_THREAD_ROWS", 0)  # threads however small the input
+        mp.setattr(lsh, "_KERNEL_ROWS", 0)  # the compiled band pass however small too
         assert lsh.band_keys(sketches, params).tobytes() == keys.tobytes()
         assert lsh.band_columns(sketches, params).tobytes() == keys.T.copy().tobytes()
         got = lsh_candidates(sketches, params, max_bucket=3)

@@ -11,7 +11,6 @@ does not change the exit code.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -206,6 +205,8 @@ def _warn_once(warnings: Any, warned: set[str]) -> None:
 
 def _emit(row: dict[str, Any], as_json: bool) -> None:
     if as_json:
+        import json  # here: `neardup --help` does not load json
+
         sys.stdout.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
         sys.stdout.flush()
         return

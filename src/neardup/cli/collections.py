@@ -8,7 +8,6 @@ the user data directory, see :mod:`neardup.store.engine`). Exit codes: 0 ok, 1 f
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -71,6 +70,8 @@ def _store(db: str | None) -> Iterator[Any]:
 
 
 def _print_json(obj: Any) -> None:
+    import json  # here: `neardup --help` does not load json
+
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2, default=str) + "\n")
 
 

@@ -4,10 +4,8 @@ when complete) and JSON on standard output."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -30,6 +28,8 @@ def with_progress(fn: Callable[[Any], Any], silent: bool) -> Any:
 
 def dumps(value: Any) -> str:
     """One line of JSON (UTF-8 kept, numpy scalars as numbers)."""
+    import json  # here: `neardup --help` does not load json
+
     return json.dumps(value, ensure_ascii=False, default=_plain)
 
 
@@ -52,11 +52,15 @@ def write_out(
     (out / "summary.json").unlink(missing_ok=True)
     for name, rows in files.items():
         _atomic(out / name, (dumps(r) + "\n" for r in rows))
+    import json
+
     _atomic(out / "summary.json", [json.dumps(summary, ensure_ascii=False, indent=2) + "\n"])
     return out
 
 
 def _atomic(path: Path, chunks: Iterable[str]) -> None:
+    import tempfile  # here: the commands' module is imported by `neardup --help` too
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -73,6 +77,8 @@ def _atomic(path: Path, chunks: Iterable[str]) -> None:
 
 def print_json(value: dict[str, Any]) -> None:
     """``value`` as indented JSON on stdout."""
+    import json
+
     sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2, default=_plain) + "\n")
 
 

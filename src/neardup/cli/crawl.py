@@ -9,7 +9,6 @@ crawl where it stopped; running it after the crawl is done looks for new pages. 
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -213,6 +212,8 @@ def _report(lib: Any, failures: list[Any], as_json: bool, method: str) -> None:
         row["method"] = method
         row["method_label"] = method_label(method)
         row["failed_pages"] = [p.as_dict() for p in failures]
+        import json  # here: `neardup --help` does not load json
+
         sys.stdout.write(json.dumps(row, ensure_ascii=False, indent=2) + "\n")
     else:
         table = Table(title=f"crawl of {lib.url}", show_header=False)

@@ -23,7 +23,6 @@ for ``--html``); 2 usage error (bad ``--thresholds``, unknown method or paramete
 from __future__ import annotations
 
 import dataclasses
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -469,6 +468,8 @@ def _emit_table3(rows: list[dict[str, Any]], sample: int, as_json: bool) -> None
     from neardup.cli.common import out
 
     if as_json:
+        import json  # here: `neardup --help` does not load json
+
         sys.stdout.write(json.dumps({"table3": rows}, ensure_ascii=False, indent=2) + "\n")
         return
     from rich.table import Table
@@ -502,6 +503,8 @@ def _emit_sets(
 
     if as_json:
         data = report.table2_collections_dict(results)
+        import json
+
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
     else:
         from rich.console import Console
@@ -551,6 +554,8 @@ def _evaluate_passages(
         raise fail(exc) from None
     if as_json:
         data = {"pairs": len(gold.pairs), **scores.as_dict(per_case=True)}
+        import json
+
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
     out.print(
@@ -603,6 +608,8 @@ def _evaluate_pan_corpus(
         raise fail(exc) from None
     if as_json:
         data = {"corpus": str(folder), "aligner": "neardup.align_passages", **report.as_dict()}
+        import json
+
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
     from rich.console import Console
@@ -643,6 +650,8 @@ def _write_report(result: Any, path: Path, title: str, table2: bool, *, quiet: b
         saved = path.with_name(path.name + ".json")
         data = report.report_dict(result, table2=table2)
         try:
+            import json
+
             saved.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
             kept = f"the scores are saved in {saved} (re-render: neardup evaluate --from-json)"
         except OSError:
@@ -658,6 +667,8 @@ def _load_report(path: Path) -> Any:
     from neardup.evaluate.run import evaluation_from_dict
 
     try:
+        import json
+
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc})") from None
@@ -671,6 +682,8 @@ def _emit(result: Any, as_json: bool, table2: bool, out: Console) -> None:
 
     if as_json:
         data = report.report_dict(result, table2=table2)
+        import json
+
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
     from rich.console import Console

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -770,6 +769,8 @@ def compare(
         row = result.as_dict()
         if shared is not None:
             row["passages"] = [dataclasses.asdict(p) for p in shared]
+        import json  # here: `neardup --help` does not load json
+
         sys.stdout.write(json.dumps(row, ensure_ascii=False, indent=2) + "\n")
         return
     from rich.table import Table
@@ -859,6 +860,8 @@ def methods(as_json: JsonOpt = False) -> None:
 
     rows = [describe(n) for n in method_names()]
     if as_json:
+        import json
+
         sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2, default=str) + "\n")
         return
     from rich.table import Table
@@ -894,8 +897,9 @@ def app_for(argv: list[str]) -> typer.Typer:
     """The app that runs ``neardup ARGV``, built only as far as ``argv`` needs.
 
     Typer builds the options of every command it holds before it parses anything (about
-    10 ms a command). So: ``neardup``, ``neardup --help`` and ``neardup --version`` get a
-    listing of the commands (names and help only); ``neardup COMMAND ...`` gets an app
+    10 ms a command). So: ``neardup --version`` alone gets no command (its eager callback
+    exits first); ``neardup`` and ``neardup --help`` get a listing of the commands (names
+    and help only); ``neardup COMMAND ...`` gets an app
     holding that command alone; an unknown command gets the whole app, so that the error
     lists the choices. Help and error texts are the same as the whole app's.
     """
@@ -904,6 +908,9 @@ def app_for(argv: list[str]) -> typer.Typer:
 
     name = next((a for a in argv if not a.startswith("-")), None)
     sub = copy.copy(app)
+    if argv == ["--version"]:  # the eager callback prints and exits: no command is built
+        sub.registered_commands, sub.registered_groups = [], []
+        return sub
     if name is None:
         sub.registered_commands = []
         for info in app.registered_commands:
@@ -929,11 +936,28 @@ def app_for(argv: list[str]) -> typer.Typer:
     sub.registered_groups = [g for g in app.registered_groups if g.name == name]
     if not sub.registered_commands and not sub.registered_groups:
         return app
+    for info in sub.registered_commands:
+        _resolve_hints(info.callback)
     return sub
+
+
+def _resolve_hints(callback: Any) -> None:
+    """Replace ``callback``'s string annotations by their values, once: Typer reads the
+    type hints of a command twice, each time compiling and evaluating every string."""
+    if callback is None or not any(isinstance(a, str) for a in callback.__annotations__.values()):
+        return
+    from typing import get_type_hints
+
+    callback.__annotations__ = get_type_hints(callback, include_extras=True)
 
 
 def _listed() -> None:
     """Stand-in callback of a command that is only listed (never run)."""
+
+
+# Typer reads each callback's type hints (twice a command); a string "None" is compiled and
+# evaluated every time (`from __future__ import annotations`): the stand-in has none.
+_listed.__annotations__ = {}
 
 
 def run() -> None:

@@ -17,7 +17,6 @@ command (``[dedup]``). Options given on the command line win over the file. Exam
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +44,8 @@ def load(path: Path, command: Any) -> dict[str, Any]:
         typer.BadParameter: the file is missing, is not TOML, or names an option the command
             does not have (the message lists the ones it has). Exit code 2.
     """
+    import tomllib  # here, not at import: `neardup --version` does not parse TOML
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:

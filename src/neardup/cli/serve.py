@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -190,6 +189,8 @@ def _run_workers(config: ServiceConfig, *, host: str, port: int, workers: int, h
         "allowed_hosts": config.allowed_hosts,
         "body_timeout": config.body_timeout,
     }
+    import json  # here: `neardup --help` does not load json
+
     os.environ[_WORKER_CONFIG] = json.dumps(shared)
     uvicorn.run(_FACTORY, factory=True, host=host, port=port, workers=workers, http=http)
 
@@ -201,6 +202,8 @@ def worker_app() -> Any:
     Raises:
         UsageError, StoreError: the database cannot be opened.
     """
+    import json
+
     from neardup.crawl import CrawlSettings
     from neardup.service.api import ServiceConfig, create_app
 

@@ -43,6 +43,10 @@ _GRID = 1001
 _KEY_ROWS = 1 << 16
 #: Documents from which :func:`lsh_candidates` groups its bands on several threads.
 _THREAD_ROWS = 1 << 14
+#: Documents from which :func:`band_keys` and :func:`band_columns` take the compiled band
+#: pass: fewer (a one-file check) are hashed by numpy without loading the kernel module
+#: (the same keys; start-up, issue 28).
+_KERNEL_ROWS = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +125,7 @@ def band_keys(sketches: np.ndarray, params: LSHParams, *, chunk: int = _KEY_ROWS
         raise ParameterError("bands*rows", b * r, f"at most the sketch length {sketches.shape[1]}")
     out = np.empty((n, b), dtype=U64)
     salts = _salts(b)
-    kernel = _band_kernel()
+    kernel = _band_kernel() if n >= _KERNEL_ROWS else None
     if kernel is not None:
         _compiled_bands(kernel, sketches, r, salts, out, by_band=False)
         return out
@@ -137,7 +141,7 @@ def band_columns(sketches: np.ndarray, params: LSHParams) -> np.ndarray:
     b, r = params.bands, params.rows
     if sketches.shape[1] < b * r:
         raise ParameterError("bands*rows", b * r, f"at most the sketch length {sketches.shape[1]}")
-    kernel = _band_kernel()
+    kernel = _band_kernel() if n >= _KERNEL_ROWS else None
     if kernel is None:
         return np.ascontiguousarray(band_keys(sketches, params).T)
     out = np.empty((b, n), dtype=U64)

@@ -84,10 +84,12 @@ def method_class(name: str) -> type[MethodBase]:
     Raises:
         ParameterError: no such method (the message lists the known ones).
     """
-    _load_builtin()
+    if name not in _REGISTRY:  # a built-in's own module first (start-up): the others on need
+        _load_builtin(BUILTIN_NAMES.get(name) if isinstance(name, str) else None)
     try:
         return _REGISTRY[name]
     except KeyError:
+        _load_builtin()  # the message lists every method
         raise ParameterError("method", name, "one of " + ", ".join(sorted(_REGISTRY))) from None
 
 
@@ -148,16 +150,40 @@ BUILTIN_MODULES: tuple[str, ...] = (
 )
 
 
-def _load_builtin() -> None:
-    """Import the built-in method modules once. Another thread asking meanwhile waits
-    until all have registered (it once saw a partial registry: a crawl's worker thread
-    was refused ``tf-ridf`` while the main thread was still importing it)."""
+#: Built-in method name -> the module of :data:`BUILTIN_MODULES` registering it, so that
+#: :func:`method_class` imports that module alone (a one-file ``neardup check`` loads one
+#: method, not nine modules; tests/methods/test_registry.py checks this table).
+BUILTIN_NAMES: dict[str, str] = {
+    "shingles-full": "shingle_methods",
+    "shingles-mod": "shingle_methods",
+    "shingles-min": "shingle_methods",
+    "minhash-lsh": "shingle_methods",
+    "megashingles": "megashingles",
+    "imatch": "imatch",
+    "imatch-random": "imatch",
+    "anchor-words": "anchors",
+    "tf-ridf": "tfridf",
+    "sl-st": "slst",
+    "spotsigs": "spotsigs",
+    "simhash": "simhash",
+    "shingles-dice": "dice",
+}
+
+
+def _load_builtin(module: str | None = None) -> None:
+    """Import the built-in method modules once (with ``module``: that one only). Another
+    thread asking meanwhile waits until they have registered (it once saw a partial
+    registry: a crawl's worker thread was refused ``tf-ridf`` while the main thread was
+    still importing it)."""
     if _LOADED:
         return
     import importlib
 
     with _LOADING:
         if _LOADED:
+            return
+        if module is not None:
+            importlib.import_module(f"neardup.methods.{module}")
             return
         for mod in BUILTIN_MODULES:
             importlib.import_module(f"neardup.methods.{mod}")

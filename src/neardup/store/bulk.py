@@ -31,7 +31,6 @@ import numpy as np
 from sqlalchemy import Connection
 
 from neardup.methods.base import Method, Prepared
-from neardup.prepare import PrepareConfig, shingle_texts
 from neardup.store.codec import encode_sets, encode_text, fingerprint_shift, scrub
 from neardup.store.methods import (
     KeyRows,
@@ -106,6 +105,8 @@ def prepare(
         ``(batch, too_short)``: the batch, and ``(document, token count)`` of each document
         shorter than ``min_tokens``.
     """
+    from neardup.prepare import PrepareConfig, shingle_texts  # here: a check needs neither
+
     from_sets = signs_from_sets(meth)
     at_add = signs_at_add(meth)
     config = PrepareConfig(
