@@ -31,7 +31,13 @@ def _reference(fn: Callable[..., Any], *args: Any) -> Any:
         return fn(*args)
 
 
-blocks = st.lists(st.sampled_from(list(_BYTES)), max_size=80).map(bytes)
+#: Blocks of those bytes, with runs of text between them (skipped eight bytes at a time).
+blocks = st.lists(
+    st.one_of(
+        st.sampled_from([bytes([b]) for b in _BYTES]), st.sampled_from([b"plain text", b"x" * 17])
+    ),
+    max_size=40,
+).map(b"".join)
 
 
 @settings(max_examples=400, deadline=None)

@@ -80,38 +80,50 @@ def plain_lines(const uint8_t[::1] data, Py_ssize_t n, const uint8_t[::1] table)
     if n <= 0 or data.shape[0] == 0:
         return out
     cdef uint8_t[::1] o = out
-    cdef Py_ssize_t size = data.shape[0], last = size - 1, p, line = 0
+    cdef Py_ssize_t size = data.shape[0], last = size - 1, p = 0, line = 0
+    cdef const uint8_t *d = &data[0]
     cdef uint8_t c, code, nxt, digit
+    cdef uint8_t busy[256]  # a byte that is a hint's or a line end: looked at one by one
     cdef bint hit
+    for p in range(256):
+        busy[p] = table[p] != 0 or p == 10
+    p = 0
     with nogil:
-        for p in range(size):
-            c = data[p]
+        while p < size:
+            if p + 8 <= size and not (
+                busy[d[p]] | busy[d[p + 1]] | busy[d[p + 2]] | busy[d[p + 3]]
+                | busy[d[p + 4]] | busy[d[p + 5]] | busy[d[p + 6]] | busy[d[p + 7]]
+            ):
+                p += 8  # eight bytes of text: no hint, no line end
+                continue
+            c = d[p]
             code = table[c]
             if code != 0:
                 hit = False
                 if code == 1:
                     hit = True
                 elif code == 7:
-                    nxt = data[clip(p + 1, last)]
-                    digit = data[clip(p + 4, last)]
+                    nxt = d[clip(p + 1, last)]
+                    digit = d[clip(p + 4, last)]
                     hit = nxt == 98 or (  # "b"
                         nxt == 117  # "u"
-                        and data[clip(p + 2, last)] == 48
-                        and data[clip(p + 3, last)] == 48
+                        and d[clip(p + 2, last)] == 48
+                        and d[clip(p + 3, last)] == 48
                         and 48 <= digit <= 55
                     )
                 elif p < last:
-                    nxt = table[data[p + 1]]
+                    nxt = table[d[p + 1]]
                     if nxt == code and 2 <= code <= 4:
                         hit = True
                     elif code == 3 and nxt == 6:
                         hit = True
-                    elif code == 5 and nxt == 5 and p + 1 < last and table[data[p + 2]] == 5:
+                    elif code == 5 and nxt == 5 and p + 1 < last and table[d[p + 2]] == 5:
                         hit = True
                 if hit:
                     o[clip(line, n - 1)] = 0
             if c == 10:
                 line += 1
+            p += 1
     return out
 
 
