@@ -1,4 +1,6 @@
-"""Build of the optional compiled prepare kernel (``neardup.methods._kernel``, Cython).
+"""Build of the optional compiled kernels (Cython): the prepare kernel
+(``neardup.methods._kernel``) and the JSONL block checks of the reader
+(``neardup.text._scan``).
 
 Everything else is in pyproject.toml. The extension is optional: without Cython or a C++
 compiler the install still succeeds, prints one line saying so, and neardup runs on its
@@ -43,7 +45,13 @@ def _extensions() -> list[Extension]:
         language="c++",
         extra_compile_args=["-O3"],
     )
-    return cythonize([kernel], language_level=3, quiet=True)
+    scan = Extension(
+        "neardup.text._scan",
+        ["src/neardup/text/_scan.pyx"],
+        language="c++",
+        extra_compile_args=["-O3"],
+    )
+    return cythonize([kernel, scan], language_level=3, quiet=True)
 
 
 setup(ext_modules=_extensions(), cmdclass={"build_ext": OptionalBuildExt})

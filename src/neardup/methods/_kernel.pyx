@@ -50,21 +50,48 @@ cdef extern from "Python.h":
     Py_ssize_t PyUnicode_GET_LENGTH(object)
 
 
-cdef uint64_t P1 = 0x9E3779B185EBCA87ULL
-cdef uint64_t P2 = 0xC2B2AE3D27D4EB4FULL
-cdef uint64_t P3 = 0x165667B19E3779F9ULL
-cdef uint64_t P4 = 0x85EBCA77C2B2AE63ULL
-cdef uint64_t P5 = 0x27D4EB2F165667C5ULL
-cdef uint64_t EMPTY = 0xFFFFFFFFFFFFFFFFULL
-cdef uint64_t KEY_SALT = 0x5851F42D4C957F2DULL
-cdef uint64_t COMBINE = 0x9E3779B97F4A7C15ULL
-cdef int MAX_ROUNDS = 256
-
-# character classes of the normalized text (those of neardup.text.vectorized)
-cdef uint8_t WORD = 1
-cdef uint8_t CJK = 2
-#: outputs a code point maps to at most (the tables' width)
-cdef int WIDTH = 4
+# Constants as C constants (a module global would be read from memory again after every
+# byte the kernel writes through a uint8_t pointer, which may alias it).
+cdef extern from *:
+    """
+    static const uint64_t neardup_P1 = 0x9E3779B185EBCA87ULL;
+    static const uint64_t neardup_P2 = 0xC2B2AE3D27D4EB4FULL;
+    static const uint64_t neardup_P3 = 0x165667B19E3779F9ULL;
+    static const uint64_t neardup_P4 = 0x85EBCA77C2B2AE63ULL;
+    static const uint64_t neardup_P5 = 0x27D4EB2F165667C5ULL;
+    static const uint64_t neardup_EMPTY = 0xFFFFFFFFFFFFFFFFULL;
+    static const uint64_t neardup_KEY_SALT = 0x5851F42D4C957F2DULL;
+    static const uint64_t neardup_COMBINE = 0x9E3779B97F4A7C15ULL;
+    static const int neardup_MAX_ROUNDS = 256;
+    /* character classes of the normalized text (those of neardup.text.vectorized) */
+    static const uint8_t neardup_WORD = 1;
+    static const uint8_t neardup_CJK = 2;
+    /* outputs a code point maps to at most (the tables' width) */
+    static const int neardup_WIDTH = 4;
+    /* fields of a table entry (see neardup.methods.kernel.tables) */
+    static const uint32_t neardup_CP_MASK = 0xFFFF;
+    static const int neardup_CLASS_SHIFT = 16;
+    static const uint32_t neardup_BARE = 1 << 18;
+    static const int neardup_COUNT_SHIFT = 20;
+    static const uint32_t neardup_MARK = 15;
+    """
+    const uint64_t P1 "neardup_P1"
+    const uint64_t P2 "neardup_P2"
+    const uint64_t P3 "neardup_P3"
+    const uint64_t P4 "neardup_P4"
+    const uint64_t P5 "neardup_P5"
+    const uint64_t EMPTY "neardup_EMPTY"
+    const uint64_t KEY_SALT "neardup_KEY_SALT"
+    const uint64_t COMBINE "neardup_COMBINE"
+    const int MAX_ROUNDS "neardup_MAX_ROUNDS"
+    const uint8_t WORD "neardup_WORD"
+    const uint8_t CJK "neardup_CJK"
+    const int WIDTH "neardup_WIDTH"
+    const uint32_t CP_MASK "neardup_CP_MASK"
+    const int CLASS_SHIFT "neardup_CLASS_SHIFT"
+    const uint32_t BARE "neardup_BARE"
+    const int COUNT_SHIFT "neardup_COUNT_SHIFT"
+    const uint32_t MARK "neardup_MARK"
 
 
 cdef inline uint64_t rotl(uint64_t x, int r) noexcept nogil:
@@ -100,7 +127,7 @@ cdef inline uint64_t xmerge(uint64_t acc, uint64_t val) noexcept nogil:
     return (acc ^ xround(0, val)) * P1 + P4
 
 
-cdef uint64_t xxh64(const uint8_t *p, Py_ssize_t n, uint64_t seed) noexcept nogil:
+cdef inline uint64_t xxh64(const uint8_t *p, Py_ssize_t n, uint64_t seed) noexcept nogil:
     """XXH64 of ``p[:n]`` (xxHash specification v0.1.1)."""
     cdef const uint8_t *end = p + n
     cdef uint64_t h, v1, v2, v3, v4
@@ -140,31 +167,19 @@ cdef uint64_t xxh64(const uint8_t *p, Py_ssize_t n, uint64_t seed) noexcept nogi
     return h
 
 
-cdef struct Token:
-    uint8_t *buf  # the token's UTF-8 bytes so far (``vector`` storage, kept sized)
-    Py_ssize_t size
-    Py_ssize_t chars
-
-
-cdef inline void put_utf8(vector[uint8_t] &store, Token *tok, uint32_t cp) noexcept nogil:
-    """Append ``cp`` (a BMP code point, no surrogate) to the token as UTF-8."""
-    if tok.size + 3 > <Py_ssize_t>store.size():
-        store.resize(2 * store.size() + 64)
-        tok.buf = store.data()
-    cdef uint8_t *p = tok.buf + tok.size
+cdef inline Py_ssize_t put_utf8(uint8_t *p, uint32_t cp) noexcept nogil:
+    """Write ``cp`` (a BMP code point, no surrogate) at ``p`` as UTF-8; returns its bytes."""
     if cp < 0x80:
         p[0] = <uint8_t>cp
-        tok.size += 1
-    elif cp < 0x800:
+        return 1
+    if cp < 0x800:
         p[0] = <uint8_t>(0xC0 | (cp >> 6))
         p[1] = <uint8_t>(0x80 | (cp & 0x3F))
-        tok.size += 2
-    else:
-        p[0] = <uint8_t>(0xE0 | (cp >> 12))
-        p[1] = <uint8_t>(0x80 | ((cp >> 6) & 0x3F))
-        p[2] = <uint8_t>(0x80 | (cp & 0x3F))
-        tok.size += 3
-    tok.chars += 1
+        return 2
+    p[0] = <uint8_t>(0xE0 | (cp >> 12))
+    p[1] = <uint8_t>(0x80 | ((cp >> 6) & 0x3F))
+    p[2] = <uint8_t>(0x80 | (cp & 0x3F))
+    return 3
 
 
 cdef struct StopTable:
@@ -191,25 +206,17 @@ cdef inline bint is_stop(const StopTable *t, uint64_t v) noexcept nogil:
     return False
 
 
-cdef inline void emit(vector[uint64_t] &out, Token *tok, bint cjk, uint64_t seed,
-                      const StopTable *stop, int min_len) noexcept nogil:
-    cdef uint64_t h = xxh64(tok.buf, tok.size, seed)
-    cdef Py_ssize_t chars = tok.chars
-    tok.size = 0
-    tok.chars = 0
+cdef inline void emit(vector[uint64_t] &out, const uint8_t *buf, Py_ssize_t size,
+                      Py_ssize_t chars, bint cjk, uint64_t seed, const StopTable *stop,
+                      int min_len) noexcept nogil:
+    """The fingerprint of a token of ``chars`` code points (UTF-8 ``buf[:size]``) onto
+    ``out``, unless it is a stop word or (not CJK) shorter than ``min_len``."""
+    cdef uint64_t h = xxh64(buf, size, seed)
     if is_stop(stop, h):
         return
     if min_len > 1 and chars < min_len and not cjk:
         return
     out.push_back(h)
-
-
-# fields of a table entry (see neardup.methods.kernel.tables)
-cdef uint32_t CP_MASK = 0xFFFF
-cdef int CLASS_SHIFT = 16
-cdef uint32_t BARE = 1 << 18
-cdef int COUNT_SHIFT = 20
-cdef uint32_t MARK = 15
 
 
 cdef struct Tables:
@@ -232,63 +239,75 @@ cdef inline bint composes(const Tables *t, uint32_t first, uint32_t mark) noexce
     return lo < t.npairs and t.pairs[lo] == key
 
 
-cdef inline void take(vector[uint64_t] &out, vector[uint8_t] &store, Token *tok, uint32_t o,
-                      uint32_t c, uint64_t seed, const StopTable *stop,
-                      int min_len) noexcept nogil:
-    """One normalized code point ``o`` of class ``c`` into the token stream."""
-    if c == WORD:
-        put_utf8(store, tok, o)
-        return
-    if tok.chars:
-        emit(out, tok, False, seed, stop, min_len)
-    if c == CJK:
-        put_utf8(store, tok, o)
-        emit(out, tok, True, seed, stop, min_len)
+ctypedef fused char_t:
+    uint8_t
+    uint16_t
+    uint32_t
 
 
-cdef bint tokens_of(int kind, const void *data, Py_ssize_t length, const Tables *t,
-                    uint64_t seed, const StopTable *stop, int min_len,
-                    vector[uint64_t] &out, vector[uint8_t] &store) noexcept nogil:
-    """Append the token fingerprints of one text to ``out``; False (and nothing appended)
-    when a code point is outside the tables."""
+cdef bint tokens_of(const char_t *data, Py_ssize_t length, const Tables *t, uint64_t seed,
+                    const StopTable *stop, int min_len, vector[uint64_t] &out,
+                    vector[uint8_t] &store) noexcept nogil:
+    """Append the token fingerprints of one text (its code points ``data[:length]``, of
+    the string's kind) to ``out``; False (and nothing appended) when a code point is
+    outside the tables.
+
+    The token being built lives in locals (``buf``, ``size``, ``chars``), not behind a
+    pointer: its bytes are written through a ``uint8_t *``, which may alias anything, so
+    state kept in memory would be read again after every byte."""
     cdef size_t start = out.size()
-    cdef Py_ssize_t i
-    cdef uint32_t cp, e, n, o, prev = 0
-    cdef int j
-    cdef Token tok
-    tok.buf = store.data()
-    tok.size = 0
-    tok.chars = 0
+    cdef const uint32_t *info = t.info
+    cdef const uint16_t *outcp = t.outcp
+    cdef const uint8_t *cls = t.cls
+    cdef uint8_t *buf = store.data()
+    cdef Py_ssize_t cap = <Py_ssize_t>store.size(), size = 0, chars = 0, i
+    cdef uint32_t cp, e, n, o, c, j, prev = 0
     for i in range(length):
-        if kind == 1:
-            cp = (<const uint8_t *>data)[i]
-        elif kind == 2:
-            cp = (<const uint16_t *>data)[i]
-        else:
-            cp = (<const uint32_t *>data)[i]
+        cp = data[i]
+        if char_t is uint32_t:
             if cp > 0xFFFF:
                 out.resize(start)
                 return False
-        e = t.info[cp]
+        e = info[cp]
         n = e >> COUNT_SHIFT
-        if n == 1:
-            take(out, store, &tok, e & CP_MASK, (e >> CLASS_SHIFT) & 3, seed, stop, min_len)
-        elif n == MARK:
+        if n == 1 or n == MARK:
             # a combining mark stays as it is after a bare starter it does not compose with
-            if i == 0 or not (t.info[prev] & BARE) or composes(t, prev, cp):
+            if n == MARK and (i == 0 or not (info[prev] & BARE) or composes(t, prev, cp)):
                 out.resize(start)
                 return False
-            take(out, store, &tok, e & CP_MASK, (e >> CLASS_SHIFT) & 3, seed, stop, min_len)
+            n = 1
+            o = e & CP_MASK
+            c = (e >> CLASS_SHIFT) & 3
         elif n == 0:
             out.resize(start)
             return False
         else:
-            for j in range(<int>n):
-                o = t.outcp[cp * WIDTH + j]
-                take(out, store, &tok, o, t.cls[o], seed, stop, min_len)
+            o = outcp[cp * WIDTH]
+            c = cls[o]
+        j = 0
+        while True:  # each normalized code point ``o`` of class ``c`` into the tokens
+            if c == WORD:
+                if size + 3 > cap:
+                    store.resize(2 * store.size() + 64)
+                    buf = store.data()
+                    cap = <Py_ssize_t>store.size()
+                size += put_utf8(buf + size, o)
+                chars += 1
+            else:
+                if chars:
+                    emit(out, buf, size, chars, False, seed, stop, min_len)
+                    size = 0
+                    chars = 0
+                if c == CJK:
+                    emit(out, buf, put_utf8(buf, o), 1, True, seed, stop, min_len)
+            j += 1
+            if j >= n:
+                break
+            o = outcp[cp * WIDTH + j]
+            c = cls[o]
         prev = cp
-    if tok.chars:
-        emit(out, &tok, False, seed, stop, min_len)
+    if chars:
+        emit(out, buf, size, chars, False, seed, stop, min_len)
     return True
 
 
@@ -310,6 +329,7 @@ def token_pass(list texts, const uint32_t[::1] info, const uint16_t[::1] outcp,
     cdef vector[uint8_t] store
     cdef StopTable stop
     cdef Tables t
+    cdef bint ok
     offsets = bytearray(8 * (n + 1))
     fallback = bytearray(n)
     cdef int64_t[::1] off = memoryview(offsets).cast("q")
@@ -342,8 +362,16 @@ def token_pass(list texts, const uint32_t[::1] info, const uint16_t[::1] outcp,
     with nogil:
         off[0] = 0
         for i in range(n):
-            if not tokens_of(kinds[i], datas[i], lengths[i], &t, seed, &stop, min_len, out,
-                             store):
+            if kinds[i] == 1:
+                ok = tokens_of(<const uint8_t *>datas[i], lengths[i], &t, seed, &stop,
+                               min_len, out, store)
+            elif kinds[i] == 2:
+                ok = tokens_of(<const uint16_t *>datas[i], lengths[i], &t, seed, &stop,
+                               min_len, out, store)
+            else:
+                ok = tokens_of(<const uint32_t *>datas[i], lengths[i], &t, seed, &stop,
+                               min_len, out, store)
+            if not ok:
                 fb[i] = 1
             off[i + 1] = <int64_t>out.size()
     fps = bytearray(8 * out.size())

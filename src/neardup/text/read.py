@@ -508,9 +508,14 @@ def _clean_lines(data: bytes, max_bytes: int) -> Any:
     """int64 positions of the ``\\n`` bytes of a block that can be decoded at once, or
     None: it must hold one object a line (no blank, CR-ended or space-led first line, so
     record k is line k) and no line over ``max_bytes`` (such a line is skipped, not
-    parsed)."""
+    parsed). One loop in C where :mod:`neardup.text._scan` is built (:func:`_scanner`),
+    else numpy; the same values."""
     import numpy as np
 
+    scan = _scanner()
+    if scan is not None:
+        ends = scan.clean_lines(data, max_bytes)
+        return None if ends is None else np.frombuffer(ends, dtype=np.int64)
     if len(data) < 2 or data[:1].isspace() or b"\r" in data:
         return None
     ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
@@ -521,6 +526,31 @@ def _clean_lines(data: bytes, max_bytes: int) -> Any:
         if int((bounds[1:] - bounds[:-1]).max()) - 1 > max_bytes:
             return None
     return ends
+
+
+#: The environment variable choosing the compiled kernels (``python``: the numpy path; the
+#: job checks its value, :func:`neardup.methods.kernel.requested`).
+_KERNEL_ENV = "NEARDUP_KERNEL"
+#: The version of :mod:`neardup.text._scan` this module calls (its ``ABI``).
+_SCAN_ABI = 1
+
+
+def _scanner() -> Any:
+    """The compiled block checks (:mod:`neardup.text._scan`), or None: not built, an older
+    build, or ``NEARDUP_KERNEL=python`` (the numpy reference, which gives the same
+    values)."""
+    if os.environ.get(_KERNEL_ENV, "").strip().lower() == "python":
+        return None
+    return _scan_module()
+
+
+@lru_cache(maxsize=1)
+def _scan_module() -> Any:
+    try:
+        from neardup.text import _scan  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return _scan if getattr(_scan, "ABI", None) == _SCAN_ABI else None
 
 
 @lru_cache(maxsize=8)
@@ -603,11 +633,9 @@ def _block_columns(
     import numpy as np
 
     n = len(values)
-    plain = _plain_lines(unit.data, ends, n, options)
-    pairs = zip(raw_ids, values, strict=True)
-    good = np.fromiter((_bare(i) and _bare(v) for i, v in pairs), dtype=bool, count=n) & plain
+    good = _plain_lines(unit.data, ends, n, options)
     first, path = unit.first_line, unit.path
-    if good.all():
+    if _bare_records(raw_ids, values, good):
         return UnitColumns(raw_ids, values, LineSources(path, first, n), range(n), [], n)
     made: dict[int, Document] = {}
     skipped: list[tuple[int, Skipped]] = []
@@ -646,6 +674,19 @@ class LineSources(Sequence[str]):
         return f"{self.path}:{self.first + k % self.lines}"
 
 
+def _bare_records(ids: list[Any], texts: list[Any], good: Any) -> bool:
+    """Clear ``good[k]`` (bool (n,), writable) where ``ids[k]`` or ``texts[k]`` is not
+    :func:`_bare`; returns whether every flag is left set."""
+    import numpy as np
+
+    scan = _scanner()
+    if scan is not None:
+        return bool(scan.bare_records(ids, texts, good.view(np.uint8)))
+    pairs = zip(ids, texts, strict=True)
+    good &= np.fromiter((_bare(i) and _bare(v) for i, v in pairs), dtype=bool, count=len(ids))
+    return bool(good.all())
+
+
 def _bare(value: object) -> bool:
     """A string with a character that is not white space (an id or text taken as it is)."""
     return isinstance(value, str) and bool(value) and not value.isspace()
@@ -679,11 +720,17 @@ def _plain_lines(data: bytes, ends: Any, n: int, options: ReadOptions) -> Any:
     flags its record too: a flagged record goes through :func:`record_document` itself,
     which decides it the same way, only slower. Size needs no test: a clean block has no
     line over ``max_bytes`` (:func:`_clean_lines`) and a text is never longer than its
-    line. Returns bool (n,)."""
+    line. One loop in C over the block where :mod:`neardup.text._scan` is built
+    (:func:`_scanner`), else numpy over its hint bytes; the same flags. Returns bool (n,),
+    writable."""
     import numpy as np
 
     if options.content_type not in ("auto", "text"):
         return np.zeros(n, dtype=bool)  # a forced markup: the full path
+    scan = _scanner()
+    if scan is not None:
+        flags = scan.plain_lines(data, n, _hint_table(options.content_type))
+        return np.frombuffer(flags, dtype=np.uint8).view(bool)
     buf = np.frombuffer(data, dtype=np.uint8)
     codes = np.frombuffer(data.translate(_hint_table(options.content_type)), dtype=np.uint8)
     at = _nonzero_bytes(codes)  # the few bytes that can be part of a hint
