@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -58,7 +59,7 @@ def test_a_command_loads_what_it_needs() -> None:
     assert {"neardup.methods.registry"} <= _loaded("methods", "--json")
 
 
-def test_config_reads_toml_when_given(tmp_path):
+def test_config_reads_toml_when_given(tmp_path: Path) -> None:
     """tomllib is imported when --config is given (not at start-up): a malformed file is a
     usage error naming it (a good one: tests/cli/test_dedup_friction.py)."""
     bad = tmp_path / "bad.toml"
@@ -68,7 +69,7 @@ def test_config_reads_toml_when_given(tmp_path):
     assert "bad.toml is not TOML" in res.output
 
 
-def test_version_alone_builds_no_command():
+def test_version_alone_builds_no_command() -> None:
     """`neardup --version` prints the version from an app holding no command (the eager
     callback exits before any is needed); with another argument the listing is built."""
     sub = app_for(["--version"])
@@ -110,7 +111,7 @@ def test_trimmed_app_holds_only_the_command() -> None:
     assert app_for(["nope"]) is app
 
 
-def test_a_one_file_check_loads_one_method_and_no_kernel(tmp_path):
+def test_a_one_file_check_loads_one_method_and_no_kernel(tmp_path: Path) -> None:
     """`neardup check FILE` on a minhash-lsh collection: the method's own module only (not
     the eight other built-in ones), numpy's band keys for its one sketch (no compiled
     kernel module), no TOML parser; and it finds the stored near-duplicate."""
