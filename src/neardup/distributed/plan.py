@@ -406,11 +406,9 @@ class _Job:
         import operator
 
         splits = [self.c.submit(pt.split_values, x, r) for x in parts]
-        df = [
-            self.c.submit(pt.sum_df, j, *(self.c.submit(operator.getitem, s, j) for s in splits))
-            for j in range(r)
-        ]
-        return [[self.c.submit(pt.lookup_df, df[j], x, j, r) for j in range(r)] for x in parts]
+        pieces = [[self.c.submit(operator.getitem, s, j) for j in range(r)] for s in splits]
+        df = [self.c.submit(pt.sum_df, j, *(own[j] for own in pieces)) for j in range(r)]
+        return [[self.c.submit(pt.lookup_df, df[j], own[j]) for j in range(r)] for own in pieces]
 
     def _verify(
         self, parts: list[Any], cand: list[Any], offsets: np.ndarray
