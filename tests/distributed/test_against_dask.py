@@ -3,7 +3,7 @@
 ``examples/corpus`` split as ``tests/test_against.py`` splits it (A: the sources, B: their
 renderings and revisions), written as JSONL shards (the Dask engine reads JSONL/Parquet),
 with a too-short record in each corpus and a B record repeating an A id (renamed by its
-place, as one read of both would). LocalCluster in this process (``processes=False``).
+place, as one read of both would). The session's cluster (``conftest.py``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from neardup.text.read import read_corpus
 from shared_data import require
 
 distributed = require("distributed")  # a dev dependency: fails in CI, skips elsewhere
-Client, LocalCluster = distributed.Client, distributed.LocalCluster
 
 pytestmark = pytest.mark.slow
 
@@ -32,17 +31,6 @@ B_INPUTS = [CORPUS / "progit" / "latest", CORPUS / "web", CORPUS / "wiki"]
 FILES = ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl")
 COUNTS = ("read", "documents", "skipped", "candidate_pairs", "pairs", "clusters", "kept")
 COUNTS += ("dropped", "removed", "renamed_ids", "against")
-
-
-@pytest.fixture(scope="module")
-def client():
-    with (
-        LocalCluster(
-            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
-        ) as cluster,
-        Client(cluster) as cli,
-    ):
-        yield cli
 
 
 def _shards(out: Path, rows: list[dict], n: int) -> list[str]:
