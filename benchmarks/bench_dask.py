@@ -62,17 +62,12 @@ def run_child(args: argparse.Namespace) -> dict[str, Any]:
         children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         peak["largest_reader"] = children
     else:
-        from distributed import Client, LocalCluster
+        from distributed import Client
         from neardup.distributed import dedup_dask
+        from neardup.distributed.plan import local_cluster
 
         with (
-            LocalCluster(
-                n_workers=args.workers,
-                threads_per_worker=1,
-                processes=True,
-                memory_limit=args.memory_limit,
-                dashboard_address=None,
-            ) as cluster,
+            local_cluster(workers=args.workers, memory_limit=args.memory_limit) as cluster,
             Client(cluster) as client,
         ):
             summary = dedup_dask(

@@ -12,7 +12,9 @@ _S33 = np.uint64(33)
 
 def sorted_unique(x: np.ndarray) -> np.ndarray:
     """The distinct values of a 1-d array, ascending: ``np.unique(x)`` without its import
-    of ``numpy.ma`` (about 10 ms of a command's start-up) and without NaN handling.
+    of ``numpy.ma`` (about 10 ms of a command's start-up) and without NaN handling, by one
+    sort: numpy >= 2.3's ``np.unique`` of integers goes through a hash table, about 25x
+    slower on 2.5 million uint64 fingerprints (1.1 s against 28 s under load).
 
     Args:
         x: array of any shape (flattened) of an integer dtype.
@@ -245,5 +247,5 @@ def unique_pairs(pairs: np.ndarray, n: int) -> np.ndarray:
     """Sorted unique rows of an int64 (p, 2) pair array over ids ``0 <= id < n``."""
     if pairs.size == 0:
         return np.zeros((0, 2), np.int64)
-    code = np.unique(pairs[:, 0].astype(np.int64) * n + pairs[:, 1])
+    code = sorted_unique(pairs[:, 0].astype(np.int64) * n + pairs[:, 1])
     return np.stack([code // n, code % n], axis=1)

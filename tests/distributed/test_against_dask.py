@@ -3,13 +3,12 @@
 ``examples/corpus`` split as ``tests/test_against.py`` splits it (A: the sources, B: their
 renderings and revisions), written as JSONL shards (the Dask engine reads JSONL/Parquet),
 with a too-short record in each corpus and a B record repeating an A id (renamed by its
-place, as one read of both would). LocalCluster in this process (``processes=False``).
+place, as one read of both would). The session's cluster (``conftest.py``).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,6 @@ from neardup.text.read import read_corpus
 from shared_data import require
 
 distributed = require("distributed")  # a dev dependency: fails in CI, skips elsewhere
-Client, LocalCluster = distributed.Client, distributed.LocalCluster
 
 pytestmark = pytest.mark.slow
 
@@ -42,17 +40,6 @@ COUNTS: tuple[str, ...] = (
     "kept",
 )
 COUNTS += ("dropped", "removed", "renamed_ids", "against")
-
-
-@pytest.fixture(scope="module")
-def client() -> Iterator[Any]:  # a distributed.Client (untyped)
-    with (
-        LocalCluster(
-            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
-        ) as cluster,
-        Client(cluster) as cli,
-    ):
-        yield cli
 
 
 def _shards(out: Path, rows: list[dict[str, Any]], n: int) -> list[str]:

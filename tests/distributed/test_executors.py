@@ -14,7 +14,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +30,6 @@ from neardup.text.types import Document
 from shared_data import DATA, load_docs, require, unavailable
 
 distributed = require("distributed")  # a dev dependency: fails in CI, skips elsewhere
-Client, LocalCluster = distributed.Client, distributed.LocalCluster
 
 pytestmark = pytest.mark.slow
 
@@ -48,17 +46,6 @@ LABELLED_METHODS = (
     if os.environ.get("NEARDUP_MATRIX") == "full"
     else [m for m in METHODS if m in ("shingles-full", "minhash-lsh", "tf-ridf", "spotsigs")]
 )
-
-
-@pytest.fixture(scope="module")
-def client() -> Iterator[Any]:  # a distributed.Client (untyped)
-    with (
-        LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
-        Client(cluster) as cli,
-    ):
-        yield cli
 
 
 def _write_shards(

@@ -17,7 +17,15 @@ from typing import Any
 import numpy as np
 import xxhash
 
-from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, seg_arange, unique_pairs
+from neardup._array import (
+    U64,
+    fmix64,
+    group_bounds,
+    pairs_in_groups,
+    seg_arange,
+    sorted_unique,
+    unique_pairs,
+)
 from neardup.decide import decide, signature_scores
 from neardup.dedup import decision_of
 from neardup.distributed.io import Block, block_units, read_block, write_part, write_part_lines
@@ -234,11 +242,15 @@ def sum_df(j: int, *pieces: Table) -> Table:
     return {"v": v[starts], "df": np.add.reduceat(c, starts)}
 
 
-def lookup_df(df: Table, part: Partition, j: int, n_out: int) -> Table:
-    """The document frequencies ``{v, df}`` of the partition's fingerprints in bucket ``j``."""
-    assert isinstance(part.sig, ShingleSets)
-    v = np.unique(part.sig.values)
-    v = v[hash_dest(v, n_out) == j]
+def lookup_df(df: Table, own: Table) -> Table:
+    """The document frequencies ``{v, df}`` of a partition's fingerprints in one hash bucket.
+
+    Args:
+        df: the bucket's corpus frequencies (:func:`sum_df`, ``v`` ascending).
+        own: the partition's piece of that bucket (:func:`split_values`, ``v`` ascending),
+            so the lookup is one search of sorted keys and moves no partition.
+    """
+    v = own["v"]
     return {"v": v, "df": df["df"][np.searchsorted(df["v"], v)]}
 
 
@@ -246,7 +258,12 @@ def _set_keys(part: Partition, meth: Any, lookups: tuple[Table, ...]) -> tuple[n
     """``(key, doc)`` of a :func:`neardup.distributed.keys.set_keys` method: every
     fingerprint of the signature sets (``postings``) or of their prefixes, fingerprints
     ordered by (corpus document frequency, value) (``prefix``, as
-    :func:`neardup.methods.prefix.rank_by_frequency` orders them)."""
+    :func:`neardup.methods.prefix.rank_by_frequency` orders them).
+
+    The prefix order is one sort of ``doc << 32 | rank`` (rank: a distinct fingerprint's
+    place by (frequency, value) in the partition), the order of
+    ``lexsort((value, df, doc))`` without searching the unsorted values.
+    """
     from neardup.distributed.keys import set_keys
     from neardup.methods.prefix import prefix_lengths
 
@@ -255,14 +272,29 @@ def _set_keys(part: Partition, meth: Any, lookups: tuple[Table, ...]) -> tuple[n
     vals, doc = sets.values.astype(U64), sets.doc_ids()
     if set_keys(meth) == "postings":
         return vals, doc
-    table = concat(lookups)
-    order = np.argsort(table["v"], kind="stable")
-    known, freq = table["v"][order], table["df"][order]
-    df = freq[np.searchsorted(known, vals)]
-    ranked = np.lexsort((vals, df, doc))  # each document's fingerprints, rarest first
+    order = np.argsort(vals)  # equal values share a rank: no stable sort needed
+    ordered = vals[order]
+    new = np.empty(ordered.shape[0], dtype=bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    uid = np.cumsum(new) - 1
+    distinct = ordered[new]  # ascending
+    freq = np.zeros(distinct.shape[0], np.int64)
+    found = 0
+    for t in lookups:  # each piece ascending: a search of sorted keys
+        freq[np.searchsorted(distinct, t["v"])] = t["df"]
+        found += t["v"].shape[0]
+    if found != distinct.shape[0] or distinct.shape[0] >= 2**32:  # pragma: no cover
+        raise AssertionError("document frequencies do not cover the partition's fingerprints")
+    by_df = np.argsort(freq, kind="stable")  # distinct values ascend: ties go by value
+    rank_of = np.empty(distinct.shape[0], np.int64)
+    rank_of[by_df] = np.arange(distinct.shape[0], dtype=np.int64)
+    rank = np.empty(vals.shape[0], np.int64)
+    rank[order] = rank_of[uid]
+    key = np.sort((doc.astype(np.int64) << 32) | rank)  # each document's ranks ascending
     p = prefix_lengths(sets.sizes, float(meth.threshold))
-    at = ranked[seg_arange(sets.offsets[:-1], p)]
-    return vals[at], doc[at]
+    at = key[seg_arange(sets.offsets[:-1], p)]
+    return distinct[by_df][at & 0xFFFFFFFF], at >> 32
 
 
 def split_keys(part: Partition, offset: int, meth: Any, n_out: int, *lookups: Table) -> list[Table]:
@@ -349,7 +381,7 @@ def fetch(part: Partition, cand: Table, offset: int) -> dict[str, Any]:
         ``{gidx, sets, sig, ids}`` of the needed documents, ascending global index.
     """
     n = part.ids.shape[0]
-    b = np.unique(cand["b"])
+    b = sorted_unique(cand["b"])
     b = b[(b >= offset) & (b < offset + n)]
     local = b - offset
     assert part.sig is not None  # signed by finalize or sign_fitted

@@ -157,20 +157,45 @@ def _client(client: Any, scheduler: str | None, workers: int | None) -> Any:
     if client is not None:
         yield client
         return
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     if scheduler is not None:
         with Client(scheduler) as cli:
             yield cli
         return
     n = check_int("workers", workers if workers is not None else 2, low=1)
-    with (
-        LocalCluster(
-            n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
-        Client(cluster) as cli,
-    ):
+    with local_cluster(workers=n) as cluster, Client(cluster) as cli:
         yield cli
+
+
+def local_cluster(*, workers: int = 2, processes: bool = True, **kwargs: Any) -> Any:
+    """A ``distributed.LocalCluster`` of ``workers`` workers, one thread each, with no
+    dashboard and no probe of port 8787.
+
+    ``dashboard_address=None`` turns the dashboard off but the scheduler's HTTP server (its
+    health and metrics routes) still binds the default port 8787, and warns "Port 8787 is
+    already in use" beside another cluster. Here it binds a free port on the loopback
+    interface (``127.0.0.1:0``) and the dashboard stays off (``dashboard=False``).
+
+    Args:
+        workers: number of workers (>= 1).
+        processes: worker processes (True) or threads of this process.
+        **kwargs: further ``LocalCluster`` arguments (``memory_limit``, ...).
+
+    Raises:
+        ParameterError: ``workers`` < 1.
+    """
+    from distributed import LocalCluster
+
+    n = check_int("workers", workers, low=1)
+    return LocalCluster(
+        n_workers=n,
+        threads_per_worker=1,
+        processes=processes,
+        dashboard_address="127.0.0.1:0",
+        scheduler_kwargs={"dashboard": False},
+        **kwargs,
+    )
 
 
 class _Job:
@@ -406,11 +431,9 @@ class _Job:
         import operator
 
         splits = [self.c.submit(pt.split_values, x, r) for x in parts]
-        df = [
-            self.c.submit(pt.sum_df, j, *(self.c.submit(operator.getitem, s, j) for s in splits))
-            for j in range(r)
-        ]
-        return [[self.c.submit(pt.lookup_df, df[j], x, j, r) for j in range(r)] for x in parts]
+        pieces = [[self.c.submit(operator.getitem, s, j) for j in range(r)] for s in splits]
+        df = [self.c.submit(pt.sum_df, j, *(own[j] for own in pieces)) for j in range(r)]
+        return [[self.c.submit(pt.lookup_df, df[j], own[j]) for j in range(r)] for own in pieces]
 
     def _verify(
         self, parts: list[Any], cand: list[Any], offsets: np.ndarray

@@ -41,8 +41,11 @@ def take(table: Table, index: np.ndarray) -> Table:
 
 
 def split(table: Table, dest: np.ndarray, n: int) -> list[Table]:
-    """Rows by destination ``dest`` (int (rows,), values in ``[0, n)``), order kept within."""
-    order = np.argsort(dest, kind="stable")
+    """Rows by destination ``dest`` (int (rows,), values in ``[0, n)``), order kept within.
+
+    Up to 65,536 destinations the stable sort is numpy's radix sort of 16-bit keys.
+    """
+    order = np.argsort(dest.astype(np.uint16) if n <= 1 << 16 else dest, kind="stable")
     bounds = np.searchsorted(dest[order], np.arange(n + 1))
     sorted_table = take(table, order)
     return [{k: v[bounds[j] : bounds[j + 1]] for k, v in sorted_table.items()} for j in range(n)]
