@@ -27,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
+from neardup.job.prepare import PrepareConfig, prepare_documents
 from neardup.methods.registry import make_method
-from neardup.prepare import PrepareConfig, prepare_documents
 from neardup.text.read import read_named, read_options
 from neardup.text.types import Document
 from neardup.text.units import Spool, group_names, input_names, resolve_inputs

@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.cluster import components, make_clusters
+from neardup.job.cluster import components, make_clusters
 
 
 @settings(derandomize=True, max_examples=80, deadline=None)
@@ -55,7 +55,7 @@ def _clusters_one_group_at_a_time(
 ) -> list[tuple[int, tuple[int, ...]]]:
     """The earlier loop over groups (np.split, a sort and a lexsort per group): the
     reference the vectorised grouping must equal."""
-    from neardup.cluster import components, follow_container
+    from neardup.job.cluster import components, follow_container
 
     labels = components(len(ids), edges)
     inside = np.flatnonzero(np.bincount(labels)[labels] >= 2)

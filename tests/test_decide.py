@@ -12,9 +12,9 @@ import pytest
 from neardup import Index
 from neardup.decide import DECIDED, Decision, decide, signature_scores
 from neardup.dedup import DedupOptions, dedup
+from neardup.job.pairs import DECIDED as PAIR_DECIDED
 from neardup.methods.registry import make_method, method_classes
 from neardup.methods.sets import ShingleSets
-from neardup.pairs import DECIDED as PAIR_DECIDED
 from neardup.store import Store
 from neardup.text.types import Document
 

@@ -15,11 +15,11 @@ from typer.testing import CliRunner
 from neardup.cli.main import app
 from neardup.dedup import DedupOptions, dedup
 from neardup.errors import ParameterError
+from neardup.job.pairs import DECIDED
 from neardup.methods.decision import DECIDED_BY, rule_of
 from neardup.methods.registry import make_method, method_class, method_names
 from neardup.methods.shingles import Shingling
 from neardup.methods.simhash import SimHash
-from neardup.pairs import DECIDED
 from neardup.text.canonical import CanonicalForm
 from neardup.text.types import Document
 from shared_data import paragraphs

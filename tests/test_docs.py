@@ -58,7 +58,7 @@ def test_api_reference_names_every_public_name() -> None:
     targets = re.findall(r"^::: ([\w.]+)$", page, flags=re.M)
     documented = {t.rsplit(".", 1)[1] for t in targets}
     assert documented == set(neardup.__all__) - {"__version__"}
-    assert "neardup.cluster.Cluster" in targets and "neardup.store.Store" in targets
+    assert "neardup.job.cluster.Cluster" in targets and "neardup.store.Store" in targets
     for target in targets:  # each target names the module that defines the object
         module, name = target.rsplit(".", 1)
         assert getattr(importlib.import_module(module), name) is getattr(neardup, name)

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from neardup.cli.main import app
 from neardup.dedup import dedup
-from neardup.export import export_records, output_format
+from neardup.job.export import export_records, output_format
 from neardup.text.read import read_options
 
 CHEKHOV = Path(__file__).resolve().parents[1] / "examples" / "corpus" / "chekhov"
@@ -269,7 +269,7 @@ def test_kept_csv_after_an_unclosed_quote_has_every_other_row(tmp_path: Path) ->
 
 _DIE_IN_EXPORT = """
 import os, signal, sys
-import neardup.export as ex
+import neardup.job.export as ex
 real = ex._open_text_out
 def dying(path, final):
     f = real(path, final)

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from neardup.dedup import DedupOptions, dedup
+from neardup.job.pairs import PairTable
 from neardup.methods.registry import make_method
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
-from neardup.pairs import PairTable
 from neardup.text.canonical import CanonicalForm
 from neardup.text.types import Document
 
@@ -153,17 +153,18 @@ def test_kept_heap_serves_large_temporaries() -> None:
 
 
 def test_workers_start_by_keeping_freed_heap(monkeypatch: pytest.MonkeyPatch) -> None:
-    from neardup import _memory, ingest
+    from neardup import _memory
+    from neardup.job import prepare_pool
 
     calls: list[tuple[object, ...]] = []
-    monkeypatch.setattr(ingest, "_die_with", lambda parent: calls.append(("die", parent)))
+    monkeypatch.setattr(prepare_pool, "_die_with", lambda parent: calls.append(("die", parent)))
 
     def keep() -> bool:
         calls.append(("keep",))
         return True
 
     monkeypatch.setattr(_memory, "keep_freed_heap", keep)
-    ingest._start_worker(123)
+    prepare_pool._start_worker(123)
     assert calls == [("die", 123), ("keep",)]
 
 

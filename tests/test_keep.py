@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 from neardup.cli.main import app
 from neardup.dedup import DedupOptions, dedup
 from neardup.errors import ParameterError
-from neardup.keep import field_ranks, value_kind
+from neardup.job.keep import field_ranks, value_kind
 from neardup.text.types import Document
 
 PROGIT = Path(__file__).resolve().parents[1] / "examples" / "corpus" / "progit"
@@ -172,7 +172,7 @@ def test_field_ranks_by_kind() -> None:
 
 
 def test_ties_go_to_the_earlier_document() -> None:
-    from neardup.cluster import make_clusters
+    from neardup.job.cluster import make_clusters
 
     edges = np.array([[0, 1], [1, 2]], dtype=np.int64)
     lengths = np.array([1, 5, 3])

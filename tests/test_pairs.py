@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup.dedup import _direct_rows
-from neardup.keep import containments
+from neardup.job.keep import containments
+from neardup.job.pairs import LINE_CHUNK, Pair, PairTable, pair_lines
 from neardup.output import json_text
-from neardup.pairs import LINE_CHUNK, Pair, PairTable, pair_lines
 
 ids_st = st.lists(st.text(min_size=0, max_size=8), min_size=2, max_size=6, unique=True)
 value_st = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)

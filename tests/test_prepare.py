@@ -1,4 +1,4 @@
-"""One prepare stage (:mod:`neardup.prepare`) behind every executor and collection.
+"""One prepare stage (:mod:`neardup.job.prepare`) behind every executor and collection.
 
 Real text: the documents of ``examples/corpus`` written as two JSONL shards, with a
 repeated id, a too-short document followed in the same shard by a malformed line (the
@@ -19,12 +19,7 @@ import pytest
 
 from neardup.dedup import DedupOptions, dedup
 from neardup.errors import ParameterError
-from neardup.ingest import UnitMerger, prepared_units
-from neardup.methods.keys import key_rows
-from neardup.methods.registry import make_method, method_classes
-from neardup.methods.shingles import Shingling
-from neardup.output import write_result
-from neardup.prepare import (
+from neardup.job.prepare import (
     PrepareConfig,
     prepare_documents,
     prepare_stream,
@@ -33,6 +28,11 @@ from neardup.prepare import (
     shingle_texts,
     uses_token_fingerprints,
 )
+from neardup.job.prepare_pool import UnitMerger, prepared_units
+from neardup.methods.keys import key_rows
+from neardup.methods.registry import make_method, method_classes
+from neardup.methods.shingles import Shingling
+from neardup.output import write_result
 from neardup.text.canonical import CanonicalForm
 from neardup.text.read import read_corpus, read_options
 from neardup.text.types import Document, Skipped

@@ -12,7 +12,7 @@ import pytest
 
 import neardup
 from neardup.errors import ParameterError
-from neardup.pairs import PairTable
+from neardup.job.pairs import PairTable
 from shared_data import require
 
 pd = require("pandas")

@@ -16,13 +16,13 @@ from neardup._version import __version__
 
 #: Public name -> module that defines it.
 _EXPORTS: dict[str, str] = {
-    "Cluster": "neardup.cluster",
+    "Cluster": "neardup.job.cluster",
     "Comparison": "neardup.compare",
     "compare": "neardup.compare",
     "DedupOptions": "neardup.dedup",
     "DedupResult": "neardup.dedup",
     "Dropped": "neardup.dedup",
-    "Pair": "neardup.pairs",
+    "Pair": "neardup.job.pairs",
     "dedup": "neardup.dedup",
     "DecodeError": "neardup.errors",
     "FormatError": "neardup.errors",
@@ -56,7 +56,7 @@ _EXPORTS: dict[str, str] = {
     "ShingleSets": "neardup.methods.sets",
     "Shingling": "neardup.methods.shingles",
     "write_result": "neardup.output",
-    "PairTable": "neardup.pairs",
+    "PairTable": "neardup.job.pairs",
     "AlignedPassage": "neardup.passages",
     "Passage": "neardup.passages",
     "align_passages": "neardup.passages",
@@ -176,7 +176,6 @@ def __dir__() -> list[str]:
 
 
 if _TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
-    from neardup.cluster import Cluster
     from neardup.compare import Comparison, compare
     from neardup.corpus.against import against_collection
     from neardup.corpus.contamination import (
@@ -199,6 +198,8 @@ if _TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eager
     )
     from neardup.index.collection import Collection
     from neardup.index.memory import Index, IndexMatch, QueryResult
+    from neardup.job.cluster import Cluster
+    from neardup.job.pairs import Pair, PairTable
     from neardup.methods.base import Method, Prepared, Signature, SignatureKey, Signatures
     from neardup.methods.lsh import LSHParams, optimal_params
     from neardup.methods.measures import Overlap, overlap
@@ -207,7 +208,6 @@ if _TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eager
     from neardup.methods.sets import ShingleSets
     from neardup.methods.shingles import Shingling
     from neardup.output import write_result
-    from neardup.pairs import Pair, PairTable
     from neardup.passages import Passage, highlight, matched_passages
     from neardup.store import (
         AddReport,

@@ -108,7 +108,7 @@ def compare(
     ov = overlap(sorted_unique(list_a), sorted_unique(list_b))
     docs = [Prepared("a", text_a, ta), Prepared("b", text_b, tb)]
     if meth.capabilities.needs_fit:
-        from neardup.methods.stats import CorpusStatistics
+        from neardup.methods.corpus_stats import CorpusStatistics
 
         reference = (canonical.tokens(t) for t in corpus or ())
         meth.fit(CorpusStatistics.from_token_lists([ta, tb, *reference]))

@@ -38,22 +38,13 @@ import numpy as np
 
 from neardup._spill import PartStack, default_budget
 from neardup._version import __version__
-from neardup.cluster import Cluster, make_clusters
 from neardup.decide import Decided, Decision, decide, decision_summary, signature_scores
 from neardup.errors import AccountingError, ParameterError, check_choice, check_int
 from neardup.frames import adapt_source
-from neardup.keep import containments, drop_reason, field_ranks
-from neardup.methods.base import Method, Prepared
-from neardup.methods.decision import resolve_decision
-from neardup.methods.lsh import thread_limit
-from neardup.methods.options import JOB_OPTIONS, OPTIONS, validate_options
-from neardup.methods.prefix import containment_candidates, rank_by_frequency
-from neardup.methods.registry import make_method
-from neardup.methods.sets import ShingleSets
-from neardup.methods.shingles import Shingling
-from neardup.methods.stats import CorpusStatistics
-from neardup.pairs import Pair, PairTable
-from neardup.prepare import (
+from neardup.job.cluster import Cluster, make_clusters
+from neardup.job.keep import containments, drop_reason, field_ranks
+from neardup.job.pairs import Pair, PairTable
+from neardup.job.prepare import (
     PrepareConfig,
     PreparedDocuments,
     claim_ids,
@@ -63,6 +54,15 @@ from neardup.prepare import (
     screen,
     uses_token_fingerprints,
 )
+from neardup.methods.base import Method, Prepared
+from neardup.methods.corpus_stats import CorpusStatistics
+from neardup.methods.decision import resolve_decision
+from neardup.methods.lsh import thread_limit
+from neardup.methods.options import JOB_OPTIONS, OPTIONS, validate_options
+from neardup.methods.prefix import containment_candidates, rank_by_frequency
+from neardup.methods.registry import make_method
+from neardup.methods.sets import ShingleSets
+from neardup.methods.shingles import Shingling
 from neardup.progress import NullProgress, Progress
 from neardup.text.canonical import CanonicalForm
 from neardup.text.types import Document, Skipped
@@ -117,9 +117,9 @@ class DedupResult:
 
     Attributes:
         ids: ids of the processed documents, in input order (index = document number).
-        pairs: verified pairs (a :class:`~neardup.pairs.PairTable`: a sequence of
+        pairs: verified pairs (a :class:`~neardup.job.pairs.PairTable`: a sequence of
             :class:`Pair` stored as columns); clusters: clusters of size >= 2 with their
-            kept member (:class:`~neardup.cluster.Cluster`: ids, and positions in ``ids``);
+            kept member (:class:`~neardup.job.cluster.Cluster`: ids, and positions in ``ids``);
         dropped: dropped documents; skipped: skipped inputs;
         summary: counts, parameters, version, seconds per stage, peak memory.
         frame: the DataFrame/Table given as ``source`` with ``cluster`` and ``duplicate_of``
@@ -156,7 +156,7 @@ class DedupResult:
         """Mark, don't drop: ``{id: (cluster, duplicate_of)}`` for every document read (the
         skipped ones too): the cluster number (None in no cluster) and, for a document
         the job drops, the id of its cluster's kept document (else None). The columns
-        ``--kept --mark`` adds to every record (:func:`neardup.export.export_marked`)."""
+        ``--kept --mark`` adds to every record (:func:`neardup.job.export.export_marked`)."""
         out: dict[str, tuple[int | None, str | None]] = {s.id: (None, None) for s in self.skipped}
         out.update((i, (None, None)) for i in self.ids)
         for c in self.clusters:
@@ -234,7 +234,7 @@ class DedupOptions:
             largest value (``keep_order="max"``, e.g. the newest date) or smallest
             (``"min"``) each cluster keeps, instead of ``keep``; numbers compare as
             numbers, dates and ISO 8601 strings as dates, anything else as strings
-            (:func:`neardup.keep.value_kind`); a record without the field loses to one
+            (:func:`neardup.job.keep.value_kind`); a record without the field loses to one
             with it; ties go to the earlier document. For document files (a directory of
             ``.txt``...) the field ``mtime`` is the file's modification time (POSIX
             seconds). The field is read from input paths or a DataFrame/Table column.
@@ -405,7 +405,7 @@ def _plain_source(source: Any, **how: Any) -> Any:
 
 def _path_field_reader(source: Any, field: str, opts: ReadOptions) -> FieldReader:
     """The keep-by field's reader for input paths: a second streaming pass over them
-    (:func:`neardup.export.field_values`).
+    (:func:`neardup.job.export.field_values`).
 
     Raises:
         ParameterError: ``source`` is documents or texts (they have no other fields).
@@ -417,7 +417,7 @@ def _path_field_reader(source: Any, field: str, opts: ReadOptions) -> FieldReade
             "given with input paths or a DataFrame/Table (documents and texts have no "
             "fields to keep by)",
         )
-    from neardup.export import field_values
+    from neardup.job.export import field_values
 
     paths = list(source)
     return lambda wanted: field_values(paths, wanted, field, opts)
@@ -669,7 +669,7 @@ def find_pairs(
     Returns:
         ``(candidates, decided, contained)``: int64 (c, 2) candidate pairs (``a < b``,
         sorted), the decided pairs in that order, and ``{doc: container}``
-        (:func:`neardup.keep.containments`; empty for resemblance).
+        (:func:`neardup.job.keep.containments`; empty for resemblance).
     """
     clock = timer or _Clock()
     prog = progress or NullProgress()
@@ -832,7 +832,7 @@ def _spill_dir(directory: str | PathLike[str] | None) -> str | None:
 
 class _ParallelIngest:
     """Read, prepare and shingle input paths on ``jobs`` worker processes
-    (:mod:`neardup.ingest`); the stage ``read+prepare`` is the wall time of all three.
+    (:mod:`neardup.job.prepare_pool`); the stage ``read+prepare`` is the wall time of all three.
     Content keys, and the signatures of methods that sign one row per document
     (``rows_per_document``), are made in the workers too (:attr:`signed`)."""
 
@@ -844,7 +844,7 @@ class _ParallelIngest:
         meth: Method,
         spill: _Spill,
     ) -> None:
-        from neardup.ingest import default_jobs, pool_safe
+        from neardup.job.prepare_pool import default_jobs, pool_safe
 
         self._ingest = ingest
         self._read = read_options
@@ -875,7 +875,7 @@ class _ParallelIngest:
         """Read the groups of input paths one after another (``[against, source]`` or
         ``[source]``), ids relative to the common parent of all; :attr:`bounds` gets
         ``(ids, read, skipped)`` after each group."""
-        from neardup.ingest import UnitMerger, prepared_units
+        from neardup.job.prepare_pool import UnitMerger, prepared_units
         from neardup.text.units import (
             Spool,
             group_names,
@@ -927,8 +927,8 @@ def _noted(units: Iterable[Any], weights: deque[int]) -> Iterator[Any]:
 
 class _Ingest:
     """One streaming pass over documents: batches prepared by
-    :func:`neardup.prepare.prepare_documents`, repeated ids and too-short documents skipped
-    by :func:`neardup.prepare.screen`.
+    :func:`neardup.job.prepare.prepare_documents`, repeated ids and too-short documents skipped
+    by :func:`neardup.job.prepare.screen`.
 
     Token lists are kept only when the method signs from prepared documents
     (``keep_docs``); shingle methods need nothing but the sets, so memory stays at the
@@ -1149,11 +1149,11 @@ def _cluster(
 def _keep_ranks(
     reader: FieldReader, ids: list[str], edges: np.ndarray, opts: DedupOptions
 ) -> tuple[np.ndarray, dict[str, Any]]:
-    """The keep-by field's rank of every document (:func:`neardup.keep.field_ranks`; only
+    """The keep-by field's rank of every document (:func:`neardup.job.keep.field_ranks`; only
     the documents in some pair are read) and the summary's ``keep_by`` entry: ``field``,
     ``order``, ``kind`` (how the values compared), ``clustered`` (documents read) and
     ``missing`` (those without the field)."""
-    from neardup.keep import value_kind
+    from neardup.job.keep import value_kind
 
     members = np.unique(edges.ravel()).tolist() if edges.size else []
     found = reader({ids[m] for m in members})

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from neardup.dedup import DedupResult
-from neardup.pairs import PairTable
+from neardup.job.pairs import PairTable
 
 FILES: tuple[str, ...] = ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl")
 _SURROGATE = re.compile("[\ud800-\udfff]")

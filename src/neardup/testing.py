@@ -43,9 +43,9 @@ import numpy as np
 
 from neardup.errors import IncompatibleSignatureError, ParameterError
 from neardup.methods.base import Method, MethodBase, Prepared, Signature, SignatureKey, Signatures
+from neardup.methods.corpus_stats import CorpusStatistics
 from neardup.methods.decision import own_accepts
 from neardup.methods.keys import GroupKeys, KeyRows, key_rows
-from neardup.methods.stats import CorpusStatistics
 
 __all__ = ["SAMPLE", "check_method", "sample_texts"]
 

@@ -156,9 +156,9 @@ def test_delete_asks_first(db: list[str]) -> None:
 
 
 def test_delete_prompt_at_a_terminal(db: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    from neardup.cli import collections
+    from neardup.cli import collection
 
-    monkeypatch.setattr(collections, "interactive", lambda: True)
+    monkeypatch.setattr(collection, "interactive", lambda: True)
     res = runner.invoke(app, ["collection", "delete", "stories", *db], input="n\n")
     assert res.exit_code == 1 and "cancelled" in res.stderr
     res = runner.invoke(app, ["collection", "delete", "stories", *db], input="y\n")

@@ -158,7 +158,7 @@ def _disk_error(code: int, text: str) -> object:
     ("target", "flags"),
     [
         ("neardup.output.tempfile.mkstemp", ["--out", "{tmp}/out"]),
-        ("neardup.export.tempfile.mkstemp", ["--kept", "{tmp}/kept.jsonl"]),
+        ("neardup.job.export.tempfile.mkstemp", ["--kept", "{tmp}/kept.jsonl"]),
         ("neardup._spill.tempfile.TemporaryFile", ["--spill-dir", "{tmp}", "--memory-mib", "0"]),
     ],
 )

@@ -361,8 +361,8 @@ def method_cases(draw: st.DrawFn) -> tuple[str, list[str]]:
 
 def run_methods(value: tuple[str, list[str]], _ctx: Context) -> None:
     from neardup.methods.base import Prepared, Signature
+    from neardup.methods.corpus_stats import CorpusStatistics
     from neardup.methods.registry import make_method
-    from neardup.methods.stats import CorpusStatistics
     from neardup.text.canonical import CanonicalForm
 
     name, texts = value

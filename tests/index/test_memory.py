@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 import neardup
 from neardup.errors import FormatError, InputError, ParameterError
 from neardup.index.memory import Index
+from neardup.job.pairs import PairTable
 from neardup.methods.shingles import Shingling
-from neardup.pairs import PairTable
 from neardup.text.canonical import CanonicalForm
 from shared_data import require
 

@@ -15,8 +15,8 @@ from neardup.dedup import DedupOptions, dedup
 from neardup.errors import IncompatibleSignatureError, ParameterError, UsageError
 from neardup.methods.anchors import AnchorWords
 from neardup.methods.base import Prepared, Signature
+from neardup.methods.corpus_stats import CorpusStatistics
 from neardup.methods.registry import make_method
-from neardup.methods.stats import CorpusStatistics
 from neardup.text.canonical import CanonicalForm
 from neardup.text.types import Document
 from shared_data import paragraphs

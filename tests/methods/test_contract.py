@@ -95,7 +95,7 @@ def test_term_bags_round_trip_and_slices() -> None:
 
 def test_default_sign_counts_signs_the_bags_tokens() -> None:
     meth = make_method("imatch", min_terms=1)
-    from neardup.methods.stats import CorpusStatistics
+    from neardup.methods.corpus_stats import CorpusStatistics
 
     lists = [TOKENS[:20], TOKENS[10:30], TOKENS[:20], []]
     meth.fit(CorpusStatistics.from_token_lists(lists))
@@ -120,8 +120,8 @@ def test_lsh_collection_keys_are_its_dask_grouping_keys() -> None:
 
 @pytest.mark.parametrize("name", ["imatch", "imatch-random", "tf-ridf"])
 def test_exact_collection_keys_are_the_salted_grouping_keys(name: str) -> None:
+    from neardup.methods.corpus_stats import CorpusStatistics
     from neardup.methods.keys import slot_keys
-    from neardup.methods.stats import CorpusStatistics
 
     meth = make_method(name)
     lists = [TOKENS[:20], TOKENS[10:30], [], TOKENS[:20] + TOKENS[30:], ["w1"] * 3]

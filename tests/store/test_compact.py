@@ -84,7 +84,7 @@ def test_set_format_exact_bytes_and_bad_values() -> None:
 def test_checks_see_pending_rows_and_the_merge_moves_them(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import neardup.store.ingest as module
+    import neardup.store.adding as module
 
     docs = _real_docs()[:6]
     name = unique("pending")
@@ -103,7 +103,7 @@ def test_checks_see_pending_rows_and_the_merge_moves_them(
 
 
 def test_merge_every_merge_rows(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    import neardup.store.ingest as module
+    import neardup.store.adding as module
 
     docs = _real_docs()[:6]
     name = unique("merge")
@@ -130,7 +130,7 @@ def test_small_batches_write_the_index_directly(
     docs = _real_docs()[:3]
     name = unique("direct")
     info = store.create_collection(name, threshold=0.5)
-    import neardup.store.ingest as module
+    import neardup.store.adding as module
 
     merges: list[int] = []
     monkeypatch.setattr(module, "merge", lambda db, cid: merges.append(cid))

@@ -14,13 +14,13 @@ import pytest
 from sqlalchemy import text
 
 from neardup.methods.base import Prepared
+from neardup.methods.corpus_stats import CorpusStatistics
 from neardup.methods.keys import key_rows
-from neardup.methods.stats import CorpusStatistics
 from neardup.methods.tfridf import TFRIDF, crc_signature
 from neardup.store import Store
 from neardup.store import methods as store_methods
 from neardup.store.methods import build_method
-from neardup.store.stats import TermCounts
+from neardup.store.recompute import TermCounts
 from neardup.text.types import Document
 from shared_data import load_docs
 from store._db import unique

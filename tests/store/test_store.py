@@ -11,8 +11,8 @@ from sqlalchemy import text
 
 from neardup.errors import InputError, ParameterError
 from neardup.methods.base import Signature
+from neardup.methods.corpus_stats import CorpusStatistics
 from neardup.methods.shingles import Shingling
-from neardup.methods.stats import CorpusStatistics
 from neardup.store import Store
 from neardup.store.errors import (
     CollectionExists,

@@ -502,7 +502,7 @@ def _against_collection(
 
 
 def _check_outputs(kept: Path | None, removed: Path | None) -> None:
-    from neardup.export import output_format
+    from neardup.job.export import output_format
 
     for flag, path in (("--kept", kept), ("--removed", removed)):
         if path is not None:
@@ -528,7 +528,7 @@ def _check_dask(
             inputs that are not local paths, ``--passages`` with an ``--out`` URL, no
             ``--out`` with ``--scheduler``.
     """
-    from neardup.distributed.keys import check_dask_options
+    from neardup.distributed.grouping import check_dask_options
 
     check_dask_options(method, measure)
     if any(str(p) == "-" for p in inputs):
@@ -595,7 +595,7 @@ def _export(
     with A's inputs ``named_with``)."""
     if kept is None and removed is None:
         return
-    from neardup.export import export_marked, export_records
+    from neardup.job.export import export_marked, export_records
     from neardup.text.read import read_options
 
     opts = read_options(**read_opts)
@@ -879,7 +879,7 @@ def _register_extensions() -> None:
     """Commands defined in sibling modules: each has ``register(app)``."""
     import importlib
 
-    commands = ("collections", "serve", "evaluate", "crawl")
+    commands = ("collection", "serve", "evaluate", "crawl")
     for name in (*commands, "lines", "substrings", "contamination"):
         try:
             module = importlib.import_module(f"neardup.cli.{name}")

@@ -26,10 +26,11 @@ def top_pairs(pairs: Sequence[Any], measure: str, n: int) -> list[Any]:
     highest of the two containments (``"containment"``); ties keep input order.
 
     Args:
-        pairs: a :class:`~neardup.pairs.PairTable` or a sequence of :class:`~neardup.pairs.Pair`.
+        pairs: a :class:`~neardup.job.pairs.PairTable` or a sequence of
+            :class:`~neardup.job.pairs.Pair`.
         measure: ``resemblance`` or ``containment``; n: how many, >= 0.
     """
-    from neardup.pairs import PairTable
+    from neardup.job.pairs import PairTable
 
     if n <= 0 or not len(pairs):
         return []
@@ -164,8 +165,8 @@ def write_json(fh: IO[str], result: Any) -> None:
 
 def jsonl_lines(result: Any) -> Iterator[str]:
     """JSON lines (with ``\\n``): pairs, clusters, dropped, skipped, then the summary."""
+    from neardup.job.pairs import PairTable
     from neardup.output import json_text
-    from neardup.pairs import PairTable
 
     pairs = result.pairs
     if isinstance(pairs, PairTable):
@@ -272,7 +273,7 @@ def print_plan(
         as_json: print one JSON object on stdout instead of a table.
     """
     from neardup._spill import default_budget
-    from neardup.ingest import default_jobs
+    from neardup.job.prepare_pool import default_jobs
 
     sizes = input_sizes(inputs)
     budget = plan["memory_mib"]

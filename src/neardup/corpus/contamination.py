@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from neardup.errors import check_int
-from neardup.export import export_records
+from neardup.job.export import export_records
 from neardup.progress import NullProgress, Progress
 from neardup.text.canonical import CanonicalForm
 from neardup.text.read import read_corpus
@@ -143,7 +143,7 @@ def contamination(
         ngram: words per n-gram (>= 1; 13 as GPT-3 and datatrove).
         read_options: keyword arguments of :func:`neardup.read_corpus`, for both.
         kept: write the corpus without the contaminated documents here (``.jsonl[.gz|.zst]``
-            or ``.parquet``, all fields, :func:`neardup.export.export_records`).
+            or ``.parquet``, all fields, :func:`neardup.job.export.export_records`).
         progress: receives the stages ``eval``, ``corpus``, ``kept``.
 
     Returns:
@@ -156,7 +156,7 @@ def contamination(
     opts = dict(read_options or {})
     ropts = make_read_options(**opts)
     if kept is not None:
-        from neardup.export import output_format
+        from neardup.job.export import output_format
 
         output_format(kept)
     progress = progress or NullProgress()

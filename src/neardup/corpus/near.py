@@ -10,7 +10,7 @@ weighted for recall,
 :func:`neardup.methods.lsh.lsh_candidates`; Leskovec, Rajaraman & Ullman, *Mining of
 Massive Datasets*, 3.4) gives candidate pairs, each verified on the exact shingle sets
 (Jaccard ``>= threshold``, Broder 1997), and the verified pairs are joined into connected
-components (:func:`neardup.cluster.components`). Every key of a component maps to the key
+components (:func:`neardup.job.cluster.components`). Every key of a component maps to the key
 of its first-seen member, so counting and cutting then proceed as for exact units: a
 cluster held by ``min_docs`` documents is one repeated unit.
 
@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from neardup._array import equal_groups, pairs_in_groups, unique_pairs
-from neardup.cluster import components
 from neardup.errors import check_float
+from neardup.job.cluster import components
 from neardup.methods.lsh import band_keys, optimal_params
 from neardup.methods.measures import intersection_sizes
 from neardup.methods.minhash import MinHasher

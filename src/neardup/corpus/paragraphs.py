@@ -176,7 +176,7 @@ def repeated_paragraphs(
         check_int("memory_budget", memory_budget, low=0)
     opts = dict(read_options or {})
     if kept is not None:
-        from neardup.export import output_format
+        from neardup.job.export import output_format
 
         output_format(kept)
     progress = progress or NullProgress()

@@ -1,7 +1,7 @@
 """``--kept`` for the jobs that cut inside documents: the records with all their fields, the
 text field of each changed document rewritten.
 
-The records are selected and written by :mod:`neardup.export` (the same selection by id, the
+The records are selected and written by :mod:`neardup.job.export` (the same selection by id, the
 same JSONL and Parquet writers, the same atomic rename). A record whose document lost
 nothing is written as ``dedup --kept`` writes it (JSONL lines byte for byte); a record whose
 document lost units or spans gets, in its text field, the document's text as neardup read
@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from neardup import export
+from neardup.job import export
 from neardup.text.units import ReadOptions, Spool, resolve_inputs
 
 

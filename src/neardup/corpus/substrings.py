@@ -140,7 +140,7 @@ def repeated_substrings(
     opts = dict(read_options or {})
     ropts = make_read_options(**opts)
     if kept is not None:
-        from neardup.export import output_format
+        from neardup.job.export import output_format
 
         output_format(kept)
     divsufsort, kasai = _library()

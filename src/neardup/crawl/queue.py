@@ -19,7 +19,7 @@ from neardup.crawl.settings import CrawlSettings
 from neardup.crawl.status import FINISHED, RUNNING, LibraryStatus, PageInfo
 from neardup.errors import ParameterError
 from neardup.store import Store
-from neardup.store.collections import check_name
+from neardup.store.catalog import check_name
 from neardup.store.errors import CollectionExists, CollectionNotFound
 
 MAX_CLARIFICATIONS = 20

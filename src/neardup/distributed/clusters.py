@@ -2,7 +2,7 @@
 
 Labels ``{node, label}`` go to the nodes' document partitions to pick up lengths and ids,
 then by label to one task per group of clusters, which applies the single-process keep
-rule (:func:`neardup.cluster.make_clusters`: longest, ties to the earlier document, or the
+rule (:func:`neardup.job.cluster.make_clusters`: longest, ties to the earlier document, or the
 first). Dropped members go to the partition of their pair's earlier document to find
 the verified pair's resemblance (the ``reason``), then everything goes to the kept
 document's partition, so the concatenated part files are in cluster order.
@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from neardup._array import group_bounds
-from neardup.cluster import follow_container
 from neardup.distributed.io import write_part
 from neardup.distributed.shuffle import Table, concat, hash_dest, range_dest, split, take
+from neardup.job.cluster import follow_container
 
 if TYPE_CHECKING:
     from neardup.distributed.partition import Partition
@@ -56,7 +56,7 @@ def split_by_label(rows: Table, n_out: int) -> list[Table]:
 def make_groups(j: int, keep: str, contained: dict[int, int], *pieces: Table) -> Table:
     """Members with their cluster's kept document: ``{keep, node, id, keep_id}``.
 
-    Keep rule of :func:`neardup.cluster.make_clusters`: ``longest`` (most canonical tokens,
+    Keep rule of :func:`neardup.job.cluster.make_clusters`: ``longest`` (most canonical tokens,
     ties to the smaller global index) or ``first`` (the smallest global index); a chosen
     document ``contained`` (``{doc: container}``, containment jobs) in another member gives
     way to its container, followed to the end, as there.
@@ -99,8 +99,8 @@ def add_reasons(
     p: int, verified: dict[str, Any], threshold: float, contained: dict[int, int], *pieces: Table
 ) -> Table:
     """Dropped rows with the single-process ``reason`` (direct pair's resemblance, or
-    containment in the kept document, or neither: :func:`neardup.keep.drop_reason`)."""
-    from neardup.keep import drop_reason
+    containment in the kept document, or neither: :func:`neardup.job.keep.drop_reason`)."""
+    from neardup.job.keep import drop_reason
 
     t = concat(pieces)
     if not t or t["node"].size == 0:

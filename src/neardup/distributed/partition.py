@@ -1,7 +1,7 @@
 """Per-partition work of the Dask engine: ingest, duplicate ids, keys, candidates, verify.
 
 Every function here runs inside a Dask task on one partition (or one shuffle output) and
-takes and returns typed values of numpy arrays (:class:`~neardup.prepare.PreparedDocuments`
+takes and returns typed values of numpy arrays (:class:`~neardup.job.prepare.PreparedDocuments`
 from the prepare stage, :class:`Partition`) or plain numpy tables, so it is cheap to
 serialise and to recompute when a worker is lost. Global document index = partition
 offset + position in the partition, the single-process job's input order.
@@ -30,11 +30,8 @@ from neardup.decide import decide, signature_scores
 from neardup.dedup import decision_of
 from neardup.distributed.io import Block, block_units, read_block, write_part, write_part_lines
 from neardup.distributed.shuffle import Table, concat, hash_dest, range_dest, split
-from neardup.methods.base import Prepared, Signatures
-from neardup.methods.keys import group_keys
-from neardup.methods.sets import ShingleSets
-from neardup.pairs import pair_lines
-from neardup.prepare import (
+from neardup.job.pairs import pair_lines
+from neardup.job.prepare import (
     PrepareConfig,
     PreparedDocuments,
     concat_prepared,
@@ -44,6 +41,9 @@ from neardup.prepare import (
     prepare_unit,
     screen,
 )
+from neardup.methods.base import Prepared, Signatures
+from neardup.methods.keys import group_keys
+from neardup.methods.sets import ShingleSets
 from neardup.text.types import Skipped
 
 
@@ -80,11 +80,11 @@ def ingest(
     whole: bool = False,
 ) -> PreparedDocuments:
     """Read a block and prepare its documents: a JSONL block unit by unit
-    (:func:`neardup.prepare.prepare_unit`, as the local job's workers), a Parquet block's
-    records in batches (:func:`neardup.prepare.prepare_stream`). Positions are the items'
+    (:func:`neardup.job.prepare.prepare_unit`, as the local job's workers), a Parquet block's
+    records in batches (:func:`neardup.job.prepare.prepare_stream`). Positions are the items'
     positions in the block. ``whole``: the job is decided over the whole corpus
     (:mod:`.whole`) whatever the method (``--against``)."""
-    from neardup.distributed.keys import runs_by_key
+    from neardup.distributed.grouping import runs_by_key
     from neardup.text.read import read_options as make_read_options
 
     by_key = runs_by_key(meth, opts.measure) and not whole
@@ -153,9 +153,9 @@ def finalize(
 ) -> Partition:
     """Rename the partition's repeated ids (``losers``: their positions; a loser's source,
     its place ``FILE:LINE``, becomes its id, as in the local job), the too-short rule of
-    :func:`neardup.prepare.screen`, and the signatures (unless a fit is needed, or the
+    :func:`neardup.job.prepare.screen`, and the signatures (unless a fit is needed, or the
     method is decided over the whole corpus, :mod:`.whole`, as with ``whole``)."""
-    from neardup.distributed.keys import runs_by_key
+    from neardup.distributed.grouping import runs_by_key
 
     lost = np.isin(raw.positions, concat(losers).get("pos", np.zeros(0, np.int64)))
     if lost.any():
@@ -189,14 +189,14 @@ def part_count(part: Partition) -> tuple[int, dict[str, int], int, int]:
 
 def part_stats(part: Partition) -> Any:
     """Collection statistics of a partition's documents (for methods that need a fit)."""
-    from neardup.methods.stats import CorpusStatistics
+    from neardup.methods.corpus_stats import CorpusStatistics
 
     return CorpusStatistics.from_token_lists(part.tokens)
 
 
 def merge_stats(*stats: Any) -> Any:
     """Sum of collection statistics (document counts, df and cf)."""
-    from neardup.methods.stats import CorpusStatistics
+    from neardup.methods.corpus_stats import CorpusStatistics
 
     out = CorpusStatistics()
     for s in stats:
@@ -255,7 +255,7 @@ def lookup_df(df: Table, own: Table) -> Table:
 
 
 def _set_keys(part: Partition, meth: Any, lookups: tuple[Table, ...]) -> tuple[np.ndarray, ...]:
-    """``(key, doc)`` of a :func:`neardup.distributed.keys.set_keys` method: every
+    """``(key, doc)`` of a :func:`neardup.distributed.grouping.set_keys` method: every
     fingerprint of the signature sets (``postings``) or of their prefixes, fingerprints
     ordered by (corpus document frequency, value) (``prefix``, as
     :func:`neardup.methods.prefix.rank_by_frequency` orders them).
@@ -264,7 +264,7 @@ def _set_keys(part: Partition, meth: Any, lookups: tuple[Table, ...]) -> tuple[n
     place by (frequency, value) in the partition), the order of
     ``lexsort((value, df, doc))`` without searching the unsorted values.
     """
-    from neardup.distributed.keys import set_keys
+    from neardup.distributed.grouping import set_keys
     from neardup.methods.prefix import prefix_lengths
 
     sets = part.sig
@@ -302,12 +302,12 @@ def split_keys(part: Partition, offset: int, meth: Any, n_out: int, *lookups: Ta
 
     The keys: the method's (its :meth:`~neardup.methods.base.MethodBase.keys`, form
     ``groups``), or those of its signature sets in one slot
-    (:func:`neardup.distributed.keys.set_keys`; ``lookups``: the document frequencies of
+    (:func:`neardup.distributed.grouping.set_keys`; ``lookups``: the document frequencies of
     the partition's fingerprints, for prefix filtering). Besides, slot
     :data:`CONTENT_SLOT` holds each non-empty document's content key
     (:meth:`ShingleSets.content_keys`), so identical documents meet whatever the method.
     """
-    from neardup.distributed.keys import set_keys
+    from neardup.distributed.grouping import set_keys
 
     if set_keys(meth) is not None:
         key, doc = _set_keys(part, meth, lookups)

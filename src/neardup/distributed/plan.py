@@ -21,7 +21,7 @@ Plan (every arrow between partitions is a task-based shuffle, :mod:`.shuffle`):
 7. ``write``: part files merged in partition order, ``summary.json`` last.
 
 The client only ever holds per-partition counts, offsets and fingerprints (and, for fit
-methods, the merged vocabulary statistics). Supported: the methods of :mod:`.keys`,
+methods, the merged vocabulary statistics). Supported: the methods of :mod:`.grouping`,
 ``measure="resemblance"``; see ``docs/distributed.md`` for the differences from the local job.
 With ``against`` (``dedup B --against A``) A's partitions come first and steps 4-6 are one
 task running the local job's code (:mod:`.whole`: ``against_pairs``, ``keep_against``).
@@ -50,13 +50,13 @@ from neardup.distributed import clusters as cl
 from neardup.distributed import io
 from neardup.distributed import partition as pt
 from neardup.distributed.components import component_labels
-from neardup.distributed.keys import group_limit, runs_by_key, set_keys
+from neardup.distributed.grouping import group_limit, runs_by_key, set_keys
 from neardup.distributed.result import read_result
 from neardup.distributed.shuffle import shuffle
 from neardup.distributed.whole import decide_whole
 from neardup.errors import ParameterError, check_int
+from neardup.job.pairs import PairTable
 from neardup.methods.base import Method
-from neardup.pairs import PairTable
 
 DEFAULT_BLOCK_BYTES = 64 << 20
 
@@ -87,7 +87,7 @@ def dedup_dask(
             ``skipped.jsonl``, then ``summary.json``. None: a temporary local directory,
             removed at the end (only with the default ``LocalCluster``: workers elsewhere
             could not write it).
-        method: a method that declares grouping keys (:mod:`.keys`: ``minhash-lsh``, the
+        method: a method that declares grouping keys (:mod:`.grouping`: ``minhash-lsh``, the
             default, ``megashingles``, ``imatch``, ``imatch-random``, ``tf-ridf``), by name
             or as a :class:`Method` object.
         options: :class:`~neardup.dedup.DedupOptions` (``measure`` must be resemblance;

@@ -8,9 +8,9 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from neardup.cluster import Cluster
 from neardup.dedup import DedupResult, Dropped
-from neardup.pairs import PairTable
+from neardup.job.cluster import Cluster
+from neardup.job.pairs import PairTable
 from neardup.text.types import Skipped
 
 

@@ -3,7 +3,7 @@ index needs the whole corpus.
 
 Methods without keys (``shingles-dice``: prefix filtering at its Dice bar; ``simhash``,
 ``sl-st``, ``spotsigs``, ``anchor-words``: their own indexes; see
-:func:`neardup.distributed.keys.runs_by_key`) and ``measure="containment"`` (the
+:func:`neardup.distributed.grouping.runs_by_key`) and ``measure="containment"`` (the
 containment prefix index over frequency ranks, any method) run the local job's own code
 (:func:`neardup.dedup.find_pairs`) on the partitions' prepared documents, gathered into
 one task on one worker. Collection statistics of fitted methods come before, by a tree
@@ -21,9 +21,9 @@ import numpy as np
 
 from neardup.distributed.io import write_part_lines
 from neardup.distributed.shuffle import range_dest
+from neardup.job.pairs import pair_lines
 from neardup.methods.base import Prepared
 from neardup.methods.sets import ShingleSets
-from neardup.pairs import pair_lines
 
 if TYPE_CHECKING:
     from neardup.distributed.partition import Partition

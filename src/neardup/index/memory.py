@@ -8,7 +8,7 @@ same vocabulary and values (``add`` / ``check`` / ``remove`` / ``get``, :class:`
 :class:`CheckResult`, :class:`Match`), the same methods (every registered method with index
 keys: ``minhash-lsh``, ``shingles-*``, ``megashingles``, ``imatch``, ``tf-ridf``,
 ``anchor-words``...), both measures, both decision modes and identical-document handling: the
-prepare stage (:func:`neardup.prepare.shingle_texts`), the check step
+prepare stage (:func:`neardup.job.prepare.shingle_texts`), the check step
 (:mod:`neardup.index.verify`) and the pair decision (:func:`neardup.decide.decide`) are the
 SQLite and PostgreSQL backends' code.
 
@@ -81,14 +81,14 @@ from neardup.index.verify import (
     select,
     verify,
 )
+from neardup.job.prepare import PrepareConfig, shingle_texts
 from neardup.methods.base import Method, Prepared, Signature, Signatures, TermBags
+from neardup.methods.corpus_stats import CorpusStatistics
 from neardup.methods.decision import resolve_decision
 from neardup.methods.keys import key_rows
 from neardup.methods.options import INDEX_OPTIONS, OPTIONS, validate_options
 from neardup.methods.registry import method_class
 from neardup.methods.sets import ShingleSets
-from neardup.methods.stats import CorpusStatistics
-from neardup.prepare import PrepareConfig, shingle_texts
 from neardup.tables import rows_to_arrow, rows_to_pandas
 from neardup.text.canonical import CanonicalForm
 from neardup.text.types import Document, Skipped

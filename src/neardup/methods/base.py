@@ -248,7 +248,7 @@ class Signatures:
 
 
 class CorpusStats(Protocol):
-    """Collection statistics a lexical method fits on (see :mod:`neardup.methods.stats`)."""
+    """Collection statistics a lexical method fits on (see :mod:`neardup.methods.corpus_stats`)."""
 
     @property
     def num_docs(self) -> int: ...

@@ -53,7 +53,7 @@ def require_fitted(state: object, name: str) -> None:
     if state is None:
         raise UsageError(
             f"{name}: call fit(stats) on collection statistics before sign() "
-            "(neardup.methods.stats.CorpusStatistics)"
+            "(neardup.methods.corpus_stats.CorpusStatistics)"
         )
 
 

@@ -6,7 +6,7 @@ API's ``POST /collections``) its name, default, constraint (the types of
 :mod:`neardup.methods.params`) and help text. Everything else is derived from it:
 
 * the validation of :class:`~neardup.dedup.DedupOptions`, :class:`~neardup.index.memory.Index`
-  and :func:`neardup.store.collections.create` (:func:`check_options`), so the same bad
+  and :func:`neardup.store.catalog.create` (:func:`check_options`), so the same bad
   value gets the same :class:`~neardup.errors.ParameterError` (naming the parameter, the
   value and what is allowed) from each;
 * the API's request fields (:func:`neardup.service.api.option_field`: ranges, choices,
@@ -30,9 +30,9 @@ from neardup.methods.params import Constraint, Interval, Options, Text
 MEASURES: tuple[str, ...] = ("resemblance", "containment")
 #: Decision modes (:mod:`neardup.methods.decision`); ``None`` is the method's default.
 DECISIONS: tuple[str, ...] = ("own", "verified")
-#: Which document a cluster keeps (:mod:`neardup.cluster`).
+#: Which document a cluster keeps (:mod:`neardup.job.cluster`).
 KEEP_RULES: tuple[str, ...] = ("longest", "first")
-#: Orders of a ``keep_by`` field (:mod:`neardup.keep`).
+#: Orders of a ``keep_by`` field (:mod:`neardup.job.keep`).
 KEEP_ORDERS: tuple[str, ...] = ("max", "min")
 #: Largest ``min_tokens`` (a million canonical tokens: longer than any book).
 MAX_MIN_TOKENS = 1_000_000

@@ -28,7 +28,7 @@ Details the seed leaves open, fixed here:
   probability 2**-32 and is then treated the same way).
 
 Statistics are held by reference: :meth:`TFRIDF.fit` on a
-:class:`~neardup.methods.stats.CorpusStatistics` that later grows with ``add`` makes the
+:class:`~neardup.methods.corpus_stats.CorpusStatistics` that later grows with ``add`` makes the
 next :meth:`TFRIDF.sign` use the updated statistics (Romanov's (2019) recomputation after
 indexing). The signature key records a fingerprint of the statistics at signing time, so
 signatures made against different statistics refuse comparison.

@@ -63,7 +63,7 @@ from neardup.service import schemas as sc
 from neardup.service.limits import AllowedHosts, AuthThrottle, BodyLimit, NoSniff
 from neardup.service.web import wants_html
 from neardup.store import Store
-from neardup.store.stats import RecomputeReport
+from neardup.store.recompute import RecomputeReport
 from neardup.text.types import Document
 
 if TYPE_CHECKING:

@@ -28,7 +28,7 @@ from neardup.index.results import (
     Match,
     SkippedDoc,
 )
-from neardup.store.stats import RecomputeReport
+from neardup.store.recompute import RecomputeReport
 
 
 def _json_type(hint: Any, nested: Mapping[type, type[BaseModel]]) -> Any:

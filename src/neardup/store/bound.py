@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from neardup.index.results import AddReport, CheckResult, CollectionInfo, DocumentInfo
-from neardup.store.ingest import DEFAULT_BATCH
+from neardup.store.adding import DEFAULT_BATCH
 from neardup.text.types import Document, Skipped
 
 if TYPE_CHECKING:

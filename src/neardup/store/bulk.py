@@ -1,7 +1,7 @@
 """The bulk path of ``Store.add``: preparing a batch outside the database, writing it fast.
 
 A batch is prepared (hashes; canonical tokens and shingle sets by the prepare stage,
-:func:`neardup.prepare.shingle_texts`; signatures and index keys, compressed texts) by
+:func:`neardup.job.prepare.shingle_texts`; signatures and index keys, compressed texts) by
 :func:`prepare` with no database connection held, in a worker thread while the previous
 batch is written. It is written in one transaction by :func:`write`:
 
@@ -105,7 +105,7 @@ def prepare(
         ``(batch, too_short)``: the batch, and ``(document, token count)`` of each document
         shorter than ``min_tokens``.
     """
-    from neardup.prepare import PrepareConfig, shingle_texts  # here: a check needs neither
+    from neardup.job.prepare import PrepareConfig, shingle_texts  # here: a check needs neither
 
     from_sets = signs_from_sets(meth)
     at_add = signs_at_add(meth)

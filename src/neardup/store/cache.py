@@ -12,7 +12,7 @@ import threading
 from typing import Any
 
 from neardup.methods.base import Method
-from neardup.store.collections import dumps
+from neardup.store.catalog import dumps
 from neardup.store.methods import build_method
 from neardup.store.results import CollectionInfo
 

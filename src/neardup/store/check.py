@@ -21,14 +21,14 @@ from neardup.errors import check_int
 from neardup.index.verify import Candidate, Query, check_k, select, verify
 from neardup.methods.base import Method
 from neardup.store.cache import MethodCache
+from neardup.store.catalog import collection_info, marker, valid_name
 from neardup.store.codec import decode_set, shown_title
-from neardup.store.collections import collection_info, marker, valid_name
 from neardup.store.database import Database
 from neardup.store.errors import CollectionNotFound
 from neardup.store.lookup import candidates, collection_row
 from neardup.store.methods import build_method
+from neardup.store.recompute import load_stats
 from neardup.store.results import CheckResult, CollectionInfo
-from neardup.store.stats import load_stats
 
 
 def check(

@@ -27,8 +27,8 @@ from neardup.index.codec import bad_doc_id
 from neardup.methods.base import Method, Prepared, Signature
 from neardup.store import schema as s
 from neardup.store.cache import MethodCache
+from neardup.store.catalog import collection_info, mark_dirty
 from neardup.store.codec import decode_text, set_size, shown_title
-from neardup.store.collections import collection_info, mark_dirty
 from neardup.store.database import Database, utc
 from neardup.store.errors import DocumentNotFound, TextNotStored
 from neardup.store.methods import collection_keys, signs_at_add, signs_from_sets, slot_keys

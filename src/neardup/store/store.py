@@ -12,7 +12,7 @@ transaction, deleted with it) and read back by :meth:`Store.document_text`.
 
 :class:`Store` is a facade; the work is done by one module per concern:
 :mod:`~neardup.store.database` (transactions, errors; shared with the crawler),
-:mod:`~neardup.store.collections`, :mod:`~neardup.store.ingest` (``add``),
+:mod:`~neardup.store.catalog`, :mod:`~neardup.store.adding` (``add``),
 :mod:`~neardup.store.documents` (read, remove), :mod:`~neardup.store.check`,
 :mod:`~neardup.store.codec` (stored texts and sets) and :mod:`~neardup.store.cache`.
 """
@@ -27,15 +27,16 @@ from neardup.errors import check_int
 from neardup.methods.base import Method
 from neardup.methods.options import OPTIONS
 from neardup.methods.registry import method_class
-from neardup.store import check, collections, documents, ingest
+from neardup.store import adding, catalog, check, documents
+from neardup.store.adding import DEFAULT_BATCH
 from neardup.store.bound import StoreCollection
 from neardup.store.cache import MethodCache
+from neardup.store.catalog import collection_info
 from neardup.store.codec import TEXT_FORMAT, content_hash, decode_text, encode_text, scrub
-from neardup.store.collections import collection_info
 from neardup.store.database import Database, Tx
 from neardup.store.engine import Engines, resolve_url
-from neardup.store.ingest import DEFAULT_BATCH
 from neardup.store.lexicon import empty_lexicon_warning, query_lexicon_warning
+from neardup.store.recompute import RecomputeReport
 from neardup.store.results import (
     AddReport,
     CheckResult,
@@ -43,7 +44,6 @@ from neardup.store.results import (
     DocumentInfo,
     DocumentPage,
 )
-from neardup.store.stats import RecomputeReport
 from neardup.text.types import Document, Skipped
 
 if TYPE_CHECKING:
@@ -117,7 +117,7 @@ class Store:
                 as :data:`neardup.methods.options.OPTIONS` declares them).
             CollectionExists: the name is taken.
         """
-        collections.create(
+        catalog.create(
             self._db,
             name,
             method,
@@ -151,7 +151,7 @@ class Store:
 
     def collections(self) -> list[CollectionInfo]:
         """All collections, by name."""
-        return collections.all_collections(self._db)
+        return catalog.all_collections(self._db)
 
     def stats(self, name: str, *, sizes: bool = False) -> dict[str, Any]:
         """Counts of a collection: documents, tokens, index rows, terms, last addition.
@@ -164,7 +164,7 @@ class Store:
         Raises:
             CollectionNotFound: no such collection.
         """
-        return collections.collection_stats(self._db, name, sizes=sizes)
+        return catalog.collection_stats(self._db, name, sizes=sizes)
 
     def delete_collection(self, name: str) -> None:
         """Delete a collection with all its documents and rows.
@@ -172,7 +172,7 @@ class Store:
         Raises:
             CollectionNotFound: no such collection.
         """
-        self._cache.forget(collections.delete_collection(self._db, name))
+        self._cache.forget(catalog.delete_collection(self._db, name))
 
     # -- documents --------------------------------------------------------------------------
     def add(
@@ -209,9 +209,9 @@ class Store:
         check_int("batch_size", batch_size, low=1, high=100_000)
         info = self.collection(name)
         meth = self._method(info)
-        report = ingest.add(self._db, info, meth, items, batch_size=batch_size, on_batch=on_batch)
+        report = adding.add(self._db, info, meth, items, batch_size=batch_size, on_batch=on_batch)
         if meth.capabilities.needs_fit and recompute_stats and (report.added or self._dirty(name)):
-            ingest.recompute_after_add(self.recompute, name)  # also an add killed before it
+            adding.recompute_after_add(self.recompute, name)  # also an add killed before it
             warning = empty_lexicon_warning(self._db, info)
             if warning:
                 report = dataclasses.replace(report, warnings=(*report.warnings, warning))
@@ -289,7 +289,7 @@ class Store:
         Raises:
             CollectionNotFound: no such collection.
         """
-        info, report = collections.recompute_collection(self._db, name, self._method)
+        info, report = catalog.recompute_collection(self._db, name, self._method)
         if report is not None:
             self._cache.drop_fitted(info.id)
         return report

@@ -954,7 +954,7 @@ def csv_records(f: IO[bytes], max_bytes: int) -> Iterator[CsvRecord]:
     lines after it (to the end of the file, to the field limit, or to the next quote): that
     record is skipped (``unreadable``, naming the lines
     it took) and the lines after its first are read again as records. Used by the reader
-    and by :mod:`neardup.export`, so both number records alike.
+    and by :mod:`neardup.job.export`, so both number records alike.
     """
     lines = _BoundedLines(f, max_bytes)
     wanted = min(max_bytes + 1, sys.maxsize, 2**31 - 1)

@@ -35,7 +35,7 @@ from neardup.store.bulk import (
     merge_pending,
     prepare,
 )
-from neardup.store.collections import mark_dirty
+from neardup.store.catalog import mark_dirty
 from neardup.store.database import Database
 from neardup.store.results import AddReport, CollectionInfo, SkippedDoc
 from neardup.text.types import Document, Skipped

@@ -4,7 +4,7 @@ Components are found by vectorised min-label propagation with pointer jumping (t
 union-find of the job, without a Python loop per edge). In every cluster one document is
 kept: the longest (most canonical tokens; ties to the earlier document), the first in
 input order, or the one with the largest (or smallest) value of a record field
-(``keep_by``, :func:`neardup.keep.field_ranks`). Under the first two rules a kept document
+(``keep_by``, :func:`neardup.job.keep.field_ranks`). Under the first two rules a kept document
 that is contained in another member (containment >= threshold) gives way to its container,
 so a quotation never survives its source.
 """
@@ -93,7 +93,7 @@ def make_clusters(
         contained_in: ``{doc: container}`` for documents contained in another one; a
             chosen keeper found here is replaced by its container (followed to the end).
         ranks: int (n,), a keep-by field's rank per document
-            (:func:`neardup.keep.field_ranks`); given, it decides alone: the member of
+            (:func:`neardup.job.keep.field_ranks`); given, it decides alone: the member of
             highest rank is kept, ties to the earlier document, ``keep`` and
             ``contained_in`` unused (the field is the user's rule, even for a contained
             document).

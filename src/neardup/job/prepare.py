@@ -1,6 +1,6 @@
 """The prepare stage, written once: documents -> canonical tokens -> shingle sets -> keys.
 
-Every executor of the dedup job (this process, the worker pool of :mod:`neardup.ingest`,
+Every executor of the dedup job (this process, the worker pool of :mod:`neardup.job.prepare_pool`,
 the Dask partitions of :mod:`neardup.distributed`), ``Store.add`` and ``Index.insert``
 prepare documents here:
 

@@ -2,12 +2,12 @@
 
 The dedup job's first stages (read, prepare, shingle) for word shingles with XXH64
 fingerprints: each read unit (:mod:`neardup.text.units`) is read, canonicalised and
-shingled by :func:`neardup.prepare.prepare_unit`, in a pool of worker processes
+shingled by :func:`neardup.job.prepare.prepare_unit`, in a pool of worker processes
 (``jobs`` > 1) or in this one. Results come back in input order, so the output does not
 depend on ``jobs``: the same input gives the same ids, sets and skip rows byte for byte.
 
 The decisions that need the whole corpus stay in the calling process
-(:class:`UnitMerger`, with the rules of :func:`neardup.prepare.screen`): a repeated
+(:class:`UnitMerger`, with the rules of :func:`neardup.job.prepare.screen`): a repeated
 document id is skipped (``unreadable``, "duplicate document id") wherever its first
 occurrence was, then documents with fewer than ``min_tokens`` canonical tokens are skipped
 as ``too-short``.
@@ -24,8 +24,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 import numpy as np
 
 from neardup._spill import PartStack
-from neardup.methods.sets import ShingleSets
-from neardup.prepare import (
+from neardup.job.prepare import (
     PrepareConfig,
     PreparedDocuments,
     claim_ids,
@@ -33,6 +32,7 @@ from neardup.prepare import (
     prepare_unit,
     screen,
 )
+from neardup.methods.sets import ShingleSets
 from neardup.text.types import Skipped
 from neardup.text.units import UniqueIds, Unit
 

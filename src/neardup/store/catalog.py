@@ -26,9 +26,9 @@ from neardup.store import schema as s
 from neardup.store.database import Database, utc
 from neardup.store.errors import CollectionExists, CollectionNotFound
 from neardup.store.methods import build_method, creation_params
+from neardup.store.recompute import RecomputeReport, recompute
 from neardup.store.results import CollectionInfo
 from neardup.store.sizes import table_bytes
-from neardup.store.stats import RecomputeReport, recompute
 
 _NAME_MAX = 200
 
