@@ -6,8 +6,11 @@ package imports another module's private name."""
 from __future__ import annotations
 
 import ast
+import importlib.util
+import shutil
 import subprocess
 import sys
+from importlib import import_module
 from pathlib import Path
 from types import ModuleType
 
@@ -16,6 +19,33 @@ import pytest
 import neardup
 
 SRC = Path(neardup.__file__).resolve().parent
+ROOT = SRC.parents[1]
+INIT = SRC / "__init__.py"
+
+
+def _public_api_hook():
+    """docs/hooks/public_api.py, the generator of ``__all__`` and the type-checking imports."""
+    spec = importlib.util.spec_from_file_location(
+        "public_api", ROOT / "docs" / "hooks" / "public_api.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _type_checking_imports(source: str) -> dict[str, str]:
+    """Name -> module of each ``from MODULE import NAME`` under ``if _TYPE_CHECKING:``."""
+    found: dict[str, str] = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "_TYPE_CHECKING":
+            for stmt in node.body:
+                assert isinstance(stmt, ast.ImportFrom), ast.unparse(stmt)
+                for alias in stmt.names:
+                    assert alias.asname is None, alias.name
+                    assert alias.name not in found, alias.name
+                    found[alias.name] = stmt.module
+    return found
+
 
 #: The public API (README "Python API"): a name added or removed here is a deliberate change.
 PUBLIC = [
@@ -94,6 +124,69 @@ def test_all_is_exactly_the_public_surface() -> None:
         if not name.startswith("_") and not isinstance(getattr(neardup, name), ModuleType)
     }
     assert public | {"__version__"} == set(neardup.__all__)
+
+
+def test_init_holds_what_its_table_generates():
+    """``__all__`` and the type-checking imports are generated from ``_EXPORTS``: run
+    ``python docs/hooks/public_api.py`` after editing the table."""
+    text = INIT.read_text(encoding="utf-8")
+    hook = _public_api_hook()
+    assert hook.exports(text) == neardup._EXPORTS
+    assert hook.generated(text) == text, "run: python docs/hooks/public_api.py"
+
+
+def test_the_generator_restores_a_name_lost_to_type_checkers():
+    """``align_passages`` was missing from the type-checking imports, so mypy saw
+    ``neardup.align_passages`` as ``Any`` (the lazy ``__getattr__``'s type)."""
+    text = INIT.read_text(encoding="utf-8")
+    hook = _public_api_hook()
+    broken = text.replace("        align_passages,\n", "", 1).replace('    "dedup",\n', "", 1)
+    assert broken != text
+    assert "align_passages" not in _type_checking_imports(broken)
+    assert "dedup" not in ast.literal_eval(broken.split("__all__ = ", 1)[1].split("\n]")[0] + "]")
+    assert hook.generated(broken) == text
+
+
+def test_table_all_type_checking_imports_and_lazy_loader_agree():
+    """Every name of the table is in ``__all__``, imported for type checkers from the
+    table's module, and resolved by the lazy loader to the object that module defines
+    (the API reference's ``::: MODULE.NAME`` blocks use the same table)."""
+    table = neardup._EXPORTS
+    assert set(neardup.__all__) == {*table, "__version__"}
+    assert _type_checking_imports(INIT.read_text(encoding="utf-8")) == table
+    for name, module in table.items():
+        assert getattr(neardup, name) is getattr(import_module(module), name), name
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    shutil.which("mypy", path=str(Path(sys.executable).parent)) is None,
+    reason="mypy is not installed (the dev extra)",
+)
+def test_mypy_sees_the_real_types(tmp_path: Path):
+    """What mypy infers for public names (they were ``Any`` when missing from the
+    type-checking imports): a function's signature, a class."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import neardup\n"
+        "reveal_type(neardup.align_passages)\n"
+        "reveal_type(neardup.AlignedPassage)\n"
+        "reveal_type(neardup.Cluster)\n",
+        encoding="utf-8",
+    )
+    mypy = Path(sys.executable).parent / "mypy"
+    res = subprocess.run(
+        [str(mypy), "--no-error-summary", "--follow-imports=silent", str(probe)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    lines = res.stdout.splitlines()
+    assert len(lines) == 3, res.stdout + res.stderr
+    assert all("Any" not in line.split("Revealed type is", 1)[1] for line in lines), res.stdout
+    assert "def (" in lines[0] and "list[neardup.passages" in lines[0], lines[0]
+    assert "neardup.passages" in lines[1] and "AlignedPassage" in lines[1], lines[1]
+    assert "neardup.job.cluster.Cluster" in lines[2], lines[2]
 
 
 def _private_imports(path: Path) -> list[str]:

@@ -14,7 +14,9 @@ from typing import Any as _Any
 
 from neardup._version import __version__
 
-#: Public name -> module that defines it.
+#: Public name -> module that defines it: the public surface, written here only. ``__all__``
+#: and the imports for type checkers at the end are generated from it
+#: (``python docs/hooks/public_api.py``; tests/test_public_api.py checks they agree).
 _EXPORTS: dict[str, str] = {
     "Cluster": "neardup.job.cluster",
     "Comparison": "neardup.compare",
@@ -79,6 +81,7 @@ _EXPORTS: dict[str, str] = {
     "EvalMatch": "neardup.corpus.contamination",
 }
 
+# -- __all__: generated from _EXPORTS by docs/hooks/public_api.py --
 __all__ = [
     "AddReport",
     "AlignedPassage",
@@ -143,6 +146,7 @@ __all__ = [
     "repeated_substrings",
     "write_result",
 ]
+# -- end of generated --
 
 
 #: Functions named like their module (``neardup.dedup``, ``neardup.compare``): the function wins.
@@ -176,6 +180,7 @@ def __dir__() -> list[str]:
 
 
 if _TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
+    # -- imports: generated from _EXPORTS by docs/hooks/public_api.py --
     from neardup.compare import Comparison, compare
     from neardup.corpus.against import against_collection
     from neardup.corpus.contamination import (
@@ -208,13 +213,13 @@ if _TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eager
     from neardup.methods.sets import ShingleSets
     from neardup.methods.shingles import Shingling
     from neardup.output import write_result
-    from neardup.passages import Passage, highlight, matched_passages
-    from neardup.store import (
-        AddReport,
-        CheckResult,
-        CollectionInfo,
-        Match,
-        Store,
-        StoreCollection,
+    from neardup.passages import (
+        AlignedPassage,
+        Passage,
+        align_passages,
+        highlight,
+        matched_passages,
     )
+    from neardup.store import AddReport, CheckResult, CollectionInfo, Match, Store, StoreCollection
     from neardup.text import CanonicalForm, Document, Skipped, read_corpus
+    # -- end of generated --
