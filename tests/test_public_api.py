@@ -23,11 +23,12 @@ ROOT = SRC.parents[1]
 INIT = SRC / "__init__.py"
 
 
-def _public_api_hook():
+def _public_api_hook() -> ModuleType:
     """docs/hooks/public_api.py, the generator of ``__all__`` and the type-checking imports."""
     spec = importlib.util.spec_from_file_location(
         "public_api", ROOT / "docs" / "hooks" / "public_api.py"
     )
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -43,6 +44,7 @@ def _type_checking_imports(source: str) -> dict[str, str]:
                 for alias in stmt.names:
                     assert alias.asname is None, alias.name
                     assert alias.name not in found, alias.name
+                    assert stmt.module is not None, ast.unparse(stmt)
                     found[alias.name] = stmt.module
     return found
 
@@ -126,7 +128,7 @@ def test_all_is_exactly_the_public_surface() -> None:
     assert public | {"__version__"} == set(neardup.__all__)
 
 
-def test_init_holds_what_its_table_generates():
+def test_init_holds_what_its_table_generates() -> None:
     """``__all__`` and the type-checking imports are generated from ``_EXPORTS``: run
     ``python docs/hooks/public_api.py`` after editing the table."""
     text = INIT.read_text(encoding="utf-8")
@@ -135,7 +137,7 @@ def test_init_holds_what_its_table_generates():
     assert hook.generated(text) == text, "run: python docs/hooks/public_api.py"
 
 
-def test_the_generator_restores_a_name_lost_to_type_checkers():
+def test_the_generator_restores_a_name_lost_to_type_checkers() -> None:
     """``align_passages`` was missing from the type-checking imports, so mypy saw
     ``neardup.align_passages`` as ``Any`` (the lazy ``__getattr__``'s type)."""
     text = INIT.read_text(encoding="utf-8")
@@ -147,7 +149,7 @@ def test_the_generator_restores_a_name_lost_to_type_checkers():
     assert hook.generated(broken) == text
 
 
-def test_table_all_type_checking_imports_and_lazy_loader_agree():
+def test_table_all_type_checking_imports_and_lazy_loader_agree() -> None:
     """Every name of the table is in ``__all__``, imported for type checkers from the
     table's module, and resolved by the lazy loader to the object that module defines
     (the API reference's ``::: MODULE.NAME`` blocks use the same table)."""
@@ -163,7 +165,7 @@ def test_table_all_type_checking_imports_and_lazy_loader_agree():
     shutil.which("mypy", path=str(Path(sys.executable).parent)) is None,
     reason="mypy is not installed (the dev extra)",
 )
-def test_mypy_sees_the_real_types(tmp_path: Path):
+def test_mypy_sees_the_real_types(tmp_path: Path) -> None:
     """What mypy infers for public names (they were ``Any`` when missing from the
     type-checking imports): a function's signature, a class."""
     probe = tmp_path / "probe.py"
