@@ -29,7 +29,6 @@ from neardup.job.prepare import (
     uses_token_fingerprints,
 )
 from neardup.job.prepare_pool import UnitMerger, prepared_units
-from neardup.methods.keys import key_rows
 from neardup.methods.registry import make_method, method_classes
 from neardup.methods.shingles import Shingling
 from neardup.output import write_result
@@ -166,6 +165,7 @@ def test_index_insert_stores_the_jobs_sets(shards: list[str]) -> None:
 
 
 def test_store_add_stores_the_jobs_sets_and_keys(tmp_path: Path, shards: list[str]) -> None:
+    from neardup.index.methods import collection_keys
     from neardup.store import Store
     from neardup.store.bulk import prepare
     from neardup.store.codec import content_hash, decode_set, verification_set
@@ -182,7 +182,11 @@ def test_store_add_stores_the_jobs_sets_and_keys(tmp_path: Path, shards: list[st
     todo = [(by_id[i], content_hash(by_id[i].text)) for i in ids]
     batch, short = prepare(meth, todo, 3)
     assert [r.doc.id for r in batch.ready] == [by_id[i].id for i in ids] and short == []
-    job_keys = key_rows(meth.keys(meth.from_rows(rows)))
+    # the method's keys and each document's content-key row, as a collection stores them
+    from neardup.methods.sets import ShingleSets
+
+    assert isinstance(sets, ShingleSets)
+    job_keys = collection_keys(meth, meth.from_rows(rows), sets)
     order = np.argsort(job_keys.key, kind="stable")
     assert batch.keys is not None
     assert np.array_equal(batch.keys.key, job_keys.key[order])
@@ -200,7 +204,7 @@ def test_store_add_stores_the_jobs_sets_and_keys(tmp_path: Path, shards: list[st
             ).fetchall()
         )
     for k, doc_id in enumerate(ids):
-        one = sets.values[sets.offsets[k] : sets.offsets[k + 1]]  # type: ignore[attr-defined]
+        one = sets.values[sets.offsets[k] : sets.offsets[k + 1]]
         want = verification_set(one)
         assert np.array_equal(decode_set(stored[doc_id]), want), doc_id
 
