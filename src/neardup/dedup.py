@@ -223,8 +223,9 @@ def _pair_table(result: DedupResult) -> PairTable:
 
 @dataclass(frozen=True, kw_only=True)
 class DedupOptions:
-    """Job options, validated by their one declaration (:data:`neardup.methods.options.
-    OPTIONS`: the same value gets the same error from collections, the API and the CLI).
+    """Job options, validated by their one declaration
+    (:data:`neardup.methods.options.OPTIONS`: the same value gets the same error from
+    collections, the API and the CLI).
 
     Args:
         measure: ``resemblance`` or ``containment``.
