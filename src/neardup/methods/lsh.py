@@ -125,7 +125,7 @@ def band_keys(sketches: np.ndarray, params: LSHParams, *, chunk: int = _KEY_ROWS
         raise ParameterError("bands*rows", b * r, f"at most the sketch length {sketches.shape[1]}")
     out = np.empty((n, b), dtype=U64)
     salts = _salts(b)
-    kernel = _band_kernel() if n >= _KERNEL_ROWS else None
+    kernel = _band_kernel(n)
     if kernel is not None:
         _compiled_bands(kernel, sketches, r, salts, out, by_band=False)
         return out
@@ -141,7 +141,7 @@ def band_columns(sketches: np.ndarray, params: LSHParams) -> np.ndarray:
     b, r = params.bands, params.rows
     if sketches.shape[1] < b * r:
         raise ParameterError("bands*rows", b * r, f"at most the sketch length {sketches.shape[1]}")
-    kernel = _band_kernel() if n >= _KERNEL_ROWS else None
+    kernel = _band_kernel(n)
     if kernel is None:
         return np.ascontiguousarray(band_keys(sketches, params).T)
     out = np.empty((b, n), dtype=U64)
@@ -153,9 +153,12 @@ def _salts(b: int) -> np.ndarray:
     return fmix64(np.arange(b, dtype=U64) + np.uint64(0xA5A5))
 
 
-def _band_kernel() -> Any:
-    """The compiled kernel module when it is built and ``NEARDUP_KERNEL`` allows it (its
-    ``band_pass`` equals :func:`_hash_bands`, tests/methods/test_lsh.py), else None."""
+def _band_kernel(n: int) -> Any:
+    """The compiled kernel module for ``n`` sketches when it is built, ``NEARDUP_KERNEL``
+    allows it and ``n >= _KERNEL_ROWS`` (its ``band_pass`` equals :func:`_hash_bands`,
+    tests/methods/test_lsh.py), else None (fewer sketches: numpy, no kernel import)."""
+    if n < _KERNEL_ROWS:
+        return None
     from neardup.methods.kernel import compiled, requested
 
     return None if requested() == "python" else compiled()
