@@ -6,8 +6,16 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from neardup.distributed.io import count_lines, make_blocks, number_lines, read_block
+from neardup.distributed.io import (
+    block_units,
+    count_lines,
+    make_blocks,
+    number_lines,
+    read_block,
+)
 from neardup.text.read import read_corpus
 
 
@@ -36,3 +44,35 @@ def test_dask_blocks_give_the_local_documents_and_skips(tmp_path: Path, block_by
     reasons = {getattr(item, "reason", None) for item in local}
     assert {"oversize", "undecodable"} <= reasons  # the bad lines cost themselves only
     assert sum(1 for item in local if not hasattr(item, "reason")) == 37
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lines=st.lists(st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"")), max_size=25),
+    trailing=st.booleans(),
+    block_bytes=st.integers(min_value=1, max_value=120),
+)
+def test_blocks_cover_every_line_once_with_its_number(
+    tmp_path_factory: pytest.TempPathFactory, lines: list[bytes], trailing: bool, block_bytes: int
+) -> None:
+    """However the byte ranges cut the file (mid-line, on a newline, past the end), the
+    blocks' units hold each line once, in order, with its line number, and the mapped line
+    count of each block agrees with its units."""
+    data = b"\n".join(lines) + (b"\n" if trailing and lines else b"")
+    path = tmp_path_factory.mktemp("blocks") / "lines.jsonl"
+    path.write_bytes(data)
+    blocks = make_blocks([str(path)], block_bytes)
+    counts = [count_lines(b) for b in blocks]
+    blocks = number_lines(blocks, counts)
+    got: list[tuple[int, bytes]] = []
+    for block, count in zip(blocks, counts, strict=True):
+        units = list(block_units(block))
+        assert sum(u.data.count(b"\n") for u in units) == count
+        for unit in units:
+            got += [
+                (unit.first_line + k, line) for k, line in enumerate(unit.data.split(b"\n")[:-1])
+            ]
+    want = list(enumerate(data.split(b"\n"), start=1))
+    if data.endswith(b"\n") or not data:
+        want = want[:-1]
+    assert got == want

@@ -150,7 +150,44 @@ def count_lines(block: Block) -> int:
     """Lines that start inside a ``jsonl`` block (0 for other kinds)."""
     if block.kind != "jsonl":
         return 0
-    return sum(1 for _ in _block_lines(block))
+    local = _local_path(block.url)
+    if local is None:
+        data = _block_data(block)
+        return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    return _count_mapped(local, block.start, block.end)
+
+
+def _local_path(url: str) -> str | None:
+    """The path of a file on this machine's file system, or None (another fsspec protocol)."""
+    import fsspec
+
+    fs, path = fsspec.core.url_to_fs(url)
+    protocol = fs.protocol if isinstance(fs.protocol, tuple) else (fs.protocol,)
+    return path if "file" in protocol or "local" in protocol else None
+
+
+def _count_mapped(path: str, start: int, end: int) -> int:
+    """Lines that start in ``[start, end)`` of a local file, counted on a memory map (no
+    copy of the bytes): the line starts are byte 0 and every byte after a ``\\n``."""
+    import mmap
+
+    import numpy as np
+
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        end = min(end, size)
+        if start >= end:
+            return 0
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            before = 1 if start == 0 or mm[start - 1] == 0x0A else 0
+            # line starts in (start, end): the newlines in [start, end - 1), counted a
+            # piece at a time (a bool array of at most _CHUNK bytes)
+            inside = 0
+            for a in range(start, end - 1, _CHUNK):
+                piece = np.frombuffer(mm, np.uint8, min(_CHUNK, end - 1 - a), a)
+                inside += int(np.count_nonzero(piece == 0x0A))
+                del piece  # no export of the map left when it closes
+            return before + inside
 
 
 def number_lines(blocks: Sequence[Block], counts: Sequence[int]) -> list[Block]:
@@ -165,8 +202,9 @@ def number_lines(blocks: Sequence[Block], counts: Sequence[int]) -> list[Block]:
     return out
 
 
-def _block_lines(block: Block) -> Iterator[bytes]:
-    """Raw lines (with their ``\\n``) that start in ``[start, end)`` of a plain JSONL file."""
+def _block_data(block: Block) -> bytes:
+    """The bytes of the lines that start in ``[start, end)`` of a plain JSONL file (the last
+    one whole, past ``end``), read in large pieces: no Python step a line."""
     import fsspec
 
     fs, path = fsspec.core.url_to_fs(block.url)
@@ -176,12 +214,13 @@ def _block_lines(block: Block) -> Iterator[bytes]:
             fh.seek(pos - 1)
             if fh.read(1) != b"\n":  # mid-line: that line belongs to the previous block
                 pos += len(fh.readline())
-        while pos < block.end:
-            line = fh.readline()
-            if not line:
-                return
-            pos += len(line)
-            yield line
+        if pos >= block.end:
+            return b""
+        pieces = [fh.read(block.end - pos)]
+        if pieces[0].endswith(b"\n"):
+            return pieces[0]
+        pieces.append(fh.readline())  # the rest of the last line that starts in the block
+        return b"".join(pieces)
 
 
 def read_block(block: Block, read_options_dict: dict[str, Any]) -> Iterator[Document | Skipped]:
@@ -208,9 +247,29 @@ def block_units(block: Block) -> Iterator[LinesUnit]:
     """
     if block.kind == "parquet":
         raise ValueError("a Parquet block has no JSONL read units")
-    lines: Iterable[bytes] = _gzip_lines(block) if block.kind == "jsonl.gz" else _block_lines(block)
-    for first, chunk in _chunks(lines, block.first_line):
+    if block.kind == "jsonl.gz":
+        for first, chunk in _chunks(_gzip_lines(block), block.first_line):
+            yield LinesUnit(block.url, block.base, chunk, first)
+        return
+    first, data = block.first_line, _block_data(block)
+    for chunk in _cut(data):
         yield LinesUnit(block.url, block.base, chunk, first)
+        first += chunk.count(b"\n")
+
+
+def _cut(data: bytes) -> Iterator[bytes]:
+    """``data`` (whole lines) cut as :func:`_chunks` joins its lines: each chunk ends with
+    the first line that brings it to :data:`BLOCK_BYTES` bytes; the last line is given its
+    ``\\n`` if it lacks one."""
+    start, n = 0, len(data)
+    while start < n:
+        nl = data.find(b"\n", start + BLOCK_BYTES - 1)
+        if nl < 0:
+            tail = data[start:]
+            yield tail if tail.endswith(b"\n") else tail + b"\n"
+            return
+        yield data[start : nl + 1]
+        start = nl + 1
 
 
 def _chunks(lines: Iterable[bytes], first: int) -> Iterator[tuple[int, bytes]]:

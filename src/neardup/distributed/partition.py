@@ -19,6 +19,7 @@ import xxhash
 
 from neardup._array import (
     U64,
+    equal_groups,
     fmix64,
     group_bounds,
     pairs_in_groups,
@@ -59,6 +60,9 @@ class Partition:
             until signed; else empty); skipped: the partition's skip rows in input order.
         texts: their texts (methods decided over the whole corpus that sign from
             prepared documents, :mod:`.whole`; else empty).
+        keys: uint64 (n,): the content keys of ``sets``
+            (:meth:`~neardup.methods.sets.ShingleSets.content_keys`, made by the prepare
+            stage; empty in a :func:`slim` partition).
     """
 
     ids: np.ndarray
@@ -70,6 +74,7 @@ class Partition:
     read: int = 0
     renamed: int = 0
     texts: list[str] = dataclasses.field(default_factory=list)
+    keys: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, U64))
 
 
 def ingest(
@@ -167,6 +172,7 @@ def finalize(
     if not meth.capabilities.needs_fit and runs_by_key(meth, opts.measure) and not whole:
         rows = raw.rows
         sig = (meth.from_sets(sets) if rows is None else meth.from_rows(rows[out.take])).data
+    keys = raw.keys if out.is_everything(raw) else raw.keys[out.take]
     return Partition(
         np.array([raw.ids[k] for k in out.accepted.tolist()], dtype=object),
         raw.counts[out.accepted],
@@ -177,6 +183,7 @@ def finalize(
         read=len(raw.ids) + len(raw.skipped),
         renamed=int(lost.sum()),
         texts=[] if raw.texts is None else [raw.texts[t] for t in out.take.tolist()],
+        keys=keys,
     )
 
 
@@ -325,9 +332,8 @@ def split_keys(part: Partition, offset: int, meth: Any, n_out: int, *lookups: Ta
     live = np.flatnonzero(sets.sizes > 0)
     slot = np.concatenate([slot, np.full(live.shape[0], CONTENT_SLOT, dtype=np.int64)])
     gidx = np.concatenate([gidx, live.astype(np.int64) + offset])
-    key = np.concatenate([key.astype(U64), sets.content_keys()[live]])
-    with np.errstate(over="ignore"):
-        route = key ^ fmix64(slot.astype(U64) + U64(1))
+    key = np.concatenate([key.astype(U64), part.keys[live]])
+    route = _route(slot, key)
     return split({"slot": slot, "key": key, "gidx": gidx}, hash_dest(route, n_out), n_out)
 
 
@@ -343,13 +349,9 @@ def bucket_pairs(j: int, max_group: int | None, offsets: np.ndarray, *pieces: Ta
     if not t or t["gidx"].size == 0:
         pairs = np.zeros((0, 2), np.int64)
     else:
-        order = np.lexsort((t["gidx"], t["key"], t["slot"]))
-        slot, key, gidx = t["slot"][order], t["key"][order], t["gidx"][order]
-        change = np.ones(slot.size, dtype=bool)
-        change[1:] = (slot[1:] != slot[:-1]) | (key[1:] != key[:-1])
-        starts = np.flatnonzero(change).astype(np.int64)
-        sizes = np.diff(np.append(starts, slot.size))
-        content = slot[starts] == CONTENT_SLOT
+        rows, starts, sizes = _buckets(t["slot"], t["key"])
+        gidx = t["gidx"][rows]
+        content = t["slot"][rows[starts]] == CONTENT_SLOT
         found = [
             pairs_in_groups(gidx, starts[~content], sizes[~content], max_group=max_group),
             pairs_in_groups(gidx, starts[content], sizes[content], max_group=2),
@@ -357,6 +359,34 @@ def bucket_pairs(j: int, max_group: int | None, offsets: np.ndarray, *pieces: Ta
         pairs = unique_pairs(np.concatenate(found), int(offsets[-1]))
     table = {"a": pairs[:, 0], "b": pairs[:, 1]}
     return split(table, range_dest(table["a"], offsets), n_parts)
+
+
+def _route(slot: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """uint64 routing hash of (slot, key) rows: one key a slot, salted by the slot."""
+    with np.errstate(over="ignore"):
+        return key.astype(U64) ^ fmix64(slot.astype(U64) + U64(1))
+
+
+def _buckets(slot: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The (slot, key) buckets of two or more rows: ``(rows, starts, sizes)`` in the layout
+    of :func:`neardup._array.pairs_in_groups`, each bucket's rows in input order.
+
+    One sort of the rows' routing hashes (:func:`neardup._array.equal_groups`); a run of
+    equal hashes is one bucket unless its slots differ (two (slot, key) pairs with one hash;
+    then the rows are sorted by (slot, key, row), the exact order)."""
+    m = slot.shape[0]
+    rows, starts, sizes = equal_groups(_route(slot, key), np.arange(m, dtype=np.int64))
+    at = slot[rows]
+    same = at == np.repeat(at[starts], sizes)
+    if same.all():
+        return rows, starts, sizes
+    order = np.lexsort((np.arange(m), key, slot))  # pragma: no cover - a 64-bit collision
+    change = np.ones(m, dtype=bool)
+    change[1:] = (slot[order][1:] != slot[order][:-1]) | (key[order][1:] != key[order][:-1])
+    b_starts = np.flatnonzero(change).astype(np.int64)
+    b_sizes = np.diff(np.append(b_starts, m))
+    multi = b_sizes >= 2
+    return order, b_starts[multi], b_sizes[multi]
 
 
 def passthrough(x: list[Table], n_out: int) -> list[Table]:
@@ -378,7 +408,8 @@ def fetch(part: Partition, cand: Table, offset: int) -> dict[str, Any]:
     """The documents of this partition that ``cand`` (another partition's pairs) needs.
 
     Returns:
-        ``{gidx, sets, sig, ids}`` of the needed documents, ascending global index.
+        ``{gidx, sets, sig, ids, keys}`` of the needed documents (``keys``: their content
+        keys), ascending global index.
     """
     n = part.ids.shape[0]
     b = sorted_unique(cand["b"])
@@ -386,7 +417,13 @@ def fetch(part: Partition, cand: Table, offset: int) -> dict[str, Any]:
     local = b - offset
     assert part.sig is not None  # signed by finalize or sign_fitted
     sig = part.sig.take(local) if isinstance(part.sig, ShingleSets) else part.sig[local]
-    return {"gidx": b, "sets": part.sets.take(local), "sig": sig, "ids": part.ids[local]}
+    return {
+        "gidx": b,
+        "sets": part.sets.take(local),
+        "sig": sig,
+        "ids": part.ids[local],
+        "keys": part.keys[local],
+    }
 
 
 def verify(
@@ -405,20 +442,20 @@ def verify(
         ``{rows: {a, b, res, cab, cba, score, code}, candidates: int}`` for the matched
         pairs (``code``: the rule that decided, index into :data:`neardup.decide.DECIDED`).
     """
-    n = part.ids.shape[0]
-    others = [f for f in fetched if f["gidx"].size]
-    gidx = np.concatenate(
-        [np.arange(offset, offset + n, dtype=np.int64)] + [f["gidx"] for f in others]
-    )
+    # this partition's documents that the pairs name (not the whole partition: a copy of
+    # every set and signature row would cost more than the pairs' decision)
+    mine = fetch(part, {"b": np.concatenate([cand["a"], cand["b"]])}, offset)
+    others = [mine, *(f for f in fetched if f["gidx"].size)]
+    gidx = np.concatenate([f["gidx"] for f in others])
     order = np.argsort(gidx, kind="stable")
-    sets = ShingleSets.concat([part.sets, *(f["sets"] for f in others)])
-    sigs_in = [part.sig, *(f["sig"] for f in others)]
+    sets = ShingleSets.concat([f["sets"] for f in others])
+    sigs_in = [f["sig"] for f in others]
     sig = (
         ShingleSets.concat(sigs_in)
         if isinstance(part.sig, ShingleSets)
         else np.concatenate(sigs_in)
     )
-    ids = np.concatenate([part.ids, *(f["ids"] for f in others)])
+    ids = np.concatenate([f["ids"] for f in others])
     pairs = np.stack([cand["a"], cand["b"]], axis=1).astype(np.int64)
     local = order[np.searchsorted(gidx[order], pairs)] if pairs.size else pairs
     # The key is never read by similarity() (the signatures were made here, by meth).
@@ -426,7 +463,7 @@ def verify(
     if (
         meth.capabilities.exact_key and pairs.size
     ):  # grouping keys are prefixes: keep true key matches
-        content = sets.content_keys()
+        content = np.concatenate([f["keys"] for f in others])
         same = content[local[:, 0]] == content[local[:, 1]]
         real = (signature_scores(meth, sigs, "resemblance")(local) > 0) | same
         pairs, local = pairs[real], local[real]
@@ -462,9 +499,12 @@ def slim(part: Partition) -> Partition:
     return Partition(part.ids, part.lengths, empty, None, [], [])  # texts: empty too
 
 
-def part_ids(part: Partition) -> list[str]:
-    """The ids of a partition's documents, in input order."""
-    return [str(i) for i in part.ids.tolist()]
+def part_ids(part: Partition) -> np.ndarray:
+    """The ids of a partition's documents, in input order: object (n,) of ``str``.
+
+    An array, not a list: Dask sends a task's list result element by element (about 70 us
+    an element here: 1.8 s for 25,000 ids), an array as one pickled buffer."""
+    return np.array([str(i) for i in part.ids.tolist()], dtype=object)
 
 
 def pair_rows(verified: dict[str, Any]) -> dict[str, np.ndarray]:
