@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from neardup.dedup import DedupOptions, DedupResult, decided_options, dedup, resolve_method
-from neardup.distributed import dedup_dask
+from neardup.distributed import dedup_dask, plan
 from neardup.errors import ParameterError
 from neardup.job.export import export_records
 from neardup.methods.registry import method_classes
@@ -170,11 +170,37 @@ def planted_20k(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out / "corpus-20000.jsonl"
 
 
+@pytest.mark.parametrize("measure", MEASURES)
+@pytest.mark.parametrize("method", ["shingles-full", "minhash-lsh"])
+def test_examples_corpus_distributed_keep_stage_gives_the_same_files(
+    tmp_path: Path,
+    client: Any,
+    corpus_shards: list[str],
+    method: str,
+    measure: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The keep stage by label propagation over the partitions (a job with more decided
+    pairs than :data:`WHOLE_KEEP_PAIRS`) gives the files of the one-task keep stage."""
+    monkeypatch.setattr(plan, "WHOLE_KEEP_PAIRS", -1)
+    _all_executors(tmp_path, corpus_shards, client, method, _options(method, measure))
+    summary = json.loads((tmp_path / "dask" / "summary.json").read_text())
+    assert summary["cc_rounds"] >= 1
+
+
 @pytest.mark.data
+@pytest.mark.parametrize("keep_stage", ["one-task", "distributed"])
 @pytest.mark.parametrize("measure", MEASURES)
 def test_planted_20k_same_files_on_every_executor(
-    tmp_path: Path, client: Any, planted_20k: Path, measure: str
+    tmp_path: Path,
+    client: Any,
+    planted_20k: Path,
+    measure: str,
+    keep_stage: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    if keep_stage == "distributed":
+        monkeypatch.setattr(plan, "WHOLE_KEEP_PAIRS", -1)
     # 1 MiB blocks: the 20k documents in many Dask partitions
     opts = _options("shingles-full", measure)
     files = _all_executors(
@@ -182,4 +208,5 @@ def test_planted_20k_same_files_on_every_executor(
     )
     summary = json.loads((tmp_path / "dask" / "summary.json").read_text())
     assert summary["partitions"] > 10 and summary["documents"] == 20000
+    assert (summary["cc_rounds"] >= 1) == (keep_stage == "distributed")
     assert files["clusters.jsonl"].count(b"\n") > 100  # 10 % planted copies

@@ -53,12 +53,17 @@ from neardup.distributed.components import component_labels
 from neardup.distributed.grouping import group_limit, runs_by_key, set_keys
 from neardup.distributed.result import read_result
 from neardup.distributed.shuffle import shuffle
-from neardup.distributed.whole import decide_whole
+from neardup.distributed.whole import decide_whole, keep_whole
 from neardup.errors import ParameterError, check_int
 from neardup.job.pairs import PairTable
 from neardup.methods.base import Method
 
 DEFAULT_BLOCK_BYTES = 64 << 20
+
+#: Decided pairs up to which clusters and keep decisions are made in one task (the local
+#: job's stages; its worker holds the pairs: 10M pairs are about 0.6 GB of rows), beyond
+#: which they are made by label propagation over the partitions.
+WHOLE_KEEP_PAIRS = 10_000_000
 
 
 def dedup_dask(
@@ -261,7 +266,9 @@ class _Job:
             n_clusters, n_dropped, matched = kept.result()
             rounds = 0
         else:
-            n_clusters, n_dropped, rounds = self._cluster(parts, verified, offsets, r, contained)
+            n_clusters, n_dropped, rounds = self._cluster(
+                parts, verified, offsets, r, contained, n_pairs
+            )
         pairs = self._pairs(verified, ids)
         t0 = time.perf_counter()
         for name in ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl"):
@@ -480,12 +487,29 @@ class _Job:
         )
 
     def _cluster(
-        self, parts: list[Any], verified: list[Any], offsets: np.ndarray, r: int, contained: Any
+        self,
+        parts: list[Any],
+        verified: list[Any],
+        offsets: np.ndarray,
+        r: int,
+        contained: Any,
+        n_pairs: int,
     ) -> tuple[int, int, int]:
         """Components, clusters, keep decisions and dropped reasons; ``contained``: the
-        ``{doc: container}`` map of a containment job (or its future), else empty."""
+        ``{doc: container}`` map of a containment job (or its future), else empty.
+
+        Up to :data:`WHOLE_KEEP_PAIRS` decided pairs, the local job's stages in one task
+        (:func:`~neardup.distributed.whole.keep_whole`, ``cc_rounds`` 0); beyond, label
+        propagation and shuffles over the partitions."""
         t0 = time.perf_counter()
         n_parts = len(parts)
+        if n_pairs <= WHOLE_KEEP_PAIRS:
+            done = self.c.submit(
+                keep_whole, self.opts, contained, self.out, n_parts, *parts, *verified
+            )
+            n_clusters, n_dropped = done.result()
+            self._time("cluster", t0)
+            return n_clusters, n_dropped, 0
         edges = [self.c.submit(pt.edges_of, v) for v in verified]
         labels, rounds = component_labels(self.c, edges, r)
         attached = shuffle(

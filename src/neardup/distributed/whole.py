@@ -133,6 +133,48 @@ def _keep_against(
     return len(clusters), len(dropped), len(matches)
 
 
+def keep_whole(
+    opts: Any, contained: dict[int, int], out_dir: str, n_parts: int, *parts_then_verified: Any
+) -> tuple[int, int]:
+    """The local job's cluster and keep stages in one task, on the gathered decided pairs:
+    :func:`neardup.job.cluster.make_clusters` over every pair, then the dropped documents
+    and their reasons as the local job gives them; ``clusters.jsonl`` and ``dropped.jsonl``
+    written as part 0 (the other parts empty).
+
+    For jobs whose decided pairs fit one worker (:data:`neardup.distributed.plan.
+    WHOLE_KEEP_PAIRS`): the distributed stages (rounds of label propagation, three
+    shuffles) cost Dask one task per piece, which at a million documents is most of the
+    job's time; this is one task.
+
+    Args:
+        opts: the resolved :class:`~neardup.dedup.DedupOptions`; contained: ``{doc:
+            container}`` by global index (empty for resemblance); out_dir: the output
+            directory; n_parts: P; parts_then_verified: the P partitions (ids and lengths;
+            slim ones do), then the P verified partitions (``{rows: {a, b, res, cab, cba,
+            score, code}}``), in order.
+
+    Returns:
+        ``(clusters, dropped)`` counts.
+    """
+    from neardup.dedup import _dropped
+    from neardup.distributed.io import write_part
+    from neardup.job.cluster import make_clusters
+
+    parts, verified = parts_then_verified[:n_parts], parts_then_verified[n_parts:]
+    ids = [str(i) for p in parts for i in p.ids.tolist()]
+    lengths = np.concatenate([p.lengths for p in parts]) if parts else np.zeros(0, np.int64)
+    cols = ("a", "b", "res", "cab", "cba", "score")
+    tables = [np.column_stack([v["rows"][c] for c in cols]) for v in verified]
+    rows = np.concatenate(tables) if tables else np.zeros((0, 6))
+    edges = rows[:, :2].astype(np.int64)
+    clusters = make_clusters(ids, edges, lengths, keep=opts.keep, contained_in=contained)
+    dropped = _dropped(clusters, ids, rows, contained, opts.threshold)
+    for p in range(n_parts):
+        write_part(out_dir, "clusters.jsonl", p, (c.as_dict() for c in clusters) if p == 0 else ())
+        write_part(out_dir, "dropped.jsonl", p, (d.as_dict() for d in dropped) if p == 0 else ())
+    return len(clusters), len(dropped)
+
+
 def _prepared(parts: tuple[Partition, ...]) -> list[Prepared]:
     """The accepted documents as the local job keeps them for ``Method.sign``: id, text
     and canonical tokens (empty for a method that signs from the text alone)."""
