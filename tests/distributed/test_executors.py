@@ -172,7 +172,7 @@ def planted_20k(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize("measure", MEASURES)
 @pytest.mark.parametrize("method", ["shingles-full", "minhash-lsh"])
-def test_examples_corpus_distributed_keep_stage_gives_the_same_files(
+def test_examples_corpus_verify_and_keep_by_partition_give_the_same_files(
     tmp_path: Path,
     client: Any,
     corpus_shards: list[str],
@@ -180,9 +180,11 @@ def test_examples_corpus_distributed_keep_stage_gives_the_same_files(
     measure: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The keep stage by label propagation over the partitions (a job with more decided
-    pairs than :data:`WHOLE_KEEP_PAIRS`) gives the files of the one-task keep stage."""
+    """Verification and the keep stage partition by partition (a job with more candidate
+    and decided pairs than :data:`WHOLE_VERIFY_PAIRS` and :data:`WHOLE_KEEP_PAIRS`) give
+    the files of the one-task stages."""
     monkeypatch.setattr(plan, "WHOLE_KEEP_PAIRS", -1)
+    monkeypatch.setattr(plan, "WHOLE_VERIFY_PAIRS", -1)
     _all_executors(tmp_path, corpus_shards, client, method, _options(method, measure))
     summary = json.loads((tmp_path / "dask" / "summary.json").read_text())
     assert summary["cc_rounds"] >= 1
@@ -199,8 +201,9 @@ def test_planted_20k_same_files_on_every_executor(
     keep_stage: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    if keep_stage == "distributed":
+    if keep_stage == "distributed":  # verify and keep partition by partition
         monkeypatch.setattr(plan, "WHOLE_KEEP_PAIRS", -1)
+        monkeypatch.setattr(plan, "WHOLE_VERIFY_PAIRS", -1)
     # 1 MiB blocks: the 20k documents in many Dask partitions
     opts = _options("shingles-full", measure)
     files = _all_executors(

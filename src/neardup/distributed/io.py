@@ -122,7 +122,8 @@ def file_names(inputs: Sequence[str | os.PathLike[str]], files: Sequence[str]) -
 def make_blocks(
     files: Sequence[str], block_bytes: int, names: Sequence[str] | None = None
 ) -> list[Block]:
-    """Blocks of the files: byte ranges of plain JSONL, whole ``.gz``, Parquet row groups;
+    """Blocks of the files: byte ranges of plain JSONL (``ceil(size / block_bytes)`` equal
+    ranges a file, each at most ``block_bytes``), whole ``.gz``, Parquet row groups;
     ``names``: each file's name in ids (:func:`file_names`; default its file name)."""
     import fsspec
 
@@ -140,8 +141,9 @@ def make_blocks(
         elif low.endswith(".gz"):
             blocks.append(Block(url, base, "jsonl.gz"))
         else:
-            size = fs.size(path)
-            cuts = [*list(range(0, max(size, 1), block_bytes)), max(size, 1)]
+            size = max(fs.size(path), 1)
+            n = -(-size // block_bytes)  # equal blocks: no short last block for one worker
+            cuts = [size * k // n for k in range(n + 1)]
             blocks += [Block(url, base, "jsonl", a, b) for a, b in itertools.pairwise(cuts)]
     return blocks
 

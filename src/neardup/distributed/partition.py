@@ -426,6 +426,84 @@ def fetch(part: Partition, cand: Table, offset: int) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class Found:
+    """Decided candidate pairs over some documents (:func:`decide_pairs`).
+
+    Attributes:
+        decided: the decision (:class:`neardup.decide.Decided`; its ``pairs`` index ``ids``);
+        gidx: int64 (d,): global numbers of the documents; ids: object (d,): their ids;
+        checked: int64 (c, 2): the candidate pairs decided (global numbers; for prefix keys
+            those whose key matched).
+    """
+
+    decided: Any
+    gidx: np.ndarray
+    ids: np.ndarray
+    checked: np.ndarray
+
+    def rows(self, at: np.ndarray) -> dict[str, np.ndarray]:
+        """``{a, b, res, cab, cba, score, code}`` of the decided pairs ``at`` (global
+        numbers; ``code``: the rule that decided, index into
+        :data:`neardup.decide.DECIDED`)."""
+        d = self.decided
+        kept = self.gidx[d.pairs[at]]
+        return {
+            "a": kept[:, 0],
+            "b": kept[:, 1],
+            "res": d.resemblance[at],
+            "cab": d.containment_ab[at],
+            "cba": d.containment_ba[at],
+            "score": d.score[at],
+            "code": d.codes[at],
+        }
+
+    def write(self, out_dir: str, p: int, at: np.ndarray, name: str) -> None:
+        """Write the decided pairs ``at`` as ``pairs.jsonl`` part ``p``."""
+        d = self.decided
+        lines = pair_lines(
+            self.ids,
+            d.pairs[at, 0],
+            d.pairs[at, 1],
+            d.values()[at],
+            name,
+            decisions=d.codes[at],
+            rules=d.labels,
+        )
+        write_part_lines(out_dir, "pairs.jsonl", p, lines)
+
+
+def decide_pairs(meth: Any, opts: Any, pairs: np.ndarray, docs: list[dict[str, Any]]) -> Found:
+    """The pair decision (:func:`neardup.decide.decide`) of candidate pairs ``pairs``
+    (int64 (c, 2), global numbers) over the documents they name (:func:`fetch` tables,
+    disjoint, together holding every document of ``pairs``)."""
+    docs = [f for f in docs if f["gidx"].size] or docs[:1]
+    gidx = np.concatenate([f["gidx"] for f in docs])
+    order = np.argsort(gidx, kind="stable")
+    sets = ShingleSets.concat([f["sets"] for f in docs])
+    sigs_in = [f["sig"] for f in docs]
+    sig = (
+        ShingleSets.concat(sigs_in)
+        if isinstance(sigs_in[0], ShingleSets)
+        else np.concatenate(sigs_in)
+    )
+    ids = np.concatenate([f["ids"] for f in docs])
+    local = order[np.searchsorted(gidx[order], pairs)] if pairs.size else pairs
+    # The key is never read by similarity() (the signatures were made here, by meth).
+    sigs = Signatures(None, sig, len(sets))  # type: ignore[arg-type]
+    if (
+        meth.capabilities.exact_key and pairs.size
+    ):  # grouping keys are prefixes: keep true key matches
+        content = np.concatenate([f["keys"] for f in docs])
+        same = content[local[:, 0]] == content[local[:, 1]]
+        real = (signature_scores(meth, sigs, "resemblance")(local) > 0) | same
+        pairs, local = pairs[real], local[real]
+    decision = decision_of(opts)
+    own = signature_scores(meth, sigs, opts.measure) if decision.mode == "own" else None
+    decided = decide(sets, local, decision=decision, method=meth, own_scores=own)
+    return Found(decided, gidx, ids, pairs)
+
+
 def verify(
     part: Partition,
     cand: Table,
@@ -440,57 +518,52 @@ def verify(
 
     Returns:
         ``{rows: {a, b, res, cab, cba, score, code}, candidates: int}`` for the matched
-        pairs (``code``: the rule that decided, index into :data:`neardup.decide.DECIDED`).
+        pairs (:meth:`Found.rows`).
     """
     # this partition's documents that the pairs name (not the whole partition: a copy of
     # every set and signature row would cost more than the pairs' decision)
     mine = fetch(part, {"b": np.concatenate([cand["a"], cand["b"]])}, offset)
-    others = [mine, *(f for f in fetched if f["gidx"].size)]
-    gidx = np.concatenate([f["gidx"] for f in others])
-    order = np.argsort(gidx, kind="stable")
-    sets = ShingleSets.concat([f["sets"] for f in others])
-    sigs_in = [f["sig"] for f in others]
-    sig = (
-        ShingleSets.concat(sigs_in)
-        if isinstance(part.sig, ShingleSets)
-        else np.concatenate(sigs_in)
-    )
-    ids = np.concatenate([f["ids"] for f in others])
     pairs = np.stack([cand["a"], cand["b"]], axis=1).astype(np.int64)
-    local = order[np.searchsorted(gidx[order], pairs)] if pairs.size else pairs
-    # The key is never read by similarity() (the signatures were made here, by meth).
-    sigs = Signatures(None, sig, len(sets))  # type: ignore[arg-type]
-    if (
-        meth.capabilities.exact_key and pairs.size
-    ):  # grouping keys are prefixes: keep true key matches
-        content = np.concatenate([f["keys"] for f in others])
-        same = content[local[:, 0]] == content[local[:, 1]]
-        real = (signature_scores(meth, sigs, "resemblance")(local) > 0) | same
-        pairs, local = pairs[real], local[real]
-    decision = decision_of(opts)
-    own = signature_scores(meth, sigs, opts.measure) if decision.mode == "own" else None
-    decided = decide(sets, local, decision=decision, method=meth, own_scores=own)
-    kept = gidx[decided.pairs]  # back to global document numbers
-    rows = {
-        "a": kept[:, 0],
-        "b": kept[:, 1],
-        "res": decided.resemblance,
-        "cab": decided.containment_ab,
-        "cba": decided.containment_ba,
-        "score": decided.score,
-        "code": decided.codes,
-    }
-    lines = pair_lines(
-        ids,
-        decided.pairs[:, 0],
-        decided.pairs[:, 1],
-        decided.values(),
-        meth.name,
-        decisions=decided.codes,
-        rules=decided.labels,
-    )
-    write_part_lines(out_dir, "pairs.jsonl", p, lines)
-    return {"rows": rows, "candidates": int(pairs.shape[0])}
+    found = decide_pairs(meth, opts, pairs, [mine, *fetched])
+    every = np.arange(found.decided.pairs.shape[0])
+    found.write(out_dir, p, every, meth.name)
+    return {"rows": found.rows(every), "candidates": int(found.checked.shape[0])}
+
+
+def table_rows(t: Table) -> int:
+    """Rows of a table (its first column's length; 0 for an empty table)."""
+    return int(next(iter(t.values())).shape[0]) if t else 0
+
+
+def named_documents(*cands: Table) -> Table:
+    """``{b}``: the sorted distinct documents that the candidate tables name (either end),
+    as :func:`fetch` takes them."""
+    ends = [c[k] for c in cands for k in ("a", "b")]
+    return {"b": sorted_unique(np.concatenate(ends)) if ends else np.zeros(0, np.int64)}
+
+
+def verify_all(
+    meth: Any, opts: Any, out_dir: str, offsets: np.ndarray, *cands_then_docs: Any
+) -> list[dict[str, Any]]:
+    """:func:`verify` of every partition in one task: the candidate tables of the P
+    partitions, then the documents they name from each partition (:func:`fetch` of
+    :func:`named_documents`). Writes every ``pairs.jsonl`` part; returns each partition's
+    ``{rows, candidates}`` as :func:`verify` does (a pair belongs to its earlier
+    document's partition, as its candidate table does)."""
+    n_parts = offsets.shape[0] - 1
+    cands, docs = cands_then_docs[:n_parts], list(cands_then_docs[n_parts:])
+    stacks = [np.stack([c["a"], c["b"]], axis=1).astype(np.int64) for c in cands]
+    pairs = np.concatenate(stacks) if stacks else np.zeros((0, 2), np.int64)
+    found = decide_pairs(meth, opts, pairs, docs)
+    kept = found.gidx[found.decided.pairs[:, 0]] if found.decided.pairs.size else pairs[:0, 0]
+    dest = range_dest(kept, offsets)
+    checked = np.bincount(range_dest(found.checked[:, 0], offsets), minlength=n_parts)
+    out: list[dict[str, Any]] = []
+    for p in range(n_parts):
+        at = np.flatnonzero(dest == p)
+        found.write(out_dir, p, at, meth.name)
+        out.append({"rows": found.rows(at), "candidates": int(checked[p])})
+    return out
 
 
 def slim(part: Partition) -> Partition:

@@ -65,6 +65,11 @@ DEFAULT_BLOCK_BYTES = 64 << 20
 #: which they are made by label propagation over the partitions.
 WHOLE_KEEP_PAIRS = 10_000_000
 
+#: Candidate pairs up to which they are decided in one task, on the documents they name
+#: (at most twice as many documents; each partition's verify task, with fetches from every
+#: later partition, is P x P / 2 tasks), beyond which partition by partition.
+WHOLE_VERIFY_PAIRS = 1_000_000
+
 
 def dedup_dask(
     inputs: Sequence[str | os.PathLike[str]],
@@ -103,7 +108,8 @@ def dedup_dask(
             2), one thread each, closed at the end.
         block_bytes: target size of a plain JSONL block (partition), bytes (>= 1 MiB).
         reduce_partitions: partitions of the shuffled key, pair and edge tables
-            (default: the number of input blocks, at least 2).
+            (default: a quarter of the input blocks, at least two a worker and at most the
+            blocks: a shuffle is one Dask task a piece, input blocks x outputs).
         against: input paths of a second corpus A (as ``inputs``): only the documents of
             ``inputs`` (B) are dropped, as by :func:`neardup.dedup.dedup` with
             ``against``: the job is decided in one task (:mod:`.whole`) with the local
@@ -175,7 +181,8 @@ def _client(client: Any, scheduler: str | None, workers: int | None) -> Any:
 
 def local_cluster(*, workers: int = 2, processes: bool = True, **kwargs: Any) -> Any:
     """A ``distributed.LocalCluster`` of ``workers`` workers, one thread each, with no
-    dashboard and no probe of port 8787.
+    dashboard, no probe of port 8787 and glibc's default allocator thresholds
+    (:func:`_worker_environ`).
 
     ``dashboard_address=None`` turns the dashboard off but the scheduler's HTTP server (its
     health and metrics routes) still binds the default port 8787, and warns "Port 8787 is
@@ -190,17 +197,48 @@ def local_cluster(*, workers: int = 2, processes: bool = True, **kwargs: Any) ->
     Raises:
         ParameterError: ``workers`` < 1.
     """
+    import dask
+
     from distributed import LocalCluster
 
     n = check_int("workers", workers, low=1)
-    return LocalCluster(
-        n_workers=n,
-        threads_per_worker=1,
-        processes=processes,
-        dashboard_address="127.0.0.1:0",
-        scheduler_kwargs={"dashboard": False},
-        **kwargs,
-    )
+    with dask.config.set({"distributed.nanny.pre-spawn-environ": _worker_environ()}):
+        return LocalCluster(
+            n_workers=n,
+            threads_per_worker=1,
+            processes=processes,
+            dashboard_address="127.0.0.1:0",
+            scheduler_kwargs={"dashboard": False},
+            **kwargs,
+        )
+
+
+def reduce_count(n_parts: int, n_workers: int) -> int:
+    """Default outputs of the job's shuffles: ``ceil(n_parts / 4)``, at least ``2 x
+    n_workers`` (so every worker has some) and 2, at most ``max(2, n_parts)``.
+
+    A shuffle costs one task a piece (inputs x outputs; 1,156 at 34 blocks, about 4 s of
+    scheduling at a million documents, when each output was one block's worth); a quarter
+    keeps each output a few blocks' worth of keys."""
+    want = max(2, 2 * n_workers, -(-n_parts // 4))
+    return min(want, max(2, n_parts))
+
+
+def _worker_environ() -> dict[str, Any]:
+    """The environment Dask sets in a worker process before it starts, without
+    ``MALLOC_TRIM_THRESHOLD_``.
+
+    Dask sets it (to 65536) so that freed memory goes back to the system at once; setting
+    it turns off glibc's adaptive mmap threshold, so that every array over 128 KiB is a
+    fresh mapping whose pages fault in one by one: the job's numpy stages ran twice as
+    long there as in a plain process (``split_keys`` 0.23 s, 0.12 s of it in the kernel,
+    against 0.12 s; 20,000 page faults against 20). The nanny reads this when it is made,
+    so a restarted worker has it too."""
+    import dask
+
+    environ = dict(dask.config.get("distributed.nanny.pre-spawn-environ", default={}) or {})
+    environ.pop("MALLOC_TRIM_THRESHOLD_", None)
+    return environ
 
 
 class _Job:
@@ -247,7 +285,7 @@ class _Job:
         io.prepare_out_dir(self.out)
         parts, offsets, skip_reasons = self._ingest(inputs, block_bytes)
         n_parts = len(parts)
-        r = self.reduce or max(2, n_parts)
+        r = self.reduce or reduce_count(n_parts, len(self.c.scheduler_info().get("workers", {})))
         kept: Any = None
         if not self.whole:
             cand = self._candidates(parts, offsets, r)
@@ -445,7 +483,8 @@ class _Job:
     def _verify(
         self, parts: list[Any], cand: list[Any], offsets: np.ndarray
     ) -> tuple[list[Any], int, int]:
-        """Verify partition by partition, at most ``2 x workers`` in flight.
+        """Verify the candidate pairs: up to :data:`WHOLE_VERIFY_PAIRS` in one task
+        (:meth:`_verify_all`), else partition by partition, at most ``2 x workers`` in flight.
 
         A partition's verify task holds the documents it fetched from later partitions;
         bounding the partitions in flight bounds that memory on every worker (fetches run
@@ -455,6 +494,9 @@ class _Job:
 
         t0 = time.perf_counter()
         n_parts = len(parts)
+        sizes = self.c.gather([self.c.submit(pt.table_rows, c) for c in cand])
+        if sum(sizes) <= WHOLE_VERIFY_PAIRS:
+            return self._verify_all(parts, cand, offsets, t0)
         window = max(2, 2 * len(self.c.scheduler_info().get("workers", {})))
         verified: list[Any] = [None] * n_parts
         counts: list[tuple[int, int]] = []
@@ -465,6 +507,23 @@ class _Job:
             verified[p] = self._verify_one(parts, cand, offsets, p)
             running.add(self.c.submit(pt.verified_counts, verified[p]))
         counts += [f.result() for f in running]
+        self._time("verify", t0)
+        return verified, sum(c[0] for c in counts), sum(c[1] for c in counts)
+
+    def _verify_all(
+        self, parts: list[Any], cand: list[Any], offsets: np.ndarray, t0: float
+    ) -> tuple[list[Any], int, int]:
+        """Verify every partition's pairs in one task (:func:`~neardup.distributed.
+        partition.verify_all`), on the documents the pairs name, fetched once a partition."""
+        import operator
+
+        named = self.c.submit(pt.named_documents, *cand)
+        docs = [
+            self.c.submit(pt.fetch, parts[q], named, int(offsets[q])) for q in range(len(parts))
+        ]
+        done = self.c.submit(pt.verify_all, self.meth, self.opts, self.out, offsets, *cand, *docs)
+        verified = [self.c.submit(operator.getitem, done, p) for p in range(len(parts))]
+        counts = self.c.gather([self.c.submit(pt.verified_counts, v) for v in verified])
         self._time("verify", t0)
         return verified, sum(c[0] for c in counts), sum(c[1] for c in counts)
 
