@@ -513,8 +513,9 @@ class _Job:
     def _verify_all(
         self, parts: list[Any], cand: list[Any], offsets: np.ndarray, t0: float
     ) -> tuple[list[Any], int, int]:
-        """Verify every partition's pairs in one task (:func:`~neardup.distributed.
-        partition.verify_all`), on the documents the pairs name, fetched once a partition."""
+        """Verify every partition's pairs in one task
+        (:func:`~neardup.distributed.partition.verify_all`), on the documents the pairs name,
+        fetched once a partition."""
         import operator
 
         named = self.c.submit(pt.named_documents, *cand)
