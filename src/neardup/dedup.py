@@ -511,7 +511,9 @@ def _dedup(
         clusters = timer.run(
             "cluster", _cluster, ids, decided.pairs, lengths, opts, contained, ranks
         )
-        dropped = timer.run("keep", _dropped, clusters, ids, pairs, contained, opts.threshold)
+        dropped = timer.run(
+            "keep", dropped_members, clusters, ids, pairs, contained, opts.threshold
+        )
     pair_table = PairTable(ids, pairs, meth.name, decisions=decided.codes, rules=decided.labels)
     summary = _summary(
         meth, opts, timer, n - first, skipped[a_skipped:], cand, pair_table, clusters, dropped
@@ -601,7 +603,7 @@ def keep_against(
     contained = containments(rows, opts.threshold) if opts.measure == "containment" else {}
     edges = rows[:, :2].astype(np.int64)
     clusters = make_clusters(ids, edges, lengths, keep=opts.keep, contained_in=contained)
-    dropped = _dropped(clusters, ids, rows, contained, opts.threshold)
+    dropped = dropped_members(clusters, ids, rows, contained, opts.threshold)
     for doc, (match, score) in matches.items():
         why = f"matches {match} in --against (score {score:.3f})"
         dropped.append(Dropped(ids[doc], match, None, why, match, score))
@@ -1171,14 +1173,21 @@ def _keep_ranks(
     return ranks, info
 
 
-def _dropped(
+def dropped_members(
     clusters: list[Cluster],
     ids: list[str],
     rows: np.ndarray,
     contained: dict[int, int],
     threshold: float,
 ) -> list[Dropped]:
-    """One :class:`Dropped` per cluster member other than the kept one, with its reason."""
+    """One :class:`Dropped` per cluster member other than the kept one, with its reason
+    (the keep stage's drop list; the Dask engine's one-task keep stage calls it too).
+
+    Args:
+        clusters: the job's clusters; ids: document ids; rows: float64 (p, 6): the
+            decided pairs ``(a, b, resemblance, a in b, b in a, score)``; contained:
+            ``{doc: container}`` of a containment job (else empty); threshold: the job's.
+    """
     members = [
         (m, c.keep_index, c.cluster)
         for c in clusters

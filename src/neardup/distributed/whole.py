@@ -138,13 +138,14 @@ def keep_whole(
 ) -> tuple[int, int]:
     """The local job's cluster and keep stages in one task, on the gathered decided pairs:
     :func:`neardup.job.cluster.make_clusters` over every pair, then the dropped documents
-    and their reasons as the local job gives them; ``clusters.jsonl`` and ``dropped.jsonl``
+    and their reasons as the local job gives them
+    (:func:`neardup.dedup.dropped_members`); ``clusters.jsonl`` and ``dropped.jsonl``
     written as part 0 (the other parts empty).
 
     For jobs whose decided pairs fit one worker
-    (:data:`neardup.distributed.plan.WHOLE_KEEP_PAIRS`): the distributed stages (rounds of label propagation, three
-    shuffles) cost Dask one task per piece, which at a million documents is most of the
-    job's time; this is one task.
+    (:data:`neardup.distributed.plan.WHOLE_KEEP_PAIRS`): the distributed stages (rounds of
+    label propagation, three shuffles) cost Dask one task per piece, which at a million
+    documents is most of the job's time; this is one task.
 
     Args:
         opts: the resolved :class:`~neardup.dedup.DedupOptions`; contained: ``{doc:
@@ -156,7 +157,7 @@ def keep_whole(
     Returns:
         ``(clusters, dropped)`` counts.
     """
-    from neardup.dedup import _dropped
+    from neardup.dedup import dropped_members
     from neardup.distributed.io import write_part
     from neardup.job.cluster import make_clusters
 
@@ -168,7 +169,7 @@ def keep_whole(
     rows = np.concatenate(tables) if tables else np.zeros((0, 6))
     edges = rows[:, :2].astype(np.int64)
     clusters = make_clusters(ids, edges, lengths, keep=opts.keep, contained_in=contained)
-    dropped = _dropped(clusters, ids, rows, contained, opts.threshold)
+    dropped = dropped_members(clusters, ids, rows, contained, opts.threshold)
     for p in range(n_parts):
         write_part(out_dir, "clusters.jsonl", p, (c.as_dict() for c in clusters) if p == 0 else ())
         write_part(out_dir, "dropped.jsonl", p, (d.as_dict() for d in dropped) if p == 0 else ())
