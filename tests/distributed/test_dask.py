@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from neardup.dedup import DedupOptions, DedupResult, dedup
-from neardup.distributed import dedup_dask
+from neardup.distributed import dedup_dask, plan
 from neardup.errors import ParameterError
 from neardup.output import write_result
 from shared_data import load_docs, paragraphs, require
@@ -177,7 +177,15 @@ def test_what_the_local_job_refuses_is_refused_alike(tmp_path: Path, client: Any
 
 
 @pytest.mark.data
-def test_killing_a_worker_mid_job_gives_the_same_result(tmp_path: Path, client: Any) -> None:
+@pytest.mark.parametrize("stages", ["one-task", "shuffles"])
+def test_killing_a_worker_mid_job_gives_the_same_result(
+    tmp_path: Path, client: Any, stages: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    later: tuple[str, ...] = ("part_keys", "group_candidates", "fetch", "verify_all", "keep_whole")
+    if stages == "shuffles":  # candidates, verification and keep stage by partition
+        for bound in ("WHOLE_KEY_DOCS", "WHOLE_VERIFY_PAIRS", "WHOLE_KEEP_PAIRS"):
+            monkeypatch.setattr(plan, bound, -1)
+        later = ("buckets-", "pairs-", "cc-")
     files = _shards(tmp_path, _rows("linux-doc-zh-revisions"), 8)
     opts = DedupOptions(threshold=0.5)
     write_result(dedup(files, options=opts, method="minhash-lsh"), tmp_path / "local")
@@ -194,7 +202,7 @@ def test_killing_a_worker_mid_job_gives_the_same_result(tmp_path: Path, client: 
 
     thread = threading.Thread(target=job)
     thread.start()
-    killed = _kill_during(client, pids, ("buckets-", "pairs-", "cc-"), thread)
+    killed = _kill_during(client, pids, later, thread)
     thread.join(120)
     assert "error" not in box, box.get("error")
     assert killed, "the job ended before a worker could be killed"
@@ -205,7 +213,8 @@ def test_killing_a_worker_mid_job_gives_the_same_result(tmp_path: Path, client: 
 def _kill_during(
     client: Any, pids: dict[str, int], prefixes: tuple[str, ...], thread: threading.Thread
 ) -> str | None:
-    """SIGKILL the worker that is running a shuffle task; returns its address."""
+    """SIGKILL the worker that is running a task whose key starts with one of ``prefixes``;
+    returns its address."""
     deadline = time.monotonic() + 60
     while thread.is_alive() and time.monotonic() < deadline:
         for addr, keys in client.processing().items():
@@ -386,3 +395,17 @@ def test_local_cluster_binds_no_dashboard_port_and_warns_nothing() -> None:
         taken.close()
     with pytest.raises(ParameterError, match="workers"):
         local_cluster(workers=0)
+
+
+def test_local_cluster_workers_run_without_the_profiler_and_malloc_trim() -> None:
+    import distributed
+    from neardup.distributed.plan import local_cluster
+
+    def worker_settings() -> tuple[bool, str | None]:
+        import dask
+
+        enabled = bool(dask.config.get("distributed.worker.profile.enabled"))
+        return enabled, os.environ.get("MALLOC_TRIM_THRESHOLD_")
+
+    with local_cluster(workers=1) as cluster, distributed.Client(cluster) as cli:
+        assert list(cli.run(worker_settings).values()) == [(False, None)]

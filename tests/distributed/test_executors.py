@@ -180,9 +180,11 @@ def test_examples_corpus_verify_and_keep_by_partition_give_the_same_files(
     measure: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Verification and the keep stage partition by partition (a job with more candidate
-    and decided pairs than :data:`WHOLE_VERIFY_PAIRS` and :data:`WHOLE_KEEP_PAIRS`) give
-    the files of the one-task stages."""
+    """Candidates, verification and the keep stage partition by partition (a job with more
+    documents, candidate and decided pairs than :data:`WHOLE_KEY_DOCS`,
+    :data:`WHOLE_VERIFY_PAIRS` and :data:`WHOLE_KEEP_PAIRS`) give the files of the
+    one-task stages."""
+    monkeypatch.setattr(plan, "WHOLE_KEY_DOCS", -1)
     monkeypatch.setattr(plan, "WHOLE_KEEP_PAIRS", -1)
     monkeypatch.setattr(plan, "WHOLE_VERIFY_PAIRS", -1)
     _all_executors(tmp_path, corpus_shards, client, method, _options(method, measure))

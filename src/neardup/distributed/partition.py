@@ -43,7 +43,7 @@ from neardup.job.prepare import (
     screen,
 )
 from neardup.methods.base import Prepared, Signatures
-from neardup.methods.keys import group_keys
+from neardup.methods.keys import GroupKeys, group_keys
 from neardup.methods.sets import ShingleSets
 from neardup.text.types import Skipped
 
@@ -320,9 +320,7 @@ def split_keys(part: Partition, offset: int, meth: Any, n_out: int, *lookups: Ta
         key, doc = _set_keys(part, meth, lookups)
         slot, gidx = np.zeros(key.shape[0], np.int64), doc.astype(np.int64) + offset
     else:
-        # the key is never read by keys() (the signatures were made here, by meth)
-        sigs = Signatures(None, part.sig, len(part.sets))  # type: ignore[arg-type]
-        grouped = group_keys(meth.keys(sigs))
+        grouped = _grouped(part, meth)
         keys, valid = grouped.keys, grouped.valid
         n, slots = keys.shape
         slot = np.broadcast_to(np.arange(slots, dtype=np.int64), (n, slots))[valid]
@@ -359,6 +357,62 @@ def bucket_pairs(j: int, max_group: int | None, offsets: np.ndarray, *pieces: Ta
         pairs = unique_pairs(np.concatenate(found), int(offsets[-1]))
     table = {"a": pairs[:, 0], "b": pairs[:, 1]}
     return split(table, range_dest(table["a"], offsets), n_parts)
+
+
+def _grouped(part: Partition, meth: Any) -> GroupKeys:
+    """The method's grouping keys of a partition's signatures (form ``groups``)."""
+    # the key is never read by keys() (the signatures were made here, by meth)
+    sigs = Signatures(None, part.sig, len(part.sets))  # type: ignore[arg-type]
+    return group_keys(meth.keys(sigs))
+
+
+def part_keys(part: Partition, meth: Any) -> dict[str, np.ndarray]:
+    """A partition's keys for :func:`group_candidates` (a method with grouping keys):
+    ``keys`` uint64 and ``valid`` bool, (n, slots) (its :meth:`~neardup.methods.base.
+    MethodBase.keys`), ``content`` uint64 (n,) (its documents' content keys) and ``live``
+    bool (n,) (a non-empty set)."""
+    grouped = _grouped(part, meth)
+    return {
+        "keys": grouped.keys.astype(U64, copy=False),
+        "valid": grouped.valid,
+        "content": part.keys,
+        "live": part.sets.sizes > 0,
+    }
+
+
+def group_candidates(max_group: int | None, offsets: np.ndarray, *keyed: Any) -> list[Table]:
+    """The candidate pairs of every partition in one task, from the keys of all of them
+    (:func:`part_keys`, in partition order): the pairs :func:`split_keys`,
+    :func:`bucket_pairs` and :func:`unique_candidates` give, found as the local job finds
+    them, one slot at a time (one sort of a slot's keys, :func:`neardup._array.equal_groups`,
+    on :func:`neardup.methods.lsh.thread_map` threads) rather than by one sort of every
+    ``(slot, key)`` row.
+
+    Returns:
+        One table ``{a, b}`` a partition: its sorted unique pairs (``a`` in it, ``a < b``).
+    """
+    from neardup.methods.lsh import thread_map
+
+    n = int(offsets[-1])
+    if not keyed:
+        return []
+    docs = np.arange(n, dtype=np.int64)
+    columns = np.ascontiguousarray(np.concatenate([t["keys"] for t in keyed]).T)
+    valid = np.ascontiguousarray(np.concatenate([t["valid"] for t in keyed]).T)
+    live = np.concatenate([t["live"] for t in keyed])
+    content = np.concatenate([t["content"] for t in keyed])
+
+    def slot(j: int) -> np.ndarray:
+        if j < 0:  # identical documents: always a star
+            members, starts, sizes = equal_groups(content[live], docs[live])
+            return pairs_in_groups(members, starts, sizes, max_group=2)
+        members, starts, sizes = equal_groups(columns[j][valid[j]], docs[valid[j]])
+        return pairs_in_groups(members, starts, sizes, max_group=max_group)
+
+    found = thread_map(slot, [CONTENT_SLOT, *range(columns.shape[0])])
+    pairs = unique_pairs(np.concatenate(found), n)
+    table = {"a": pairs[:, 0], "b": pairs[:, 1]}
+    return split(table, range_dest(table["a"], offsets), offsets.shape[0] - 1)
 
 
 def _route(slot: np.ndarray, key: np.ndarray) -> np.ndarray:
@@ -404,8 +458,12 @@ def unique_candidates(j: int, n_docs: int, *pieces: Table) -> Table:
 
 
 # -- verification -----------------------------------------------------------------------------
-def fetch(part: Partition, cand: Table, offset: int) -> dict[str, Any]:
+def fetch(part: Partition, cand: Table, offset: int, signatures: bool = True) -> dict[str, Any]:
     """The documents of this partition that ``cand`` (another partition's pairs) needs.
+
+    Args:
+        signatures: copy their signatures too (:func:`uses_signatures`); else ``sig`` is
+            None.
 
     Returns:
         ``{gidx, sets, sig, ids, keys}`` of the needed documents (``keys``: their content
@@ -416,7 +474,9 @@ def fetch(part: Partition, cand: Table, offset: int) -> dict[str, Any]:
     b = b[(b >= offset) & (b < offset + n)]
     local = b - offset
     assert part.sig is not None  # signed by finalize or sign_fitted
-    sig = part.sig.take(local) if isinstance(part.sig, ShingleSets) else part.sig[local]
+    sig = None
+    if signatures:
+        sig = part.sig.take(local) if isinstance(part.sig, ShingleSets) else part.sig[local]
     return {
         "gidx": b,
         "sets": part.sets.take(local),
@@ -473,35 +533,46 @@ class Found:
         write_part_lines(out_dir, "pairs.jsonl", p, lines)
 
 
+def uses_signatures(meth: Any, opts: Any) -> bool:
+    """Whether :func:`decide_pairs` reads the documents' signatures: the method's own rule
+    decides (``decision="own"``), or its grouping keys are prefixes of signatures whose
+    true matches are kept (``exact_key``); the verified rule reads the shingle sets only."""
+    return bool(meth.capabilities.exact_key) or decision_of(opts).mode == "own"
+
+
 def decide_pairs(meth: Any, opts: Any, pairs: np.ndarray, docs: list[dict[str, Any]]) -> Found:
     """The pair decision (:func:`neardup.decide.decide`) of candidate pairs ``pairs``
     (int64 (c, 2), global numbers) over the documents they name (:func:`fetch` tables,
-    disjoint, together holding every document of ``pairs``)."""
+    disjoint, together holding every document of ``pairs``, with their signatures when
+    :func:`uses_signatures`)."""
     docs = [f for f in docs if f["gidx"].size] or docs[:1]
     gidx = np.concatenate([f["gidx"] for f in docs])
     order = np.argsort(gidx, kind="stable")
     sets = ShingleSets.concat([f["sets"] for f in docs])
-    sigs_in = [f["sig"] for f in docs]
-    sig = (
-        ShingleSets.concat(sigs_in)
-        if isinstance(sigs_in[0], ShingleSets)
-        else np.concatenate(sigs_in)
-    )
     ids = np.concatenate([f["ids"] for f in docs])
     local = order[np.searchsorted(gidx[order], pairs)] if pairs.size else pairs
-    # The key is never read by similarity() (the signatures were made here, by meth).
-    sigs = Signatures(None, sig, len(sets))  # type: ignore[arg-type]
-    if (
-        meth.capabilities.exact_key and pairs.size
-    ):  # grouping keys are prefixes: keep true key matches
-        content = np.concatenate([f["keys"] for f in docs])
-        same = content[local[:, 0]] == content[local[:, 1]]
-        real = (signature_scores(meth, sigs, "resemblance")(local) > 0) | same
-        pairs, local = pairs[real], local[real]
     decision = decision_of(opts)
-    own = signature_scores(meth, sigs, opts.measure) if decision.mode == "own" else None
+    own = None
+    if uses_signatures(meth, opts):
+        sigs = _signatures([f["sig"] for f in docs], len(sets))
+        if meth.capabilities.exact_key and pairs.size:
+            # grouping keys are prefixes: keep true key matches
+            content = np.concatenate([f["keys"] for f in docs])
+            same = content[local[:, 0]] == content[local[:, 1]]
+            real = (signature_scores(meth, sigs, "resemblance")(local) > 0) | same
+            pairs, local = pairs[real], local[real]
+        if decision.mode == "own":
+            own = signature_scores(meth, sigs, opts.measure)
     decided = decide(sets, local, decision=decision, method=meth, own_scores=own)
     return Found(decided, gidx, ids, pairs)
+
+
+def _signatures(pieces: list[Any], n: int) -> Signatures:
+    """The fetched signatures of ``n`` documents, one piece a :func:`fetch` table."""
+    concat = ShingleSets.concat if isinstance(pieces[0], ShingleSets) else np.concatenate
+    sig = concat(pieces)
+    # The key is never read by similarity() (the signatures were made here, by meth).
+    return Signatures(None, sig, n)  # type: ignore[arg-type]
 
 
 def verify(
@@ -522,7 +593,8 @@ def verify(
     """
     # this partition's documents that the pairs name (not the whole partition: a copy of
     # every set and signature row would cost more than the pairs' decision)
-    mine = fetch(part, {"b": np.concatenate([cand["a"], cand["b"]])}, offset)
+    named = {"b": np.concatenate([cand["a"], cand["b"]])}
+    mine = fetch(part, named, offset, uses_signatures(meth, opts))
     pairs = np.stack([cand["a"], cand["b"]], axis=1).astype(np.int64)
     found = decide_pairs(meth, opts, pairs, [mine, *fetched])
     every = np.arange(found.decided.pairs.shape[0])

@@ -70,6 +70,12 @@ WHOLE_KEEP_PAIRS = 10_000_000
 #: later partition, is P x P / 2 tasks), beyond which partition by partition.
 WHOLE_VERIFY_PAIRS = 1_000_000
 
+#: Documents up to which the candidates of a method with grouping keys are found in one task
+#: (:func:`~neardup.distributed.partition.group_candidates`: it holds the keys of every
+#: partition, 9 bytes a document and slot, 235 with minhash-lsh's 25 bands, and sorts one
+#: slot at a time, as the local job does), beyond which by a shuffle of ``(slot, key)`` rows.
+WHOLE_KEY_DOCS = 2_000_000
+
 
 def dedup_dask(
     inputs: Sequence[str | os.PathLike[str]],
@@ -181,8 +187,10 @@ def _client(client: Any, scheduler: str | None, workers: int | None) -> Any:
 
 def local_cluster(*, workers: int = 2, processes: bool = True, **kwargs: Any) -> Any:
     """A ``distributed.LocalCluster`` of ``workers`` workers, one thread each, with no
-    dashboard, no probe of port 8787 and glibc's default allocator thresholds
-    (:func:`_worker_environ`).
+    dashboard, no probe of port 8787, glibc's default allocator thresholds
+    (:func:`_worker_environ`) and no statistical profiler in the workers (it samples the
+    task thread's stack every 10 ms, for the dashboard this cluster does not serve: about
+    3 % of the ingest's CPU at a million documents).
 
     ``dashboard_address=None`` turns the dashboard off but the scheduler's HTTP server (its
     health and metrics routes) still binds the default port 8787, and warns "Port 8787 is
@@ -202,7 +210,11 @@ def local_cluster(*, workers: int = 2, processes: bool = True, **kwargs: Any) ->
     from distributed import LocalCluster
 
     n = check_int("workers", workers, low=1)
-    with dask.config.set({"distributed.nanny.pre-spawn-environ": _worker_environ()}):
+    settings = {
+        "distributed.nanny.pre-spawn-environ": _worker_environ(),
+        "distributed.worker.profile.enabled": False,  # a nanny hands its config to its worker
+    }
+    with dask.config.set(settings):
         return LocalCluster(
             n_workers=n,
             threads_per_worker=1,
@@ -268,6 +280,11 @@ class _Job:
         self.first = 0
         self.a_read = 0
         self.a_reasons: dict[str, int] = {}
+
+    @property
+    def _signatures(self) -> bool:
+        """Whether verification fetches signatures (:func:`~.partition.uses_signatures`)."""
+        return pt.uses_signatures(self.meth, self.opts)
 
     @property
     def whole(self) -> bool:
@@ -365,9 +382,18 @@ class _Job:
         )
         n_parts = len(raw)
         losers = self._losers(raw)
+        held = self._holders(raw)
         parts = [
             self.c.submit(
-                pt.finalize, raw[p], self.meth, self.opts, *losers[p], whole=self.whole, pure=False
+                pt.finalize,
+                raw[p],
+                self.meth,
+                self.opts,
+                *losers[p],
+                whole=self.whole,
+                pure=False,
+                workers=held[p],
+                allow_other_workers=True,
             )
             for p in range(n_parts)
         ]
@@ -394,6 +420,16 @@ class _Job:
         self.c.gather(writes)
         self._time("ingest", t0)
         return parts, offsets, reasons
+
+    def _holders(self, futures: list[Any]) -> list[list[str] | None]:
+        """The workers holding each of ``futures`` once it is done (None: not known), for a
+        task on one of them to run there (loosely: elsewhere if they are gone) rather than
+        where the scheduler's occupancy estimate sends it, with a copy of the partition
+        (up to 1.2 s a partition at a million documents). The duplicate-id shuffle waits
+        for every partition anyway, so waiting here delays nothing."""
+        self._wait(futures)
+        where = self.c.who_has(futures)
+        return [list(where.get(f.key, ())) or None for f in futures]
 
     def _losers(self, raw: list[Any]) -> list[list[Any]]:
         """Per partition: futures of the loser pieces (repeated ids) from every id bucket."""
@@ -438,9 +474,22 @@ class _Job:
         return verified, contained, kept, sum(c[0] for c in counts), sum(c[1] for c in counts)
 
     def _candidates(self, parts: list[Any], offsets: np.ndarray, r: int) -> list[Any]:
+        """The candidate pairs of each partition (futures): in one task up to
+        :data:`WHOLE_KEY_DOCS` documents of a method with grouping keys
+        (:func:`~neardup.distributed.partition.group_candidates`), else by two shuffles of
+        ``(slot, key)`` rows over ``r`` outputs (the same pairs)."""
+        import operator
+
         t0 = time.perf_counter()
         n_parts = len(parts)
         max_group = group_limit(self.meth)
+        if set_keys(self.meth) is None and int(offsets[-1]) <= WHOLE_KEY_DOCS:
+            keyed = [self.c.submit(pt.part_keys, x, self.meth) for x in parts]
+            found = self.c.submit(pt.group_candidates, max_group, offsets, *keyed)
+            cand = [self.c.submit(operator.getitem, found, p) for p in range(n_parts)]
+            self._wait(cand)
+            self._time("candidates", t0)
+            return cand
         lookups = self._df(parts, r) if set_keys(self.meth) == "prefix" else [[]] * n_parts
         first = [
             self.c.submit(pt.split_keys, x, int(offsets[p]), self.meth, r, *lookups[p])
@@ -520,7 +569,8 @@ class _Job:
 
         named = self.c.submit(pt.named_documents, *cand)
         docs = [
-            self.c.submit(pt.fetch, parts[q], named, int(offsets[q])) for q in range(len(parts))
+            self.c.submit(pt.fetch, parts[q], named, int(offsets[q]), self._signatures)
+            for q in range(len(parts))
         ]
         done = self.c.submit(pt.verify_all, self.meth, self.opts, self.out, offsets, *cand, *docs)
         verified = [self.c.submit(operator.getitem, done, p) for p in range(len(parts))]
@@ -531,7 +581,7 @@ class _Job:
     def _verify_one(self, parts: list[Any], cand: list[Any], offsets: np.ndarray, p: int) -> Any:
         n_parts = len(parts)
         fetched = [
-            self.c.submit(pt.fetch, parts[q], cand[p], int(offsets[q]))
+            self.c.submit(pt.fetch, parts[q], cand[p], int(offsets[q]), self._signatures)
             for q in range(p + 1, n_parts)
         ]
         return self.c.submit(

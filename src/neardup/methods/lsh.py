@@ -191,7 +191,7 @@ def _compiled_bands(
         else:
             kernel.band_pass(view[lo:hi], r, salts, part, False)
 
-    _map(run, blocks)
+    thread_map(run, blocks)
 
 
 #: The job's thread limit (its ``jobs``), set by :func:`thread_limit`; None: every core.
@@ -226,7 +226,7 @@ def workers() -> int:
     return cores if limit is None else min(cores, limit)
 
 
-def _map(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
+def thread_map(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
     """``[fn(x) for x in items]``, on :func:`workers` threads when there are several items
     (numpy's sorts and the kernel release the GIL); results in ``items`` order."""
     count = min(workers(), len(items))
@@ -281,5 +281,5 @@ def lsh_candidates(
         return pairs_in_groups(members, starts, sizes, max_group=max_bucket)
 
     bands = range(params.bands)  # on workers() threads, in band order (not when small)
-    found = _map(band, bands) if n >= _THREAD_ROWS else [band(j) for j in bands]
+    found = thread_map(band, bands) if n >= _THREAD_ROWS else [band(j) for j in bands]
     return unique_pairs(np.concatenate(found) if found else np.zeros((0, 2), np.int64), n)

@@ -116,6 +116,14 @@ def compaire(a: np.ndarray, b: np.ndarray) -> float:
     return float(2 * np.isin(a, b).sum() / total)
 
 
+#: Gathered values (the pairs' set sizes summed) per value of ``sets`` above which
+#: :func:`intersection_sizes` labels the values densely first: the labelling is a stable
+#: argsort of every value (about 90 ns a value), the plain path a sort of the gather (about
+#: 32 ns a gathered value); on the documents a Dask verify task fetched (each named by 1.3
+#: pairs) the plain path took 0.096 s and the labelled one 0.285 s.
+_DENSE_GATHER = 4
+
+
 def intersection_sizes(
     sets: ShingleSets, pairs: np.ndarray, *, chunk: int = 2_000_000
 ) -> np.ndarray:
@@ -134,7 +142,7 @@ def intersection_sizes(
         return out
     cost = sets.sizes[pairs[:, 0]] + sets.sizes[pairs[:, 1]]
     small = _small(sets)
-    if int(cost.sum()) > sets.values.shape[0] and not sets.on_disk and not small:
+    if int(cost.sum()) > _DENSE_GATHER * sets.values.shape[0] and not sets.on_disk and not small:
         sets = sets.dense_labels()  # one pass over all sets beats a lexsort of the gather
         small = _small(sets)
     bounds = _chunk_bounds(cost, chunk)

@@ -1,0 +1,93 @@
+"""The per-partition functions of the Dask engine, called in this process (no cluster)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from neardup.dedup import DedupOptions, decided_options, resolve_method
+from neardup.distributed import io
+from neardup.distributed import partition as pt
+from neardup.distributed.shuffle import Table
+from neardup.text.read import read_corpus
+from neardup.text.types import Document
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _corpus(tmp_path: Path) -> tuple[Path, str]:
+    """examples/corpus as one JSONL file, with one document four more times over (a bucket
+    of five identical documents) and a copy with one word changed (a near duplicate); the
+    file and the id of the copied document."""
+    docs = [d for d in read_corpus([str(ROOT / "examples" / "corpus")]) if isinstance(d, Document)]
+    rows = [{"id": d.id, "text": d.text} for d in docs]
+    at = next(k for k, r in enumerate(rows) if len(r["text"].split()) >= 100)
+    base = rows[at]["text"]
+    rows += [{"id": f"copy{k}", "text": base} for k in range(4)]
+    rows.append({"id": "edited", "text": base.replace(" ", " changed ", 1)})
+    path = tmp_path / "corpus.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    return path, str(rows[at]["id"])
+
+
+def _partitions(path: Path, method: str) -> tuple[object, list[pt.Partition], np.ndarray]:
+    opts = DedupOptions(threshold=0.5)
+    meth = resolve_method(method, opts, {})
+    opts = decided_options(meth, opts)
+    files = io.list_files([str(path)])
+    blocks = io.make_blocks(files, 1 << 14, io.file_names([str(path)], files))
+    parts = [pt.finalize(pt.ingest(b, meth, opts, {}), meth, opts) for b in blocks]
+    offsets = np.concatenate([[0], np.cumsum([len(p.ids) for p in parts])]).astype(np.int64)
+    return meth, parts, offsets
+
+
+def _shuffled(
+    meth: object, parts: list[pt.Partition], offsets: np.ndarray, r: int, limit: int | None
+) -> list[Table]:
+    """The candidates by the two shuffles, run here: split, bucket, split, unique."""
+    n_parts = len(parts)
+    splits = [pt.split_keys(x, int(offsets[p]), meth, r) for p, x in enumerate(parts)]
+    buckets = [pt.bucket_pairs(j, limit, offsets, *(s[j] for s in splits)) for j in range(r)]
+    n = int(offsets[-1])
+    return [pt.unique_candidates(p, n, *(b[p] for b in buckets)) for p in range(n_parts)]
+
+
+@pytest.mark.parametrize("limit", [None, 2])
+@pytest.mark.parametrize("method", ["minhash-lsh", "megashingles"])
+def test_one_task_candidates_equal_the_shuffled_ones(
+    tmp_path: Path, method: str, limit: int | None
+) -> None:
+    path, copied = _corpus(tmp_path)
+    meth, parts, offsets = _partitions(path, method)
+    assert len(parts) >= 3
+    keyed = [pt.part_keys(x, meth) for x in parts]
+    one = pt.group_candidates(limit, offsets, *keyed)
+    shuffled = _shuffled(meth, parts, offsets, 3, limit)
+    assert len(one) == len(parts)
+    for got, want in zip(one, shuffled, strict=True):
+        assert got["a"].tolist() == want["a"].tolist()
+        assert got["b"].tolist() == want["b"].tolist()
+    ids = np.concatenate([x.ids for x in parts])
+    pairs = {(str(ids[a]), str(ids[b])) for t in one for a, b in zip(t["a"], t["b"], strict=True)}
+    # the five identical documents: every pair without a limit; with groups of at most 2,
+    # a star from the earliest (the copied document) in every bucket
+    same = {copied, "copy0", "copy1", "copy2", "copy3"}
+    among = {(a, b) for a, b in pairs if a in same and b in same}
+    star = {(copied, f"copy{k}") for k in range(4)}
+    assert among == (
+        star
+        if limit == 2
+        else star | {(f"copy{i}", f"copy{j}") for i in range(4) for j in range(i + 1, 4)}
+    )
+    assert (copied, "edited") in pairs
+
+
+def test_verification_fetches_signatures_only_where_the_rule_reads_them() -> None:
+    lsh = resolve_method("minhash-lsh", DedupOptions(), {})
+    mega = resolve_method("megashingles", DedupOptions(), {})
+    assert not pt.uses_signatures(lsh, decided_options(lsh, DedupOptions()))
+    assert pt.uses_signatures(lsh, decided_options(lsh, DedupOptions(decision="own")))
+    assert pt.uses_signatures(mega, decided_options(mega, DedupOptions()))  # exact keys
