@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+import zlib
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
@@ -15,8 +16,9 @@ from sqlalchemy import bindparam, create_engine, inspect, text
 
 from neardup.errors import FormatError
 from neardup.store import Store
+from neardup.store.codec import ZLIB_TEXT_FORMAT
 from neardup.store.errors import CollectionNotFound, DocumentNotFound, TextNotStored
-from neardup.store.store import TEXT_FORMAT, decode_text, encode_text
+from neardup.store.store import TEXT_FORMAT, content_hash, decode_text, encode_text
 from neardup.text.types import Document
 from shared_data import data_path, load_docs, paragraphs
 from store._db import PG_ADMIN, unique
@@ -110,14 +112,27 @@ def test_stored_bytes_are_checked() -> None:
     sample = paragraphs("linux-doc-revisions", 1)[0]
     body = encode_text(sample)
     assert decode_text(body) == sample
-    with pytest.raises(FormatError, match="format byte 2"):
-        decode_text(bytes((2,)) + body[1:])
-    with pytest.raises(FormatError, match="corrupt"):
+    with pytest.raises(FormatError, match="format byte 3"):
+        decode_text(bytes((3,)) + body[1:])
+    with pytest.raises(FormatError, match="corrupt Zstandard"):
         decode_text(body[:1] + body[1:-5])
+    with pytest.raises(FormatError, match="corrupt zlib"):
+        decode_text(bytes((ZLIB_TEXT_FORMAT,)) + body[1:])
     with pytest.raises(FormatError, match="content hash"):
         decode_text(body, expected_hash=bytes(16))
     with pytest.raises(FormatError, match="no format byte"):
         decode_text(b"")
+
+
+def test_texts_stored_by_the_release_before_are_read() -> None:
+    # format 1 (zlib level 1 of the UTF-8 bytes), as 2b454db wrote it, beside format 2
+    sample = "Левин, не торопясь, достал десятирублёвую бумажку. Lone \ud800 surrogate. " * 20
+    raw = sample.encode("utf-8", "surrogatepass")
+    before = bytes((ZLIB_TEXT_FORMAT,)) + zlib.compress(raw, 1)
+    assert decode_text(before, expected_hash=content_hash(sample)) == sample
+    now = encode_text(sample)
+    assert now[0] == TEXT_FORMAT == 2 and now[1:5] == b"\x28\xb5\x2f\xfd"  # a Zstandard frame
+    assert decode_text(now, expected_hash=content_hash(sample)) == sample
 
 
 # -- deletion and re-add -------------------------------------------------------------------------

@@ -652,6 +652,17 @@ def part_ids(part: Partition) -> np.ndarray:
     return np.array([str(i) for i in part.ids.tolist()], dtype=object)
 
 
+#: The columns of a decided pair row, as :func:`stacked_rows` lays them out.
+ROW_COLUMNS = ("a", "b", "res", "cab", "cba", "score")
+
+
+def stacked_rows(tables: list[dict[str, np.ndarray]]) -> np.ndarray:
+    """Verified partitions' pair columns (:func:`pair_rows`), in order, as one float64
+    (p, 6) array of :data:`ROW_COLUMNS` (the local job's decided rows)."""
+    rows = [np.column_stack([t[c] for c in ROW_COLUMNS]) for t in tables if t["a"].size]
+    return np.concatenate(rows) if rows else np.zeros((0, len(ROW_COLUMNS)))
+
+
 def pair_rows(verified: dict[str, Any]) -> dict[str, np.ndarray]:
     """A verified partition's pairs: ``{a, b, res, cab, cba, score, code}`` columns."""
     rows: dict[str, np.ndarray] = verified["rows"]

@@ -302,7 +302,7 @@ class _Job:
         io.prepare_out_dir(self.out)
         parts, offsets, skip_reasons = self._ingest(inputs, block_bytes)
         n_parts = len(parts)
-        r = self.reduce or reduce_count(n_parts, len(self.c.scheduler_info().get("workers", {})))
+        r = self.reduce or reduce_count(n_parts, self._workers())
         kept: Any = None
         if not self.whole:
             cand = self._candidates(parts, offsets, r)
@@ -546,7 +546,7 @@ class _Job:
         sizes = self.c.gather([self.c.submit(pt.table_rows, c) for c in cand])
         if sum(sizes) <= WHOLE_VERIFY_PAIRS:
             return self._verify_all(parts, cand, offsets, t0)
-        window = max(2, 2 * len(self.c.scheduler_info().get("workers", {})))
+        window = max(2, 2 * self._workers())
         verified: list[Any] = [None] * n_parts
         counts: list[tuple[int, int]] = []
         running = as_completed()
@@ -681,13 +681,15 @@ class _Job:
     def _pairs(self, verified: list[Any], ids: list[str]) -> PairTable:
         """The decided pairs of every partition, in partition order (as ``pairs.jsonl``)."""
         parts = self.c.gather([self.c.submit(pt.pair_rows, v) for v in verified])
-        cols = ("a", "b", "res", "cab", "cba", "score")
-        rows = [np.column_stack([p[c] for c in cols]) for p in parts if p["a"].size]
-        table = np.concatenate(rows) if rows else np.zeros((0, 6))
+        table = pt.stacked_rows(parts)
         codes = [p["code"] for p in parts if p["a"].size]
         code = np.concatenate(codes) if codes else np.zeros(0, np.uint8)
         labels = [r.label for r in decision_of(self.opts).rules(self.meth)]
         return PairTable(ids, table, self.meth.name, decisions=code, rules=labels)
+
+    def _workers(self) -> int:
+        """The cluster's workers now."""
+        return len(self.c.scheduler_info().get("workers", {}))
 
     def _wait(self, futures: list[Any]) -> None:
         from distributed import wait

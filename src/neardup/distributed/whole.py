@@ -121,16 +121,23 @@ def _keep_against(
     :func:`neardup.dedup.keep_against`): ``clusters.jsonl`` and ``dropped.jsonl`` as part 0
     (the other parts empty); returns ``(clusters, dropped, matched in A)``."""
     from neardup.dedup import best_matches, keep_against
-    from neardup.distributed.io import write_part
 
     names = [str(i) for i in ids.tolist()]
     matches = best_matches(rows, names, first)
     b_rows = rows[rows[:, :2].min(axis=1) >= first] if rows.shape[0] else rows
     clusters, dropped = keep_against(names, lengths, b_rows, matches, opts)
+    _write_first_part(out_dir, n_parts, clusters, dropped)
+    return len(clusters), len(dropped), len(matches)
+
+
+def _write_first_part(out_dir: str, n_parts: int, clusters: list[Any], dropped: list[Any]) -> None:
+    """``clusters.jsonl`` and ``dropped.jsonl`` of a keep stage run in one task: every row
+    in part 0, the other ``n_parts - 1`` parts empty (the merge concatenates them)."""
+    from neardup.distributed.io import write_part
+
     for p in range(n_parts):
         write_part(out_dir, "clusters.jsonl", p, (c.as_dict() for c in clusters) if p == 0 else ())
         write_part(out_dir, "dropped.jsonl", p, (d.as_dict() for d in dropped) if p == 0 else ())
-    return len(clusters), len(dropped), len(matches)
 
 
 def keep_whole(
@@ -158,21 +165,17 @@ def keep_whole(
         ``(clusters, dropped)`` counts.
     """
     from neardup.dedup import dropped_members
-    from neardup.distributed.io import write_part
+    from neardup.distributed.partition import stacked_rows
     from neardup.job.cluster import make_clusters
 
     parts, verified = parts_then_verified[:n_parts], parts_then_verified[n_parts:]
     ids = [str(i) for p in parts for i in p.ids.tolist()]
     lengths = np.concatenate([p.lengths for p in parts]) if parts else np.zeros(0, np.int64)
-    cols = ("a", "b", "res", "cab", "cba", "score")
-    tables = [np.column_stack([v["rows"][c] for c in cols]) for v in verified]
-    rows = np.concatenate(tables) if tables else np.zeros((0, 6))
+    rows = stacked_rows([v["rows"] for v in verified])
     edges = rows[:, :2].astype(np.int64)
     clusters = make_clusters(ids, edges, lengths, keep=opts.keep, contained_in=contained)
     dropped = dropped_members(clusters, ids, rows, contained, opts.threshold)
-    for p in range(n_parts):
-        write_part(out_dir, "clusters.jsonl", p, (c.as_dict() for c in clusters) if p == 0 else ())
-        write_part(out_dir, "dropped.jsonl", p, (d.as_dict() for d in dropped) if p == 0 else ())
+    _write_first_part(out_dir, n_parts, clusters, dropped)
     return len(clusters), len(dropped)
 
 

@@ -31,10 +31,12 @@ Tables (``nd_`` prefix):
   statistics, filled for lexical methods (``needs_fit``) only.
 * ``nd_texts`` (migration 0003): the text of each document, for showing matched passages
   (``Store.document_text``). Written in the transaction that inserts the document, deleted
-  with it. ``body`` format: one version byte, then the payload. Version ``1``: the text's
-  UTF-8 bytes (lone surrogates kept, ``surrogatepass``), zlib-compressed (RFC 1950 stream,
-  any level; neardup writes level 1); the decompressed bytes hash to the document's
-  ``content_hash``. Documents added before migration 0003 have no row.
+  with it. ``body`` format: one version byte, then the payload, the text's UTF-8 bytes
+  (lone surrogates kept, ``surrogatepass``) compressed; the decompressed bytes hash to the
+  document's ``content_hash``. Version ``2`` (written since 2026-11-27): one Zstandard
+  frame (RFC 8878) with its content size (any level; neardup writes level 3). Version
+  ``1`` (written before; still read): a zlib stream (RFC 1950, any level). Documents added
+  before migration 0003 have no row.
 """
 
 from __future__ import annotations
