@@ -131,10 +131,14 @@ def corpus_path(given: Path | None, docs: int, cache: Path) -> Path:
     return cut
 
 
-def build_collection(corpus: Path, docs: int, cache: Path, env: dict[str, str]) -> str:
+def build_collection(
+    corpus: Path, docs: int, cache: Path, env: dict[str, str], builder: str = ""
+) -> str:
     """The SQLite URL of a collection of the first ``docs`` records of ``corpus``, built
-    with the command line once and reused (a marker file records a finished build)."""
-    db = cache / f"startup-{corpus.stem}-{docs}.db"
+    with the command line once and reused (a marker file records a finished build);
+    ``builder`` names the tree that builds it (in the file name: a collection another
+    tree built is not reused)."""
+    db = cache / f"startup-{corpus.stem}-{docs}{builder}.db"
     done = db.with_suffix(".done")
     url = f"sqlite:///{db}"
     if done.is_file() and db.is_file():
@@ -217,7 +221,10 @@ def main() -> None:
 def _run(args: argparse.Namespace) -> None:
     args.cache.mkdir(parents=True, exist_ok=True)
     corpus = corpus_path(args.corpus, args.docs, args.cache)
-    url = build_collection(corpus, args.docs, args.cache, _env(args.tree))
+    # with a tree to compare, that (older) tree builds the collection: this tree reads what
+    # it stored (a text stored in a newer format would be a different check for it)
+    builder = ("-base", args.base) if args.base else ("", args.tree)
+    url = build_collection(corpus, args.docs, args.cache, _env(builder[1]), builder[0])
     query = query_file(corpus, args.cache)
     before = load()
     print(f"load before: {before}", flush=True)
