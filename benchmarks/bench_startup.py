@@ -57,26 +57,40 @@ def load() -> str:
     return f"{one:.2f} {five:.2f} {fifteen:.2f}"
 
 
-def time_command(cmd: list[str], env: dict[str, str], runs: int, expect: int) -> dict[str, float]:
-    """Median (and min, max) wall and CPU seconds of ``cmd`` over ``runs`` runs (one
-    untimed run first, which must exit with ``expect``: a failing command is not timed)."""
+def time_command(
+    cmd: list[str], envs: dict[str, dict[str, str]], runs: int, expect: int
+) -> dict[str, dict[str, float]]:
+    """Median (and min, max) wall and CPU seconds of ``cmd`` under each environment (a
+    tree each) over ``runs`` runs, the trees taking turns run by run (a drift of the
+    machine's speed during the call touches them alike; all of one tree's runs, then all
+    of the other's, once measured the first tree 19 % slower than a paired A/B of the same
+    commands, which found it 7 % faster). One untimed run of each first, which must exit
+    with ``expect``: a failing command is not timed."""
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    first = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    if first.returncode != expect:
-        sys.exit(f"{' '.join(cmd[3:])}: exit {first.returncode}, expected {expect}\n{first.stderr}")
-    wall, cpu = [], []
+    for env in envs.values():
+        first = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        if first.returncode != expect:
+            sys.exit(
+                f"{' '.join(cmd[3:])}: exit {first.returncode}, expected {expect}\n{first.stderr}"
+            )
+    wall: dict[str, list[float]] = {label: [] for label in envs}
+    cpu: dict[str, list[float]] = {label: [] for label in envs}
     for _ in range(runs):
-        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t0 = time.perf_counter()
-        subprocess.run(cmd, env=env, **quiet)
-        wall.append(time.perf_counter() - t0)
-        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu.append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
+        for label, env in envs.items():
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t0 = time.perf_counter()
+            subprocess.run(cmd, env=env, **quiet)
+            wall[label].append(time.perf_counter() - t0)
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu[label].append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
     return {
-        "wall_median_s": round(statistics.median(wall), 4),
-        "wall_min_s": round(min(wall), 4),
-        "wall_max_s": round(max(wall), 4),
-        "cpu_median_s": round(statistics.median(cpu), 4),
+        label: {
+            "wall_median_s": round(statistics.median(wall[label]), 4),
+            "wall_min_s": round(min(wall[label]), 4),
+            "wall_max_s": round(max(wall[label]), 4),
+            "cpu_median_s": round(statistics.median(cpu[label]), 4),
+        }
+        for label in envs
     }
 
 
@@ -173,8 +187,12 @@ def query_file(corpus: Path, cache: Path) -> Path:
     return path
 
 
-def measure(tree: Path, url: str, query: Path, runs: int) -> dict[str, object]:
-    env = _env(tree)
+def measure(
+    trees: dict[str, Path], url: str, query: Path, runs: int
+) -> dict[str, dict[str, object]]:
+    """Each tree's figures: the commands' times (trees taking turns, :func:`time_command`)
+    and the import times."""
+    envs = {label: _env(tree) for label, tree in trees.items()}
     py = [sys.executable, "-c", RUN]
     cases = {  # name -> (arguments, expected exit code; check: 1 = a duplicate found)
         "neardup --version": (["--version"], 0),
@@ -184,15 +202,19 @@ def measure(tree: Path, url: str, query: Path, runs: int) -> dict[str, object]:
             1,
         ),
     }
-    out: dict[str, object] = {}
+    out: dict[str, dict[str, object]] = {label: {} for label in trees}
     for name, (args, expect) in cases.items():
-        out[name] = time_command([*py, *args], env, runs, expect)
+        for label, figures in time_command([*py, *args], envs, runs, expect).items():
+            out[label][name] = figures
     check_code = (
         "import neardup.cli.main, neardup.cli.check, neardup.store, neardup.text.read, "
         "neardup.methods.registry"
     )
-    out["importtime neardup.cli.main (ms)"] = importtime("import neardup.cli.main", env, runs)
-    out["importtime check path (ms)"] = importtime(check_code, env, runs)
+    for label, env in envs.items():
+        out[label]["importtime neardup.cli.main (ms)"] = importtime(
+            "import neardup.cli.main", env, runs
+        )
+        out[label]["importtime check path (ms)"] = importtime(check_code, env, runs)
     return out
 
 
@@ -230,7 +252,7 @@ def _run(args: argparse.Namespace) -> None:
     print(f"load before: {before}", flush=True)
     base = f"previous {args.previous}" if args.previous else "base"
     trees = {"this tree": args.tree, **({base: args.base} if args.base else {})}
-    results = {label: measure(path, url, query, args.runs) for label, path in trees.items()}
+    results = measure(trees, url, query, args.runs)
     after = load()
     print(f"load after: {after}")
     labels = list(results)

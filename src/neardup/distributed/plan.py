@@ -189,8 +189,7 @@ def local_cluster(*, workers: int = 2, processes: bool = True, **kwargs: Any) ->
     """A ``distributed.LocalCluster`` of ``workers`` workers, one thread each, with no
     dashboard, no probe of port 8787, glibc's default allocator thresholds
     (:func:`_worker_environ`) and no statistical profiler in the workers (it samples the
-    task thread's stack every 10 ms, for the dashboard this cluster does not serve: about
-    3 % of the ingest's CPU at a million documents).
+    task thread's stack every 10 ms, for the dashboard this cluster does not serve).
 
     ``dashboard_address=None`` turns the dashboard off but the scheduler's HTTP server (its
     health and metrics routes) still binds the default port 8787, and warns "Port 8787 is
