@@ -63,8 +63,8 @@ def time_command(
     """Median (and min, max) wall and CPU seconds of ``cmd`` under each environment (a
     tree each) over ``runs`` runs, the trees taking turns run by run (a drift of the
     machine's speed during the call touches them alike; all of one tree's runs, then all
-    of the other's, once measured the first tree 19 % slower than a paired A/B of the same
-    commands, which found it 7 % faster). One untimed run of each first, which must exit
+    of the other's, measured one tree 9-19 % slower or 11 % faster from one call to the
+    next). One untimed run of each first (it writes the ``.pyc`` files), which must exit
     with ``expect``: a failing command is not timed."""
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     for env in envs.values():
