@@ -139,3 +139,23 @@ def test_a_one_file_check_loads_one_method_and_no_kernel(tmp_path: Path) -> None
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert "q.txt: duplicate of d0" in res.stdout, res.stderr
     assert json.loads(res.stdout.splitlines()[-1]) == [1, ["neardup.methods.shingle_methods"]]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_imports_without_gc_pause_collection_then_freeze_and_restore(enabled: bool) -> None:
+    import gc
+
+    from neardup.cli.gc_pause import imports_without_gc
+
+    before = gc.isenabled()
+    frozen = gc.get_freeze_count()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        with imports_without_gc():
+            assert not gc.isenabled()
+            made: list[list[int]] = [[] for _ in range(1000)]  # alive at the end of the block
+        assert gc.isenabled() is enabled
+        assert gc.get_freeze_count() >= frozen + len(made)
+    finally:
+        gc.unfreeze()
+        (gc.enable if before else gc.disable)()

@@ -79,8 +79,11 @@ def check(
 
     Example: `neardup check library new-paper.pdf drafts/ --json` (`--top 3`: the three
     best by score)"""
-    from neardup.store import Store
-    from neardup.text.types import Document
+    from neardup.cli.gc_pause import imports_without_gc
+
+    with imports_without_gc():
+        from neardup.store import Store
+        from neardup.text.types import Document
 
     try:
         if top is not None:

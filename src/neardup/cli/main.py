@@ -2,51 +2,54 @@
 
 from __future__ import annotations
 
-import dataclasses
-import sys
-from pathlib import Path
-from typing import Annotated, Any
+from neardup.cli.gc_pause import imports_without_gc
 
-import typer
+with imports_without_gc():  # Typer and the options: no collection walks them (start-up)
+    import dataclasses
+    import sys
+    from pathlib import Path
+    from typing import Annotated, Any
 
-from neardup._version import __version__
-from neardup.cli import runconfig
-from neardup.cli.coercion import install as install_plain_coercion
-from neardup.cli.common import CanonicalOptions, check_output_path, escape
-from neardup.cli.common import console as _console
-from neardup.cli.common import fail as _fail
-from neardup.cli.helptext import install as install_help_placeholders
-from neardup.cli.options import (
-    KEEP,
-    KEEP_ORDER,
-    MAX_BYTES,
-    MEASURE,
-    MIN_TOKENS,
-    THRESHOLD,
-    ContentTypeOpt,
-    DbOpt,
-    DecisionOpt,
-    ExcludeOpt,
-    IdFieldOpt,
-    IncludeOpt,
-    JsonOpt,
-    KeepOpt,
-    KeepOrderOpt,
-    LimitOpt,
-    MaxBytesOpt,
-    MeasureOpt,
-    MinTokensOpt,
-    NoStopOpt,
-    PresetOpt,
-    RecursiveOpt,
-    StopOpt,
-    StopSymOpt,
-    TextFieldOpt,
-    ThresholdOpt,
-    check_fields,
-    read_options,
-)
-from neardup.errors import NeardupError, ParameterError, UsageError, check_int
+    import typer
+
+    from neardup._version import __version__
+    from neardup.cli import runconfig
+    from neardup.cli.coercion import install as install_plain_coercion
+    from neardup.cli.common import CanonicalOptions, check_output_path, escape
+    from neardup.cli.common import console as _console
+    from neardup.cli.common import fail as _fail
+    from neardup.cli.helptext import install as install_help_placeholders
+    from neardup.cli.options import (
+        KEEP,
+        KEEP_ORDER,
+        MAX_BYTES,
+        MEASURE,
+        MIN_TOKENS,
+        THRESHOLD,
+        ContentTypeOpt,
+        DbOpt,
+        DecisionOpt,
+        ExcludeOpt,
+        IdFieldOpt,
+        IncludeOpt,
+        JsonOpt,
+        KeepOpt,
+        KeepOrderOpt,
+        LimitOpt,
+        MaxBytesOpt,
+        MeasureOpt,
+        MinTokensOpt,
+        NoStopOpt,
+        PresetOpt,
+        RecursiveOpt,
+        StopOpt,
+        StopSymOpt,
+        TextFieldOpt,
+        ThresholdOpt,
+        check_fields,
+        read_options,
+    )
+    from neardup.errors import NeardupError, ParameterError, UsageError, check_int
 
 install_plain_coercion()  # str/int/float/Path values without pydantic (start-up)
 install_help_placeholders()  # --method METHOD, INPUTS... (not <str>, {inputs})
