@@ -281,7 +281,7 @@ class _Job:
         self.a_reasons: dict[str, int] = {}
 
     @property
-    def _signatures(self) -> bool:
+    def _fetches_signatures(self) -> bool:
         """Whether verification fetches signatures (:func:`~.partition.uses_signatures`)."""
         return pt.uses_signatures(self.meth, self.opts)
 
@@ -475,20 +475,33 @@ class _Job:
     def _candidates(self, parts: list[Any], offsets: np.ndarray, r: int) -> list[Any]:
         """The candidate pairs of each partition (futures): in one task up to
         :data:`WHOLE_KEY_DOCS` documents of a method with grouping keys
-        (:func:`~neardup.distributed.partition.group_candidates`), else by two shuffles of
-        ``(slot, key)`` rows over ``r`` outputs (the same pairs)."""
-        import operator
-
+        (:meth:`_grouped_candidates`), else by two shuffles of ``(slot, key)`` rows over
+        ``r`` outputs (:meth:`_shuffled_candidates`); the same pairs."""
         t0 = time.perf_counter()
-        n_parts = len(parts)
         max_group = group_limit(self.meth)
         if set_keys(self.meth) is None and int(offsets[-1]) <= WHOLE_KEY_DOCS:
-            keyed = [self.c.submit(pt.part_keys, x, self.meth) for x in parts]
-            found = self.c.submit(pt.group_candidates, max_group, offsets, *keyed)
-            cand = [self.c.submit(operator.getitem, found, p) for p in range(n_parts)]
-            self._wait(cand)
-            self._time("candidates", t0)
-            return cand
+            cand = self._grouped_candidates(parts, offsets, max_group)
+        else:
+            cand = self._shuffled_candidates(parts, offsets, r, max_group)
+        self._wait(cand)
+        self._time("candidates", t0)
+        return cand
+
+    def _grouped_candidates(
+        self, parts: list[Any], offsets: np.ndarray, max_group: int | None
+    ) -> list[Any]:
+        """:func:`~neardup.distributed.partition.group_candidates` on every partition's keys."""
+        import operator
+
+        keyed = [self.c.submit(pt.part_keys, x, self.meth) for x in parts]
+        found = self.c.submit(pt.group_candidates, max_group, offsets, *keyed)
+        return [self.c.submit(operator.getitem, found, p) for p in range(len(parts))]
+
+    def _shuffled_candidates(
+        self, parts: list[Any], offsets: np.ndarray, r: int, max_group: int | None
+    ) -> list[Any]:
+        """Keys shuffled to ``r`` bucket tasks, their pairs to the partitions."""
+        n_parts = len(parts)
         lookups = self._df(parts, r) if set_keys(self.meth) == "prefix" else [[]] * n_parts
         first = [
             self.c.submit(pt.split_keys, x, int(offsets[p]), self.meth, r, *lookups[p])
@@ -504,7 +517,7 @@ class _Job:
             combine_args=(max_group, offsets),
             name="buckets",
         )
-        cand = shuffle(
+        return shuffle(
             self.c,
             buckets,
             pt.passthrough,
@@ -514,9 +527,6 @@ class _Job:
             combine_args=(int(offsets[-1]),),
             name="pairs",
         )
-        self._wait(cand)
-        self._time("candidates", t0)
-        return cand
 
     def _df(self, parts: list[Any], r: int) -> list[list[Any]]:
         """The document-frequency pass of prefix filtering: per partition, ``r`` futures of
@@ -568,7 +578,7 @@ class _Job:
 
         named = self.c.submit(pt.named_documents, *cand)
         docs = [
-            self.c.submit(pt.fetch, parts[q], named, int(offsets[q]), self._signatures)
+            self.c.submit(pt.fetch, parts[q], named, int(offsets[q]), self._fetches_signatures)
             for q in range(len(parts))
         ]
         done = self.c.submit(pt.verify_all, self.meth, self.opts, self.out, offsets, *cand, *docs)
@@ -580,7 +590,7 @@ class _Job:
     def _verify_one(self, parts: list[Any], cand: list[Any], offsets: np.ndarray, p: int) -> Any:
         n_parts = len(parts)
         fetched = [
-            self.c.submit(pt.fetch, parts[q], cand[p], int(offsets[q]), self._signatures)
+            self.c.submit(pt.fetch, parts[q], cand[p], int(offsets[q]), self._fetches_signatures)
             for q in range(p + 1, n_parts)
         ]
         return self.c.submit(
