@@ -2,23 +2,27 @@
 
 Data: the planted corpora of ``../shared/data/scale-corpus.py`` (``corpus-N.jsonl`` in
 ``--corpus-dir``; a missing size is cut from the head of a larger one there, else made by
-the script: :func:`bench_scale.corpus`). For each size, three runs one after the other,
-each in its own process (whole-process wall seconds, so the Dask rows include starting the
-``LocalCluster``):
+the script: :func:`bench_scale.corpus`). For each size, ``--repeat`` rounds (default 3) of
+three runs one after the other, each ``neardup dedup`` as its console script runs it
+(:func:`neardup.cli.main.run`, in a process of its own: whole-process wall seconds, so the
+Dask rows include starting the ``LocalCluster``):
 
-* **local**: :func:`neardup.dedup.dedup` on the file (the default job: reading on every
-  core), then :func:`neardup.output.write_result`;
-* **dask-2** and **dask-1**: :func:`neardup.distributed.dedup_dask` on a ``LocalCluster`` of
-  2 (then 1) worker processes of one thread each (``--memory-limit`` each), ``--block-mib``
-  blocks.
+* **local**: ``neardup dedup FILE --method M --threshold 0.5 --out DIR`` (the default job:
+  reading on every core);
+* **dask-2** and **dask-1**: the same with ``--engine dask --workers 2`` (then 1) and
+  ``--block-mib``: a ``LocalCluster`` of worker processes of one thread each, forked from
+  a fork server the command starts before its imports
+  (:mod:`neardup.distributed.forkserver`).
 
 Every run uses ``--method`` (default ``shingles-full``, the default of both engines) at
-t = 0.5. A row records each run's wall seconds, peak memory (the process; for Dask also
-each worker's), the summary's counts and stage seconds, whether the four files
-(``pairs.jsonl``, ``clusters.jsonl``, ``dropped.jsonl``, ``skipped.jsonl``) are equal byte
-for byte across the three, ``ratio_dask2_over_local`` (the target: <= 1.5),
-``scaling_dask1_over_dask2`` and the 1-minute load average before and after each run
-(figures taken beside other work are not evidence).
+t = 0.5. A row records, for each kind of run, the run of median wall time (its peak
+memory: the process, for Dask also each worker's; the summary's counts and stage seconds)
+with every round's wall seconds (``walls_s``); whether the four files (``pairs.jsonl``,
+``clusters.jsonl``, ``dropped.jsonl``, ``skipped.jsonl``) are equal byte for byte across
+every run; ``ratio_dask2_over_local``, the median of the rounds' paired ratios (each
+round's Dask run over that round's local run, listed in ``ratios_dask2_over_local``; the
+target: <= 1.5), ``scaling_dask1_over_dask2`` likewise, and the 1-minute load average
+before and after each run (figures taken beside other work are not evidence).
 
 Usage::
 
@@ -32,7 +36,7 @@ import argparse
 import hashlib
 import json
 import os
-import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -44,41 +48,32 @@ HERE = Path(__file__).resolve().parent
 FILES = ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl")
 COUNTS = ("documents", "skipped", "candidate_pairs", "pairs", "clusters", "kept", "dropped")
 THRESHOLD = 0.5
+#: The runs of one round, in this order: (name, child kind, workers).
+KINDS = (("local", "local", 1), ("dask-2", "dask", 2), ("dask-1", "dask", 1))
 
 
 def run_child(args: argparse.Namespace) -> dict[str, Any]:
-    """One run in this process (``--child``): the summary's counts, stages and peaks."""
-    from neardup.dedup import DedupOptions
+    """One run in this process (``--child``): ``neardup dedup`` as its console script runs
+    it (:func:`neardup.cli.main.run`, from the first import to the last step before exit),
+    then the counts, stages and peaks of the ``summary.json`` it wrote."""
+    argv = ["neardup", "dedup", args.corpus, "--method", args.method, "--quiet"]
+    argv += ["--threshold", str(THRESHOLD), "--out", args.out]
+    if args.child == "dask":
+        argv += ["--engine", "dask", "--workers", str(args.workers)]
+        argv += ["--block-mib", str(args.block_mib)]
+    sys.argv = argv
+    from neardup.cli.main import run as cli
 
-    opts = DedupOptions(threshold=THRESHOLD)
+    try:
+        cli()
+    except SystemExit as done:
+        if done.code not in (None, 0):
+            raise
+    summary = json.loads((Path(args.out) / "summary.json").read_text(encoding="utf-8"))
+    workers = summary["worker_peak_memory_mib"]
     if args.child == "local":
-        from neardup.dedup import dedup
-        from neardup.output import write_result
-
-        result = dedup([args.corpus], method=args.method, options=opts)
-        write_result(result, args.out)
-        summary = result.summary
-        peak = {"client": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
-        children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        peak["largest_reader"] = children
+        peak = {"client": summary["peak_memory_mib"], "largest_reader": workers["largest"]}
     else:
-        from distributed import Client
-        from neardup.distributed import dedup_dask
-        from neardup.distributed.plan import local_cluster
-
-        with (
-            local_cluster(workers=args.workers, memory_limit=args.memory_limit) as cluster,
-            Client(cluster) as client,
-        ):
-            summary = dedup_dask(
-                [args.corpus],
-                args.out,
-                method=args.method,
-                options=opts,
-                client=client,
-                block_bytes=args.block_mib << 20,
-            ).summary
-        workers = summary["worker_peak_memory_mib"]
         peak = {"client": summary["peak_memory_mib"], **{f"worker{i}": v
                 for i, v in enumerate(workers.values())}}  # fmt: skip
     return {
@@ -95,7 +90,7 @@ def run(
     """One run in its own process; wall seconds of the whole process, load before/after."""
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", kind, "--corpus", str(corpus)]
     cmd += ["--run-out", str(out), "--method", args.method, "--workers", str(workers)]
-    cmd += ["--block-mib", str(args.block_mib), "--memory-limit", args.memory_limit]
+    cmd += ["--block-mib", str(args.block_mib)]
     load_before = round(os.getloadavg()[0], 2)
     t0 = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -123,25 +118,31 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
         while f.read(1 << 24):
             pass
     row: dict[str, Any] = {"docs": n, "method": args.method, "threshold": THRESHOLD}
-    for name, kind, workers in (
-        ("local", "local", 1),
-        ("dask-2", "dask", 2),
-        ("dask-1", "dask", 1),
-    ):
-        print(f"[{n:,}] {name} ...", flush=True)
-        row[name] = run(kind, workers, path, work / f"{n}-{name}", args)
-        print(f"[{n:,}] {name}: {row[name]['wall_s']} s", flush=True)
-    digests = [row[k].pop("_digests") for k in ("local", "dask-2", "dask-1")]
-    row["same_files"] = digests[0] == digests[1] == digests[2]
-    row["ratio_dask2_over_local"] = round(row["dask-2"]["wall_s"] / row["local"]["wall_s"], 2)
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name, _, _ in KINDS}
+    for r in range(args.repeat):
+        for name, kind, workers in KINDS:
+            print(f"[{n:,}] {name} {r + 1}/{args.repeat} ...", flush=True)
+            runs[name].append(run(kind, workers, path, work / f"{n}-{name}", args))
+            print(f"[{n:,}] {name}: {runs[name][-1]['wall_s']} s", flush=True)
+    digests = {json.dumps(x.pop("_digests"), sort_keys=True) for rs in runs.values() for x in rs}
+    for name, rs in runs.items():  # the run of median wall time, with every run's wall time
+        row[name] = {**sorted(rs, key=lambda x: x["wall_s"])[len(rs) // 2],
+                     "walls_s": [x["wall_s"] for x in rs]}  # fmt: skip
+    row["same_files"] = len(digests) == 1
+    paired = [d["wall_s"] / x["wall_s"] for d, x in zip(runs["dask-2"], runs["local"], strict=True)]
+    scaling = [
+        a["wall_s"] / b["wall_s"] for a, b in zip(runs["dask-1"], runs["dask-2"], strict=True)
+    ]
+    row["ratios_dask2_over_local"] = [round(v, 2) for v in paired]
+    row["ratio_dask2_over_local"] = round(statistics.median(paired), 2)
     row["dask2_within_1_5x_local"] = row["ratio_dask2_over_local"] <= 1.5
-    row["scaling_dask1_over_dask2"] = round(row["dask-1"]["wall_s"] / row["dask-2"]["wall_s"], 2)
+    row["scaling_dask1_over_dask2"] = round(statistics.median(scaling), 2)
     return row
 
 
 def table(rows: list[dict[str, Any]]) -> str:
     lines = [
-        "| docs | run | wall s | partitions | peak MiB | load before/after |",
+        "| docs | run | wall s (median) | partitions | peak MiB | load before/after |",
         "|---:|---|---:|---:|---|---|",
     ]
     for row in rows:
@@ -165,8 +166,10 @@ def main() -> None:
     parser.add_argument("--corpus-dir", type=Path, default=Path("/tmp/neardup-scale"))
     parser.add_argument("--method", default="shingles-full")
     parser.add_argument("--block-mib", type=int, default=64, help="Dask JSONL block size")
-    parser.add_argument("--memory-limit", default="10GiB", help="per Dask worker")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "dask.json")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="rounds of the three runs (median reported)"
+    )
     # one run in a child process
     parser.add_argument("--child", choices=("local", "dask"), help=argparse.SUPPRESS)
     parser.add_argument("--corpus", help=argparse.SUPPRESS)
@@ -175,7 +178,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.child:
         args.out = args.run_out
-        print(json.dumps(run_child(args)))
+        print("\n" + json.dumps(run_child(args)), flush=True)
         return
     sys.path.insert(0, str(HERE))
     rows = []

@@ -9,7 +9,7 @@ import contextlib
 import gc
 from collections.abc import Iterator
 
-__all__ = ["imports_without_gc"]
+__all__ = ["imports_without_gc", "skip_final_collections"]
 
 
 @contextlib.contextmanager
@@ -28,3 +28,12 @@ def imports_without_gc() -> Iterator[None]:
         gc.freeze()
         if was_enabled:
             gc.enable()
+
+
+def skip_final_collections() -> None:
+    """Freeze every object now, as the process ends, so that the interpreter's collections
+    at exit walk none of them (their memory goes back with the process). After a Dask job
+    those collections walked the in-process scheduler's and client's objects for 0.24 s of
+    a 6.5 s run (0.03 s frozen); a library must not do this, the command line may.
+    """
+    gc.freeze()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from neardup.cli.gc_pause import imports_without_gc
+from neardup.cli.gc_pause import imports_without_gc, skip_final_collections
 
 with imports_without_gc():  # Typer and the options: no collection walks them (start-up)
     import dataclasses
@@ -396,6 +396,10 @@ def dedup(
             return
         a_paths: list[str] | None = None
         if engine == "dask":
+            if scheduler is None:  # its imports run beside this process's (forkserver.py)
+                from neardup.distributed.forkserver import start_fork_server
+
+                start_fork_server()
             if block_mib is not None:
                 block = check_int("--block-mib", block_mib, low=1)
                 mparams = {**mparams, "block_bytes": block << 20}
@@ -965,4 +969,7 @@ _listed.__annotations__ = {}
 
 def run() -> None:
     """Console-script entry point (see :func:`app_for`)."""
-    app_for(sys.argv[1:])()
+    try:
+        app_for(sys.argv[1:])()
+    finally:
+        skip_final_collections()

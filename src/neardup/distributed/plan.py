@@ -47,7 +47,7 @@ from neardup.dedup import (
     resolve_method,
 )
 from neardup.distributed import clusters as cl
-from neardup.distributed import io
+from neardup.distributed import forkserver, io
 from neardup.distributed import partition as pt
 from neardup.distributed.components import component_labels
 from neardup.distributed.grouping import group_limit, runs_by_key, set_keys
@@ -190,6 +190,8 @@ def local_cluster(*, workers: int = 2, processes: bool = True, **kwargs: Any) ->
     dashboard, no probe of port 8787, glibc's default allocator thresholds
     (:func:`_worker_environ`) and no statistical profiler in the workers (it samples the
     task thread's stack every 10 ms, for the dashboard this cluster does not serve).
+    Worker processes are forked from a fork server that has imported Dask and the job's
+    modules (:mod:`.forkserver`; spawned where the platform has none).
 
     ``dashboard_address=None`` turns the dashboard off but the scheduler's HTTP server (its
     health and metrics routes) still binds the default port 8787, and warns "Port 8787 is
@@ -212,6 +214,7 @@ def local_cluster(*, workers: int = 2, processes: bool = True, **kwargs: Any) ->
     settings = {
         "distributed.nanny.pre-spawn-environ": _worker_environ(),
         "distributed.worker.profile.enabled": False,  # a nanny hands its config to its worker
+        **(forkserver.dask_settings() if processes else {}),
     }
     with dask.config.set(settings):
         return LocalCluster(
@@ -299,22 +302,20 @@ class _Job:
         """Run the job; the summary, the processed documents' ids in input order and the
         decided pairs (gathered from the workers, in ``pairs.jsonl`` order)."""
         io.prepare_out_dir(self.out)
-        parts, offsets, skip_reasons = self._ingest(inputs, block_bytes)
+        parts, offsets, skip_reasons, ids = self._ingest(inputs, block_bytes)
         n_parts = len(parts)
         r = self.reduce or reduce_count(n_parts, self._workers())
         kept: Any = None
         if not self.whole:
-            cand = self._candidates(parts, offsets, r)
-            verified, n_cand, n_pairs = self._verify(parts, cand, offsets)
+            cand, sizes = self._candidates(parts, offsets, r)
+            verified, n_cand, n_pairs = self._verify(parts, cand, sizes, offsets)
             del cand
             contained: Any = {}
         else:
             verified, contained, kept, n_cand, n_pairs = self._whole(parts, offsets)
+        rows = [self.c.submit(pt.pair_rows, v) for v in verified]  # beside the cluster stage
         # clusters need ids and lengths only: let the sets and signatures go
         parts = [self.c.submit(pt.slim, x) for x in parts]
-        self._wait(parts)
-        ids = [str(i) for part in self.c.gather([self.c.submit(pt.part_ids, x) for x in parts])
-               for i in part]  # fmt: skip
         matched = 0
         if self.against is not None:  # the keep stage ran in the one task (keep_against)
             n_clusters, n_dropped, matched = kept.result()
@@ -323,7 +324,7 @@ class _Job:
             n_clusters, n_dropped, rounds = self._cluster(
                 parts, verified, offsets, r, contained, n_pairs
             )
-        pairs = self._pairs(verified, ids)
+        pairs = self._pairs(rows, ids)
         t0 = time.perf_counter()
         for name in ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl"):
             io.merge_parts(self.out, name, n_parts)
@@ -357,7 +358,10 @@ class _Job:
     # -- stages ---------------------------------------------------------------------------
     def _ingest(
         self, inputs: Sequence[Any], block_bytes: int
-    ) -> tuple[list[Any], np.ndarray, dict[str, int]]:
+    ) -> tuple[list[Any], np.ndarray, dict[str, int], list[str]]:
+        """Read and prepare the blocks; the finalized partitions (futures), their document
+        offsets, the reading skips by reason and the documents' ids in input order (gathered
+        with the counts and the skipped rows' writes: one wait for the three)."""
         t0 = time.perf_counter()
         a_inputs = list(self.against[0]) if self.against is not None else []
         a_files = io.list_files(a_inputs) if a_inputs else []
@@ -399,26 +403,29 @@ class _Job:
         del raw
         if self.meth.capabilities.needs_fit:
             parts = self._fit(parts, sign=not self.whole)
-        stats = self.c.gather([self.c.submit(pt.part_count, x) for x in parts])
-        sizes = np.array([s[0] for s in stats], dtype=np.int64)
-        offsets = np.zeros(n_parts + 1, dtype=np.int64)
-        np.cumsum(sizes, out=offsets[1:])
         k = len(a_blocks)  # A's partitions come first: their skips are A's, not written
-        self.first = int(offsets[k])
-        self.read = sum(s[2] for s in stats)
-        self.a_read = sum(s[2] for s in stats[:k])
-        self.renamed = sum(s[3] for s in stats)
-        self.a_reasons = _reasons(stats[:k])
-        reasons = _reasons(stats[k:])
         writes = [
             self.c.submit(pt.write_skipped, x, self.out, p)
             if p >= k
             else self.c.submit(io.write_part, self.out, "skipped.jsonl", p, [])
             for p, x in enumerate(parts)
         ]
-        self.c.gather(writes)
+        counted = [self.c.submit(pt.part_count, x) for x in parts]
+        named = [self.c.submit(pt.part_ids, x) for x in parts]
+        got = self.c.gather([*counted, *named, *writes])
+        stats, id_parts = got[:n_parts], got[n_parts : 2 * n_parts]
+        ids = [str(i) for part in id_parts for i in part]
+        sizes = np.array([s[0] for s in stats], dtype=np.int64)
+        offsets = np.zeros(n_parts + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        self.first = int(offsets[k])
+        self.read = sum(s[2] for s in stats)
+        self.a_read = sum(s[2] for s in stats[:k])
+        self.renamed = sum(s[3] for s in stats)
+        self.a_reasons = _reasons(stats[:k])
+        reasons = _reasons(stats[k:])
         self._time("ingest", t0)
-        return parts, offsets, reasons
+        return parts, offsets, reasons, ids
 
     def _holders(self, futures: list[Any]) -> list[list[str] | None]:
         """The workers holding each of ``futures`` once it is done (None: not known), for a
@@ -472,20 +479,22 @@ class _Job:
         self._time("verify", t0)
         return verified, contained, kept, sum(c[0] for c in counts), sum(c[1] for c in counts)
 
-    def _candidates(self, parts: list[Any], offsets: np.ndarray, r: int) -> list[Any]:
-        """The candidate pairs of each partition (futures): in one task up to
-        :data:`WHOLE_KEY_DOCS` documents of a method with grouping keys
-        (:meth:`_grouped_candidates`), else by two shuffles of ``(slot, key)`` rows over
-        ``r`` outputs (:meth:`_shuffled_candidates`); the same pairs."""
+    def _candidates(
+        self, parts: list[Any], offsets: np.ndarray, r: int
+    ) -> tuple[list[Any], list[int]]:
+        """The candidate pairs of each partition (futures) and their counts (gathered: the
+        stage's wait): in one task up to :data:`WHOLE_KEY_DOCS` documents of a method with
+        grouping keys (:meth:`_grouped_candidates`), else by two shuffles of ``(slot, key)``
+        rows over ``r`` outputs (:meth:`_shuffled_candidates`); the same pairs."""
         t0 = time.perf_counter()
         max_group = group_limit(self.meth)
         if set_keys(self.meth) is None and int(offsets[-1]) <= WHOLE_KEY_DOCS:
             cand = self._grouped_candidates(parts, offsets, max_group)
         else:
             cand = self._shuffled_candidates(parts, offsets, r, max_group)
-        self._wait(cand)
+        sizes: list[int] = self.c.gather([self.c.submit(pt.table_rows, c) for c in cand])
         self._time("candidates", t0)
-        return cand
+        return cand, sizes
 
     def _grouped_candidates(
         self, parts: list[Any], offsets: np.ndarray, max_group: int | None
@@ -539,10 +548,11 @@ class _Job:
         return [[self.c.submit(pt.lookup_df, df[j], own[j]) for j in range(r)] for own in pieces]
 
     def _verify(
-        self, parts: list[Any], cand: list[Any], offsets: np.ndarray
+        self, parts: list[Any], cand: list[Any], sizes: list[int], offsets: np.ndarray
     ) -> tuple[list[Any], int, int]:
-        """Verify the candidate pairs: up to :data:`WHOLE_VERIFY_PAIRS` in one task
-        (:meth:`_verify_all`), else partition by partition, at most ``2 x workers`` in flight.
+        """Verify the candidate pairs (``sizes`` of them a partition): up to
+        :data:`WHOLE_VERIFY_PAIRS` in one task (:meth:`_verify_all`), else partition by
+        partition, at most ``2 x workers`` in flight.
 
         A partition's verify task holds the documents it fetched from later partitions;
         bounding the partitions in flight bounds that memory on every worker (fetches run
@@ -552,7 +562,6 @@ class _Job:
 
         t0 = time.perf_counter()
         n_parts = len(parts)
-        sizes = self.c.gather([self.c.submit(pt.table_rows, c) for c in cand])
         if sum(sizes) <= WHOLE_VERIFY_PAIRS:
             return self._verify_all(parts, cand, offsets, t0)
         window = max(2, 2 * self._workers())
@@ -687,9 +696,11 @@ class _Job:
             finals.append(self.c.submit(cl.gather_final, p, len(gm), *gm, *dm))
         return finals
 
-    def _pairs(self, verified: list[Any], ids: list[str]) -> PairTable:
-        """The decided pairs of every partition, in partition order (as ``pairs.jsonl``)."""
-        parts = self.c.gather([self.c.submit(pt.pair_rows, v) for v in verified])
+    def _pairs(self, rows: list[Any], ids: list[str]) -> PairTable:
+        """The decided pairs of every partition (``rows``: futures of
+        :func:`~neardup.distributed.partition.pair_rows`), in partition order (as
+        ``pairs.jsonl``)."""
+        parts = self.c.gather(rows)
         table = pt.stacked_rows(parts)
         codes = [p["code"] for p in parts if p["a"].size]
         code = np.concatenate(codes) if codes else np.zeros(0, np.uint8)
