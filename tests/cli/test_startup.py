@@ -159,3 +159,26 @@ def test_imports_without_gc_pause_collection_then_freeze_and_restore(enabled: bo
     finally:
         gc.unfreeze()
         (gc.enable if before else gc.disable)()
+
+
+@pytest.mark.parametrize(
+    ("argv", "local"),
+    [
+        (["dedup", "in.jsonl", "--engine", "dask", "--out", "o"], True),
+        (["dedup", "in.jsonl", "--engine=dask", "--workers", "2"], True),
+        (["dedup", "in.jsonl", "--engine", "dask", "--scheduler", "tcp://h:8786"], False),
+        (["dedup", "in.jsonl", "--engine", "dask", "--scheduler=tcp://h:8786"], False),
+        (["dedup", "in.jsonl", "--engine", "local"], False),
+        (["dedup", "in.jsonl"], False),
+        (["check", "dask", "--engine", "dask"], False),
+        ([], False),
+    ],
+)
+def test_the_fork_server_starts_first_only_for_a_local_cluster(
+    argv: list[str], local: bool
+) -> None:
+    """``run()`` starts the workers' fork server before anything else only for ``dedup
+    --engine dask`` without ``--scheduler``."""
+    from neardup.cli.main import _on_local_cluster
+
+    assert _on_local_cluster(argv) is local

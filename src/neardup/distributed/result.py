@@ -34,7 +34,9 @@ def read_result(
     Raises:
         OSError / FileNotFoundError: an output file is missing or unreadable.
     """
-    number = {doc_id: i for i, doc_id in enumerate(ids)}
+    rows = list(_rows(out_dir, "clusters.jsonl"))
+    members = {m for r in rows for m in r["members"]}  # numbered: these only
+    number = {doc_id: i for i, doc_id in enumerate(ids) if doc_id in members}
     clusters = [
         Cluster(
             int(r["cluster"]),
@@ -43,7 +45,7 @@ def read_result(
             tuple(number[m] for m in r["members"]),
             number[r["keep"]],
         )
-        for r in _rows(out_dir, "clusters.jsonl")
+        for r in rows
     ]
     dropped = [
         Dropped(
