@@ -5,7 +5,6 @@ from __future__ import annotations
 import multiprocessing
 import os
 from multiprocessing import forkserver as mp_forkserver
-from typing import Any
 
 import pytest
 
@@ -29,14 +28,19 @@ def _parent_and_modules() -> tuple[int, bool, str | None]:
     )
 
 
-def test_workers_are_forked_from_the_warm_server(client: Any) -> None:
-    """The session cluster's workers are children of the fork server (not of this process,
-    where the nanny lives), with the job's modules imported before any task ran, and one
-    BLAS thread."""
+def test_workers_are_forked_from_the_warm_server() -> None:
+    """A new cluster's workers are children of the fork server (not of this process, where
+    the nanny lives), with the job's modules imported before any task ran, and one BLAS
+    thread. (The session cluster's worker that the kill test killed was restarted by its
+    nanny outside ``local_cluster``'s settings: spawned, as Dask does by default.)"""
+    distributed = require("distributed")
+    from neardup.distributed.plan import local_cluster
+
     assert forkserver.available()
+    with local_cluster(workers=2) as cluster, distributed.Client(cluster) as cli:
+        got = list(cli.run(_parent_and_modules).values())
     server = _server_pid()
     assert server is not None and server != os.getpid()
-    got = list(client.run(_parent_and_modules).values())
     assert got == [(server, True, "1")] * 2
 
 

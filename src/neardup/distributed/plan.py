@@ -438,13 +438,18 @@ class _Job:
         return [list(where.get(f.key, ())) or None for f in futures]
 
     def _losers(self, raw: list[Any]) -> list[list[Any]]:
-        """Per partition: futures of the loser pieces (repeated ids) from every id bucket."""
+        """Per partition: futures of the loser pieces (repeated ids) from every id bucket.
+
+        The ids go to :func:`reduce_count` buckets by hash, not one a partition: each
+        bucket is a task a partition twice over (its piece in, its losers out), so ``P``
+        buckets made ``2 P^2`` tasks (2,312 at 34 partitions, for a few kilobytes each)."""
         import operator
 
         n = len(raw)
-        splits = [self.c.submit(pt.split_ids, x, p, n) for p, x in enumerate(raw)]
-        pieces = [[self.c.submit(operator.getitem, s, j) for s in splits] for j in range(n)]
-        found = [self.c.submit(pt.find_losers, j, n, *pieces[j]) for j in range(n)]
+        r = self.reduce or reduce_count(n, self._workers())
+        splits = [self.c.submit(pt.split_ids, x, p, r) for p, x in enumerate(raw)]
+        pieces = [[self.c.submit(operator.getitem, s, j) for s in splits] for j in range(r)]
+        found = [self.c.submit(pt.find_losers, j, n, *pieces[j]) for j in range(r)]
         return [[self.c.submit(operator.getitem, f, p) for f in found] for p in range(n)]
 
     def _fit(self, parts: list[Any], *, sign: bool) -> list[Any]:
