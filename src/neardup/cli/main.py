@@ -397,10 +397,6 @@ def dedup(
             return
         a_paths: list[str] | None = None
         if engine == "dask":
-            if scheduler is None:  # as run() does; here for the app called otherwise
-                from neardup.distributed.forkserver import start_fork_server
-
-                start_fork_server()
             if block_mib is not None:
                 block = check_int("--block-mib", block_mib, low=1)
                 mparams = {**mparams, "block_bytes": block << 20}

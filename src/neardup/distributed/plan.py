@@ -304,7 +304,7 @@ class _Job:
         io.prepare_out_dir(self.out)
         parts, offsets, skip_reasons, ids = self._ingest(inputs, block_bytes)
         n_parts = len(parts)
-        r = self.reduce or reduce_count(n_parts, self._workers())
+        r = self._reduce(n_parts)
         kept: Any = None
         if not self.whole:
             cand, sizes = self._candidates(parts, offsets, r)
@@ -446,7 +446,7 @@ class _Job:
         import operator
 
         n = len(raw)
-        r = self.reduce or reduce_count(n, self._workers())
+        r = self._reduce(n)
         splits = [self.c.submit(pt.split_ids, x, p, r) for p, x in enumerate(raw)]
         pieces = [[self.c.submit(operator.getitem, s, j) for s in splits] for j in range(r)]
         found = [self.c.submit(pt.find_losers, j, n, *pieces[j]) for j in range(r)]
@@ -711,6 +711,11 @@ class _Job:
         code = np.concatenate(codes) if codes else np.zeros(0, np.uint8)
         labels = [r.label for r in decision_of(self.opts).rules(self.meth)]
         return PairTable(ids, table, self.meth.name, decisions=code, rules=labels)
+
+    def _reduce(self, n_parts: int) -> int:
+        """Outputs of a shuffle over ``n_parts`` partitions: ``reduce_partitions`` if given,
+        else :func:`reduce_count` for the cluster's workers now."""
+        return self.reduce or reduce_count(n_parts, self._workers())
 
     def _workers(self) -> int:
         """The cluster's workers now."""
