@@ -124,6 +124,43 @@ def test_merge_every_merge_rows(store: Store, monkeypatch: pytest.MonkeyPatch) -
     assert _index_rows(store, name) == (len(docs) * _rows_each(info), 0)
 
 
+def test_merges_grow_with_what_the_add_merged(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import neardup.store.adding as module
+
+    docs = _real_docs()[:7]
+    name = unique("geometric")
+    info = store.create_collection(name, threshold=0.5)
+    each = _rows_each(info)
+    merges: list[int] = []
+    real = module.merge
+
+    def counting(db: Database, cid: int) -> None:
+        merges.append(_index_rows(store, name)[1])
+        real(db, cid)
+
+    monkeypatch.setattr(module, "MERGE_ROWS", each)
+    monkeypatch.setattr(module, "MERGE_SHARE", 1.0)
+    monkeypatch.setattr(module, "MERGE_MAX_ROWS", 3 * each)
+    monkeypatch.setattr(module, "DIRECT_BELOW", 1)
+    monkeypatch.setattr(module, "merge", counting)
+    store.add(name, docs, batch_size=1)
+    # pending rows at each merge: MERGE_ROWS, then the rows merged so far, at most 3 each
+    assert merges == [each, each, 2 * each, 3 * each]
+    assert _index_rows(store, name) == (len(docs) * each, 0)
+
+
+@pytest.mark.parametrize(
+    ("merged", "after"),
+    [(0, 2_000_000), (3_000_000, 2_000_000), (5_000_000, 2_500_000), (10**9, 8_000_000)],
+)
+def test_merge_after(merged: int, after: int) -> None:
+    from neardup.store.adding import merge_after
+
+    assert merge_after(merged) == after
+
+
 def test_small_batches_write_the_index_directly(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -139,7 +139,7 @@ index_rows = Table(
 #: ``nd_index_pending`` (migration 0004): index rows written by ``add`` batches, in batch
 #: order, no index. Random keys into the lookup B-tree cost a page write each; here they
 #: are appended, and moved into ``nd_index`` sorted by key in one statement (at the end of
-#: each ``add`` call, every :data:`neardup.store.adding.MERGE_ROWS` rows, and on the next
+#: each ``add`` call, after :func:`neardup.store.adding.merge_after` rows, and on the next
 #: ``add`` after an interrupted one). ``check`` reads both tables.
 index_pending = Table(
     "nd_index_pending",
