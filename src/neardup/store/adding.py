@@ -51,8 +51,9 @@ MERGE_ROWS = 2_000_000
 #: nearly every leaf page), so merging every :data:`MERGE_ROWS` would cost the square of
 #: the add's size; a geometric schedule costs a constant times its size.
 MERGE_SHARE = 0.5
-#: ... but never more than this many pending rows (``check``'s scan of them stays short).
-MERGE_MAX_ROWS = 8_000_000
+#: ... but never more than this many pending rows: ``check`` scans them (no index), 0.21 s
+#: at 2M rows, 0.43 s at 4M, 0.92 s at 8M (2026-11-27).
+MERGE_MAX_ROWS = 4_000_000
 #: Batches of fewer documents write their index rows straight into ``nd_index`` (a few
 #: random B-tree inserts cost less than a second transaction for the merge).
 DIRECT_BELOW = 64
@@ -100,9 +101,9 @@ def add(
 
 def merge_after(merged: int) -> int:
     """Pending index rows after which ``add`` merges, once it has merged ``merged`` rows:
-    ``MERGE_ROWS <= MERGE_SHARE * merged <= MERGE_MAX_ROWS``, clipped. At a million
-    documents (~31M index rows) that is 8 merges instead of 16, and the merges' walks of
-    ``nd_index`` sum to about half the rows (measured in ``benchmarks/bench_collections.py``).
+    ``MERGE_SHARE * merged`` clipped to ``[MERGE_ROWS, MERGE_MAX_ROWS]``. At a million
+    documents (26M index rows, batches of 52,000) that is 9 merges instead of 13, and their
+    walks of ``nd_index`` (the rows already there at each merge) sum to 98M rows, not 158M.
     """
     return int(min(max(MERGE_ROWS, MERGE_SHARE * merged), MERGE_MAX_ROWS))
 
