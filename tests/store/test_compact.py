@@ -102,53 +102,51 @@ def test_checks_see_pending_rows_and_the_merge_moves_them(
     assert store.check(name, docs[2].text).matches[0].doc_id == docs[2].id
 
 
-def test_merge_every_merge_rows(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+def _merges(
+    store: Store,
+    monkeypatch: pytest.MonkeyPatch,
+    n_docs: int,
+    *,
+    merge_rows: int,
+    max_rows: int | None = None,
+    share: float | None = None,
+) -> list[int]:
+    """Add ``n_docs`` real documents one a batch (every batch a bulk batch) under these
+    merge limits, counted in documents' index rows; the pending rows at each merge, also in
+    documents. Checks that nothing is left pending after the add."""
     import neardup.store.adding as module
 
-    docs = _real_docs()[:6]
     name = unique("merge")
-    info = store.create_collection(name, threshold=0.5)
+    each = _rows_each(store.create_collection(name, threshold=0.5))
     merges: list[int] = []
     real = module.merge
 
     def counting(db: Database, cid: int) -> None:
-        merges.append(_index_rows(store, name)[1])
+        merges.append(_index_rows(store, name)[1] // each)
         real(db, cid)
 
-    monkeypatch.setattr(module, "MERGE_ROWS", 2 * _rows_each(info))
+    monkeypatch.setattr(module, "MERGE_ROWS", merge_rows * each)
+    if max_rows is not None:
+        monkeypatch.setattr(module, "MERGE_MAX_ROWS", max_rows * each)
+    if share is not None:
+        monkeypatch.setattr(module, "MERGE_SHARE", share)
     monkeypatch.setattr(module, "DIRECT_BELOW", 1)
     monkeypatch.setattr(module, "merge", counting)
-    store.add(name, docs, batch_size=1)
+    store.add(name, _real_docs()[:n_docs], batch_size=1)
+    assert _index_rows(store, name) == (n_docs * each, 0)
+    return merges
+
+
+def test_merge_every_merge_rows(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     # after every second document; nothing is left pending, so no final merge
-    assert merges == [2 * _rows_each(info)] * 3
-    assert _index_rows(store, name) == (len(docs) * _rows_each(info), 0)
+    assert _merges(store, monkeypatch, 6, merge_rows=2) == [2, 2, 2]
 
 
 def test_merges_grow_with_what_the_add_merged(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import neardup.store.adding as module
-
-    docs = _real_docs()[:7]
-    name = unique("geometric")
-    info = store.create_collection(name, threshold=0.5)
-    each = _rows_each(info)
-    merges: list[int] = []
-    real = module.merge
-
-    def counting(db: Database, cid: int) -> None:
-        merges.append(_index_rows(store, name)[1])
-        real(db, cid)
-
-    monkeypatch.setattr(module, "MERGE_ROWS", each)
-    monkeypatch.setattr(module, "MERGE_SHARE", 1.0)
-    monkeypatch.setattr(module, "MERGE_MAX_ROWS", 3 * each)
-    monkeypatch.setattr(module, "DIRECT_BELOW", 1)
-    monkeypatch.setattr(module, "merge", counting)
-    store.add(name, docs, batch_size=1)
-    # pending rows at each merge: MERGE_ROWS, then the rows merged so far, at most 3 each
-    assert merges == [each, each, 2 * each, 3 * each]
-    assert _index_rows(store, name) == (len(docs) * each, 0)
+    # pending rows at each merge: MERGE_ROWS, then the rows merged so far, at most 3
+    assert _merges(store, monkeypatch, 7, merge_rows=1, max_rows=3, share=1.0) == [1, 1, 2, 3]
 
 
 @pytest.mark.parametrize(
