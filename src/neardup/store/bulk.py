@@ -245,7 +245,8 @@ def insert_rows(
 
 
 #: Rows of one multi-row ``INSERT ... VALUES`` statement on SQLite at most (a power of two;
-#: fewer where the library allows fewer than ``4 * _SQLITE_ROWS`` parameters).
+#: fewer where the library allows fewer than ``columns * _SQLITE_ROWS`` parameters, 32,766
+#: since SQLite 3.32).
 _SQLITE_ROWS = 4096
 
 
