@@ -35,6 +35,7 @@ from sqlalchemy import Connection, text
 
 from neardup.methods.base import CorpusStats, Method, Signatures, TermBags
 from neardup.methods.keys import key_rows
+from neardup.store.bulk import sqlite_insert
 
 _SIGN_BATCH = 5000
 _FETCH_DOCS = 5000
@@ -394,15 +395,18 @@ def _temp_table(conn: Connection, name: str, columns: str) -> None:
 def _copy_rows(
     conn: Connection, table: str, columns: tuple[str, ...], rows: list[tuple[Any, ...]]
 ) -> None:
-    """Bulk-load ``rows`` into a temporary table: COPY on PostgreSQL, executemany elsewhere."""
+    """Bulk-load ``rows`` into a temporary table: COPY on PostgreSQL, multi-row ``INSERT``
+    statements on SQLite (:func:`neardup.store.bulk.sqlite_insert`, as ``add`` writes)."""
     if not rows:
         return
-    if conn.dialect.name == "postgresql":
-        cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-        with cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
-            for row in rows:
-                copy.write_row(row)
+    cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+    try:
+        if conn.dialect.name == "postgresql":
+            with cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+            return
+        flat = [v for row in rows for v in row]
+        sqlite_insert(cursor, f"{table} ({', '.join(columns)})", len(columns), flat)
+    finally:
         cursor.close()
-        return
-    marks = ", ".join("?" for _ in columns)
-    conn.exec_driver_sql(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
