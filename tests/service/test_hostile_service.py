@@ -249,7 +249,13 @@ def test_token_guessing_is_throttled(client: TestClient) -> None:
 def test_a_large_ui_check_costs_about_what_the_api_check_costs(client: TestClient) -> None:
     """Low item: a 0.6 MB text matching five stored copies took 11.3 s on the check page
     (0.6 s over the JSON API): passages were searched on the whole texts, five times.
-    Now they are searched on the shown parts: under 1.5 s of CPU for the page."""
+    Now they are searched on the shown parts, and the page costs a small multiple of the
+    API check measured beside it (0.13 s against 0.05 s of CPU on a quiet machine).
+
+    Both are timed in this process, where earlier tests' threads and the collector also
+    spend CPU: the best of two tries of each, after a collection, is compared, so noise
+    that a fixed bound (1.5 s, once missed at 1.61 s in a full run) let through cancels."""
+    import gc
     import random
 
     rng = random.Random(27)
@@ -261,11 +267,28 @@ def test_a_large_ui_check_costs_about_what_the_api_check_costs(client: TestClien
     docs = [{"id": f"copy{i}", "text": f"copy {i} " + text} for i in range(5)]
     r = client.post(f"/collections/{name}/documents/batch", json={"documents": docs}, headers=AUTH)
     assert r.json()["added"] == 5
-    start = time.process_time()
-    page = client.post(
-        "/check", data={"collection": name, "text": text}, headers={"Accept": "text/html"}
-    )
-    spent = time.process_time() - start
-    assert page.status_code == 200
-    assert page.text.count("copy4") >= 1
-    assert spent < 1.5, spent  # 2.6 s before on this machine (0.34 s after)
+
+    def page() -> float:
+        gc.collect()
+        start = time.process_time()
+        got = client.post(
+            "/check", data={"collection": name, "text": text}, headers={"Accept": "text/html"}
+        )
+        spent = time.process_time() - start
+        assert got.status_code == 200
+        assert got.text.count("copy4") >= 1
+        return spent
+
+    def api() -> float:
+        gc.collect()
+        start = time.process_time()
+        got = client.post(f"/collections/{name}/check", json={"text": text}, headers=AUTH)
+        spent = time.process_time() - start
+        assert got.status_code == 200
+        assert {m["id"] for m in got.json()["matches"]} >= {f"copy{i}" for i in range(5)}
+        return spent
+
+    ui = min(page(), page())
+    json_check = min(api(), api())
+    # Searching the whole texts five times cost 19x the API check; the shown parts ~3x.
+    assert ui < 5 * json_check + 0.3, (ui, json_check)
