@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from neardup.dedup import DedupOptions, dedup
+from neardup.errors import ParameterError
 from neardup.job.pairs import PairTable
 from neardup.methods.registry import make_method
 from neardup.methods.sets import ShingleSets
@@ -235,3 +236,28 @@ def test_repeated_ids_are_renamed_and_short_documents_skipped_as_in_one_process(
     assert workers.summary["renamed_ids"] == alone.summary["renamed_ids"] == 3
     assert workers.summary["read"] == alone.summary["read"] == 11
     assert [(p.a, p.b) for p in workers.pairs] == [("a", "f")]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="F_SETPIPE_SZ is Linux's")
+def test_the_result_pipe_is_widened_to_a_mebibyte_and_a_truncated_size_refused() -> None:
+    """A unit's result (about 4 MB) crosses the pool's result pipe in 1 MiB writes, not in
+    the default 64 KiB ones; a size ``fcntl`` would truncate to a page is refused."""
+    import fcntl
+    from concurrent.futures import ProcessPoolExecutor
+
+    from neardup.job.prepare_pool import PIPE_BYTES, widen_result_pipe
+
+    with ProcessPoolExecutor(max_workers=1) as pool:
+        reader = pool._result_queue._reader  # type: ignore[attr-defined]
+        assert fcntl.fcntl(reader.fileno(), fcntl.F_GETPIPE_SZ) == 1 << 16
+        assert widen_result_pipe(pool) == PIPE_BYTES == 1 << 20
+        assert fcntl.fcntl(reader.fileno(), fcntl.F_GETPIPE_SZ) == 1 << 20
+        with pytest.raises(ParameterError, match="size"):
+            widen_result_pipe(pool, 1 << 62)
+        assert fcntl.fcntl(reader.fileno(), fcntl.F_GETPIPE_SZ) == 1 << 20
+        assert pool.submit(sum, [1, 2]).result() == 3
+
+    class Other:  # a pool without a result pipe (another implementation)
+        pass
+
+    assert widen_result_pipe(Other()) is None  # type: ignore[arg-type]

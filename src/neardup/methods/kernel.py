@@ -51,7 +51,7 @@ Kernel = Literal["cython", "python"]
 ENV = "NEARDUP_KERNEL"
 KERNEL_CHOICES: tuple[str, ...] = ("auto", "python", "cython")
 #: The version of neardup.methods._kernel this module calls (its ``ABI``).
-_ABI = 4
+_ABI = 5
 #: Output code points a table entry holds at most (longer normalizations: Python path).
 _WIDTH = 4
 
@@ -100,7 +100,9 @@ def prepare_texts(
     :func:`kernel_for` says so.
 
     Args:
-        texts: clean texts (str).
+        texts: clean texts (str); a :class:`neardup.text.read.JsonTexts` (a JSONL block's
+            texts as raw JSON) is tokenized from its bytes by the compiled kernel, as the
+            strings it decodes to would be.
         canonical: the canonical form; shingling: the shingling (its ``seed`` is the XXH64
             seed of the tokens).
         min_tokens: texts with fewer canonical tokens get no set (``>= 0``).
@@ -112,6 +114,7 @@ def prepare_texts(
     Raises:
         ParameterError: ``min_tokens`` < 0, or ``NEARDUP_KERNEL`` is not one of
             ``auto``, ``python``, ``cython`` (or ``cython`` without a built kernel).
+        DecodeError: a raw JSON text that does not decode (not UTF-8).
     """
     if not isinstance(min_tokens, int) or min_tokens < 0:
         raise ParameterError("min_tokens", min_tokens, "an integer >= 0")
@@ -378,6 +381,7 @@ def _tokens(
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Token fingerprints by the kernel, the texts it flags by the Python tokenizer, in
     order."""
+    from neardup.text.read import JsonTexts
     from neardup.text.vectorized import stop_fingerprints, stop_table
     from neardup.text.xxh64 import token_fingerprints
 
@@ -390,7 +394,7 @@ def _tokens(
         slots, bits, probes = np.zeros(0, dtype=U64), 16, 0
         words = np.zeros(0, dtype=U64)
     raw, raw_offsets, flags = kernel.token_pass(
-        list(texts),
+        texts.items if isinstance(texts, JsonTexts) else list(texts),  # raw JSON as it is
         info,
         outcp,
         classes,

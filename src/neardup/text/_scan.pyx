@@ -10,17 +10,19 @@ and gives what its numpy reference in :mod:`neardup.text.read` gives, value for 
 * :func:`plain_lines`: which lines hold no byte that could make their record other than
   plain text (:func:`neardup.text.read._plain_lines`, by its ``bytes.translate`` table);
 * :func:`bare_records`: which records have a non-blank string id and text
-  (:func:`neardup.text.read._bare`).
+  (:func:`neardup.text.read._bare`);
+* :func:`bare_raw_records`: the same for texts kept as their raw JSON (``msgspec.Raw``),
+  decided on the bytes: blank is ``str.isspace`` of the decoded string.
 """
 
-from libc.stdint cimport int64_t, uint8_t
+from libc.stdint cimport int64_t, uint8_t, uint32_t
 from libc.string cimport memchr, memcpy
 from libcpp.vector cimport vector
 
 
 #: Bumped with every change to this module's functions or their arguments;
 #: neardup.text.read refuses a build of another version (a stale in-place build).
-ABI = 1
+ABI = 2
 
 
 def clean_lines(const uint8_t[::1] data, Py_ssize_t max_bytes):
@@ -150,4 +152,84 @@ def bare_records(list ids, list texts, uint8_t[::1] good):
             good[k] = 0
         if not good[k]:
             every = False
+    return every
+
+
+cdef inline bint space(uint32_t c) noexcept nogil:
+    """``chr(c).isspace()`` for a code point of the Basic Multilingual Plane."""
+    if c <= 0x20:
+        return 9 <= c <= 13 or 28 <= c <= 32
+    if c < 0x1680:
+        return c == 0x85 or c == 0xA0
+    return (c == 0x1680 or 0x2000 <= c <= 0x200A or c == 0x2028 or c == 0x2029
+            or c == 0x202F or c == 0x205F or c == 0x3000)
+
+
+cdef inline uint32_t hex4(const uint8_t *p) noexcept nogil:
+    """The value of four hexadecimal digits (msgspec has checked them)."""
+    cdef uint32_t v = 0, d
+    cdef int k
+    for k in range(4):
+        d = p[k]
+        v = (v << 4) | (d - 48 if d <= 57 else (d | 32) - 87)
+    return v
+
+
+cdef inline bint blank(const uint8_t *p, Py_ssize_t n) noexcept nogil:
+    """Whether the body of a JSON string (its bytes between the quotes, escapes checked by
+    msgspec) decodes to white space only. A byte sequence that is not UTF-8 counts as a
+    character that is not white space: the string's own decoding refuses it later."""
+    cdef Py_ssize_t i = 0
+    cdef uint32_t b, c, e
+    while i < n:
+        b = p[i]
+        if b == 92 and i + 1 < n:  # an escape
+            e = p[i + 1]
+            if e == 117 and i + 5 < n:  # \uXXXX
+                c = hex4(p + i + 2)
+                i += 6
+            else:
+                c = 9 if e == 116 else 10 if e == 110 else 13 if e == 114 else 12 if e == 102 else e
+                i += 2
+        elif b < 0x80:
+            c = b
+            i += 1
+        elif 0xC2 <= b <= 0xDF and i + 1 < n:
+            c = ((b & 0x1F) << 6) | (p[i + 1] & 0x3F)
+            i += 2
+        elif 0xE0 <= b <= 0xEF and i + 2 < n:
+            c = ((b & 0x0F) << 12) | ((p[i + 1] & 0x3F) << 6) | (p[i + 2] & 0x3F)
+            i += 3
+        else:  # four bytes (no white space there) or not UTF-8
+            return False
+        if not space(c):
+            return False
+    return True
+
+
+def bare_raw_records(list ids, list raws, uint8_t[::1] good):
+    """:func:`bare_records` of texts kept as raw JSON values (buffers such as
+    ``msgspec.Raw``): a text is bare when it is a JSON string that decodes to something
+    other than white space; ``null`` clears its flag.
+
+    Returns:
+        1 when every flag is left set, 0 when some are cleared, -1 when a text is neither a
+        string nor ``null`` (the block is then decoded with typed fields).
+    """
+    cdef Py_ssize_t n = good.shape[0], k
+    cdef const uint8_t[::1] view
+    cdef int every = 1
+    if len(ids) != n or len(raws) != n:
+        raise ValueError(f"{len(ids)} ids and {len(raws)} texts for {n} flags")
+    for k in range(n):
+        view = raws[k]
+        if view.shape[0] >= 2 and view[0] == 34:  # a string (msgspec checked its end)
+            if good[k] and not (bare(ids[k]) and not blank(&view[1], view.shape[0] - 2)):
+                good[k] = 0
+        elif view.shape[0] == 4 and view[0] == 110:  # null
+            good[k] = 0
+        else:
+            return -1
+        if not good[k]:
+            every = 0
     return every

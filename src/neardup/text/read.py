@@ -18,7 +18,7 @@ import inspect
 import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import islice
 from pathlib import Path
@@ -480,17 +480,20 @@ def block_records(unit: LinesUnit, options: ReadOptions) -> tuple[list[Any], lis
     return None if parsed is None else (parsed[0], parsed[1])
 
 
-def _block_parse(unit: LinesUnit, options: ReadOptions) -> tuple[list[Any], list[Any], Any] | None:
+def _block_parse(
+    unit: LinesUnit, options: ReadOptions, *, raw: bool = False
+) -> tuple[list[Any], list[Any], Any] | None:
     """``(ids, texts, line ends)`` of a clean block of JSONL lines (:func:`_clean_lines`),
     one record a line, decoded at once by msgspec into the two fields alone (the other
     fields are checked as JSON, not built), or None (the line-by-line path then): a
     malformed or non-UTF-8 line, a line that is not an object, an id that is not a string
-    or null, or a text that is not a string or null."""
+    or null, or a text that is not a string or null. With ``raw`` the texts are left as
+    their JSON (``msgspec.Raw``, quotes and escapes included, not checked as UTF-8)."""
     data = unit.data
     ends = _clean_lines(data, options.max_bytes)
     if ends is None:
         return None
-    decoder = _record_decoder(options.id_field, options.text_field)
+    decoder = _record_decoder(options.id_field, options.text_field, raw)
     if decoder is None:
         return None
     import msgspec
@@ -532,7 +535,7 @@ def _clean_lines(data: bytes, max_bytes: int) -> Any:
 #: job checks its value, :func:`neardup.methods.kernel.requested`).
 _KERNEL_ENV = "NEARDUP_KERNEL"
 #: The version of :mod:`neardup.text._scan` this module calls (its ``ABI``).
-_SCAN_ABI = 1
+_SCAN_ABI = 2
 
 
 def _scanner() -> Any:
@@ -554,18 +557,70 @@ def _scan_module() -> Any:
 
 
 @lru_cache(maxsize=8)
-def _record_decoder(id_field: str, text_field: str) -> Any:
-    """msgspec decoder of a record's id and text fields (None if they are one field)."""
+def _record_decoder(id_field: str, text_field: str, raw: bool = False) -> Any:
+    """msgspec decoder of a record's id and text fields (None if they are one field); with
+    ``raw`` the text is kept as its JSON (``msgspec.Raw``, ``null`` when missing)."""
     if id_field == text_field:
         return None
     import msgspec
 
+    body: tuple[str, Any, Any] = (
+        ("body", msgspec.Raw, msgspec.Raw(b"null")) if raw else ("body", str | None, None)
+    )
     record = msgspec.defstruct(
         "Record",
-        [("doc_id", str | None, None), ("body", str | None, None)],
+        [("doc_id", str | None, None), body],
         rename={"doc_id": id_field, "body": text_field},
     )
     return msgspec.json.Decoder(record)
+
+
+class JsonTexts(Sequence[str]):
+    """The texts of a JSONL block, each kept as read: its raw JSON string (``msgspec.Raw``,
+    quotes and escapes included) or a ``str`` (a record that went through
+    :func:`record_document`). The compiled prepare kernel tokenizes the raw ones from their
+    bytes (:func:`neardup.methods.kernel.prepare_texts`), which spares making a ``str`` of
+    every text (msgspec decodes the block at 3 GB/s so, 0.6 GB/s with the strings); an
+    item asked for is decoded then.
+
+    Attributes:
+        items: the texts as kept, in order.
+    """
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: list[Any]) -> None:
+        self.items = items
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, k: Any) -> Any:
+        """The ``str`` of text ``k`` (a list for a slice).
+
+        Raises:
+            DecodeError: its JSON is not a string of valid UTF-8 (the block is then read
+                the typed way, :func:`neardup.job.prepare.prepare_unit`).
+        """
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self.items)))]
+        item = self.items[k]
+        return item if isinstance(item, str) else _json_value(item)
+
+
+def _json_value(raw: Any) -> Any:
+    """The ``str`` (or None for ``null``) a raw JSON text stands for.
+
+    Raises:
+        DecodeError: not a string or ``null``, or not valid UTF-8 or JSON.
+    """
+    import msgspec
+
+    try:
+        value = msgspec.json.decode(raw, type=str | None)
+    except (msgspec.MsgspecError, UnicodeDecodeError) as exc:
+        raise DecodeError(f"a text is not a JSON string: {exc}") from None
+    return value
 
 
 def _block_documents(
@@ -597,21 +652,34 @@ class UnitColumns:
     """
 
     ids: list[str]
-    texts: list[str]
+    texts: Sequence[str]
     sources: Sequence[str]
     positions: Sequence[int]
     skipped: list[tuple[int, Skipped]]
     items: int
 
 
-def read_unit_columns(unit: Unit, options: ReadOptions) -> UnitColumns:
+def read_unit_columns(unit: Unit, options: ReadOptions, *, raw_texts: bool = False) -> UnitColumns:
     """:func:`read_unit` column by column: equal to it item for item, without a
-    :class:`Document` a record for the plain-text records of a JSONL block."""
+    :class:`Document` a record for the plain-text records of a JSONL block.
+
+    Args:
+        raw_texts: give a clean JSONL block's texts as :class:`JsonTexts` (their raw JSON,
+            for the compiled kernel; only where :mod:`neardup.text._scan` is built). Its
+            items decode to what they would have been; one that does not decode raises
+            :class:`DecodeError` when asked for, and the caller reads the unit again
+            without ``raw_texts``.
+    """
     if isinstance(unit, LinesUnit):
         try:
             unit = unit.loaded()
         except OSError as exc:
             return _columns([_unloaded(unit, exc)])
+        if raw_texts and _scanner() is not None:
+            parsed = _block_parse(unit, options, raw=True)
+            got = None if parsed is None else _raw_block_columns(unit, options, *parsed)
+            if got is not None:
+                return got
         parsed = _block_parse(unit, options)
         if parsed is not None:
             return _block_columns(unit, options, *parsed)
@@ -630,13 +698,49 @@ def _block_columns(
     """What :func:`_block_documents` makes of a block, column by column: records with a
     non-blank id and a plain, non-blank text are taken as they are; the others (few, in
     real data) go through :func:`record_document` one by one."""
-    import numpy as np
 
     n = len(values)
     good = _plain_lines(unit.data, ends, n, options)
     first, path = unit.first_line, unit.path
     if _bare_records(raw_ids, values, good):
         return UnitColumns(raw_ids, values, LineSources(path, first, n), range(n), [], n)
+    return _mixed_columns(unit, options, raw_ids, values, good)
+
+
+def _raw_block_columns(
+    unit: LinesUnit, options: ReadOptions, raw_ids: list[Any], raws: list[Any], ends: Any
+) -> UnitColumns | None:
+    """:func:`_block_columns` of a block whose texts are raw JSON (:class:`JsonTexts`), or
+    None when one of them is neither a string nor ``null``, or a text the slow path needs
+    does not decode (the block is then decoded the typed way)."""
+    import numpy as np
+
+    n = len(raws)
+    good = _plain_lines(unit.data, ends, n, options)
+    every = _scanner().bare_raw_records(raw_ids, raws, good.view(np.uint8))
+    if every < 0:
+        return None
+    if every:
+        sources = LineSources(unit.path, unit.first_line, n)
+        return UnitColumns(raw_ids, JsonTexts(raws), sources, range(n), [], n)
+    values = list(raws)
+    try:
+        for k in np.flatnonzero(~good).tolist():
+            values[k] = _json_value(raws[k])
+    except DecodeError:
+        return None
+    got = _mixed_columns(unit, options, raw_ids, values, good)
+    return replace(got, texts=JsonTexts(list(got.texts)))
+
+
+def _mixed_columns(
+    unit: LinesUnit, options: ReadOptions, raw_ids: list[Any], values: list[Any], good: Any
+) -> UnitColumns:
+    """The columns of a block where the records ``~good`` go through
+    :func:`record_document` one by one (their ``values`` decoded)."""
+    import numpy as np
+
+    first, path, n = unit.first_line, unit.path, len(values)
     made: dict[int, Document] = {}
     skipped: list[tuple[int, Skipped]] = []
     for k in np.flatnonzero(~good).tolist():
