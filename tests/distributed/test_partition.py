@@ -91,3 +91,23 @@ def test_verification_fetches_signatures_only_where_the_rule_reads_them() -> Non
     assert not pt.uses_signatures(lsh, decided_options(lsh, DedupOptions()))
     assert pt.uses_signatures(lsh, decided_options(lsh, DedupOptions(decision="own")))
     assert pt.uses_signatures(mega, decided_options(mega, DedupOptions()))  # exact keys
+
+
+def test_ingest_keeps_freed_heap_as_the_local_workers_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Dask worker frees and makes again arrays of a unit's size unit after unit, as the
+    local job's workers do: it keeps freed heap too (its blocks' ingest took 0.6 s
+    without, 0.46-0.5 s with, at 25,000 documents a block)."""
+    from neardup import _memory
+
+    calls: list[str] = []
+
+    def keep() -> bool:
+        calls.append("keep")
+        return True
+
+    monkeypatch.setattr(_memory, "keep_freed_heap", keep)
+    path, _ = _corpus(tmp_path)
+    _, parts, _ = _partitions(path, "minhash-lsh")
+    assert len(parts) > 1 and calls == ["keep"] * len(parts)

@@ -88,10 +88,14 @@ def ingest(
     (:func:`neardup.job.prepare.prepare_unit`, as the local job's workers), a Parquet block's
     records in batches (:func:`neardup.job.prepare.prepare_stream`). Positions are the items'
     positions in the block. ``whole``: the job is decided over the whole corpus
-    (:mod:`.whole`) whatever the method (``--against``)."""
+    (:mod:`.whole`) whatever the method (``--against``). The worker keeps freed heap, as
+    the local job's workers do (:func:`neardup._memory.keep_freed_heap`): a block's
+    ingest took 0.6 s without, 0.46-0.5 s with, at 25,000 documents."""
+    from neardup._memory import keep_freed_heap
     from neardup.distributed.grouping import runs_by_key
     from neardup.text.read import read_options as make_read_options
 
+    keep_freed_heap()
     by_key = runs_by_key(meth, opts.measure) and not whole
     docs = (
         not by_key and not meth.capabilities.signs_from_sets
