@@ -23,14 +23,15 @@ def _parent_and_modules() -> tuple[int, bool, str | None]:
 
     return (
         os.getppid(),
-        "neardup.distributed.plan" in sys.modules,
+        all(name in sys.modules for name in forkserver.WORKER_MODULES),
         os.environ.get("OPENBLAS_NUM_THREADS"),
     )
 
 
 def test_workers_are_forked_from_the_warm_server() -> None:
     """A new cluster's workers are children of the fork server (not of this process, where
-    the nanny lives), with the job's modules imported before any task ran, and one BLAS
+    the nanny lives), with the job's modules (and what its tasks import when they first
+    run: fsspec, msgspec, the kernels' wrappers) imported before any task ran, and one BLAS
     thread. (The session cluster's worker that the kill test killed was restarted by its
     nanny outside ``local_cluster``'s settings: spawned, as Dask does by default.)"""
     distributed = require("distributed")

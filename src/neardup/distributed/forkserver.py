@@ -26,9 +26,22 @@ from contextlib import contextmanager
 from typing import Any
 
 #: Modules the fork server imports before it forks a worker: Dask's worker, the job's task
-#: modules (:mod:`neardup.distributed.plan` imports every one) and the compiled kernel.
-#: One that fails to import is left for the worker to import (``multiprocessing`` skips it).
-WORKER_MODULES = ("distributed", "neardup.distributed.plan", "neardup.methods._kernel")
+#: modules (:mod:`neardup.distributed.plan` imports every one), the compiled kernels and
+#: what the tasks import when they first run (fsspec, msgspec, the prepare kernel's
+#: wrappers: 20-30 ms a worker, at its first task, before). One that fails to import is
+#: left for the worker to import (``multiprocessing`` skips it).
+WORKER_MODULES = (
+    "distributed",
+    "neardup.distributed.plan",
+    "neardup.methods._kernel",
+    "neardup.methods.kernel",
+    "neardup.methods.shingle_methods",
+    "neardup.text._scan",
+    "neardup.text.vectorized",
+    "neardup.output",
+    "fsspec.implementations.local",
+    "msgspec.json",
+)
 
 #: The environment the server starts with: one thread in each numerical library's pool, as
 #: Dask's ``distributed.nanny.pre-spawn-environ`` gives a spawned worker (the pools are
