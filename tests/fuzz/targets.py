@@ -93,7 +93,7 @@ class Target:
 # -- text stage ----------------------------------------------------------------------------
 def run_encoding(data: bytes, _ctx: Context) -> None:
     from neardup.errors import DecodeError
-    from neardup.text.encoding import decode, looks_binary
+    from neardup.text.encoding import SNIFF_BYTES, decode, looks_binary, utf16_without_bom
 
     assert isinstance(looks_binary(data), bool)
     try:
@@ -102,9 +102,16 @@ def run_encoding(data: bytes, _ctx: Context) -> None:
         assert "fuzz" in str(exc)
         return
     assert isinstance(text, str)
-    if not data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
-        with contextlib.suppress(UnicodeDecodeError):
-            assert text == data.decode("utf-8")
+    if data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
+        return
+    # UTF-16 without a BOM is tried before UTF-8 (decode's step 2): ASCII in UTF-16 is
+    # valid UTF-8 too, full of NULs (b"\x00 \x01\x01\x00" reads " \u0101" and a cut unit)
+    utf16 = utf16_without_bom(data[:SNIFF_BYTES])
+    if utf16 is not None:
+        assert text == data.decode(utf16, errors="replace")
+        return
+    with contextlib.suppress(UnicodeDecodeError):
+        assert text == data.decode("utf-8")
 
 
 def run_extract(value: tuple[str, str], _ctx: Context) -> None:

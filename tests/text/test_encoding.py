@@ -162,3 +162,14 @@ def test_legacy_russian_is_not_taken_for_broken_utf8() -> None:
     sentence = "Съешь же ещё этих мягких французских булок, да выпей же чаю. " * 20
     for codec in ("cp1251", "koi8_r", "cp866"):
         assert decode(sentence.encode(codec)) == sentence
+
+
+def test_utf16_without_bom_comes_before_utf8_even_where_utf8_decodes() -> None:
+    """ASCII in UTF-16 is valid UTF-8 too (with a NUL a character): the NULs on one side
+    decide for UTF-16 (decode's step 2 before step 3), a unit cut at the end as U+FFFD.
+    The fuzz target once asserted the UTF-8 reading of these bytes."""
+    data = b"\x00 \x01\x01\x00"
+    assert data.decode("utf-8") == "\x00 \x01\x01\x00"
+    assert decode(data) == " \u0101\ufffd"
+    assert decode("Привет, мир".encode("utf-16-le")) == "Привет, мир"
+    assert decode(b"a\x00b\x00") == "ab"
