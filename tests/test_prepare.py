@@ -353,3 +353,39 @@ def test_a_unit_whose_raw_text_does_not_decode_is_read_again_the_typed_way(
     assert got.sets.values.tobytes() == want.sets.values.tobytes()
     assert got.rows is not None and want.rows is not None
     assert got.rows.tobytes() == want.rows.tobytes()
+
+
+@pytest.mark.parametrize(
+    ("keep", "want_raw"),
+    [({}, True), ({"keep_tokens": True}, False), ({"keep_texts": True}, False)],
+)
+def test_texts_are_read_raw_only_where_the_kernel_tokenizes_them(
+    monkeypatch: pytest.MonkeyPatch, keep: dict[str, bool], want_raw: bool
+) -> None:
+    """Raw JSON texts go to the compiled kernel; a job that keeps the tokens or the texts
+    needs each text's str, and reads them typed (decoding raw texts one by one costs more
+    than the block decode)."""
+    from neardup.methods.kernel import compiled
+    from neardup.text import read
+    from neardup.text.units import LinesUnit
+
+    if compiled() is None:
+        pytest.skip("the compiled kernel is not built")
+    asked: list[bool] = []
+    real = read.read_unit_columns
+
+    def spy(unit: Any, options: Any, *, raw_texts: bool = False) -> Any:
+        asked.append(raw_texts)
+        return real(unit, options, raw_texts=raw_texts)
+
+    monkeypatch.setattr(read, "read_unit_columns", spy)
+    data = '{"id": "a", "text": "Тоска. Кому повем печаль мою?"}\n'.encode()
+    config = PrepareConfig(
+        canonical=CanonicalForm(),
+        shingling=Shingling(size=2),
+        min_tokens=1,
+        read=read_options(),
+        **keep,
+    )
+    got = prepare_unit(LinesUnit("f.jsonl", "f.jsonl", data, 1), config)
+    assert asked == [want_raw] and got.ids == ["a"] and len(got.sets) == 1

@@ -329,7 +329,9 @@ def prepare_unit(unit: Unit, config: PrepareConfig) -> PreparedDocuments:
     from neardup.text.read import read_options, read_unit_columns
 
     options = config.read if config.read is not None else read_options()
-    raw = kernel_of(config) == "cython" and not config.keep_texts
+    # texts as raw JSON where the compiled kernel tokenizes them (the token-keeping path
+    # and the kept texts need each text's str: decoding one by one would cost more)
+    raw = kernel_of(config) == "cython" and not (config.keep_texts or config.keep_tokens)
     t0 = time.perf_counter()
     read = read_unit_columns(unit, options, raw_texts=raw)
     t1 = time.perf_counter()
