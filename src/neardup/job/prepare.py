@@ -333,36 +333,28 @@ def prepare_unit(unit: Unit, config: PrepareConfig) -> PreparedDocuments:
     # and the kept texts need each text's str: decoding one by one would cost more)
     raw = kernel_of(config) == "cython" and not (config.keep_texts or config.keep_tokens)
     t0 = time.perf_counter()
-    read = read_unit_columns(unit, options, raw_texts=raw)
-    t1 = time.perf_counter()
     try:
-        return _prepared(
-            read.ids,
-            read.sources,
-            read.texts,
-            read.positions,
-            read.skipped,
-            read.items,
-            config,
-            t1 - t0,
-            time.perf_counter,
-        )
+        return _prepared_columns(read_unit_columns(unit, options, raw_texts=raw), config, t0)
     except DecodeError:  # a raw text that is not valid UTF-8: the unit the typed way
         if not raw:
             raise
-        read = read_unit_columns(unit, options)
-        t2 = time.perf_counter()
-        return _prepared(
-            read.ids,
-            read.sources,
-            read.texts,
-            read.positions,
-            read.skipped,
-            read.items,
-            config,
-            t2 - t0,
-            time.perf_counter,
-        )
+        return _prepared_columns(read_unit_columns(unit, options), config, t0)
+
+
+def _prepared_columns(read: Any, config: PrepareConfig, t0: float) -> PreparedDocuments:
+    """:func:`_prepared` of a unit's columns (:class:`neardup.text.read.UnitColumns`),
+    read since ``t0`` (perf_counter seconds)."""
+    return _prepared(
+        read.ids,
+        read.sources,
+        read.texts,
+        read.positions,
+        read.skipped,
+        read.items,
+        config,
+        time.perf_counter() - t0,
+        time.perf_counter,
+    )
 
 
 def _prepared(

@@ -87,9 +87,11 @@ def widen_result_pipe(pool: ProcessPoolExecutor, size: int = PIPE_BYTES) -> int 
         ParameterError: ``size`` outside 4 KiB .. 1 GiB (``fcntl`` would truncate a larger
         one to a page).
     """
-    import fcntl
-
     check_int("size", size, low=1 << 12, high=1 << 30)
+    try:
+        import fcntl
+    except ImportError:  # not a POSIX system
+        return None
     option = getattr(fcntl, "F_SETPIPE_SZ", None)
     reader = getattr(getattr(pool, "_result_queue", None), "_reader", None)
     if option is None or reader is None:
