@@ -73,4 +73,4 @@ def _rows(out_dir: str, name: str) -> Iterator[dict[str, Any]]:
     fs, root = fsspec.core.url_to_fs(out_dir)
     with fs.open(f"{root.rstrip('/')}/{name}", "rb") as fh:
         data = fh.read()
-    yield from msgspec.json.Decoder().decode_lines(data) if data.strip() else ()
+    yield from msgspec.json.Decoder().decode_lines(data)  # [] for an empty file
