@@ -3,9 +3,10 @@
 Data: the planted corpora of ``../shared/data/scale-corpus.py`` (``corpus-N.jsonl`` in
 ``--corpus-dir``; a missing size is cut from the head of a larger one there, else made by
 the script: :func:`bench_scale.corpus`). For each size, ``--repeat`` rounds (default 3) of
-three runs one after the other, each ``neardup dedup`` as its console script runs it
-(:func:`neardup.cli.main.run`, in a process of its own: whole-process wall seconds, so the
-Dask rows include starting the ``LocalCluster``):
+three runs one after the other, each ``neardup dedup`` run by its console script (the
+``neardup`` beside this interpreter, :func:`neardup.cli.entry.run`, as a user runs it) in a
+process of its own: whole-process wall seconds, so the Dask rows include starting and
+closing the ``LocalCluster``:
 
 * **local**: ``neardup dedup FILE --method M --threshold 0.5 --out DIR`` (the default job:
   reading on every core);
@@ -48,30 +49,24 @@ HERE = Path(__file__).resolve().parent
 FILES = ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl")
 COUNTS = ("documents", "skipped", "candidate_pairs", "pairs", "clusters", "kept", "dropped")
 THRESHOLD = 0.5
-#: The runs of one round, in this order: (name, child kind, workers).
+#: The runs of one round, in this order: (name, engine, workers).
 KINDS = (("local", "local", 1), ("dask-2", "dask", 2), ("dask-1", "dask", 1))
 
 
-def run_child(args: argparse.Namespace) -> dict[str, Any]:
-    """One run in this process (``--child``): ``neardup dedup`` as its console script runs
-    it (:func:`neardup.cli.main.run`, from the first import to the last step before exit),
-    then the counts, stages and peaks of the ``summary.json`` it wrote."""
-    argv = ["neardup", "dedup", args.corpus, "--method", args.method, "--quiet"]
-    argv += ["--threshold", str(THRESHOLD), "--out", args.out]
-    if args.child == "dask":
-        argv += ["--engine", "dask", "--workers", str(args.workers)]
-        argv += ["--block-mib", str(args.block_mib)]
-    sys.argv = argv
-    from neardup.cli.main import run as cli
+def console() -> list[str]:
+    """The ``neardup`` console script beside this interpreter (as a user runs it), else the
+    same entry point through ``-c``."""
+    script = Path(sys.executable).with_name("neardup")
+    if script.is_file():
+        return [str(script)]
+    return [sys.executable, "-c", "import sys; from neardup.cli.entry import run; sys.exit(run())"]
 
-    try:
-        cli()
-    except SystemExit as done:
-        if done.code not in (None, 0):
-            raise
-    summary = json.loads((Path(args.out) / "summary.json").read_text(encoding="utf-8"))
+
+def summary_row(kind: str, out: Path) -> dict[str, Any]:
+    """The counts, stages and peaks of the ``summary.json`` a run wrote into ``out``."""
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     workers = summary["worker_peak_memory_mib"]
-    if args.child == "local":
+    if kind == "local":
         peak = {"client": summary["peak_memory_mib"], "largest_reader": workers["largest"]}
     else:
         peak = {"client": summary["peak_memory_mib"], **{f"worker{i}": v
@@ -87,22 +82,23 @@ def run_child(args: argparse.Namespace) -> dict[str, Any]:
 def run(
     kind: str, workers: int, corpus: Path, out: Path, args: argparse.Namespace
 ) -> dict[str, Any]:
-    """One run in its own process; wall seconds of the whole process, load before/after."""
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", kind, "--corpus", str(corpus)]
-    cmd += ["--run-out", str(out), "--method", args.method, "--workers", str(workers)]
-    cmd += ["--block-mib", str(args.block_mib)]
+    """One ``neardup dedup`` run, its console script in a process of its own: wall seconds
+    of the whole process, load before/after."""
+    cmd = [*console(), "dedup", str(corpus), "--method", args.method, "--quiet"]
+    cmd += ["--threshold", str(THRESHOLD), "--out", str(out)]
+    if kind == "dask":
+        cmd += ["--engine", "dask", "--workers", str(workers), "--block-mib", str(args.block_mib)]
     load_before = round(os.getloadavg()[0], 2)
     t0 = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - t0
     if done.returncode != 0:
         raise SystemExit(f"{kind} run failed:\n{done.stderr[-3000:]}")
-    row = json.loads(done.stdout.strip().splitlines()[-1])
     digests = {n: hashlib.sha256((out / n).read_bytes()).hexdigest() for n in FILES}
     return {
         "wall_s": round(wall, 2),
         "workers": workers,
-        **row,
+        **summary_row(kind, out),
         "load_before": load_before,
         "load_after": round(os.getloadavg()[0], 2),
         "_digests": digests,
@@ -170,16 +166,7 @@ def main() -> None:
     parser.add_argument(
         "--repeat", type=int, default=3, help="rounds of the three runs (median reported)"
     )
-    # one run in a child process
-    parser.add_argument("--child", choices=("local", "dask"), help=argparse.SUPPRESS)
-    parser.add_argument("--corpus", help=argparse.SUPPRESS)
-    parser.add_argument("--run-out", help=argparse.SUPPRESS)
-    parser.add_argument("--workers", type=int, default=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.child:
-        args.out = args.run_out
-        print("\n" + json.dumps(run_child(args)), flush=True)
-        return
     sys.path.insert(0, str(HERE))
     rows = []
     with tempfile.TemporaryDirectory(prefix="neardup-dask-bench-") as tmp:

@@ -177,8 +177,26 @@ def test_imports_without_gc_pause_collection_then_freeze_and_restore(enabled: bo
 def test_the_fork_server_starts_first_only_for_a_local_cluster(
     argv: list[str], local: bool
 ) -> None:
-    """``run()`` starts the workers' fork server before anything else only for ``dedup
-    --engine dask`` without ``--scheduler``."""
-    from neardup.cli.main import _on_local_cluster
+    """The console script starts the workers' fork server before anything else only for
+    ``dedup --engine dask`` without ``--scheduler``."""
+    from neardup.cli.early import on_local_cluster
 
-    assert _on_local_cluster(argv) is local
+    assert on_local_cluster(argv) is local
+
+
+def test_the_console_script_is_the_light_entry_point() -> None:
+    """``neardup`` runs :func:`neardup.cli.entry.run`, whose module imports neither Typer nor
+    the command line: a Dask worker re-imports the console script as its main module
+    (``multiprocessing``), and took Typer and every command with it before."""
+    from importlib.metadata import entry_points
+
+    (script,) = entry_points(group="console_scripts", name="neardup")
+    assert script.value == "neardup.cli.entry:run"
+    code = (
+        "import sys\n"
+        "import neardup.cli.entry\n"
+        "print(sorted(m for m in ('typer', 'neardup.cli.main', 'numpy') if m in sys.modules))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert res.stdout.strip() == "[]", res.stderr

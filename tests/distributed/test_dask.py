@@ -409,3 +409,57 @@ def test_local_cluster_workers_run_without_the_profiler_and_malloc_trim() -> Non
 
     with local_cluster(workers=1) as cluster, distributed.Client(cluster) as cli:
         assert list(cli.run(worker_settings).values()) == [(False, None)]
+
+
+def test_lines_are_counted_on_the_client_only_for_local_jsonl_within_the_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from neardup.distributed import io
+
+    path = tmp_path / "c.jsonl"
+    path.write_bytes(b"".join(b'{"text": "line %d"}\n' % i for i in range(1000)))
+    blocks = io.make_blocks([str(path)], 997)
+    assert len(blocks) > 10
+    with plan._lines_counted_here(blocks) as counted:
+        assert counted is not None
+        assert counted.result() == [io.count_lines(b) for b in blocks]
+        assert sum(counted.result()) == 1000
+    gz = tmp_path / "c.jsonl.gz"
+    gz.write_bytes(gzip.compress(path.read_bytes()))
+    with plan._lines_counted_here([*blocks, *io.make_blocks([str(gz)], 997)]) as counted:
+        assert counted is None  # a gzip block: the workers count
+    monkeypatch.setattr(plan, "COUNT_HERE_BYTES", path.stat().st_size - 1)
+    with plan._lines_counted_here(blocks) as counted:
+        assert counted is None  # over the budget
+
+
+def test_own_cluster_numbers_lines_as_the_local_job(tmp_path: Path) -> None:
+    """On the job's own LocalCluster the lines of a local file are counted on the client
+    (:func:`neardup.distributed.plan._lines_counted_here`): records without an id, repeated
+    ids and bad lines in later 1 MiB blocks of the file are named ``FILE:LINE`` as the
+    local job names them."""
+    chekhov = Path(__file__).resolve().parents[2] / "examples" / "corpus" / "chekhov"
+    whole = " ".join(p.read_text(encoding="utf-8") for p in sorted(chekhov.glob("*.txt")))
+    texts = [whole[k * 1500 : k * 1500 + 2000] for k in range(40)]  # overlapping windows
+    lines = []
+    for i in range(1300):
+        if i % 97 == 5:
+            lines.append("not json")
+        elif i % 3 == 0:
+            lines.append(json.dumps({"text": texts[i % len(texts)]}))  # no id: FILE:LINE
+        else:
+            lines.append(json.dumps({"id": f"d{i % 700}", "text": texts[(i * 7) % len(texts)]}))
+    path = tmp_path / "c.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    opts = DedupOptions(threshold=0.5)
+    local = dedup([str(path)], method="minhash-lsh", options=opts)
+    write_result(local, tmp_path / "local")
+    got = dedup_dask(
+        [str(path)], tmp_path / "dask", method="minhash-lsh", options=opts, workers=1,
+        block_bytes=1 << 20,
+    )  # fmt: skip
+    assert got.summary["partitions"] == -(-path.stat().st_size // (1 << 20)) >= 3
+    for name in (*FILES, "skipped.jsonl"):
+        assert (tmp_path / "dask" / name).read_text() == (tmp_path / "local" / name).read_text()
+    assert got.summary["renamed_ids"] == local.summary["renamed_ids"] > 0
+    assert local.summary["skipped"] > 0

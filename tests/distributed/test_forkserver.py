@@ -73,3 +73,46 @@ def test_no_fork_server_where_the_platform_has_none(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
     assert not forkserver.start_fork_server()
     assert forkserver.dask_settings() == {}
+
+
+def _version_report_ready() -> tuple[bool, int]:
+    import platform
+
+    import distributed.versions
+
+    made = platform._uname_cache is not None and "processor" in vars(platform._uname_cache)  # type: ignore[attr-defined]
+    return made, distributed.versions._version_cached.cache_info().currsize
+
+
+def _report_in_child(queue: multiprocessing.Queue[tuple[bool, int]]) -> None:
+    queue.put(_version_report_ready())
+
+
+def test_a_forked_process_finds_dask_s_version_report_made() -> None:
+    """A process forked from the server (a worker, before it registers) finds Dask's
+    version report made by the server (:mod:`neardup.distributed.preforked`): no
+    ``uname -p`` subprocess and no package metadata read in each worker."""
+    require("distributed")
+    assert forkserver.start_fork_server()
+    ctx = multiprocessing.get_context("forkserver")
+    queue: multiprocessing.Queue[tuple[bool, int]] = ctx.Queue()
+    child = ctx.Process(target=_report_in_child, args=(queue,))
+    child.start()
+    made, packages = queue.get(timeout=60)
+    child.join(timeout=60)
+    assert made and packages > 0
+
+
+def test_stop_ends_the_server_at_once_and_a_new_one_starts_after() -> None:
+    """``stop_fork_server`` kills the server (SIGTERM: no teardown of its imports) and
+    leaves ``multiprocessing`` able to start another; with none running it says so."""
+    assert forkserver.start_fork_server()
+    first = _server_pid()
+    assert first is not None
+    assert forkserver.stop_fork_server()
+    assert _server_pid() is None
+    with pytest.raises(ProcessLookupError):
+        os.kill(first, 0)  # gone and reaped
+    assert not forkserver.stop_fork_server()
+    assert forkserver.start_fork_server()
+    assert _server_pid() not in (None, first)

@@ -6,7 +6,6 @@ from neardup.cli.gc_pause import imports_without_gc, skip_final_collections
 
 with imports_without_gc():  # Typer and the options: no collection walks them (start-up)
     import dataclasses
-    import itertools
     import sys
     from pathlib import Path
     from typing import Annotated, Any
@@ -964,23 +963,11 @@ def _listed() -> None:
 _listed.__annotations__ = {}
 
 
-def _on_local_cluster(argv: list[str]) -> bool:
-    """Whether ``argv`` runs a job on a ``LocalCluster``: ``dedup`` with ``--engine dask``
-    and no ``--scheduler``. Its workers' fork server (:mod:`neardup.distributed.forkserver`)
-    then starts before anything else, so that its imports (0.7 s) run beside the command's
-    own; read from the words alone (the options are checked as always, after)."""
-    name = next((a for a in argv if not a.startswith("-")), None)
-    pairs = {f"{a}={b}" for a, b in itertools.pairwise(argv)} | set(argv)
-    scheduler = any(a == "--scheduler" or a.startswith("--scheduler=") for a in argv)
-    return name == "dedup" and "--engine=dask" in pairs and not scheduler
-
-
 def run() -> None:
     """Console-script entry point (see :func:`app_for`)."""
-    if _on_local_cluster(sys.argv[1:]):  # its imports beside this process's, from here on
-        from neardup.distributed.forkserver import start_fork_server
+    from neardup.cli.early import start_workers_early
 
-        start_fork_server()
+    start_workers_early(sys.argv[1:])  # idempotent: the console script's entry ran it first
     try:
         app_for(sys.argv[1:])()
     finally:

@@ -21,15 +21,17 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 #: Modules the fork server imports before it forks a worker: Dask's worker, the job's task
 #: modules (:mod:`neardup.distributed.plan` imports every one), the compiled kernels and
 #: what the tasks import when they first run (fsspec, msgspec, the prepare kernel's
-#: wrappers: 20-30 ms a worker, at its first task, before). One that fails to import is
-#: left for the worker to import (``multiprocessing`` skips it).
+#: wrappers: 20-30 ms a worker, at its first task, before), and last :mod:`.preforked`
+#: (Dask's version report, made once for every worker). One that fails to import is left
+#: for the worker to import (``multiprocessing`` skips it).
 WORKER_MODULES = (
     "distributed",
     "neardup.distributed.plan",
@@ -41,6 +43,7 @@ WORKER_MODULES = (
     "neardup.output",
     "fsspec.implementations.local",
     "msgspec.json",
+    "neardup.distributed.preforked",
 )
 
 #: The environment the server starts with: one thread in each numerical library's pool, as
@@ -91,6 +94,32 @@ def dask_settings() -> dict[str, Any]:
 
     distributed.utils._forkserver_preload_set = True
     return {"distributed.worker.multiprocessing-method": METHOD}
+
+
+def stop_fork_server() -> bool:
+    """Stop the running fork server at once: SIGTERM (which it leaves to the default
+    action), then ``multiprocessing``'s own stop (it closes the server's pipe, reaps it and
+    forgets it: a later worker starts a new server). For a process that started the server
+    and is done with its workers (the console script's end).
+
+    A server left to exit on its own tears down its imports after this process has exited
+    (80-100 ms here), and holds this process's standard output and error open meanwhile: a
+    caller that reads them to their end (a pipe, ``subprocess.run(capture_output=True)``)
+    waited for that.
+
+    Returns:
+        True when a server was stopped; False when none was running.
+    """
+    from multiprocessing import forkserver
+
+    server = forkserver._forkserver
+    pid = getattr(server, "_forkserver_pid", None)  # CPython 3.4-3.14
+    if pid is None:
+        return False
+    with suppress(ProcessLookupError):  # exited already: reaped below
+        os.kill(pid, signal.SIGTERM)
+    server._stop()  # type: ignore[attr-defined]  # closes its pipe, reaps it, forgets it
+    return True
 
 
 @contextmanager

@@ -159,6 +159,11 @@ def count_lines(block: Block) -> int:
     return _count_mapped(local, block.start, block.end)
 
 
+def is_local(url: str) -> bool:
+    """Whether ``url`` names a file on this machine's file system (a path, ``file://``)."""
+    return _local_path(url) is not None
+
+
 def _local_path(url: str) -> str | None:
     """The path of a file on this machine's file system, or None (another fsspec protocol)."""
     import fsspec

@@ -32,7 +32,8 @@ from __future__ import annotations
 import os
 import resource
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
@@ -75,6 +76,11 @@ WHOLE_VERIFY_PAIRS = 1_000_000
 #: partition, 9 bytes a document and slot, 235 with minhash-lsh's 25 bands, and sorts one
 #: slot at a time, as the local job does), beyond which by a shuffle of ``(slot, key)`` rows.
 WHOLE_KEY_DOCS = 2_000_000
+
+#: Input bytes up to which the job's own ``LocalCluster`` has its blocks' lines counted on
+#: the client while it starts (:func:`_lines_counted_here`): 40 ms at 226 MB here, in the
+#: 0.1 s the start takes; a million documents (2.3 GB, 0.4 s) are counted by the workers.
+COUNT_HERE_BYTES = 512 << 20
 
 
 def dedup_dask(
@@ -148,14 +154,54 @@ def dedup_dask(
         raise ParameterError("within", within, "True or False")
     meth = resolve_method(method, opts, dict(method_params))
     opts = decided_options(meth, opts)
+    # derived parameters (an LSH's bands and rows: 25 ms) made here, before the cluster
+    # starts, and pickled with the method into every task: not made again in each worker
+    meth.params()
     if out_dir is None and (client is not None or scheduler is not None):
         raise ParameterError("out_dir", None, "a directory every worker can write")
-    with _out(out_dir) as out, _client(client, scheduler, workers) as cli:
+    a_inputs = list(against) if against is not None else []
+    blocks, k = plan_blocks(a_inputs, list(inputs), block_bytes)
+    with _out(out_dir) as out, _client(client, scheduler, workers, blocks) as (cli, counted):
         job = _Job(cli, meth, opts, read_options or {}, out, reduce_partitions)
         if against is not None:
-            job.against = (list(against), within)
-        summary, ids, pairs = job.run(inputs, block_bytes)
+            job.against = (a_inputs, within)
+        summary, ids, pairs = job.run(blocks, k, counted)
         return read_result(out, ids, pairs, summary, against=job.first)
+
+
+def plan_blocks(
+    a_inputs: Sequence[str | os.PathLike[str]],
+    inputs: Sequence[str | os.PathLike[str]],
+    block_bytes: int,
+) -> tuple[list[io.Block], int]:
+    """The job's blocks (partitions), A's (``--against``) first, and how many are A's.
+
+    Raises:
+        InputError: an input does not exist or is not JSONL/Parquet.
+    """
+    a_files = io.list_files(a_inputs) if a_inputs else []
+    files = [*a_files, *io.list_files(inputs)]
+    names = io.file_names([*a_inputs, *inputs], files)  # as group_names: A's, then B's
+    a_blocks = io.make_blocks(a_files, block_bytes, names[: len(a_files)])
+    rest = io.make_blocks(files[len(a_files) :], block_bytes, names[len(a_files) :])
+    return [*a_blocks, *rest], len(a_blocks)
+
+
+@contextmanager
+def _lines_counted_here(blocks: Sequence[io.Block]) -> Iterator[Future[list[int]] | None]:
+    """The blocks' line counts (:func:`~.io.count_lines`), counted in a thread of this
+    process for the block (the start of the job's own ``LocalCluster``), when every block
+    is a range of a local JSONL file and they hold at most :data:`COUNT_HERE_BYTES`; else
+    None (the workers count them, after the start). The client only waits while the
+    cluster starts (for the workers' fork server and their registration), and the count
+    (a memory map, numpy without the GIL) fits in that wait: the workers' count cost the
+    job 40-60 ms more at 100,000 documents."""
+    local = all(b.kind == "jsonl" and io.is_local(b.url) for b in blocks)
+    if not local or sum(b.end - b.start for b in blocks) > COUNT_HERE_BYTES:
+        yield None
+        return
+    with ThreadPoolExecutor(1, thread_name_prefix="neardup-count") as pool:
+        yield pool.submit(lambda: [io.count_lines(b) for b in blocks])
 
 
 @contextmanager
@@ -170,19 +216,29 @@ def _out(out_dir: str | os.PathLike[str] | None) -> Any:
 
 
 @contextmanager
-def _client(client: Any, scheduler: str | None, workers: int | None) -> Any:
+def _client(
+    client: Any, scheduler: str | None, workers: int | None, blocks: Sequence[io.Block]
+) -> Iterator[tuple[Any, Future[list[int]] | None]]:
+    """The client to run on (``client``, one for ``scheduler``, else one of a
+    ``LocalCluster`` of ``workers`` started here and closed at the end) and the blocks'
+    line counts where they were counted here while that cluster started
+    (:func:`_lines_counted_here`; else None)."""
     if client is not None:
-        yield client
+        yield client, None
         return
     from distributed import Client
 
     if scheduler is not None:
         with Client(scheduler) as cli:
-            yield cli
+            yield cli, None
         return
     n = check_int("workers", workers if workers is not None else 2, low=1)
-    with local_cluster(workers=n) as cluster, Client(cluster) as cli:
-        yield cli
+    with (
+        _lines_counted_here(blocks) as counted,
+        local_cluster(workers=n) as cluster,
+        Client(cluster) as cli,
+    ):
+        yield cli, counted
 
 
 def local_cluster(*, workers: int = 2, processes: bool = True, **kwargs: Any) -> Any:
@@ -297,33 +353,49 @@ class _Job:
         self.seconds[stage] = round(time.perf_counter() - t0, 6)
 
     def run(
-        self, inputs: Sequence[str | os.PathLike[str]], block_bytes: int
+        self, blocks: list[io.Block], k: int, counted: Future[list[int]] | None = None
     ) -> tuple[dict[str, Any], list[str], PairTable]:
-        """Run the job; the summary, the processed documents' ids in input order and the
-        decided pairs (gathered from the workers, in ``pairs.jsonl`` order)."""
+        """Run the job on ``blocks`` (:func:`plan_blocks`: A's ``k`` first; ``counted``:
+        their line counts made on the client, or None); the summary, the processed
+        documents' ids in input order and the decided pairs (gathered from the workers, in
+        ``pairs.jsonl`` order).
+
+        The client waits on the cluster where a choice needs a count (the partitions'
+        document counts for their offsets, the candidate count for the verify and keep
+        plans) and once at the end, for everything the summary and the result need (ids,
+        skip writes, counts, pair rows): each wait is a round trip through the scheduler
+        (10-50 ms), and the stages between run back to back on the workers."""
         io.prepare_out_dir(self.out)
-        parts, offsets, skip_reasons, ids = self._ingest(inputs, block_bytes)
+        parts, offsets, skip_reasons, late = self._ingest(blocks, k, counted)
         n_parts = len(parts)
         r = self._reduce(n_parts)
         kept: Any = None
+        bound: int | None = None  # at most this many decided pairs (None: not known)
         if not self.whole:
             cand, sizes = self._candidates(parts, offsets, r)
-            verified, n_cand, n_pairs = self._verify(parts, cand, sizes, offsets)
+            t0 = time.perf_counter()
+            verified, counts = self._verify(parts, cand, sizes, offsets)
             del cand
             contained: Any = {}
+            bound = sum(sizes)
         else:
-            verified, contained, kept, n_cand, n_pairs = self._whole(parts, offsets)
+            t0 = time.perf_counter()
+            verified, contained, kept, counts = self._whole(parts, offsets)
         rows = [self.c.submit(pt.pair_rows, v) for v in verified]  # beside the cluster stage
         # clusters need ids and lengths only: let the sets and signatures go
         parts = [self.c.submit(pt.slim, x) for x in parts]
-        matched = 0
         if self.against is not None:  # the keep stage ran in the one task (keep_against)
-            n_clusters, n_dropped, matched = kept.result()
-            rounds = 0
+            done, rounds = kept, 0
         else:
-            n_clusters, n_dropped, rounds = self._cluster(
-                parts, verified, offsets, r, contained, n_pairs
-            )
+            done, rounds = self._cluster(parts, verified, offsets, r, contained, counts, bound)
+        done, counts, rows, (named, _) = self.c.gather([done, counts, rows, late])
+        self._time("verify+cluster", t0)
+        if self.against is not None:
+            n_clusters, n_dropped, matched = done
+        else:
+            (n_clusters, n_dropped), matched = done, 0
+        n_cand, n_pairs = sum(c[0] for c in counts), sum(c[1] for c in counts)
+        ids = [str(i) for part in named for i in part]
         pairs = self._pairs(rows, ids)
         t0 = time.perf_counter()
         for name in ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl"):
@@ -357,22 +429,18 @@ class _Job:
 
     # -- stages ---------------------------------------------------------------------------
     def _ingest(
-        self, inputs: Sequence[Any], block_bytes: int
-    ) -> tuple[list[Any], np.ndarray, dict[str, int], list[str]]:
-        """Read and prepare the blocks; the finalized partitions (futures), their document
-        offsets, the reading skips by reason and the documents' ids in input order (gathered
-        with the counts and the skipped rows' writes: one wait for the three)."""
+        self, blocks: list[io.Block], k: int, counted: Future[list[int]] | None
+    ) -> tuple[list[Any], np.ndarray, dict[str, int], tuple[list[Any], list[Any]]]:
+        """Read and prepare the blocks (the first ``k`` are A's; ``counted``: their line
+        counts made on the client, or None: counted here); the finalized partitions
+        (futures), their document offsets, the reading skips by reason (gathered: the
+        stage's wait) and, left for the job's last wait, futures of the partitions' ids
+        (input order) and of their ``skipped.jsonl`` writes."""
         t0 = time.perf_counter()
-        a_inputs = list(self.against[0]) if self.against is not None else []
-        a_files = io.list_files(a_inputs) if a_inputs else []
-        files = [*a_files, *io.list_files(inputs)]
-        names = io.file_names([*a_inputs, *inputs], files)  # as group_names: A's, then B's
-        a_blocks = io.make_blocks(a_files, block_bytes, names[: len(a_files)])
-        blocks = [
-            *a_blocks,
-            *io.make_blocks(files[len(a_files) :], block_bytes, names[len(a_files) :]),
-        ]
-        counts = self.c.gather(self.c.map(io.count_lines, blocks, pure=False))
+        if counted is not None:
+            counts = counted.result()
+        else:
+            counts = self.c.gather(self.c.map(io.count_lines, blocks, pure=False))
         blocks = io.number_lines(blocks, counts)
         raw = self.c.map(
             pt.ingest,
@@ -403,18 +471,15 @@ class _Job:
         del raw
         if self.meth.capabilities.needs_fit:
             parts = self._fit(parts, sign=not self.whole)
-        k = len(a_blocks)  # A's partitions come first: their skips are A's, not written
+        # A's partitions come first (k of them): their skips are A's, not written
         writes = [
             self.c.submit(pt.write_skipped, x, self.out, p)
             if p >= k
             else self.c.submit(io.write_part, self.out, "skipped.jsonl", p, [])
             for p, x in enumerate(parts)
         ]
-        counted = [self.c.submit(pt.part_count, x) for x in parts]
         named = [self.c.submit(pt.part_ids, x) for x in parts]
-        got = self.c.gather([*counted, *named, *writes])
-        stats, id_parts = got[:n_parts], got[n_parts : 2 * n_parts]
-        ids = [str(i) for part in id_parts for i in part]
+        stats = self.c.gather([self.c.submit(pt.part_count, x) for x in parts])
         sizes = np.array([s[0] for s in stats], dtype=np.int64)
         offsets = np.zeros(n_parts + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
@@ -425,7 +490,7 @@ class _Job:
         self.a_reasons = _reasons(stats[:k])
         reasons = _reasons(stats[k:])
         self._time("ingest", t0)
-        return parts, offsets, reasons, ids
+        return parts, offsets, reasons, (named, writes)
 
     def _holders(self, futures: list[Any]) -> list[list[str] | None]:
         """The workers holding each of ``futures`` once it is done (None: not known), for a
@@ -465,13 +530,14 @@ class _Job:
             return parts
         return [self.c.submit(pt.sign_fitted, x, self.meth) for x in parts]
 
-    def _whole(self, parts: list[Any], offsets: np.ndarray) -> tuple[list[Any], Any, Any, int, int]:
+    def _whole(
+        self, parts: list[Any], offsets: np.ndarray
+    ) -> tuple[list[Any], Any, Any, list[Any]]:
         """Candidates and decisions over the whole corpus in one task (:mod:`.whole`):
-        the verified partitions, the containment map (a future), the keep stage's counts
-        with ``--against`` (a future) and the counts."""
+        the verified partitions, the containment map, the keep stage's counts with
+        ``--against`` and the partitions' ``(candidates, pairs)`` counts (futures all)."""
         import operator
 
-        t0 = time.perf_counter()
         against = None if self.against is None else (self.first, self.against[1])
         done = self.c.submit(
             decide_whole, self.meth, self.opts, offsets, self.out, *parts, against=against
@@ -480,9 +546,8 @@ class _Job:
         verified = [self.c.submit(operator.getitem, found, p) for p in range(len(parts))]
         contained = self.c.submit(operator.getitem, done, 1)
         kept = self.c.submit(operator.getitem, done, 2)
-        counts = self.c.gather([self.c.submit(pt.verified_counts, v) for v in verified])
-        self._time("verify", t0)
-        return verified, contained, kept, sum(c[0] for c in counts), sum(c[1] for c in counts)
+        counts = [self.c.submit(pt.verified_counts, v) for v in verified]
+        return verified, contained, kept, counts
 
     def _candidates(
         self, parts: list[Any], offsets: np.ndarray, r: int
@@ -554,10 +619,12 @@ class _Job:
 
     def _verify(
         self, parts: list[Any], cand: list[Any], sizes: list[int], offsets: np.ndarray
-    ) -> tuple[list[Any], int, int]:
+    ) -> tuple[list[Any], list[Any]]:
         """Verify the candidate pairs (``sizes`` of them a partition): up to
         :data:`WHOLE_VERIFY_PAIRS` in one task (:meth:`_verify_all`), else partition by
-        partition, at most ``2 x workers`` in flight.
+        partition, at most ``2 x workers`` in flight. Returns the verified partitions and
+        their ``(candidates, pairs)`` counts (futures, or values where the window waited
+        for them).
 
         A partition's verify task holds the documents it fetched from later partitions;
         bounding the partitions in flight bounds that memory on every worker (fetches run
@@ -565,13 +632,12 @@ class _Job:
         """
         from distributed import as_completed
 
-        t0 = time.perf_counter()
         n_parts = len(parts)
         if sum(sizes) <= WHOLE_VERIFY_PAIRS:
-            return self._verify_all(parts, cand, offsets, t0)
+            return self._verify_all(parts, cand, offsets)
         window = max(2, 2 * self._workers())
         verified: list[Any] = [None] * n_parts
-        counts: list[tuple[int, int]] = []
+        counts: list[Any] = []
         running = as_completed()
         for p in range(n_parts):
             if running.count() >= window:
@@ -579,15 +645,14 @@ class _Job:
             verified[p] = self._verify_one(parts, cand, offsets, p)
             running.add(self.c.submit(pt.verified_counts, verified[p]))
         counts += [f.result() for f in running]
-        self._time("verify", t0)
-        return verified, sum(c[0] for c in counts), sum(c[1] for c in counts)
+        return verified, counts
 
     def _verify_all(
-        self, parts: list[Any], cand: list[Any], offsets: np.ndarray, t0: float
-    ) -> tuple[list[Any], int, int]:
+        self, parts: list[Any], cand: list[Any], offsets: np.ndarray
+    ) -> tuple[list[Any], list[Any]]:
         """Verify every partition's pairs in one task
         (:func:`~neardup.distributed.partition.verify_all`), on the documents the pairs name,
-        fetched once a partition."""
+        fetched once a partition; the verified partitions and their counts (futures)."""
         import operator
 
         named = self.c.submit(pt.named_documents, *cand)
@@ -597,9 +662,7 @@ class _Job:
         ]
         done = self.c.submit(pt.verify_all, self.meth, self.opts, self.out, offsets, *cand, *docs)
         verified = [self.c.submit(operator.getitem, done, p) for p in range(len(parts))]
-        counts = self.c.gather([self.c.submit(pt.verified_counts, v) for v in verified])
-        self._time("verify", t0)
-        return verified, sum(c[0] for c in counts), sum(c[1] for c in counts)
+        return verified, [self.c.submit(pt.verified_counts, v) for v in verified]
 
     def _verify_one(self, parts: list[Any], cand: list[Any], offsets: np.ndarray, p: int) -> Any:
         n_parts = len(parts)
@@ -626,23 +689,28 @@ class _Job:
         offsets: np.ndarray,
         r: int,
         contained: Any,
-        n_pairs: int,
-    ) -> tuple[int, int, int]:
+        counts: list[Any],
+        bound: int | None,
+    ) -> tuple[Any, int]:
         """Components, clusters, keep decisions and dropped reasons; ``contained``: the
-        ``{doc: container}`` map of a containment job (or its future), else empty.
+        ``{doc: container}`` map of a containment job (or its future), else empty;
+        ``counts``: the verified partitions' ``(candidates, pairs)`` (futures or values);
+        ``bound``: at most this many decided pairs (None: not known). Returns the
+        ``(clusters, dropped)`` counts (a future, or values) and the label propagation's
+        rounds.
 
         Up to :data:`WHOLE_KEEP_PAIRS` decided pairs, the local job's stages in one task
-        (:func:`~neardup.distributed.whole.keep_whole`, ``cc_rounds`` 0); beyond, label
+        (:func:`~neardup.distributed.whole.keep_whole`, ``cc_rounds`` 0), submitted at once
+        when ``bound`` says so (else after a wait for the counts); beyond, label
         propagation and shuffles over the partitions."""
-        t0 = time.perf_counter()
         n_parts = len(parts)
-        if n_pairs <= WHOLE_KEEP_PAIRS:
+        if bound is None or bound > WHOLE_KEEP_PAIRS:
+            bound = sum(c[1] for c in self.c.gather(counts))
+        if bound <= WHOLE_KEEP_PAIRS:
             done = self.c.submit(
                 keep_whole, self.opts, contained, self.out, n_parts, *parts, *verified
             )
-            n_clusters, n_dropped = done.result()
-            self._time("cluster", t0)
-            return n_clusters, n_dropped, 0
+            return done, 0
         edges = [self.c.submit(pt.edges_of, v) for v in verified]
         labels, rounds = component_labels(self.c, edges, r)
         attached = shuffle(
@@ -678,15 +746,14 @@ class _Job:
             name="reasons",
         )
         finals = self._finals(groups, reasons, offsets)
-        counts = self.c.gather([self.c.submit(cl.cluster_count, f) for f in finals])
-        first = np.concatenate([[0], np.cumsum(counts)]).astype(int)
+        n_each = self.c.gather([self.c.submit(cl.cluster_count, f) for f in finals])
+        first = np.concatenate([[0], np.cumsum(n_each)]).astype(int)
         writes = [
             self.c.submit(cl.write_clusters, f, int(first[p]), self.out, p)
             for p, f in enumerate(finals)
         ]
         dropped = sum(self.c.gather(writes))
-        self._time("cluster", t0)
-        return int(first[-1]), int(dropped), rounds
+        return (int(first[-1]), int(dropped)), rounds
 
     def _finals(self, groups: list[Any], reasons: list[Any], offsets: np.ndarray) -> list[Any]:
         import operator
@@ -701,11 +768,10 @@ class _Job:
             finals.append(self.c.submit(cl.gather_final, p, len(gm), *gm, *dm))
         return finals
 
-    def _pairs(self, rows: list[Any], ids: list[str]) -> PairTable:
-        """The decided pairs of every partition (``rows``: futures of
+    def _pairs(self, parts: list[dict[str, np.ndarray]], ids: list[str]) -> PairTable:
+        """The decided pairs of every partition (``parts``: gathered
         :func:`~neardup.distributed.partition.pair_rows`), in partition order (as
         ``pairs.jsonl``)."""
-        parts = self.c.gather(rows)
         table = pt.stacked_rows(parts)
         codes = [p["code"] for p in parts if p["a"].size]
         code = np.concatenate(codes) if codes else np.zeros(0, np.uint8)
