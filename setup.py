@@ -51,7 +51,8 @@ def _extensions() -> list[Extension]:
         language="c++",
         extra_compile_args=["-O3"],
     )
-    return cythonize([kernel, scan], language_level=3, quiet=True)
+    # both cimport neardup/text/_jsonchar.pxd (one JSON character decoder)
+    return cythonize([kernel, scan], language_level=3, quiet=True, include_path=["src"])
 
 
 setup(ext_modules=_extensions(), cmdclass={"build_ext": OptionalBuildExt})

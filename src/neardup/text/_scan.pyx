@@ -19,6 +19,8 @@ from libc.stdint cimport int64_t, uint8_t, uint32_t
 from libc.string cimport memchr, memcpy
 from libcpp.vector cimport vector
 
+from neardup.text._jsonchar cimport NOT_BMP, json_char
+
 
 #: Bumped with every change to this module's functions or their arguments;
 #: neardup.text.read refuses a build of another version (a stale in-place build).
@@ -165,45 +167,18 @@ cdef inline bint space(uint32_t c) noexcept nogil:
             or c == 0x202F or c == 0x205F or c == 0x3000)
 
 
-cdef inline uint32_t hex4(const uint8_t *p) noexcept nogil:
-    """The value of four hexadecimal digits (msgspec has checked them)."""
-    cdef uint32_t v = 0, d
-    cdef int k
-    for k in range(4):
-        d = p[k]
-        v = (v << 4) | (d - 48 if d <= 57 else (d | 32) - 87)
-    return v
-
-
 cdef inline bint blank(const uint8_t *p, Py_ssize_t n) noexcept nogil:
     """Whether the body of a JSON string (its bytes between the quotes, escapes checked by
-    msgspec) decodes to white space only. A byte sequence that is not UTF-8 counts as a
-    character that is not white space: the string's own decoding refuses it later."""
+    msgspec) decodes to white space only. A character :func:`json_char` cannot take (past
+    U+FFFF, a surrogate) is not white space, and a byte sequence that is not UTF-8 counts
+    as a character that is not: the string's own decoding refuses it later."""
     cdef Py_ssize_t i = 0
-    cdef uint32_t b, c, e
+    cdef uint32_t got
     while i < n:
-        b = p[i]
-        if b == 92 and i + 1 < n:  # an escape
-            e = p[i + 1]
-            if e == 117 and i + 5 < n:  # \uXXXX
-                c = hex4(p + i + 2)
-                i += 6
-            else:
-                c = 9 if e == 116 else 10 if e == 110 else 13 if e == 114 else 12 if e == 102 else e
-                i += 2
-        elif b < 0x80:
-            c = b
-            i += 1
-        elif 0xC2 <= b <= 0xDF and i + 1 < n:
-            c = ((b & 0x1F) << 6) | (p[i + 1] & 0x3F)
-            i += 2
-        elif 0xE0 <= b <= 0xEF and i + 2 < n:
-            c = ((b & 0x0F) << 12) | ((p[i + 1] & 0x3F) << 6) | (p[i + 2] & 0x3F)
-            i += 3
-        else:  # four bytes (no white space there) or not UTF-8
+        got = json_char(p, n, i)
+        if got == NOT_BMP or not space(got & 0xFFFFFF):
             return False
-        if not space(c):
-            return False
+        i += got >> 24
     return True
 
 
