@@ -964,7 +964,8 @@ _listed.__annotations__ = {}
 
 
 def run() -> None:
-    """Console-script entry point (see :func:`app_for`)."""
+    """Run the command line on ``sys.argv`` (see :func:`app_for`); the console script
+    reaches it through :func:`neardup.cli.entry.run`."""
     from neardup.cli.early import start_workers_early
 
     start_workers_early(sys.argv[1:])  # idempotent: the console script's entry ran it first

@@ -189,13 +189,13 @@ def plan_blocks(
 
 @contextmanager
 def _lines_counted_here(blocks: Sequence[io.Block]) -> Iterator[Future[list[int]] | None]:
-    """The blocks' line counts (:func:`~.io.count_lines`), counted in a thread of this
-    process for the block (the start of the job's own ``LocalCluster``), when every block
-    is a range of a local JSONL file and they hold at most :data:`COUNT_HERE_BYTES`; else
-    None (the workers count them, after the start). The client only waits while the
-    cluster starts (for the workers' fork server and their registration), and the count
-    (a memory map, numpy without the GIL) fits in that wait: the workers' count cost the
-    job 40-60 ms more at 100,000 documents."""
+    """The blocks' line counts (:func:`~.io.count_lines`), a future counted in a thread of
+    this process while the ``with`` block runs (the start of the job's own
+    ``LocalCluster``), when every block is a range of a local JSONL file and they hold at
+    most :data:`COUNT_HERE_BYTES`; else None (the workers count them, after the start).
+    The client only waits while the cluster starts (for the workers' fork server and
+    their registration), and the count (a memory map, numpy without the GIL) fits in that
+    wait: the workers' count cost the job 40-60 ms more at 100,000 documents."""
     local = all(b.kind == "jsonl" and io.is_local(b.url) for b in blocks)
     if not local or sum(b.end - b.start for b in blocks) > COUNT_HERE_BYTES:
         yield None
