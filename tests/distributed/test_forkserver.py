@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
+import subprocess
+import sys
 from multiprocessing import forkserver as mp_forkserver
+from pathlib import Path
 
 import pytest
 
@@ -116,3 +120,30 @@ def test_stop_ends_the_server_at_once_and_a_new_one_starts_after() -> None:
     assert not forkserver.stop_fork_server()
     assert forkserver.start_fork_server()
     assert _server_pid() not in (None, first)
+
+
+def test_the_console_script_stops_its_fork_server_at_its_end(tmp_path: Path) -> None:
+    """``neardup dedup --engine dask`` (:func:`neardup.cli.entry.run`) stops the fork
+    server it started when it ends: a server left to exit by itself tore down its imports
+    after the command, holding the command's output open (70-100 ms)."""
+    require("distributed")
+    corpus = tmp_path / "c.jsonl"
+    text = "the quick brown fox jumps over the lazy dog beside the old red barn today"
+    corpus.write_text(
+        "".join(json.dumps({"id": f"d{i}", "text": f"{text} {i}"}) + "\n" for i in range(20)),
+        encoding="utf-8",
+    )
+    argv = ["neardup", "dedup", str(corpus), "--engine", "dask", "--workers", "1", "-q"]
+    argv += ["--out", str(tmp_path / "out")]
+    code = (
+        "import sys\n"
+        "from multiprocessing import forkserver\n"
+        "from neardup.cli import entry\n"
+        f"sys.argv = {argv!r}\n"
+        "try:\n    entry.run()\nexcept SystemExit as exc:\n    done = exc.code\n"
+        "print(done, forkserver._forkserver._forkserver_pid)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert res.stdout.splitlines()[-1] == "0 None", res.stderr[-2000:]
+    assert (tmp_path / "out" / "summary.json").is_file()

@@ -118,7 +118,10 @@ def stop_fork_server() -> bool:
         return False
     with suppress(ProcessLookupError):  # exited already: reaped below
         os.kill(pid, signal.SIGTERM)
-    server._stop()  # type: ignore[attr-defined]  # closes its pipe, reaps it, forgets it
+    stop = getattr(server, "_stop", None)  # closes its pipe, reaps it, forgets it
+    if stop is not None:
+        with suppress(OSError):  # reaped by someone else: nothing left to forget
+            stop()
     return True
 
 
