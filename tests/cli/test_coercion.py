@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +15,7 @@ from typer import core as _typer_core
 from typer._click import Context
 from typer._click.exceptions import BadParameter
 
+from fresh_python import run_code
 from neardup.cli.coercion import convert, install, plain_type
 from neardup.cli.main import app
 
@@ -140,8 +138,7 @@ def test_a_one_file_check_loads_no_pydantic_nor_rich(tmp_path: Path) -> None:
         "try:\n    run()\nexcept SystemExit as exc:\n    code = exc.code\n"
         f"print(json.dumps([code, [m for m in {heavy!r} if m in sys.modules]]))\n"
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    res = run_code(code)
     assert res.returncode == 0, res.stderr
     assert "vanka.html: duplicate of Ванька.txt" in res.stdout
     assert json.loads(res.stdout.splitlines()[-1]) == [1, []]

@@ -9,14 +9,12 @@ slower than 2b454db)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from fresh_python import run_code
 from neardup._version import __version__
 from neardup.cli.main import app, app_for
 
@@ -44,8 +42,7 @@ def _loaded(*argv: str) -> set[str]:
         "try:\n    run()\nexcept SystemExit:\n    pass\n"
         f"print('loaded:', *[m for m in {HEAVY!r} if m in sys.modules])\n"  # no json import
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    res = run_code(code)
     assert res.returncode == 0, res.stderr
     return set(res.stdout.splitlines()[-1].split()[1:])
 
@@ -135,8 +132,7 @@ def test_a_one_file_check_loads_one_method_and_no_kernel(tmp_path: Path) -> None
         " 'neardup.methods.shingle_methods', 'tomllib']\n"
         "print(json.dumps([code, [m for m in mods if m in sys.modules]]))\n"
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    res = run_code(code)
     assert "q.txt: duplicate of d0" in res.stdout, res.stderr
     assert json.loads(res.stdout.splitlines()[-1]) == [1, ["neardup.methods.shingle_methods"]]
 
@@ -197,6 +193,5 @@ def test_the_console_script_is_the_light_entry_point() -> None:
         "import neardup.cli.entry\n"
         "print(sorted(m for m in ('typer', 'neardup.cli.main', 'numpy') if m in sys.modules))\n"
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    res = run_code(code)
     assert res.stdout.strip() == "[]", res.stderr

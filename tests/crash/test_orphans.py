@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -11,6 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from fresh_python import python_env
 
 pytestmark = pytest.mark.slow  # `make test-fast` leaves this module out
 
@@ -49,8 +50,8 @@ def test_killed_job_takes_its_workers_with_it(tmp_path: Path) -> None:
             f.write(json.dumps({"id": f"d{i}", "text": text}, ensure_ascii=False) + "\n")
     cmd = [sys.executable, "-c", "from neardup.cli.main import run; run()", "dedup", str(corpus),
            "--jobs", "2", "-q", "--out", str(tmp_path / "out")]  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    quiet = subprocess.DEVNULL
+    proc = subprocess.Popen(cmd, env=python_env(), stdout=quiet, stderr=quiet)
     workers: list[int] = []
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and len(workers) < 2 and proc.poll() is None:

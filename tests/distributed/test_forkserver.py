@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
-import subprocess
 import sys
 from multiprocessing import forkserver as mp_forkserver
 from pathlib import Path
 
 import pytest
 
+from fresh_python import run_code
 from neardup.distributed import forkserver
 from shared_data import require
 
@@ -23,7 +23,6 @@ def _server_pid() -> int | None:
 
 
 def _parent_and_modules() -> tuple[int, bool, str | None]:
-    import sys
 
     return (
         os.getppid(),
@@ -143,7 +142,6 @@ def test_the_console_script_stops_its_fork_server_at_its_end(tmp_path: Path) -> 
         "try:\n    entry.run()\nexcept SystemExit as exc:\n    done = exc.code\n"
         "print(done, forkserver._forkserver._forkserver_pid)\n"
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    res = run_code(code)
     assert res.stdout.splitlines()[-1] == "0 None", res.stderr[-2000:]
     assert (tmp_path / "out" / "summary.json").is_file()

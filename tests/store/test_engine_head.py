@@ -3,13 +3,11 @@ database is still migrated."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from fresh_python import run_code
 from neardup.store.engine import head_revisions
 
 
@@ -21,8 +19,7 @@ def _open(url: str) -> str:
         "print('alembic' in sys.modules, [c.name for c in s.collections()])\n"
         "s.close()\n"
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    res = run_code(code)
     assert res.returncode == 0, res.stderr
     return res.stdout.strip()
 

@@ -31,14 +31,10 @@ def test_a_slow_pdf_stops_at_its_cpu_budget() -> None:
     """In a fresh interpreter: in the long-lived process of the whole test run this budget
     has been seen to fire only when pypdf returned (36 s of CPU), a problem still open."""
     import json
-    import os
-    import subprocess
-    import sys
 
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    res = subprocess.run(
-        [sys.executable, "-c", _SLOW_PDF_RUN], capture_output=True, text=True, env=env, timeout=120
-    )
+    from fresh_python import run_code
+
+    res = run_code(_SLOW_PDF_RUN, timeout=120)
     assert res.returncode == 0, res.stderr
     size, message, spent = json.loads(res.stdout.splitlines()[-1])
     assert size < 20_000
