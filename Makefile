@@ -6,6 +6,10 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
+# Tests run in parallel (pytest-xdist): PYTEST_WORKERS workers (default: one a core), each
+# test file on one worker (its module fixtures, a browser or a server, are made once).
+PYTEST_WORKERS ?= auto
+PYTEST := $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile
 PIP    := $(BIN)/python -m pip
 
 .PHONY: demo test test-fast lint docs audit bench clean
@@ -34,11 +38,11 @@ lint: $(VENV)/.dev
 	$(BIN)/lint-imports
 
 test: lint
-	$(BIN)/python -m pytest
+	$(PYTEST)
 
 # The tests not marked slow (pytest -m 'not slow'), without lint: the quick loop while editing.
 test-fast: $(VENV)/.dev
-	$(BIN)/python -m pytest -m "not slow"
+	$(PYTEST) -m "not slow"
 # The documentation site (MkDocs Material + mkdocstrings) in site/; warnings are errors.
 docs: $(VENV)/.dev
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
