@@ -92,10 +92,45 @@ def test_contamination_exit_codes_like_grep(tmp_path: Path) -> None:
     assert [d["id"] for d in data["contaminated"]] == ["p0", "p1", "p2"]
     assert data["items"] == [{"eval_id": "q", "documents": 3}]
     clean = tmp_path / "clean.jsonl"
-    clean.write_text(json.dumps({"id": "z", "text": "nothing in common at all here"}) + "\n")
+    words = "nothing in common at all here with any page of the corpus above, none at all"
+    clean.write_text(json.dumps({"id": "z", "text": words}) + "\n")
     assert _run("contamination", str(path), "--eval", str(clean)).exit_code == 0
     assert _run("contamination", str(path), "--eval", str(ev), "--ngram", "0").exit_code == 2
     assert _run("contamination", str(path)).exit_code == 2  # --eval missing
+
+
+def test_contamination_against_nothing_fails_naming_the_evaluation_set(tmp_path: Path) -> None:
+    # a decontamination gate must not pass when there is nothing to look for
+    path = _corpus(tmp_path)
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    folder = tmp_path / "no_items"
+    folder.mkdir()
+    binary = tmp_path / "items.bin"
+    binary.write_bytes(b"\x00\x01\x02\x03 not text \x00" * 8)
+    short = tmp_path / "short.jsonl"
+    short.write_text(json.dumps({"id": "q", "text": "Quiz: twelve words are not enough"}) + "\n")
+    for ev, why in (
+        (empty, "no item could be read"),
+        (folder, "no item could be read"),
+        (binary, "binary: 1"),
+        (short, "shorter than 13 words"),
+    ):
+        result = _run("contamination", str(path), "--eval", str(ev))
+        assert result.exit_code == 2, ev
+        message = " ".join(result.output.split())
+        assert f"the evaluation set '{ev}' holds no 13-gram" in message
+        assert why in message
+
+
+def test_contamination_warns_of_items_too_short_to_find(tmp_path: Path) -> None:
+    path = _corpus(tmp_path)
+    ev = tmp_path / "eval.jsonl"
+    rows = [{"id": "q", "text": "Quiz: " + SHARED}, {"id": "s", "text": "too short"}]
+    ev.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = _run("contamination", str(path), "--eval", str(ev))
+    assert result.exit_code == 1
+    assert "1 evaluation items are shorter than 13 words" in result.stderr
 
 
 def test_substrings_without_the_extra_is_a_usage_error(

@@ -132,6 +132,11 @@ def _print(result: Any, items: list[dict[str, Any]], top: int, kept: Path | None
         f"{s['contaminated']} of {s['documents']} documents share a {s['ngram']}-gram with "
         f"{s['eval_items_found']} of {s['eval_items']} evaluation items\n"
     )
+    if s["eval_items_too_short"]:
+        sys.stderr.write(
+            f"warning: {s['eval_items_too_short']} evaluation items are shorter than "
+            f"{s['ngram']} words: they cannot be found\n"
+        )
     if kept is not None:
         sys.stdout.write(f"kept corpus: {s['kept_records']} records in {kept}\n")
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from neardup.errors import check_int
+from neardup.errors import InputError, check_int
 from neardup.job.export import export_records
 from neardup.progress import NullProgress, Progress
 from neardup.text.canonical import CanonicalForm
@@ -150,7 +150,9 @@ def contamination(
         A :class:`ContaminationResult`.
 
     Raises:
-        ParameterError: a bad parameter. InputError: an input does not exist.
+        ParameterError: a bad parameter. InputError: an input does not exist; the
+            evaluation set holds no n-gram (empty, an empty folder, unreadable, or every
+            item shorter than ``ngram`` words: a check against it would find nothing).
     """
     check_int("ngram", ngram, low=1)
     opts = dict(read_options or {})
@@ -168,6 +170,8 @@ def contamination(
         progress.start("eval", None)
         ev = _eval_set(_paths(eval_set, spool), opts, ngram, skipped, progress)
         progress.finish("eval")
+        if len(ev.keys) == 0:
+            raise InputError(_nothing_to_check(eval_set, ev, ngram, skipped))
         progress.start("corpus", None)
         found: list[Contaminated] = []
         items = dict.fromkeys(ev.ids, 0)
@@ -200,11 +204,33 @@ def contamination(
         "skipped": len(skipped),
         "contaminated": len(found),
         "eval_items_found": sum(1 for v in items.values() if v),
+        "eval_items_too_short": sum(1 for w in ev.words if len(w) < ngram),
         "kept_records": written,
         "seconds": {"total": round(time.perf_counter() - t0, 3)},
         "peak_memory_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
     return ContaminationResult(tuple(found), items, tuple(skipped), summary)
+
+
+def _nothing_to_check(eval_set: Any, ev: _EvalSet, n: int, skipped: list[Skipped]) -> str:
+    """Why an evaluation set without one n-gram cannot be checked against (a gate that
+    passes on nothing must not pass)."""
+    names = [eval_set] if isinstance(eval_set, str | os.PathLike) else list(eval_set)
+    shown = ", ".join(repr(os.fspath(x)) for x in names)
+    if ev.ids:
+        found = f"every item read ({len(ev.ids)}) is shorter than {n} words"
+    else:
+        found = "no item could be read from it"
+    if skipped:
+        reasons: dict[str, int] = {}
+        for s in skipped:
+            reasons[s.reason] = reasons.get(s.reason, 0) + 1
+        parts = ", ".join(f"{k}: {v}" for k, v in sorted(reasons.items()))
+        found += f" ({len(skipped)} skipped: {parts}; e.g. {skipped[0].source})"
+    return (
+        f"the evaluation set {shown} holds no {n}-gram to look for: {found}; "
+        "a check against it would pass on nothing"
+    )
 
 
 def _paths(inputs: Any, spool: Spool) -> list[str]:
