@@ -67,6 +67,16 @@ def test_lines_table_and_exit_codes(tmp_path: Path) -> None:
     assert _run("lines", str(tmp_path / "missing.jsonl")).exit_code == 1
 
 
+def test_lines_leaves_punctuation_lines_unless_asked(tmp_path: Path) -> None:
+    rows = [{"id": f"p{i}", "text": f"Story {i} of {i * 7}.\n}};\n=====\n"} for i in range(3)]
+    path = tmp_path / "c.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    plain = json.loads(_run("lines", str(path), "--json").stdout)
+    assert plain["repeated"] == [] and plain["summary"]["cut_units"] == 0
+    both = json.loads(_run("lines", str(path), "--json", "--symbols").stdout)
+    assert [u["text"] for u in both["repeated"]] == ["};", "====="]
+
+
 def test_substrings_json_and_kept(tmp_path: Path) -> None:
     require("pydivsufsort")
     path = _corpus(tmp_path)

@@ -224,20 +224,44 @@ def test_cuts_agree_with_a_plain_reference(
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet="aB \n\t\rЁﬁ\xa0\u3000\u2028漢x", max_size=40))
-def test_whole_text_line_keys_equal_line_by_line(text: str) -> None:
-    """The line path normalises the whole text once; each key is the unit's own."""
+@given(st.text(alphabet="aB \n\t\rЁﬁ\xa0\u3000\u2028漢x};=_", max_size=40), st.booleans())
+def test_whole_text_line_keys_equal_line_by_line(text: str, symbols: bool) -> None:
+    """The line path normalises the whole text once; each key is the unit's own (none for
+    a line without a letter or digit, unless ``symbols``)."""
     from neardup.corpus import units
 
-    fast = units._lines(text, 1)
+    fast = units._lines(text, 1, symbols)
     assert fast is not None
     slow = []
     for start, nxt in units._spans(text, units._SEPARATORS["line"]):
         content = text[start:nxt].rstrip()
         norm = normal_form(content)
-        key = xxhash.xxh64_intdigest(norm.encode()) if norm else None
+        keyed = norm and (symbols or any(c.isalnum() for c in norm))
+        key = xxhash.xxh64_intdigest(norm.encode()) if keyed else None
         slow.append((start, start + len(content), nxt, key))
     assert [(u.start, u.end, u.next, u.key) for u in fast] == slow
+
+
+def test_punctuation_only_lines_are_not_cut_by_default(tmp_path: Path) -> None:
+    # code and markup repeat "};" and "=====" in every document: not boilerplate
+    rows = [
+        {
+            "id": f"d{i}",
+            "text": f"int f{i}() {{\n  return {i};\n}};\n=====\n* * *\nCopyright ACME\n",
+        }
+        for i in range(3)
+    ]
+    path = tmp_path / "code.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    result = neardup.repeated_paragraphs(path)
+    assert [u.text for u in result.units] == ["Copyright ACME"]
+    assert result.cut_units.tolist() == [0, 1, 1]
+    every = neardup.repeated_paragraphs(path, symbols=True)
+    assert [u.text for u in every.units] == ["};", "=====", "* * *", "Copyright ACME"]
+    assert every.cut_units.tolist() == [0, 4, 4]
+    assert every.summary["symbols"] is True
+    with pytest.raises(ParameterError, match="symbols"):
+        neardup.repeated_paragraphs(path, symbols="yes")  # type: ignore[arg-type]
 
 
 def test_kept_from_parquet_keeps_its_schema(tmp_path: Path) -> None:
