@@ -194,6 +194,30 @@ def test_ids_are_named_one_way_as_dedup_against_names_them(tmp_path: Path) -> No
     assert kept.read_text("utf-8") == ""  # every B document is contaminated: none kept
 
 
+def test_against_tables_show_ids_without_their_shared_directory(tmp_path: Path) -> None:
+    # each column names the directory its ids share; the outputs keep the whole ids
+    a, b = _two_trees(tmp_path)
+    table = _run("dedup", str(b), "--against", str(a), "-q")
+    assert table.exit_code == 0
+    assert "a (in A/docs/)" in table.stdout and "b (in B/docs/)" in table.stdout
+    rows = [x.split("│") for x in table.stdout.splitlines() if x.startswith("│ a") and ".txt" in x]
+    assert sorted((r[1].strip(), r[2].strip()) for r in rows) == [
+        ("a0.txt", "b0.txt"),
+        ("a1.txt", "b1.txt"),
+        ("a2.txt", "b2.txt"),
+    ]
+    require("pydivsufsort")
+    spans = _run("substrings", str(b), "--against", str(a), "--min-bytes", "40", "-q")
+    assert "id (in B/docs/)" in spans.stdout
+    assert {x.split("│")[1].strip() for x in spans.stdout.splitlines() if x.startswith("│ b")} == {
+        "b0.txt",
+        "b1.txt",
+        "b2.txt",
+    }
+    alone = _run("dedup", str(b), "-q")  # not against: the ids as they are
+    assert "(in " not in alone.stdout
+
+
 def test_contamination_prints_one_row_a_document(tmp_path: Path) -> None:
     path = tmp_path / "c.jsonl"
     question = "Which river flows through the ancient city that was once the capital"
