@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import neardup
-from neardup.errors import ParameterError
+from neardup.errors import InputError, ParameterError
 
 QUESTION = (
     "Which river flows through the ancient city that was once the capital of the eastern "
@@ -82,3 +82,16 @@ def test_bad_ngram_named(tmp_path: Path) -> None:
     corpus_path, eval_path, _, _ = _sets(tmp_path)
     with pytest.raises(ParameterError, match="ngram"):
         neardup.contamination(corpus_path, eval_set=eval_path, ngram=0)
+
+
+def test_an_evaluation_set_without_an_ngram_is_an_error(tmp_path: Path) -> None:
+    corpus_path, _eval_path, _, _ = _sets(tmp_path)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(InputError, match=r"the evaluation set '.*empty' holds no 13-gram"):
+        neardup.contamination(corpus_path, eval_set=empty)
+    short = _write(tmp_path / "short.jsonl", [{"id": "q", "text": QUESTION}])  # 21 words
+    with pytest.raises(InputError, match=r"every item read \(1\) is shorter than 22 words"):
+        neardup.contamination(corpus_path, eval_set=short, ngram=22)
+    result = neardup.contamination(corpus_path, eval_set=short, ngram=21)
+    assert result.summary["eval_items_too_short"] == 0

@@ -7,14 +7,13 @@ Exit codes as ``check``'s (grep's): 0 no document is contaminated, 1 at least on
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from neardup.cli.common import console, escape
-from neardup.cli.corpus_io import dumps, report, with_progress, write_out
+from neardup.cli.corpus_io import report, with_progress, write_out
 from neardup.cli.options import (
     MAX_BYTES,
     ContentTypeOpt,
@@ -118,22 +117,63 @@ def contamination(
 
 
 def _print(result: Any, items: list[dict[str, Any]], top: int, kept: Path | None) -> None:
+    """One row a contaminated document (its passages are in ``--json`` and ``--out``), one
+    a found evaluation item, then the counts."""
+    from rich.table import Table
+
     s = result.summary
-    for doc in result.documents[:top]:
-        for m in doc.matches:
-            sys.stdout.write(
-                f"{doc.id} [{m.start}, {m.end}) = {m.eval_id} [{m.eval_start}, "
-                f"{m.eval_end}) ({m.ngrams} shared {s['ngram']}-grams)\n"
+    out = console("out")
+    if result.documents:
+        table = Table(
+            "id",
+            "passages",
+            f"shared {s['ngram']}-grams",
+            "evaluation items",
+            title=_title("contaminated documents", min(top, len(result.documents)), s),
+        )
+        for doc in result.documents[:top]:
+            shown = doc.eval_ids[:3]
+            more = f", ... (+{len(doc.eval_ids) - 3})" if len(doc.eval_ids) > 3 else ""
+            table.add_row(
+                escape(doc.id),
+                str(len(doc.matches)),
+                str(doc.ngrams),
+                escape(", ".join(shown) + more),
             )
+        out.print(table)
     found = sorted((i for i in items if i["documents"]), key=lambda i: -i["documents"])
-    for i in found[:top]:
-        sys.stdout.write(f"eval item {dumps(i['eval_id'])}: {i['documents']} documents\n")
-    sys.stdout.write(
+    if found:
+        table = Table("evaluation item", "documents", title="evaluation items found")
+        for i in found[:top]:
+            table.add_row(escape(i["eval_id"]), str(i["documents"]))
+        out.print(table)
+    out.print(
         f"{s['contaminated']} of {s['documents']} documents share a {s['ngram']}-gram with "
-        f"{s['eval_items_found']} of {s['eval_items']} evaluation items\n"
+        f"{s['eval_items_found']} of {s['eval_items']} evaluation items",
+        highlight=False,
     )
+    if s["eval_items_too_short"]:
+        console("err").print(
+            f"warning: {s['eval_items_too_short']} evaluation items are shorter than "
+            f"{s['ngram']} words: they cannot be found",
+            highlight=False,
+            style="yellow",
+        )
+    if result.documents:
+        out.print(
+            "each document's passages (offsets in it and in the item): --json, or --out DIR "
+            "(contaminated.jsonl)",
+            highlight=False,
+        )
     if kept is not None:
-        sys.stdout.write(f"kept corpus: {s['kept_records']} records in {kept}\n")
+        out.print(
+            f"kept corpus: {s['kept_records']} records in {escape(str(kept))}", highlight=False
+        )
+
+
+def _title(what: str, shown: int, summary: dict[str, Any]) -> str:
+    total = summary["contaminated"]
+    return f"{what} ({shown} of {total})" if shown < total else what
 
 
 def register(app: typer.Typer) -> None:

@@ -62,6 +62,14 @@ def lines(
     min_chars: Annotated[
         int, typer.Option("--min-chars", help="Shorter units (normal form) are never cut.")
     ] = 1,
+    symbols: Annotated[
+        bool,
+        typer.Option(
+            "--symbols",
+            help="Count and cut units without a letter or digit too (`};`, `=====`); by "
+            "default they are never cut.",
+        ),
+    ] = False,
     near: Annotated[
         bool,
         typer.Option(
@@ -128,6 +136,7 @@ def lines(
                 min_docs=min_docs,
                 keep="none" if boilerplate else "first",
                 min_chars=min_chars,
+                symbols=symbols,
                 near=near,
                 threshold=threshold,
                 read_options=opts,

@@ -10,6 +10,7 @@ with one ``{"type": "summary", ...}`` line, so memory stays one block however ma
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator, Sequence
 from typing import IO, Any
 
@@ -88,30 +89,38 @@ def print_table(console: Console, result: Any, out_dir: str | None, *, top: int 
     if out_dir is not None:
         table.add_row("output", escape(str(out_dir)))
     console.print(table)
+    # against a second corpus, ids are long paths under two trees: each column shows them
+    # without the directory its shown ids share, named in its header
+    shorten = shared_dir if summary.get("against") else _no_dir
     clusters = largest_clusters(result.clusters, top)
     if clusters:
+        others = [
+            [d for d, m in zip(c.members, c.member_indexes, strict=True) if m != c.keep_index]
+            for c in clusters
+        ]
+        kept_dir = shorten([c.keep for c in clusters])
+        dropped_dir = shorten([d for o in others for d in o[:3]])
         ct = Table(
             "cluster",
             "size",
-            "kept",
-            "dropped",
+            column_header("kept", kept_dir),
+            column_header("dropped", dropped_dir),
             title=_title("largest clusters", len(clusters), len(result.clusters)),
         )
-        for c in clusters:
-            others = [
-                d for d, m in zip(c.members, c.member_indexes, strict=True) if m != c.keep_index
-            ]
-            shown = ", ".join(others[:3]) + (
-                f", ... (+{len(others) - 3})" if len(others) > 3 else ""
+        for c, other in zip(clusters, others, strict=True):
+            shown = ", ".join(d[len(dropped_dir) :] for d in other[:3]) + (
+                f", ... (+{len(other) - 3})" if len(other) > 3 else ""
             )
-            ct.add_row(str(c.cluster), str(len(c.members)), escape(c.keep), escape(shown))
+            keep = c.keep[len(kept_dir) :]
+            ct.add_row(str(c.cluster), str(len(c.members)), escape(keep), escape(shown))
         console.print(ct)
     measure = summary.get("options", {}).get("measure", "resemblance")
     pairs = top_pairs(result.pairs, measure, top)
     if pairs:
+        a_dir, b_dir = shorten([p.a for p in pairs]), shorten([p.b for p in pairs])
         pt = Table(
-            "a",
-            "b",
+            column_header("a", a_dir),
+            column_header("b", b_dir),
             "resemblance",
             "a in b",
             "b in a",
@@ -119,14 +128,32 @@ def print_table(console: Console, result: Any, out_dir: str | None, *, top: int 
         )
         for p in pairs:
             pt.add_row(
-                escape(p.a),
-                escape(p.b),
+                escape(p.a[len(a_dir) :]),
+                escape(p.b[len(b_dir) :]),
                 f"{p.resemblance:.3f}",
                 f"{p.containment_ab:.3f}",
                 f"{p.containment_ba:.3f}",
             )
         console.print(pt)
     console.print(_where(out_dir, len(result.pairs)), highlight=False)
+
+
+def shared_dir(ids: Sequence[str]) -> str:
+    """The directory (ending in ``/``) that every one of ``ids`` lies under, ``""`` if none:
+    a table column shows ids without it and names it in its header (the ids of the outputs
+    are the whole ones)."""
+    # by character, then cut at the last "/": the directories all the ids share
+    prefix = os.path.commonprefix(list(ids)) if ids else ""  # noqa: RUF071
+    return prefix[: prefix.rfind("/") + 1]
+
+
+def _no_dir(ids: Sequence[str]) -> str:
+    return ""
+
+
+def column_header(name: str, directory: str) -> str:
+    """``name``, with the :func:`shared_dir` its cells are shown without."""
+    return f"{name} (in {escape(directory)})" if directory else name
 
 
 def _title(what: str, shown: int, total: int) -> str:

@@ -118,20 +118,25 @@ def substrings(
 def _print(result: Any, top: int, out_dir: str | None, kept: Path | None) -> None:
     from rich.table import Table
 
+    from neardup.cli.results import column_header, shared_dir
+
     s = result.summary
     out = console("out")
+    longest = sorted(result.spans, key=lambda sp: sp.byte_start - sp.byte_end)[:top]
+    # against a second corpus, ids are paths under two trees: shown without their shared
+    # directory, named in the header (as dedup --against's tables)
+    under = shared_dir([sp.id for sp in longest]) if s["against_documents"] is not None else ""
     table = Table(
-        "id",
+        column_header("id", under),
         "chars [start, end)",
         "bytes [start, end)",
         "copies",
         "text",
         title=f"repeated spans of >= {s['min_bytes']} bytes (longest first)",
     )
-    longest = sorted(result.spans, key=lambda sp: sp.byte_start - sp.byte_end)[:top]
     for sp in longest:
         table.add_row(
-            escape(sp.id),
+            escape(sp.id[len(under) :]),
             f"[{sp.start}, {sp.end})",
             f"[{sp.byte_start}, {sp.byte_end})",
             str(sp.copies),

@@ -18,20 +18,21 @@ from __future__ import annotations
 import os
 import resource
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from neardup.errors import check_int
+from neardup.errors import InputError, check_int
 from neardup.job.export import export_records
 from neardup.progress import NullProgress, Progress
 from neardup.text.canonical import CanonicalForm
-from neardup.text.read import read_corpus
+from neardup.text.read import read_named
 from neardup.text.read import read_options as make_read_options
 from neardup.text.types import Document, Skipped
-from neardup.text.units import Spool, resolve_inputs
+from neardup.text.units import Spool, group_names, resolve_inputs
 from neardup.text.xxh64 import token_fingerprints
 
 _WORDS = CanonicalForm(stop_words=False)
@@ -79,9 +80,26 @@ class Contaminated:
     id: str
     matches: tuple[EvalMatch, ...]
 
+    @property
+    def eval_ids(self) -> tuple[str, ...]:
+        """The evaluation items it shares a passage with, in order of first passage."""
+        return tuple(dict.fromkeys(m.eval_id for m in self.matches))
+
+    @property
+    def ngrams(self) -> int:
+        """Shared n-grams in all its passages."""
+        return sum(m.ngrams for m in self.matches)
+
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready mapping ``{id, matches}``."""
-        return {"id": self.id, "matches": [m.as_dict() for m in self.matches]}
+        """JSON-ready mapping ``{id, passages, ngrams, eval_ids, matches}`` (``passages``
+        the number of matches)."""
+        return {
+            "id": self.id,
+            "passages": len(self.matches),
+            "ngrams": self.ngrams,
+            "eval_ids": list(self.eval_ids),
+            "matches": [m.as_dict() for m in self.matches],
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +168,9 @@ def contamination(
         A :class:`ContaminationResult`.
 
     Raises:
-        ParameterError: a bad parameter. InputError: an input does not exist.
+        ParameterError: a bad parameter. InputError: an input does not exist; the
+            evaluation set holds no n-gram (empty, an empty folder, unreadable, or every
+            item shorter than ``ngram`` words: a check against it would find nothing).
     """
     check_int("ngram", ngram, low=1)
     opts = dict(read_options or {})
@@ -163,16 +183,20 @@ def contamination(
     t0 = time.perf_counter()
     spool = Spool()
     try:
-        paths = _paths(inputs, spool)
+        paths, eval_paths = _paths(inputs, spool), _paths(eval_set, spool)
+        # ids relative to the common parent of both, as dedup B --against A names them
+        names, eval_names = group_names([paths, eval_paths])
         skipped: list[Skipped] = []
         progress.start("eval", None)
-        ev = _eval_set(_paths(eval_set, spool), opts, ngram, skipped, progress)
+        ev = _eval_set(read_named(eval_paths, ropts, eval_names), ngram, skipped, progress)
         progress.finish("eval")
+        if len(ev.keys) == 0:
+            raise InputError(_nothing_to_check(eval_set, ev, ngram, skipped))
         progress.start("corpus", None)
         found: list[Contaminated] = []
         items = dict.fromkeys(ev.ids, 0)
         ids: list[str] = []
-        for item in read_corpus(paths, **opts):
+        for item in read_named(paths, ropts, names):
             if isinstance(item, Skipped):
                 skipped.append(item)
                 continue
@@ -188,7 +212,9 @@ def contamination(
         if kept is not None:
             progress.start("kept", None)
             bad = {c.id for c in found}
-            written = export_records(paths, kept, {i for i in ids if i not in bad}, ropts)
+            written = export_records(
+                paths, kept, {i for i in ids if i not in bad}, ropts, named_with=eval_paths
+            )
             progress.finish("kept")
     finally:
         spool.close()
@@ -200,6 +226,7 @@ def contamination(
         "skipped": len(skipped),
         "contaminated": len(found),
         "eval_items_found": sum(1 for v in items.values() if v),
+        "eval_items_too_short": sum(1 for w in ev.words if len(w) < ngram),
         "kept_records": written,
         "seconds": {"total": round(time.perf_counter() - t0, 3)},
         "peak_memory_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
@@ -207,19 +234,40 @@ def contamination(
     return ContaminationResult(tuple(found), items, tuple(skipped), summary)
 
 
-def _paths(inputs: Any, spool: Spool) -> list[str]:
+def _nothing_to_check(eval_set: Any, ev: _EvalSet, n: int, skipped: list[Skipped]) -> str:
+    """Why an evaluation set without one n-gram cannot be checked against (a gate that
+    passes on nothing must not pass)."""
+    names = [eval_set] if isinstance(eval_set, str | os.PathLike) else list(eval_set)
+    shown = ", ".join(repr(os.fspath(x)) for x in names)
+    if ev.ids:
+        found = f"every item read ({len(ev.ids)}) is shorter than {n} words"
+    else:
+        found = "no item could be read from it"
+    if skipped:
+        reasons: dict[str, int] = {}
+        for s in skipped:
+            reasons[s.reason] = reasons.get(s.reason, 0) + 1
+        parts = ", ".join(f"{k}: {v}" for k, v in sorted(reasons.items()))
+        found += f" ({len(skipped)} skipped: {parts}; e.g. {skipped[0].source})"
+    return (
+        f"the evaluation set {shown} holds no {n}-gram to look for: {found}; "
+        "a check against it would pass on nothing"
+    )
+
+
+def _paths(inputs: Any, spool: Spool) -> list[Path]:
     names = [inputs] if isinstance(inputs, str | os.PathLike) else list(inputs)
-    return [str(p) for p in resolve_inputs([os.fspath(p) for p in names], spool)]
+    return resolve_inputs([os.fspath(p) for p in names], spool)
 
 
 def _eval_set(
-    paths: list[str], opts: dict[str, Any], n: int, skipped: list[Skipped], progress: Progress
+    read: Iterable[Document | Skipped], n: int, skipped: list[Skipped], progress: Progress
 ) -> _EvalSet:
     ids: list[str] = []
     words: list[list[str]] = []
     spans: list[list[tuple[int, int]]] = []
     keys, items, pos = [], [], []
-    for item in read_corpus(paths, **opts):
+    for item in read:
         if isinstance(item, Skipped):
             skipped.append(item)
             continue

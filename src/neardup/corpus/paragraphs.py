@@ -25,8 +25,9 @@ from __future__ import annotations
 import os
 import resource
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Literal
 
 import numpy as np
@@ -42,6 +43,9 @@ from neardup.text.types import Document, Skipped
 from neardup.text.units import ReadOptions, Spool, resolve_inputs
 
 KEEPS: tuple[str, ...] = ("first", "none")
+
+#: A text's units (:func:`neardup.corpus.units.split_units` with the job's parameters).
+Split = Callable[[str], list[Unit]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +130,7 @@ def repeated_paragraphs(
     min_docs: int = 2,
     keep: Literal["first", "none"] = "first",
     min_chars: int = 1,
+    symbols: bool = False,
     near: bool = False,
     threshold: float = 0.8,
     read_options: dict[str, Any] | None = None,
@@ -144,6 +149,8 @@ def repeated_paragraphs(
         keep: ``first`` cuts every copy but the first place; ``none`` cuts them all
             (boilerplate).
         min_chars: units whose normal form is shorter are never counted or cut (>= 1).
+        symbols: count and cut units without a letter or a digit too (``};``, ``=====``);
+            by default they are never counted or cut (:mod:`neardup.corpus.units`).
         near: count near-identical units as one (:mod:`neardup.corpus.near`: character
             5-gram sets, MinHash and LSH banding, verified exactly, joined into clusters);
             one more pass over the inputs, and the distinct units held in memory.
@@ -170,8 +177,9 @@ def repeated_paragraphs(
     check_int("min_docs", min_docs, low=2)
     check_int("min_chars", min_chars, low=1)
     check_float("threshold", threshold, low=0.0, high=1.0, low_open=True)
-    if not isinstance(near, bool):
-        raise ParameterError("near", near, "True or False")
+    for flag, value in (("near", near), ("symbols", symbols)):
+        if not isinstance(value, bool):
+            raise ParameterError(flag, value, "True or False")
     if memory_budget is not None:
         check_int("memory_budget", memory_budget, low=0)
     opts = dict(read_options or {})
@@ -186,17 +194,16 @@ def repeated_paragraphs(
     try:
         names = [inputs] if isinstance(inputs, str | os.PathLike) else list(inputs)
         paths = [str(p) for p in resolve_inputs([os.fspath(p) for p in names], spool)]
-        clusters = _near(paths, opts, unit, min_chars, threshold, progress) if near else None
+        split = partial(split_units, unit=unit, min_chars=min_chars, symbols=symbols)
+        clusters = _near(paths, opts, split, threshold, progress) if near else None
         occ = Occurrences(memory_budget=memory_budget, spill_dir=spill)
-        n_docs, skipped = _count(paths, opts, unit, min_chars, clusters, occ, progress)
+        n_docs, skipped = _count(paths, opts, split, clusters, occ, progress)
         repeated = occ.repeated(min_docs=min_docs)
         spilled, rows = occ.spilled, occ.rows
         t1 = time.perf_counter()
         rewrites = Rewrites(spill_dir=spill) if kept is not None else None
         try:
-            result = _cut(
-                paths, opts, unit, min_chars, clusters, repeated, keep, n_docs, rewrites, progress
-            )
+            result = _cut(paths, opts, split, clusters, repeated, keep, n_docs, rewrites, progress)
             t2 = time.perf_counter()
             written = None
             if kept is not None and rewrites is not None:
@@ -218,6 +225,7 @@ def repeated_paragraphs(
         "min_docs": min_docs,
         "keep": keep,
         "min_chars": min_chars,
+        "symbols": symbols,
         "near_threshold": threshold if near else None,
         "near_merged_units": clusters.merged if clusters is not None else None,
         "distinct_unit_rows": rows,
@@ -263,8 +271,7 @@ def _documents(paths: list[str], opts: dict[str, Any]) -> Iterator[Document | Sk
 def _near(
     paths: list[str],
     opts: dict[str, Any],
-    unit: str,
-    min_chars: int,
+    split: Split,
     threshold: float,
     progress: Progress,
 ) -> NearClusters:
@@ -276,7 +283,7 @@ def _near(
     for item in _documents(paths, opts):
         if isinstance(item, Skipped):
             continue
-        for u in split_units(item.text, unit, min_chars=min_chars):
+        for u in split(item.text):
             if u.key is not None and u.key not in seen:
                 seen.add(u.key)
                 keys.append(u.key)
@@ -297,8 +304,7 @@ def _keys(units: list[Unit], clusters: NearClusters | None) -> np.ndarray:
 def _count(
     paths: list[str],
     opts: dict[str, Any],
-    unit: str,
-    min_chars: int,
+    split: Split,
     clusters: NearClusters | None,
     occ: Occurrences,
     progress: Progress,
@@ -312,7 +318,7 @@ def _count(
             skipped.append(item)
             continue
         first: dict[int, int] = {}
-        units = split_units(item.text, unit, min_chars=min_chars)
+        units = split(item.text)
         mapped = _keys(units, clusters).tolist() if clusters is not None else None
         for k, u in enumerate(units):
             if u.key is None:
@@ -330,8 +336,7 @@ def _count(
 def _cut(
     paths: list[str],
     opts: dict[str, Any],
-    unit: str,
-    min_chars: int,
+    split: Split,
     clusters: NearClusters | None,
     repeated: RepeatedKeys,
     keep: str,
@@ -357,7 +362,7 @@ def _cut(
         if n >= n_docs:  # the inputs changed between the passes
             raise ParameterError("inputs", "changed while read", "inputs that stay the same")
         text = item.text
-        units = split_units(text, unit, min_chars=min_chars)
+        units = split(text)
         at = repeated.find(_keys(units, clusters))
         at[[u.key is None for u in units]] = -1
         drop = (at >= 0).tolist()

@@ -19,6 +19,7 @@ import sqlite3
 import tempfile
 from collections import deque
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from neardup.job import export
@@ -82,9 +83,12 @@ def write_kept(
     ids: set[str],
     options: ReadOptions,
     rewrites: Rewrites,
+    *,
+    named_with: Sequence[Path] = (),
 ) -> int:
     """Write the records of ``inputs`` whose id is in ``ids`` to ``out``, the text field of
-    those in ``rewrites`` replaced.
+    those in ``rewrites`` replaced; ``named_with``: the other inputs the job read (a second
+    corpus), for the ids' common parent (:func:`neardup.text.units.group_names`).
 
     Returns:
         The number of records written.
@@ -97,7 +101,7 @@ def write_kept(
     try:
         paths = resolve_inputs([os.fspath(p) for p in inputs], spool)
         recorder = _Recorder(ids)
-        selected = export.select_batches(paths, recorder, options)
+        selected = export.select_batches(paths, recorder, options, named_with=named_with)
         return export.write_batches(
             out, _rewritten(selected, recorder, rewrites, options.text_field)
         )

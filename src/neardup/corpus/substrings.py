@@ -30,8 +30,9 @@ from __future__ import annotations
 import os
 import resource
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -39,10 +40,10 @@ import numpy as np
 from neardup.corpus.rewrite import Rewrites, write_kept
 from neardup.errors import UsageError, check_int
 from neardup.progress import NullProgress, Progress
-from neardup.text.read import read_corpus
+from neardup.text.read import read_named
 from neardup.text.read import read_options as make_read_options
 from neardup.text.types import Document, Skipped
-from neardup.text.units import Spool, resolve_inputs
+from neardup.text.units import Spool, group_names, resolve_inputs
 
 SEPARATOR = 0xFF
 _CHUNK = 1 << 24
@@ -137,8 +138,7 @@ def repeated_substrings(
             (``pip install 'neardup[substrings]'``). InputError: an input does not exist.
     """
     check_int("min_bytes", min_bytes, low=1)
-    opts = dict(read_options or {})
-    ropts = make_read_options(**opts)
+    ropts = make_read_options(**dict(read_options or {}))
     if kept is not None:
         from neardup.job.export import output_format
 
@@ -150,11 +150,15 @@ def repeated_substrings(
     try:
         paths = _paths(inputs, spool)
         other = _paths(against, spool) if against is not None else []
+        # ids relative to the common parent of both, as dedup B --against A names them
+        names, other_names = group_names([paths, other])
         progress.start("read", None)
-        buf, starts, ids, skipped, lengths = _concatenate(paths, opts, progress)
+        read = read_named(paths, ropts, names)
+        buf, starts, ids, skipped, lengths = _concatenate(read, progress)
         n_inputs = len(ids)
         if other:
-            buf, starts, more, more_skipped, _ = _concatenate(other, opts, progress, buf, starts)
+            read = read_named(other, ropts, other_names)
+            buf, starts, more, more_skipped, _ = _concatenate(read, progress, buf, starts)
             ids += more
             skipped += more_skipped
         progress.finish("read")
@@ -183,7 +187,7 @@ def repeated_substrings(
             if kept is not None and rewrites is not None:
                 progress.start("kept", None)
                 keep_ids = set(ids[:n_inputs]) - emptied
-                written = write_kept(paths, kept, keep_ids, ropts, rewrites)
+                written = write_kept(paths, kept, keep_ids, ropts, rewrites, named_with=other)
                 progress.finish("kept")
         finally:
             if rewrites is not None:
@@ -231,14 +235,13 @@ def _library() -> tuple[Any, Any]:
     return divsufsort, kasai
 
 
-def _paths(inputs: Any, spool: Spool) -> list[str]:
+def _paths(inputs: Any, spool: Spool) -> list[Path]:
     names = [inputs] if isinstance(inputs, str | os.PathLike) else list(inputs)
-    return [str(p) for p in resolve_inputs([os.fspath(p) for p in names], spool)]
+    return resolve_inputs([os.fspath(p) for p in names], spool)
 
 
 def _concatenate(
-    paths: list[str],
-    opts: dict[str, Any],
+    read: Iterable[Document | Skipped],
     progress: Progress,
     buf: bytearray | None = None,
     starts: list[int] | None = None,
@@ -251,7 +254,7 @@ def _concatenate(
     ids: list[str] = []
     skipped: list[Skipped] = []
     lengths: list[int] = []
-    for item in read_corpus(paths, **opts):
+    for item in read:
         if isinstance(item, Document):
             starts.append(len(buf))
             lengths.append(len(item.text))

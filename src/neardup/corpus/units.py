@@ -6,7 +6,9 @@ the XXH64 (seed 0) of the UTF-8 bytes of its normal form: the canonical form's s
 (:func:`neardup.text.canonical.normalize`: NFKC, lower case, ``ё`` -> ``е``) with every run
 of whitespace folded to one space and the ends stripped. A unit whose normal form is
 shorter than ``min_chars`` characters (a blank line, a lone bullet) has no key: it is
-never counted and never cut.
+never counted and never cut; nor, unless ``symbols``, is a unit without a letter or a
+digit (``};``, ``=====``, ``---``, ``* * *``): code and markup repeat such lines in every
+document, and cutting them breaks the text without removing any boilerplate.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ UNIT_KINDS: tuple[str, ...] = ("line", "paragraph")
 
 #: Separators: a newline; a blank line (a newline, spaces, a newline) and the whitespace after.
 _SEPARATORS = {"line": re.compile(r"\n"), "paragraph": re.compile(r"\n[^\S\n]*\n\s*")}
+#: A letter or a digit (any script): one character class, so a search is linear.
+_WORD_CHAR = re.compile(r"[^\W_]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +58,7 @@ def normal_form(content: str) -> str:
     return " ".join(normalize(content).split())
 
 
-def split_units(text: str, unit: str, *, min_chars: int = 1) -> list[Unit]:
+def split_units(text: str, unit: str, *, min_chars: int = 1, symbols: bool = False) -> list[Unit]:
     """``text`` as consecutive units covering it (``units[0].start == 0``, each unit's
     ``next`` the following one's ``start``, the last one's ``len(text)``).
 
@@ -62,26 +66,35 @@ def split_units(text: str, unit: str, *, min_chars: int = 1) -> list[Unit]:
         text: any string.
         unit: ``line`` (split after every ``\\n``) or ``paragraph`` (split at blank lines).
         min_chars: shortest normal form that gets a key (>= 1).
+        symbols: also give a key to units without a letter or a digit (punctuation,
+            symbols, rules: ``};``, ``=====``); by default they have none.
 
     Raises:
         ParameterError: an unknown ``unit``.
     """
     check_choice("unit", unit, UNIT_KINDS)
     if unit == "line":
-        fast = _lines(text, min_chars)
+        fast = _lines(text, min_chars, symbols)
         if fast is not None:
             return fast
     out: list[Unit] = []
-    hash_of = xxhash.xxh64_intdigest
     for start, nxt in _spans(text, _SEPARATORS[unit]):
         content = text[start:nxt].rstrip()
-        norm = normal_form(content)
-        key = hash_of(norm.encode("utf-8", "surrogatepass")) if len(norm) >= min_chars else None
-        out.append(Unit(start, start + len(content), nxt, key))
+        out.append(
+            Unit(start, start + len(content), nxt, _key(normal_form(content), min_chars, symbols))
+        )
     return out
 
 
-def _lines(text: str, min_chars: int) -> list[Unit] | None:
+def _key(norm: str, min_chars: int, symbols: bool) -> int | None:
+    """The key of a unit's normal form, or None: shorter than ``min_chars``, or (unless
+    ``symbols``) without a letter or a digit."""
+    if len(norm) < min_chars or not (symbols or _WORD_CHAR.search(norm)):
+        return None
+    return xxhash.xxh64_intdigest(norm.encode("utf-8", "surrogatepass"))
+
+
+def _lines(text: str, min_chars: int, symbols: bool) -> list[Unit] | None:
     """:func:`split_units` for lines with the whole text normalised at once (NFKC and
     lower case keep every newline, so line k of the normal text is the normal form of line
     k); None, for the unit-by-unit path, if the line counts ever differ."""
@@ -91,13 +104,11 @@ def _lines(text: str, min_chars: int) -> list[Unit] | None:
         return None
     if not pieces[-1]:
         pieces.pop()
-    hash_of = xxhash.xxh64_intdigest
     out: list[Unit] = []
     pos = 0
     last = len(text)
     for piece, norm in zip(pieces, normal, strict=False):
-        folded = " ".join(norm.split())
-        key = hash_of(folded.encode("utf-8", "surrogatepass")) if len(folded) >= min_chars else None
+        key = _key(" ".join(norm.split()), min_chars, symbols)
         nxt = min(pos + len(piece) + 1, last)
         out.append(Unit(pos, pos + len(piece.rstrip()), nxt, key))
         pos = nxt

@@ -678,12 +678,17 @@ def _typed_marks(table: Any) -> Any:
 
 # -- for the jobs that rewrite the text field (neardup.corpus.rewrite) -----------------------
 def select_batches(
-    paths: list[Path], ids: Container[str], options: ReadOptions
+    paths: list[Path],
+    ids: Container[str],
+    options: ReadOptions,
+    *,
+    named_with: Sequence[Path] = (),
 ) -> Iterator[tuple[str, Any]]:
     """The records of ``paths`` (resolved inputs) whose id is in ``ids``, as batches
     ``("lines", raw JSONL lines)``, ``("rows", dicts)`` or ``("arrow", a record batch)``, in
-    the job's order; ``ids`` is asked once per record, in that order."""
-    names = group_names([paths])[0]
+    the job's order; ``ids`` is asked once per record, in that order. ``named_with``: other
+    inputs the job read, for the ids' common parent (as :func:`export_records`)."""
+    names = group_names([list(named_with), paths])[1]
     return _selected(paths, ids, options, names)
 
 
