@@ -94,14 +94,19 @@ def _with_ci(value: float, ci: Any) -> str:
     return f"{value:.3f}" if ci is None else f"{value:.3f} [{ci.low:.2f},{ci.high:.2f}]"
 
 
+def _t(r: EvalRow) -> str:
+    """The ``t`` cell: ``any`` for a method whose own rule takes no threshold (one row)."""
+    return "any" if r.threshold_free else f"{r.threshold:g}"
+
+
 def _cells(r: EvalRow) -> list[str]:
     if r.error is not None:
-        return [r.method, f"{r.threshold:g}", f"error: {_short(r.error)}"] + [""] * 11
+        return [r.method, _t(r), f"error: {_short(r.error)}"] + [""] * 11
     s, ci, cl, us = r.scores, r.intervals, r.clusters, r.usage
     mem = None if us is None else us.peak_mib
     return [
         r.method,
-        f"{r.threshold:g}",
+        _t(r),
         str(r.found),
         str(s.tp),
         str(s.fp),
@@ -250,7 +255,7 @@ def print_report(evaluation: Evaluation, console: Console, *, table2: bool = Fal
         console.print(f"[yellow]hint:[/yellow] {escape(hint)}")
     for line in left_out_lines(evaluation):
         console.print(f"[yellow]note:[/yellow] {escape(line)}")
-    console.print(_footnote(meta))
+    console.print(_footnote(meta, free=any(r.threshold_free for r in evaluation.rows)))
 
 
 def _title(meta: dict[str, Any]) -> str:
@@ -262,19 +267,23 @@ def _title(meta: dict[str, Any]) -> str:
     )
 
 
-def _footnote(meta: dict[str, Any]) -> str:
+def _footnote(meta: dict[str, Any], *, free: bool = False) -> str:
     memory = {
         "rss": "peak RSS above the run's start (VmHWM reset per run)",
         "tracemalloc": "tracemalloc peak (times inflated by tracing)",
     }.get(str(meta.get("memory")), str(meta.get("memory")))
     boot = meta.get("bootstrap", {})
+    any_t = (
+        " t any = decided by the method's own rule, which takes no threshold nor measure "
+        "(one run, one row)."
+    )
     return (
         f"type-I % = share of found pairs not duplicates; type-II % = share of duplicates "
         f"missed (Zagorulko et al. 2013). CIs: percentile bootstrap, "
         f"{boot.get('replicates')} replicates, "
         f"seed {boot.get('seed')}. Memory: {memory}. * = pairs reused from the method's run "
         f"at its lowest threshold (exact; time and memory of that run)."
-    )
+    ) + (any_t if free else "")
 
 
 def edge_hints(evaluation: Evaluation) -> list[str]:
@@ -283,11 +292,12 @@ def edge_hints(evaluation: Evaluation) -> list[str]:
 
     No hint for a method whose decision takes no threshold (its own rule of kind
     :data:`~neardup.methods.decision.THRESHOLD_FREE`: TF-RIDF, I-Match, mega-shingles,
-    SimHash), and never one suggesting the range just run."""
+    SimHash), none for a best F1 of 1 (nothing to gain), and never one suggesting the range
+    just run."""
     hints = []
     for method, best in evaluation.best().items():
         tried = sorted({r.threshold for r in evaluation.rows if r.method == method})
-        if len(tried) < 2 or _threshold_free(method, evaluation.meta):
+        if len(tried) < 2 or best.scores.f1 >= 1.0 or _threshold_free(method, evaluation.meta):
             continue
         low, high = tried[0], tried[-1]
         step = min(b - a for a, b in itertools.pairwise(tried))
