@@ -104,3 +104,67 @@ def test_dry_run_reads_and_writes_nothing(tmp_path: Path) -> None:
     files = sum(1 for p in CORPUS.rglob("*") if p.is_file())
     assert "nothing is read or written" in res.stdout and f"{files} file(s)" in res.stdout
     assert not out.exists()
+
+
+def test_dry_run_refuses_a_missing_input(tmp_path: Path) -> None:
+    # issue 41, item 8: the plan said "missing" and exited 0; the run exits 1
+    missing = tmp_path / "no-such-folder"
+    res = _run("dedup", str(CORPUS), str(missing), "--dry-run")
+    assert res.exit_code == 1, res.output
+    assert f"input '{missing}' does not exist" in " ".join(res.stderr.split())
+    assert "nothing is read or written" not in res.stdout
+
+
+def test_dry_run_counts_the_files_include_selects() -> None:
+    # issue 41, item 8: --include was ignored in the count (36 files, not the 20 .txt)
+    txt = [p for p in CORPUS.rglob("*.txt") if p.is_file()]
+    res = _run("dedup", str(CORPUS), "--include", "*.txt", "--dry-run", "--json")
+    assert res.exit_code == 0, res.output
+    size = sum(p.stat().st_size for p in txt)
+    assert json.loads(res.stdout)["inputs"] == [
+        {"input": str(CORPUS), "files": len(txt), "bytes": size}
+    ]
+    res = _run(
+        "dedup", str(CORPUS), "--exclude", "*.txt", "--no-recursive", "--dry-run", "-f", "json"
+    )
+    assert json.loads(res.stdout)["inputs"][0]["files"] == 0  # the corpus root holds folders only
+
+
+def _shards(tmp_path: Path) -> Path:
+    """Three JSONL shards of Chekhov's stories whose ids restart (0, 1 in each)."""
+    stories = sorted((CORPUS / "chekhov").glob("*.txt"))[:6]
+    folder = tmp_path / "shards"
+    folder.mkdir()
+    for k in range(3):
+        rows = [{"id": i, "text": stories[2 * k + i].read_text("utf-8")} for i in range(2)]
+        body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        (folder / f"shard{k}.jsonl").write_text(body, encoding="utf-8")
+    return folder
+
+
+def test_a_quoted_glob_reads_what_the_shell_would_expand(tmp_path: Path) -> None:
+    # issue 41, item 9: 'shard*.jsonl' (quoted) got "input does not exist" and no hint
+    folder = _shards(tmp_path)
+    listed = [str(p) for p in sorted(folder.glob("shard*.jsonl"))]
+    expanded = _run("dedup", *listed, "-f", "json")
+    quoted = _run("dedup", str(folder / "shard*.jsonl"), "-f", "json")
+    assert quoted.exit_code == expanded.exit_code == 0, quoted.output
+    assert json.loads(quoted.stdout)["summary"]["documents"] == 6
+    assert json.loads(quoted.stdout)["pairs"] == json.loads(expanded.stdout)["pairs"]
+    kept = tmp_path / "kept.jsonl"  # the records are read again through the pattern
+    res = _run("dedup", str(folder / "shard[01].jsonl"), "-q", "--kept", str(kept))
+    assert res.exit_code == 0, res.output
+    assert len(kept.read_text("utf-8").splitlines()) == 4
+    plan = _run("dedup", str(folder / "shard*.jsonl"), "--dry-run", "--json")
+    assert json.loads(plan.stdout)["inputs"][0]["files"] == 3
+
+
+def test_a_glob_matching_nothing_says_so(tmp_path: Path) -> None:
+    folder = _shards(tmp_path)
+    res = _run("dedup", str(folder / "part*.jsonl"), "-q")
+    assert res.exit_code == 1
+    message = " ".join(res.stderr.split())
+    assert "does not exist, and no path matches it as a glob pattern" in message
+    assert "the shell left alone" in message
+    plain = _run("dedup", str(folder / "part0.jsonl"), "-q")
+    assert plain.exit_code == 1 and "glob pattern" not in plain.stderr

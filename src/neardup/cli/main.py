@@ -392,7 +392,10 @@ def dedup(
             if against or against_collection:
                 plan["against"] = against or {"collection": against_collection}
                 plan["within"] = within
-            print_plan(_console("out"), inputs, plan, as_json=fmt != "table")
+            from neardup.text.read import read_options as make_read_options
+
+            options = make_read_options(**read_opts)
+            print_plan(_console("out"), inputs, plan, as_json=fmt != "table", options=options)
             return
         a_paths: list[str] | None = None
         if engine == "dask":
