@@ -68,7 +68,7 @@ def crawl_command(
 ) -> None:
     """Crawl a digital library into a collection (Romanov 2019): link search, address pattern,
     range walk or recursive crawl; resumable."""
-    from neardup.cli.common import fail
+    from neardup.cli.common import fail, warn_unused_threshold
     from neardup.crawl import CrawlSettings
 
     try:
@@ -80,6 +80,7 @@ def crawl_command(
             max_pages=max_pages,
             allow_private=allow_private,
         )
+        warn_unused_threshold(method, threshold, None)
     except NeardupError as exc:
         raise fail(exc) from None
     with _queue(db, settings) as queue:

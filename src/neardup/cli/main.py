@@ -15,7 +15,12 @@ with imports_without_gc():  # Typer and the options: no collection walks them (s
     from neardup._version import __version__
     from neardup.cli import runconfig
     from neardup.cli.coercion import install as install_plain_coercion
-    from neardup.cli.common import CanonicalOptions, check_output_path, escape
+    from neardup.cli.common import (
+        CanonicalOptions,
+        check_output_path,
+        escape,
+        warn_unused_threshold,
+    )
     from neardup.cli.common import console as _console
     from neardup.cli.common import fail as _fail
     from neardup.cli.helptext import install as install_help_placeholders
@@ -323,6 +328,7 @@ def dedup(
                     "do not hold record fields); or --mark, and choose yourself",
                 )
         mparams = canonical.method_params(method, shingle_size=shingle_size, params=param)
+        warn_unused_threshold(method, threshold, decision)
         read_opts: dict[str, Any] = {
             **read_options(
                 id_field=id_field,
@@ -771,6 +777,8 @@ def compare(
         raise _fail(exc) from None
     if result.empty_lexicon:
         _empty_lexicon(result.method, corpus=bool(corpus))
+    elif not corpus:
+        _own_statistics(method)
     if as_json:
         row = result.as_dict()
         if shared is not None:
@@ -822,6 +830,23 @@ def _empty_lexicon(method: str, *, corpus: bool) -> None:
         soft_wrap=True,
     )
     raise typer.Exit(2)
+
+
+def _own_statistics(method: str) -> None:
+    """Warn that a lexical method (``needs_fit``: TF-RIDF, I-Match, anchor words) compared
+    without ``--corpus`` took its word statistics from A and B alone."""
+    from neardup.methods.registry import method_class
+
+    if not method_class(method).capabilities.needs_fit:
+        return
+    _console("err").print(
+        f"warning: {method} takes word statistics from a collection; without --corpus they "
+        "are those of A and B alone, so its signature is not the one the documents get in "
+        "their collection: pass it, e.g. --corpus DIR",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def _passages(text_a: str, text_b: str, mparams: dict[str, Any], *, tiles: bool) -> list[Any]:
