@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner, Result
 
 from neardup.cli.main import app
@@ -168,3 +171,108 @@ def test_a_glob_matching_nothing_says_so(tmp_path: Path) -> None:
     assert "the shell left alone" in message
     plain = _run("dedup", str(folder / "part0.jsonl"), "-q")
     assert plain.exit_code == 1 and "glob pattern" not in plain.stderr
+
+
+def _toml(value: object) -> str:
+    """``value`` (str, bool, int, float, list) as a TOML value."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, float):
+        return {"inf": "inf", "-inf": "-inf", "nan": "nan"}.get(repr(value), repr(value))
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return str(value)
+
+
+def test_config_values_of_any_type_are_usage_errors_not_tracebacks(tmp_path: Path) -> None:
+    # issue 41, item 24: kept = 5, jobs = 1e20, jobs = 10**20 and deep nesting ended in
+    # tracebacks (TypeError, OverflowError, RecursionError)
+    cases = {
+        "kept = 5": "'--kept': Input should be a path (a string), not 5 (int)",
+        "jobs = 1e20": "'--jobs' / '-j': Input should be a valid integer, not 1e+20 (float)",
+        "jobs = 99999999999999999999": "not 99999999999999999999 (int)",
+        "method = [1, 2]": "'--method' / '-m': Input should be a valid string, not [1, 2]",
+        "threshold = " + "[" * 2000 + "]" * 2000: "nested too deep",
+        "out = " + "[" * 2000 + "]" * 2000: "nested too deep",
+    }
+    config = tmp_path / "run.toml"
+    for line, message in cases.items():
+        config.write_text(line + "\n", encoding="utf-8")
+        res = runner.invoke(app, ["dedup", str(CORPUS), "--config", str(config), "-q"])
+        assert res.exit_code == 2, (line, res.output)
+        assert message in " ".join(res.stderr.split()), (line, res.stderr)
+
+
+def test_integer_options_out_of_range_are_usage_errors() -> None:
+    # issue 41, item 24: --jobs 99999999999999999999 (and 3e9: the pool's C int) tracebacks
+    for jobs in ("99999999999999999999", "-99999999999999999999"):
+        res = runner.invoke(app, ["dedup", str(CORPUS), "--jobs", jobs, "-q"])
+        assert res.exit_code == 2, res.output
+        message = " ".join(res.stderr.split())
+        assert "Invalid value for '--jobs'" in message
+        assert f"Input should be an integer from {-(2**63)} to {2**63 - 1}, not {jobs}" in message
+    res = runner.invoke(app, ["dedup", str(CORPUS), "--jobs", "3000000000", "-q"])
+    assert res.exit_code == 2, res.output
+    assert "jobs=3000000000 is not allowed: an integer in [1, 4096]" in res.stderr
+    res = runner.invoke(app, ["dedup", str(CORPUS), "--top", str(2**70), "-q"])
+    assert res.exit_code == 2 and "'--top'" in res.stderr
+
+
+_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**80), max_value=2**80)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(alphabet="ab*-./:", max_size=6),
+    lambda inner: st.lists(inner, max_size=3),
+    max_leaves=6,
+).filter(lambda v: v is not None)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(key=st.sampled_from(["jobs", "top", "kept", "out", "threshold", "min-tokens", "include",
+                            "limit", "memory-mib", "method", "inputs", "max-bytes", "mark"]),
+       value=_VALUES)  # fmt: skip
+@example(key="kept", value=5)
+@example(key="jobs", value=10**20)
+@example(key="include", value=[[["*.txt"]]])
+def test_any_config_value_ends_in_an_exit_code(key: str, value: object) -> None:
+    # the job runs (no --dry-run) on one short text, in a folder of its own
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        story = Path(folder) / "story.txt"
+        story.write_text("the old doctor walked slowly along the river bank", encoding="utf-8")
+        config = Path(folder) / "run.toml"
+        config.write_text(f"{key} = {_toml(value)}\n", encoding="utf-8")
+        res = runner.invoke(app, ["dedup", str(story), "--config", str(config), "-q"])
+    assert res.exit_code in (0, 1, 2), (key, value, res.output)
+    assert res.exception is None or isinstance(res.exception, SystemExit), (key, value)
+
+
+def test_config_paths_are_relative_to_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 41, item 15: a run.toml beside its data read the paths from the working folder
+    folder = _shards(tmp_path)
+    (folder / "sub").mkdir()
+    config = folder / "sub" / "run.toml"
+    config.write_text(
+        'inputs = ["../shard*.jsonl", "-"]\nkept = "kept.jsonl"\nout = "out"\n'
+        'against = ["../shard0.jsonl"]\nstop-words = "snowball"\ninclude = "*.jsonl"\n',
+        encoding="utf-8",
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    res = _run("dedup", "--config", str(config), "--dry-run", "--json")
+    assert res.exit_code == 0, res.output
+    plan = json.loads(res.stdout)
+    sub = folder / "sub"
+    assert [row["input"] for row in plan["inputs"]] == [str(sub / "../shard*.jsonl"), "-"]
+    assert plan["inputs"][0]["files"] == 3
+    assert plan["outputs"] == {"out": str(sub / "out"), "kept": str(sub / "kept.jsonl"),
+                               "removed": None}  # fmt: skip
+    assert plan["against"] == [str(sub / "../shard0.jsonl")]

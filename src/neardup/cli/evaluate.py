@@ -327,7 +327,9 @@ def evaluate(
 
         if is_pan_corpus(passages):
             try:
-                check_int("--jobs", jobs, low=1)
+                from neardup.job.prepare_pool import MAX_JOBS
+
+                check_int("--jobs", jobs, low=1, high=MAX_JOBS)
             except NeardupError as exc:
                 raise fail(exc) from None
             _evaluate_pan_corpus(passages, inputs, jobs, as_json, html_out, title, quiet)
