@@ -998,6 +998,6 @@ def run() -> None:
 
     start_workers_early(sys.argv[1:])  # idempotent: the console script's entry ran it first
     try:
-        app_for(sys.argv[1:])()
+        app_for(sys.argv[1:])(prog_name="neardup")  # `python -m neardup` too
     finally:
         skip_final_collections()
