@@ -20,6 +20,7 @@ given where a list goes (``include = "*.txt"``) is a list of one. Example::
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -104,7 +105,7 @@ def _placed(param: Any, value: Any, folder: Path) -> Any:
     def place(item: Any) -> Any:
         if not isinstance(item, str) or item in words or "://" in item:
             return item  # not a path: left to the option's own check
-        return str(folder / Path(item).expanduser()) if item else item
+        return os.path.normpath(folder / Path(item).expanduser()) if item else item
 
     return [place(v) for v in value] if isinstance(value, list) else place(value)
 
