@@ -207,3 +207,15 @@ def test_error_pairs_of_a_dedup_output_directory(tmp_path: Path) -> None:
         {"a": "toska", "b": "vanka", "resemblance": None,
          "containment_ab": None, "containment_ba": None}
     ]  # fmt: skip
+
+
+def test_a_threshold_free_row_is_a_line_across_the_thresholds() -> None:
+    require("matplotlib")
+    config = EvalConfig(methods=("shingles-full", "imatch"), thresholds=(0.3, 0.7), replicates=10)
+    gold = GoldStandard.from_pairs([("vanka", "vanka-web", 1), ("vanka", "toska", 0)])
+    ev = evaluate_corpus(_docs(), gold, config)
+    for figure in (report.plot_found(ev), report.plot_f1(ev)):
+        lines = {ln.get_label(): ln for ln in figure.axes[0].get_lines()}
+        free = lines["imatch (any t)"]
+        assert list(free.get_xdata()) == [0, 1]  # axhline: the whole width of the axes
+        assert list(lines["shingles-full"].get_xdata()) == [0.3, 0.7]

@@ -438,6 +438,15 @@ def _style(i: int) -> dict[str, Any]:
     return {"color": cmap(i % cmap.N), "marker": _MARKERS[i % len(_MARKERS)], "markersize": 4}
 
 
+def _along_t(ax: Any, rows: list[EvalRow], ys: list[float], label: str, style: Any) -> None:
+    """Plot ``ys`` against the rows' thresholds; a method's one threshold-free row (its own
+    rule takes no threshold) as a dotted line across every threshold."""
+    if len(rows) == 1 and rows[0].threshold_free:
+        ax.axhline(ys[0], color=style["color"], linestyle=":", label=f"{label} (any t)")
+    else:
+        ax.plot([r.threshold for r in rows], ys, label=label, **style)
+
+
 def _series(evaluation: Evaluation) -> list[tuple[str, list[EvalRow]]]:
     out = []
     for m in evaluation.methods():
@@ -469,9 +478,7 @@ def plot_found(evaluation: Evaluation) -> Any:
     series = _series(evaluation)
     labels = _labels(series)
     for i, (m, rows) in enumerate(series):
-        ax.plot(
-            [r.threshold for r in rows], [r.found for r in rows], label=labels[m][0], **_style(i)
-        )
+        _along_t(ax, rows, [r.found for r in rows], labels[m][0], _style(i))
     positives = evaluation.meta.get("gold_positives")
     if positives:
         ax.axhline(positives, color="grey", linestyle="--", linewidth=1, label="gold positives")
@@ -532,7 +539,7 @@ def plot_f1(evaluation: Evaluation) -> Any:
         style = _style(i)
         xs = [r.threshold for r in rows]
         label, repeat = labels[m]
-        ax.plot(xs, [r.scores.f1 for r in rows], label=label, **style)
+        _along_t(ax, rows, [r.scores.f1 for r in rows], label, style)
         bands = [r.intervals.f1 if r.intervals else None for r in rows]
         if not repeat and len(xs) > 1 and any(b is not None for b in bands):
             nan = float("nan")  # no interval (nothing predicted): a gap in the band
