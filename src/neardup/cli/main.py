@@ -115,9 +115,9 @@ def dedup(
     inputs: Annotated[
         list[str],
         typer.Argument(
-            help="Files, directories or - (stdin): JSONL, Parquet, CSV, Arrow, datasets "
-            "folders, txt/md/html/wiki, PDF, DOCX; .gz/.zst too; with --engine dask also "
-            "globs and fsspec URLs (s3://...)."
+            help="Files, directories, globs (a quoted 'shard*.jsonl' is expanded) or - "
+            "(stdin): JSONL, Parquet, CSV, Arrow, datasets folders, txt/md/html/wiki, PDF, "
+            "DOCX; .gz/.zst too; with --engine dask also fsspec URLs (s3://...)."
         ),
     ],
     method: Annotated[
@@ -271,7 +271,7 @@ def dedup(
         typer.Option(
             "--config",
             help="Options from a TOML file (long names as keys, e.g. threshold = 0.7, "
-            "inputs = [...]); the command line wins.",
+            "inputs = [...]; paths relative to the file); the command line wins.",
             is_eager=True,
             callback=runconfig.callback,
         ),
