@@ -4,6 +4,7 @@ line per file), and output paths that cannot be written refused before any input
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -205,6 +206,15 @@ def test_config_values_of_any_type_are_usage_errors_not_tracebacks(tmp_path: Pat
         assert message in " ".join(res.stderr.split()), (line, res.stderr)
 
 
+def test_an_empty_out_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # --out "" (or out = "" in --config) wrote pairs.jsonl... into the working folder
+    monkeypatch.chdir(tmp_path)
+    res = runner.invoke(app, ["dedup", str(CORPUS / "chekhov"), "--out", "", "-q"])
+    assert res.exit_code == 2, res.output
+    assert "--out='' is not allowed: a directory path (not empty)" in res.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_integer_options_out_of_range_are_usage_errors() -> None:
     # issue 41, item 24: --jobs 99999999999999999999 (and 3e9: the pool's C int) tracebacks
     for jobs in ("99999999999999999999", "-99999999999999999999"):
@@ -247,7 +257,12 @@ def test_any_config_value_ends_in_an_exit_code(key: str, value: object) -> None:
         story.write_text("the old doctor walked slowly along the river bank", encoding="utf-8")
         config = Path(folder) / "run.toml"
         config.write_text(f"{key} = {_toml(value)}\n", encoding="utf-8")
-        res = runner.invoke(app, ["dedup", str(story), "--config", str(config), "-q"])
+        here = os.getcwd()
+        os.chdir(folder)  # an output named by a relative path lands in the temporary folder
+        try:
+            res = runner.invoke(app, ["dedup", str(story), "--config", str(config), "-q"])
+        finally:
+            os.chdir(here)
     assert res.exit_code in (0, 1, 2), (key, value, res.output)
     assert res.exception is None or isinstance(res.exception, SystemExit), (key, value)
 

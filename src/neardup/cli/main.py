@@ -355,6 +355,8 @@ def dedup(
             raise ParameterError("--mark", True, "without --against (A's records are not written)")
         if keep_by is not None and (against or against_collection is not None):
             raise ParameterError("--keep-by", keep_by, "without --against (A's matches decide)")
+        if out_dir == "":  # Path("") is the working folder: five files written there
+            raise ParameterError("--out", out_dir, "a directory path (not empty)")
         if out_dir is not None and "://" not in out_dir:
             check_output_path("--out", Path(out_dir), kind="directory")
         if spill_dir is not None:
