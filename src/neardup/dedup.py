@@ -446,7 +446,9 @@ def _dedup(
     """The job over one source, or ``[against, source]`` (:func:`dedup`); ``field_reader``
     reads the keep-by field."""
     if jobs is not None:
-        check_int("jobs", jobs, low=1)
+        from neardup.job.prepare_pool import check_jobs
+
+        check_jobs(jobs)
     opts = options or DedupOptions()
     meth = resolve_method(method, opts, method_params)
     opts = decided_options(meth, opts)
@@ -847,7 +849,7 @@ class _ParallelIngest:
         meth: Method,
         spill: _Spill,
     ) -> None:
-        from neardup.job.prepare_pool import default_jobs, pool_safe
+        from neardup.job.prepare_pool import check_jobs, default_jobs, pool_safe
 
         self._ingest = ingest
         self._read = read_options
@@ -862,7 +864,7 @@ class _ParallelIngest:
         #: the job warns with when the compiled kernel is not built
         self.kernel, self.kernel_note = _kernel(self._config)
         if jobs is not None:
-            check_int("jobs", jobs, low=1)
+            check_jobs(jobs)
         self._jobs = (jobs or default_jobs()) if pool_safe() else 1
         self.worker_seconds: dict[str, float] = {}
         self.read = 0

@@ -146,3 +146,47 @@ def test_engine_options_are_validated() -> None:
     assert _run("dedup", ".", "--workers", "2").exit_code == 2  # --workers needs --engine dask
     # --out is required with a scheduler (its workers write there), not with a LocalCluster
     assert _run("dedup", ".", "--engine", "dask", "--scheduler", "tcp://h:1").exit_code == 2
+
+
+CHEKHOV = Path(__file__).resolve().parents[2] / "examples" / "corpus" / "chekhov"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize("method", ["tf-ridf", "imatch", "megashingles", "simhash"])
+def test_threshold_a_method_does_not_use_warns(method: str) -> None:
+    # issue 41, item 19: -t with a method whose own rule takes no threshold was silent
+    res = runner.invoke(app, ["dedup", str(CHEKHOV), "-m", method, "-t", "0.8", "-q"])
+    assert res.exit_code == 0, res.output
+    warning = _one_line(res.stderr)
+    assert f"warning: -t/--threshold 0.8 is not used: {method} decides by its own rule" in warning
+    assert "--decision verified" in warning
+    for quiet in (["-q"], ["-q", "-t", "0.8", "--decision", "verified"]):
+        res = runner.invoke(app, ["dedup", str(CHEKHOV), "-m", method, *quiet])
+        assert res.exit_code == 0 and "threshold" not in res.stderr, res.output
+    res = runner.invoke(app, ["dedup", str(CHEKHOV), "-m", "minhash-lsh", "-t", "0.8", "-q"])
+    assert "threshold" not in res.stderr  # a method that takes it
+
+
+def test_threshold_warning_in_collection_create(tmp_path: Path) -> None:
+    db = ["--db", f"sqlite:///{tmp_path / 'lib.db'}"]
+    res = runner.invoke(app, ["collection", "create", "a", "-m", "tf-ridf", "-t", "0.7", *db])
+    assert res.exit_code == 0, res.output
+    assert "-t/--threshold 0.7 is not used: tf-ridf" in _one_line(res.stderr)
+    res = runner.invoke(app, ["collection", "create", "b", "-m", "minhash-lsh", "-t", "0.7", *db])
+    assert res.exit_code == 0 and "warning" not in res.stderr
+
+
+def test_compare_of_a_lexical_method_without_corpus_warns() -> None:
+    # issue 41, item 19: TF-RIDF's signature from the two texts' statistics alone, silently
+    a, b = CHEKHOV / "Ванька.txt", CHEKHOV.parent / "web" / "vanka.html"
+    res = runner.invoke(app, ["compare", str(a), str(b), "-m", "tf-ridf", "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["method"] == "tf-ridf"
+    assert "without --corpus they are those of A and B alone" in _one_line(res.stderr)
+    res = runner.invoke(app, ["compare", str(a), str(b), "-m", "tf-ridf", "--corpus", str(CHEKHOV)])
+    assert res.exit_code == 0 and "warning" not in res.stderr, res.output
+    res = runner.invoke(app, ["compare", str(a), str(b), "-m", "shingles-full"])
+    assert res.exit_code == 0 and "warning" not in res.stderr

@@ -195,3 +195,31 @@ def test_the_console_script_is_the_light_entry_point() -> None:
     )
     res = run_code(code)
     assert res.stdout.strip() == "[]", res.stderr
+
+
+def test_python_m_neardup_runs_the_command_line(tmp_path: Path) -> None:
+    """``python -m neardup`` (issue 41, item 15: "No module named neardup.__main__") enters
+    as the console script does; its usage lines say ``neardup``; a worker re-importing the
+    main module (``multiprocessing``) runs nothing."""
+    import subprocess
+    import sys
+
+    from fresh_python import python_env
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        cmd = [sys.executable, "-m", "neardup", *args]
+        return subprocess.run(cmd, capture_output=True, text=True, env=python_env(), timeout=300)
+
+    assert run("--version").stdout == f"neardup {__version__}\n"
+    story = "the old doctor walked slowly along the river bank in the morning light"
+    for name in ("a.txt", "b.txt"):
+        (tmp_path / name).write_text(story, encoding="utf-8")
+    res = run("dedup", str(tmp_path), "-f", "json")
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["summary"]["pairs"] == 1
+    bad = run("no-such-command")
+    assert bad.returncode == 2 and "Usage: neardup " in bad.stderr
+    imported = run_code(
+        "import runpy; runpy.run_module('neardup.__main__', run_name='__mp_main__')"
+    )
+    assert imported.returncode == 0 and imported.stdout == "", imported.stderr

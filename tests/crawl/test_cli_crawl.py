@@ -139,3 +139,18 @@ def test_crawl_indexes_with_tf_ridf_unless_told_otherwise(tmp_path: Path) -> Non
         with Store(db) as store:
             assert store.collection("plain").method == "tf-ridf"
             assert store.collection("mega").method == "megashingles"
+
+
+def test_a_loopback_url_is_refused_naming_allow_private(tmp_path: Path) -> None:
+    # issue 41, item 15: "host 127.0.0.1 is a loopback address" and no word of the option;
+    # and item 19: -t with the default method (TF-RIDF: equal signatures) warns
+    db = f"sqlite:///{tmp_path / 'crawl.db'}"
+    runner = CliRunner()
+    for url in ("http://127.0.0.1:9/", "http://localhost:9/", "http://[::1]:9/"):
+        res = runner.invoke(app, ["crawl", url, "-c", "post", "--db", db, "-q"])
+        assert res.exit_code == 1, res.output
+        message = " ".join(res.stderr.split())
+        assert "loopback" in message and "--allow-private crawls private" in message, url
+    res = runner.invoke(app, ["crawl", "ftp://example.org/", "-c", "post", "--db", db, "-t", "0.7"])
+    assert res.exit_code == 1 and "--allow-private" not in res.stderr  # not an address
+    assert "-t/--threshold 0.7 is not used: tf-ridf" in " ".join(res.stderr.split())

@@ -5,6 +5,8 @@ method's best threshold in the JSON and the HTML report. Real text from examples
 
 from __future__ import annotations
 
+import collections
+import dataclasses
 import json
 from pathlib import Path
 
@@ -45,10 +47,11 @@ def _docs() -> list[Document]:
     ]
 
 
-def _rows(method: str, f1_by_t: dict[float, int]) -> list[EvalRow]:
-    """Rows whose true positives (of 2 gold pairs) are given per threshold."""
+def _rows(method: str, f1_by_t: dict[float, int], fp: int = 1) -> list[EvalRow]:
+    """Rows whose true positives (of 2 gold pairs) are given per threshold, each with ``fp``
+    false positives (F1 below 1 unless 0)."""
     return [
-        EvalRow(method, t, tp, Scores(tp=tp, fp=0, fn=2 - tp), None, None, None)
+        EvalRow(method, t, tp + fp, Scores(tp=tp, fp=fp, fn=2 - tp), None, None, None)
         for t, tp in f1_by_t.items()
     ]
 
@@ -62,8 +65,32 @@ def test_no_threshold_hint_for_a_threshold_free_method() -> None:
     assert len({r.scores.f1 for r in ev.rows}) == 1
     assert report.edge_hints(ev) == []
     # verified on the exact sets, the threshold applies again: the hint comes back
-    verified = Evaluation(ev.rows, {**ev.meta, "decision": "verified"})
+    verified = Evaluation(_rows("tf-ridf", {0.5: 1, 0.7: 1, 0.9: 1}), {"decision": "verified"})
     assert [h.split(":")[0] for h in report.edge_hints(verified)] == ["tf-ridf"]
+
+
+def test_a_threshold_free_method_gets_one_row() -> None:
+    # I-Match's own rule (equal signatures, Chowdhury et al. 2002) takes no threshold: one
+    # run, one row, not three identical ones; verified, the threshold applies: three rows
+    config = EvalConfig(methods=("imatch",), thresholds=(0.5, 0.7, 0.9), replicates=20)
+    gold = GoldStandard.from_pairs([("vanka", "vanka-web", 1), ("vanka", "toska", 0)])
+    ev = evaluate_corpus(_docs(), gold, config)
+    (row,) = ev.rows
+    assert row.threshold_free and row.as_dict()["threshold_free"] is True
+    assert (row.threshold, row.scores.tp, row.scores.fp) == (0.5, 1, 0)
+    assert report._cells(row)[1] == "any"
+    assert evaluation_from_dict(ev.as_dict()).rows[0].threshold_free
+    verified = dataclasses.replace(config, decision="verified")
+    rows = evaluate_corpus(_docs(), gold, verified).rows
+    assert [r.threshold for r in rows] == [0.5, 0.7, 0.9]
+    assert not any(r.threshold_free for r in rows)
+
+
+def test_no_hint_at_f1_one() -> None:
+    # F1 1.000 at the lowest threshold tried: lower thresholds cannot do better
+    perfect = Evaluation(_rows("shingles-full", {0.3: 2, 0.5: 1, 0.7: 1}, fp=0), {})
+    assert report.edge_hints(Evaluation(_rows("shingles-full", {0.3: 2, 0.5: 1, 0.7: 1}), {}))
+    assert report.edge_hints(perfect) == []
 
 
 def test_a_hint_never_suggests_the_range_just_run() -> None:
@@ -100,19 +127,25 @@ GOLD_ROWS = [("vanka", "vanka-web", 1), ("chameleon", "chameleon-start", 1), ("v
 
 
 def test_methods_left_out_under_containment_are_named(tmp_path: Path) -> None:
+    # issue 41, item 14: TF-RIDF and SimHash decide by their own rules, which take no
+    # threshold nor measure: they run under --measure containment (one row each); the
+    # methods whose own rule decides by a measure and cannot by containment are left out
     args = [*_files(tmp_path, GOLD_ROWS), "--measure", "containment", "--thresholds", "0.5:0.7:0.1"]
-    methods = ["--methods", "shingles-full,tf-ridf,simhash"]
+    methods = ["--methods", "shingles-full,tf-ridf,simhash,shingles-min,sl-st"]
     res = runner.invoke(app, ["evaluate", *args, *methods, "--json"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
     left = {x["method"]: x["reason"] for x in data["left_out"]}
-    assert set(left) == {"tf-ridf", "simhash"}
-    assert "containment" in left["tf-ridf"] and "--decision verified" in left["tf-ridf"]
-    assert {r["method"] for r in data["rows"]} == {"shingles-full"}
+    assert set(left) == {"shingles-min", "sl-st"}
+    assert "containment" in left["sl-st"] and "--decision verified" in left["sl-st"]
+    per_method = collections.Counter(r["method"] for r in data["rows"])
+    assert per_method == {"shingles-full": 3, "tf-ridf": 1, "simhash": 1}
+    free = {r["method"]: r for r in data["rows"] if r["threshold_free"]}
+    assert set(free) == {"tf-ridf", "simhash"}
     text = runner.invoke(app, ["evaluate", *args, *methods])
     assert text.exit_code == 0, text.output
     lines = [ln for ln in text.stdout.splitlines() if "left out" in ln]
-    assert len(lines) == 2 and "tf-ridf left out" in lines[0] and "simhash left out" in lines[1]
+    assert len(lines) == 2 and "shingles-min left out" in lines[0] and "sl-st left out" in lines[1]
 
 
 def test_false_positive_and_missed_pairs_at_the_best_threshold(tmp_path: Path) -> None:
@@ -174,3 +207,15 @@ def test_error_pairs_of_a_dedup_output_directory(tmp_path: Path) -> None:
         {"a": "toska", "b": "vanka", "resemblance": None,
          "containment_ab": None, "containment_ba": None}
     ]  # fmt: skip
+
+
+def test_a_threshold_free_row_is_a_line_across_the_thresholds() -> None:
+    require("matplotlib")
+    config = EvalConfig(methods=("shingles-full", "imatch"), thresholds=(0.3, 0.7), replicates=10)
+    gold = GoldStandard.from_pairs([("vanka", "vanka-web", 1), ("vanka", "toska", 0)])
+    ev = evaluate_corpus(_docs(), gold, config)
+    for figure in (report.plot_found(ev), report.plot_f1(ev)):
+        lines = {ln.get_label(): ln for ln in figure.axes[0].get_lines()}
+        free = lines["imatch (any t)"]
+        assert list(free.get_xdata()) == [0, 1]  # axhline: the whole width of the axes
+        assert list(lines["shingles-full"].get_xdata()) == [0.3, 0.7]

@@ -40,6 +40,11 @@ GOLD = GoldStandard.from_pairs(
 )
 
 
+def _labelled(gold: GoldStandard) -> list[tuple[str, str, int]]:
+    """The gold's positive pairs, sorted, as ``(a, b, 1)`` rows."""
+    return [(a, b, 1) for a, b in sorted(gold.positives)]
+
+
 @pytest.fixture(scope="module")
 def evaluation() -> Evaluation:
     config = EvalConfig(methods=("shingles-full",), thresholds=(0.3, 0.5, 0.7), replicates=50)
@@ -67,7 +72,11 @@ def test_edge_hint_when_the_best_f1_is_the_lowest_threshold(evaluation: Evaluati
     assert best.threshold == 0.5 and best.scores.f1 == 1.0
     assert report.edge_hints(evaluation) == []
     low = EvalConfig(methods=("shingles-full",), thresholds=(0.6, 0.7, 0.8), replicates=20)
-    hints = report.edge_hints(evaluate_corpus(_docs(), GOLD, low))
+    # F1 1 at t=0.6, the lowest: nothing to gain lower, no hint (issue 41, item 14)
+    assert report.edge_hints(evaluate_corpus(_docs(), GOLD, low)) == []
+    # «Тоска» labelled a duplicate of «Ванька» (missed at every t): F1 below 1, the hint
+    harder = GoldStandard.from_pairs([*_labelled(GOLD)[:2], ("vanka", "toska", 1)])
+    hints = report.edge_hints(evaluate_corpus(_docs(), harder, low))
     assert hints == [
         "shingles-full: the best F1 is at t=0.6, the lowest threshold tried; lower "
         "thresholds may do better (e.g. --thresholds 0.3:0.8:0.1)"

@@ -53,13 +53,13 @@ def tiny() -> Evaluation:
 def test_tiny_corpus_rows(tiny: Evaluation) -> None:
     assert [(r.method, r.threshold) for r in tiny.rows] == [
         ("shingles-full", 0.3), ("shingles-full", 0.6), ("shingles-full", 0.9),
-        ("imatch", 0.3), ("imatch", 0.6), ("imatch", 0.9),
+        ("imatch", 0.3),
     ]  # fmt: skip
     full = {r.threshold: r for r in tiny.rows if r.method == "shingles-full"}
     assert full[0.3].scores.tp == 3 and full[0.3].scores.fp == 0
     assert all(r.error is None and r.usage is not None and r.usage.seconds >= 0 for r in tiny.rows)
-    # imatch has no threshold parameter: one run, later thresholds reused from it.
-    assert [r.reused for r in tiny.rows if r.method == "imatch"] == [False, True, True]
+    # imatch decides by equal signatures (no threshold): one run, one row for every t
+    assert [r.threshold_free for r in tiny.rows] == [False, False, False, True]
     assert tiny.best()["shingles-full"].scores.f1 == 1.0
 
 
@@ -108,7 +108,7 @@ def test_reuse_equals_direct_runs(method: str) -> None:
     kw: dict[str, Any] = {
         "methods": (method,),
         "thresholds": (0.5, 0.9, 0.97),
-        "decision": "own",
+        "decision": "verified",  # by their own rules they run once: one row (no reuse)
         "replicates": 10,
     }
     reused = evaluate_corpus(docs, gold, EvalConfig(**kw))
@@ -176,7 +176,7 @@ def test_cli_table2_over_several_collections_has_the_total_row(tmp_path: Path) -
 
 def test_cli_exit_codes(tmp_path: Path) -> None:
     gold = tmp_path / "gold.jsonl"
-    gold.write_text('{"a": "x", "b": "y", "label": 1}\n', encoding="utf-8")
+    gold.write_text('{"a": "a", "b": "b", "label": 1}\n', encoding="utf-8")
     corpus = tmp_path / "docs.jsonl"
     corpus.write_text(
         "".join(json.dumps({"id": d.id, "text": d.text}) + "\n" for d in DOCS), encoding="utf-8"
@@ -196,6 +196,54 @@ def test_cli_exit_codes(tmp_path: Path) -> None:
     assert ok.exit_code == 0, ok.output
     rows = json.loads(ok.stdout)["rows"]
     assert [r["threshold"] for r in rows] == [0.5, 0.9]
+
+
+def test_cli_gold_ids_not_in_the_corpus(tmp_path: Path) -> None:
+    # issue 41, item 10: clough-stevenson's gold with 2 of its 95 pairs naming documents of
+    # another corpus: a warning naming the count (and the ids); a gold of another corpus
+    # altogether (no id found) exits 1 instead of printing F1 0
+    d = data_path("clough-stevenson")
+    rows = [json.loads(line) for line in (d / "gold.jsonl").read_text("utf-8").splitlines()]
+    names = {r[k] for r in rows for k in ("a", "b")}
+    rows[0] = {**rows[0], "a": "elsewhere-1.txt"}
+    rows[1] = {**rows[1], "b": "elsewhere-2.txt"}
+    gone = names - {r[k] for r in rows for k in ("a", "b")}  # ids named in those rows only
+    partial = tmp_path / "partial.jsonl"
+    partial.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    base = ["evaluate", str(d / "docs.jsonl"), "--memory", "off", "-q", "--bootstrap", "10"]
+    base += ["--methods", "shingles-full", "--thresholds", "0.5"]
+    res = runner.invoke(app, [*base, "--gold", str(partial)])
+    assert res.exit_code == 0, res.output
+    total = len(names - gone) + 2
+    assert f"2 of the {total} document ids of the gold standard are not in the corpus" in (
+        " ".join(res.stderr.split())
+    )
+    assert "elsewhere-1.txt, elsewhere-2.txt" in res.stderr
+    foreign = tmp_path / "foreign.jsonl"
+    foreign.write_text('{"a": "x.txt", "b": "y.txt", "label": 1}\n', encoding="utf-8")
+    res = runner.invoke(app, [*base, "--gold", str(foreign)])
+    assert res.exit_code == 1, res.output
+    assert "none of the 2 document ids of the gold standard is in the corpus" in res.stderr
+    assert "F1" not in res.stdout
+
+
+def test_cli_names_the_inputs_it_skipped(tmp_path: Path) -> None:
+    # issue 41, item 14: "skipped 2 unreadable inputs" named neither
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text(BASE, encoding="utf-8")
+    (corpus / "b.txt").write_text(BASE.replace("lazy", "sleepy"), encoding="utf-8")
+    (corpus / "empty.txt").write_bytes(b"")
+    (corpus / "binary.txt").write_bytes(b"\x00\x01\x02" * 100)
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text('{"a": "a.txt", "b": "b.txt", "label": 1}\n', encoding="utf-8")
+    args = ["evaluate", str(corpus), "--gold", str(gold), "--methods", "shingles-full"]
+    res = runner.invoke(app, [*args, "--memory", "off", "-q", "--bootstrap", "10"])
+    assert res.exit_code == 0, res.output
+    lines = res.stderr.splitlines()
+    assert lines[0] == "skipped 2 input(s) not read:"
+    assert lines[1].startswith("  binary.txt: binary (")
+    assert lines[2] == "  empty.txt: empty (0 bytes)"
 
 
 def test_cli_scores_a_dedup_output(tmp_path: Path) -> None:

@@ -27,6 +27,9 @@ _MESSAGES = {
     float: "Input should be a valid number, unable to parse string as a number",
     bool: "Input should be a valid boolean, unable to interpret input",
 }
+#: The integers a command line takes: 64-bit signed (a larger one is no count, size or
+#: limit neardup can hold; it ended in an OverflowError deep in a job).
+INT_RANGE = (-(2**63), 2**63 - 1)
 #: The strings pydantic reads as booleans (case-insensitive), as Typer does.
 _TRUE = frozenset({"1", "on", "t", "true", "y", "yes"})
 _FALSE = frozenset({"0", "off", "f", "false", "n", "no"})
@@ -55,29 +58,57 @@ def plain_type(descriptor: Any) -> type | None:
 def convert(kind: type, value: Any) -> Any:
     """``value`` (a command-line string, an environment value or a default) as ``kind``.
 
+    A value of another type than a command line gives (from a ``--config`` file: a number
+    for a path, a table for a string, a float for an integer) and an integer outside
+    :data:`INT_RANGE` are refused with a message naming the value and what is allowed.
+
     Raises:
-        ValueError: not a valid ``int`` / ``float`` / ``bool`` (the message is Typer's).
+        ValueError: not a valid ``int`` / ``float`` / ``bool`` (the message is Typer's), a
+            path or string of another type, an integer outside :data:`INT_RANGE`.
     """
     if isinstance(value, bytes):
         value = os.fsdecode(value)
     if kind is str:
         if value is None:
             raise ValueError("None is not a valid string")
+        if isinstance(value, list | tuple | dict | set):
+            raise ValueError(f"Input should be a valid string, not {_shown(value)}")
         return value if isinstance(value, str) else str(value)
     if kind is Path:
+        if not isinstance(value, str | os.PathLike):
+            raise ValueError(f"Input should be a path (a string), not {_shown(value)}")
         return value if isinstance(value, Path) else Path(value)
     if kind is bool:
         return _bool(value)
+    if kind is int and isinstance(value, float):
+        raise ValueError(f"Input should be a valid integer, not {_shown(value)}")
     if isinstance(value, kind) and not isinstance(value, bool):
-        return value
+        return _in_range(value)
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if not isinstance(value, str):
         raise ValueError(_MESSAGES[kind])
     try:
-        return kind(value.strip())
-    except ValueError:
+        return _in_range(kind(value.strip()))
+    except ValueError as exc:
+        if str(exc).startswith("Input should"):
+            raise
         raise ValueError(_MESSAGES[kind]) from None
+
+
+def _in_range(value: Any) -> Any:
+    """``value``, an integer within :data:`INT_RANGE` (a float passes as it is)."""
+    low, high = INT_RANGE
+    if isinstance(value, int) and not low <= value <= high:
+        raise ValueError(f"Input should be an integer from {low} to {high}, not {_shown(value)}")
+    return value
+
+
+def _shown(value: Any) -> str:
+    """``value`` for a message: its repr, cut to 60 characters, and its type."""
+    text = repr(value)
+    text = text if len(text) <= 60 else text[:57] + "..."
+    return f"{text} ({type(value).__name__})"
 
 
 def _bool(value: Any) -> bool:

@@ -100,7 +100,7 @@ def create(
     """Create a collection; its method and parameters are fixed from now on. The method's
     own canonical form (TF-RIDF: stop words out, stems; SpotSigs: stop words kept) is kept
     unless --preset/--stop-words/--stop-symbols/--morphology override it."""
-    from neardup.cli.common import CanonicalOptions, fail
+    from neardup.cli.common import CanonicalOptions, fail, warn_unused_threshold
 
     try:
         canonical = CanonicalOptions(
@@ -111,6 +111,7 @@ def create(
             preset=preset,
         )
         params = canonical.method_params(method, params=param)
+        warn_unused_threshold(method, threshold, decision)
     except NeardupError as exc:
         raise fail(exc) from None
     with _store(db) as store:

@@ -189,6 +189,42 @@ class CanonicalOptions:
         )
 
 
+def given(name: str) -> bool:
+    """Whether the running command's parameter ``name`` was given (on the command line, by
+    an environment variable or a ``--config`` file), not left at its default."""
+    try:  # Typer >= 0.2x runs its own copy of Click
+        from typer._click.globals import get_current_context
+    except ImportError:
+        from click import get_current_context  # type: ignore[no-redef]
+
+    ctx = get_current_context(silent=True)
+    source = None if ctx is None else ctx.get_parameter_source(name)
+    return source is not None and source.name != "DEFAULT"
+
+
+def warn_unused_threshold(method: str, threshold: float, decision: str | None) -> None:
+    """Warn on stderr when ``-t/--threshold`` was given (:func:`given`) but ``method``
+    decides by its own rule and that rule takes no threshold (I-Match, TF-RIDF, anchor
+    words, mega-shingles, SimHash: :attr:`~neardup.methods.decision.DecisionRule.
+    threshold_free`), naming the method, its rule and how to apply the threshold."""
+    if not given("threshold"):
+        return
+    from neardup.methods.decision import rule_of
+    from neardup.methods.registry import method_class
+
+    rule = rule_of(method_class(method))
+    if not rule.threshold_free or (decision or rule.default) != "own":
+        return
+    console("err").print(
+        f"warning: -t/--threshold {threshold:g} is not used: {method} decides by its own "
+        f"rule ({rule.text}), which takes no threshold; --decision verified applies the "
+        "threshold to the exact shingle sets of its candidates",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
 def check_output_path(flag: str, path: Path, *, kind: str) -> None:
     """Refuse an output path that cannot be written, before any input is read.
 

@@ -68,7 +68,7 @@ def crawl_command(
 ) -> None:
     """Crawl a digital library into a collection (Romanov 2019): link search, address pattern,
     range walk or recursive crawl; resumable."""
-    from neardup.cli.common import fail
+    from neardup.cli.common import fail, warn_unused_threshold
     from neardup.crawl import CrawlSettings
 
     try:
@@ -80,6 +80,7 @@ def crawl_command(
             max_pages=max_pages,
             allow_private=allow_private,
         )
+        warn_unused_threshold(method, threshold, None)
     except NeardupError as exc:
         raise fail(exc) from None
     with _queue(db, settings) as queue:
@@ -89,10 +90,24 @@ def crawl_command(
             failures = queue.pages(lib.id, "failed")
             used = queue.store.collection(final.collection).method
         except NeardupError as exc:
-            raise fail(exc) from None
+            raise fail(_with_flag(exc)) from None
     _report(final, failures, as_json, used)
     if final.stage != "done":
         raise typer.Exit(1)
+
+
+def _with_flag(exc: NeardupError) -> NeardupError:
+    """``exc``, or for a URL refused for its non-public address the same error naming
+    ``--allow-private`` (the option that lifts it)."""
+    from neardup.crawl.safety import UnsafeURLError
+
+    if not (isinstance(exc, UnsafeURLError) and exc.private):
+        return exc
+    reason = (
+        f"{exc.reason}; --allow-private crawls private, loopback and link-local addresses "
+        "(a library on this machine or network)"
+    )
+    return UnsafeURLError(exc.url, reason, private=True)
 
 
 def _queue(db: str | None, settings: Any) -> Any:

@@ -49,6 +49,8 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 _WIDE = 180
+#: Skipped inputs and missing gold ids named on stderr (the rest are counted).
+_SHOWN = 10
 
 
 def _split_param(item: str) -> tuple[str | None, str, str]:
@@ -129,17 +131,45 @@ def _read_docs(inputs: list[Path], read_opts: dict[str, Any], err: Console) -> l
     from neardup.text.read import read_corpus
     from neardup.text.types import Document
 
-    docs, skipped = [], 0
+    docs, skipped = [], []
     for item in read_corpus([str(p) for p in inputs], **read_opts):
         if isinstance(item, Document):
             docs.append(item)
         else:
-            skipped += 1
+            skipped.append(item)
     if skipped:
-        err.print(f"[yellow]skipped[/yellow] {skipped} unreadable inputs")
+        from neardup.cli.common import escape
+
+        err.print(f"[yellow]skipped[/yellow] {len(skipped)} input(s) not read:", highlight=False)
+        for s in skipped[:_SHOWN]:
+            err.print(f"  {escape(s.id)}: {s.reason} ({escape(s.detail)})", highlight=False)
+        if len(skipped) > _SHOWN:
+            err.print(f"  ... and {len(skipped) - _SHOWN} more", highlight=False)
     if not docs:
         raise InputError("no document could be read")
     return docs
+
+
+def _check_gold_ids(gold: Any, docs: list[Any], err: Console) -> None:
+    """Warn, naming the count and the first ids, when some document ids of the gold standard
+    are not in the corpus (their pairs count as missed).
+
+    Raises:
+        InputError: none of them is (:func:`neardup.evaluate.run.missing_gold_ids`).
+    """
+    from neardup.cli.common import escape
+    from neardup.evaluate.run import missing_gold_ids
+
+    missing = missing_gold_ids(gold, docs)
+    if missing:
+        shown = ", ".join(missing[:_SHOWN]) + (", ..." if len(missing) > _SHOWN else "")
+        err.print(
+            f"[bold yellow]warning:[/bold yellow] {len(missing)} of the {len(gold.ids)} "
+            f"document ids of the gold standard are not in the corpus ({escape(shown)}): "
+            "their duplicate pairs count as missed",
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def _progress(err: Console, silent: bool) -> Any:
@@ -297,7 +327,9 @@ def evaluate(
 
         if is_pan_corpus(passages):
             try:
-                check_int("--jobs", jobs, low=1)
+                from neardup.job.prepare_pool import MAX_JOBS
+
+                check_int("--jobs", jobs, low=1, high=MAX_JOBS)
             except NeardupError as exc:
                 raise fail(exc) from None
             _evaluate_pan_corpus(passages, inputs, jobs, as_json, html_out, title, quiet)
@@ -367,6 +399,7 @@ def evaluate(
             )
             read_opts = {"id_field": id_field, "text_field": text_field}
             docs = _read_docs(list(inputs or []), {**read_opts, "content_type": content_type}, err)
+            _check_gold_ids(standard, docs, err)
             on_row = _progress(err, quiet or as_json)
             result = evaluate_corpus(docs, standard, config, on_row=on_row)  # type: ignore[arg-type]
             if table2:
@@ -421,6 +454,7 @@ def _table2_sets(
         if on_row is not None:
             err.print(f"[bold]{name}[/bold]: {len(docs)} documents")
         gold = load_gold(folder / "gold.jsonl")
+        _check_gold_ids(gold, docs, err)
         result = evaluate_corpus(docs, gold, config, on_row=on_row)
         out.append((name, t2.with_expected_recall(result, docs, gold, config)))
     return out

@@ -15,7 +15,12 @@ with imports_without_gc():  # Typer and the options: no collection walks them (s
     from neardup._version import __version__
     from neardup.cli import runconfig
     from neardup.cli.coercion import install as install_plain_coercion
-    from neardup.cli.common import CanonicalOptions, check_output_path, escape
+    from neardup.cli.common import (
+        CanonicalOptions,
+        check_output_path,
+        escape,
+        warn_unused_threshold,
+    )
     from neardup.cli.common import console as _console
     from neardup.cli.common import fail as _fail
     from neardup.cli.helptext import install as install_help_placeholders
@@ -110,9 +115,9 @@ def dedup(
     inputs: Annotated[
         list[str],
         typer.Argument(
-            help="Files, directories or - (stdin): JSONL, Parquet, CSV, Arrow, datasets "
-            "folders, txt/md/html/wiki, PDF, DOCX; .gz/.zst too; with --engine dask also "
-            "globs and fsspec URLs (s3://...)."
+            help="Files, directories, globs (a quoted 'shard*.jsonl' is expanded) or - "
+            "(stdin): JSONL, Parquet, CSV, Arrow, datasets folders, txt/md/html/wiki, PDF, "
+            "DOCX; .gz/.zst too; with --engine dask also fsspec URLs (s3://...)."
         ),
     ],
     method: Annotated[
@@ -266,7 +271,7 @@ def dedup(
         typer.Option(
             "--config",
             help="Options from a TOML file (long names as keys, e.g. threshold = 0.7, "
-            "inputs = [...]); the command line wins.",
+            "inputs = [...]; paths relative to the file); the command line wins.",
             is_eager=True,
             callback=runconfig.callback,
         ),
@@ -323,6 +328,7 @@ def dedup(
                     "do not hold record fields); or --mark, and choose yourself",
                 )
         mparams = canonical.method_params(method, shingle_size=shingle_size, params=param)
+        warn_unused_threshold(method, threshold, decision)
         read_opts: dict[str, Any] = {
             **read_options(
                 id_field=id_field,
@@ -349,6 +355,8 @@ def dedup(
             raise ParameterError("--mark", True, "without --against (A's records are not written)")
         if keep_by is not None and (against or against_collection is not None):
             raise ParameterError("--keep-by", keep_by, "without --against (A's matches decide)")
+        if out_dir == "":  # Path("") is the working folder: five files written there
+            raise ParameterError("--out", out_dir, "a directory path (not empty)")
         if out_dir is not None and "://" not in out_dir:
             check_output_path("--out", Path(out_dir), kind="directory")
         if spill_dir is not None:
@@ -392,7 +400,10 @@ def dedup(
             if against or against_collection:
                 plan["against"] = against or {"collection": against_collection}
                 plan["within"] = within
-            print_plan(_console("out"), inputs, plan, as_json=fmt != "table")
+            from neardup.text.read import read_options as make_read_options
+
+            options = make_read_options(**read_opts)
+            print_plan(_console("out"), inputs, plan, as_json=fmt != "table", options=options)
             return
         a_paths: list[str] | None = None
         if engine == "dask":
@@ -768,6 +779,8 @@ def compare(
         raise _fail(exc) from None
     if result.empty_lexicon:
         _empty_lexicon(result.method, corpus=bool(corpus))
+    elif not corpus:
+        _own_statistics(method)
     if as_json:
         row = result.as_dict()
         if shared is not None:
@@ -819,6 +832,23 @@ def _empty_lexicon(method: str, *, corpus: bool) -> None:
         soft_wrap=True,
     )
     raise typer.Exit(2)
+
+
+def _own_statistics(method: str) -> None:
+    """Warn that a lexical method (``needs_fit``: TF-RIDF, I-Match, anchor words) compared
+    without ``--corpus`` took its word statistics from A and B alone."""
+    from neardup.methods.registry import method_class
+
+    if not method_class(method).capabilities.needs_fit:
+        return
+    _console("err").print(
+        f"warning: {method} takes word statistics from a collection; without --corpus they "
+        "are those of A and B alone, so its signature is not the one the documents get in "
+        "their collection: pass it, e.g. --corpus DIR",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def _passages(text_a: str, text_b: str, mparams: dict[str, Any], *, tiles: bool) -> list[Any]:
@@ -970,6 +1000,6 @@ def run() -> None:
 
     start_workers_early(sys.argv[1:])  # idempotent: the console script's entry ran it first
     try:
-        app_for(sys.argv[1:])()
+        app_for(sys.argv[1:])(prog_name="neardup")  # `python -m neardup` too
     finally:
         skip_final_collections()

@@ -256,40 +256,48 @@ def skipped_lines(skipped: Sequence[Any], out_dir: str | None, *, examples: int 
     return lines
 
 
-def input_sizes(inputs: Sequence[str]) -> list[dict[str, Any]]:
-    """Each input with the files below it and their bytes (``-`` and URLs: unknown), read
-    from the file system only: no file is opened.
+def input_sizes(inputs: Sequence[str], options: Any = None) -> list[dict[str, Any]]:
+    """Each input with the files the job reads below it and their bytes (``-`` and URLs:
+    unknown), from the file system only: no file is opened. A glob pattern counts the paths
+    it matches (:func:`neardup.text.units.expand_inputs`); a tree, the files of
+    :func:`neardup.text.units.planned_files` (``--include``, ``--exclude``,
+    ``--no-recursive`` applied).
+
+    Args:
+        inputs: the command's inputs; options: the job's
+            :class:`~neardup.text.units.ReadOptions` (default: the reader's).
 
     Returns:
-        ``[{"input", "files", "bytes"}]``; ``files``/``bytes`` None where unknown, and
-        ``"missing": true`` for a path that does not exist.
+        ``[{"input", "files", "bytes"}]``; ``files``/``bytes`` None where unknown.
+
+    Raises:
+        InputError: an input does not exist (a pattern matches nothing), as the job would.
     """
     import os
     from pathlib import Path
 
+    from neardup.text.read import read_options
+    from neardup.text.units import expand_inputs, planned_files
+
+    opts = read_options() if options is None else options
     rows: list[dict[str, Any]] = []
     for raw in inputs:
-        path = Path(raw)
         if raw == "-" or "://" in raw:
             rows.append({"input": raw, "files": None, "bytes": None})
-        elif path.is_dir():
-            files = n_bytes = 0
-            for folder, _dirs, names in os.walk(path):
-                for name in names:
-                    full = os.path.join(folder, name)
-                    if os.path.isfile(full):
-                        files += 1
-                        n_bytes += os.path.getsize(full)
-            rows.append({"input": raw, "files": files, "bytes": n_bytes})
-        elif path.is_file():
-            rows.append({"input": raw, "files": 1, "bytes": path.stat().st_size})
-        else:
-            rows.append({"input": raw, "files": None, "bytes": None, "missing": True})
+            continue
+        files = [f for p in expand_inputs([raw]) for f in planned_files(Path(p), opts)]
+        size = sum(os.path.getsize(f) for f in files if os.path.isfile(f))
+        rows.append({"input": raw, "files": len(files), "bytes": size})
     return rows
 
 
 def print_plan(
-    console: Console, inputs: Sequence[str], plan: dict[str, Any], *, as_json: bool
+    console: Console,
+    inputs: Sequence[str],
+    plan: dict[str, Any],
+    *,
+    as_json: bool,
+    options: Any = None,
 ) -> None:
     """``dedup --dry-run``: what the job would read, run and write, without doing it.
 
@@ -297,12 +305,16 @@ def print_plan(
         console: where the table goes; inputs: the command's inputs;
         plan: ``engine``, ``method``, ``params``, ``options``, ``jobs``, ``memory_mib``,
             ``outputs`` as the command resolved them (and ``against``, ``within``);
-        as_json: print one JSON object on stdout instead of a table.
+        as_json: print one JSON object on stdout instead of a table;
+        options: the job's :class:`~neardup.text.units.ReadOptions` (the files counted).
+
+    Raises:
+        InputError: an input does not exist (:func:`input_sizes`).
     """
     from neardup._spill import default_budget
     from neardup.job.prepare_pool import default_jobs
 
-    sizes = input_sizes(inputs)
+    sizes = input_sizes(inputs, options)
     budget = plan["memory_mib"]
     if budget is None:
         default = default_budget()
@@ -321,9 +333,7 @@ def print_plan(
         return
     table = Table(title="neardup dedup --dry-run: nothing is read or written", show_header=False)
     for row in sizes:
-        if row.get("missing"):
-            what = "missing"
-        elif row["files"] is None:
+        if row["files"] is None:
             what = "a stream (size unknown)"
         else:
             what = f"{row['files']:,} file(s), {row['bytes'] / 2**20:,.1f} MiB"

@@ -47,11 +47,17 @@ _QUERY_SAFE = _PATH_SAFE + "?"
 
 
 class UnsafeURLError(InputError):
-    """A URL the crawler refuses to fetch; the message says why (scheme, address, redirect)."""
+    """A URL the crawler refuses to fetch; the message says why (scheme, address, redirect).
 
-    def __init__(self, url: str, reason: str) -> None:
+    Attributes:
+        url, reason: the URL and why. private: refused for a non-public address only (the
+            setting ``allow_private``, ``--allow-private`` on the command line, lifts it).
+    """
+
+    def __init__(self, url: str, reason: str, *, private: bool = False) -> None:
         self.url = url
         self.reason = reason
+        self.private = private
         super().__init__(f"refused {url!r}: {reason}")
 
 
@@ -93,7 +99,7 @@ def check_url(url: str, *, allow_private: bool, allow_hosts: Iterable[str] = ())
     if not allow_private and not _allowed(host, allow_hosts):
         reason = address_problem(host)
         if reason:
-            raise UnsafeURLError(raw, reason)
+            raise UnsafeURLError(raw, reason, private=True)
     return _rebuild(scheme, host, port, parts)
 
 
@@ -121,7 +127,9 @@ def check_addresses(
         ip = literal_ip(addr)
         kind = "unparsable" if ip is None else _kind(ip)
         if kind:
-            raise UnsafeURLError(url, f"{host} resolves to {addr}, a {kind} address")
+            raise UnsafeURLError(
+                url, f"{host} resolves to {addr}, a {kind} address", private=kind != "unparsable"
+            )
 
 
 def address_problem(host: str) -> str:

@@ -579,9 +579,9 @@ def evaluate_pan_corpus(
     """
     import time
 
-    from neardup.errors import check_int
+    from neardup.job.prepare_pool import check_jobs
 
-    workers = check_int("jobs", jobs, low=1)
+    workers = check_jobs(jobs)
     pairs = list(corpus.pairs)
     size = 25
     chunks = [(corpus.root, pairs[i : i + size], align) for i in range(0, len(pairs), size)]

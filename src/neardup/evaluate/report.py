@@ -94,14 +94,19 @@ def _with_ci(value: float, ci: Any) -> str:
     return f"{value:.3f}" if ci is None else f"{value:.3f} [{ci.low:.2f},{ci.high:.2f}]"
 
 
+def _t(r: EvalRow) -> str:
+    """The ``t`` cell: ``any`` for a method whose own rule takes no threshold (one row)."""
+    return "any" if r.threshold_free else f"{r.threshold:g}"
+
+
 def _cells(r: EvalRow) -> list[str]:
     if r.error is not None:
-        return [r.method, f"{r.threshold:g}", f"error: {_short(r.error)}"] + [""] * 11
+        return [r.method, _t(r), f"error: {_short(r.error)}"] + [""] * 11
     s, ci, cl, us = r.scores, r.intervals, r.clusters, r.usage
     mem = None if us is None else us.peak_mib
     return [
         r.method,
-        f"{r.threshold:g}",
+        _t(r),
         str(r.found),
         str(s.tp),
         str(s.fp),
@@ -250,7 +255,7 @@ def print_report(evaluation: Evaluation, console: Console, *, table2: bool = Fal
         console.print(f"[yellow]hint:[/yellow] {escape(hint)}")
     for line in left_out_lines(evaluation):
         console.print(f"[yellow]note:[/yellow] {escape(line)}")
-    console.print(_footnote(meta))
+    console.print(_footnote(meta, free=any(r.threshold_free for r in evaluation.rows)))
 
 
 def _title(meta: dict[str, Any]) -> str:
@@ -262,19 +267,23 @@ def _title(meta: dict[str, Any]) -> str:
     )
 
 
-def _footnote(meta: dict[str, Any]) -> str:
+def _footnote(meta: dict[str, Any], *, free: bool = False) -> str:
     memory = {
         "rss": "peak RSS above the run's start (VmHWM reset per run)",
         "tracemalloc": "tracemalloc peak (times inflated by tracing)",
     }.get(str(meta.get("memory")), str(meta.get("memory")))
     boot = meta.get("bootstrap", {})
+    any_t = (
+        " t any = decided by the method's own rule, which takes no threshold nor measure "
+        "(one run, one row)."
+    )
     return (
         f"type-I % = share of found pairs not duplicates; type-II % = share of duplicates "
         f"missed (Zagorulko et al. 2013). CIs: percentile bootstrap, "
         f"{boot.get('replicates')} replicates, "
         f"seed {boot.get('seed')}. Memory: {memory}. * = pairs reused from the method's run "
         f"at its lowest threshold (exact; time and memory of that run)."
-    )
+    ) + (any_t if free else "")
 
 
 def edge_hints(evaluation: Evaluation) -> list[str]:
@@ -283,11 +292,12 @@ def edge_hints(evaluation: Evaluation) -> list[str]:
 
     No hint for a method whose decision takes no threshold (its own rule of kind
     :data:`~neardup.methods.decision.THRESHOLD_FREE`: TF-RIDF, I-Match, mega-shingles,
-    SimHash), and never one suggesting the range just run."""
+    SimHash), none for a best F1 of 1 (nothing to gain), and never one suggesting the range
+    just run."""
     hints = []
     for method, best in evaluation.best().items():
         tried = sorted({r.threshold for r in evaluation.rows if r.method == method})
-        if len(tried) < 2 or _threshold_free(method, evaluation.meta):
+        if len(tried) < 2 or best.scores.f1 >= 1.0 or _threshold_free(method, evaluation.meta):
             continue
         low, high = tried[0], tried[-1]
         step = min(b - a for a, b in itertools.pairwise(tried))
@@ -428,6 +438,15 @@ def _style(i: int) -> dict[str, Any]:
     return {"color": cmap(i % cmap.N), "marker": _MARKERS[i % len(_MARKERS)], "markersize": 4}
 
 
+def _along_t(ax: Any, rows: list[EvalRow], ys: list[float], label: str, style: Any) -> None:
+    """Plot ``ys`` against the rows' thresholds; a method's one threshold-free row (its own
+    rule takes no threshold) as a dotted line across every threshold."""
+    if len(rows) == 1 and rows[0].threshold_free:
+        ax.axhline(ys[0], color=style["color"], linestyle=":", label=f"{label} (any t)")
+    else:
+        ax.plot([r.threshold for r in rows], ys, label=label, **style)
+
+
 def _series(evaluation: Evaluation) -> list[tuple[str, list[EvalRow]]]:
     out = []
     for m in evaluation.methods():
@@ -459,9 +478,7 @@ def plot_found(evaluation: Evaluation) -> Any:
     series = _series(evaluation)
     labels = _labels(series)
     for i, (m, rows) in enumerate(series):
-        ax.plot(
-            [r.threshold for r in rows], [r.found for r in rows], label=labels[m][0], **_style(i)
-        )
+        _along_t(ax, rows, [r.found for r in rows], labels[m][0], _style(i))
     positives = evaluation.meta.get("gold_positives")
     if positives:
         ax.axhline(positives, color="grey", linestyle="--", linewidth=1, label="gold positives")
@@ -522,7 +539,7 @@ def plot_f1(evaluation: Evaluation) -> Any:
         style = _style(i)
         xs = [r.threshold for r in rows]
         label, repeat = labels[m]
-        ax.plot(xs, [r.scores.f1 for r in rows], label=label, **style)
+        _along_t(ax, rows, [r.scores.f1 for r in rows], label, style)
         bands = [r.intervals.f1 if r.intervals else None for r in rows]
         if not repeat and len(xs) > 1 and any(b is not None for b in bands):
             nan = float("nan")  # no interval (nothing predicted): a gap in the band

@@ -11,8 +11,9 @@ the threshold: I-Match, TF-RIDF, anchor words, mega-shingles, SimHash) under
 lowest threshold whose decision value is ``>= t`` (``dedup`` decides ``value >= t`` on every
 candidate; the value is the exact resemblance, or the method's score under its own rule);
 under its own rule, a method whose rule has no threshold (equal signature, a shared
-mega-shingle, SimHash's Hamming distance) gives the same pairs at every threshold.
-Such rows are marked ``reused`` and carry the time and memory of that one run.
+mega-shingle, SimHash's Hamming distance) gives the same pairs at every threshold and under
+either measure: it runs once, by its own rule, and gets one row (``threshold_free``).
+Reused rows are marked ``reused`` and carry the time and memory of that one run.
 Methods with a ``threshold`` parameter (their index is built for it) always run anew.
 """
 
@@ -96,6 +97,9 @@ class EvalRow:
             the scope (``scores.tp + scores.fp`` of them); intervals: bootstrap intervals;
         clusters: cluster agreement; usage: wall time and peak memory of the run;
         reused: the pairs were filtered from the method's run at a lower threshold;
+        threshold_free: the method decided by its own rule, which takes no threshold nor
+            measure (equal signatures, a shared mega-shingle, a Hamming distance): its one
+            row stands for every threshold (``threshold`` is the one it ran at);
         params: the method's and the canonical form's parameters (from the run's summary);
         error: why the run failed (other fields then zero), or ``None``.
     """
@@ -110,6 +114,7 @@ class EvalRow:
     reused: bool = False
     params: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
+    threshold_free: bool = False
 
     @property
     def found(self) -> int:
@@ -142,6 +147,7 @@ class EvalRow:
             "seconds": round(us.seconds, 3) if us else None,
             "peak_mib": round(us.peak_mib, 1) if us and us.peak_mib is not None else None,
             "reused": self.reused,
+            "threshold_free": self.threshold_free,
             "params": self.params,
             "error": self.error,
         }
@@ -226,6 +232,7 @@ class _Scorer:
         *,
         reused: bool = False,
         params: dict[str, Any] | None = None,
+        threshold_free: bool = False,
     ) -> EvalRow:
         """Score ``predicted`` as the pairs of ``method`` at ``threshold``."""
         counted = self.gold.scoped(predicted, self.scope)
@@ -242,13 +249,34 @@ class _Scorer:
         )
         clusters = cluster_scores(self.partition, sorted(counted))
         return EvalRow(
-            method, threshold, len(predicted), scores, ci, clusters, usage, reused, params or {}
+            method,
+            threshold,
+            len(predicted),
+            scores,
+            ci,
+            clusters,
+            usage,
+            reused,
+            params or {},
+            threshold_free=threshold_free,
         )
 
-    def failed(self, method: str, threshold: float, error: str) -> EvalRow:
+    def failed(
+        self, method: str, threshold: float, error: str, *, threshold_free: bool = False
+    ) -> EvalRow:
         """A row for a run that raised."""
         scores = Scores(tp=0, fp=0, fn=len(self.gold.positives))
-        return EvalRow(method, threshold, 0, scores, None, None, None, error=error)
+        return EvalRow(
+            method,
+            threshold,
+            0,
+            scores,
+            None,
+            None,
+            None,
+            error=error,
+            threshold_free=threshold_free,
+        )
 
 
 def decision_value(pair: Any, measure: str, verified: bool) -> float:
@@ -300,7 +328,12 @@ def evaluate_corpus(
     Returns:
         :class:`Evaluation`. A run that raises a :class:`NeardupError` gives rows with
         ``error`` set; the other runs go on.
+
+    Raises:
+        InputError: no document id of the gold standard is in ``docs``
+            (:func:`missing_gold_ids`).
     """
+    missing_gold_ids(gold, docs)  # raises when none is in the corpus
     scorer = _Scorer.make(gold, config.scope, config.replicates, config.level, config.seed)
     rows: list[EvalRow] = []
     left_out = [{"method": m, "reason": r} for m in config.methods if (r := _cannot_run(m, config))]
@@ -324,6 +357,28 @@ def evaluate_corpus(
     return Evaluation(rows, meta, left_out, errors)
 
 
+def missing_gold_ids(gold: GoldStandard, docs: Sequence[Document]) -> list[str]:
+    """The document ids the gold standard names that no document of ``docs`` has, sorted
+    (their gold pairs can only count as missed).
+
+    Raises:
+        InputError: none of the gold standard's ids is in ``docs`` (every score would be 0):
+            the message shows ids of both sides, so that a wrong ``--id-field`` or the gold
+            of another corpus is seen.
+    """
+    corpus = {d.id for d in docs}
+    missing = sorted(gold.ids - corpus)
+    if gold.ids and len(missing) == len(gold.ids):
+        theirs = ", ".join(repr(i) for i in missing[:3])
+        ours = ", ".join(repr(d.id) for d in docs[:3]) or "none"
+        raise InputError(
+            f"none of the {len(gold.ids)} document ids of the gold standard is in the corpus "
+            f"(gold: {theirs}...; corpus: {ours}...): check --id-field, or that the gold "
+            "standard belongs to these documents"
+        )
+    return missing
+
+
 def _better(row: EvalRow, than: EvalRow) -> bool:
     """Higher F1, ties to the higher threshold (as :meth:`Evaluation.best`)."""
     return (row.scores.f1, row.threshold) > (than.scores.f1, than.threshold)
@@ -344,6 +399,8 @@ def _cannot_run(method: str, config: EvalConfig) -> str:
         decision=config.decision,  # type: ignore[arg-type]
     )
     cls = method_class(method)
+    if _own_threshold_free(method, config):
+        return ""  # its own rule takes no measure: it runs under either (one row)
     try:
         resolve_decision(cls, opts.decision, config.measure)
     except ParameterError as exc:
@@ -395,6 +452,19 @@ def _method_rows(
     docs: Sequence[Document], method: str, config: EvalConfig, scorer: _Scorer
 ) -> Iterable[tuple[EvalRow, Sequence[tuple[str, str]]]]:
     thresholds = sorted(config.thresholds_for(method))
+    if _own_threshold_free(method, config):
+        try:
+            result, usage = _run(docs, method, thresholds[0], config)
+        except NeardupError as exc:
+            yield scorer.failed(method, thresholds[0], str(exc), threshold_free=True), []
+            return
+        pairs = [(p.a, p.b) for p in result.pairs]
+        params = _params(result.summary)
+        yield (
+            scorer.row(method, thresholds[0], pairs, usage, params=params, threshold_free=True),
+            pairs,
+        )
+        return
     if config.reuse and reusable(method, config.measure) and len(thresholds) > 1:
         yield from _reused_rows(docs, method, thresholds, config, scorer)
         return
@@ -422,28 +492,37 @@ def _reused_rows(
             yield scorer.failed(method, t, str(exc)), []
         return
     mode = result.summary.get("options", {}).get("decision", "verified")
-    free = mode == "own" and _threshold_free(method)
     values = [
         (decision_value(p, config.measure, mode == "verified"), p.a, p.b) for p in result.pairs
     ]
     params = _params(result.summary)
     for i, t in enumerate(thresholds):
-        pairs = [(a, b) for v, a, b in values if free or v >= t]
+        pairs = [(a, b) for v, a, b in values if v >= t]
         yield scorer.row(method, t, pairs, usage, reused=i > 0, params=params), pairs
 
 
-def _threshold_free(method: str) -> bool:
+def _own_threshold_free(method: str, config: EvalConfig) -> bool:
+    """True when ``method`` decides by its own rule under ``config`` and that rule takes no
+    threshold (:attr:`~neardup.methods.decision.DecisionRule.threshold_free`)."""
     from neardup.methods.decision import rule_of
     from neardup.methods.registry import method_class
 
-    return rule_of(method_class(method)).threshold_free
+    rule = rule_of(method_class(method))
+    mode = rule.default if config.decision is None else config.decision
+    return mode == "own" and rule.threshold_free
 
 
 def _run(docs: Sequence[Document], method: str, threshold: float, config: EvalConfig) -> Any:
     from neardup.dedup import DedupOptions, dedup
+    from neardup.methods.decision import rule_of
+    from neardup.methods.registry import method_class
 
+    measure_ = config.measure
+    if _own_threshold_free(method, config):  # its rule takes no measure: one it accepts
+        measures = rule_of(method_class(method)).measures
+        measure_ = measure_ if measure_ in measures else measures[0]
     opts = DedupOptions(
-        measure=config.measure,  # type: ignore[arg-type]
+        measure=measure_,  # type: ignore[arg-type]
         threshold=threshold,
         decision=config.decision,  # type: ignore[arg-type]
         min_tokens=config.min_tokens,
@@ -509,7 +588,15 @@ def _row_from_dict(r: dict[str, Any], meta: dict[str, Any]) -> EvalRow:
     scores = Scores(tp=int(r["tp"]), fp=int(r["fp"]), fn=int(r["fn"]))
     if r.get("error"):
         return EvalRow(
-            r["method"], float(r["threshold"]), 0, scores, None, None, None, error=str(r["error"])
+            r["method"],
+            float(r["threshold"]),
+            0,
+            scores,
+            None,
+            None,
+            None,
+            error=str(r["error"]),
+            threshold_free=bool(r.get("threshold_free")),
         )
     boot = meta.get("bootstrap", {})
     ci = [Interval(*r[k]) if r.get(k) else None for k in ("precision_ci", "recall_ci", "f1_ci")]
@@ -535,6 +622,7 @@ def _row_from_dict(r: dict[str, Any], meta: dict[str, Any]) -> EvalRow:
         usage,
         bool(r.get("reused")),
         dict(r.get("params") or {}),
+        threshold_free=bool(r.get("threshold_free")),
     )
 
 

@@ -138,6 +138,22 @@ def _result(item: Future[PreparedDocuments] | Skipped) -> PreparedDocuments | Sk
     return item if isinstance(item, Skipped) else item.result()
 
 
+#: Most worker processes a job takes (``jobs``): more is no machine's core count, and past
+#: 2**31 - 1 the pool's semaphore overflows.
+MAX_JOBS = 4096
+
+
+def check_jobs(jobs: object) -> int:
+    """``jobs`` validated: an integer in [1, :data:`MAX_JOBS`].
+
+    Raises:
+        ParameterError: naming ``jobs``, the value and the range.
+    """
+    from neardup.errors import check_int
+
+    return check_int("jobs", jobs, low=1, high=MAX_JOBS)
+
+
 def default_jobs() -> int:
     """Worker processes by default: the cores this process may run on."""
     try:

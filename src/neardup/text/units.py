@@ -173,17 +173,61 @@ class Spool:
         self.paths.clear()
 
 
+#: Characters that make a missing input a glob pattern (:func:`expand_inputs`).
+GLOB_CHARS = frozenset("*?[")
+
+
+def expand_inputs(inputs: Iterable[str], *, strict: bool = True) -> list[str]:
+    """The inputs with each one that does not exist and holds a glob character (``*``,
+    ``?``, ``[``) replaced by the paths it matches, sorted (:func:`glob.glob`, ``**``
+    spanning folders, hidden names left out): a pattern quoted on the command line
+    (``'shard*.jsonl'``), which the shell did not expand, reads as if it had. An existing
+    path is taken as it is, whatever its name holds; ``-`` (standard input) too.
+
+    Args:
+        inputs: the inputs as given.
+        strict: raise for a missing input (else keep it, for the reader to refuse).
+
+    Raises:
+        InputError: (``strict``) an input does not exist; for a pattern, that it matches no
+            path (the shell did not expand it either: it was quoted, or matched nothing).
+    """
+    import glob
+
+    out: list[str] = []
+    for raw in inputs:
+        if raw == "-" or os.path.lexists(raw):
+            out.append(raw)
+            continue
+        matches = sorted(glob.glob(raw, recursive=True)) if GLOB_CHARS & set(raw) else []
+        if matches:
+            out.extend(matches)
+        elif not strict:
+            out.append(raw)
+        elif GLOB_CHARS & set(raw):
+            raise InputError(
+                f"input {raw!r} does not exist, and no path matches it as a glob pattern "
+                "(neardup expands a pattern the shell left alone, e.g. quoted: check the "
+                "pattern and its folder)"
+            )
+        else:
+            raise InputError(f"input {raw!r} does not exist")
+    return out
+
+
 def resolve_inputs(inputs: list[str], spool: Spool) -> list[Path]:
-    """Input paths, with ``-`` spooled from standard input to a temporary file.
+    """Input paths, with ``-`` spooled from standard input to a temporary file and glob
+    patterns that are not paths expanded (:func:`expand_inputs`).
 
     Standard input whose first line is a JSON object is read as JSONL, anything else as one
     document with id ``-``.
 
     Raises:
-        InputError: an input does not exist or is neither a file nor a directory.
+        InputError: an input does not exist (a pattern matches no path) or is neither a
+            file nor a directory.
     """
     out: list[Path] = []
-    for raw in inputs:
+    for raw in expand_inputs([os.fspath(p) for p in inputs]):
         if raw == "-":
             out.append(_spool_stdin(spool))
             continue
@@ -388,18 +432,20 @@ def planned_bytes(paths: list[Path], options: ReadOptions) -> int:
     """The bytes on disk of the files :func:`plan_units` reads from ``paths`` (the total of
     the read's progress: the planner's units carry their share as ``weight``), walking the
     trees as the planner walks them. Standard input counts by its spooled copy."""
-    total = 0
-    for path in paths:
-        if path.is_dir() and is_datasets_folder(path):
-            from neardup.text.formats import datasets_files
+    return sum(_file_size(f) for path in paths for f in planned_files(path, options))
 
-            files = [e[0] for e in datasets_files(path) if isinstance(e, tuple)]
-        elif path.is_dir():
-            files = [e[0] for e in walk(path, options) if isinstance(e, tuple)]
-        else:
-            files = [path]
-        total += sum(_file_size(f) for f in files)
-    return total
+
+def planned_files(path: Path, options: ReadOptions) -> list[Path]:
+    """The files :func:`plan_units` reads for the input ``path``: a file itself, the files of
+    a datasets folder, or the files of a tree that :func:`walk` lists (``include``,
+    ``exclude``, ``recursive`` applied; hidden entries and links leaving it not)."""
+    if path.is_dir() and is_datasets_folder(path):
+        from neardup.text.formats import datasets_files
+
+        return [e[0] for e in datasets_files(path) if isinstance(e, tuple)]
+    if path.is_dir():
+        return [e[0] for e in walk(path, options) if isinstance(e, tuple)]
+    return [path]
 
 
 def walk(
@@ -1234,9 +1280,9 @@ def check_fields(
 def _first_fields(
     inputs: Iterable[str | os.PathLike[str]], options: ReadOptions
 ) -> tuple[str, list[str]] | None:
-    for raw in inputs:
+    for raw in expand_inputs([os.fspath(p) for p in inputs], strict=False):
         path = Path(raw)
-        if os.fspath(raw) == "-" or not path.exists():
+        if raw == "-" or not path.exists():
             continue
         if path.is_dir() and is_datasets_folder(path):
             from neardup.text.formats import datasets_files
