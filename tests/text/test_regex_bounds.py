@@ -70,6 +70,17 @@ def _print_passages(a: str, b: str) -> str:
     return out.getvalue()
 
 
+def _collection_name(name: str) -> str:
+    from pydantic import ValidationError
+
+    from neardup.service.api import CollectionIn
+
+    try:
+        return CollectionIn(name=name).name
+    except ValidationError as exc:
+        return str(exc.errors()[0]["type"])
+
+
 def _url(url: str) -> str:
     try:
         return check_url(url, allow_private=True)
@@ -176,6 +187,10 @@ CASES: list[tuple[str, Callable[[], Any], Callable[[Any], bool]]] = [
     ("planted-obfuscate-blank-runs",
      lambda: len(obfuscate("a" + " " * MB + "b", "none", random.Random(0), ["w"])) > 0,
      _expect(True)),
+    # service/api.py (pydantic-core's Rust regex engine)
+    ("service-collection-name-pattern",
+     lambda: [_collection_name(n) for n in ("a" * MB + "/", " " * 199 + "\x00", "docs")],
+     _expect(["string_too_long", "string_pattern_mismatch", "docs"])),
     # job/keep.py
     ("keep-iso-date-long-digits", lambda: _as_datetime("1" * MB + "x"), _expect(None)),
 ]  # fmt: skip
