@@ -116,11 +116,36 @@ def print_passages(
         before, _passage, after = _context(text_a, p.a_start, p.a_end, context)
         line = diff_text(changes)
         styled = escape(line)
-        styled = re.sub(r"\\?\[-(.*?)-\]", r"[red strike]\g<0>[/]", styled)
-        styled = re.sub(r"\{\+(.*?)\+\}", r"[green]\g<0>[/]", styled)
+        styled = _styled_markers(styled, "\\[-", "-]", "red strike")
+        styled = _styled_markers(styled, "{+", "+}", "green")
         console.print(
             f"  [dim]{escape(before)}[/] {styled} [dim]{escape(after)}[/]", highlight=False
         )
+
+
+def _styled_markers(text: str, opening: str, closing: str, style: str) -> str:
+    """``text`` with each ``opening ... closing`` span of one line (the first ``closing``
+    after its ``opening``) wrapped in Rich markup ``[style]...[/]``; an ``opening`` of
+    ``"\\["`` also matches an unescaped ``"["``. What ``re.sub(r"\\?\\[-(.*?)-\\]", ...)``
+    did, in linear time: that pattern rescanned a line from each unclosed marker."""
+    bare = opening.lstrip("\\")
+    out: list[str] = []
+    pos = 0
+    while (i := text.find(bare, pos)) >= 0:
+        j = text.find(closing, i + len(bare))
+        if j < 0:
+            break  # no later marker closes either
+        newline = text.find("\n", i, j)
+        if newline >= 0:  # no marker before this line break closes on its line
+            out.append(text[pos : newline + 1])
+            pos = newline + 1
+            continue
+        start = i - 1 if bare != opening and i > pos and text[i - 1] == "\\" else i
+        end = j + len(closing)
+        out.append(f"{text[pos:start]}[{style}]{text[start:end]}[/]")
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def html_report(

@@ -9,10 +9,10 @@ PDF articles are read), and no longer than :data:`~neardup.crawl.safety.MAX_URL_
 from __future__ import annotations
 
 from dataclasses import dataclass
-from html.parser import HTMLParser
 from urllib.parse import unquote, urljoin, urlsplit
 
 from neardup.crawl.safety import MAX_URL_CHARS, UnsafeURLError, check_url
+from neardup.text.extract import feed_html
 
 #: file endings never followed (assets and binaries; ``.pdf`` is followed)
 SKIPPED_SUFFIXES = (
@@ -38,17 +38,18 @@ class PageLinks:
     links: tuple[str, ...]
 
 
-class _LinkParser(HTMLParser):
+class _LinkParser:
+    """The ``<base>``, ``<a>``/``<area>`` targets and the title, from :func:`feed_html`."""
+
     def __init__(self, base: str) -> None:
-        super().__init__(convert_charrefs=True)
         self.base = base
         self.hrefs: list[str] = []
         self.title_parts: list[str] = []
         self._in_title = False
         self._title_done = False
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        values = dict(attrs)
+    def start(self, tag: str, attrib: dict[str, str]) -> None:
+        values = attrib
         if tag == "base" and values.get("href"):
             self.base = urljoin(self.base, values["href"] or "")
         elif tag in ("a", "area") and values.get("href"):
@@ -56,24 +57,21 @@ class _LinkParser(HTMLParser):
         elif tag == "title" and not self._title_done:
             self._in_title = True
 
-    def handle_endtag(self, tag: str) -> None:
+    def end(self, tag: str) -> None:
         if tag == "title" and self._in_title:
             self._in_title = False
             self._title_done = True
 
-    def handle_data(self, data: str) -> None:
+    def data(self, data: str) -> None:
         if self._in_title:
             self.title_parts.append(data)
 
 
 def page_links(html: str, url: str) -> PageLinks:
-    """The title and the absolute link targets of an HTML page at ``url``."""
+    """The title and the absolute link targets of an HTML page at ``url`` (libxml2's HTML
+    parser, :func:`~neardup.text.extract.feed_html`: linear in the page's length)."""
     parser = _LinkParser(url)
-    try:
-        parser.feed(html)
-        parser.close()
-    except Exception:
-        pass
+    feed_html(html, parser)
     seen: dict[str, None] = {}
     for href in parser.hrefs:
         if href.lower().startswith(("javascript:", "mailto:", "tel:", "data:", "#")):
@@ -81,7 +79,7 @@ def page_links(html: str, url: str) -> PageLinks:
         absolute = urljoin(parser.base, href).split("#", 1)[0]
         if absolute:
             seen.setdefault(absolute, None)
-    title = " ".join(" ".join(parser.title_parts).split())
+    title = " ".join("".join(parser.title_parts).split())  # lxml splits text at references
     return PageLinks(title[:500], tuple(seen))
 
 

@@ -33,6 +33,9 @@ LEVELS: tuple[str, ...] = ("none", "replace", "edit", "reorder")
 
 _WORD = re.compile(r"(\S+)(\s*)")
 _SHINGLE_WORD = re.compile(r"\w+")
+#: Line breaks before a non-blank: a run of them tried from its first one, possessively
+#: (``\n+(?=\S)`` rescanned a run ending the text from each of its breaks: quadratic).
+_LINE_BREAKS = re.compile(r"(?<!\n)\n++(?=\S)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +230,7 @@ def _source_spans(
 def _host_breaks(host: str, cases: int, rng: random.Random) -> list[int]:
     """``cases`` distinct offsets just after a line break of ``host`` (or, in a text of
     fewer than 10 lines, after a sentence end), sorted."""
-    breaks = [m.end() for m in re.finditer(r"\n+(?=\S)", host)]
+    breaks = [m.end() for m in _LINE_BREAKS.finditer(host)]
     if len(breaks) < 10:
         breaks = [m.end() for m in re.finditer(r"(?<=[.!?])\s+(?=\S)", host)]
     if len(breaks) < cases:

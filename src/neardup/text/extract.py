@@ -4,7 +4,7 @@ HTML follows the premise of SpotSigs (Theobald et al., SIGIR 2008): near-duplica
 should be compared on their main content, not on navigation, ads and boilerplate. trafilatura
 (https://trafilatura.readthedocs.io) extracts the main text; when it finds nothing (a page
 that is all navigation, a fragment, broken markup), the fallback is all visible text
-(stdlib :mod:`html.parser`, without ``script``/``style``/``head`` content).
+(libxml2's HTML parser through lxml, without ``script``/``style``/``head`` content).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import re
 import threading
 import time
 from collections.abc import Iterator
-from html.parser import HTMLParser
+from typing import Protocol
 
 from neardup.errors import NeardupError, ParameterError
 from neardup.text.types import ContentType
@@ -34,6 +34,8 @@ _BLOCK = frozenset(
         "tbody", "td", "tfoot", "th", "thead", "tr", "ul",
     }
 )  # fmt: skip
+#: Block elements without content or end tag.
+_VOID = frozenset({"br", "hr"})
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0]+")
 _BLANK_LINES = re.compile(r"\n\s*\n+")
 #: mwparserfromhell link namespaces dropped with their text (media and categories).
@@ -285,32 +287,72 @@ def _trafilatura(html: str, *, precision: bool) -> str:
     return (out or "").strip()
 
 
-class _VisibleText(HTMLParser):
+class HTMLEvents(Protocol):
+    """What :func:`feed_html` calls: a start tag (lower-case name, attributes), an end tag
+    and a piece of text (character references decoded)."""
+
+    def start(self, tag: str, attrib: dict[str, str]) -> None: ...
+
+    def end(self, tag: str) -> None: ...
+
+    def data(self, data: str) -> None: ...
+
+
+def feed_html(html: str, target: HTMLEvents) -> None:
+    """Parse ``html`` with libxml2's HTML parser (lxml, recovering from any markup), calling
+    ``target`` for each tag and text (comments, doctypes and processing instructions are
+    skipped; every element gets its end, implied ones included).
+
+    Linear in the length of the markup, where the stdlib :class:`html.parser.HTMLParser`
+    rescans an unclosed ``<!--`` from every later ``<`` (600 KB of ``<!--``: minutes).
+    Lone surrogates (not encodable) are read as U+FFFD. Never raises on bad markup: what
+    was parsed before a failure stays reported.
+    """
+    from lxml import etree
+
+    parser = etree.HTMLParser(
+        target=_Close(target), recover=True, no_network=True, remove_comments=True
+    )
+    try:
+        parser.feed(_SURROGATE.sub("\ufffd", html))
+        parser.close()
+    except Exception:  # keep what was parsed before the failure
+        pass
+
+
+class _Close:
+    """An lxml parser target: ``target``'s callbacks, and the ``close`` lxml requires."""
+
+    def __init__(self, target: HTMLEvents) -> None:
+        self.start = target.start
+        self.end = target.end
+        self.data = target.data
+
+    def close(self) -> None:
+        return None
+
+
+class _VisibleText:
     """Collects text outside invisible elements, with line breaks at block elements."""
 
     def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self._hidden: list[str] = []
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+    def start(self, tag: str, attrib: dict[str, str]) -> None:
         if tag in _INVISIBLE:
             self._hidden.append(tag)
         elif tag in _BLOCK:
             self.parts.append("\n")
 
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _BLOCK:
-            self.parts.append("\n")
-
-    def handle_endtag(self, tag: str) -> None:
+    def end(self, tag: str) -> None:
         if tag in self._hidden:
             while self._hidden and self._hidden.pop() != tag:
                 pass
-        elif tag in _BLOCK:
+        elif tag in _BLOCK and tag not in _VOID:  # <br> breaks one line, not two
             self.parts.append("\n")
 
-    def handle_data(self, data: str) -> None:
+    def data(self, data: str) -> None:
         if not self._hidden:
             self.parts.append(data)
 
@@ -319,17 +361,13 @@ def visible_text(html: str) -> str:
     """All visible text of an HTML document (no ``script``/``style``/``head`` content).
 
     Block elements (``p``, ``div``, ``li``, ``br``, ...) end a line; runs of spaces collapse
-    to one, blank-line runs to one blank line.
+    to one, blank-line runs to one blank line. Parsed by :func:`feed_html` (linear time).
 
     Returns:
         The text, stripped; ``""`` at worst (never raises).
     """
     parser = _VisibleText()
-    try:
-        parser.feed(html)
-        parser.close()
-    except Exception:  # keep what was parsed before the failure
-        pass
+    feed_html(html, parser)
     return _tidy("".join(parser.parts))
 
 
@@ -442,7 +480,10 @@ def _plain_wiki(block: str) -> str:
     for _ in range(3):  # innermost templates first, a few levels deep
         block = _WIKI_TEMPLATE.sub("", block)
     block = _WIKI_LINK.sub(r"\1", block)
-    block = _WIKI_EXTERNAL.sub(r"\1", block)
+    # an external link ends at a "]": none starts after the last one, and leaving that tail
+    # out keeps the pattern linear (each "[http:" would scan to the end for a "]")
+    cut = block.rfind("]") + 1
+    block = _WIKI_EXTERNAL.sub(r"\1", block[:cut]) + block[cut:]
     block = _WIKI_TAG.sub("", block)
     return _WIKI_FORMAT.sub("", block)
 

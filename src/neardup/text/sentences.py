@@ -32,7 +32,6 @@ _CANDIDATE = re.compile(rf"(?=[.!?…。！？；])(?:[。！？；]+|[.!?…]+)
 _CJK_TERMINATORS = frozenset("。！？；")
 _NEXT_SIGNIFICANT = re.compile(rf"[\s{_OPENERS}]*(.)", re.DOTALL)
 _WORD_BEFORE = re.compile(r"([^\W\d_]+)$")
-_LIST_NUMBER = re.compile(r"[ \t]*\(?\d{1,3}")
 _FINAL_ABBREVIATION = re.compile(r"(?:\bт\.\s?[дп]|\bдр|\betc)$", re.IGNORECASE)
 
 _ABBREVIATIONS = """
@@ -120,8 +119,25 @@ def _ends_sentence(text: str, m: re.Match[str], end: int) -> bool:
         if w in NUMBER_ABBREVIATIONS:
             return not nxt.group(1).isdigit()
         return len(w) > 1 and w not in ABBREVIATIONS
-    line_start = text.rfind("\n", 0, m.start()) + 1
-    return _LIST_NUMBER.fullmatch(text, line_start, m.start()) is None
+    return not _list_number_before(text, m.start())
+
+
+def _list_number_before(text: str, end: int) -> bool:
+    """Whether ``text[:end]`` ends with a list number alone at the start of its line: blanks,
+    an optional ``(`` and one to three digits (``[ \\t]*\\(?\\d{1,3}`` from the line start).
+    Read backwards from ``end``, so only the blanks before the number are looked at, once:
+    matching the pattern from the line start rescanned a long blank indent for every
+    point of the line (quadratic, issue 41)."""
+    k = end
+    while k > 0 and end - k < 4 and text[k - 1].isdecimal():
+        k -= 1
+    if not 1 <= end - k <= 3:
+        return False
+    if k > 0 and text[k - 1] == "(":
+        k -= 1
+    while k > 0 and text[k - 1] in " \t":
+        k -= 1
+    return k == 0 or text[k - 1] == "\n"
 
 
 def _is_word(c: str) -> bool:

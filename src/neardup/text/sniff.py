@@ -42,11 +42,10 @@ EXTENSION_TYPES: dict[str, ContentType] = {
 MIN_TAGS = 3
 _HEAD_CHARS = 4096
 
-_HTML_START = re.compile(
-    r"\A\ufeff?\s*(?:<!--.*?-->\s*)*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*"
-    r"(?:<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>])",
-    re.IGNORECASE | re.DOTALL,
-)
+#: What opens an HTML document once blanks, comments and an XML declaration are skipped.
+_HTML_OPENING = re.compile(r"<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]", re.IGNORECASE)
+_XML_DECLARATION = re.compile(r"<\?xml", re.IGNORECASE)
+_BLANKS = re.compile(r"\s*")
 _TAG = re.compile(
     r"</?(?:html|head|body|title|meta|link|script|style|div|span|p|a|br|hr|img|table|thead"
     r"|tbody|tr|td|th|ul|ol|li|dl|dt|dd|h[1-6]|b|i|u|em|strong|pre|code|blockquote|section"
@@ -54,7 +53,11 @@ _TAG = re.compile(
     r"|figcaption|sup|sub|small|font|center)\b[^<>]*>",
     re.IGNORECASE,
 )
-_WIKI_HEADING = re.compile(r"^(={2,6})[ \t]*[^=\n]*\w[^=\n]*?[ \t]*\1[ \t]*$", re.MULTILINE)
+#: A line that may be a ``== Heading ==``: the opening and closing ``=`` runs and the text
+#: between (no ``=`` in it); :func:`_has_wiki_heading` checks the runs' lengths and the text.
+#: Linear: ``[^=\n]*`` stops where ``=+`` starts, and the anchor allows five starts a line.
+_WIKI_HEADING = re.compile(r"^(={2,6})([^=\n]*)(=+)[ \t]*$", re.MULTILINE)
+_WORD_CHAR = re.compile(r"\w")
 _ANY_LINK = re.compile(r"(?<!\[)\[\[([^\[\]\n|]+)(\|[^\[\]\n]*)?\]\](?!\])")
 _NOT_PAGE = re.compile(r"(?:https?|ftp|mailto|file):", re.IGNORECASE)
 _WIKI_OTHER: tuple[re.Pattern[str], ...] = (
@@ -99,8 +102,30 @@ def _type_from_name(name: str) -> ContentType | None:
 
 
 def is_html_document(text: str) -> bool:
-    """Whether ``text`` opens like an HTML document: doctype, ``<html>``, ``<head>``, ``<body>``."""
-    return _HTML_START.match(text[:_HEAD_CHARS]) is not None
+    """Whether ``text`` opens like an HTML document: doctype, ``<html>``, ``<head>``, ``<body>``.
+
+    Within the first 4,096 characters, after a byte-order mark, blanks, ``<!-- -->``
+    comments (each ending at its first ``-->``) and one ``<?xml ...>`` declaration among
+    them. One forward scan (a regular expression with nested ``<!--.*?-->`` loops
+    backtracked exponentially on a declaration followed by many comments, issue 41).
+    """
+    head = text[:_HEAD_CHARS]
+    pos = 1 if head.startswith("\ufeff") else 0
+    declared = False
+    while True:
+        pos = _BLANKS.match(head, pos).end()  # type: ignore[union-attr]  # \s* always matches
+        if head.startswith("<!--", pos):
+            end = head.find("-->", pos + 4)
+            if end < 0:
+                return False
+            pos = end + 3
+        elif not declared and _XML_DECLARATION.match(head, pos):
+            end = head.find(">", pos)
+            if end < 0:
+                return False
+            pos, declared = end + 1, True
+        else:
+            return _HTML_OPENING.match(head, pos) is not None
 
 
 def _dense_html(text: str) -> bool:
@@ -114,12 +139,21 @@ def _dense_html(text: str) -> bool:
 
 def looks_wiki(text: str) -> bool:
     """Whether ``text`` shows at least two kinds of MediaWiki markup (module docstring)."""
-    kinds = int(_WIKI_HEADING.search(text) is not None) + int(_has_wiki_link(text))
+    kinds = int(_has_wiki_heading(text)) + int(_has_wiki_link(text))
     for pattern in _WIKI_OTHER:
         if kinds >= 2:
             break
         kinds += pattern.search(text) is not None
     return kinds >= 2
+
+
+def _has_wiki_heading(text: str) -> bool:
+    """A balanced ``== Heading ==`` line: 2-6 ``=`` on both sides (the same number, the whole
+    runs), a word character and no ``=`` between, only blanks after."""
+    for m in _WIKI_HEADING.finditer(text):
+        if len(m.group(1)) == len(m.group(3)) and _WORD_CHAR.search(m.group(2)):
+            return True
+    return False
 
 
 def _has_wiki_link(text: str) -> bool:

@@ -23,19 +23,40 @@ from neardup.text.types import Document, Skipped
 MAX_TITLE = 300
 #: Characters of the text searched for a title.
 _HEAD = 65_536
-_HTML_TITLE = re.compile(r"<title\b[^>]*>(.*?)</title\s*>", re.I | re.S)
-_HTML_H1 = re.compile(r"<h1\b[^>]*>(.*?)</h1\s*>", re.I | re.S)
+#: HTML elements searched for a title, in order: (opening tag start, closing tag).
+_HTML_ELEMENTS = tuple(
+    (re.compile(rf"<{name}\b", re.I), re.compile(rf"</{name}\s*>", re.I))
+    for name in ("title", "h1")
+)
 _TAGS = re.compile(r"<[^>]+>")
-_ATX = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$")
+_ATX_OPENING = re.compile(r" {0,3}#{1,6}[ \t]+")
 _ADOC = re.compile(r"^={1,2}[ \t]+(\S.*)$")
-_WIKI = re.compile(r"^(={1,6})[ \t]*(.+?)[ \t]*\1[ \t]*$")
+_WIKI_OPENING = re.compile(r"={1,6}")
 _RST_ADORN = re.compile(r"^([=\-~*#^\"'`:.+_])\1{2,}[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 
 
 def _clean(raw: str) -> str:
-    text = " ".join(html.unescape(_TAGS.sub(" ", raw)).split())
+    # a "<" after the last ">" opens no tag: leaving that tail out of the substitution
+    # keeps it linear (each such "<" would otherwise scan to the end)
+    cut = raw.rfind(">") + 1
+    text = " ".join(html.unescape(_TAGS.sub(" ", raw[:cut]) + raw[cut:]).split())
     return text[:MAX_TITLE]
+
+
+def _element_text(head: str, opening: re.Pattern[str], closing: re.Pattern[str]) -> str | None:
+    """The content of the first element of ``head`` that ``opening`` starts (its tag ends at
+    the next ``>``) and ``closing`` ends, or ``None``. Only the first opening tag can match:
+    a later one has no closing tag the first lacks. Linear, where ``<title\\b[^>]*>(.*?)
+    </title\\s*>`` rescanned the text from every opening tag."""
+    start = opening.search(head)
+    if start is None:
+        return None
+    body = head.find(">", start.end()) + 1
+    if body == 0:
+        return None
+    end = closing.search(head, body)
+    return None if end is None else head[body : end.start()]
 
 
 def _suffix(name: str) -> str:
@@ -58,10 +79,10 @@ def title_of(text: str, *, name: str) -> str:
     head = text[:_HEAD]
     suffix = _suffix(name)
     if suffix in (".html", ".htm", ".xhtml") or (not suffix and "<title" in head.lower()):
-        for pattern in (_HTML_TITLE, _HTML_H1):
-            m = pattern.search(head)
-            if m and _clean(m.group(1)):
-                return _clean(m.group(1))
+        for opening, closing in _HTML_ELEMENTS:
+            found = _element_text(head, opening, closing)
+            if found is not None and _clean(found):
+                return _clean(found)
         return ""
     lines = head.splitlines()[:200]
     if suffix in (".md", ".markdown"):
@@ -71,7 +92,11 @@ def title_of(text: str, *, name: str) -> str:
     if suffix == ".rst":
         return _rst(lines)
     if suffix in (".wiki", ".mediawiki"):
-        return _first(lines, _WIKI, 2)
+        for line in lines:
+            found = _wiki_heading(line)
+            if found is not None:
+                return _clean(found)
+        return ""
     return ""
 
 
@@ -83,11 +108,47 @@ def _first(lines: list[str], pattern: re.Pattern[str], group: int) -> str:
     return ""
 
 
+def _wiki_heading(line: str) -> str | None:
+    """The text of a MediaWiki heading line ``== Text ==`` (1-6 ``=`` on both sides, the
+    same number), or ``None``: what ``^(={1,6})[ \\t]*(.+?)[ \\t]*\\1[ \\t]*$`` captured,
+    without its cubic backtracking on blanks. As that pattern, the opening run is tried from
+    its longest (at most 6) down, the text is the shortest that leaves a closing run of the
+    same length, and it takes an opening blank only when it would be empty otherwise."""
+    opening = _WIKI_OPENING.match(line)
+    if opening is None:
+        return None
+    tail = line.rstrip(" \t")
+    for n in range(len(opening.group()), 0, -1):
+        if len(tail) < 2 * n + 1 or not tail.endswith("=" * n):
+            continue
+        inner = tail[n : len(tail) - n]  # blanks, the text, blanks
+        text = inner.strip(" \t")
+        if text:
+            return text
+        if inner:  # only blanks: the pattern's text is one of them
+            return inner[-1]
+    return None
+
+
+def _atx_heading(line: str) -> str | None:
+    """The text of a Markdown ATX heading ``# Text #``, or ``None``: what
+    ``^ {0,3}#{1,6}[ \\t]+(.+?)[ \\t#]*$`` captured (the shortest text, at least one
+    character, before a closing run of blanks and ``#``), in linear time."""
+    opening = _ATX_OPENING.match(line)
+    if opening is None:
+        return None
+    if opening.end() == len(line):  # only blanks after the "#": the last one is the text
+        blanks = len(line) - len(line.rstrip(" \t"))
+        return line[-1] if blanks > 1 else None
+    rest = line[opening.end() :]
+    return rest[: max(1, len(rest.rstrip(" \t#")))]
+
+
 def _markdown(lines: list[str]) -> str:
     for i, line in enumerate(lines):
-        m = _ATX.match(line)
-        if m:
-            return _clean(m.group(1))
+        found = _atx_heading(line)
+        if found is not None:
+            return _clean(found)
         if line.strip() and i + 1 < len(lines) and _SETEXT.match(lines[i + 1]):
             return _clean(line)
     return ""
