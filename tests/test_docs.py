@@ -105,13 +105,14 @@ def test_markers_are_replaced_and_pages_are_in_the_nav() -> None:
         assert any(marker in text for marker in hooks.MARKERS), name
 
 
-def test_the_readme_layout_is_the_generated_one() -> None:
+def test_the_contributing_page_layout_is_the_generated_one() -> None:
     spec = importlib.util.spec_from_file_location("layout", ROOT / "docs" / "hooks" / "layout.py")
     assert spec is not None and spec.loader is not None
     layout = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(layout)
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split(layout.START, 1)[1].split(layout.END, 1)[0]
+    assert layout.PAGE == ROOT / "docs" / "contributing.md"
+    page = layout.PAGE.read_text(encoding="utf-8")
+    section = page.split(layout.START, 1)[1].split(layout.END, 1)[0]
     assert section == "\n" + layout.markdown(), "run: python docs/hooks/layout.py"
     names = [name for layer in layout.layers() for name in layer]
     on_disk = {
