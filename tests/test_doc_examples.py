@@ -7,6 +7,8 @@ a copy of the repository's ``examples/``:
   says so in its comment (``# exit 1: ...``) and that status is checked;
 * ``console`` blocks are ``$ command`` lines followed by the output they print, checked
   (``...`` matches any text, runs of white space are equal);
+* the inputs a page names for the reader's own (``corpus.jsonl``, ``chapters.jsonl``,
+  ``docs/``, ``new.txt``, ...) are stand-ins made from ``examples/`` (:func:`stand_ins`);
 * a block that cannot run here says why in a marker before it:
   ``<!-- skip: next "needs a running server" -->``; a marker without a reason fails.
 
@@ -17,6 +19,8 @@ states, not code) fails the test, so that no example is left out unnoticed.
 from __future__ import annotations
 
 import doctest
+import gzip
+import json
 import os
 import re
 import shutil
@@ -25,11 +29,15 @@ import sys
 from pathlib import Path
 from unittest import SkipTest
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from sybil import Document, Example, Sybil
 from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser, SkipParser
 
 from fresh_python import python_env
+from neardup import Document as Record
+from neardup import read_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -43,10 +51,14 @@ FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 def shell_env() -> dict[str, str]:
     """The test session's environment for the shell: its ``neardup`` first on ``PATH``, a
-    fixed terminal width and no colour, so that shown tables match."""
+    fixed terminal width and no colour, so that shown tables match, and the working
+    directory's database."""
     env = python_env()
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env.update(COLUMNS="100", NO_COLOR="1", TERM="dumb")
+    # collections made by a page go to a database in the page's directory
+    env["NEARDUP_DB"] = f"sqlite:///{Path.cwd() / 'neardup.db'}"
+    env["XDG_DATA_HOME"] = str(Path.cwd() / "data")
     env.pop("FORCE_COLOR", None)
     return env
 
@@ -134,10 +146,50 @@ SYBIL = Sybil(
 )
 
 
+def stand_ins(root: Path) -> None:
+    """The inputs the pages name as stand-ins for the reader's own (``corpus.jsonl``,
+    ``chapters.jsonl``, ``docs/``, ...), made from the sample corpus in ``root/examples``."""
+    corpus = root / "examples" / "corpus"
+    records: list[dict[str, object]] = [
+        {"id": doc.id, "text": doc.text}
+        for doc in read_corpus([str(corpus)])
+        if isinstance(doc, Record)
+    ]
+
+    def jsonl(name: str, rows: list[dict[str, object]]) -> None:
+        lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        (root / name).write_text(lines, encoding="utf-8")
+
+    for name in ("corpus.jsonl", "crawl.jsonl", "train.jsonl"):
+        jsonl(name, records)
+    with gzip.open(root / "crawl.jsonl.gz", "wt", encoding="utf-8") as out:
+        out.write((root / "crawl.jsonl").read_text(encoding="utf-8"))
+    pq.write_table(pa.Table.from_pylist(records), root / "in.parquet")
+    jsonl("test.jsonl", [r for r in records if str(r["id"]).startswith("chekhov/")])
+    chapters = [
+        {**r, "date": f"{year}-03-01", "meta": {"version": version}}
+        for r in records
+        for folder, year, version in (("progit/2016/", 2016, 1), ("progit/latest/", 2024, 2))
+        if str(r["id"]).startswith(folder)
+    ]
+    jsonl("chapters.jsonl", chapters)
+    shutil.copy(root / "examples" / "gold.jsonl", root / "gold.jsonl")
+    shutil.copytree(corpus, root / "docs")
+    shutil.copytree(corpus / "web", root / "pages")
+    shutil.copytree(corpus / "progit" / "2016", root / "old")
+    shutil.copytree(corpus / "progit" / "latest", root / "new")
+    (root / "new.txt").write_text(
+        "Утром выпал первый снег, и весь двор стал белым и тихим до самого вечера.\n",
+        encoding="utf-8",
+    )
+
+
 @pytest.fixture
 def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A temporary directory holding a copy of ``examples/``, made the working directory."""
+    """A temporary directory holding a copy of ``examples/`` and the stand-in inputs made
+    from it, made the working directory."""
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    stand_ins(tmp_path)
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
