@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -145,3 +146,29 @@ def test_site_opens_from_disk() -> None:
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
     assert config["use_directory_urls"] is False
     assert "offline" in config["plugins"]
+
+
+def test_the_readme_is_a_getting_started_page() -> None:
+    """Issue 44: a short README that starts people (install, a first run on examples/, which
+    method when, the walk-throughs, the commands) and sends the evidence to the site."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.encode("utf-8")) <= 15_000
+    headings = re.findall(r"^## (.+)$", readme, flags=re.M)
+    assert headings[:3] == ["Quick start", "Install", "A first run"]
+    assert "make demo" in readme and "make test" in readme and "pip install ." in readme
+    for option in ("--mark", "--config", "--dry-run", "--include", "--keep-by"):
+        assert option in readme, option
+    for page in ("getting-started.md", "journeys.md", "methods.md", "guarantees.md", "speed.md"):
+        assert f"](docs/{page}" in readme, page
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "optional-dependencies"
+    ]
+    for extra in extras:
+        assert f"| `{extra}` |" in readme, extra
+    method_rows = re.findall(
+        r"^\| [^|]+ \| `[\w-]+`", readme.split("## Which method when")[1], flags=re.M
+    )
+    assert len(method_rows) == 5
+    assert "../shared/data" not in readme and "--token " not in readme
+    for link in re.findall(r"\]\((docs/[^)#]+|examples/[^)#]+|LICENSE)", readme):
+        assert (ROOT / link).exists(), link
