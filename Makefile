@@ -44,7 +44,12 @@ test: lint
 test-fast: $(VENV)/.dev
 	$(PYTEST) -m "not slow"
 # The documentation site (MkDocs Material + mkdocstrings) in site/; warnings are errors.
-docs: $(VENV)/.dev
+# Only the docs extra is installed for it (its own stamp), not the whole dev extra.
+$(VENV)/.docs: $(BIN)/neardup
+	$(PIP) install --quiet -e '.[docs]'
+	@touch $@
+
+docs: $(VENV)/.docs
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 # Known vulnerabilities in the installed dependencies (pip-audit; fatal when found,

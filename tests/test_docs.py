@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -105,13 +106,14 @@ def test_markers_are_replaced_and_pages_are_in_the_nav() -> None:
         assert any(marker in text for marker in hooks.MARKERS), name
 
 
-def test_the_readme_layout_is_the_generated_one() -> None:
+def test_the_contributing_page_layout_is_the_generated_one() -> None:
     spec = importlib.util.spec_from_file_location("layout", ROOT / "docs" / "hooks" / "layout.py")
     assert spec is not None and spec.loader is not None
     layout = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(layout)
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split(layout.START, 1)[1].split(layout.END, 1)[0]
+    assert layout.PAGE == ROOT / "docs" / "contributing.md"
+    page = layout.PAGE.read_text(encoding="utf-8")
+    section = page.split(layout.START, 1)[1].split(layout.END, 1)[0]
     assert section == "\n" + layout.markdown(), "run: python docs/hooks/layout.py"
     names = [name for layer in layout.layers() for name in layer]
     on_disk = {
@@ -144,3 +146,29 @@ def test_site_opens_from_disk() -> None:
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
     assert config["use_directory_urls"] is False
     assert "offline" in config["plugins"]
+
+
+def test_the_readme_is_a_getting_started_page() -> None:
+    """Issue 44: a short README that starts people (install, a first run on examples/, which
+    method when, the walk-throughs, the commands) and sends the evidence to the site."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.encode("utf-8")) <= 15_000
+    headings = re.findall(r"^## (.+)$", readme, flags=re.M)
+    assert headings[:3] == ["Quick start", "Install", "A first run"]
+    assert "make demo" in readme and "make test" in readme and "pip install ." in readme
+    for option in ("--mark", "--config", "--dry-run", "--include", "--keep-by"):
+        assert option in readme, option
+    for page in ("getting-started.md", "journeys.md", "methods.md", "guarantees.md", "speed.md"):
+        assert f"](docs/{page}" in readme, page
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "optional-dependencies"
+    ]
+    for extra in extras:
+        assert f"| `{extra}` |" in readme, extra
+    method_rows = re.findall(
+        r"^\| [^|]+ \| `[\w-]+`", readme.split("## Which method when")[1], flags=re.M
+    )
+    assert len(method_rows) == 5
+    assert "../shared/data" not in readme and "--token " not in readme
+    for link in re.findall(r"\]\((docs/[^)#]+|examples/[^)#]+|LICENSE)", readme):
+        assert (ROOT / link).exists(), link

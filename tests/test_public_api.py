@@ -49,7 +49,7 @@ def _type_checking_imports(source: str) -> dict[str, str]:
     return found
 
 
-#: The public API (README "Python API"): a name added or removed here is a deliberate change.
+#: The public API (docs/api.md): a name added or removed here is a deliberate change.
 PUBLIC = [
     "AddReport",
     "AlignedPassage",
