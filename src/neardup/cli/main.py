@@ -452,6 +452,7 @@ def dedup(
             quiet or fmt != "table",
         )
         if out_dir is not None and engine == "local":
+            result.summary.update(_recorded_inputs(inputs, read_opts))  # for `neardup view`
             write_result(result, out_dir)  # summary.json last: it names --kept/--removed
         if out_dir is not None and passages:
             from neardup.passages import write_pair_passages
@@ -572,6 +573,13 @@ def _check_dask(
         raise ParameterError(
             "--out", None, "a directory every worker can write with --scheduler (a URL)"
         )
+
+
+def _recorded_inputs(inputs: list[str], read_opts: dict[str, Any]) -> dict[str, Any]:
+    """``summary.json``'s ``inputs`` (absolute paths; standard input is not recorded) and
+    ``read_options``: what ``neardup view`` reads again for the texts."""
+    paths = [str(Path(p).absolute()) for p in inputs if p != "-"]
+    return {"inputs": paths, "read_options": {k: v for k, v in read_opts.items()}}
 
 
 def _fail_os(exc: OSError) -> typer.Exit:
@@ -913,7 +921,7 @@ def _register_extensions() -> None:
     import importlib
 
     commands = ("collection", "serve", "evaluate", "crawl")
-    for name in (*commands, "lines", "substrings", "contamination"):
+    for name in (*commands, "lines", "substrings", "contamination", "view"):
         try:
             module = importlib.import_module(f"neardup.cli.{name}")
         except ModuleNotFoundError as exc:

@@ -4,11 +4,37 @@ of each verified pair."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from neardup.passages.align import align_passages
+
+
+def texts_of(
+    ids: Collection[str], inputs: Sequence[str], read_options: dict[str, Any]
+) -> dict[str, str]:
+    """The texts of the documents ``ids`` of a corpus, read again as the job read it.
+
+    Args:
+        ids: document ids (as a job names them in its outputs).
+        inputs: the corpus paths the job read.
+        read_options: keyword arguments of :func:`neardup.text.read.read_corpus`.
+
+    Returns:
+        ``{id: text}`` for the ids found; an id the corpus no longer holds is absent.
+    """
+    from neardup.text.read import read_corpus
+    from neardup.text.types import Document
+
+    wanted = set(ids)
+    if not wanted:
+        return {}
+    return {
+        d.id: d.text
+        for d in read_corpus(list(inputs), **read_options)
+        if isinstance(d, Document) and d.id in wanted
+    }
 
 
 def write_pair_passages(
@@ -39,16 +65,8 @@ def write_pair_passages(
     import json
     import tempfile
 
-    from neardup.text.read import read_corpus
-    from neardup.text.types import Document
-
     wanted = [(p.a, p.b) for p in pairs]
-    needed = {i for pair in wanted for i in pair}
-    texts = {
-        d.id: d.text
-        for d in read_corpus(list(inputs), **read_options)
-        if isinstance(d, Document) and d.id in needed
-    }
+    texts = texts_of({i for pair in wanted for i in pair}, inputs, read_options)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "passages.jsonl"
