@@ -73,7 +73,12 @@ def __getattr__(name: str) -> Any:
 
 
 MethodOpt = Annotated[
-    str, typer.Option("--method", "-m", help="Detection method (see `neardup methods`).")
+    str | None,
+    typer.Option(
+        "--method",
+        "-m",
+        help="Detection method (see `neardup methods`); default: the preset's, else shingles-full.",
+    ),
 ]
 ShingleOpt = Annotated[
     int | None, typer.Option("--shingle-size", "-w", help="Words per shingle (default 5).")
@@ -120,8 +125,8 @@ def dedup(
         typer.Option(
             "--method",
             "-m",
-            help="Detection method (see `neardup methods`); default shingles-full (on "
-            "every engine).",
+            help="Detection method (see `neardup methods`); default: the preset's, else "
+            "shingles-full (on every engine).",
         ),
     ] = None,
     measure: MeasureOpt = MEASURE,
@@ -310,7 +315,7 @@ def dedup(
         )
         if engine not in ("local", "dask"):
             raise ParameterError("--engine", engine, "local or dask")
-        method = method or "shingles-full"
+        method = canonical.method(method, "shingles-full")
         _check_against(against, against_collection, within, engine)
         if engine == "dask":
             every = [*inputs, *(against or [])]  # A's inputs are cut into partitions too
@@ -697,7 +702,7 @@ def _run_with_progress(fn: Any, silent: bool) -> Any:
 def compare(
     a: Annotated[Path, typer.Argument(help="First document (any readable file).")],
     b: Annotated[Path, typer.Argument(help="Second document.")],
-    method: MethodOpt = "shingles-full",
+    method: MethodOpt = None,
     shingle_size: ShingleOpt = None,
     param: ParamOpt = None,
     content_type: Annotated[str, typer.Option(help="auto | text | html | wiki.")] = "auto",
@@ -758,6 +763,7 @@ def compare(
             morphology=morphology,
             preset=preset,
         )
+        method = canonical.method(method, "shingles-full")
         mparams = canonical.method_params(method, shingle_size=shingle_size, params=param)
         reference = _corpus_texts(corpus) if corpus else None
         result = run_compare(text_a, text_b, method=method, corpus=reference, **mparams)
