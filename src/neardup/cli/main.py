@@ -749,13 +749,16 @@ def compare(
 
     Example: `neardup compare old.txt new.txt --passages --html pair.html`"""
     from neardup.compare import compare as run_compare
+    from neardup.compare import read_document
+    from neardup.text.types import Document
 
     try:
         check_int("--context", context, low=0)
         if html_file is not None:
             check_output_path("--html", html_file, kind="file")
             passages = True
-        text_a, text_b = _read_one(a, content_type), _read_one(b, content_type)
+        text_a = read_document(a, content_type=content_type)
+        text_b = read_document(b, content_type=content_type)
         canonical = CanonicalOptions(
             stop_words=stop_words,
             no_stop_words=no_stop_words,
@@ -766,7 +769,8 @@ def compare(
         method = canonical.method(method, "shingles-full")
         mparams = canonical.method_params(method, shingle_size=shingle_size, params=param)
         reference = _corpus_texts(corpus) if corpus else None
-        result = run_compare(text_a, text_b, method=method, corpus=reference, **mparams)
+        sides = Document(str(a), text_a), Document(str(b), text_b)  # texts, never paths
+        result = run_compare(*sides, method=method, corpus=reference, **mparams)
         if tiles and not passages:
             raise UsageError("--tiles goes with --passages")
         shared = _passages(text_a, text_b, mparams, tiles=tiles) if passages else None
@@ -842,24 +846,6 @@ def _corpus_texts(paths: list[Path]) -> list[str]:
     from neardup.text.types import Document
 
     return [d.text for d in read_corpus(paths) if isinstance(d, Document)]
-
-
-def _read_one(path: Path, content_type: str) -> str:
-    from neardup.errors import InputError
-    from neardup.text.read import read_corpus
-    from neardup.text.types import Document, Skipped
-
-    if not path.is_file():
-        raise InputError(f"{path}: not a file")
-    items = list(read_corpus([path], content_type=content_type))
-    docs = [i for i in items if isinstance(i, Document)]
-    if not docs:
-        reason = items[0] if items else None
-        detail = "no document"
-        if isinstance(reason, Skipped):
-            detail = f"{reason.reason} {reason.detail}"
-        raise InputError(f"{path}: cannot be compared ({detail})")
-    return "\n\n".join(d.text for d in docs)
 
 
 @app.command()

@@ -51,6 +51,7 @@ from neardup.errors import (
     ParameterError,
     check_int,
 )
+from neardup.frames import documents_of
 from neardup.index.codec import (
     bad_doc_id,
     content_hash,
@@ -91,7 +92,7 @@ from neardup.methods.registry import method_class
 from neardup.methods.sets import ShingleSets
 from neardup.tables import rows_to_arrow, rows_to_pandas
 from neardup.text.canonical import CanonicalForm
-from neardup.text.types import Document, Skipped
+from neardup.text.types import Document
 from neardup.text.units import UniqueIds
 
 #: What :meth:`Index.insert` did: stored it, the id was there already, too few tokens.
@@ -374,14 +375,19 @@ class Index:
         return out
 
     # -- writes -----------------------------------------------------------------------
-    def add(self, items: Iterable[Document | Skipped], *, batch_size: int = 2048) -> AddReport:
+    def add(self, items: Any, *, batch_size: int = 2048, texts: bool | None = None) -> AddReport:
         """Store documents, ``batch_size`` at a time (prepared vectorised), as
         :meth:`neardup.Store.add` does.
 
         Args:
-            items: documents (and text-stage skips, reported back), e.g.
-                :func:`neardup.read_corpus`.
+            items: what :func:`neardup.dedup` takes (:func:`neardup.frames.documents_of`):
+                documents (and text-stage skips, reported back), e.g.
+                :func:`neardup.read_corpus`; texts (ids ``"0"``, ``"1"``, ...); ``(id,
+                text)`` pairs; a data frame or table; input paths (a ``pathlib.Path`` is
+                read as a file or folder).
             batch_size: documents prepared at once, 1-100,000.
+            texts: True: strings are texts; False: paths; None: decide as ``dedup`` does
+                (one plain string is a path).
 
         Returns:
             :class:`AddReport`: documents added; the skipped ones (``exists``: same id and
@@ -389,12 +395,14 @@ class Index:
             ``too-short``; ``unreadable`` ids; the text-stage skips given).
 
         Raises:
-            ParameterError: ``batch_size`` out of range.
+            ParameterError: ``batch_size`` out of range; an item of ``items`` that is
+                neither a text, a Document nor an ``(id, text)`` pair.
+            InputError: a missing input path.
         """
         check_int("batch_size", batch_size, low=1, high=100_000)
         report = AddReport(0)
         seen = UniqueIds()
-        for chunk in chunks(items, batch_size):
+        for chunk in chunks(documents_of(items, texts=texts), batch_size):
             docs, skipped = screen(chunk, seen)
             report = report + self._add_batch(docs, skipped)
         return report
