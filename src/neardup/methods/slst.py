@@ -162,38 +162,55 @@ CJK_LENGTHS: tuple[str, ...] = ("words", "characters")
 _CJK_RUN = re.compile(rf"[{CJK}]+")
 
 
-def cjk_word_delta(sentence: str) -> int:
-    """Words minus characters of the CJK runs of ``sentence`` (jieba's dictionary
-    segmentation, no HMM for unknown words; blank pieces dropped): added to its canonical
-    token count (one token per CJK character) it gives the sentence's length in words.
+#: A sentence's CJK runs, each with its jieba words (:func:`cjk_runs`).
+CjkRuns = list[tuple["re.Match[str]", list[str]]]
+
+
+def cjk_runs(sentence: str) -> CjkRuns:
+    """The Chinese and Japanese runs of ``sentence``, each with its words (jieba's
+    dictionary segmentation, no HMM for unknown words; blank pieces dropped): segmented
+    once for both :func:`cjk_word_delta` and :func:`word_terms`.
 
     Raises:
         InputError: jieba is not installed (``pip install 'neardup[cjk]'``).
     """
-    runs = _CJK_RUN.findall(sentence)
-    if not runs:
-        return 0
+    found = list(_CJK_RUN.finditer(sentence))
+    if not found:
+        return []
     segment = _jieba()
-    words = sum(sum(1 for w in segment(run) if w.strip()) for run in runs)
-    return words - sum(len(run) for run in runs)
+    return [(m, [w for w in segment(m.group()) if w.strip()]) for m in found]
 
 
-def word_terms(sentence: str, canonical: CanonicalForm, limit: int = 2) -> list[str]:
+def cjk_word_delta(sentence: str, runs: CjkRuns | None = None) -> int:
+    """Words minus characters of the CJK runs of ``sentence`` (:func:`cjk_runs`, or
+    ``runs`` when given): added to its canonical token count (one token per CJK character)
+    it gives the sentence's length in words.
+
+    Raises:
+        InputError: jieba is not installed (``pip install 'neardup[cjk]'``).
+    """
+    runs = cjk_runs(sentence) if runs is None else runs
+    return sum(len(words) - len(m.group()) for m, words in runs)
+
+
+def word_terms(
+    sentence: str, canonical: CanonicalForm, limit: int = 2, runs: CjkRuns | None = None
+) -> list[str]:
     """The first ``limit`` terms of ``sentence`` counted in words: each Chinese or Japanese
-    run as its jieba words (of its normalized text; blank pieces dropped), the text around
-    the runs as its canonical tokens, in sentence order (Feng 2015's "Kth-in-sentence"
-    terms).
+    run as its jieba words (:func:`cjk_runs`, or ``runs`` when given; normalized as the
+    canonical form normalizes), the text around the runs as its canonical tokens, in
+    sentence order (Feng 2015's "Kth-in-sentence" terms).
 
     Raises:
         InputError: jieba is not installed (``pip install 'neardup[cjk]'``).
     """
-    segment = _jieba()
+    runs = cjk_runs(sentence) if runs is None else runs
     out: list[str] = []
     at = 0
-    for run in _CJK_RUN.finditer(sentence):
-        out.extend(canonical.tokens(sentence[at : run.start()]))
-        out.extend(w for w in segment(normalize(run.group())) if w.strip())
-        at = run.end()
+    for m, words in runs:
+        out.extend(canonical.tokens(sentence[at : m.start()]))
+        out.extend(normalize(w) for w in words)
+        at = m.end()
         if len(out) >= limit:
             return out[:limit]
     out.extend(canonical.tokens(sentence[at:]))
@@ -262,8 +279,9 @@ def sentence_strings(
         length = count.copy()
         for i, text in enumerate(index):  # sentence numbers in insertion order
             if _CJK_RUN.search(text):
-                length[i] = max(int(count[i]) + cjk_word_delta(text), 0)
-                words = word_terms(text, canonical)  # the terms in words, as the length
+                runs = cjk_runs(text)  # segmented once for the length and the terms
+                length[i] = max(int(count[i]) + cjk_word_delta(text, runs), 0)
+                words = word_terms(text, canonical, runs=runs)  # in words, as the length
                 fp = token_fingerprints(words, seed) if words else np.zeros(0, U64)
                 first[i] = fp[0] if len(words) >= 1 else 0
                 second[i] = fp[1] if len(words) >= 2 else 0
