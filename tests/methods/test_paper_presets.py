@@ -82,10 +82,10 @@ def test_a_collection_checks_on_the_lists(tmp_path: Path) -> None:
         assert match.evidence["score"] == round(16 / 21, 6)
 
 
-def test_counting_lists_needs_a_32_bit_fingerprint() -> None:
-    with pytest.raises(ParameterError) as err:
-        make_method("shingles-dice", counting="lists")  # xxh64
-    assert err.value.name == "fingerprint" and "crc32 or rabin32" in str(err.value)
+def test_counting_lists_on_64_bit_fingerprints_keeps_their_high_32_bits() -> None:
+    params = {k: v for k, v in RODNENKO.items() if k != "fingerprint"}  # xxh64
+    got = compare(TWICE, BELINSKY, method="shingles-dice", counting="lists", **params)
+    assert got.score == pytest.approx(2 * 8 / (17 + 4))
     with pytest.raises(ParameterError):
         make_method("shingles-dice", counting="bags", **RODNENKO)
 
@@ -210,3 +210,16 @@ def test_plain_evaluate_of_megashingles_prints_formula_3(tmp_path: Path) -> None
     text_out = " ".join(res.output.split())
     # resemblance 1 (P = 1) and 0 (P = 0): formula (3) expects 0.5, as measured
     assert "recall measured 0.500, formula (3) expects 0.500 over the 2 gold" in text_out
+
+
+@pytest.mark.parametrize(
+    ("method", "params"),
+    [("shingles-dice", {"counting": "lists"}), ("shingles-min", {"estimator": "zagorulko"})],
+)
+def test_the_new_options_pass_the_method_conformance_kit(
+    method: str, params: dict[str, str]
+) -> None:
+    from neardup.methods.registry import method_class
+    from neardup.testing import check_method
+
+    check_method(method_class(method), params=params, threshold=0.3)

@@ -40,7 +40,6 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 
 from neardup._array import U64
-from neardup.errors import ParameterError
 from neardup.methods.base import Capabilities, Prepared, Signatures
 from neardup.methods.decision import DecisionRule, SimilarityAtLeast
 from neardup.methods.measures import intersection_sizes
@@ -61,9 +60,10 @@ def dice(shared: np.ndarray, size_a: np.ndarray, size_b: np.ndarray) -> np.ndarr
 
 #: ``counting``: Dice of the shingle sets, or Rodnenko's (2009) ``compaire`` of the lists.
 COUNTINGS: tuple[str, ...] = ("sets", "lists")
-#: Fingerprints ``counting="lists"`` takes: 32-bit ones, so that an occurrence's rank among
-#: its shingle's repeats fits the high 32 bits of the stored value.
-LIST_FINGERPRINTS: tuple[str, ...] = ("crc32", "rabin32")
+#: The 32-bit fingerprints, which ``counting="lists"`` keeps whole; of a 64-bit one it
+#: keeps the high 32 bits, so that an occurrence's rank among its shingle's repeats fits the
+#: high 32 bits of the stored value (stored collections verify on those bits too).
+FINGERPRINTS_32: tuple[str, ...] = ("crc32", "rabin32")
 _LOW = np.uint64(0xFFFFFFFF)
 #: ``counting="lists"`` signs from each document's tokens (the sets have lost the repeats).
 _LIST_CAPABILITIES = Capabilities(keys="rows")
@@ -113,14 +113,14 @@ class ShinglesDice(ShingleMethod):
             in percent: 0.5 is 50 %).
         counting: ``sets`` (Dice of the shingle sets, default) or ``lists`` (the
             script's ``compaire`` over the lists with repeats, A the pair's first document;
-            needs a 32-bit ``fingerprint``: ``crc32`` or ``rabin32``).
+            a 64-bit ``fingerprint`` is compared on its high 32 bits, as stored collections
+            verify: a collision among a pair's shingles moves the value by one occurrence).
         shingle_size, step, unit, fingerprint, seed, canonical, max_df: as for
             ``shingles-full``; ``--preset rodnenko-2009`` sets the paper's (10 words,
             CRC-32, its stop words and stop symbols).
 
     Raises:
-        ParameterError: a parameter is out of range, or ``counting="lists"`` with a 64-bit
-            fingerprint (the message names it).
+        ParameterError: a parameter is out of range (the message names it).
     """
 
     name: ClassVar[str] = "shingles-dice"
@@ -143,12 +143,6 @@ class ShinglesDice(ShingleMethod):
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.counting == "lists":
-            if self.fingerprint not in LIST_FINGERPRINTS:
-                raise ParameterError(
-                    "fingerprint",
-                    self.fingerprint,
-                    "crc32 or rabin32 with counting=lists (a 32-bit fingerprint)",
-                )
             # the lists are signed from tokens: this instance's capabilities say so (the
             # class declares the sets' ones, which the registry lists)
             object.__setattr__(self, "capabilities", _LIST_CAPABILITIES)
@@ -163,8 +157,9 @@ class ShinglesDice(ShingleMethod):
         if self.counting == "sets":
             return super().sign(docs)
         shingling = self.shingling
+        shift = np.uint64(0 if self.fingerprint in FINGERPRINTS_32 else 32)
         sets = ShingleSets.from_arrays(
-            [occurrence_set(shingling.occurrences(d.tokens)[0]) for d in docs]
+            [occurrence_set(shingling.occurrences(d.tokens)[0] >> shift) for d in docs]
         )
         return Signatures(self.key(), sets, len(sets))
 
