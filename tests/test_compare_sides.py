@@ -58,3 +58,6 @@ def test_index_add_takes_pairs_texts_and_paths(tmp_path: Path) -> None:
     assert [s.reason for s in idx3.add([Document("v.txt", text)]).skipped] == ["exists"]
     with pytest.raises(ParameterError, match=r"source\[0\]"):
         Index().add([42])
+    with pytest.raises(InputError, match="does not exist"):  # one string is a path, as in dedup
+        Index().add("не путь, а несколько слов текста")
+    assert Index().add("несколько слов текста здесь", texts=True).added == 1
