@@ -9,15 +9,19 @@ MinHash's estimate).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from neardup._array import sorted_unique
+from neardup.errors import InputError, ParameterError
+from neardup.frames import names_path
 from neardup.methods.base import Method, Prepared
 from neardup.methods.keys import key_rows
 from neardup.methods.measures import Overlap, compaire, dice_multiset, overlap
 from neardup.methods.registry import make_method
+from neardup.text.types import Document, Skipped
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,19 +79,64 @@ class Comparison:
         }
 
 
+def read_document(path: str | os.PathLike[str], *, content_type: str = "auto") -> str:
+    """The text of the file at ``path``, read as ``dedup`` reads it
+    (:func:`neardup.text.read.read_corpus`: markup removed; a record file's records joined
+    by blank lines).
+
+    Raises:
+        InputError: not a file, or no document could be read from it (the reason named).
+    """
+    from neardup.text.read import read_corpus
+
+    if not os.path.isfile(path):
+        raise InputError(f"{os.fspath(path)}: not a file")
+    items = list(read_corpus([path], content_type=content_type))
+    docs = [i for i in items if isinstance(i, Document)]
+    if not docs:
+        reason = items[0] if items else None
+        detail = "no document"
+        if isinstance(reason, Skipped):
+            detail = f"{reason.reason} {reason.detail}"
+        raise InputError(f"{os.fspath(path)}: cannot be compared ({detail})")
+    return "\n\n".join(d.text for d in docs)
+
+
+def _text_of(name: str, doc: str | os.PathLike[str] | Document) -> str:
+    """A side of :func:`compare` as a text: a Document's text, a path's file read, a string
+    as given unless it names an existing file or folder (refused: pass a ``Path``)."""
+    if isinstance(doc, Document):
+        return doc.text
+    if isinstance(doc, os.PathLike):
+        return read_document(doc)
+    if not isinstance(doc, str):
+        raise ParameterError(name, type(doc).__name__, "a text (str), a pathlib.Path or a Document")
+    if names_path(doc):
+        raise ParameterError(
+            name,
+            doc,
+            "a text; this string names an existing path: pass pathlib.Path(...) to compare "
+            "the file's text",
+        )
+    return doc
+
+
 def compare(
-    text_a: str,
-    text_b: str,
+    text_a: str | os.PathLike[str] | Document,
+    text_b: str | os.PathLike[str] | Document,
     *,
     method: str | Method = "shingles-full",
     corpus: Iterable[str] | None = None,
     **method_params: Any,
 ) -> Comparison:
-    """Compare two clean texts.
+    """Compare two documents, as ``dedup`` takes them.
 
     Args:
-        text_a: the first document's text (markup already removed).
-        text_b: the second document's text.
+        text_a: the first document: its clean text (markup already removed), a
+            :class:`~neardup.text.types.Document`, or a ``pathlib.Path`` (the file is read
+            as ``dedup`` reads it, :func:`read_document`). A string that names an existing
+            file or folder is refused: it would be compared as text.
+        text_b: the second document, the same way.
         method: registry name or a :class:`~neardup.methods.base.Method`.
         corpus: texts of a reference collection for methods that need statistics
             (I-Match, anchor words, TF-RIDF); A and B are added to it. Without one, the
@@ -99,8 +148,11 @@ def compare(
         :class:`Comparison`.
 
     Raises:
-        ParameterError: unknown method or bad parameter.
+        ParameterError: unknown method or bad parameter; a string side that names an
+            existing path; a side of another type.
+        InputError: a path side that is not a readable file.
     """
+    text_a, text_b = _text_of("text_a", text_a), _text_of("text_b", text_b)
     meth = make_method(method, **method_params) if isinstance(method, str) else method
     canonical, shingling = meth.canonical, meth.shingling
     ta, tb = canonical.tokens(text_a), canonical.tokens(text_b)

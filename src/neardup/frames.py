@@ -159,6 +159,43 @@ def adapt_source(
     return Adapted(DocumentStream(_documents(source, texts=texts is not False)))
 
 
+def documents_of(
+    source: Any,
+    *,
+    texts: bool | None = None,
+    id_field: str = "id",
+    text_field: str = "text",
+) -> Iterable[Document | Skipped]:
+    """The documents of any source :func:`neardup.dedup` takes (module docstring): texts,
+    documents, ``(id, text)`` pairs, frames and tables as :func:`adapt_source` adapts them,
+    and input paths (one path, or a sequence of them) read by
+    :func:`neardup.text.read.read_corpus` with its defaults.
+
+    Returns:
+        Documents and skip rows, in input order (read lazily).
+
+    Raises:
+        ParameterError: as :func:`adapt_source`. InputError: a missing input path (when
+            read).
+    """
+    adapted = adapt_source(source, texts=texts, id_field=id_field, text_field=text_field)
+    if adapted is not None:
+        return adapted.documents
+    if isinstance(source, DocumentStream):
+        return source
+    if isinstance(source, Sequence) and not isinstance(source, str) and _all_documents(source):
+        return source
+    from neardup.text.read import read_corpus
+
+    return read_corpus(source)
+
+
+def names_path(text: str) -> bool:
+    """True when ``text`` (one line, at most 4,096 characters) names an existing file or
+    directory: one ``stat``."""
+    return _names_path(text)
+
+
 def _all_documents(items: Sequence[Any]) -> bool:
     return all(isinstance(x, Document) for x in items)
 

@@ -43,4 +43,28 @@ def test_piped_compare_keeps_the_markers_and_writes_html(tmp_path: Path) -> None
     assert "[-Ее-] {+Её+}" in res.stdout  # the 2016 'Ее' became 'Её' in the latest revision
     html = page.read_text(encoding="utf-8")
     assert "<del>Ее</del>" in html and "<ins>Её</ins>" in html
-    assert "passage 1: A [" in html and "resemblance" in html
+    assert "passage 1: A [" in html and "Resemblance (shared shingles" in html
+
+
+def test_html_shows_both_whole_texts_with_the_passages_marked(tmp_path: Path) -> None:
+    """Issue 41 item 13: the unmatched text of both sides is on the page beside the
+    highlighted passages, and the scores have readable names, not field names."""
+    from neardup.cli.pairview import html_report
+    from neardup.passages import AlignedPassage
+
+    a = "Only in A <first>. The shared sentence is here. Tail of A."
+    b = "B opens differently. The shared sentence is here."
+    shared = "The shared sentence is here."
+    p = AlignedPassage(a.index(shared), a.index(shared) + len(shared), b.index(shared), len(b), 3)
+    page = tmp_path / "pair.html"
+    scores = {"resemblance": 0.5, "compaire": 0.75, "empty_lexicon": False, "shared": 2}
+    html_report(page, [p], a, b, name_a="a.txt", name_b="b.txt", scores=scores)
+    text = page.read_text(encoding="utf-8")
+    mark = f"<mark title='passage 1'><sup>1</sup>{shared}</mark>"
+    left = f"<td class=text>Only in A &lt;first&gt;. {mark} Tail of A.</td>"
+    right = f"<td class=text>B opens differently. {mark}</td>"
+    assert left + right in text
+    assert "48% of A and 57% of B (characters) lie in shared passages" in text  # 28/58, 28/49
+    assert "<th>Rodnenko&#x27;s (2009) similarity of A&#x27;s list to B&#x27;s" in text
+    assert "<th>No lexicon word found (the method score means nothing)</th><td>False" in text
+    assert "compaire" not in text and "empty_lexicon" not in text

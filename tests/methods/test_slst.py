@@ -295,3 +295,24 @@ def test_chinese_sentence_lengths_are_counted_in_words() -> None:
     english = "The kref structure counts references to an object."
     assert sentence_strings([english], canonical).codes.tolist() == [len(canonical.tokens(english))]
     assert make_method("sl-st").params()["cjk_lengths"] == "words"
+
+
+def test_chinese_verification_terms_are_words_as_the_lengths_are() -> None:
+    """Issue 41 item 20: each pair of sentences has the same length in jieba words (3, 2, 3)
+    and the same first two characters, but other first words (北京大学, 学生 / 北京, 人口):
+    verified on words, no block survives; on characters the three sentences were one
+    verified block (J = 1)."""
+    from neardup.methods.slst import word_terms
+    from neardup.text.canonical import CanonicalForm
+
+    a = "北京大学学生很多。中国银行很大。今天天气很好。"
+    b = "北京人口很多。中国人民银行很大。今天下雨了。"
+    canonical = CanonicalForm()
+    assert word_terms("北京大学学生很多", canonical) == ["北京大学", "学生"]
+    assert word_terms("Linux 内核文档很多", canonical) == ["linux", "内核"]
+    assert word_terms("今天", canonical, limit=5) == ["今天"]
+    meth = make_method("sl-st")
+    sigs = meth.sign(prep(a, b, a))
+    assert sigs.data.codes.tolist() == [3, 2, 3, 3, 2, 3, 3, 2, 3]
+    pairs = np.array([[0, 1], [0, 2]], np.int64)
+    assert meth.similarity(sigs, pairs).tolist() == [0.0, 1.0]

@@ -78,7 +78,10 @@ def _print_json(obj: Any) -> None:
 @collection_app.command("create")
 def create(
     name: Annotated[str, typer.Argument(help="Collection name (unique).")],
-    method: Annotated[str, typer.Option("--method", "-m", help="Method.")] = "minhash-lsh",
+    method: Annotated[
+        str | None,
+        typer.Option("--method", "-m", help="Method (default: the preset's, else minhash-lsh)."),
+    ] = None,
     param: Annotated[
         list[str] | None, typer.Option("--param", "-p", help="Method parameter KEY=VALUE.")
     ] = None,
@@ -110,6 +113,7 @@ def create(
             morphology=morphology,
             preset=preset,
         )
+        method = canonical.method(method, "minhash-lsh")
         params = canonical.method_params(method, params=param)
         warn_unused_threshold(method, threshold, decision)
     except NeardupError as exc:

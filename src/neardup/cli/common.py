@@ -167,6 +167,21 @@ class CanonicalOptions:
     morphology: str | None = None
     preset: str | None = None
 
+    def method(self, given: str | None, default: str) -> str:
+        """The method to run: ``--method`` when given, else the preset's (Rodnenko 2009:
+        ``shingles-dice``; Zagorulko et al. 2013: ``shingles-mod``), else ``default``.
+
+        Raises:
+            ParameterError: an unknown preset (the message lists them).
+        """
+        if given is not None:
+            return given
+        if self.preset is not None:
+            from neardup.methods.presets import preset as named_preset
+
+            return named_preset(self.preset).method or default
+        return default
+
     def method_params(
         self, method: str, *, shingle_size: int | None = None, params: list[str] | None = None
     ) -> dict[str, Any]:

@@ -402,10 +402,9 @@ def evaluate(
             _check_gold_ids(standard, docs, err)
             on_row = _progress(err, quiet or as_json)
             result = evaluate_corpus(docs, standard, config, on_row=on_row)  # type: ignore[arg-type]
-            if table2:
-                from neardup.evaluate.table2 import with_expected_recall
+            from neardup.evaluate.table2 import with_expected_recall  # mega-shingles run
 
-                result = with_expected_recall(result, docs, standard, config)  # type: ignore[arg-type]
+            result = with_expected_recall(result, docs, standard, config)  # type: ignore[arg-type]
     except NeardupError as exc:
         raise fail(exc) from None
     _emit(result, as_json, table2, out)  # the scores first: a failing report loses nothing

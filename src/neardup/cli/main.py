@@ -78,7 +78,12 @@ def __getattr__(name: str) -> Any:
 
 
 MethodOpt = Annotated[
-    str, typer.Option("--method", "-m", help="Detection method (see `neardup methods`).")
+    str | None,
+    typer.Option(
+        "--method",
+        "-m",
+        help="Detection method (see `neardup methods`); default: the preset's, else shingles-full.",
+    ),
 ]
 ShingleOpt = Annotated[
     int | None, typer.Option("--shingle-size", "-w", help="Words per shingle (default 5).")
@@ -125,8 +130,8 @@ def dedup(
         typer.Option(
             "--method",
             "-m",
-            help="Detection method (see `neardup methods`); default shingles-full (on "
-            "every engine).",
+            help="Detection method (see `neardup methods`); default: the preset's, else "
+            "shingles-full (on every engine).",
         ),
     ] = None,
     measure: MeasureOpt = MEASURE,
@@ -315,7 +320,7 @@ def dedup(
         )
         if engine not in ("local", "dask"):
             raise ParameterError("--engine", engine, "local or dask")
-        method = method or "shingles-full"
+        method = canonical.method(method, "shingles-full")
         _check_against(against, against_collection, within, engine)
         if engine == "dask":
             every = [*inputs, *(against or [])]  # A's inputs are cut into partitions too
@@ -716,7 +721,7 @@ def _run_with_progress(fn: Any, silent: bool) -> Any:
 def compare(
     a: Annotated[Path, typer.Argument(help="First document (any readable file).")],
     b: Annotated[Path, typer.Argument(help="Second document.")],
-    method: MethodOpt = "shingles-full",
+    method: MethodOpt = None,
     shingle_size: ShingleOpt = None,
     param: ParamOpt = None,
     content_type: Annotated[str, typer.Option(help="auto | text | html | wiki.")] = "auto",
@@ -763,13 +768,16 @@ def compare(
 
     Example: `neardup compare old.txt new.txt --passages --html pair.html`"""
     from neardup.compare import compare as run_compare
+    from neardup.compare import read_document
+    from neardup.text.types import Document
 
     try:
         check_int("--context", context, low=0)
         if html_file is not None:
             check_output_path("--html", html_file, kind="file")
             passages = True
-        text_a, text_b = _read_one(a, content_type), _read_one(b, content_type)
+        text_a = read_document(a, content_type=content_type)
+        text_b = read_document(b, content_type=content_type)
         canonical = CanonicalOptions(
             stop_words=stop_words,
             no_stop_words=no_stop_words,
@@ -777,9 +785,11 @@ def compare(
             morphology=morphology,
             preset=preset,
         )
+        method = canonical.method(method, "shingles-full")
         mparams = canonical.method_params(method, shingle_size=shingle_size, params=param)
         reference = _corpus_texts(corpus) if corpus else None
-        result = run_compare(text_a, text_b, method=method, corpus=reference, **mparams)
+        sides = Document(str(a), text_a), Document(str(b), text_b)  # texts, never paths
+        result = run_compare(*sides, method=method, corpus=reference, **mparams)
         if tiles and not passages:
             raise UsageError("--tiles goes with --passages")
         shared = _passages(text_a, text_b, mparams, tiles=tiles) if passages else None
@@ -874,24 +884,6 @@ def _corpus_texts(paths: list[Path]) -> list[str]:
     from neardup.text.types import Document
 
     return [d.text for d in read_corpus(paths) if isinstance(d, Document)]
-
-
-def _read_one(path: Path, content_type: str) -> str:
-    from neardup.errors import InputError
-    from neardup.text.read import read_corpus
-    from neardup.text.types import Document, Skipped
-
-    if not path.is_file():
-        raise InputError(f"{path}: not a file")
-    items = list(read_corpus([path], content_type=content_type))
-    docs = [i for i in items if isinstance(i, Document)]
-    if not docs:
-        reason = items[0] if items else None
-        detail = "no document"
-        if isinstance(reason, Skipped):
-            detail = f"{reason.reason} {reason.detail}"
-        raise InputError(f"{path}: cannot be compared ({detail})")
-    return "\n\n".join(d.text for d in docs)
 
 
 @app.command()

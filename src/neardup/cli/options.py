@@ -158,8 +158,10 @@ PresetOpt = Annotated[
     str | None,
     typer.Option(
         "--preset",
-        help="A paper's canonical form and shingling: rodnenko-2009 (29 stop words, stop "
-        "symbols, 10-word shingles, CRC-32). Other options override it.",
+        help="A paper's canonical form, shingling and method (the method when --method is "
+        "not given): rodnenko-2009 (29 stop words, stop symbols, 10-word CRC-32 shingles, "
+        "shingles-dice), zagorulko-2013 (4-word rabin32 shingles, m = 25, n = 160, "
+        "mega-shingles on rabin64; shingles-mod). Other options override it.",
     ),
 ]
 

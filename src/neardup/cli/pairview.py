@@ -148,6 +148,25 @@ def _styled_markers(text: str, opening: str, closing: str, style: str) -> str:
     return "".join(out)
 
 
+#: What the scores of :meth:`neardup.compare.Comparison.as_dict` are called on the page.
+SCORE_LABELS: dict[str, str] = {
+    "method": "Method",
+    "resemblance": "Resemblance (shared shingles over all shingles)",
+    "containment_ab": "Containment of A in B (share of A's shingles in B)",
+    "containment_ba": "Containment of B in A (share of B's shingles in A)",
+    "dice": "Dice of the shingle sets",
+    "dice_multiset": "Dice of the shingle lists, repeats kept",
+    "compaire": "Rodnenko's (2009) similarity of A's list to B's (may exceed 1 with repeats)",
+    "score": "Method score",
+    "shared": "Shared shingles",
+    "size_a": "Shingles of A",
+    "size_b": "Shingles of B",
+    "tokens_a": "Words of A (canonical form)",
+    "tokens_b": "Words of B (canonical form)",
+    "empty_lexicon": "No lexicon word found (the method score means nothing)",
+}
+
+
 def html_report(
     path: Path,
     passages: Sequence[Any],
@@ -158,8 +177,10 @@ def html_report(
     name_b: str,
     scores: dict[str, Any],
 ) -> None:
-    """One self-contained HTML page of the pair: the scores, then each passage side by side
-    (A left, B right) with removed words struck in A and inserted words marked in B.
+    """One self-contained HTML page of the pair: the scores under readable names
+    (:data:`SCORE_LABELS`), both whole texts side by side (A left, B right) with the shared
+    passages highlighted and numbered and the rest of each text shown as it is, then each
+    passage's word diff (removed words struck in A, inserted words marked in B).
 
     Raises:
         OSError: ``path`` cannot be written.
@@ -174,25 +195,65 @@ def html_report(
             f"B [{p.b_start}, {p.b_end})</th></tr><tr><td>{left}</td><td>{right}</td></tr>"
         )
     score_rows = "".join(
-        f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(_fmt(v))}</td></tr>"
+        f"<tr><th>{html.escape(SCORE_LABELS.get(k, k.replace('_', ' ')))}</th>"
+        f"<td>{html.escape(_fmt(v))}</td></tr>"
         for k, v in scores.items()
     )
+    spans_a = [(p.a_start, p.a_end, i) for i, p in enumerate(passages, 1)]
+    spans_b = [(p.b_start, p.b_end, i) for i, p in enumerate(passages, 1)]
+    share_a, share_b = _covered(spans_a, len(text_a)), _covered(spans_b, len(text_b))
     title = f"{html.escape(name_a)} vs {html.escape(name_b)}"
+    head = f"<tr><th>A: {html.escape(name_a)}</th><th>B: {html.escape(name_b)}</th></tr>"
     page = (
         "<!doctype html><html><head><meta charset='utf-8'>"
         f"<title>{title}</title><style>"
         "body{font-family:sans-serif;margin:2em;max-width:1200px}"
         "table{border-collapse:collapse;width:100%}td,th{border:1px solid #ccc;padding:.4em;"
         "vertical-align:top;text-align:left}td{width:50%}"
+        "td.text{white-space:pre-wrap;color:#555}mark{background:#fe9;color:#000}"
+        "mark sup{color:#a60;font-size:.7em}"
         "del{background:#fdd;color:#900}ins{background:#dfd;color:#060;text-decoration:none}"
         "</style></head><body>"
         f"<h1>{title}</h1><table>{score_rows}</table>"
-        f"<h2>{len(passages)} shared passage(s)</h2>"
-        f"<table><tr><th>{html.escape(name_a)}</th><th>{html.escape(name_b)}</th></tr>"
+        f"<h2>The two texts: {len(passages)} shared passage(s) highlighted</h2>"
+        f"<p>{share_a:.0%} of A and {share_b:.0%} of B (characters) lie in shared "
+        "passages; the rest of each text is not matched in the other.</p>"
+        f"<table>{head}<tr><td class=text>{_highlighted(text_a, spans_a)}</td>"
+        f"<td class=text>{_highlighted(text_b, spans_b)}</td></tr></table>"
+        f"<h2>What changed inside each passage</h2><table>{head}"
         + "".join(rows)
         + "</table></body></html>\n"
     )
     path.write_text(page, encoding="utf-8")
+
+
+def _highlighted(text: str, spans: list[tuple[int, int, int]]) -> str:
+    """``text`` escaped, each span ``[start, end)`` in a ``<mark>`` headed by its passage
+    number (a span overlapping an earlier one starts where that one ends)."""
+    out, at = [], 0
+    for start, end, number in sorted(spans):
+        start = max(start, at)
+        if start >= end:
+            continue
+        out.append(html.escape(text[at:start]))
+        out.append(
+            f"<mark title='passage {number}'><sup>{number}</sup>"
+            f"{html.escape(text[start:end])}</mark>"
+        )
+        at = end
+    out.append(html.escape(text[at:]))
+    return "".join(out)
+
+
+def _covered(spans: list[tuple[int, int, int]], length: int) -> float:
+    """Share of ``length`` characters inside the union of ``spans`` (0 for no text)."""
+    covered, at = 0, 0
+    for start, end, _ in sorted(spans):
+        start = max(start, at)
+        if end > start:
+            covered += end - start
+            at = end
+    return covered / length if length else 0.0
 
 
 def _span(change: Change, tag: str) -> str:

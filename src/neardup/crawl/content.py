@@ -1,7 +1,8 @@
 """A fetched page -> text for the collection (HTML through the project's text stage, PDF).
 
-HTML pages go through :func:`neardup.text.extract.html_to_text` (trafilatura main text,
-boilerplate removed; the same step :func:`neardup.text.read_corpus` applies to HTML files),
+HTML pages go through :func:`neardup.text.extract.html_to_text` (its default extractor:
+Resiliparse's main content, trafilatura when that finds nothing; boilerplate removed; the
+same step :func:`neardup.text.read_corpus` applies to HTML files),
 their title is the ``<title>``. PDF articles (the seed's "other formats" future work) are
 read with pypdf. The document's first line is the title (the store shows the first line as
 the title), the id and the source are the page URL.

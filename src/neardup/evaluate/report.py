@@ -244,11 +244,14 @@ def _t2_cell(cell: dict[str, Any] | None) -> list[str]:
 
 
 def print_report(evaluation: Evaluation, console: Console, *, table2: bool = False) -> None:
-    """Print the evaluation: Table 2 (if asked), every row, and the best F1 per method."""
+    """Print the evaluation: Table 2 (if asked), every row, the best F1 per method, and
+    (mega-shingles run, Table 2's notes not shown) formula (3)'s expected recall."""
     meta = evaluation.meta
     if table2:
         console.print(table2_table(evaluation))
     console.print(rows_table(evaluation.rows, _title(meta)))
+    if not table2 and (note := formula3_note(evaluation)):
+        console.print(f"[yellow]note:[/yellow] {escape(note)}")
     best = sorted(evaluation.best().values(), key=lambda r: -r.scores.f1)
     console.print(rows_table(best, "best F1 per method (ties: higher t)"))
     for hint in edge_hints(evaluation):

@@ -439,7 +439,7 @@ def _pair_scores(a: str, b: str, *, texts: dict[str, str]) -> dict[str, Any]:
     out: dict[str, Any] = {"a": a, "b": b}
     if a not in texts or b not in texts:  # a gold pair naming a document not in the corpus
         return {**out, "resemblance": None, "containment_ab": None, "containment_ba": None}
-    c = compare(texts[a], texts[b])
+    c = compare(Document(a, texts[a]), Document(b, texts[b]))  # texts, never paths
     return {
         **out,
         "resemblance": round(c.resemblance, 4),

@@ -2,9 +2,11 @@
 method and t.
 
 Zagorulko et al. (2013), Table 2: shingles with a "mod m" sample (m = 25), with the n
-smallest fingerprints (n = 160) and with the full fingerprint sets, shingle length w = 4,
-32-bit Rabin fingerprints (:mod:`neardup.methods.rabin`), t = 0.5 ... 1.0; each method
-decides on its own sample (``decision="own"``). Over several collections
+smallest fingerprints (n = 160, compared by the paper's formula (1) on the two samples,
+``estimator="zagorulko"``) and with the full fingerprint sets, shingle length w = 4,
+32-bit Rabin fingerprints (:mod:`neardup.methods.rabin`), t = 0.5 ... 1.0: the parameters
+of the preset ``zagorulko-2013`` (:mod:`neardup.methods.presets`); each method decides on
+its own sample (``decision="own"``). Over several collections
 (:func:`table2_collections`) a total row follows each threshold's collections, as in the
 paper ("Итого"). Columns per method:
 "к. д." (pairs found) and "о. п. р., %" (type-I error: share of found pairs that are not
@@ -30,20 +32,30 @@ from neardup.evaluate.gold import GoldStandard, Scope
 from neardup.evaluate.run import EvalConfig, EvalRow, Evaluation
 from neardup.text.types import Document
 
-SHINGLE_SIZE = 4
+#: The preset of the paper's parameters (:mod:`neardup.methods.presets`).
+PRESET = "zagorulko-2013"
+
+
+def _paper_params(method: str) -> dict[str, Any]:
+    """The preset's parameters of ``method`` but its canonical form (``common`` gives it)."""
+    from neardup.methods.presets import preset
+
+    return {k: v for k, v in preset(PRESET).params_for(method).items() if k != "canonical"}
+
+
 THRESHOLDS: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-#: The paper's index elements: 32-bit Rabin fingerprints ("алгоритм Рабина – Карпа").
-FINGERPRINT = "rabin32"
-METHODS: tuple[tuple[str, dict[str, Any]], ...] = (
-    ("shingles-mod", {"m": 25, "fingerprint": FINGERPRINT}),
-    ("shingles-min", {"n": 160, "fingerprint": FINGERPRINT}),
-    ("shingles-full", {"fingerprint": FINGERPRINT}),
+#: Shingle length w = 4, 32-bit Rabin fingerprints ("алгоритм Рабина – Карпа"), m = 25,
+#: n = 160 with formula (1) on the two samples.
+METHODS: tuple[tuple[str, dict[str, Any]], ...] = tuple(
+    (name, _paper_params(name)) for name in ("shingles-mod", "shingles-min", "shingles-full")
 )
+SHINGLE_SIZE: int = METHODS[0][1]["shingle_size"]
+FINGERPRINT: str = METHODS[0][1]["fingerprint"]
 MEGASHINGLES = "megashingles"
 MEGASHINGLES_T = 0.95
 #: Mega-shingles as Zagorulko et al. 2013 and Romanov 2019 build them: 5-word shingles with
 #: 64-bit Karp-Rabin fingerprints (84 maps, 6 super-shingles: the method's defaults).
-MEGASHINGLES_PARAMS: dict[str, Any] = {"shingle_size": 5, "fingerprint": "rabin64"}
+MEGASHINGLES_PARAMS: dict[str, Any] = _paper_params(MEGASHINGLES)
 #: Key of :func:`megashingle_expected_recall`'s result in an evaluation's ``meta``.
 FORMULA3 = "megashingles_formula3"
 
@@ -64,7 +76,7 @@ def table2_config(
     """
     from neardup.methods.registry import method_names
 
-    params = {name: {**(common or {}), "shingle_size": SHINGLE_SIZE, **p} for name, p in METHODS}
+    params = {name: {**(common or {}), **p} for name, p in METHODS}
     methods = [name for name, _ in METHODS]
     extra: dict[str, tuple[float, ...]] = {}
     if MEGASHINGLES in method_names():

@@ -48,9 +48,11 @@ from neardup.decide import Decision
 from neardup.errors import (
     FormatError,
     InputError,
+    NeardupError,
     ParameterError,
     check_int,
 )
+from neardup.frames import documents_of
 from neardup.index.codec import (
     bad_doc_id,
     content_hash,
@@ -91,7 +93,7 @@ from neardup.methods.registry import method_class
 from neardup.methods.sets import ShingleSets
 from neardup.tables import rows_to_arrow, rows_to_pandas
 from neardup.text.canonical import CanonicalForm
-from neardup.text.types import Document, Skipped
+from neardup.text.types import Document
 from neardup.text.units import UniqueIds
 
 #: What :meth:`Index.insert` did: stored it, the id was there already, too few tokens.
@@ -374,14 +376,19 @@ class Index:
         return out
 
     # -- writes -----------------------------------------------------------------------
-    def add(self, items: Iterable[Document | Skipped], *, batch_size: int = 2048) -> AddReport:
+    def add(self, items: Any, *, batch_size: int = 2048, texts: bool | None = None) -> AddReport:
         """Store documents, ``batch_size`` at a time (prepared vectorised), as
         :meth:`neardup.Store.add` does.
 
         Args:
-            items: documents (and text-stage skips, reported back), e.g.
-                :func:`neardup.read_corpus`.
+            items: what :func:`neardup.dedup` takes (:func:`neardup.frames.documents_of`):
+                documents (and text-stage skips, reported back), e.g.
+                :func:`neardup.read_corpus`; texts (ids ``"0"``, ``"1"``, ...); ``(id,
+                text)`` pairs; a data frame or table; input paths (a ``pathlib.Path`` is
+                read as a file or folder).
             batch_size: documents prepared at once, 1-100,000.
+            texts: True: strings are texts; False: paths; None: decide as ``dedup`` does
+                (one plain string is a path).
 
         Returns:
             :class:`AddReport`: documents added; the skipped ones (``exists``: same id and
@@ -389,12 +396,14 @@ class Index:
             ``too-short``; ``unreadable`` ids; the text-stage skips given).
 
         Raises:
-            ParameterError: ``batch_size`` out of range.
+            ParameterError: ``batch_size`` out of range; an item of ``items`` that is
+                neither a text, a Document nor an ``(id, text)`` pair.
+            InputError: a missing input path.
         """
         check_int("batch_size", batch_size, low=1, high=100_000)
         report = AddReport(0)
         seen = UniqueIds()
-        for chunk in chunks(items, batch_size):
+        for chunk in chunks(documents_of(items, texts=texts), batch_size):
             docs, skipped = screen(chunk, seen)
             report = report + self._add_batch(docs, skipped)
         return report
@@ -749,19 +758,36 @@ class Index:
     def load(cls, path: str | os.PathLike[str]) -> Index:
         """Read an index written by :meth:`save` (this format or ``neardup-index/1``).
 
+        Every part is checked before use (:func:`_check_saved`): a file changed after it
+        was saved (any byte) loads as a consistent index or is refused, never read past
+        its arrays.
+
         Raises:
-            InputError: the file cannot be read. FormatError: it is not a saved index.
+            InputError: the file cannot be read. FormatError: it is not a saved index, or
+                a part of it is damaged (the message names the part).
         """
+        header, values, offsets = _read_saved(path)
+        _check_saved(header, values, offsets, path)
         try:
-            with np.load(Path(path), allow_pickle=False) as data:
-                header = json.loads(str(data["header"]))
-                values, offsets = data["values"], data["offsets"]
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read ({exc})") from None
-        except (KeyError, ValueError) as exc:
-            raise FormatError(f"{path}: not a saved neardup index ({exc})") from None
-        if header.get("format") not in (_FORMAT, _FORMAT_1):
-            raise FormatError(f"{path}: format {header.get('format')!r}, expected {_FORMAT!r}")
+            return cls._from_saved(header, values, offsets)
+        except FormatError as exc:
+            raise FormatError(f"{path}: damaged saved index ({exc})") from None
+        except (
+            NeardupError,
+            TypeError,
+            ValueError,
+            KeyError,
+            IndexError,
+            AttributeError,
+            OverflowError,
+        ) as exc:
+            # parameters or metadata that pass the shape checks but not the constructors
+            # (a threshold of 5, an unknown method, a date that is not one)
+            raise FormatError(f"{path}: damaged saved index ({exc})") from None
+
+    @classmethod
+    def _from_saved(cls, header: dict[str, Any], values: np.ndarray, offsets: np.ndarray) -> Index:
+        """The index of a checked saved file (:meth:`load`)."""
         params = dict(header["params"])
         if "canonical" in params:
             params["canonical"] = CanonicalForm(**params["canonical"])
@@ -805,6 +831,8 @@ class Index:
             none = np.zeros(0, np.int64)
             keys = [none if e is None else np.array(e[1], dtype=np.int64) for e in saved]
             kept = [None if e is None else Signature.from_bytes(bytes.fromhex(e[0])) for e in saved]
+            if any(k is not None and k.key != meth.key() for k in kept):
+                raise FormatError("a signature made by other parameters than the index's")
             return keys, kept
         if not signs_from_sets(meth) or not n:
             return None, [None] * n
@@ -831,6 +859,123 @@ class Index:
             posting.remove(doc_id)
             if not posting:
                 del self._postings[key]
+
+
+def _read_saved(path: str | os.PathLike[str]) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
+    """The header and arrays of a saved index file.
+
+    Raises:
+        InputError: the file cannot be read. FormatError: it is not a ``.npz`` of a
+            header and two arrays (a damaged archive included).
+    """
+    import io
+
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc})") from None
+    try:
+        with np.load(io.BytesIO(raw), allow_pickle=False) as data:
+            header = json.loads(str(data["header"]))
+            values, offsets = data["values"], data["offsets"]
+    except Exception as exc:
+        # the bytes are in memory, so whatever numpy's archive and array parsers raise on
+        # them (BadZipFile, ValueError, SyntaxError, tokenize.TokenError, EOFError,
+        # MemoryError on a claimed shape ...) says the file is not a saved index
+        raise FormatError(f"{path}: not a saved neardup index ({exc})") from None
+    if not isinstance(header, dict):
+        raise FormatError(f"{path}: not a saved neardup index (the header is not an object)")
+    return header, values, offsets
+
+
+def _check_saved(
+    header: dict[str, Any], values: np.ndarray, offsets: np.ndarray, path: str | os.PathLike[str]
+) -> None:
+    """Refuse a saved index whose parts do not fit together: the format, the ids (unique
+    strings), the offsets (``n + 1`` non-decreasing integers from 0 to ``len(values)``),
+    each fingerprint set (sorted, unique), and one entry per document in the metadata,
+    token and signature lists, each of its saved shape.
+
+    Raises:
+        FormatError: the first part that does not fit, named.
+    """
+
+    def bad(what: str) -> FormatError:
+        return FormatError(f"{path}: damaged saved index ({what})")
+
+    if header.get("format") not in (_FORMAT, _FORMAT_1):
+        raise FormatError(f"{path}: format {header.get('format')!r}, expected {_FORMAT!r}")
+    if not isinstance(header.get("params"), dict):
+        raise bad("params is not an object")
+    ids = header.get("ids")
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        raise bad("ids is not a list of strings")
+    if len(set(ids)) != len(ids):
+        raise bad("an id is repeated")
+    n = len(ids)
+    if values.ndim != 1 or values.dtype.kind not in "ui":
+        raise bad(f"values: {values.dtype} of {values.ndim} dimensions, not integers")
+    if offsets.ndim != 1 or offsets.dtype.kind not in "ui" or offsets.shape[0] != n + 1:
+        raise bad(f"offsets: {offsets.shape[0]} of {offsets.dtype}, not {n + 1} integers")
+    off = offsets.astype(np.int64)
+    if off[0] != 0 or off[-1] != values.shape[0] or (n and np.any(np.diff(off) < 0)):
+        raise bad(f"offsets do not cut the {values.shape[0]} values in order")
+    if values.dtype.kind == "i" and values.size and int(values.min()) < 0:
+        raise bad("a negative fingerprint")
+    rises = values[1:].astype(np.uint64) > values[:-1].astype(np.uint64)
+    starts = np.zeros(values.shape[0], dtype=bool)
+    starts[off[1:-1][off[1:-1] < values.shape[0]]] = True
+    if values.shape[0] > 1 and not np.all(rises | starts[1:]):
+        raise bad("a fingerprint set is not sorted and unique")
+    _check_list(header.get("documents"), n, _saved_meta, bad, "documents")
+    _check_list(header.get("tokens"), n, _saved_tokens, bad, "tokens")
+    _check_list(header.get("signatures"), n, _saved_signature, bad, "signatures")
+
+
+def _check_list(items: Any, n: int, ok: Any, bad: Any, name: str) -> None:
+    """``items`` is absent or a list of ``n`` entries that ``ok`` accepts."""
+    if items is None:
+        return
+    if not isinstance(items, list) or len(items) != n:
+        raise bad(f"{name} is not a list of {n} entries")
+    for i, item in enumerate(items):
+        if not ok(item):
+            raise bad(f"{name}[{i}]")
+
+
+def _saved_meta(item: Any) -> bool:
+    """``[source, title, content hash hex, length, added ISO date or null]``."""
+    if not isinstance(item, list) or len(item) != 5:
+        return False
+    source, shown, digest, length, added = item
+    return (
+        isinstance(source, str)
+        and isinstance(shown, str)
+        and isinstance(digest, str)
+        and all(c in "0123456789abcdef" for c in digest)
+        and len(digest) % 2 == 0
+        and isinstance(length, int)
+        and not isinstance(length, bool)
+        and length >= 0
+        and (added is None or isinstance(added, str))
+    )
+
+
+def _saved_tokens(item: Any) -> bool:
+    return item is None or (isinstance(item, list) and all(isinstance(t, str) for t in item))
+
+
+def _saved_signature(item: Any) -> bool:
+    """``None`` or ``[signature hex, index keys]``."""
+    if item is None:
+        return True
+    return (
+        isinstance(item, list)
+        and len(item) == 2
+        and isinstance(item[0], str)
+        and isinstance(item[1], list)
+        and all(isinstance(k, int) and not isinstance(k, bool) for k in item[1])
+    )
 
 
 def _best(v: Verified) -> tuple[float, float, str]:

@@ -14,9 +14,22 @@ The paper's similarity, ``compaire``, is Dice over the *lists* of checksums (rep
 :func:`neardup.methods.measures.compaire`; :func:`~neardup.methods.measures.dice_multiset`
 is the symmetric multiset form. As a decision it is the method ``shingles-dice``
 (:mod:`neardup.methods.dice`, the preset's :attr:`Preset.method`): Dice of the shingle sets
-``>= threshold``, in ``dedup``, collections and ``evaluate`` (``--preset rodnenko-2009
---method shingles-dice``). One difference stays: a text of fewer than 10 words has no
-shingle in the paper and one (all its words) in neardup.
+``>= threshold``: ``dedup``, ``compare`` and ``collection create`` run it under
+``--preset rodnenko-2009`` when no ``--method`` is given (``evaluate`` with ``--method
+shingles-dice``). The script's list form is the option ``counting=lists`` of that method
+(``--param counting=lists``): the two differ when a text repeats a shingle. One difference
+stays: a text of fewer than 10 words has no shingle in the paper and one (all its words)
+in neardup.
+
+``zagorulko-2013`` is the setting of Zagorulko et al. (2013, Table 2): shingles of w = 4
+words with 32-bit Rabin fingerprints (``rabin32``), the mod-m sample with m = 25, the
+n smallest fingerprints with n = 160 compared by the paper's formula (1) on the two samples
+(``estimator=zagorulko``), and mega-shingles on 5-word 64-bit Rabin fingerprints
+(``rabin64``, 84 maps, 6 super-shingles); the canonical form is the default one (stop
+symbols and stop words out, lower case: "очистка текста от стоп-символов и стоп-слов ...
+приведение всех символов текста к нижнему регистру"). Its method is the mod-m sample, the
+paper's choice ("в качестве рабочего метода ... был выбран метод шинглов с кратной
+сигнатурой").
 """
 
 from __future__ import annotations
@@ -45,10 +58,14 @@ class Preset:
         name: the preset's name (``--preset NAME``).
         source: the paper it reproduces.
         canonical: the canonical form.
-        shingling: shingling parameters (``shingle_size``, ``fingerprint``, ``step``), given
-            to each method that has them.
+        shingling: shingling parameters (``shingle_size``, ``fingerprint``, ``step``, and a
+            sample's ``m``, ``n``, ``estimator``), given to each method that has them.
         method: the method that decides as the paper does (``shingles-dice`` for Rodnenko
-            2009's percent similarity), ``None`` when the paper has no decision of its own.
+            2009's percent similarity), ``None`` when the paper has no decision of its own;
+            the method ``dedup``, ``compare`` and ``collection create`` run under the preset
+            when ``--method`` is not given.
+        per_method: ``(method, parameters)`` that replace ``shingling``'s for that method
+            (Zagorulko et al. 2013 build mega-shingles on other fingerprints).
     """
 
     name: str
@@ -56,6 +73,7 @@ class Preset:
     canonical: CanonicalForm
     shingling: tuple[tuple[str, Any], ...]
     method: str | None = None
+    per_method: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
 
     def params_for(self, method: str) -> dict[str, Any]:
         """The preset's parameters that ``method`` has (its canonical form included).
@@ -66,7 +84,8 @@ class Preset:
         from neardup.methods.registry import method_class
 
         fields = {f.name for f in dataclasses.fields(method_class(method)) if f.init}
-        out = {k: v for k, v in self.shingling if k in fields}
+        own = dict(self.per_method).get(method, ())
+        out = {k: v for k, v in (*self.shingling, *own) if k in fields}
         if "canonical" in fields:
             out["canonical"] = self.canonical
         return out
@@ -84,6 +103,21 @@ PRESETS: dict[str, Preset] = {
         ),
         (("shingle_size", 10), ("step", 1), ("fingerprint", "crc32")),
         "shingles-dice",
+    ),
+    "zagorulko-2013": Preset(
+        "zagorulko-2013",
+        "Zagorulko et al. 2013, Table 2: w = 4, 32-bit Rabin fingerprints, m = 25, n = 160 "
+        "(formula (1) on the two samples), mega-shingles on 64-bit Rabin fingerprints",
+        CanonicalForm(),
+        (
+            ("shingle_size", 4),
+            ("fingerprint", "rabin32"),
+            ("m", 25),
+            ("n", 160),
+            ("estimator", "zagorulko"),
+        ),
+        "shingles-mod",
+        (("megashingles", (("shingle_size", 5), ("fingerprint", "rabin64"))),),
     ),
 }
 

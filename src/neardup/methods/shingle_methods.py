@@ -37,6 +37,8 @@ from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import FINGERPRINTS, UNITS, FingerprintKind, Shingling
 from neardup.text.canonical import CanonicalForm
 
+#: Estimators of the resemblance on bottom-n sketches (:class:`ShinglesMin`).
+ESTIMATORS: tuple[str, ...] = ("broder", "zagorulko")
 #: Pairs compared at once by :meth:`MinHashLSH.similarity` (2 x 64k x num_perm x 8 bytes).
 _SIMILARITY_CHUNK = 65_536
 
@@ -219,11 +221,21 @@ class ShinglesMod(ShingleMethod):
 class ShinglesMin(ShingleMethod):
     """Broder's bottom-n sketch: the ``n`` smallest fingerprints (Zagorulko et al. 2013, n=160).
 
-    Resemblance is estimated as ``|min_n(S_A ∪ S_B) ∩ S_A ∩ S_B| / |min_n(S_A ∪ S_B)|``
-    (Broder 1997, Theorem 1); containment is not defined on this sample (Zagorulko et al. 2013).
+    Two estimators of the resemblance (``estimator``), both on ``V = min_n(S)``:
+
+    * ``broder`` (default): ``|min_n(V_A ∪ V_B) ∩ V_A ∩ V_B| / |min_n(V_A ∪ V_B)|``, the
+      union's n smallest (Broder 1997, Theorem 1: an unbiased estimate);
+    * ``zagorulko``: formula (1) of Zagorulko et al. (2013) on the two samples,
+      ``res(V_A, V_B) = |V_A ∩ V_B| / |V_A ∪ V_B|`` ("может использоваться только в
+      вычислениях по формуле (1)"), as the paper's Table 2 compares them. Its union may
+      hold up to 2n values, so it is lower than Broder's whenever the samples differ:
+      ``V_A = {1, 2, 3}``, ``V_B = {1, 2, 4}`` (n = 3) give 2/4 = 0.5, Broder 2/3.
+
+    Containment is not defined on this sample (Zagorulko et al. 2013).
 
     Args:
         n: sketch size, >= 1.
+        estimator: ``broder`` or ``zagorulko``.
     """
 
     name: ClassVar[str] = "shingles-min"
@@ -235,14 +247,18 @@ class ShinglesMin(ShingleMethod):
         label="resemblance on bottom-{n} sketches >= {bar}",
     )
     n: int = 160
+    estimator: Literal["broder", "zagorulko"] = "broder"
 
     parameter_constraints: ClassVar[dict[str, Constraint]] = {
         **ShingleMethod.parameter_constraints,
         "n": Interval("int", 1, 1_000_000),
+        "estimator": Options(ESTIMATORS),
     }
 
     def _extra_params(self) -> dict[str, Any]:
-        return {"n": self.n}
+        # the estimator recorded only when not Broder's, so keys made before it stay equal
+        extra = {} if self.estimator == "broder" else {"estimator": self.estimator}
+        return {"n": self.n, **extra}
 
     def _reduce(self, sets: ShingleSets) -> ShingleSets:
         return sets.min_sample(self.n)
@@ -252,8 +268,12 @@ class ShinglesMin(ShingleMethod):
         return posting_candidates(sigs.data, max_df=self.max_df)
 
     def similarity(self, sigs: Signatures, pairs: np.ndarray) -> np.ndarray:
-        """Broder's bottom-n resemblance estimate of each pair: float64 (p,)."""
+        """The resemblance estimate of each pair on the bottom-n sketches: Broder's (the
+        union's n smallest) or, with ``estimator="zagorulko"``, formula (1) of Zagorulko et
+        al. (2013) on the two samples; float64 (p,)."""
         sets: ShingleSets = sigs.data
+        if self.estimator == "zagorulko":
+            return ShingleMethod.similarity(self, sigs, pairs)
         return np.array([_bottom_n(sets.get(a), sets.get(b), self.n) for a, b in pairs], float)
 
 

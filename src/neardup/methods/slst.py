@@ -19,7 +19,10 @@ it step by step:
 2. **Verification terms** (§2.1, "Kth-in-sentence"): the first two canonical terms of each
    kept sentence, stored as one hash of the two terms' XXH64 fingerprints (seed ``seed``)
    and their count (:func:`sentence_strings`); a sentence with fewer terms hashes the terms
-   it has (possibly none).
+   it has (possibly none). With ``cjk_lengths="words"`` the terms are words as the lengths
+   are: a Chinese or Japanese run gives its jieba words (:func:`word_terms`), not its
+   characters, so "北京大学学生很多" and "北京人口很多" (3 words each) differ on their first
+   terms (北京大学, 学生 against 北京, 人口) where their first two characters agree.
 3. **Common blocks** (§2.1, "后缀树"). A suffix automaton (our linear-time suffix structure,
    :class:`SuffixAutomaton`, O(n) to build over the string of document A, O(m) to run the
    string of B through it) gives, for every sentence ``j`` of B, the longest substring of
@@ -88,8 +91,9 @@ from neardup.methods.decision import DecisionRule, SimilarityAtLeast
 from neardup.methods.keys import KeyRows
 from neardup.methods.params import Constraint, Interval, Options
 from neardup.methods.registry import register
-from neardup.text.canonical import CJK, CanonicalForm
+from neardup.text.canonical import CJK, CanonicalForm, normalize
 from neardup.text.sentences import paragraph_spans, split_paragraph
+from neardup.text.xxh64 import token_fingerprints
 
 #: Characters of the length string: length ``L`` is ``ALPHABET[L]`` (Feng 2015 §2.1).
 ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -158,20 +162,59 @@ CJK_LENGTHS: tuple[str, ...] = ("words", "characters")
 _CJK_RUN = re.compile(rf"[{CJK}]+")
 
 
-def cjk_word_delta(sentence: str) -> int:
-    """Words minus characters of the CJK runs of ``sentence`` (jieba's dictionary
-    segmentation, no HMM for unknown words; blank pieces dropped): added to its canonical
-    token count (one token per CJK character) it gives the sentence's length in words.
+#: A sentence's CJK runs, each with its jieba words (:func:`cjk_runs`).
+CjkRuns = list[tuple["re.Match[str]", list[str]]]
+
+
+def cjk_runs(sentence: str) -> CjkRuns:
+    """The Chinese and Japanese runs of ``sentence``, each with its words (jieba's
+    dictionary segmentation, no HMM for unknown words; blank pieces dropped): segmented
+    once for both :func:`cjk_word_delta` and :func:`word_terms`.
 
     Raises:
         InputError: jieba is not installed (``pip install 'neardup[cjk]'``).
     """
-    runs = _CJK_RUN.findall(sentence)
-    if not runs:
-        return 0
+    found = list(_CJK_RUN.finditer(sentence))
+    if not found:
+        return []
     segment = _jieba()
-    words = sum(sum(1 for w in segment(run) if w.strip()) for run in runs)
-    return words - sum(len(run) for run in runs)
+    return [(m, [w for w in segment(m.group()) if w.strip()]) for m in found]
+
+
+def cjk_word_delta(sentence: str, runs: CjkRuns | None = None) -> int:
+    """Words minus characters of the CJK runs of ``sentence`` (:func:`cjk_runs`, or
+    ``runs`` when given): added to its canonical token count (one token per CJK character)
+    it gives the sentence's length in words.
+
+    Raises:
+        InputError: jieba is not installed (``pip install 'neardup[cjk]'``).
+    """
+    runs = cjk_runs(sentence) if runs is None else runs
+    return sum(len(words) - len(m.group()) for m, words in runs)
+
+
+def word_terms(
+    sentence: str, canonical: CanonicalForm, limit: int = 2, runs: CjkRuns | None = None
+) -> list[str]:
+    """The first ``limit`` terms of ``sentence`` counted in words: each Chinese or Japanese
+    run as its jieba words (:func:`cjk_runs`, or ``runs`` when given; normalized as the
+    canonical form normalizes), the text around the runs as its canonical tokens, in
+    sentence order (Feng 2015's "Kth-in-sentence" terms).
+
+    Raises:
+        InputError: jieba is not installed (``pip install 'neardup[cjk]'``).
+    """
+    runs = cjk_runs(sentence) if runs is None else runs
+    out: list[str] = []
+    at = 0
+    for m, words in runs:
+        out.extend(canonical.tokens(sentence[at : m.start()]))
+        out.extend(normalize(w) for w in words)
+        at = m.end()
+        if len(out) >= limit:
+            return out[:limit]
+    out.extend(canonical.tokens(sentence[at:]))
+    return out[:limit]
 
 
 @functools.cache
@@ -228,17 +271,24 @@ def sentence_strings(
     fps, offsets = canonical_fingerprints(list(index), canonical, seed)
     count = np.diff(offsets)
     length = count
+    padded = np.concatenate([fps, np.zeros(2, dtype=U64)])  # a last sentence with < 2 terms
+    first = np.where(count >= 1, padded[offsets[:-1]], np.uint64(0)).astype(U64)
+    second = np.where(count >= 2, padded[offsets[:-1] + 1], np.uint64(0)).astype(U64)
+    kterms = np.minimum(count, 2)
     if cjk_lengths == "words":
         length = count.copy()
         for i, text in enumerate(index):  # sentence numbers in insertion order
             if _CJK_RUN.search(text):
-                length[i] = max(int(count[i]) + cjk_word_delta(text), 0)
-    padded = np.concatenate([fps, np.zeros(2, dtype=U64)])  # a last sentence with < 2 terms
-    first = np.where(count >= 1, padded[offsets[:-1]], np.uint64(0)).astype(U64)
-    second = np.where(count >= 2, padded[offsets[:-1] + 1], np.uint64(0)).astype(U64)
+                runs = cjk_runs(text)  # segmented once for the length and the terms
+                length[i] = max(int(count[i]) + cjk_word_delta(text, runs), 0)
+                words = word_terms(text, canonical, runs=runs)  # in words, as the length
+                fp = token_fingerprints(words, seed) if words else np.zeros(0, U64)
+                first[i] = fp[0] if len(words) >= 1 else 0
+                second[i] = fp[1] if len(words) >= 2 else 0
+                kterms[i] = len(words)
     with np.errstate(over="ignore"):
         rotated = (first << np.uint64(31)) | (first >> np.uint64(33))
-        terms = fmix64(rotated * _P ^ second ^ np.minimum(count, 2).astype(U64))
+        terms = fmix64(rotated * _P ^ second ^ kterms.astype(U64))
     sentence = np.array(sentence_ids, dtype=np.int64)
     doc = np.repeat(np.arange(len(texts), dtype=np.int64), per_doc)
     kept = length[sentence] <= max_length
