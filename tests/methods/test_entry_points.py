@@ -1,8 +1,8 @@
 """A method of another package, installed by pip with a ``neardup.methods`` entry point
 (tests/methods/plugin_pkg: MinHash-LSH signed by independent permutations, named
-``demo-minhash-perm``), is seen by the console script without an import: listed by
-``neardup methods``, run by ``neardup dedup`` on worker processes (``--jobs 2``, the Dask
-engine), backing a collection; the registry imports it only when its name or a listing
+``demo-minhash-perm``), is seen without an import: listed by ``neardup methods``, run by
+``neardup dedup`` on worker processes (``--jobs 2``, the Dask engine), backing a collection,
+served by the REST API; the registry imports it only when its name or a listing
 needs it, and a broken plugin is skipped with a warning naming its entry point."""
 
 from __future__ import annotations
@@ -134,6 +134,36 @@ def test_an_installed_plugin_backs_a_collection(site: Path, tmp_path: Path) -> N
     unique = neardup("collection", "check", "c", "d.txt", *db, paths=(site,), cwd=tmp_path)
     assert unique.returncode == 0, unique.stderr
     assert unique.stdout == "d.txt: no duplicate (0 candidates)\n"
+
+
+SERVICE = """
+import json, sys
+from fastapi.testclient import TestClient
+from neardup.service import ServiceConfig, create_app
+
+texts = json.loads(sys.argv[1])
+app = create_app(ServiceConfig(db="sqlite:///" + sys.argv[2]))
+with TestClient(app) as client:
+    names = [r["name"] for r in client.get("/methods").json()]
+    made = client.post("/collections", json={"name": "c", "method": "demo-minhash-perm",
+                                              "threshold": 0.8})
+    for key in ("a", "c"):
+        client.post("/collections/c/documents", json={"id": key, "text": texts[key]})
+    found = client.post("/collections/c/check", json={"text": texts["b"]}).json()
+    print(json.dumps(["demo-minhash-perm" in names, made.status_code, made.json()["method"],
+                      [m["id"] for m in found["matches"]]]))
+"""
+
+
+def test_an_installed_plugin_is_served(site: Path, tmp_path: Path) -> None:
+    """The REST API lists it (GET /methods) and creates a collection of it."""
+    args = [json.dumps(TEXTS), str(tmp_path / "s.db")]
+    res = subprocess.run(
+        [sys.executable, "-c", SERVICE, *args], capture_output=True, text=True,
+        env=_env(site), timeout=600,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout.splitlines()[-1]) == [True, 201, PLUGIN, ["a"]]
 
 
 LAZY = """
