@@ -1,21 +1,50 @@
-"""Method registry: names -> method classes, and building a method from options."""
+"""Method registry: names -> method classes, and building a method from options.
+
+Besides the built-in methods (:data:`BUILTIN_MODULES`), a method of another package is
+found by its entry point in the :data:`ENTRY_POINT_GROUP` group (``neardup.methods``): each
+entry is named as the method and points to its class (``name = "package.module:Class"``,
+docs/methods.md "A method in another package"). The entry points are read on the first
+lookup of a name that is not a built-in one or the first listing, and each plugin module is
+imported then, once; a plugin that cannot be loaded is skipped with a
+:class:`PluginWarning` naming its entry point and the reason.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import threading
-from typing import Any, TypeVar
+import warnings
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from neardup.errors import ParameterError, UsageError
 from neardup.methods.base import Method, MethodBase
 from neardup.methods.decision import rule_of
 from neardup.methods.params import describe_constraints
 
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
 _REGISTRY: dict[str, type[MethodBase]] = {}
 _LOADED: list[bool] = []
 #: Held while the built-in modules register (re-entrant: a module may look a method up).
 _LOADING = threading.RLock()
 M = TypeVar("M")
+
+#: The entry-point group of the methods of other packages: each entry names a method class
+#: (``[project.entry-points."neardup.methods"]`` in the plugin's ``pyproject.toml``).
+ENTRY_POINT_GROUP = "neardup.methods"
+#: The group's entry points by name, read once (empty: not yet read).
+_ENTRIES: list[dict[str, list[EntryPoint]]] = []
+#: Entry points tried already (loaded or skipped): ``(name, value, distribution)``.
+_TRIED: set[tuple[str, str, str]] = set()
+#: Holds True once every entry point was tried (a listing's fast path).
+_TRIED_ALL: list[bool] = []
+
+
+class PluginWarning(UserWarning):
+    """A method plugin (an entry point of :data:`ENTRY_POINT_GROUP`) was skipped: its module
+    failed to import, it names no method class, or its name is taken; the message names
+    the entry point, its distribution and the reason. neardup runs on without it."""
 
 
 def register(cls: type[M]) -> type[M]:
@@ -28,8 +57,9 @@ def register(cls: type[M]) -> type[M]:
     Raises:
         UsageError: ``cls`` is not a :class:`~neardup.methods.base.MethodBase` dataclass, has
             no non-empty ``name``, leaves ``source`` or a required hook undefined (the
-            message names them), or the name is taken by another class (registering the same class
-            again, as a module reload does, replaces it).
+            message names them), or the name is taken by another class or reserved for a
+            built-in method (:data:`BUILTIN_NAMES`); registering the same class again, as a
+            module reload does, replaces it.
     """
     name = getattr(cls, "name", None)
     if not (isinstance(cls, type) and issubclass(cls, MethodBase)):
@@ -38,6 +68,9 @@ def register(cls: type[M]) -> type[M]:
         raise UsageError(f"cannot register {cls.__qualname__}: not a dataclass")
     if not isinstance(name, str) or not name:
         raise UsageError(f"cannot register {cls.__qualname__}: no 'name'")
+    home = BUILTIN_NAMES.get(name)
+    if home is not None and cls.__module__ != f"neardup.methods.{home}":
+        raise UsageError(f"method name {name!r} is taken by neardup.methods.{home} (built-in)")
     old = _REGISTRY.get(name)
     if old is not None and _qualname(old) != _qualname(cls):
         raise UsageError(f"method name {name!r} is taken by {_qualname(old)}")
@@ -65,15 +98,16 @@ def _qualname(cls: type) -> str:
 
 
 def method_names() -> tuple[str, ...]:
-    """Registered method names, sorted."""
-    _load_builtin()
+    """Registered method names, sorted: the built-in ones and the plugins'."""
+    _load_all()
     return tuple(sorted(_REGISTRY))
 
 
 def method_classes() -> tuple[type[MethodBase], ...]:
     """Registered method classes: the built-ins in :data:`BUILTIN_MODULES` order (in each
-    module, as it registers them), then the others in registration order."""
-    _load_builtin()
+    module, as it registers them), then the others (plugins: by entry-point name) in
+    registration order."""
+    _load_all()
     order = {f"neardup.methods.{mod}": i for i, mod in enumerate(BUILTIN_MODULES)}
     return tuple(sorted(_REGISTRY.values(), key=lambda c: order.get(c.__module__, len(order))))
 
@@ -84,12 +118,16 @@ def method_class(name: str) -> type[MethodBase]:
     Raises:
         ParameterError: no such method (the message lists the known ones).
     """
-    if name not in _REGISTRY:  # a built-in's own module first (start-up): the others on need
-        _load_builtin(BUILTIN_NAMES.get(name) if isinstance(name, str) else None)
+    if name not in _REGISTRY and isinstance(name, str):
+        home = BUILTIN_NAMES.get(name)  # a built-in's own module only (start-up)
+        if home is not None:
+            _load_builtin(home)
+        else:  # the plugin of that name only
+            _load_plugins(name)
     try:
         return _REGISTRY[name]
     except KeyError:
-        _load_builtin()  # the message lists every method
+        _load_all()  # the message lists every method
         raise ParameterError("method", name, "one of " + ", ".join(sorted(_REGISTRY))) from None
 
 
@@ -188,3 +226,65 @@ def _load_builtin(module: str | None = None) -> None:
         for mod in BUILTIN_MODULES:
             importlib.import_module(f"neardup.methods.{mod}")
         _LOADED.append(True)
+
+
+def _load_all() -> None:
+    """The built-in methods, then every plugin."""
+    _load_builtin()
+    _load_plugins()
+
+
+def _entries() -> dict[str, list[EntryPoint]]:
+    """The :data:`ENTRY_POINT_GROUP` entry points by name, read once (no module imported);
+    held under :data:`_LOADING`."""
+    if not _ENTRIES:
+        from importlib.metadata import entry_points
+
+        found: dict[str, list[EntryPoint]] = {}
+        for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+            found.setdefault(ep.name, []).append(ep)
+        _ENTRIES.append(found)
+    return _ENTRIES[0]
+
+
+def _load_plugins(name: str | None = None) -> None:
+    """Import and register the plugins (with ``name``: those of that entry-point name
+    only), each once; a plugin that fails is skipped with a :class:`PluginWarning`."""
+    if _TRIED_ALL:
+        return
+    with _LOADING:
+        entries = _entries()
+        for ep_name in [name] if name is not None else list(entries):
+            for ep in entries.get(ep_name, ()):
+                dist = f"{ep.dist.name} {ep.dist.version}" if ep.dist is not None else "?"
+                tried = (ep.name, ep.value, dist)
+                if tried not in _TRIED:
+                    _TRIED.add(tried)
+                    _load_plugin(ep, dist)
+        if name is None:
+            _TRIED_ALL.append(True)
+
+
+def _load_plugin(ep: EntryPoint, dist: str) -> None:
+    """Import the class ``ep`` names and register it, or warn why not."""
+    reason = None
+    if ep.name in BUILTIN_NAMES:
+        reason = f"the name is taken by the built-in method {ep.name}"
+    else:
+        try:
+            cls = ep.load()
+        except Exception as exc:  # a plugin's failure is its own: neardup runs on
+            reason = f"cannot import {ep.value}: {type(exc).__name__}: {exc}"
+        else:
+            if not (isinstance(cls, type) and issubclass(cls, MethodBase)):
+                reason = f"{ep.value} is {cls!r}, not a neardup.methods.base.MethodBase class"
+            elif getattr(cls, "name", None) != ep.name:
+                reason = f"{ep.value} is named {getattr(cls, 'name', None)!r}, not {ep.name!r}"
+            else:
+                try:
+                    register(cls)
+                except UsageError as exc:
+                    reason = str(exc)
+    if reason is not None:  # shown as "neardup.methods:0: PluginWarning: method plugin ..."
+        text = f"method plugin {ep.name} = {ep.value} (entry point of {dist}) is skipped: {reason}"
+        warnings.warn_explicit(text, PluginWarning, filename=ENTRY_POINT_GROUP, lineno=0)
