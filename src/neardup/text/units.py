@@ -1208,51 +1208,47 @@ _FIELD_PROBE = 100
 def check_fields(
     inputs: Iterable[str | os.PathLike[str]], options: ReadOptions, *, check_id: bool
 ) -> None:
-    """Refuse a text field (and, with ``check_id``, an id field) that the first record file
-    of ``inputs`` (JSONL, Parquet, CSV, Arrow, in reading order) does not have, before
-    anything is read or written. Standard input, missing inputs and document files are
-    passed over (the reader deals with them); a JSONL file counts the fields of its first
-    100 records.
+    """Refuse a text field (and, with ``check_id``, an id field) that a record file given
+    by name in ``inputs`` (JSONL, Parquet, CSV, Arrow, or a ``datasets`` folder) does not
+    have, before anything is read or written. A record file met in a directory walk is not
+    checked: without the field it is a skip row naming its fields (one per record for
+    JSONL), as any other file of a tree that is not read. Standard input, missing inputs
+    and document files are passed over (the reader deals with them); a JSONL file counts
+    the fields of its first 100 records.
 
     Raises:
         ParameterError: ``--text-field`` or ``--id-field`` naming the value, the file and
             the fields it has.
     """
-    found = _first_fields(inputs, options)
-    if found is None:
-        return
-    file, fields = found
     wanted = [("--text-field", options.text_field)]
     if check_id:
         wanted.append(("--id-field", options.id_field))
-    for flag, value in wanted:
-        if value not in fields:
-            shown = ", ".join(fields) if fields else "none"
-            raise ParameterError(flag, value, f"a field of {scrub(file)} (its fields: {shown})")
+    for file, fields in _named_fields(inputs):
+        for flag, value in wanted:
+            if value not in fields:
+                shown = ", ".join(fields) if fields else "none"
+                raise ParameterError(flag, value, f"a field of {scrub(file)} (its fields: {shown})")
 
 
-def _first_fields(
-    inputs: Iterable[str | os.PathLike[str]], options: ReadOptions
-) -> tuple[str, list[str]] | None:
+def _named_fields(inputs: Iterable[str | os.PathLike[str]]) -> Iterator[tuple[str, list[str]]]:
+    """``(file, its fields)`` of each record file named in ``inputs`` (a ``datasets``
+    folder by its first Arrow file), when they can be told."""
     for raw in inputs:
         path = Path(raw)
         if os.fspath(raw) == "-" or not path.exists():
             continue
+        found = None
         if path.is_dir() and is_datasets_folder(path):
             from neardup.text.formats import datasets_files
 
-            for entry in datasets_files(path):
-                if isinstance(entry, tuple):
-                    return _fields_of(entry[0], "arrow")
-            continue
-        files = (
-            (e[0] for e in walk(path, options) if isinstance(e, tuple)) if path.is_dir() else [path]
-        )
-        for file in files:
-            kind = input_kind(file.name)
+            first = next((e for e in datasets_files(path) if isinstance(e, tuple)), None)
+            found = None if first is None else _fields_of(first[0], "arrow")
+        elif path.is_file():
+            kind = input_kind(path.name)
             if kind in ("jsonl", "parquet", "csv", "arrow"):
-                return _fields_of(file, kind)
-    return None
+                found = _fields_of(path, kind)
+        if found is not None:
+            yield found
 
 
 def _fields_of(path: Path, kind: InputKind) -> tuple[str, list[str]] | None:
