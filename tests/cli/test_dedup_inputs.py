@@ -102,3 +102,17 @@ def test_a_record_file_named_alone_without_the_field_is_refused_before_work(
         f.write("name,value\nx,1\n")
     res = _run("dedup", str(good), str(table), "-q")
     assert res.exit_code == 2 and "t.csv.gz (its fields: name, value)" in res.stderr
+
+
+# -- item 24: standard input on both sides ---------------------------------------------------------
+def test_standard_input_on_both_sides_is_a_usage_error(tmp_path: Path) -> None:
+    line = json.dumps({"id": "a", "text": _text(4)}) + "\n"
+    for args in (
+        ["dedup", "-", "--against", "-"],
+        ["dedup", "-", "-"],
+        ["substrings", "-", "--against", "-"],
+        ["contamination", "-", "--eval", "-"],
+    ):
+        res = _run(*args, "-q", stdin=line)
+        assert res.exit_code == 2, (args, res.output)
+        assert "standard input named once" in res.stderr

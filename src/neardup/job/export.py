@@ -616,6 +616,7 @@ def _write_csv(out: Path, batches: Iterator[_Batch]) -> int:
 
     count = 0
     header: list[str] | None = None
+    known: set[str] = set()  # the header's fields: a set, so a wide record costs its width
     with _atomic(out) as tmp, _open_text_out(tmp, out) as raw:
         f = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogatepass", newline="")
         writer = csv.writer(f, lineterminator="\n")
@@ -623,9 +624,10 @@ def _write_csv(out: Path, batches: Iterator[_Batch]) -> int:
             rows = _batch_rows(kind, data)
             if header is None:
                 header = list(dict.fromkeys(k for r in rows for k in r))
+                known = set(header)
                 writer.writerow(header)
             for row in rows:
-                extra = [k for k in row if k not in header]
+                extra = [k for k in row if k not in known]
                 if extra:
                     raise ParameterError(
                         "output",

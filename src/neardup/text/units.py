@@ -163,9 +163,11 @@ Unit = FilesUnit | LinesUnit | RecordsUnit
 
 @dataclass
 class Spool:
-    """Temporary copies of standard input, removed by :meth:`close`."""
+    """Temporary copies of standard input, removed by :meth:`close`; ``stdin``: whether
+    standard input was read into it (it can be read once: :func:`resolve_inputs`)."""
 
     paths: list[Path] = field(default_factory=list)
+    stdin: bool = False
 
     def close(self) -> None:
         for p in self.paths:
@@ -177,14 +179,25 @@ def resolve_inputs(inputs: list[str], spool: Spool) -> list[Path]:
     """Input paths, with ``-`` spooled from standard input to a temporary file.
 
     Standard input whose first line is a JSON object is read as JSONL, anything else as one
-    document with id ``-``.
+    document with id ``-``. It can be read once: ``-`` named twice through one ``spool``
+    (twice among the inputs, or on both sides of a job: ``dedup - --against -``) is
+    refused, since the second read would find it empty.
 
     Raises:
         InputError: an input does not exist or is neither a file nor a directory.
+        ParameterError: ``-`` named a second time.
     """
     out: list[Path] = []
     for raw in inputs:
         if raw == "-":
+            if spool.stdin:
+                raise ParameterError(
+                    "input",
+                    "-",
+                    "standard input named once: it can be read only once (save it to a file "
+                    "to give it twice or on both sides)",
+                )
+            spool.stdin = True
             out.append(_spool_stdin(spool))
             continue
         path = Path(raw)
