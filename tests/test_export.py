@@ -324,3 +324,45 @@ def test_a_csv_of_20000_columns_is_written_in_linear_time(tmp_path: Path) -> Non
         back = list(csv.reader(f))
     assert back == [names, rows[0], rows[3], rows[5]]
     assert took < 6.0, f"{took:.1f} s"  # about 0.3 s; the list lookup took 10-25 s
+
+
+def test_parquet_output_of_inputs_with_different_fields_unifies_their_schemas(
+    tmp_path: Path,
+) -> None:
+    """Issue 41 item 3: text files, JSONL records and a Parquet file of other columns to
+    one ``--kept``/``--removed`` Parquet file (a traceback before: pyarrow's "field names
+    are not matching"). Fields missing from a record are null; a field that is a number in
+    one file and a string in another is text."""
+    rows = _records()
+    tree = tmp_path / "mix"
+    tree.mkdir()
+    (tree / "a.txt").write_text(rows[0]["text"], encoding="utf-8")
+    (tree / "b.jsonl").write_text(
+        json.dumps({"id": "j", "text": rows[1]["text"], "n": 3, "tags": ["x", "y"]}) + "\n"
+    )
+    pq.write_table(
+        pa.table({"id": ["p"], "text": [rows[2]["text"]], "score": [0.5]}), tree / "c.parquet"
+    )
+    (tree / "d.jsonl").write_text(json.dumps({"id": "copy", "text": rows[-1]["text"], "n": "x"}))
+    (tree / "e.jsonl").write_text(json.dumps({"id": "e", "text": rows[3]["text"], "n": "x"}))
+    kept, removed = tmp_path / "k.parquet", tmp_path / "r.parquet"
+    res = CliRunner().invoke(
+        app, ["dedup", str(tree), "-q", "--kept", str(kept), "--removed", str(removed)]
+    )
+    assert res.exit_code == 0, res.output
+    table = pq.read_table(kept)
+    assert table.schema.names == ["id", "text", "source", "n", "tags", "score"]
+    assert table.schema.field("n").type == pa.string()  # 3 and "x": text
+    got = table.drop_columns(["text"]).to_pylist()
+    assert got == [
+        {"id": "a.txt", "source": str(tree / "a.txt"), "n": None, "tags": None, "score": None},
+        {"id": "j", "source": None, "n": "3", "tags": ["x", "y"], "score": None},
+        {"id": "p", "source": None, "n": None, "tags": None, "score": 0.5},
+        {"id": "e", "source": None, "n": "x", "tags": None, "score": None},
+    ]
+    texts = [rows[1]["text"], rows[2]["text"], rows[3]["text"]]
+    assert table.column("text").to_pylist()[1:] == texts
+    assert pq.read_table(removed).to_pylist() == [
+        {"id": "copy", "text": rows[-1]["text"], "n": "x"}
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k.parquet", "mix", "r.parquet"]

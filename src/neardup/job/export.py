@@ -8,7 +8,9 @@ format the output's name asks for:
 * ``.jsonl`` / ``.ndjson`` (optionally ``.gz`` or ``.zst``): JSONL input lines are copied
   byte for byte; other records become one JSON object a line with all their fields.
 * ``.parquet``: Parquet and Arrow inputs keep their schema (record batches are filtered,
-  not rebuilt); JSONL and CSV records are written with the schema of their first batch.
+  not rebuilt); records of different fields (JSONL beside text files, Parquet files of
+  other columns) share one schema, the union of their fields with a missing field null
+  and types unified (a field whose types do not unify is text: :func:`unified_schema`).
 * ``.csv`` (optionally ``.gz`` or ``.zst``): a header row and one row a record; CSV input
   keeps its header and every field (a CSV round trip), other records give their fields
   (a nested value as JSON). The header is the first written batch's fields: a later
@@ -580,33 +582,157 @@ def _dumps(row: dict[str, Any]) -> bytes:
 
 
 def _write_parquet(out: Path, batches: Iterator[_Batch]) -> int:
+    """Parquet with one schema for records of different fields (JSONL beside text files,
+    Parquet files of other columns): the union of the batches' fields in the order first
+    met, a field missing from a record null, types unified (``pyarrow.unify_schemas``,
+    permissive: an integer beside a float is a float, null beside anything that type); a
+    field whose types do not unify (a number in one file, a list in another) is written as
+    text (JSON for a value that is not a string). While every batch has the first one's
+    schema they go straight to the file; from the first other schema on they are spooled
+    (Arrow IPC beside the output) and the file is written again at the end, in order."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     count = 0
     writer = None
+    schemas: list[Any] = []  # the spooled tables' schemas, after the first file's
     with _atomic(out) as tmp:
+        spool_path = _temporary(out)
+        spool: Any = None
         try:
             for kind, data in batches:
-                if kind == "lines":
-                    table = pa.Table.from_pylist([json.loads(x) for x in data])
-                elif kind == "rows":
-                    table = pa.Table.from_pylist(data)
-                elif kind == "marked":
-                    table = _typed_marks(pa.Table.from_pylist(data))
-                else:
-                    table = pa.Table.from_batches([data])
+                table = _table_of(kind, data)
+                count += table.num_rows
                 if writer is None:
                     writer = pq.ParquetWriter(tmp, table.schema)
-                writer.write_table(table.cast(writer.schema))
-                count += table.num_rows
+                if spool is None and table.schema.equals(writer.schema):
+                    writer.write_table(table)
+                    continue
+                if spool is None:
+                    spool = pa.OSFile(str(spool_path), "wb")
+                with pa.ipc.new_stream(spool, table.schema) as stream:
+                    stream.write_table(table)
+                schemas.append(table.schema)
             if writer is None:  # nothing selected: an empty file with the id/text schema
                 schema = pa.schema([("id", pa.string()), ("text", pa.string())])
                 writer = pq.ParquetWriter(tmp, schema)
+            writer.close()
+            if spool is not None:
+                spool.close()
+                _rewrite_unified(tmp, spool_path, [writer.schema, *schemas], _temporary(out))
         finally:
             if writer is not None:
                 writer.close()
+            if spool is not None:
+                spool.close()
+            spool_path.unlink(missing_ok=True)
     return count
+
+
+def _temporary(out: Path) -> Path:
+    """A new empty file beside ``out`` named as :func:`remove_temporaries` finds them."""
+    fd, name = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
+    os.close(fd)
+    return Path(name)
+
+
+def _rewrite_unified(tmp: Path, spool_path: Path, schemas: list[Any], final: Path) -> None:
+    """Write ``tmp`` (Parquet) again, through ``final``, with the unified schema of
+    ``schemas``: its own batches, then the tables spooled in ``spool_path`` (one IPC
+    stream each), in order."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = unified_schema(schemas)
+    try:
+        with pq.ParquetWriter(final, schema) as writer:
+            for batch in pq.ParquetFile(tmp).iter_batches(batch_size=BATCH_ROWS):
+                writer.write_table(conform(pa.Table.from_batches([batch]), schema))
+            with pa.memory_map(str(spool_path)) as source:
+                for _ in schemas[1:]:
+                    writer.write_table(conform(pa.ipc.open_stream(source).read_all(), schema))
+        os.replace(final, tmp)
+    finally:
+        final.unlink(missing_ok=True)
+
+
+def unified_schema(schemas: Sequence[Any]) -> Any:
+    """One Arrow schema for tables of ``schemas``: every field in the order first met,
+    nullable, of the types unified by ``pyarrow.unify_schemas`` (permissive promotion), or
+    a string where they do not unify."""
+    import pyarrow as pa
+
+    types: dict[str, dict[Any, None]] = {}
+    for schema in schemas:
+        for fld in schema:
+            types.setdefault(fld.name, {})[fld.type] = None
+    fields = []
+    for name, kinds in types.items():
+        try:
+            parts = [pa.schema([(name, t)]) for t in kinds]
+            fld = pa.unify_schemas(parts, promote_options="permissive").field(0)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+            fld = pa.field(name, pa.string())
+        fields.append(fld.with_nullable(True))
+    return pa.schema(fields)
+
+
+def conform(table: Any, schema: Any) -> Any:
+    """``table`` with the fields of ``schema``: a missing field null, a column cast to the
+    field's type (as text, JSON for a value that is not a string, where a cast cannot)."""
+    import pyarrow as pa
+
+    columns = []
+    for fld in schema:
+        if fld.name not in table.column_names:
+            columns.append(pa.nulls(table.num_rows, fld.type))
+            continue
+        column = table.column(fld.name)
+        if column.type != fld.type:
+            try:
+                column = column.cast(fld.type)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+                column = pa.array([_as_text(v) for v in column.to_pylist()], fld.type)
+        columns.append(column)
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _as_text(value: Any) -> str | None:
+    """A value as a text field: a string as it is, null as null, anything else as JSON."""
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _table_of(kind: str, data: Any) -> Any:
+    """A selected batch as an Arrow table."""
+    import pyarrow as pa
+
+    if kind == "arrow":
+        return pa.Table.from_batches([data])
+    rows = [json.loads(x) for x in data] if kind == "lines" else data
+    table = _rows_table(rows)
+    return _typed_marks(table) if kind == "marked" else table
+
+
+def _rows_table(rows: list[dict[str, Any]]) -> Any:
+    """Records (dicts) as an Arrow table; a field whose values have types Arrow cannot
+    hold in one column (a number and a string) is a text column (:func:`_as_text`)."""
+    import pyarrow as pa
+
+    try:
+        return pa.Table.from_pylist(rows)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        pass
+    names = list(dict.fromkeys(k for r in rows for k in r))
+    columns = []
+    for name in names:
+        values = [r.get(name) for r in rows]
+        try:
+            columns.append(pa.array(values))
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            columns.append(pa.array([_as_text(v) for v in values], pa.string()))
+    return pa.Table.from_arrays(columns, names=names)
 
 
 def _write_csv(out: Path, batches: Iterator[_Batch]) -> int:
