@@ -116,3 +116,74 @@ def test_standard_input_on_both_sides_is_a_usage_error(tmp_path: Path) -> None:
         res = _run(*args, "-q", stdin=line)
         assert res.exit_code == 2, (args, res.output)
         assert "standard input named once" in res.stderr
+
+
+# -- item 4: ids named by the outputs are found in the written records -----------------------------
+def _shards(root: Path) -> list[Path]:
+    """Two JSONL shards whose ids both restart at 0: shard1 repeats two of shard0's texts
+    (one exactly, one with a word more) and adds one of its own; a record without an id."""
+    root.mkdir()
+    s0 = [{"id": i, "text": _text(10 + i), "src": "a"} for i in range(3)]
+    s1 = [
+        {"id": 0, "text": _text(10), "lang": "en"},
+        {"id": 1, "text": _text(11) + " extra", "lang": "en"},
+        {"id": 2, "text": _text(20), "lang": "en"},
+        {"text": _text(12) + " again"},
+    ]
+    paths = [root / "shard0.jsonl", root / "shard1.jsonl"]
+    for path, rows in zip(paths, (s0, s1), strict=True):
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return paths
+
+
+def _written(path: Path) -> list[dict[str, object]]:
+    import csv
+
+    import pyarrow.parquet as pq
+
+    if path.suffix == ".parquet":
+        return list(pq.read_table(path).to_pylist())
+    if path.suffix == ".csv":
+        with path.open(newline="", encoding="utf-8") as f:
+            return [{k: (v or None) for k, v in r.items()} for r in csv.DictReader(f)]
+    return [json.loads(x) for x in path.read_text().splitlines()]
+
+
+def _key(record: dict[str, object]) -> str:
+    """The id a written record is joined by: neardup_id where it has one, else its id."""
+    return str(record.get("neardup_id") or record["id"])
+
+
+def test_every_id_the_outputs_name_is_found_in_the_written_records(tmp_path: Path) -> None:
+    shards = _shards(tmp_path / "in")
+    for suffix in (".jsonl", ".parquet", ".csv"):
+        out, kept, removed = (
+            tmp_path / f"o{suffix}",
+            tmp_path / f"k{suffix}",
+            tmp_path / f"r{suffix}",
+        )
+        args = [str(p) for p in shards]
+        res = _run(
+            "dedup", *args, "-q", "--out", str(out), "--kept", str(kept), "--removed", str(removed)
+        )
+        assert res.exit_code == 0, res.output
+        dropped = [json.loads(x) for x in (out / "dropped.jsonl").read_text().splitlines()]
+        kept_rows, removed_rows = _written(kept), _written(removed)
+        assert {d["id"] for d in dropped} == {_key(r) for r in removed_rows}
+        assert {d["kept"] for d in dropped} <= {_key(r) for r in kept_rows}
+        assert {_key(r) for r in kept_rows}.isdisjoint(_key(r) for r in removed_rows)
+        assert len(dropped) == 3 and len(kept_rows) == 4
+        # the records keep their own ids; the job's id is beside them when it differs
+        assert sorted(
+            str(r["id"]) for r in removed_rows + kept_rows if r.get("id") is not None
+        ) == ["0", "0", "1", "1", "2", "2"]
+        assert sum(r.get("neardup_id") is not None for r in kept_rows + removed_rows) == 4
+
+        marked = tmp_path / f"m{suffix}"
+        res = _run("dedup", *args, "-q", "--kept", str(marked), "--mark")
+        assert res.exit_code == 0, res.output
+        rows = _written(marked)
+        keys = [_key(r) for r in rows]
+        assert len(rows) == 7 and len(set(keys)) == 7
+        named = {str(r["duplicate_of"]) for r in rows if r["duplicate_of"] is not None}
+        assert len(named) == 3 and named <= set(keys)

@@ -35,6 +35,7 @@ import gzip
 import json
 import os
 import re
+import sys
 import tempfile
 from collections.abc import Container, Iterator, Sequence
 from contextlib import contextmanager
@@ -281,13 +282,19 @@ class _Want:
         self._written: set[str] = set()
         self.matched: list[str] | None = [] if record else None
         self.file_mtime = file_mtime
+        #: for each record taken since the last batch: the job's id when the record does
+        #: not hold it (:data:`ID_FIELD`), else None
+        self.named: list[str | None] = []
 
-    def __call__(self, doc_id: str, place: str | None = None) -> bool:
+    def __call__(self, doc_id: str, place: str | None = None, own: bool = True) -> bool:
+        """Whether to take the record whose id is ``doc_id`` (its own id field's value
+        when ``own``, else the job's fallback id) found at ``place``."""
         for key in (doc_id, place):
             if key is not None and key in self._ids and key not in self._written:
                 self._written.add(key)
                 if self.matched is not None:
                     self.matched.append(key)
+                self.named.append(None if own and key == doc_id else key)
                 return True
         return False
 
@@ -303,9 +310,54 @@ def _selected(
 ) -> Iterator[_Batch]:
     """The wanted records of ``paths`` (named ``names``), file by file in the job's order;
     ``on_bytes(n)`` as ``n`` more bytes of the inputs on disk have been read (the progress
-    of the write)."""
-    done = on_bytes or _ignore
+    of the write). A record that does not hold the id the job gave it (a repeated id
+    renamed ``FILE:LINE``, or no id field) gets that id in the field :data:`ID_FIELD`."""
     want = want or _Want(ids)
+    for kind, data in _raw_selected(paths, options, names, on_bytes or _ignore, want):
+        named = want.named
+        want.named = []
+        yield _with_ids(kind, data, named) if any(n is not None for n in named) else (kind, data)
+
+
+#: The field a written record gets when it does not hold the id the job gave it.
+ID_FIELD = "neardup_id"
+
+
+def _with_ids(kind: str, data: Any, named: list[str | None]) -> _Batch:
+    """A selected batch whose records get :data:`ID_FIELD` where ``named`` has an id."""
+    if kind == "arrow":
+        import pyarrow as pa
+
+        batch = data
+        if ID_FIELD in batch.schema.names:
+            batch = batch.drop_columns([ID_FIELD])
+        return ("arrow", batch.append_column(ID_FIELD, pa.array(named, pa.string())))
+    if kind == "lines":
+        return (
+            "lines",
+            [_line_with_id(x, n) if n else x for x, n in zip(data, named, strict=True)],
+        )
+    rows = [{**r, ID_FIELD: n} if n else r for r, n in zip(data, named, strict=True)]
+    return (kind, rows)
+
+
+def _line_with_id(line: bytes, job_id: str) -> bytes:
+    """A JSONL object line with the field :data:`ID_FIELD` added at its end, its other bytes
+    unchanged (the line decoded and written again when it has that field already)."""
+    body = line.rstrip()
+    value = json.dumps(job_id, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    if b'"' + ID_FIELD.encode() + b'"' in body or not body.endswith(b"}"):
+        obj = loads_record(line, ())
+        return _dumps({**{k: v for k, v in obj.items() if k != ID_FIELD}, ID_FIELD: job_id})
+    inner = body[:-1].rstrip()
+    sep = b"" if inner.endswith(b"{") else b", "
+    return inner + sep + b'"' + ID_FIELD.encode() + b'": ' + value + b"}"
+
+
+def _raw_selected(
+    paths: list[Path], options: ReadOptions, names: list[str], done: Any, want: _Want
+) -> Iterator[_Batch]:
+    """:func:`_selected` before the job's ids are added."""
     for path, name in zip(paths, names, strict=True):
         if path.is_dir() and is_datasets_folder(path):
             for part in datasets_files(path, name):
@@ -371,8 +423,8 @@ def _lines_of(unit: LinesUnit, want: Any, options: ReadOptions) -> Iterator[_Bat
     if fast is not None:
         chosen = [
             lines[k].rstrip(b"\r")
-            for k, doc_id in enumerate(fast)
-            if want(doc_id, f"{unit.path}:{unit.first_line + k}")
+            for k, (doc_id, own) in enumerate(fast)
+            if want(doc_id, f"{unit.path}:{unit.first_line + k}", own)
         ]
         if chosen:
             yield ("lines", chosen)
@@ -387,24 +439,33 @@ def _lines_of(unit: LinesUnit, want: Any, options: ReadOptions) -> Iterator[_Bat
             continue
         if not isinstance(obj, dict):
             continue
-        doc_id = record_id(obj.get(options.id_field), f"{unit.base}:{unit.first_line + k}")
-        if want(doc_id, f"{unit.path}:{unit.first_line + k}"):
+        raw_id = obj.get(options.id_field)
+        doc_id = record_id(raw_id, f"{unit.base}:{unit.first_line + k}")
+        if want(doc_id, f"{unit.path}:{unit.first_line + k}", _own(raw_id)):
             picked.append(line.rstrip(b"\r"))
     if picked:
         yield ("lines", picked)
 
 
-def _block_ids(unit: LinesUnit, n: int, options: ReadOptions) -> list[str] | None:
+def _block_ids(unit: LinesUnit, n: int, options: ReadOptions) -> list[tuple[str, bool]] | None:
     """The document ids of a clean JSONL block (one object a line, a text string on every
-    line, string ids), decoded as the reader decodes it (:func:`block_records`), or
-    ``None`` for the line-by-line path."""
+    line, string ids), decoded as the reader decodes it (:func:`block_records`), each with
+    whether the record holds it (:func:`_own`), or ``None`` for the line-by-line path."""
     parsed = block_records(unit, options)
     if parsed is None:
         return None
     raw, texts = parsed
     if len(raw) != n or any(t is None for t in texts):
         return None
-    return [record_id(v, f"{unit.base}:{unit.first_line + k}") for k, v in enumerate(raw)]
+    return [
+        (record_id(v, f"{unit.base}:{unit.first_line + k}"), _own(v)) for k, v in enumerate(raw)
+    ]
+
+
+def _own(raw_id: object) -> bool:
+    """Whether a record's id field value is its id (not absent or blank:
+    :func:`neardup.text.units.record_id` then gives the fallback ``FILE:LINE``)."""
+    return raw_id is not None and not (isinstance(raw_id, str) and not raw_id.strip())
 
 
 def _documents(
@@ -440,6 +501,7 @@ def _csv_rows(path: Path, name: str, want: Any, options: ReadOptions) -> Iterato
         if isinstance(unit, RecordsUnit):
             for doc_id, where in zip(unit.ids, unit.where, strict=True):
                 wanted[int(where.rsplit(":", 1)[1])] = (doc_id, where)
+    id_at = None
     rows: list[dict[str, Any]] = []
     with open_stream(path) as f:
         records = csv_records(f, options.max_bytes)  # numbered as the job numbered them
@@ -447,9 +509,13 @@ def _csv_rows(path: Path, name: str, want: Any, options: ReadOptions) -> Iterato
         header = [] if head is None or head.reason else [_text(h) for h in head.fields]
         if header:
             header[0] = header[0].lstrip("\ufeff")
+            id_at = header.index(options.id_field) if options.id_field in header else None
         for rec in records:
             wanted_id = wanted.get(rec.line)
-            if rec.reason is None and wanted_id is not None and want(*wanted_id):
+            raw_id = None
+            if id_at is not None and id_at < len(rec.fields):
+                raw_id = rec.fields[id_at]
+            if rec.reason is None and wanted_id is not None and want(*wanted_id, _own(raw_id)):
                 rows.append(dict(zip(header, map(_text, rec.fields), strict=False)))
             if len(rows) >= BATCH_ROWS:
                 yield ("rows", rows)
@@ -483,7 +549,7 @@ def _arrow_batches(
             else [None] * batch.num_rows
         )
         mask = [
-            want(record_id(v, f"{name}:{row + i + 1}"), f"{shown}:row {row + i + 1}")
+            want(record_id(v, f"{name}:{row + i + 1}"), f"{shown}:row {row + i + 1}", _own(v))
             for i, v in enumerate(raw_ids)
         ]
         if any(mask):
@@ -560,6 +626,18 @@ def _open_text_out(path: Path, final: Path) -> IO[bytes]:
 
         return zstandard.ZstdCompressor().stream_writer(open(path, "wb"), closefd=True)
     return open(path, "wb")
+
+
+def _open_text_in(path: Path, final: Path) -> IO[bytes]:
+    """``path`` written by :func:`_open_text_out` for ``final``, opened for reading."""
+    name = final.name.lower()
+    if name.endswith(".gz"):
+        return gzip.open(path, "rb")  # type: ignore[return-value]
+    if name.endswith(".zst"):
+        import zstandard
+
+        return zstandard.ZstdDecompressor().stream_reader(open(path, "rb"), closefd=True)
+    return open(path, "rb")
 
 
 def _write_jsonl(out: Path, batches: Iterator[_Batch]) -> int:
@@ -736,38 +814,69 @@ def _rows_table(rows: list[dict[str, Any]]) -> Any:
 
 
 def _write_csv(out: Path, batches: Iterator[_Batch]) -> int:
-    """CSV with a header row (the first batch's fields, in order), UTF-8, ``\n`` line ends."""
+    """CSV with a header row, UTF-8, ``\n`` line ends. The header is the first batch's
+    fields, in order, and then each field a later record brings (records of different
+    files, the job's id :data:`ID_FIELD`): rows written before it are given an empty cell
+    there, by writing the file again at the end when the header grew."""
     import csv
     import io
 
     count = 0
     header: list[str] | None = None
     known: set[str] = set()  # the header's fields: a set, so a wide record costs its width
-    with _atomic(out) as tmp, _open_text_out(tmp, out) as raw:
-        f = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogatepass", newline="")
-        writer = csv.writer(f, lineterminator="\n")
-        for kind, data in batches:
-            rows = _batch_rows(kind, data)
-            if header is None:
-                header = list(dict.fromkeys(k for r in rows for k in r))
-                known = set(header)
-                writer.writerow(header)
-            for row in rows:
-                extra = [k for k in row if k not in known]
-                if extra:
-                    raise ParameterError(
-                        "output",
-                        str(out),
-                        f"a .jsonl or .parquet file: a record has field {extra[0]!r}, not in "
-                        f"the CSV header {header!r}",
-                    )
-                writer.writerow([_csv_value(row.get(k)) for k in header])
-            count += len(rows)
-        if header is None:  # nothing selected: the header of the id/text schema
-            writer.writerow(["id", "text"])
-        f.flush()
-        f.detach()
+    first = 0  # the header's width as written first
+    with _atomic(out) as tmp:
+        with _open_text_out(tmp, out) as raw:
+            f = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogatepass", newline="")
+            writer = csv.writer(f, lineterminator="\n")
+            for kind, data in batches:
+                rows = _batch_rows(kind, data)
+                if header is None:
+                    header = list(dict.fromkeys(k for r in rows for k in r))
+                    known, first = set(header), len(header)
+                    writer.writerow(header)
+                for row in rows:
+                    for k in row:
+                        if k not in known:
+                            known.add(k)
+                            header.append(k)
+                    writer.writerow([_csv_value(row.get(k)) for k in header])
+                count += len(rows)
+            if header is None:  # nothing selected: the header of the id/text schema
+                writer.writerow(["id", "text"])
+            f.flush()
+            f.detach()
+        if header is not None and len(header) > first:
+            _widen_csv(tmp, out, header)
     return count
+
+
+def _widen_csv(tmp: Path, out: Path, header: list[str]) -> None:
+    """Write the CSV ``tmp`` (compressed as ``out``'s name asks) again with ``header`` in
+    place of its first row and every row given empty cells up to its width."""
+    import csv
+    import io
+
+    wide = _temporary(out)
+    try:
+        with _open_text_in(tmp, out) as src, _open_text_out(wide, out) as raw:
+            reader = csv.reader(io.TextIOWrapper(src, "utf-8", "surrogateescape", newline=""))
+            f = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape", newline="")
+            writer = csv.writer(f, lineterminator="\n")
+            limit = csv.field_size_limit()
+            csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+            try:
+                next(reader, None)
+                writer.writerow(header)
+                for row in reader:
+                    writer.writerow(row + [""] * (len(header) - len(row)))
+            finally:
+                csv.field_size_limit(limit)
+            f.flush()
+            f.detach()
+        os.replace(wide, tmp)
+    finally:
+        wide.unlink(missing_ok=True)
 
 
 def _batch_rows(kind: str, data: Any) -> list[dict[str, Any]]:

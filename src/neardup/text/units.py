@@ -1208,8 +1208,8 @@ class UniqueIds:
         shown = ", ".join(f"{i!r} at {s}" for i, s in self.first)
         return (
             f"{self.renamed} records repeat an id seen before (first: {shown}); each was given"
-            " its place FILE:LINE as id (--kept/--removed keep the original records; use"
-            " --id-field to pick another id field)"
+            " its place FILE:LINE as id (--kept/--removed/--mark write it as the record's"
+            " field neardup_id; use --id-field to pick another id field)"
         )
 
 
