@@ -13,14 +13,16 @@ format the output's name asks for:
   and types unified (a field whose types do not unify is text: :func:`unified_schema`).
 * ``.csv`` (optionally ``.gz`` or ``.zst``): a header row and one row a record; CSV input
   keeps its header and every field (a CSV round trip), other records give their fields
-  (a nested value as JSON). The header is the first written batch's fields: a later
-  record with another field is refused (write JSONL or Parquet instead).
+  (a nested value as JSON). The header is the first written batch's fields, then each
+  field a later record brings (earlier rows get an empty cell there).
 
 Records are matched by document id, read by the same reader as the job, so ids agree. A
 record whose id repeats an earlier record's was given its place (``FILE:LINE``) as id by
 the job (:class:`neardup.text.units.UniqueIds`), so a record is taken when its own id or
 its place is wanted, each wanted id once: every kept record is written, with its original
-fields (and id) unchanged. Documents that
+fields (and id) unchanged; a record that does not hold the id the job gave it (renamed,
+or without an id field) gets that id in one more field, :data:`ID_FIELD`, so every id the
+job's outputs name is found in the written records. Documents that
 were skipped (too short, empty, unreadable...) are in neither output: they are listed in
 ``skipped.jsonl``. Document files (a directory of ``.txt``/``.html``/``.pdf``...) become
 records ``{"id", "text", "source"}`` with the clean text.
