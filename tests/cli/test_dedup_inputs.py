@@ -9,6 +9,7 @@ import gzip
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner, Result
 
 from neardup.cli.main import app
@@ -187,3 +188,29 @@ def test_every_id_the_outputs_name_is_found_in_the_written_records(tmp_path: Pat
         assert len(rows) == 7 and len(set(keys)) == 7
         named = {str(r["duplicate_of"]) for r in rows if r["duplicate_of"] is not None}
         assert len(named) == 3 and named <= set(keys)
+
+
+# -- item 23: the same input given twice --------------------------------------------------------
+def test_an_input_given_twice_is_read_once_and_counts_agree_with_the_written_records(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = tmp_path / "D"
+    tree.mkdir()
+    rows = [{"text": _text(30)}, {"text": _text(31)}, {"text": _text(30) + " more"}]
+    (tree / "a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tree / "b.txt").write_text(_text(31))
+    monkeypatch.chdir(tree)  # a.jsonl's fallback ids and places are both "a.jsonl:LINE"
+    for args in (["a.jsonl", "a.jsonl"], [".", "a.jsonl"], ["a.jsonl", "."], ["b.txt", "b.txt"]):
+        out = tmp_path / "out"
+        kept, removed = tmp_path / "k.jsonl", tmp_path / "r.jsonl"
+        res = _run(
+            "dedup", *args, "-q", "--out", str(out), "--kept", str(kept), "--removed", str(removed)
+        )
+        assert res.exit_code == 0, (args, res.output)
+        summary = json.loads((out / "summary.json").read_text())
+        skipped = [json.loads(x) for x in (out / "skipped.jsonl").read_text().splitlines()]
+        assert [s["reason"] for s in skipped] == ["unsupported"], args
+        assert "an input given twice is read once" in skipped[0]["detail"]
+        written = len(kept.read_text().splitlines()), len(removed.read_text().splitlines())
+        assert written == (summary["kept"], summary["dropped"]), args
+        assert summary["documents"] == (1 if args[0] == "b.txt" else 4 if "." in args else 3)

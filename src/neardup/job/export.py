@@ -54,6 +54,7 @@ from neardup.text.types import Document
 from neardup.text.units import (
     BATCH_ROWS,
     FilesUnit,
+    InputRepeats,
     LinesUnit,
     ReadOptions,
     RecordsUnit,
@@ -360,7 +361,9 @@ def _raw_selected(
     paths: list[Path], options: ReadOptions, names: list[str], done: Any, want: _Want
 ) -> Iterator[_Batch]:
     """:func:`_selected` before the job's ids are added."""
-    for path, name in zip(paths, names, strict=True):
+    repeats = InputRepeats()  # a file the job read through an earlier input is passed over
+    for arg, (path, name) in enumerate(zip(paths, names, strict=True)):
+        again = repeats.of(arg)
         if path.is_dir() and is_datasets_folder(path):
             for part in datasets_files(path, name):
                 if not isinstance(part, DatasetsEntryError):
@@ -368,7 +371,7 @@ def _raw_selected(
         elif path.is_dir():
             files: list[tuple[str, str]] = []
             for entry in walk(path, options, name):
-                if isinstance(entry, tuple):
+                if isinstance(entry, tuple) and again(*entry) is None:
                     kind = input_kind(entry[0].name)
                     if kind in ("document", "pdf", "docx", "unknown"):
                         files.append((str(entry[0]), entry[1]))
@@ -383,7 +386,7 @@ def _raw_selected(
         else:
             if name == "-" and path.suffix == ".stdin":
                 yield from _documents([(str(path), "-")], want, options, done)
-            else:
+            elif again(path, name) is None:
                 kind = input_kind(path.name)
                 yield from _file_batches(path, name, kind, want, options, done)
 

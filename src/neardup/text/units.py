@@ -295,21 +295,56 @@ def plan_units(
     ids ``FILE:LINE``) are paths relative to the inputs' common parent
     (:func:`input_names`), or the given ``names`` (one per path: the paths are one group of
     a job's inputs, named with the others by :func:`group_names`).
+
+    A file reached through two of ``paths`` (``dedup F F``, ``dedup D D/a.jsonl``) is read
+    the first time only; the second time it is a skip row naming the first
+    (:class:`InputRepeats`), so what the job counts is what ``--kept``/``--removed`` write.
     """
     watched: list[tuple[Path, str, int]] = []
+    repeats = InputRepeats()
     prefixes = input_names(paths) if names is None else names
-    for path, prefix in zip(paths, prefixes, strict=True):
+    for arg, (path, prefix) in enumerate(zip(paths, prefixes, strict=True)):
         if path.is_dir():
             if is_datasets_folder(path):
                 yield from _plan_datasets(path, prefix, options)
                 continue
-            yield from _plan_tree(path, prefix, options, watched)
+            yield from _plan_tree(path, prefix, options, watched, repeats.of(arg))
         else:
             if prefix == "-" and path.suffix == ".stdin":
                 yield FilesUnit(((str(path), "-"),), _file_size(path))
                 continue
+            again = repeats.of(arg)(path, prefix)
+            if again is not None:
+                yield again
+                continue
             yield from _watched(path, prefix, input_kind(path.name), options, watched)
     yield from _grown(watched)
+
+
+class InputRepeats:
+    """Which files of a job's inputs were read already through another input argument
+    (by device and inode, so ``D/a.jsonl`` and ``./D/a.jsonl`` are one file; links inside
+    one tree are not repeats of each other)."""
+
+    def __init__(self) -> None:
+        self._first: dict[tuple[int, int], tuple[int, str]] = {}
+
+    def of(self, arg: int) -> Any:
+        """``check(file, name)`` for the files of input argument ``arg``: None the first
+        time a file is met (or when it cannot be told), else its skip row."""
+
+        def check(file: Path, name: str) -> Skipped | None:
+            try:
+                st = file.stat()
+            except OSError:
+                return None
+            first = self._first.setdefault((st.st_dev, st.st_ino), (arg, name))
+            if first[0] == arg:
+                return None
+            why = f"the same file as {first[1]}, read already: an input given twice is read once"
+            return Skipped(name, scrub(str(file)), "unsupported", why)
+
+        return check
 
 
 def _watched(
@@ -360,11 +395,12 @@ def _count_newlines(path: Path, start: int, end: int) -> int:
 
 
 def _plan_tree(
-    root: Path, prefix: str, options: ReadOptions, watched: list[Any]
+    root: Path, prefix: str, options: ReadOptions, watched: list[Any], again: Any
 ) -> Iterator[Unit | Skipped]:
     batch: list[tuple[str, str]] = []
     size = 0
-    for item in walk(root, options, prefix):
+    for entry in walk(root, options, prefix):
+        item = entry if isinstance(entry, Skipped) else again(*entry) or entry
         if isinstance(item, Skipped):
             if batch:  # keep path order: the files before the skip go first
                 yield FilesUnit(tuple(batch), size)
