@@ -122,12 +122,14 @@ class LinesUnit:
     first_line: int
     span: tuple[str, int, int] | None = None
     weight: int = field(default=0, compare=False)
+    digest: int | None = field(default=None, compare=False)
 
     def loaded(self) -> LinesUnit:
         """This unit with its lines in ``data``.
 
         Raises:
-            OSError: the file can no longer be read, or is shorter than planned.
+            OSError: the file can no longer be read, is shorter than planned, or no longer
+                holds the bytes planned (``digest``: the span's XXH3-64 when planned).
         """
         if self.span is None:
             return self
@@ -137,6 +139,11 @@ class LinesUnit:
             data = f.read(length)
         if len(data) != length:
             raise OSError(f"{self.path} changed while it was read: {len(data)} of {length} bytes")
+        if self.digest is not None and _digest(data) != self.digest:
+            raise OSError(
+                f"{self.path} changed while it was read: bytes {offset}-{offset + length}"
+                " differ from those planned"
+            )
         return LinesUnit(self.path, self.base, data, self.first_line)
 
 
@@ -300,7 +307,7 @@ def plan_units(
     the first time only; the second time it is a skip row naming the first
     (:class:`InputRepeats`), so what the job counts is what ``--kept``/``--removed`` write.
     """
-    watched: list[tuple[Path, str, int]] = []
+    watched: list[tuple[Path, str, int, tuple[int, int], bool]] = []
     repeats = InputRepeats()
     prefixes = input_names(paths) if names is None else names
     for arg, (path, prefix) in enumerate(zip(paths, prefixes, strict=True)):
@@ -350,26 +357,40 @@ class InputRepeats:
 def _watched(
     path: Path, name: str, kind: InputKind, options: ReadOptions, watched: list[Any]
 ) -> Iterator[Unit | Skipped]:
-    """:func:`plan_file`, noting the size of an uncompressed JSONL file (read by spans up
-    to that size) for :func:`_grown`."""
+    """:func:`plan_file`, noting the file's size, modification time and inode for
+    :func:`_grown` (an uncompressed JSONL file is read by spans up to that size)."""
     size = None
-    if kind == "jsonl" and _uncompressed(path):
-        with contextlib.suppress(OSError):
-            size = path.stat().st_size
-            watched.append((path, name, size))
+    records = kind in ("jsonl", "parquet", "csv", "arrow")  # a document file: checked as read
+    with contextlib.suppress(OSError):
+        st = path.stat() if records else None
+        spans = kind == "jsonl" and _uncompressed(path)
+        if st is not None:
+            size = st.st_size if spans else None
+            watched.append((path, name, st.st_size, (st.st_ino, st.st_mtime_ns), spans))
     yield from plan_file(path, name, kind, options, size=size)
 
 
-def _grown(watched: list[tuple[Path, str, int]]) -> Iterator[Skipped]:
-    """A skip row for each planned JSONL file that grew while the job read it (lines
-    appended past its planned size are not read; a file that shrank fails its blocks).
-    Checked when every input is planned, so growth after that goes unseen."""
-    for path, name, size in watched:
+def _grown(watched: list[tuple[Path, str, int, tuple[int, int], bool]]) -> Iterator[Skipped]:
+    """A skip row for each planned record file that changed while the job read it: a JSONL
+    file read by spans that grew (lines appended past its planned size are not read), and
+    any file rewritten (another inode, size or modification time: its records may be
+    read from two versions, so the counts are not the file's; a block that no longer holds
+    the bytes planned fails on its own, :meth:`LinesUnit.loaded`). Checked when every
+    input is planned, so a change after that goes unseen here."""
+    for path, name, size, (ino, mtime), spans in watched:
         try:
-            now = path.stat().st_size
+            st = path.stat()
         except OSError:
             continue
-        if now > size:
+        now = st.st_size
+        if (st.st_ino, st.st_mtime_ns, now) != (ino, mtime, size) and not (spans and now > size):
+            why = (
+                f"the file changed while it was read (size {size} -> {now} bytes, modified"
+                f"{'' if st.st_ino == ino else ', another inode'}): its records may come from"
+                " two versions (read it again when it no longer changes)"
+            )
+            yield Skipped(name, scrub(str(path)), "unreadable", why)
+        elif now > size:
             lines = _count_newlines(path, size, now)
             why = (
                 f"the file grew from {size} to {now} bytes while it was read: the"
@@ -643,24 +664,27 @@ def _plan_jsonl_spans(
             size = os.fstat(f.fileno()).st_size
             size = size if planned is None else min(size, planned)
             done = 0  # bytes accounted for: a skipped line's go with the next block
-            for first, offset, length, skip in span_blocks(f, size, options.max_bytes):
+            digests: list[int | None] = []
+            for first, offset, length, skip in span_blocks(f, size, options.max_bytes, digests):
                 if skip is not None:
                     yield Skipped(f"{name}:{first}", f"{shown}:{first}", "oversize", skip)
                 else:
                     span = (str(path), offset, length)
-                    yield LinesUnit(shown, name, b"", first, span, offset + length - done)
+                    weight = offset + length - done
+                    yield LinesUnit(shown, name, b"", first, span, weight, digests[-1])
                     done = offset + length
     except _ERRORS as exc:
         yield Skipped(name, shown, "unreadable", f"{type(exc).__name__}: {exc}")
 
 
 def span_blocks(
-    f: IO[bytes], size: int, max_bytes: int
+    f: IO[bytes], size: int, max_bytes: int, digests: list[int | None] | None = None
 ) -> Iterator[tuple[int, int, int, str | None]]:
     """:func:`line_blocks` by position: ``(first line number, offset, length, None)`` of
     each block of whole lines of the seekable ``f`` (``size`` bytes), and ``(line number,
     offset, 0, reason)`` for a line over ``max_bytes`` longer than a block (read past in
-    pieces, never held).
+    pieces, never held). With ``digests``, the XXH3-64 of each block's bytes as read here
+    is appended to it before the block is yielded (None for a line longer than a block).
 
     A block ends at the last ``\\n`` within :data:`BLOCK_BYTES` (or ``max_bytes + 2``, if
     smaller) of its start; a line longer than that is a block of its own, or a skip.
@@ -671,12 +695,18 @@ def span_blocks(
     buf = bytearray(window)  # one buffer read into again and again (no fresh pages)
     while pos < size:
         if pos + window >= size:
+            if digests is not None:
+                f.seek(pos)
+                got = cast(io.BufferedIOBase, f).readinto(buf)
+                digests.append(_digest(memoryview(buf)[: min(got, size - pos)]))
             yield line, pos, size - pos, None
             return
         f.seek(pos)
         got = cast(io.BufferedIOBase, f).readinto(buf)
         cut = buf.rfind(b"\n", 0, got)
         if cut >= 0:
+            if digests is not None:
+                digests.append(_digest(memoryview(buf)[: cut + 1]))
             yield line, pos, cut + 1, None
             line += _newlines(buf, cut + 1)
             pos += cut + 1
@@ -686,8 +716,17 @@ def span_blocks(
         if _content_length(f, pos, size if nl < 0 else nl) > max_bytes:
             yield line, pos, 0, reason
         else:
+            if digests is not None:
+                digests.append(None)
             yield line, pos, stop - pos, None
         line, pos = line + 1, stop
+
+
+def _digest(data: bytes | memoryview) -> int:
+    """XXH3-64 of a block's bytes (about 10 GB/s: what a block held when planned)."""
+    import xxhash
+
+    return int(xxhash.xxh3_64_intdigest(data))
 
 
 def _newlines(buf: bytearray, n: int) -> int:
