@@ -5,6 +5,7 @@ input on both sides of ``--against``."""
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 from pathlib import Path
@@ -16,35 +17,22 @@ from neardup.cli.main import app
 
 runner = CliRunner()
 
-_WORDS = [
-    "river",
-    "stone",
-    "market",
-    "winter",
-    "garden",
-    "letter",
-    "window",
-    "harbour",
-    "mountain",
-    "candle",
-    "orchard",
-    "lantern",
-    "meadow",
-    "bridge",
-    "village",
-    "forest",
-    "engine",
-    "silver",
-    "thunder",
-    "castle",
-]
+CHEKHOV = Path(__file__).resolve().parents[2] / "examples" / "corpus" / "chekhov"
 
 
-def _text(seed: int, n: int = 40) -> str:
-    """A plain text of ``n`` words, different for each ``seed``."""
-    return " ".join(
-        _WORDS[(seed * 7 + k * (seed % 5 + 3)) % len(_WORDS)] + str(k % 9) for k in range(n)
-    )
+@functools.cache
+def _paragraphs() -> list[str]:
+    """The paragraphs of 40 words or more of the Chekhov stories in ``examples/corpus``."""
+    found: list[str] = []
+    for path in sorted(CHEKHOV.glob("*.txt")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        found += [x.strip() for x in lines if len(x.split()) >= 40]
+    return found
+
+
+def _text(seed: int) -> str:
+    """A real paragraph, a different one for each ``seed``."""
+    return _paragraphs()[seed]
 
 
 def _run(*args: str, stdin: str | None = None) -> Result:
