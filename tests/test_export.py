@@ -366,3 +366,14 @@ def test_parquet_output_of_inputs_with_different_fields_unifies_their_schemas(
         {"id": "copy", "text": rows[-1]["text"], "n": "x"}
     ]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["k.parquet", "mix", "r.parquet"]
+
+
+def test_the_job_id_is_added_to_a_jsonl_line_keeping_its_other_bytes() -> None:
+    from neardup.job.export import _line_with_id
+
+    assert _line_with_id(b'{"id": 0,  "text": "a"}  ', "s1.jsonl:1") == (
+        b'{"id": 0,  "text": "a", "neardup_id": "s1.jsonl:1"}'
+    )
+    assert _line_with_id(b"{ }", "f:2") == b'{"neardup_id": "f:2"}'
+    got = _line_with_id(b'{"neardup_id": "old", "text": "\xc3\xa9"}', "f:3")
+    assert json.loads(got) == {"text": "é", "neardup_id": "f:3"}

@@ -349,9 +349,13 @@ def _line_with_id(line: bytes, job_id: str) -> bytes:
     unchanged (the line decoded and written again when it has that field already)."""
     body = line.rstrip()
     value = json.dumps(job_id, ensure_ascii=False).encode("utf-8", "surrogatepass")
-    if b'"' + ID_FIELD.encode() + b'"' in body or not body.endswith(b"}"):
-        obj = loads_record(line, ())
-        return _dumps({**{k: v for k, v in obj.items() if k != ID_FIELD}, ID_FIELD: job_id})
+    if b'"' + ID_FIELD.encode() + b'"' in body:
+        try:
+            obj = loads_record(line, ())
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict) and ID_FIELD in obj:  # not a record too deep to parse
+            return _dumps({**{k: v for k, v in obj.items() if k != ID_FIELD}, ID_FIELD: job_id})
     inner = body[:-1].rstrip()
     sep = b"" if inner.endswith(b"{") else b", "
     return inner + sep + b'"' + ID_FIELD.encode() + b'": ' + value + b"}"
