@@ -663,3 +663,17 @@ def _rewrite_text(path: Path) -> None:
     before = path.stat()
     path.write_text(path.read_text(encoding="utf-8").upper(), encoding="utf-8")
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+
+
+def test_a_file_given_twice_is_planned_and_counted_once(tmp_path: Path) -> None:
+    """Issue 41 item 23: the second time is a skip row naming the first, and the read's
+    planned bytes count the file once (the progress reaches its total)."""
+    from neardup.text.read import read_options
+    from neardup.text.units import plan_units, planned_bytes
+
+    path = tmp_path / "a.jsonl"
+    path.write_text(json.dumps({"id": "a", "text": _paragraphs()[0]}) + "\n", encoding="utf-8")
+    units = list(plan_units([path, tmp_path], read_options()))
+    assert [type(u).__name__ for u in units] == ["LinesUnit", "Skipped"]
+    assert "the same file as a.jsonl" in units[1].detail  # type: ignore[union-attr]
+    assert planned_bytes([path, tmp_path], read_options()) == path.stat().st_size

@@ -457,17 +457,20 @@ def _file_size(path: Path) -> int:
 def planned_bytes(paths: list[Path], options: ReadOptions) -> int:
     """The bytes on disk of the files :func:`plan_units` reads from ``paths`` (the total of
     the read's progress: the planner's units carry their share as ``weight``), walking the
-    trees as the planner walks them. Standard input counts by its spooled copy."""
+    trees as the planner walks them (a file reached again through another input counts
+    once, as it is read once: :class:`InputRepeats`). Standard input counts by its spooled
+    copy."""
     total = 0
-    for path in paths:
+    repeats = InputRepeats()
+    for arg, path in enumerate(paths):
         if path.is_dir() and is_datasets_folder(path):
             from neardup.text.formats import datasets_files
 
             files = [e[0] for e in datasets_files(path) if isinstance(e, tuple)]
-        elif path.is_dir():
-            files = [e[0] for e in walk(path, options) if isinstance(e, tuple)]
         else:
-            files = [path]
+            again = repeats.of(arg)
+            listed = walk(path, options) if path.is_dir() else [(path, "")]
+            files = [e[0] for e in listed if isinstance(e, tuple) and again(e[0], "") is None]
         total += sum(_file_size(f) for f in files)
     return total
 
