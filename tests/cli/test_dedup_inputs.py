@@ -202,3 +202,29 @@ def test_an_input_given_twice_is_read_once_and_counts_agree_with_the_written_rec
         written = len(kept.read_text().splitlines()), len(removed.read_text().splitlines())
         assert written == (summary["kept"], summary["dropped"]), args
         assert summary["documents"] == (1 if args[0] == "b.txt" else 4 if "." in args else 3)
+
+
+# -- item 6: an input that changes between the read and the write of --kept ------------------
+def test_an_input_changed_before_kept_is_written_gives_a_warning_not_a_silent_shortfall(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from neardup.job import export
+
+    path = tmp_path / "in.jsonl"
+    rows = [{"id": f"r{i}", "text": _text(40 + i)} for i in range(4)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    real = export.export_records
+
+    def after_a_rewrite(*args: object, **kw: object) -> int:  # a writer truncates meanwhile
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows[:3]))
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(export, "export_records", after_a_rewrite)
+    out, kept = tmp_path / "out", tmp_path / "k.jsonl"
+    res = _run("dedup", str(path), "-q", "--out", str(out), "--kept", str(kept))
+    assert res.exit_code == 0, res.output
+    assert len(kept.read_text().splitlines()) == 3
+    summary = json.loads((out / "summary.json").read_text())
+    (warning,) = [w for w in summary["warnings"] if w.startswith("--kept")]
+    assert warning.startswith("--kept holds 3 records of the 4 the job counted")
+    assert "--kept holds 3 records of the 4" in " ".join(res.stderr.split())
