@@ -302,3 +302,78 @@ def test_kill_during_kept_leaves_no_summary_claiming_it(tmp_path: Path) -> None:
     summary = json.loads((out / "summary.json").read_text())
     assert summary["outputs"]["kept"]["records"] == len(kept.read_text().splitlines())
     assert summary["kept"] == summary["outputs"]["kept"]["records"] == len(_records()) - 1
+
+
+def test_a_csv_of_20000_columns_is_written_in_linear_time(tmp_path: Path) -> None:
+    """Issue 41 item 24: each field of each row was looked up in the header as a list
+    (20,000 x 20,000 comparisons a row: seconds each); a set makes it the row's width."""
+    import time
+
+    names = ["id", "text", *(f"c{i}" for i in range(20_000))]
+    rows = [
+        [f"r{r}", f"row {r} of a wide table", *(str(i) for i in range(20_000))] for r in range(6)
+    ]
+    src = tmp_path / "wide.csv"
+    with src.open("w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows([names, *rows])
+    start = time.perf_counter()
+    n = export_records([src], tmp_path / "k.csv", {"r0", "r3", "r5"}, read_options())
+    took = time.perf_counter() - start
+    assert n == 3
+    with (tmp_path / "k.csv").open(newline="", encoding="utf-8") as f:
+        back = list(csv.reader(f))
+    assert back == [names, rows[0], rows[3], rows[5]]
+    assert took < 6.0, f"{took:.1f} s"  # about 0.3 s; the list lookup took 10-25 s
+
+
+def test_parquet_output_of_inputs_with_different_fields_unifies_their_schemas(
+    tmp_path: Path,
+) -> None:
+    """Issue 41 item 3: text files, JSONL records and a Parquet file of other columns to
+    one ``--kept``/``--removed`` Parquet file (a traceback before: pyarrow's "field names
+    are not matching"). Fields missing from a record are null; a field that is a number in
+    one file and a string in another is text."""
+    rows = _records()
+    tree = tmp_path / "mix"
+    tree.mkdir()
+    (tree / "a.txt").write_text(rows[0]["text"], encoding="utf-8")
+    (tree / "b.jsonl").write_text(
+        json.dumps({"id": "j", "text": rows[1]["text"], "n": 3, "tags": ["x", "y"]}) + "\n"
+    )
+    pq.write_table(
+        pa.table({"id": ["p"], "text": [rows[2]["text"]], "score": [0.5]}), tree / "c.parquet"
+    )
+    (tree / "d.jsonl").write_text(json.dumps({"id": "copy", "text": rows[-1]["text"], "n": "x"}))
+    (tree / "e.jsonl").write_text(json.dumps({"id": "e", "text": rows[3]["text"], "n": "x"}))
+    kept, removed = tmp_path / "k.parquet", tmp_path / "r.parquet"
+    res = CliRunner().invoke(
+        app, ["dedup", str(tree), "-q", "--kept", str(kept), "--removed", str(removed)]
+    )
+    assert res.exit_code == 0, res.output
+    table = pq.read_table(kept)
+    assert table.schema.names == ["id", "text", "source", "n", "tags", "score"]
+    assert table.schema.field("n").type == pa.string()  # 3 and "x": text
+    got = table.drop_columns(["text"]).to_pylist()
+    assert got == [
+        {"id": "a.txt", "source": str(tree / "a.txt"), "n": None, "tags": None, "score": None},
+        {"id": "j", "source": None, "n": "3", "tags": ["x", "y"], "score": None},
+        {"id": "p", "source": None, "n": None, "tags": None, "score": 0.5},
+        {"id": "e", "source": None, "n": "x", "tags": None, "score": None},
+    ]
+    texts = [rows[1]["text"], rows[2]["text"], rows[3]["text"]]
+    assert table.column("text").to_pylist()[1:] == texts
+    assert pq.read_table(removed).to_pylist() == [
+        {"id": "copy", "text": rows[-1]["text"], "n": "x"}
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k.parquet", "mix", "r.parquet"]
+
+
+def test_the_job_id_is_added_to_a_jsonl_line_keeping_its_other_bytes() -> None:
+    from neardup.job.export import _line_with_id
+
+    assert _line_with_id(b'{"id": 0,  "text": "a"}  ', "s1.jsonl:1") == (
+        b'{"id": 0,  "text": "a", "neardup_id": "s1.jsonl:1"}'
+    )
+    assert _line_with_id(b"{ }", "f:2") == b'{"neardup_id": "f:2"}'
+    got = _line_with_id(b'{"neardup_id": "old", "text": "\xc3\xa9"}', "f:3")
+    assert json.loads(got) == {"text": "é", "neardup_id": "f:3"}

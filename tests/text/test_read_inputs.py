@@ -582,3 +582,98 @@ def test_jsonl_grown_while_read_gets_a_skip_row(tmp_path: Path) -> None:
     size = len(line.format(0)) * 10 + sum(len(line.format(i)) for i in range(10, 3000))
     assert [(s.id, s.reason) for s in skips] == [(f"log.jsonl@{size}", "unreadable")]
     assert "the 250 lines appended were not read" in skips[0].detail
+
+
+# -- issue 41 item 6: a file rewritten while it is read ------------------------------------------
+def _log(path: Path, n: int, word: str) -> None:
+    """``n`` JSONL records of the same length whatever ``word`` (5 letters) is."""
+    line = '{{"id": "r{:05d}", "text": "the {} record of a log written in one go"}}\n'
+    path.write_text("".join(line.format(i, word) for i in range(n)), encoding="utf-8")
+
+
+def _rewrite(path: Path, n: int, word: str) -> None:
+    """Rewrite ``path`` with the same size and a later modification time."""
+    before = path.stat()
+    _log(path, n, word)
+    assert path.stat().st_size == before.st_size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+
+
+def test_a_jsonl_block_rewritten_between_planning_and_reading_is_a_skip_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from neardup.text import units
+    from neardup.text.read import read_options, read_unit
+
+    monkeypatch.setattr(units, "BLOCK_BYTES", 4096)
+    path = tmp_path / "log.jsonl"
+    _log(path, 300, "first")
+    planned = list(units.plan_units([path], read_options()))
+    assert len(planned) > 3 and not any(isinstance(u, Skipped) for u in planned)
+    _rewrite(path, 300, "other")  # same size: the spans still fit
+    items = [x for u in planned if not isinstance(u, Skipped) for x in read_unit(u, read_options())]
+    assert all(isinstance(x, Skipped) for x in items) and len(items) == len(planned)
+    assert all("differ from those planned" in x.detail for x in items if isinstance(x, Skipped))
+
+
+def test_a_file_rewritten_while_it_is_read_gets_a_skip_row_naming_the_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from neardup.text import units
+
+    monkeypatch.setattr(units, "BLOCK_BYTES", 4096)
+    path = tmp_path / "log.jsonl"
+    _log(path, 300, "first")
+    size = path.stat().st_size
+    items = read_corpus([path])
+    first = next(items)
+    _rewrite(path, 300, "other")  # the writer starts over while the job reads
+    rest = list(items)
+    changed = [
+        x for x in rest if isinstance(x, Skipped) and "changed while it was read" in x.detail
+    ]
+    assert isinstance(first, Document) and changed
+    assert (
+        changed[-1].id == "log.jsonl"
+        and f"size {size} -> {size} bytes, modified" in changed[-1].detail
+    )
+
+
+def test_a_document_file_rewritten_while_it_is_read_is_a_skip_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from neardup.text import read
+
+    path = tmp_path / "a.txt"
+    path.write_text(_paragraphs()[0], encoding="utf-8")
+    opened = read.open_stream
+
+    def rewriting(p: Path) -> Any:  # the reader's hook: the file is rewritten once opened
+        f = opened(p)
+        _rewrite_text(p)
+        return f
+
+    monkeypatch.setattr(read, "open_stream", rewriting)
+    (item,) = read_corpus([path])
+    assert isinstance(item, Skipped) and item.reason == "unreadable"
+    assert "changed while it was read" in item.detail
+
+
+def _rewrite_text(path: Path) -> None:
+    before = path.stat()
+    path.write_text(path.read_text(encoding="utf-8").upper(), encoding="utf-8")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+
+
+def test_a_file_given_twice_is_planned_and_counted_once(tmp_path: Path) -> None:
+    """Issue 41 item 23: the second time is a skip row naming the first, and the read's
+    planned bytes count the file once (the progress reaches its total)."""
+    from neardup.text.read import read_options
+    from neardup.text.units import plan_units, planned_bytes
+
+    path = tmp_path / "a.jsonl"
+    path.write_text(json.dumps({"id": "a", "text": _paragraphs()[0]}) + "\n", encoding="utf-8")
+    units = list(plan_units([path, tmp_path], read_options()))
+    assert [type(u).__name__ for u in units] == ["LinesUnit", "Skipped"]
+    assert "the same file as a.jsonl" in units[1].detail  # type: ignore[union-attr]
+    assert planned_bytes([path, tmp_path], read_options()) == path.stat().st_size

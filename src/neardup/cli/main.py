@@ -641,13 +641,25 @@ def _export(
         )
         outputs["kept"] = {"path": str(kept), "records": n}
         _console("err").print(f"kept records: {n} written to {escape(str(kept))}")
+        _written_all(result, "--kept", n, len(ids))
     if removed is not None:
         n = export_records(
             paths, removed, dropped, opts, progress=prog, stage="removed", named_with=named_with
         )
         outputs["removed"] = {"path": str(removed), "records": n}
         _console("err").print(f"removed records: {n} written to {escape(str(removed))}")
+        _written_all(result, "--removed", n, len(dropped))
     result.summary["outputs"] = outputs
+
+
+def _written_all(result: Any, flag: str, written: int, counted: int) -> None:
+    """A warning (summary and stderr) when an output holds fewer records than the job
+    counted: an input changed or went away between the job's read and the write."""
+    if written != counted:
+        result.summary.setdefault("warnings", []).append(
+            f"{flag} holds {written} records of the {counted} the job counted: an input"
+            " changed or was removed after the job read it (run the job again)"
+        )
 
 
 def _dedup_dask(

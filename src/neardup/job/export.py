@@ -8,17 +8,21 @@ format the output's name asks for:
 * ``.jsonl`` / ``.ndjson`` (optionally ``.gz`` or ``.zst``): JSONL input lines are copied
   byte for byte; other records become one JSON object a line with all their fields.
 * ``.parquet``: Parquet and Arrow inputs keep their schema (record batches are filtered,
-  not rebuilt); JSONL and CSV records are written with the schema of their first batch.
+  not rebuilt); records of different fields (JSONL beside text files, Parquet files of
+  other columns) share one schema, the union of their fields with a missing field null
+  and types unified (a field whose types do not unify is text: :func:`unified_schema`).
 * ``.csv`` (optionally ``.gz`` or ``.zst``): a header row and one row a record; CSV input
   keeps its header and every field (a CSV round trip), other records give their fields
-  (a nested value as JSON). The header is the first written batch's fields: a later
-  record with another field is refused (write JSONL or Parquet instead).
+  (a nested value as JSON). The header is the first written batch's fields, then each
+  field a later record brings (earlier rows get an empty cell there).
 
 Records are matched by document id, read by the same reader as the job, so ids agree. A
 record whose id repeats an earlier record's was given its place (``FILE:LINE``) as id by
 the job (:class:`neardup.text.units.UniqueIds`), so a record is taken when its own id or
 its place is wanted, each wanted id once: every kept record is written, with its original
-fields (and id) unchanged. Documents that
+fields (and id) unchanged; a record that does not hold the id the job gave it (renamed,
+or without an id field) gets that id in one more field, :data:`ID_FIELD`, so every id the
+job's outputs name is found in the written records. Documents that
 were skipped (too short, empty, unreadable...) are in neither output: they are listed in
 ``skipped.jsonl``. Document files (a directory of ``.txt``/``.html``/``.pdf``...) become
 records ``{"id", "text", "source"}`` with the clean text.
@@ -33,6 +37,7 @@ import gzip
 import json
 import os
 import re
+import sys
 import tempfile
 from collections.abc import Container, Iterator, Sequence
 from contextlib import contextmanager
@@ -49,6 +54,7 @@ from neardup.text.types import Document
 from neardup.text.units import (
     BATCH_ROWS,
     FilesUnit,
+    InputRepeats,
     LinesUnit,
     ReadOptions,
     RecordsUnit,
@@ -279,13 +285,19 @@ class _Want:
         self._written: set[str] = set()
         self.matched: list[str] | None = [] if record else None
         self.file_mtime = file_mtime
+        #: for each record taken since the last batch: the job's id when the record does
+        #: not hold it (:data:`ID_FIELD`), else None
+        self.named: list[str | None] = []
 
-    def __call__(self, doc_id: str, place: str | None = None) -> bool:
+    def __call__(self, doc_id: str, place: str | None = None, own: bool = True) -> bool:
+        """Whether to take the record whose id is ``doc_id`` (its own id field's value
+        when ``own``, else the job's fallback id) found at ``place``."""
         for key in (doc_id, place):
             if key is not None and key in self._ids and key not in self._written:
                 self._written.add(key)
                 if self.matched is not None:
                     self.matched.append(key)
+                self.named.append(None if own and key == doc_id else key)
                 return True
         return False
 
@@ -301,10 +313,61 @@ def _selected(
 ) -> Iterator[_Batch]:
     """The wanted records of ``paths`` (named ``names``), file by file in the job's order;
     ``on_bytes(n)`` as ``n`` more bytes of the inputs on disk have been read (the progress
-    of the write)."""
-    done = on_bytes or _ignore
+    of the write). A record that does not hold the id the job gave it (a repeated id
+    renamed ``FILE:LINE``, or no id field) gets that id in the field :data:`ID_FIELD`."""
     want = want or _Want(ids)
-    for path, name in zip(paths, names, strict=True):
+    for kind, data in _raw_selected(paths, options, names, on_bytes or _ignore, want):
+        named = want.named
+        want.named = []
+        yield _with_ids(kind, data, named) if any(n is not None for n in named) else (kind, data)
+
+
+#: The field a written record gets when it does not hold the id the job gave it.
+ID_FIELD = "neardup_id"
+
+
+def _with_ids(kind: str, data: Any, named: list[str | None]) -> _Batch:
+    """A selected batch whose records get :data:`ID_FIELD` where ``named`` has an id."""
+    if kind == "arrow":
+        import pyarrow as pa
+
+        batch = data
+        if ID_FIELD in batch.schema.names:
+            batch = batch.drop_columns([ID_FIELD])
+        return ("arrow", batch.append_column(ID_FIELD, pa.array(named, pa.string())))
+    if kind == "lines":
+        return (
+            "lines",
+            [_line_with_id(x, n) if n else x for x, n in zip(data, named, strict=True)],
+        )
+    rows = [{**r, ID_FIELD: n} if n else r for r, n in zip(data, named, strict=True)]
+    return (kind, rows)
+
+
+def _line_with_id(line: bytes, job_id: str) -> bytes:
+    """A JSONL object line with the field :data:`ID_FIELD` added at its end, its other bytes
+    unchanged (the line decoded and written again when it has that field already)."""
+    body = line.rstrip()
+    value = json.dumps(job_id, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    if b'"' + ID_FIELD.encode() + b'"' in body:
+        try:
+            obj = loads_record(line, ())
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict) and ID_FIELD in obj:  # not a record too deep to parse
+            return _dumps({**{k: v for k, v in obj.items() if k != ID_FIELD}, ID_FIELD: job_id})
+    inner = body[:-1].rstrip()
+    sep = b"" if inner.endswith(b"{") else b", "
+    return inner + sep + b'"' + ID_FIELD.encode() + b'": ' + value + b"}"
+
+
+def _raw_selected(
+    paths: list[Path], options: ReadOptions, names: list[str], done: Any, want: _Want
+) -> Iterator[_Batch]:
+    """:func:`_selected` before the job's ids are added."""
+    repeats = InputRepeats()  # a file the job read through an earlier input is passed over
+    for arg, (path, name) in enumerate(zip(paths, names, strict=True)):
+        again = repeats.of(arg)
         if path.is_dir() and is_datasets_folder(path):
             for part in datasets_files(path, name):
                 if not isinstance(part, DatasetsEntryError):
@@ -312,7 +375,7 @@ def _selected(
         elif path.is_dir():
             files: list[tuple[str, str]] = []
             for entry in walk(path, options, name):
-                if isinstance(entry, tuple):
+                if isinstance(entry, tuple) and again(*entry) is None:
                     kind = input_kind(entry[0].name)
                     if kind in ("document", "pdf", "docx", "unknown"):
                         files.append((str(entry[0]), entry[1]))
@@ -327,7 +390,7 @@ def _selected(
         else:
             if name == "-" and path.suffix == ".stdin":
                 yield from _documents([(str(path), "-")], want, options, done)
-            else:
+            elif again(path, name) is None:
                 kind = input_kind(path.name)
                 yield from _file_batches(path, name, kind, want, options, done)
 
@@ -369,8 +432,8 @@ def _lines_of(unit: LinesUnit, want: Any, options: ReadOptions) -> Iterator[_Bat
     if fast is not None:
         chosen = [
             lines[k].rstrip(b"\r")
-            for k, doc_id in enumerate(fast)
-            if want(doc_id, f"{unit.path}:{unit.first_line + k}")
+            for k, (doc_id, own) in enumerate(fast)
+            if want(doc_id, f"{unit.path}:{unit.first_line + k}", own)
         ]
         if chosen:
             yield ("lines", chosen)
@@ -385,24 +448,33 @@ def _lines_of(unit: LinesUnit, want: Any, options: ReadOptions) -> Iterator[_Bat
             continue
         if not isinstance(obj, dict):
             continue
-        doc_id = record_id(obj.get(options.id_field), f"{unit.base}:{unit.first_line + k}")
-        if want(doc_id, f"{unit.path}:{unit.first_line + k}"):
+        raw_id = obj.get(options.id_field)
+        doc_id = record_id(raw_id, f"{unit.base}:{unit.first_line + k}")
+        if want(doc_id, f"{unit.path}:{unit.first_line + k}", _own(raw_id)):
             picked.append(line.rstrip(b"\r"))
     if picked:
         yield ("lines", picked)
 
 
-def _block_ids(unit: LinesUnit, n: int, options: ReadOptions) -> list[str] | None:
+def _block_ids(unit: LinesUnit, n: int, options: ReadOptions) -> list[tuple[str, bool]] | None:
     """The document ids of a clean JSONL block (one object a line, a text string on every
-    line, string ids), decoded as the reader decodes it (:func:`block_records`), or
-    ``None`` for the line-by-line path."""
+    line, string ids), decoded as the reader decodes it (:func:`block_records`), each with
+    whether the record holds it (:func:`_own`), or ``None`` for the line-by-line path."""
     parsed = block_records(unit, options)
     if parsed is None:
         return None
     raw, texts = parsed
     if len(raw) != n or any(t is None for t in texts):
         return None
-    return [record_id(v, f"{unit.base}:{unit.first_line + k}") for k, v in enumerate(raw)]
+    return [
+        (record_id(v, f"{unit.base}:{unit.first_line + k}"), _own(v)) for k, v in enumerate(raw)
+    ]
+
+
+def _own(raw_id: object) -> bool:
+    """Whether a record's id field value is its id (not absent or blank:
+    :func:`neardup.text.units.record_id` then gives the fallback ``FILE:LINE``)."""
+    return raw_id is not None and not (isinstance(raw_id, str) and not raw_id.strip())
 
 
 def _documents(
@@ -438,6 +510,7 @@ def _csv_rows(path: Path, name: str, want: Any, options: ReadOptions) -> Iterato
         if isinstance(unit, RecordsUnit):
             for doc_id, where in zip(unit.ids, unit.where, strict=True):
                 wanted[int(where.rsplit(":", 1)[1])] = (doc_id, where)
+    id_at = None
     rows: list[dict[str, Any]] = []
     with open_stream(path) as f:
         records = csv_records(f, options.max_bytes)  # numbered as the job numbered them
@@ -445,9 +518,13 @@ def _csv_rows(path: Path, name: str, want: Any, options: ReadOptions) -> Iterato
         header = [] if head is None or head.reason else [_text(h) for h in head.fields]
         if header:
             header[0] = header[0].lstrip("\ufeff")
+            id_at = header.index(options.id_field) if options.id_field in header else None
         for rec in records:
             wanted_id = wanted.get(rec.line)
-            if rec.reason is None and wanted_id is not None and want(*wanted_id):
+            raw_id = None
+            if id_at is not None and id_at < len(rec.fields):
+                raw_id = rec.fields[id_at]
+            if rec.reason is None and wanted_id is not None and want(*wanted_id, _own(raw_id)):
                 rows.append(dict(zip(header, map(_text, rec.fields), strict=False)))
             if len(rows) >= BATCH_ROWS:
                 yield ("rows", rows)
@@ -481,7 +558,7 @@ def _arrow_batches(
             else [None] * batch.num_rows
         )
         mask = [
-            want(record_id(v, f"{name}:{row + i + 1}"), f"{shown}:row {row + i + 1}")
+            want(record_id(v, f"{name}:{row + i + 1}"), f"{shown}:row {row + i + 1}", _own(v))
             for i, v in enumerate(raw_ids)
         ]
         if any(mask):
@@ -560,6 +637,18 @@ def _open_text_out(path: Path, final: Path) -> IO[bytes]:
     return open(path, "wb")
 
 
+def _open_text_in(path: Path, final: Path) -> IO[bytes]:
+    """``path`` written by :func:`_open_text_out` for ``final``, opened for reading."""
+    name = final.name.lower()
+    if name.endswith(".gz"):
+        return gzip.open(path, "rb")  # type: ignore[return-value]
+    if name.endswith(".zst"):
+        import zstandard
+
+        return zstandard.ZstdDecompressor().stream_reader(open(path, "rb"), closefd=True)
+    return open(path, "rb")
+
+
 def _write_jsonl(out: Path, batches: Iterator[_Batch]) -> int:
     count = 0
     with _atomic(out) as tmp, _open_text_out(tmp, out) as f:
@@ -580,66 +669,223 @@ def _dumps(row: dict[str, Any]) -> bytes:
 
 
 def _write_parquet(out: Path, batches: Iterator[_Batch]) -> int:
+    """Parquet with one schema for records of different fields (JSONL beside text files,
+    Parquet files of other columns): the union of the batches' fields in the order first
+    met, a field missing from a record null, types unified (``pyarrow.unify_schemas``,
+    permissive: an integer beside a float is a float, null beside anything that type); a
+    field whose types do not unify (a number in one file, a list in another) is written as
+    text (JSON for a value that is not a string). While every batch has the first one's
+    schema they go straight to the file; from the first other schema on they are spooled
+    (Arrow IPC beside the output) and the file is written again at the end, in order."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     count = 0
     writer = None
+    schemas: list[Any] = []  # the spooled tables' schemas, after the first file's
     with _atomic(out) as tmp:
+        spool_path = _temporary(out)
+        spool: Any = None
         try:
             for kind, data in batches:
-                if kind == "lines":
-                    table = pa.Table.from_pylist([json.loads(x) for x in data])
-                elif kind == "rows":
-                    table = pa.Table.from_pylist(data)
-                elif kind == "marked":
-                    table = _typed_marks(pa.Table.from_pylist(data))
-                else:
-                    table = pa.Table.from_batches([data])
+                table = _table_of(kind, data)
+                count += table.num_rows
                 if writer is None:
                     writer = pq.ParquetWriter(tmp, table.schema)
-                writer.write_table(table.cast(writer.schema))
-                count += table.num_rows
+                if spool is None and table.schema.equals(writer.schema):
+                    writer.write_table(table)
+                    continue
+                if spool is None:
+                    spool = pa.OSFile(str(spool_path), "wb")
+                with pa.ipc.new_stream(spool, table.schema) as stream:
+                    stream.write_table(table)
+                schemas.append(table.schema)
             if writer is None:  # nothing selected: an empty file with the id/text schema
                 schema = pa.schema([("id", pa.string()), ("text", pa.string())])
                 writer = pq.ParquetWriter(tmp, schema)
+            writer.close()
+            if spool is not None:
+                spool.close()
+                _rewrite_unified(tmp, spool_path, [writer.schema, *schemas], _temporary(out))
         finally:
             if writer is not None:
                 writer.close()
+            if spool is not None:
+                spool.close()
+            spool_path.unlink(missing_ok=True)
     return count
 
 
+def _temporary(out: Path) -> Path:
+    """A new empty file beside ``out`` named as :func:`remove_temporaries` finds them."""
+    fd, name = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
+    os.close(fd)
+    return Path(name)
+
+
+def _rewrite_unified(tmp: Path, spool_path: Path, schemas: list[Any], final: Path) -> None:
+    """Write ``tmp`` (Parquet) again, through ``final``, with the unified schema of
+    ``schemas``: its own batches, then the tables spooled in ``spool_path`` (one IPC
+    stream each), in order."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = unified_schema(schemas)
+    try:
+        with pq.ParquetWriter(final, schema) as writer:
+            for batch in pq.ParquetFile(tmp).iter_batches(batch_size=BATCH_ROWS):
+                writer.write_table(conform(pa.Table.from_batches([batch]), schema))
+            with pa.memory_map(str(spool_path)) as source:
+                for _ in schemas[1:]:
+                    writer.write_table(conform(pa.ipc.open_stream(source).read_all(), schema))
+        os.replace(final, tmp)
+    finally:
+        final.unlink(missing_ok=True)
+
+
+def unified_schema(schemas: Sequence[Any]) -> Any:
+    """One Arrow schema for tables of ``schemas``: every field in the order first met,
+    nullable, of the types unified by ``pyarrow.unify_schemas`` (permissive promotion), or
+    a string where they do not unify."""
+    import pyarrow as pa
+
+    types: dict[str, dict[Any, None]] = {}
+    for schema in schemas:
+        for fld in schema:
+            types.setdefault(fld.name, {})[fld.type] = None
+    fields = []
+    for name, kinds in types.items():
+        try:
+            parts = [pa.schema([(name, t)]) for t in kinds]
+            fld = pa.unify_schemas(parts, promote_options="permissive").field(0)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+            fld = pa.field(name, pa.string())
+        fields.append(fld.with_nullable(True))
+    return pa.schema(fields)
+
+
+def conform(table: Any, schema: Any) -> Any:
+    """``table`` with the fields of ``schema``: a missing field null, a column cast to the
+    field's type (as text, JSON for a value that is not a string, where a cast cannot)."""
+    import pyarrow as pa
+
+    columns = []
+    for fld in schema:
+        if fld.name not in table.column_names:
+            columns.append(pa.nulls(table.num_rows, fld.type))
+            continue
+        column = table.column(fld.name)
+        if column.type != fld.type:
+            try:
+                column = column.cast(fld.type)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+                column = pa.array([_as_text(v) for v in column.to_pylist()], fld.type)
+        columns.append(column)
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _as_text(value: Any) -> str | None:
+    """A value as a text field: a string as it is, null as null, anything else as JSON."""
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _table_of(kind: str, data: Any) -> Any:
+    """A selected batch as an Arrow table."""
+    import pyarrow as pa
+
+    if kind == "arrow":
+        return pa.Table.from_batches([data])
+    rows = [json.loads(x) for x in data] if kind == "lines" else data
+    table = _rows_table(rows)
+    return _typed_marks(table) if kind == "marked" else table
+
+
+def _rows_table(rows: list[dict[str, Any]]) -> Any:
+    """Records (dicts) as an Arrow table; a field whose values have types Arrow cannot
+    hold in one column (a number and a string) is a text column (:func:`_as_text`)."""
+    import pyarrow as pa
+
+    try:
+        return pa.Table.from_pylist(rows)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        pass
+    names = list(dict.fromkeys(k for r in rows for k in r))
+    columns = []
+    for name in names:
+        values = [r.get(name) for r in rows]
+        try:
+            columns.append(pa.array(values))
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            columns.append(pa.array([_as_text(v) for v in values], pa.string()))
+    return pa.Table.from_arrays(columns, names=names)
+
+
 def _write_csv(out: Path, batches: Iterator[_Batch]) -> int:
-    """CSV with a header row (the first batch's fields, in order), UTF-8, ``\n`` line ends."""
+    """CSV with a header row, UTF-8, ``\n`` line ends. The header is the first batch's
+    fields, in order, and then each field a later record brings (records of different
+    files, the job's id :data:`ID_FIELD`): rows written before it are given an empty cell
+    there, by writing the file again at the end when the header grew."""
     import csv
     import io
 
     count = 0
     header: list[str] | None = None
-    with _atomic(out) as tmp, _open_text_out(tmp, out) as raw:
-        f = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogatepass", newline="")
-        writer = csv.writer(f, lineterminator="\n")
-        for kind, data in batches:
-            rows = _batch_rows(kind, data)
-            if header is None:
-                header = list(dict.fromkeys(k for r in rows for k in r))
-                writer.writerow(header)
-            for row in rows:
-                extra = [k for k in row if k not in header]
-                if extra:
-                    raise ParameterError(
-                        "output",
-                        str(out),
-                        f"a .jsonl or .parquet file: a record has field {extra[0]!r}, not in "
-                        f"the CSV header {header!r}",
-                    )
-                writer.writerow([_csv_value(row.get(k)) for k in header])
-            count += len(rows)
-        if header is None:  # nothing selected: the header of the id/text schema
-            writer.writerow(["id", "text"])
-        f.flush()
-        f.detach()
+    known: set[str] = set()  # the header's fields: a set, so a wide record costs its width
+    first = 0  # the header's width as written first
+    with _atomic(out) as tmp:
+        with _open_text_out(tmp, out) as raw:
+            f = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogatepass", newline="")
+            writer = csv.writer(f, lineterminator="\n")
+            for kind, data in batches:
+                rows = _batch_rows(kind, data)
+                if header is None:
+                    header = list(dict.fromkeys(k for r in rows for k in r))
+                    known, first = set(header), len(header)
+                    writer.writerow(header)
+                for row in rows:
+                    for k in row:
+                        if k not in known:
+                            known.add(k)
+                            header.append(k)
+                    writer.writerow([_csv_value(row.get(k)) for k in header])
+                count += len(rows)
+            if header is None:  # nothing selected: the header of the id/text schema
+                writer.writerow(["id", "text"])
+            f.flush()
+            f.detach()
+        if header is not None and len(header) > first:
+            _widen_csv(tmp, out, header)
     return count
+
+
+def _widen_csv(tmp: Path, out: Path, header: list[str]) -> None:
+    """Write the CSV ``tmp`` (compressed as ``out``'s name asks) again with ``header`` in
+    place of its first row and every row given empty cells up to its width."""
+    import csv
+    import io
+
+    wide = _temporary(out)
+    try:
+        with _open_text_in(tmp, out) as src, _open_text_out(wide, out) as raw:
+            reader = csv.reader(io.TextIOWrapper(src, "utf-8", "surrogateescape", newline=""))
+            f = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape", newline="")
+            writer = csv.writer(f, lineterminator="\n")
+            limit = csv.field_size_limit()
+            csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+            try:
+                next(reader, None)
+                writer.writerow(header)
+                for row in reader:
+                    writer.writerow(row + [""] * (len(header) - len(row)))
+            finally:
+                csv.field_size_limit(limit)
+            f.flush()
+            f.detach()
+        os.replace(wide, tmp)
+    finally:
+        wide.unlink(missing_ok=True)
 
 
 def _batch_rows(kind: str, data: Any) -> list[dict[str, Any]]:

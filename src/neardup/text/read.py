@@ -306,7 +306,8 @@ def _file_document(path: Path, doc_id: str, options: ReadOptions) -> Document | 
     source = "-" if doc_id == "-" else scrub(str(path))
     limit = options.max_bytes
     try:
-        size = path.stat().st_size
+        before = path.stat()
+        size = before.st_size
         compressed = path.suffix.lower() in (".gz", ".zst", ".bz2", ".xz")
         if size > limit and not compressed:
             return Skipped(doc_id, source, "oversize", f"{size} bytes > max_bytes={limit}")
@@ -317,6 +318,13 @@ def _file_document(path: Path, doc_id: str, options: ReadOptions) -> Document | 
                 return Skipped(doc_id, source, "binary", why)
             if len(data) == SNIFF_BYTES:
                 data += f.read(limit + 1 - len(data))
+        after = path.stat()
+        if _version(after) != _version(before):
+            why = (
+                f"the file changed while it was read (size {before.st_size} ->"
+                f" {after.st_size} bytes, modified): read it again when it no longer changes"
+            )
+            return Skipped(doc_id, source, "unreadable", why)
     except (OSError, EOFError, ValueError) as exc:
         return Skipped(doc_id, source, "unreadable", f"{type(exc).__name__}: {exc}")
     except Exception as exc:  # zlib/lzma/zstandard errors on a corrupt compressed file
@@ -326,6 +334,11 @@ def _file_document(path: Path, doc_id: str, options: ReadOptions) -> Document | 
         return Skipped(doc_id, source, "oversize", f"{what} max_bytes={limit}")
     name = "" if doc_id == "-" else path.name
     return document_from_bytes(data, doc_id=doc_id, source=source, name=name, options=options)
+
+
+def _version(st: os.stat_result) -> tuple[int, int, int, int]:
+    """What tells two versions of a file apart: device, inode, size, modification time."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def _binary_head(head: bytes, name: str) -> bool:

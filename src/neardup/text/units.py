@@ -122,12 +122,14 @@ class LinesUnit:
     first_line: int
     span: tuple[str, int, int] | None = None
     weight: int = field(default=0, compare=False)
+    digest: int | None = field(default=None, compare=False)
 
     def loaded(self) -> LinesUnit:
         """This unit with its lines in ``data``.
 
         Raises:
-            OSError: the file can no longer be read, or is shorter than planned.
+            OSError: the file can no longer be read, is shorter than planned, or no longer
+                holds the bytes planned (``digest``: the span's XXH3-64 when planned).
         """
         if self.span is None:
             return self
@@ -137,6 +139,11 @@ class LinesUnit:
             data = f.read(length)
         if len(data) != length:
             raise OSError(f"{self.path} changed while it was read: {len(data)} of {length} bytes")
+        if self.digest is not None and _digest(data) != self.digest:
+            raise OSError(
+                f"{self.path} changed while it was read: bytes {offset}-{offset + length}"
+                " differ from those planned"
+            )
         return LinesUnit(self.path, self.base, data, self.first_line)
 
 
@@ -163,9 +170,11 @@ Unit = FilesUnit | LinesUnit | RecordsUnit
 
 @dataclass
 class Spool:
-    """Temporary copies of standard input, removed by :meth:`close`."""
+    """Temporary copies of standard input, removed by :meth:`close`; ``stdin``: whether
+    standard input was read into it (it can be read once: :func:`resolve_inputs`)."""
 
     paths: list[Path] = field(default_factory=list)
+    stdin: bool = False
 
     def close(self) -> None:
         for p in self.paths:
@@ -220,15 +229,26 @@ def resolve_inputs(inputs: list[str], spool: Spool) -> list[Path]:
     patterns that are not paths expanded (:func:`expand_inputs`).
 
     Standard input whose first line is a JSON object is read as JSONL, anything else as one
-    document with id ``-``.
+    document with id ``-``. It can be read once: ``-`` named twice through one ``spool``
+    (twice among the inputs, or on both sides of a job: ``dedup - --against -``) is
+    refused, since the second read would find it empty.
 
     Raises:
         InputError: an input does not exist (a pattern matches no path) or is neither a
             file nor a directory.
+        ParameterError: ``-`` named a second time.
     """
     out: list[Path] = []
     for raw in expand_inputs([os.fspath(p) for p in inputs]):
         if raw == "-":
+            if spool.stdin:
+                raise ParameterError(
+                    "input",
+                    "-",
+                    "standard input named once: it can be read only once (save it to a file "
+                    "to give it twice or on both sides)",
+                )
+            spool.stdin = True
             out.append(_spool_stdin(spool))
             continue
         path = Path(raw)
@@ -326,46 +346,95 @@ def plan_units(
     ids ``FILE:LINE``) are paths relative to the inputs' common parent
     (:func:`input_names`), or the given ``names`` (one per path: the paths are one group of
     a job's inputs, named with the others by :func:`group_names`).
+
+    A file reached through two of ``paths`` (``dedup F F``, ``dedup D D/a.jsonl``) is read
+    the first time only; the second time it is a skip row naming the first
+    (:class:`InputRepeats`), so what the job counts is what ``--kept``/``--removed`` write.
     """
-    watched: list[tuple[Path, str, int]] = []
+    watched: list[tuple[Path, str, int, tuple[int, int], bool]] = []
+    repeats = InputRepeats()
     prefixes = input_names(paths) if names is None else names
-    for path, prefix in zip(paths, prefixes, strict=True):
+    for arg, (path, prefix) in enumerate(zip(paths, prefixes, strict=True)):
         if path.is_dir():
             if is_datasets_folder(path):
                 yield from _plan_datasets(path, prefix, options)
                 continue
-            yield from _plan_tree(path, prefix, options, watched)
+            yield from _plan_tree(path, prefix, options, watched, repeats.of(arg))
         else:
             if prefix == "-" and path.suffix == ".stdin":
                 yield FilesUnit(((str(path), "-"),), _file_size(path))
+                continue
+            again = repeats.of(arg)(path, prefix)
+            if again is not None:
+                yield again
                 continue
             yield from _watched(path, prefix, input_kind(path.name), options, watched)
     yield from _grown(watched)
 
 
+class InputRepeats:
+    """Which files of a job's inputs were read already through another input argument
+    (by device and inode, so ``D/a.jsonl`` and ``./D/a.jsonl`` are one file; links inside
+    one tree are not repeats of each other)."""
+
+    def __init__(self) -> None:
+        self._first: dict[tuple[int, int], tuple[int, str]] = {}
+
+    def of(self, arg: int) -> Any:
+        """``check(file, name)`` for the files of input argument ``arg``: None the first
+        time a file is met (or when it cannot be told), else its skip row."""
+
+        def check(file: Path, name: str) -> Skipped | None:
+            try:
+                st = file.stat()
+            except OSError:
+                return None
+            first = self._first.setdefault((st.st_dev, st.st_ino), (arg, name))
+            if first[0] == arg:
+                return None
+            why = f"the same file as {first[1]}, read already: an input given twice is read once"
+            return Skipped(name, scrub(str(file)), "unsupported", why)
+
+        return check
+
+
 def _watched(
     path: Path, name: str, kind: InputKind, options: ReadOptions, watched: list[Any]
 ) -> Iterator[Unit | Skipped]:
-    """:func:`plan_file`, noting the size of an uncompressed JSONL file (read by spans up
-    to that size) for :func:`_grown`."""
+    """:func:`plan_file`, noting the file's size, modification time and inode for
+    :func:`_grown` (an uncompressed JSONL file is read by spans up to that size)."""
     size = None
-    if kind == "jsonl" and _uncompressed(path):
-        with contextlib.suppress(OSError):
-            size = path.stat().st_size
-            watched.append((path, name, size))
+    records = kind in ("jsonl", "parquet", "csv", "arrow")  # a document file: checked as read
+    with contextlib.suppress(OSError):
+        st = path.stat() if records else None
+        spans = kind == "jsonl" and _uncompressed(path)
+        if st is not None:
+            size = st.st_size if spans else None
+            watched.append((path, name, st.st_size, (st.st_ino, st.st_mtime_ns), spans))
     yield from plan_file(path, name, kind, options, size=size)
 
 
-def _grown(watched: list[tuple[Path, str, int]]) -> Iterator[Skipped]:
-    """A skip row for each planned JSONL file that grew while the job read it (lines
-    appended past its planned size are not read; a file that shrank fails its blocks).
-    Checked when every input is planned, so growth after that goes unseen."""
-    for path, name, size in watched:
+def _grown(watched: list[tuple[Path, str, int, tuple[int, int], bool]]) -> Iterator[Skipped]:
+    """A skip row for each planned record file that changed while the job read it: a JSONL
+    file read by spans that grew (lines appended past its planned size are not read), and
+    any file rewritten (another inode, size or modification time: its records may be
+    read from two versions, so the counts are not the file's; a block that no longer holds
+    the bytes planned fails on its own, :meth:`LinesUnit.loaded`). Checked when every
+    input is planned, so a change after that goes unseen here."""
+    for path, name, size, (ino, mtime), spans in watched:
         try:
-            now = path.stat().st_size
+            st = path.stat()
         except OSError:
             continue
-        if now > size:
+        now = st.st_size
+        if (st.st_ino, st.st_mtime_ns, now) != (ino, mtime, size) and not (spans and now > size):
+            why = (
+                f"the file changed while it was read (size {size} -> {now} bytes, modified"
+                f"{'' if st.st_ino == ino else ', another inode'}): its records may come from"
+                " two versions (read it again when it no longer changes)"
+            )
+            yield Skipped(name, scrub(str(path)), "unreadable", why)
+        elif now > size:
             lines = _count_newlines(path, size, now)
             why = (
                 f"the file grew from {size} to {now} bytes while it was read: the"
@@ -391,11 +460,12 @@ def _count_newlines(path: Path, start: int, end: int) -> int:
 
 
 def _plan_tree(
-    root: Path, prefix: str, options: ReadOptions, watched: list[Any]
+    root: Path, prefix: str, options: ReadOptions, watched: list[Any], again: Any
 ) -> Iterator[Unit | Skipped]:
     batch: list[tuple[str, str]] = []
     size = 0
-    for item in walk(root, options, prefix):
+    for entry in walk(root, options, prefix):
+        item = entry if isinstance(entry, Skipped) else again(*entry) or entry
         if isinstance(item, Skipped):
             if batch:  # keep path order: the files before the skip go first
                 yield FilesUnit(tuple(batch), size)
@@ -431,8 +501,18 @@ def _file_size(path: Path) -> int:
 def planned_bytes(paths: list[Path], options: ReadOptions) -> int:
     """The bytes on disk of the files :func:`plan_units` reads from ``paths`` (the total of
     the read's progress: the planner's units carry their share as ``weight``), walking the
-    trees as the planner walks them. Standard input counts by its spooled copy."""
-    return sum(_file_size(f) for path in paths for f in planned_files(path, options))
+    trees as the planner walks them (a file reached again through another input counts
+    once, as it is read once: :class:`InputRepeats`). Standard input counts by its spooled
+    copy."""
+    total = 0
+    repeats = InputRepeats()
+    for arg, path in enumerate(paths):
+        files = planned_files(path, options)
+        if not (path.is_dir() and is_datasets_folder(path)):
+            again = repeats.of(arg)
+            files = [f for f in files if again(f, "") is None]
+        total += sum(_file_size(f) for f in files)
+    return total
 
 
 def planned_files(path: Path, options: ReadOptions) -> list[Path]:
@@ -640,24 +720,27 @@ def _plan_jsonl_spans(
             size = os.fstat(f.fileno()).st_size
             size = size if planned is None else min(size, planned)
             done = 0  # bytes accounted for: a skipped line's go with the next block
-            for first, offset, length, skip in span_blocks(f, size, options.max_bytes):
+            digests: list[int | None] = []
+            for first, offset, length, skip in span_blocks(f, size, options.max_bytes, digests):
                 if skip is not None:
                     yield Skipped(f"{name}:{first}", f"{shown}:{first}", "oversize", skip)
                 else:
                     span = (str(path), offset, length)
-                    yield LinesUnit(shown, name, b"", first, span, offset + length - done)
+                    weight = offset + length - done
+                    yield LinesUnit(shown, name, b"", first, span, weight, digests[-1])
                     done = offset + length
     except _ERRORS as exc:
         yield Skipped(name, shown, "unreadable", f"{type(exc).__name__}: {exc}")
 
 
 def span_blocks(
-    f: IO[bytes], size: int, max_bytes: int
+    f: IO[bytes], size: int, max_bytes: int, digests: list[int | None] | None = None
 ) -> Iterator[tuple[int, int, int, str | None]]:
     """:func:`line_blocks` by position: ``(first line number, offset, length, None)`` of
     each block of whole lines of the seekable ``f`` (``size`` bytes), and ``(line number,
     offset, 0, reason)`` for a line over ``max_bytes`` longer than a block (read past in
-    pieces, never held).
+    pieces, never held). With ``digests``, the XXH3-64 of each block's bytes as read here
+    is appended to it before the block is yielded (None for a line longer than a block).
 
     A block ends at the last ``\\n`` within :data:`BLOCK_BYTES` (or ``max_bytes + 2``, if
     smaller) of its start; a line longer than that is a block of its own, or a skip.
@@ -668,12 +751,18 @@ def span_blocks(
     buf = bytearray(window)  # one buffer read into again and again (no fresh pages)
     while pos < size:
         if pos + window >= size:
+            if digests is not None:
+                f.seek(pos)
+                got = cast(io.BufferedIOBase, f).readinto(buf)
+                digests.append(_digest(memoryview(buf)[: min(got, size - pos)]))
             yield line, pos, size - pos, None
             return
         f.seek(pos)
         got = cast(io.BufferedIOBase, f).readinto(buf)
         cut = buf.rfind(b"\n", 0, got)
         if cut >= 0:
+            if digests is not None:
+                digests.append(_digest(memoryview(buf)[: cut + 1]))
             yield line, pos, cut + 1, None
             line += _newlines(buf, cut + 1)
             pos += cut + 1
@@ -683,8 +772,17 @@ def span_blocks(
         if _content_length(f, pos, size if nl < 0 else nl) > max_bytes:
             yield line, pos, 0, reason
         else:
+            if digests is not None:
+                digests.append(None)
             yield line, pos, stop - pos, None
         line, pos = line + 1, stop
+
+
+def _digest(data: bytes | memoryview) -> int:
+    """XXH3-64 of a block's bytes (about 10 GB/s: what a block held when planned)."""
+    import xxhash
+
+    return int(xxhash.xxh3_64_intdigest(data))
 
 
 def _newlines(buf: bytearray, n: int) -> int:
@@ -1241,8 +1339,8 @@ class UniqueIds:
         shown = ", ".join(f"{i!r} at {s}" for i, s in self.first)
         return (
             f"{self.renamed} records repeat an id seen before (first: {shown}); each was given"
-            " its place FILE:LINE as id (--kept/--removed keep the original records; use"
-            " --id-field to pick another id field)"
+            " its place FILE:LINE as id (--kept/--removed/--mark write it as the record's"
+            " field neardup_id; use --id-field to pick another id field)"
         )
 
 
@@ -1254,51 +1352,48 @@ _FIELD_PROBE = 100
 def check_fields(
     inputs: Iterable[str | os.PathLike[str]], options: ReadOptions, *, check_id: bool
 ) -> None:
-    """Refuse a text field (and, with ``check_id``, an id field) that the first record file
-    of ``inputs`` (JSONL, Parquet, CSV, Arrow, in reading order) does not have, before
-    anything is read or written. Standard input, missing inputs and document files are
-    passed over (the reader deals with them); a JSONL file counts the fields of its first
-    100 records.
+    """Refuse a text field (and, with ``check_id``, an id field) that a record file given
+    by name in ``inputs`` (JSONL, Parquet, CSV, Arrow, or a ``datasets`` folder) does not
+    have, before anything is read or written. A record file met in a directory walk is not
+    checked: without the field it is a skip row naming its fields (one per record for
+    JSONL), as any other file of a tree that is not read. Standard input, missing inputs
+    and document files are passed over (the reader deals with them); a JSONL file counts
+    the fields of its first 100 records.
 
     Raises:
         ParameterError: ``--text-field`` or ``--id-field`` naming the value, the file and
             the fields it has.
     """
-    found = _first_fields(inputs, options)
-    if found is None:
-        return
-    file, fields = found
     wanted = [("--text-field", options.text_field)]
     if check_id:
         wanted.append(("--id-field", options.id_field))
-    for flag, value in wanted:
-        if value not in fields:
-            shown = ", ".join(fields) if fields else "none"
-            raise ParameterError(flag, value, f"a field of {scrub(file)} (its fields: {shown})")
+    for file, fields in _named_fields(inputs):
+        for flag, value in wanted:
+            if value not in fields:
+                shown = ", ".join(fields) if fields else "none"
+                raise ParameterError(flag, value, f"a field of {scrub(file)} (its fields: {shown})")
 
 
-def _first_fields(
-    inputs: Iterable[str | os.PathLike[str]], options: ReadOptions
-) -> tuple[str, list[str]] | None:
+def _named_fields(inputs: Iterable[str | os.PathLike[str]]) -> Iterator[tuple[str, list[str]]]:
+    """``(file, its fields)`` of each record file named in ``inputs`` (a ``datasets``
+    folder by its first Arrow file; a quoted glob by the files it matches), when they can
+    be told."""
     for raw in expand_inputs([os.fspath(p) for p in inputs], strict=False):
         path = Path(raw)
         if raw == "-" or not path.exists():
             continue
+        found = None
         if path.is_dir() and is_datasets_folder(path):
             from neardup.text.formats import datasets_files
 
-            for entry in datasets_files(path):
-                if isinstance(entry, tuple):
-                    return _fields_of(entry[0], "arrow")
-            continue
-        files = (
-            (e[0] for e in walk(path, options) if isinstance(e, tuple)) if path.is_dir() else [path]
-        )
-        for file in files:
-            kind = input_kind(file.name)
+            first = next((e for e in datasets_files(path) if isinstance(e, tuple)), None)
+            found = None if first is None else _fields_of(first[0], "arrow")
+        elif path.is_file():
+            kind = input_kind(path.name)
             if kind in ("jsonl", "parquet", "csv", "arrow"):
-                return _fields_of(file, kind)
-    return None
+                found = _fields_of(path, kind)
+        if found is not None:
+            yield found
 
 
 def _fields_of(path: Path, kind: InputKind) -> tuple[str, list[str]] | None:
