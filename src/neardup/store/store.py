@@ -24,6 +24,13 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from neardup.errors import check_int
+from neardup.index.results import (
+    AddReport,
+    CheckResult,
+    CollectionInfo,
+    DocumentInfo,
+    DocumentPage,
+)
 from neardup.methods.base import Method
 from neardup.methods.options import OPTIONS
 from neardup.methods.registry import method_class
@@ -37,13 +44,6 @@ from neardup.store.database import Database, Tx
 from neardup.store.engine import Engines, resolve_url
 from neardup.store.lexicon import empty_lexicon_warning, query_lexicon_warning
 from neardup.store.recompute import RecomputeReport
-from neardup.store.results import (
-    AddReport,
-    CheckResult,
-    CollectionInfo,
-    DocumentInfo,
-    DocumentPage,
-)
 from neardup.text.types import Document, Skipped
 
 if TYPE_CHECKING:
