@@ -13,9 +13,8 @@ from neardup.index.results import (
     DocumentPage,
     Match,
 )
-from neardup.store.bound import StoreCollection
 from neardup.store.engine import default_url, resolve_url
-from neardup.store.store import Store
+from neardup.store.store import Store, StoreCollection
 
 __all__ = [
     "AddReport",
