@@ -25,7 +25,6 @@ from neardup.job.prepare import (
     prepare_documents,
     prepare_stream,
     prepare_unit,
-    repeated_ids,
     screen,
     shingle_texts,
     uses_token_fingerprints,
@@ -257,9 +256,7 @@ def test_screen_gives_the_rules_as_values() -> None:
     bad = (1, Skipped("x", "srcx", "unreadable", "malformed JSON"))
     ready = prepare_documents(docs, config, positions=[0, 2, 3, 4, 5], skipped=[bad])
     assert ready.items == 6 and ready.long.tolist() == [True, True, False, False, True]
-    seen: set[str] = set()
-    out = screen(ready, repeated_ids(ready.ids, seen))
-    assert seen == {"d0", "d1", "d2", "d3"}
+    out = screen(ready, np.array([False, False, False, False, True]))  # the second d0
     assert out.accepted.tolist() == [0, 1] and out.take.tolist() == [0, 1]
     assert [(s.id, s.reason, s.detail) for s in out.skip_rows(ready)] == [
         ("x", "unreadable", "malformed JSON"),
@@ -267,7 +264,7 @@ def test_screen_gives_the_rules_as_values() -> None:
         ("d3", "too-short", "0 canonical tokens < min_tokens=3"),
         ("d0", "unreadable", "duplicate document id"),
     ]
-    again = screen(ready, repeated_ids(ready.ids, seen))  # every id came before
+    again = screen(ready, np.ones(5, dtype=bool))  # every id came before
     assert again.accepted.size == 0 and len(again.repeated) == 5
 
 

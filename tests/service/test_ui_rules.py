@@ -152,7 +152,7 @@ def test_verified_collections_show_the_value_that_decided(store: Store, client: 
 
 
 def _stats(method: str, **kw: object) -> dict[str, object]:
-    from neardup.store.methods import creation_params
+    from neardup.index.methods import creation_params
 
     params, canonical = creation_params(method, {}, 0.5)
     base = {"method": method, "decision": "own", "measure": "resemblance", "threshold": 0.5}

@@ -13,13 +13,12 @@ import numpy as np
 import pytest
 from sqlalchemy import text
 
+from neardup.index.methods import build_method
 from neardup.methods.base import Prepared
 from neardup.methods.corpus_stats import CorpusStatistics
-from neardup.methods.keys import key_rows
+from neardup.methods.keys import key_rows, slot_keys
 from neardup.methods.tfridf import TFRIDF, crc_signature
 from neardup.store import Store
-from neardup.store import methods as store_methods
-from neardup.store.methods import build_method
 from neardup.store.recompute import TermCounts
 from neardup.text.types import Document
 from shared_data import load_docs
@@ -144,8 +143,8 @@ def test_slot_keys_vectorised_equal_per_document() -> None:
     for dtype, size in ((np.uint32, 1), (np.uint64, 4), (np.uint8, 60)):
         payloads = [rng.integers(0, 3, size=size).astype(dtype) for _ in range(30)]
         payloads[4][:] = 0
-        stacked = store_methods.slot_keys(payloads)
-        loop = store_methods.slot_keys([*payloads, np.zeros(2 * size, dtype)])  # per document
+        stacked = slot_keys(payloads)
+        loop = slot_keys([*payloads, np.zeros(2 * size, dtype)])  # per document
         n = stacked.key.size
         assert np.array_equal(stacked.row, loop.row[:n])
         assert np.array_equal(stacked.band, loop.band[:n])

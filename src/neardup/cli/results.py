@@ -218,14 +218,6 @@ def write_jsonl(fh: IO[str], result: Any) -> int:
     return write_lines(fh, jsonl_lines(result))
 
 
-def summary_only(summary: dict[str, Any], out_dir: str | None, fmt: str) -> str:
-    """JSON for a run whose pairs and clusters are only in files (``--engine dask``)."""
-    files = {} if out_dir is None else {"out": str(out_dir)}
-    if fmt == "jsonl":
-        return json.dumps({"type": "summary", **summary, **files}, ensure_ascii=False) + "\n"
-    return json.dumps({"summary": summary, **files}, ensure_ascii=False, indent=2) + "\n"
-
-
 def skipped_lines(skipped: Sequence[Any], out_dir: str | None, *, examples: int = 3) -> list[str]:
     """What the console says of skipped inputs: one line per reason with its count and the
     first ``examples`` ids, most frequent reason first, then where every row is.

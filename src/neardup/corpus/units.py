@@ -15,14 +15,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
 
 import xxhash
 
 from neardup.errors import check_choice
 from neardup.text.canonical import normalize
 
-UnitKind = Literal["line", "paragraph"]
 UNIT_KINDS: tuple[str, ...] = ("line", "paragraph")
 
 #: Separators: a newline; a blank line (a newline, spaces, a newline) and the whitespace after.

@@ -48,7 +48,7 @@ METHOD_LABELS: dict[str, str] = {
 def collection_methods() -> tuple[str, ...]:
     """The registered methods that can back a collection (they have index keys), the
     default (:data:`DEFAULT_METHOD`) first, the others in registry order."""
-    from neardup.store.methods import collection_methods as indexable
+    from neardup.index.methods import collection_methods as indexable
 
     return tuple(sorted(indexable(), key=lambda n: n != DEFAULT_METHOD))
 

@@ -25,7 +25,7 @@ anchor words) and every containment job are decided over the whole corpus in one
 from __future__ import annotations
 
 from neardup.methods.base import Method
-from neardup.methods.registry import method_class, method_classes
+from neardup.methods.registry import method_class
 
 
 def set_keys(meth: Method) -> str | None:
@@ -74,11 +74,6 @@ def group_limit(meth: Method) -> int | None:
     if set_keys(meth) is not None:
         return int(getattr(meth, "max_df"))  # noqa: B009 (a ShingleMethod field)
     return meth.group_limit
-
-
-def dask_methods() -> tuple[str, ...]:
-    """Names of the registered methods the Dask engine runs by key (built-ins first)."""
-    return tuple(cls.name for cls in method_classes() if cls.capabilities.groups_by_key)
 
 
 def check_dask_options(method: str, measure: str) -> None:

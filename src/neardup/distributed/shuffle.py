@@ -103,8 +103,3 @@ def shuffle(
             client.submit(combiner, j, *own, *combine_args, *pieces, key=f"{name}-out-{uid}-{j}")
         )
     return outs
-
-
-def combine_concat(j: int, *pieces: Table) -> Table:
-    """Combiner that just concatenates the pieces (in input order)."""
-    return concat(pieces)

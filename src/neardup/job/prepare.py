@@ -19,8 +19,8 @@ prepare documents here:
 3. :func:`screen`: the too-short and repeated-id rules as values (:class:`Outcomes`): which
    documents are accepted, and the ``Skipped`` rows of the others. Whether an id is
    repeated depends on the documents before it in the whole input, so the executor says it
-   (:func:`repeated_ids` for executors that see the units in order; the Dask engine finds
-   repeated ids by a shuffle).
+   (:func:`claim_ids` renames repeated ids for executors that see the units in order, then
+   :func:`no_repeats`; the Dask engine finds repeated ids by a shuffle).
 """
 
 from __future__ import annotations
@@ -49,7 +49,6 @@ __all__ = [
     "prepare_documents",
     "prepare_stream",
     "prepare_unit",
-    "repeated_ids",
     "screen",
     "shingle_texts",
     "uses_token_fingerprints",
@@ -490,21 +489,6 @@ def no_repeats(prepared: PreparedDocuments) -> np.ndarray:
     """bool (d,), all False: the repeated-id mask of a batch whose ids were claimed
     (:func:`claim_ids`), for :func:`screen`."""
     return np.zeros(len(prepared.ids), dtype=bool)
-
-
-def repeated_ids(ids: Sequence[str], seen: set[str]) -> np.ndarray:
-    """bool (d,): which of ``ids`` came before (in ``seen``, or earlier in ``ids``);
-    ``seen`` gains the others. The common case (every id new) is decided at C speed."""
-    if seen.isdisjoint(ids) and len(set(ids)) == len(ids):
-        seen.update(ids)
-        return np.zeros(len(ids), dtype=bool)
-    out = np.zeros(len(ids), dtype=bool)
-    for k, doc_id in enumerate(ids):
-        if doc_id in seen:
-            out[k] = True
-        else:
-            seen.add(doc_id)
-    return out
 
 
 def screen(prepared: PreparedDocuments, repeated: np.ndarray) -> Outcomes:

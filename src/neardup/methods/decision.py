@@ -251,16 +251,3 @@ def own_accepts(method: Any, score: np.ndarray, threshold: float) -> np.ndarray:
 def own_label(method: Any, measure: str, threshold: float) -> str:
     """The method's own rule in a few words with its bar (:meth:`DecisionRule.describe`)."""
     return rule_of(method).describe(method, measure, threshold)
-
-
-def check_decision(decision: str | None) -> str | None:
-    """Validate an optional decision mode (``None`` = the method's default).
-
-    Raises:
-        ParameterError: not ``own``, ``verified`` or ``None``.
-    """
-    if decision is None:
-        return None
-    if not isinstance(decision, str):
-        raise ParameterError("decision", decision, "own or verified")
-    return check_choice("decision", decision, DECISIONS)

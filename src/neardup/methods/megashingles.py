@@ -186,11 +186,6 @@ class Megashingles(MethodBase):
         """The ``num_maps`` injective maps (``MinHasher(scheme="perm")``)."""
         return MinHasher(num_perm=self.num_maps, seed=self.seed + 1, scheme="perm")
 
-    @property
-    def num_megashingles(self) -> int:
-        """``s(s-1)/2`` mega-shingles per document (15 for ``s = 6``)."""
-        return self.supershingles * (self.supershingles - 1) // 2
-
     def params(self) -> dict[str, Any]:
         """JSON-ready parameters (recorded in signatures)."""
         return {

@@ -11,7 +11,7 @@ API's ``POST /collections``) its name, default, constraint (the types of
   value and what is allowed) from each;
 * the API's request fields (:func:`neardup.service.api.option_field`: ranges, choices,
   defaults and descriptions in the OpenAPI schema; a bad value is a 422 naming the field);
-* the command line's help texts and choices (:func:`cli_help`).
+* the command line's help texts and choices (:mod:`neardup.cli.options`).
 
 Only :mod:`neardup.errors` and :mod:`neardup.methods.params` are imported (no numpy): the
 command line reads this table at start-up.
@@ -162,13 +162,3 @@ def validate_options(owner: object, names: Iterable[str]) -> None:
         ParameterError: as :func:`check_options`.
     """
     check_options(**{name: getattr(owner, name) for name in names})
-
-
-def cli_help(name: str) -> str:
-    """The ``--help`` text of option ``name``."""
-    return OPTIONS[name].help
-
-
-def describe_options(names: Iterable[str] = tuple(OPTIONS)) -> dict[str, dict[str, Any]]:
-    """JSON-ready options: name -> :meth:`OptionSpec.as_dict`."""
-    return {name: OPTIONS[name].as_dict() for name in names}

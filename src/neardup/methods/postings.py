@@ -32,10 +32,3 @@ def posting_candidates(sets: ShingleSets, *, max_df: int | None = 2000) -> np.nd
     starts, sizes = group_bounds(sets.values[order])
     pairs = pairs_in_groups(doc[order], starts, sizes, max_group=max_df)
     return unique_pairs(pairs, len(sets))
-
-
-def shared_counts(sets: ShingleSets, pairs: np.ndarray) -> np.ndarray:
-    """Number of shared fingerprints for each candidate pair (exact; see measures)."""
-    from neardup.methods.measures import intersection_sizes
-
-    return intersection_sizes(sets, pairs)

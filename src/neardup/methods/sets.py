@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from neardup._array import U64, distinct_order, group_bounds, seg_arange, sort_by_owner
+from neardup._array import U64, distinct_order, seg_arange, sort_by_owner
 from neardup.errors import check_int
 
 #: Fingerprints hashed at a time by :meth:`ShingleSets.content_keys` (bounds its memory).
@@ -182,16 +182,3 @@ class ShingleSets:
             hi = min(max(hi, lo + 1), n)
             yield lo, hi
             lo = hi
-
-
-def group_equal_sets(sets: ShingleSets) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Groups of documents whose sets are identical (exact duplicates).
-
-    Returns:
-        ``(members, starts, sizes)`` as for :func:`neardup._array.pairs_in_groups`,
-        members sorted by key then document index; singletons included.
-    """
-    key = sets.content_keys()
-    order = np.lexsort((np.arange(key.size), key))
-    starts, sizes = group_bounds(key[order])
-    return order.astype(np.int64), starts, sizes

@@ -356,11 +356,6 @@ class SuffixAutomaton:
         link[cur] = clone
         return cur
 
-    @property
-    def num_states(self) -> int:
-        """Number of states (at most ``2n - 1`` for ``n >= 2``)."""
-        return len(self._len)
-
     def match(self, t: Sequence[int]) -> tuple[list[int], list[int]]:
         """Matching statistics of ``t``: for each end position ``j``, the longest match.
 
@@ -549,15 +544,6 @@ class SentenceStrings:
     codes: np.ndarray
     terms: np.ndarray
     offsets: np.ndarray
-
-    @classmethod
-    def from_list(cls, items: Sequence[SentenceString]) -> SentenceStrings:
-        """Concatenate per-document strings."""
-        sizes = np.fromiter((len(s) for s in items), np.int64, count=len(items))
-        offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        codes = np.concatenate([s.codes for s in items]) if items else np.zeros(0, U64)
-        terms = np.concatenate([s.terms for s in items]) if items else np.zeros(0, U64)
-        return cls(codes.astype(U64), terms.astype(U64), offsets)
 
     @property
     def sizes(self) -> np.ndarray:

@@ -167,23 +167,17 @@ def _group_extent(
 _Shared = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
-def sentence_similarity(
-    ta: Tokens, tb: Tokens
+def _similarity(
+    ba: _Bags, bb: _Bags, n_a: int, n_b: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, _Shared]:
-    """Sentence pairs sharing a content stem, with their tf-idf cosine and Dice coefficient.
+    """Sentence pairs sharing a content stem, with their tf-idf cosine and Dice coefficient,
+    from the bags of ``n_a`` and ``n_b`` sentences.
 
     Returns:
         ``(i, j, cosine, dice, shared)``: sentence numbers in A and B (int64 (q,)), the two
         similarities (float64 (q,), in [0, 1]) and, for :func:`_shared_boxes`, the shared
         stems: A's and B's bag rows and the pair each belongs to (int64 (e,) each).
     """
-    return _similarity(_bags(ta), _bags(tb), ta.sentences, tb.sentences)
-
-
-def _similarity(
-    ba: _Bags, bb: _Bags, n_a: int, n_b: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, _Shared]:
-    """:func:`sentence_similarity` of the bags of ``n_a`` and ``n_b`` sentences."""
     empty = np.zeros(0, np.int64)
     nothing = (empty, empty, empty.astype(float), empty.astype(float), (empty,) * 3)
     if ba.stem.size == 0 or bb.stem.size == 0:

@@ -136,7 +136,7 @@ def _own_bar(stats: Mapping[str, Any], rule: DecisionRule) -> float | None:
     if rule.threshold_free:
         return None
     try:
-        from neardup.store.methods import build_method
+        from neardup.index.methods import build_method
 
         meth = build_method(str(stats["method"]), dict(stats["params"]), dict(stats["canonical"]))
         return own_threshold(meth, float(stats["threshold"]))

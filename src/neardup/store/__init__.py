@@ -5,9 +5,7 @@ them;
 Romanov 2019 builds the service around a PostgreSQL database. :class:`Store` is the entry point.
 """
 
-from neardup.store.bound import StoreCollection
-from neardup.store.engine import default_url, resolve_url
-from neardup.store.results import (
+from neardup.index.results import (
     AddReport,
     CheckResult,
     CollectionInfo,
@@ -15,7 +13,8 @@ from neardup.store.results import (
     DocumentPage,
     Match,
 )
-from neardup.store.store import Store
+from neardup.store.engine import default_url, resolve_url
+from neardup.store.store import Store, StoreCollection
 
 __all__ = [
     "AddReport",

@@ -25,6 +25,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from neardup.errors import UsageError
 from neardup.index.codec import MAX_TERM_BYTES, content_hash, term_key
 from neardup.index.collection import chunks, screen
+from neardup.index.results import AddReport, CollectionInfo, SkippedDoc
 from neardup.methods.base import Method
 from neardup.store import schema as s
 from neardup.store.bulk import (
@@ -37,7 +38,6 @@ from neardup.store.bulk import (
 )
 from neardup.store.catalog import mark_dirty
 from neardup.store.database import Database
-from neardup.store.results import AddReport, CollectionInfo, SkippedDoc
 from neardup.text.types import Document, Skipped
 from neardup.text.units import UniqueIds
 

@@ -32,15 +32,15 @@ from typing import Any
 import numpy as np
 from sqlalchemy import Connection
 
-from neardup.methods.base import Method, Prepared
-from neardup.store.codec import encode_sets, encode_text, fingerprint_shift, scrub
-from neardup.store.methods import (
+from neardup.index.methods import (
     KeyRows,
     collection_keys,
     keeps_signature,
     signs_at_add,
     signs_from_sets,
 )
+from neardup.methods.base import Method, Prepared
+from neardup.store.codec import encode_sets, encode_text, fingerprint_shift, scrub
 from neardup.text.types import Document
 
 _PG_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)

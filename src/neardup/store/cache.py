@@ -11,10 +11,10 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from neardup.index.methods import build_method
+from neardup.index.results import CollectionInfo
 from neardup.methods.base import Method
 from neardup.store.catalog import dumps
-from neardup.store.methods import build_method
-from neardup.store.results import CollectionInfo
 
 #: Collections whose parsed row and method a check keeps (cleared when full).
 CHECKED_MAX = 256

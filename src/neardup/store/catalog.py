@@ -18,6 +18,8 @@ from neardup.errors import (
     NeardupError,
     ParameterError,
 )
+from neardup.index.methods import build_method, creation_params
+from neardup.index.results import CollectionInfo
 from neardup.methods.base import Method
 from neardup.methods.decision import resolve_decision
 from neardup.methods.options import check_options
@@ -25,9 +27,7 @@ from neardup.methods.registry import method_class
 from neardup.store import schema as s
 from neardup.store.database import Database, utc
 from neardup.store.errors import CollectionExists, CollectionNotFound
-from neardup.store.methods import build_method, creation_params
 from neardup.store.recompute import RecomputeReport, recompute
-from neardup.store.results import CollectionInfo
 from neardup.store.sizes import table_bytes
 
 _NAME_MAX = 200

@@ -18,6 +18,8 @@ from sqlalchemy import Connection
 from neardup._array import sorted_unique
 from neardup.decide import Decision
 from neardup.errors import check_int
+from neardup.index.methods import build_method
+from neardup.index.results import CheckResult, CollectionInfo
 from neardup.index.verify import Candidate, Query, check_k, select, verify
 from neardup.methods.base import Method
 from neardup.store.cache import MethodCache
@@ -26,9 +28,7 @@ from neardup.store.codec import decode_set, shown_title
 from neardup.store.database import Database
 from neardup.store.errors import CollectionNotFound
 from neardup.store.lookup import candidates, collection_row
-from neardup.store.methods import build_method
 from neardup.store.recompute import load_stats
-from neardup.store.results import CheckResult, CollectionInfo
 
 
 def check(

@@ -24,6 +24,8 @@ from sqlalchemy import (
 
 from neardup.errors import NeardupError
 from neardup.index.codec import bad_doc_id
+from neardup.index.methods import collection_keys, signs_at_add, signs_from_sets, slot_keys
+from neardup.index.results import CollectionInfo, DocumentInfo, DocumentPage
 from neardup.methods.base import Method, Prepared, Signature
 from neardup.store import schema as s
 from neardup.store.cache import MethodCache
@@ -31,8 +33,6 @@ from neardup.store.catalog import collection_info, mark_dirty
 from neardup.store.codec import decode_text, set_size, shown_title
 from neardup.store.database import Database, utc
 from neardup.store.errors import DocumentNotFound, TextNotStored
-from neardup.store.methods import collection_keys, signs_at_add, signs_from_sets, slot_keys
-from neardup.store.results import CollectionInfo, DocumentInfo, DocumentPage
 
 _DELETE_INDEX_KEYS = text(
     "DELETE FROM nd_index WHERE collection_id = :c AND key IN :keys AND document_id = :d"

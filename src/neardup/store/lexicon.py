@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from sqlalchemy import text
 
+from neardup.index.results import CollectionInfo
 from neardup.methods.base import Method, Prepared
 from neardup.methods.keys import key_rows
 from neardup.methods.registry import method_class
 from neardup.store.database import Database
-from neardup.store.results import CollectionInfo
 
 _ANY_DOCUMENT = "SELECT 1 FROM nd_documents WHERE collection_id = :c LIMIT 1"
 _ANY_KEY = (

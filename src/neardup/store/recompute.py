@@ -130,10 +130,6 @@ class TermCounts:
         ``doc_ids``)."""
         return TermBags(self.names, self.row_doc, self.row_term, self.row_count, len(self.doc_ids))
 
-    def group_starts(self) -> np.ndarray:
-        """int64 (n + 1,): rows of document ``i`` are ``starts[i]:starts[i + 1]``."""
-        return np.searchsorted(self.row_doc, np.arange(len(self.doc_ids) + 1)).astype(np.int64)
-
 
 def load_stats(conn: Connection, collection_id: int) -> tuple[DbStats, dict[int, str]]:
     """The collection's statistics and its term-id -> term map."""
@@ -267,11 +263,6 @@ def write_counts(conn: Connection, collection_id: int, counts: TermCounts) -> Db
     dfs = {names[i]: int(df[i]) for i in live.tolist()}
     cfs = {names[i]: int(cf[i]) for i in live.tolist()}
     return DbStats(len(counts.doc_ids), dfs, cfs)
-
-
-def recompute_counts(conn: Connection, collection_id: int) -> DbStats:
-    """Rebuild ``df``/``cf`` of the collection's terms set-wise; returns the statistics."""
-    return write_counts(conn, collection_id, read_counts(conn, collection_id))
 
 
 def recompute(conn: Connection, collection_id: int, meth: Method) -> RecomputeReport:

@@ -15,6 +15,9 @@ transaction, deleted with it) and read back by :meth:`Store.document_text`.
 :mod:`~neardup.store.catalog`, :mod:`~neardup.store.adding` (``add``),
 :mod:`~neardup.store.documents` (read, remove), :mod:`~neardup.store.check`,
 :mod:`~neardup.store.codec` (stored texts and sets) and :mod:`~neardup.store.cache`.
+:class:`StoreCollection` is one collection of a :class:`Store` bound to its name: the SQLite
+and PostgreSQL backends of the collection API (:class:`neardup.index.collection.Collection`),
+beside the memory backend :class:`neardup.Index`.
 """
 
 from __future__ import annotations
@@ -24,12 +27,18 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from neardup.errors import check_int
+from neardup.index.results import (
+    AddReport,
+    CheckResult,
+    CollectionInfo,
+    DocumentInfo,
+    DocumentPage,
+)
 from neardup.methods.base import Method
 from neardup.methods.options import OPTIONS
 from neardup.methods.registry import method_class
 from neardup.store import adding, catalog, check, documents
 from neardup.store.adding import DEFAULT_BATCH
-from neardup.store.bound import StoreCollection
 from neardup.store.cache import MethodCache
 from neardup.store.catalog import collection_info
 from neardup.store.codec import TEXT_FORMAT, content_hash, decode_text, encode_text, scrub
@@ -37,20 +46,21 @@ from neardup.store.database import Database, Tx
 from neardup.store.engine import Engines, resolve_url
 from neardup.store.lexicon import empty_lexicon_warning, query_lexicon_warning
 from neardup.store.recompute import RecomputeReport
-from neardup.store.results import (
-    AddReport,
-    CheckResult,
-    CollectionInfo,
-    DocumentInfo,
-    DocumentPage,
-)
 from neardup.text.types import Document, Skipped
 
 if TYPE_CHECKING:
     from neardup.store.maintenance import VacuumReport
 
 
-__all__ = ["TEXT_FORMAT", "Store", "content_hash", "decode_text", "encode_text", "scrub"]
+__all__ = [
+    "TEXT_FORMAT",
+    "Store",
+    "StoreCollection",
+    "content_hash",
+    "decode_text",
+    "encode_text",
+    "scrub",
+]
 
 
 class Store:
@@ -356,3 +366,51 @@ class Store:
 
     def _read(self) -> Tx:
         return self._db.read()
+
+
+class StoreCollection:
+    """Collection ``name`` of ``store``: ``add`` / ``check`` / ``remove`` / ``get`` /
+    ``len`` without the name (:meth:`neardup.Store.open_collection` makes one).
+
+    Every call is the :class:`~neardup.store.Store` method of the same name on this
+    collection, with its arguments, results and errors (``CollectionNotFound`` once the
+    collection is deleted).
+    """
+
+    def __init__(self, store: Store, name: str) -> None:
+        self.store = store
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"StoreCollection({self.store.url!r}, {self.name!r})"
+
+    @property
+    def info(self) -> CollectionInfo:
+        """The collection's configuration (:meth:`Store.collection`)."""
+        return self.store.collection(self.name)
+
+    def add(
+        self,
+        items: Iterable[Document | Skipped],
+        *,
+        batch_size: int = DEFAULT_BATCH,
+        on_batch: Callable[[AddReport], None] | None = None,
+        **options: Any,
+    ) -> AddReport:
+        """:meth:`Store.add` to this collection."""
+        return self.store.add(self.name, items, batch_size=batch_size, on_batch=on_batch, **options)
+
+    def check(self, text_: str, *, limit: int = 100, k: int | None = None) -> CheckResult:
+        """:meth:`Store.check` against this collection."""
+        return self.store.check(self.name, text_, limit=limit, k=k)
+
+    def remove(self, doc_id: str) -> None:
+        """:meth:`Store.remove` from this collection."""
+        self.store.remove(self.name, doc_id)
+
+    def get(self, doc_id: str) -> DocumentInfo:
+        """:meth:`Store.document` of this collection."""
+        return self.store.document(self.name, doc_id)
+
+    def __len__(self) -> int:
+        return self.store.documents(self.name, limit=1).total
