@@ -166,7 +166,7 @@ def test_openapi_fuzz_finds_no_server_error(db_url: str) -> None:
     from neardup.text.types import Document
 
     store = Store(db_url)
-    store.create_collection(unique("fuzz"), threshold=0.5)
+    store.create_collection(unique("fuzz"), "minhash-lsh", threshold=0.5)
     store.create_collection(unique("lex"), "tf-ridf", threshold=0.5)
     fuzz = store.collections()[-2].name
     store.add(fuzz, [Document("d1", TEXT)])

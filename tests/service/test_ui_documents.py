@@ -35,7 +35,7 @@ def _client(store: Store, token: str | None = None) -> TestClient:
 
 def test_upload_and_remove_need_the_token_and_same_origin(store: Store) -> None:
     name = unique()
-    store.create_collection(name)
+    store.create_collection(name, "minhash-lsh")
     story = STORY.read_bytes()
     files = [("files", ("Ванька.txt", story, "text/plain"))]
     with _client(store, token=TOKEN) as c:
@@ -74,7 +74,7 @@ def test_upload_and_remove_need_the_token_and_same_origin(store: Store) -> None:
 
 def test_jsonl_upload_adds_records_and_pages(store: Store) -> None:
     name = unique()
-    store.create_collection(name)
+    store.create_collection(name, "minhash-lsh")
     words = STORY.read_text("utf-8").split() * 4  # 60 windows of 80 words
     rows = [{"id": f"r{i:02d}", "text": " ".join(words[i * 40 : i * 40 + 80])} for i in range(60)]
     body = "\n".join(json.dumps(r, ensure_ascii=False) for r in rows).encode()
@@ -114,7 +114,7 @@ def test_the_forms_close_their_uploads_temporary_files(
 
     monkeypatch.setattr(formparsers, "SpooledTemporaryFile", Recorded)
     name = unique()
-    store.create_collection(name)
+    store.create_collection(name, "minhash-lsh")
     files = [("files", ("Ванька.txt", STORY.read_bytes(), "text/plain"))]
     with _client(store, token=TOKEN) as c:
         refused = c.post(f"/collections/{name}/upload", files=files)

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
+from neardup.methods.options import DEFAULT_COLLECTION_METHOD
 from neardup.cli.options import (
     MAX_BYTES,
     MEASURE,
@@ -78,7 +79,12 @@ def _print_json(obj: Any) -> None:
 @collection_app.command("create")
 def create(
     name: Annotated[str, typer.Argument(help="Collection name (unique).")],
-    method: Annotated[str, typer.Option("--method", "-m", help="Method.")] = "minhash-lsh",
+    method: Annotated[
+        str,
+        typer.Option(
+            "--method", "-m", help="Method (default: tf-ridf, the TF-RIDF signature of Romanov 2019)."
+        ),
+    ] = DEFAULT_COLLECTION_METHOD,
     param: Annotated[
         list[str] | None, typer.Option("--param", "-p", help="Method parameter KEY=VALUE.")
     ] = None,

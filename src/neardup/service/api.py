@@ -222,7 +222,12 @@ class CollectionIn(_Body):
     """A collection to create."""
 
     name: str = Field(min_length=1, max_length=200, pattern=r"^[^/\x00-\x1f\x7f]+$")
-    method: str = Field(default="minhash-lsh", max_length=64)
+    method: str = Field(
+        default=DEFAULT_METHOD,
+        max_length=64,
+        description="Registry name of the method; default tf-ridf, the TF-RIDF signature "
+        "of Romanov 2019 (the default of every collection).",
+    )
     params: Annotated[dict[str, int | float | str | bool | None], BeforeValidator(_small_map)] = (
         Field(default_factory=dict)
     )
@@ -274,6 +279,13 @@ class LibraryIn(_Body):
         ),
     )
     threshold: float = option_field("threshold")
+    morphology: str | None = Field(
+        default=None,
+        pattern="^(none|stem|lemma)$",
+        description="Word forms of a collection created here: none, stem or lemma "
+        "(pymorphy3, Russian, as Romanov 2019 lemmatizes); default: the method's own.",
+        json_schema_extra={"enum": ["none", "stem", "lemma", None]},
+    )
 
 
 class CheckIn(_Body):
@@ -635,6 +647,7 @@ def _library_routes(
                 collection=body.collection,
                 method=body.method,
                 threshold=body.threshold,
+                morphology=body.morphology,
             )
         )
         wake()

@@ -61,6 +61,14 @@ ACTIVE = ("link search", "pattern detection", "in work")
 #: Matches shown side by side (the others are listed with their scores).
 SIDE_BY_SIDE = 5
 _SPLIT = re.compile(r"[,\n\r]+")
+#: The word-form choices of the forms creating a collection (value, label); ``""``: the
+#: method's own canonical form.
+MORPHOLOGY_CHOICES = (
+    ("", "the method's own (TF-RIDF: stems)"),
+    ("none", "none: words as written"),
+    ("stem", "stem: Snowball stems"),
+    ("lemma", "lemma: pymorphy3 lemmas (Russian, as Romanov 2019)"),
+)
 
 
 @dataclass(slots=True)
@@ -90,6 +98,7 @@ def install(api: FastAPI, state: UiState) -> None:
     api.mount("/static", StaticFiles(directory=web.STATIC), name="static")
     _queue_routes(api, state)
     _check_routes(api, state)
+    _collection_routes(api, state)
     _document_routes(api, state)
 
 
@@ -111,6 +120,7 @@ def _queue_routes(api: FastAPI, state: UiState) -> None:
         async with request.form() as form:  # closes its uploads' temporary files
             values = {k: str(form.get(k, "")) for k in ("url", "clarifications", "collection")}
             values["method"] = str(form.get("method", "")) or DEFAULT_METHOD
+            values["morphology"] = str(form.get("morphology", ""))
             status, denied = _check_token(state, request, form)
             if denied:
                 return await _queue_page(request, state, status, error=denied, values=values)
@@ -172,7 +182,10 @@ def _add_library(queue: CrawlQueue, values: Mapping[str, str]) -> LibraryStatus:
     clarifications = [c.strip() for c in _SPLIT.split(values["clarifications"]) if c.strip()]
     collection = values["collection"].strip() or None
     method = values.get("method", "").strip() or DEFAULT_METHOD
-    return queue.add(url, clarifications, collection=collection, method=method)
+    morphology = values.get("morphology", "").strip() or None
+    return queue.add(
+        url, clarifications, collection=collection, method=method, morphology=morphology
+    )
 
 
 async def _queue_page(
@@ -191,8 +204,15 @@ async def _queue_page(
         form_error=error if values is not None else "",
         banner_error=error if values is None else "",
         values=values
-        or {"url": "", "clarifications": "", "collection": "", "method": DEFAULT_METHOD},
+        or {
+            "url": "",
+            "clarifications": "",
+            "collection": "",
+            "method": DEFAULT_METHOD,
+            "morphology": "",
+        },
         method_options=[(m, method_label(m)) for m in collection_methods()],
+        morphologies=MORPHOLOGY_CHOICES,
         default_method=DEFAULT_METHOD,
         notice=_notice(request),
         need_token=_need_token(state, request),
@@ -382,8 +402,16 @@ async def collection_page(request: Request, state: UiState, name: str) -> HTMLRe
     return await _documents_view(request, state, name, about)
 
 
-async def collections_page(request: Request, state: UiState) -> HTMLResponse:
-    """All collections with their method, documents and library."""
+async def collections_page(
+    request: Request,
+    state: UiState,
+    status: int = 200,
+    *,
+    error: str = "",
+    values: Mapping[str, str] | None = None,
+) -> HTMLResponse:
+    """All collections with their method, documents and library, and the form creating
+    one (its ``error`` and submitted ``values`` when it was refused)."""
 
     def rows() -> list[dict[str, Any]]:
         out = []
@@ -393,7 +421,69 @@ async def collections_page(request: Request, state: UiState) -> HTMLResponse:
                 out.append(about)
         return out
 
-    return web.render(request, "collections.html", rows=await run_in_threadpool(rows))
+    from neardup.methods.options import OPTIONS
+
+    return web.render(
+        request,
+        "collections.html",
+        status,
+        rows=await run_in_threadpool(rows),
+        form_error=error,
+        values=values
+        or {"name": "", "method": DEFAULT_METHOD, "threshold": "", "morphology": ""},
+        method_options=[(m, method_label(m)) for m in collection_methods()],
+        default_method=DEFAULT_METHOD,
+        default_threshold=OPTIONS["threshold"].default,
+        morphologies=MORPHOLOGY_CHOICES,
+        need_token=_need_token(state, request),
+        csrf=csrf_token(state, request),
+    )
+
+
+def _create_collection(store: Store, values: Mapping[str, str]) -> Any:
+    """Create the collection the form describes, validated by the store as ``POST
+    /collections`` is (name, method, threshold, canonical form).
+
+    Raises:
+        InputError: no name.
+        ParameterError, UnsupportedMethod: a value is not allowed.
+        CollectionExists: the name is taken.
+    """
+    from neardup.errors import ParameterError
+    from neardup.methods.options import OPTIONS
+
+    name = values["name"].strip()
+    if not name:
+        raise InputError("enter the new collection's name")
+    raw = values["threshold"].strip()
+    try:
+        threshold = float(raw) if raw else OPTIONS["threshold"].default
+    except ValueError:
+        raise ParameterError("threshold", raw, "a number in (0, 1]") from None
+    morphology = values["morphology"].strip()
+    params = {"canonical": {"morphology": morphology}} if morphology else None
+    method = values["method"].strip() or DEFAULT_METHOD
+    return store.create_collection(name, method, params, threshold=threshold)
+
+
+def _collection_routes(api: FastAPI, state: UiState) -> None:
+    @api.post("/collections/new", include_in_schema=False)
+    async def create_collection(request: Request) -> Response:
+        async with request.form() as form:  # closes its uploads' temporary files
+            fields = ("name", "method", "threshold", "morphology")
+            values = {k: str(form.get(k, "")) for k in fields}
+            status, denied = _check_token(state, request, form)
+            if denied:
+                return await collections_page(
+                    request, state, status, error=denied, values=values
+                )
+            try:
+                info = await run_in_threadpool(_create_collection, state.store, values)
+            except NeardupError as exc:
+                return await collections_page(
+                    request, state, _status(exc), error=_detail(exc), values=values
+                )
+            return _redirect(request, state, form, f"/collections/{quote(info.name, safe='')}")
 
 
 # -- documents of a collection (the librarian's pages) ----------------------------------------

@@ -14,8 +14,10 @@ from neardup.index.methods import (
     signs_from_sets,
     slot_keys,
 )
+from neardup.methods.options import DEFAULT_COLLECTION_METHOD
 
 __all__ = [
+    "DEFAULT_COLLECTION_METHOD",
     "KeyRows",
     "UnsupportedMethod",
     "build_method",

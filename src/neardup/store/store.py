@@ -36,6 +36,7 @@ from neardup.store.codec import TEXT_FORMAT, content_hash, decode_text, encode_t
 from neardup.store.database import Database, Tx
 from neardup.store.engine import Engines, resolve_url
 from neardup.store.lexicon import empty_lexicon_warning, query_lexicon_warning
+from neardup.store.methods import DEFAULT_COLLECTION_METHOD
 from neardup.store.recompute import RecomputeReport
 from neardup.store.results import (
     AddReport,
@@ -89,7 +90,7 @@ class Store:
     def create_collection(
         self,
         name: str,
-        method: str = "minhash-lsh",
+        method: str = DEFAULT_COLLECTION_METHOD,
         params: dict[str, Any] | None = None,
         *,
         threshold: float = OPTIONS["threshold"].default,
@@ -101,7 +102,8 @@ class Store:
 
         Args:
             name: unique name, 1-200 characters, no control characters.
-            method: registry name (default ``minhash-lsh``).
+            method: registry name (default TF-RIDF, Romanov 2019:
+                :data:`~neardup.methods.options.DEFAULT_COLLECTION_METHOD`).
             params: the method's parameters (``canonical`` may be a ``CanonicalForm``).
             threshold: decision threshold in (0, 1]; also the method's own threshold (LSH
                 tuning) unless ``params`` sets one.
