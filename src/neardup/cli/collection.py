@@ -16,7 +16,6 @@ from typing import Annotated, Any
 
 import typer
 
-from neardup.methods.options import DEFAULT_COLLECTION_METHOD
 from neardup.cli.options import (
     MAX_BYTES,
     MEASURE,
@@ -43,6 +42,7 @@ from neardup.cli.options import (
     read_inputs,
 )
 from neardup.errors import NeardupError
+from neardup.methods.options import DEFAULT_COLLECTION_METHOD
 
 collection_app = typer.Typer(
     rich_markup_mode=None,
@@ -82,7 +82,9 @@ def create(
     method: Annotated[
         str,
         typer.Option(
-            "--method", "-m", help="Method (default: tf-ridf, the TF-RIDF signature of Romanov 2019)."
+            "--method",
+            "-m",
+            help="Method (default: tf-ridf, the TF-RIDF signature of Romanov 2019).",
         ),
     ] = DEFAULT_COLLECTION_METHOD,
     param: Annotated[

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from neardup.methods.options import DEFAULT_COLLECTION_METHOD
 from neardup.cli.options import DbOpt
 from neardup.errors import NeardupError
+from neardup.methods.options import DEFAULT_COLLECTION_METHOD
 
 if TYPE_CHECKING:
     import asyncio
@@ -92,9 +92,7 @@ def crawl_command(
         raise fail(exc) from None
     with _queue(db, settings) as queue:
         try:
-            lib = _library(
-                queue, url, clarification, collection, method, threshold, morphology
-            )
+            lib = _library(queue, url, clarification, collection, method, threshold, morphology)
             final = _run(queue, lib.id, show=not (quiet or as_json))
             failures = queue.pages(lib.id, "failed")
             used = queue.store.collection(final.collection).method

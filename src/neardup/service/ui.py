@@ -429,8 +429,7 @@ async def collections_page(
         status,
         rows=await run_in_threadpool(rows),
         form_error=error,
-        values=values
-        or {"name": "", "method": DEFAULT_METHOD, "threshold": "", "morphology": ""},
+        values=values or {"name": "", "method": DEFAULT_METHOD, "threshold": "", "morphology": ""},
         method_options=[(m, method_label(m)) for m in collection_methods()],
         default_method=DEFAULT_METHOD,
         default_threshold=OPTIONS["threshold"].default,
@@ -474,9 +473,7 @@ def _collection_routes(api: FastAPI, state: UiState) -> None:
             values = {k: str(form.get(k, "")) for k in fields}
             status, denied = _check_token(state, request, form)
             if denied:
-                return await collections_page(
-                    request, state, status, error=denied, values=values
-                )
+                return await collections_page(request, state, status, error=denied, values=values)
             try:
                 info = await run_in_threadpool(_create_collection, state.store, values)
             except NeardupError as exc:
