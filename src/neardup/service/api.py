@@ -450,6 +450,9 @@ def _lifespan(queue: CrawlQueue, dispatcher: Dispatcher | None) -> Any:
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        from neardup.service.web import preload
+
+        await run_in_threadpool(preload)
         if dispatcher is not None:
             await dispatcher.start()
         try:
@@ -715,7 +718,7 @@ async def upload_text(file: UploadFile, *, budget: float) -> str:
         InputError: the file is empty, binary, undecodable, unreadable or has no text.
         WorkTooLong: reading it took longer than ``budget`` seconds.
     """
-    from neardup.text.upload import upload_text as text_of
-
     data = await file.read()
-    return await cpu.bounded(text_of, data, file.filename, budget=budget, what="reading the upload")
+    return await cpu.bounded(
+        cpu.upload_text, data, file.filename, budget=budget, what="reading the upload"
+    )

@@ -28,6 +28,14 @@ T = TypeVar("T")
 DEFAULT_BUDGET = 30.0
 
 
+#: Seconds a request may wait for a worker process to start (the interpreter and the
+#: readers' imports) or to become free; not counted in its budget.
+START_TIMEOUT = 60.0
+#: Niceness added to a worker process: the server's event loop comes first on a busy CPU.
+WORKER_NICENESS = 5
+_ready = False
+
+
 class WorkTooLong(InputError):
     """A request's CPU-bound work (reading an upload, marking passages) ran past its budget;
     the service answers 422."""
@@ -51,6 +59,13 @@ async def bounded(func: Callable[..., T], *args: object, budget: float, what: st
         WorkTooLong: the budget ran out (the worker process was killed).
     """
     try:
+        with anyio.fail_after(START_TIMEOUT):  # a worker started and ready: not the budget's
+            await anyio.to_process.run_sync(ready, cancellable=True)
+    except TimeoutError:
+        raise WorkTooLong(
+            f"{what} could not start: every worker process stayed busy for {START_TIMEOUT:g} s"
+        ) from None
+    try:
         with anyio.fail_after(budget):
             return await anyio.to_process.run_sync(func, *args, cancellable=True)
     except TimeoutError:
@@ -58,3 +73,29 @@ async def bounded(func: Callable[..., T], *args: object, budget: float, what: st
             f"{what} took longer than the service's budget of {budget:g} s: the input is "
             "too large or too complex to process here (split it, or use the command line)"
         ) from None
+
+
+# -- the work done here (imported in the worker process only) ---------------------------------
+def ready() -> None:
+    """Prepare this worker process once: lower its priority (:data:`WORKER_NICENESS`) and
+    import the readers and the passage aligner, so a budget counts the work only."""
+    global _ready
+    if _ready:
+        return
+    import contextlib
+    import os
+
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICENESS)
+    import neardup.service.highlight
+    import neardup.text.upload  # noqa: F401
+
+    _ready = True
+
+
+def upload_text(data: bytes, filename: str | None) -> str:
+    """:func:`neardup.text.upload.upload_text`, imported in the worker (its readers are not
+    loaded into the server process, whose first upload would pay the import on the loop)."""
+    from neardup.text.upload import upload_text as text_of
+
+    return text_of(data, filename)

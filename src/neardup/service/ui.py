@@ -278,8 +278,6 @@ def _check_routes(api: FastAPI, state: UiState) -> None:
 async def _submitted_text(pasted: str, upload: object, budget: float) -> str:
     """The pasted text, or the uploaded file's clean text when a file was chosen (read in
     a worker process within ``budget`` seconds, :func:`neardup.service.cpu.bounded`)."""
-    from neardup.text.upload import upload_text
-
     if isinstance(upload, UploadFile) and upload.filename:
         if pasted.strip():
             raise InputError("paste a text or choose a file, not both")
@@ -288,7 +286,7 @@ async def _submitted_text(pasted: str, upload: object, budget: float) -> str:
         finally:
             await upload.close()  # its spooled temporary file (a ResourceWarning otherwise)
         return await cpu.bounded(
-            upload_text, data, upload.filename, budget=budget, what="reading the upload"
+            cpu.upload_text, data, upload.filename, budget=budget, what="reading the upload"
         )
     if not pasted.strip():
         raise InputError("paste the document's text or choose a file")
