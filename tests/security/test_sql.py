@@ -135,7 +135,12 @@ def test_api_nul_and_overlong_names_are_4xx_on_both_databases(db_url: str) -> No
     text_ = paragraphs("progit-ru-revisions", 1)[0]
     with client(db_url) as c:
         name = unique()
-        assert c.post("/collections", json={"name": name, "method": "minhash-lsh"}, headers=AUTH).status_code == 201
+        assert (
+            c.post(
+                "/collections", json={"name": name, "method": "minhash-lsh"}, headers=AUTH
+            ).status_code
+            == 201
+        )
         r = c.post(
             f"/collections/{name}/documents", json={"id": "a\x00b", "text": text_}, headers=AUTH
         )

@@ -56,9 +56,13 @@ def test_methods_publish_their_parameter_constraints(client: TestClient) -> None
 
 def test_flow(client: TestClient) -> None:
     name = unique()
-    r = client.post("/collections", json={"name": name, "method": "minhash-lsh", "threshold": 0.5}, headers=AUTH)
+    r = client.post(
+        "/collections", json={"name": name, "method": "minhash-lsh", "threshold": 0.5}, headers=AUTH
+    )
     assert r.status_code == 201 and r.json()["method"] == "minhash-lsh"
-    _problem(client.post("/collections", json={"name": name, "method": "minhash-lsh"}, headers=AUTH), 409)
+    _problem(
+        client.post("/collections", json={"name": name, "method": "minhash-lsh"}, headers=AUTH), 409
+    )
     r = client.post(
         f"/collections/{name}/documents", json={"id": "a/b.txt", "text": TEXT}, headers=AUTH
     )
@@ -98,7 +102,12 @@ def test_token_required_for_writes(client: TestClient) -> None:
     _problem(r, 401)
     assert r.headers["www-authenticate"] == "Bearer"
     assert client.get("/collections").status_code == 200  # reads stay open
-    assert client.post("/collections", json={"name": name, "method": "minhash-lsh"}, headers=AUTH).status_code == 201
+    assert (
+        client.post(
+            "/collections", json={"name": name, "method": "minhash-lsh"}, headers=AUTH
+        ).status_code
+        == 201
+    )
     _problem(client.delete(f"/collections/{name}"), 401)
 
 
