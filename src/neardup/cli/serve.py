@@ -13,7 +13,7 @@ import typer
 from neardup.cli.options import DbOpt
 from neardup.errors import NeardupError
 
-#: Seconds of CPU-bound work per request (``neardup.service.cpu.DEFAULT_BUDGET``; not
+#: Seconds of CPU-bound work per request (``neardup.service.limits.DEFAULT_BUDGET``; not
 #: imported from there: ``neardup --help`` does not load the service).
 DEFAULT_BUDGET = 30.0
 

@@ -58,7 +58,7 @@ from neardup.crawl.queue import DEFAULT_METHOD
 from neardup.errors import ParameterError
 from neardup.methods.options import OPTIONS
 from neardup.methods.params import Interval, Options, Text
-from neardup.service import cpu, docs, problems, ui
+from neardup.service import docs, limits, problems, ui
 from neardup.service import schemas as sc
 from neardup.service.limits import AllowedHosts, AuthThrottle, BodyLimit, NoSniff
 from neardup.service.web import wants_html
@@ -105,7 +105,7 @@ class ServiceConfig:
         auth_failures: wrong or missing tokens (401 answers) a client address may get in
             a minute before its writes and credentialed requests get 429.
         cpu_budget: seconds (> 0) a request's CPU-bound work may take (reading an upload,
-            marking passages; run in worker processes, :mod:`neardup.service.cpu`); past
+            marking passages; run in worker processes, :mod:`neardup.service.limits`); past
             it the request gets 422.
     """
 
@@ -119,7 +119,7 @@ class ServiceConfig:
     max_inflight_bytes: int | None = None
     body_timeout: float = 60.0
     auth_failures: int = 10
-    cpu_budget: float = cpu.DEFAULT_BUDGET
+    cpu_budget: float = limits.DEFAULT_BUDGET
 
     def __post_init__(self) -> None:
         if not self.cpu_budget > 0:
@@ -712,13 +712,13 @@ def document_with_text(st: Store, name: str, doc_id: str) -> dict[str, Any]:
 
 async def upload_text(file: UploadFile, *, budget: float) -> str:
     """Clean text of an uploaded file (:func:`neardup.text.upload.upload_text`), read in a
-    worker process (:func:`neardup.service.cpu.bounded`).
+    worker process (:func:`neardup.service.limits.bounded`).
 
     Raises:
         InputError: the file is empty, binary, undecodable, unreadable or has no text.
         WorkTooLong: reading it took longer than ``budget`` seconds.
     """
     data = await file.read()
-    return await cpu.bounded(
-        cpu.upload_text, data, file.filename, budget=budget, what="reading the upload"
+    return await limits.bounded(
+        limits.upload_text, data, file.filename, budget=budget, what="reading the upload"
     )

@@ -46,7 +46,7 @@ from starlette.datastructures import UploadFile
 from neardup.crawl.queue import DEFAULT_METHOD, collection_methods, method_label
 from neardup.errors import InputError, NeardupError
 from neardup.methods.registry import method_class, method_names
-from neardup.service import cpu, rules, web
+from neardup.service import limits, rules, web
 from neardup.service.highlight import SideBySide, side_by_side
 from neardup.service.sources import SourceFetcher, StoredText, stored_texts
 from neardup.store import CheckResult, Store
@@ -82,7 +82,7 @@ class UiState:
         token: the API token write forms need, or ``None``.
         fetcher: fetches sources again for the side-by-side view (``None``: off).
         max_body_bytes: the upload limit, shown on the check page.
-        cpu_budget: seconds a request's CPU-bound work may take (:mod:`.cpu`).
+        cpu_budget: seconds a request's CPU-bound work may take (:mod:`.limits`).
     """
 
     store: Store
@@ -92,7 +92,7 @@ class UiState:
     fetcher: SourceFetcher | None
     max_body_bytes: int
     methods: tuple[str, ...] = field(default_factory=method_names)
-    cpu_budget: float = cpu.DEFAULT_BUDGET
+    cpu_budget: float = limits.DEFAULT_BUDGET
 
 
 def install(api: FastAPI, state: UiState) -> None:
@@ -277,7 +277,7 @@ def _check_routes(api: FastAPI, state: UiState) -> None:
 
 async def _submitted_text(pasted: str, upload: object, budget: float) -> str:
     """The pasted text, or the uploaded file's clean text when a file was chosen (read in
-    a worker process within ``budget`` seconds, :func:`neardup.service.cpu.bounded`)."""
+    a worker process within ``budget`` seconds, :func:`neardup.service.limits.bounded`)."""
     if isinstance(upload, UploadFile) and upload.filename:
         if pasted.strip():
             raise InputError("paste a text or choose a file, not both")
@@ -285,8 +285,8 @@ async def _submitted_text(pasted: str, upload: object, budget: float) -> str:
             data = await upload.read()
         finally:
             await upload.close()  # its spooled temporary file (a ResourceWarning otherwise)
-        return await cpu.bounded(
-            cpu.upload_text, data, upload.filename, budget=budget, what="reading the upload"
+        return await limits.bounded(
+            limits.upload_text, data, upload.filename, budget=budget, what="reading the upload"
         )
     if not pasted.strip():
         raise InputError("paste the document's text or choose a file")
@@ -308,7 +308,7 @@ async def _side_by_side(state: UiState, result: CheckResult, text: str) -> list[
     for st in texts:
         pair = None
         if st.text is not None:
-            pair = await cpu.bounded(
+            pair = await limits.bounded(
                 side_by_side, text, st.text, budget=state.cpu_budget, what="marking the passages"
             )
         views.append(MatchView(st, pair))
@@ -653,10 +653,12 @@ class _Refused(Exception):
 
 async def _uploaded(upload: UploadFile, budget: float) -> list[Any]:
     """The documents of an uploaded file, read by :func:`read_upload` in a worker process
-    within ``budget`` seconds (:func:`neardup.service.cpu.bounded`)."""
+    within ``budget`` seconds (:func:`neardup.service.limits.bounded`)."""
     filename = str(upload.filename).replace("\\", "/").rsplit("/", 1)[-1] or "upload"
     data = await upload.read()
-    return await cpu.bounded(read_upload, data, filename, budget=budget, what=f"reading {filename}")
+    return await limits.bounded(
+        read_upload, data, filename, budget=budget, what=f"reading {filename}"
+    )
 
 
 #: Longest suffix of a client's file name kept on the temporary copy (``.jsonl.gz``).
