@@ -105,3 +105,10 @@ def test_a_bad_trusted_proxy_is_a_usage_error() -> None:
 
     result = CliRunner().invoke(app, ["serve", "--trusted-proxy", "not-an-address"])
     assert result.exit_code == 2 and "not-an-address" in result.output
+
+
+def test_serve_and_the_service_share_the_cpu_budget() -> None:
+    from neardup.cli import serve
+    from neardup.service import limits
+
+    assert serve.DEFAULT_BUDGET == limits.DEFAULT_BUDGET  # serve does not import the service
