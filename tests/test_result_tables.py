@@ -108,7 +108,7 @@ def test_pair_table_from_pairs_round_trip(result: neardup.DedupResult) -> None:
 def test_check_result_table(tmp_path: Path) -> None:
     store = neardup.Store(f"sqlite:///{tmp_path}/c.db")
     try:
-        store.create_collection("stories", threshold=0.5, measure="containment")
+        store.create_collection("stories", "minhash-lsh", threshold=0.5, measure="containment")
         story = (CORPUS / "chekhov" / "Хамелеон.txt").read_text(encoding="utf-8")
         store.add("stories", [neardup.Document("story", story, source="Хамелеон.txt")])
         excerpt = (CORPUS / "excerpts" / "Хамелеон (начало).txt").read_text(encoding="utf-8")

@@ -34,7 +34,7 @@ def _on_screen(page: Any, locator: Any) -> None:
 
 
 def test_upload_list_open_and_remove(page: Any, service: Service) -> None:
-    service.app.store.create_collection("shelf")
+    service.app.store.create_collection("shelf", "minhash-lsh")
     page.goto(service.base_url + "/")
     built = page.locator("#built-h + .table-scroll")
     assert built.get_by_role("link", name="shelf").is_visible()
@@ -92,7 +92,7 @@ def test_phone_shows_documents_remove_button(phone: Any, service: Service) -> No
     if "shelf-docs" not in {c.name for c in store.collections()}:
         from neardup.text.types import Document
 
-        store.create_collection("shelf-docs")
+        store.create_collection("shelf-docs", "minhash-lsh")
         path = CORPUS / "chekhov" / "Ванька.txt"
         store.add("shelf-docs", [Document(path.name, path.read_text("utf-8"), str(path))])
     phone.goto(service.base_url + "/collections/shelf-docs")

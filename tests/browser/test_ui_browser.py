@@ -203,7 +203,7 @@ def test_stored_script_is_shown_as_text(page: Any, service: Service, evil_page: 
     ).document(evil_page, 0)
     assert text is not None and "<script>" in text.text
     store = service.app.store
-    store.create_collection("markup", threshold=0.5)
+    store.create_collection("markup", "minhash-lsh", threshold=0.5)
     store.add("markup", [Document(evil_page, text.text, source=evil_page)])
 
     page.goto(service.base_url + "/check?collection=markup")

@@ -37,9 +37,9 @@ def stories(service: Service) -> str:
     store = service.app.store
     names = {c.name for c in store.collections()}
     if "a-empty" not in names:
-        store.create_collection("a-empty")
+        store.create_collection("a-empty", "minhash-lsh")
     if "stories" not in names:
-        store.create_collection("stories")
+        store.create_collection("stories", "minhash-lsh")
         docs = [
             Document(p.name, p.read_text(encoding="utf-8"))
             for p in sorted((CORPUS / "chekhov").glob("*.txt"))

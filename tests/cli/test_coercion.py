@@ -127,7 +127,7 @@ def test_a_one_file_check_loads_no_pydantic_nor_rich(tmp_path: Path) -> None:
     corpus = Path(__file__).resolve().parents[2] / "examples" / "corpus"
     url = f"sqlite:///{tmp_path / 'c.db'}"
     with neardup.Store(url) as store:
-        store.create_collection("s")
+        store.create_collection("s", "minhash-lsh")
         store.add("s", neardup.read_corpus([str(corpus / "chekhov")]))
     heavy = ("pydantic", "rich.console", "sqlalchemy.dialects.postgresql", "numpy.ma", "alembic")
     code = (

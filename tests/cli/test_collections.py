@@ -135,3 +135,35 @@ def test_add_and_check_read_a_record_nested_1000_deep(db_url: str, tmp_path: Pat
     assert checked.exit_code == 1, checked.output  # 1: duplicates found (each of itself)
     rows = [json.loads(line) for line in checked.stdout.splitlines()]
     assert [(r["id"], r["matches"][0]["id"]) for r in rows] == [("a", "a"), ("b", "b"), ("c", "c")]
+
+
+def test_one_default_method_for_collections(db_url: str) -> None:  # noqa: F811
+    """Issue 41: `collection create`, POST /collections, Store.create_collection and a
+    library's collection all default to TF-RIDF (Romanov 2019); they were minhash-lsh but
+    for the crawl queue."""
+    from fastapi.testclient import TestClient
+
+    from neardup.crawl import CrawlQueue, CrawlSettings
+    from neardup.service import ServiceConfig, create_app
+    from neardup.store import Store
+
+    made = unique()
+    assert _run("collection", "create", made, "--db", db_url)[0] == 0
+    store = Store(db_url)
+    try:
+        assert store.collection(made).method == "tf-ridf"
+        assert store.create_collection(unique()).method == "tf-ridf"
+        queue = CrawlQueue(store, CrawlSettings(allow_private=True))
+        lib = queue.add("http://127.0.0.1:9/", ["post"], collection=unique(), morphology="lemma")
+        info = store.collection(lib.collection)
+        assert info.method == "tf-ridf" and info.canonical["morphology"] == "lemma"
+        queue.close()
+        app = create_app(ServiceConfig(crawl=False), store=store)
+        with TestClient(app) as client:
+            assert client.post("/collections", json={"name": unique()}).json()["method"] == (
+                "tf-ridf"
+            )
+            body = {"url": "http://127.0.0.1:9/a", "clarifications": ["post"], "morphology": "x"}
+            assert client.post("/libraries", json=body).status_code == 422
+    finally:
+        store.close()

@@ -53,7 +53,9 @@ def test_check_passages_align_the_query_with_each_match(db_url: str, tmp_path: P
     other = (prose / "Архиерей.txt").read_text("utf-8")[:3000]
     name = unique()
     db = ["--db", db_url]
-    assert runner.invoke(app, ["collection", "create", name, *db]).exit_code == 0
+    assert (
+        runner.invoke(app, ["collection", "create", name, "-m", "minhash-lsh", *db]).exit_code == 0
+    )
     corpus = tmp_path / "c.jsonl"
     rows = [{"id": "story", "text": story}, {"id": "other", "text": other}]
     corpus.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")

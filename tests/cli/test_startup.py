@@ -121,7 +121,9 @@ def test_a_one_file_check_loads_one_method_and_no_kernel(tmp_path: Path) -> None
     query = tmp_path / "q.txt"
     query.write_text(text.replace("old red barn", "red old barn") + "\n", encoding="utf-8")
     db = ["--db", f"sqlite:///{tmp_path / 'c.db'}"]
-    assert runner.invoke(app, ["collection", "create", "c", *db]).exit_code == 0
+    assert (
+        runner.invoke(app, ["collection", "create", "c", "-m", "minhash-lsh", *db]).exit_code == 0
+    )
     assert runner.invoke(app, ["add", "c", str(corpus), "-q", *db]).exit_code == 0
     code = (
         "import sys, json\n"

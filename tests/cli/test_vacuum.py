@@ -45,7 +45,7 @@ def test_vacuum_after_removing_most_documents(db_url: str) -> None:  # noqa: F81
     docs = [d for d in load_docs("linux-doc-revisions") if len(d.text) > 1500][:120]
     name = unique()
     with Store(db_url) as store:
-        store.create_collection(name, threshold=0.5)
+        store.create_collection(name, "minhash-lsh", threshold=0.5)
         assert store.add(name, docs).added == len(docs)
         for d in docs[20:]:
             store.remove(name, d.id)

@@ -157,7 +157,7 @@ def test_unstorable_ids_are_skipped_on_both_databases(db_url: str) -> None:
     bad = ["a\x00b", "s\ud800", long_id]
     with Store(db_url) as store:
         name = unique()
-        store.create_collection(name)
+        store.create_collection(name, "minhash-lsh")
         report = store.add(name, [Document(i, text) for i in bad] + [Document("ok", text)])
         assert report.added == 1
         assert [s.reason for s in report.skipped] == ["unreadable"] * 3
@@ -181,7 +181,7 @@ def test_nul_and_surrogates_in_text_are_stored(db_url: str) -> None:
     odd = "\x00title\ud800\n" + text
     with Store(db_url) as store:
         name = unique()
-        store.create_collection(name)
+        store.create_collection(name, "minhash-lsh")
         assert store.add(name, [Document("odd", odd, source="src\x00")]).added == 1
         info = store.document(name, "odd")
         assert info.title == "\ufffdtitle\ufffd" and info.source == "src\ufffd"

@@ -71,7 +71,12 @@ def test_a_body_of_400000_unknown_keys_is_refused_fast_and_small(db_url: str) ->
     assert 4_000_000 < len(body) < 10_000_000
     with client(db_url, max_body_bytes=10_000_000) as c:
         name = unique()
-        assert c.post("/collections", json={"name": name}, headers=AUTH).status_code == 201
+        assert (
+            c.post(
+                "/collections", json={"name": name, "method": "minhash-lsh"}, headers=AUTH
+            ).status_code
+            == 201
+        )
         kind = {"content-type": "application/json"}
         start = time.perf_counter()
         r = c.post(f"/collections/{name}/check", content=body, headers=kind)
@@ -201,7 +206,12 @@ def test_ids_with_line_breaks_round_trip(db_url: str, doc_id: str) -> None:
     text_ = paragraphs("progit-ru-revisions", 1)[0]
     with client(db_url) as c:
         name = unique()
-        assert c.post("/collections", json={"name": name}, headers=AUTH).status_code == 201
+        assert (
+            c.post(
+                "/collections", json={"name": name, "method": "minhash-lsh"}, headers=AUTH
+            ).status_code
+            == 201
+        )
         r = c.post(
             f"/collections/{name}/documents", json={"id": doc_id, "text": text_}, headers=AUTH
         )

@@ -115,7 +115,7 @@ def test_api_with_injection_strings(db_url: str, tmp_path: Path) -> None:
         tables = _tables(url)
         for i, bad in enumerate(INJECTIONS):
             name = f"{bad} {unique()}".replace("/", "")
-            r = c.post("/collections", json={"name": name}, headers=AUTH)
+            r = c.post("/collections", json={"name": name, "method": "minhash-lsh"}, headers=AUTH)
             assert r.status_code == 201, r.text
             path = f"/collections/{quote(name, safe='')}"
             doc = {"id": bad, "text": f"{texts[i]} {bad}", "source": bad}
@@ -135,7 +135,12 @@ def test_api_nul_and_overlong_names_are_4xx_on_both_databases(db_url: str) -> No
     text_ = paragraphs("progit-ru-revisions", 1)[0]
     with client(db_url) as c:
         name = unique()
-        assert c.post("/collections", json={"name": name}, headers=AUTH).status_code == 201
+        assert (
+            c.post(
+                "/collections", json={"name": name, "method": "minhash-lsh"}, headers=AUTH
+            ).status_code
+            == 201
+        )
         r = c.post(
             f"/collections/{name}/documents", json={"id": "a\x00b", "text": text_}, headers=AUTH
         )

@@ -64,9 +64,19 @@ def test_api_ids_names_and_uploads_write_nothing_outside(sandbox: Path) -> None:
     before = _snapshot(sandbox)
     with client(f"sqlite:///{sandbox / 'db' / 'n.db'}") as c:
         for name in ["..", "...", "..\\x", "~", ".hidden"]:
-            assert c.post("/collections", json={"name": name}, headers=AUTH).status_code == 201
+            assert (
+                c.post(
+                    "/collections", json={"name": name, "method": "minhash-lsh"}, headers=AUTH
+                ).status_code
+                == 201
+            )
         for name in ["../x", "a/b", "/abs", "x\x00y", "y" * 201]:
-            assert c.post("/collections", json={"name": name}, headers=AUTH).status_code == 422
+            assert (
+                c.post(
+                    "/collections", json={"name": name, "method": "minhash-lsh"}, headers=AUTH
+                ).status_code
+                == 422
+            )
         c.post("/collections", json={"name": "a"}, headers=AUTH)
         c.post("/collections", json={"name": "b"}, headers=AUTH)
         docs = [{"id": i, "text": text} for i in HOSTILE_IDS]

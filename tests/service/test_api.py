@@ -56,9 +56,13 @@ def test_methods_publish_their_parameter_constraints(client: TestClient) -> None
 
 def test_flow(client: TestClient) -> None:
     name = unique()
-    r = client.post("/collections", json={"name": name, "threshold": 0.5}, headers=AUTH)
+    r = client.post(
+        "/collections", json={"name": name, "method": "minhash-lsh", "threshold": 0.5}, headers=AUTH
+    )
     assert r.status_code == 201 and r.json()["method"] == "minhash-lsh"
-    _problem(client.post("/collections", json={"name": name}, headers=AUTH), 409)
+    _problem(
+        client.post("/collections", json={"name": name, "method": "minhash-lsh"}, headers=AUTH), 409
+    )
     r = client.post(
         f"/collections/{name}/documents", json={"id": "a/b.txt", "text": TEXT}, headers=AUTH
     )
@@ -91,20 +95,25 @@ def test_flow(client: TestClient) -> None:
 
 def test_token_required_for_writes(client: TestClient) -> None:
     name = unique()
-    body = _problem(client.post("/collections", json={"name": name}), 401)
+    body = _problem(client.post("/collections", json={"name": name, "method": "minhash-lsh"}), 401)
     assert "token" in body["detail"]
     bad = {"Authorization": "Bearer wrong"}
-    r = client.post("/collections", json={"name": name}, headers=bad)
+    r = client.post("/collections", json={"name": name, "method": "minhash-lsh"}, headers=bad)
     _problem(r, 401)
     assert r.headers["www-authenticate"] == "Bearer"
     assert client.get("/collections").status_code == 200  # reads stay open
-    assert client.post("/collections", json={"name": name}, headers=AUTH).status_code == 201
+    assert (
+        client.post(
+            "/collections", json={"name": name, "method": "minhash-lsh"}, headers=AUTH
+        ).status_code
+        == 201
+    )
     _problem(client.delete(f"/collections/{name}"), 401)
 
 
 def test_body_over_limit_is_413(client: TestClient) -> None:
     name = unique()
-    client.post("/collections", json={"name": name}, headers=AUTH)
+    client.post("/collections", json={"name": name, "method": "minhash-lsh"}, headers=AUTH)
     big = {"text": "word " * 10_000}
     _problem(client.post(f"/collections/{name}/check", json=big), 413)
     files = {"file": ("big.txt", b"word " * 10_000, "text/plain")}
@@ -132,7 +141,7 @@ def test_bad_input_is_problem_json(
 
 def test_bad_check_inputs(client: TestClient) -> None:
     name = unique()
-    client.post("/collections", json={"name": name}, headers=AUTH)
+    client.post("/collections", json={"name": name, "method": "minhash-lsh"}, headers=AUTH)
     _problem(client.post(f"/collections/{name}/check", json={"text": "tiny"}), 422)
     _problem(
         client.post(
@@ -166,7 +175,7 @@ def test_openapi_fuzz_finds_no_server_error(db_url: str) -> None:
     from neardup.text.types import Document
 
     store = Store(db_url)
-    store.create_collection(unique("fuzz"), threshold=0.5)
+    store.create_collection(unique("fuzz"), "minhash-lsh", threshold=0.5)
     store.create_collection(unique("lex"), "tf-ridf", threshold=0.5)
     fuzz = store.collections()[-2].name
     store.add(fuzz, [Document("d1", TEXT)])

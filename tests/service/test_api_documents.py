@@ -33,7 +33,12 @@ def client(db_url: str) -> Iterator[TestClient]:
 
 def _collection(client: TestClient, n: int) -> str:
     name = unique()
-    assert client.post("/collections", json={"name": name}, headers=AUTH).status_code == 201
+    assert (
+        client.post(
+            "/collections", json={"name": name, "method": "minhash-lsh"}, headers=AUTH
+        ).status_code
+        == 201
+    )
     docs = [
         {
             "id": f"doc{i:02d}.txt",

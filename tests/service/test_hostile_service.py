@@ -207,7 +207,12 @@ def client(db_url: str) -> Iterator[TestClient]:
 
 def test_a_json_body_nested_40000_deep_gets_400(client: TestClient) -> None:
     name = unique()
-    assert client.post("/collections", json={"name": name}, headers=AUTH).status_code == 201
+    assert (
+        client.post(
+            "/collections", json={"name": name, "method": "minhash-lsh"}, headers=AUTH
+        ).status_code
+        == 201
+    )
     body = b'{"text": "a b c d", "x": ' + b"[" * 40_000 + b"]" * 40_000 + b"}"
     assert len(body) < 81_000
     r = client.post(
@@ -263,7 +268,12 @@ def test_a_large_ui_check_costs_about_what_the_api_check_costs(client: TestClien
     text = " ".join(rng.choice(words) for _ in range(66_000))
     assert 550_000 < len(text.encode()) < 650_000
     name = unique("ui")
-    assert client.post("/collections", json={"name": name}, headers=AUTH).status_code == 201
+    assert (
+        client.post(
+            "/collections", json={"name": name, "method": "minhash-lsh"}, headers=AUTH
+        ).status_code
+        == 201
+    )
     docs = [{"id": f"copy{i}", "text": f"copy {i} " + text} for i in range(5)]
     r = client.post(f"/collections/{name}/documents/batch", json={"documents": docs}, headers=AUTH)
     assert r.json()["added"] == 5

@@ -50,7 +50,8 @@ _DOCX_SCRIPT = textwrap.dedent(
     store = Store(url)
     app = create_app(ServiceConfig(token="t", crawl=False, fetch_sources=False), store=store)
     with TestClient(app) as c:
-        c.post("/collections", json={"name": name}, headers={"Authorization": "Bearer t"})
+        body = {"name": name, "method": "minhash-lsh"}
+        c.post("/collections", json=body, headers={"Authorization": "Bearer t"})
         before = hwm()
         files = {"file": ("bomb.docx", data, "application/octet-stream")}
         r = c.post(f"/collections/{name}/check/file", files=files)
@@ -90,7 +91,12 @@ def test_a_slow_pdf_upload_costs_bounded_cpu(db_url: str) -> None:
     try:
         with TestClient(create_app(cfg, store=store)) as c:
             name = unique("pdf")
-            assert c.post("/collections", json={"name": name}, headers=AUTH).status_code == 201
+            assert (
+                c.post(
+                    "/collections", json={"name": name, "method": "minhash-lsh"}, headers=AUTH
+                ).status_code
+                == 201
+            )
             data = slow_pdf(300_000, pages=3)
             assert len(data) < 20_000
             start = time.process_time()

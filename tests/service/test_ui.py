@@ -51,7 +51,7 @@ def client(store: Store) -> Iterator[TestClient]:
 def progit(store: Store) -> list[Document]:
     """A collection ``progit`` of 30 Pro Git chapters (Russian), first revision only."""
     docs = [d for d in load_docs("progit-ru-revisions") if len(d.text) > 2000][:30]
-    store.create_collection("progit", threshold=0.5)
+    store.create_collection("progit", "minhash-lsh", threshold=0.5)
     store.add("progit", docs)
     return docs
 
@@ -316,7 +316,7 @@ def test_side_by_side_marks_the_shared_passages(tmp_path: Path) -> None:
     store = TextStore(f"sqlite:///{tmp_path / 'text.db'}")
     paras = paragraphs("progit-ru-revisions", 6, min_words=40)
     stored = "\n\n".join(paras[:4])
-    store.create_collection("c", threshold=0.3, measure="containment")
+    store.create_collection("c", "minhash-lsh", threshold=0.3, measure="containment")
     store.add("c", [Document("doc-1", stored, source="book/ch1.asc")])
     query = (
         paras[1]
@@ -356,7 +356,7 @@ def test_side_by_side_fetches_a_crawled_source_again(store: Store) -> None:
 
     with serve_library(kind="first", n_articles=60, slow_seconds=0.0) as site:
         url = sorted(site.articles)[3]
-        store.create_collection("lib", threshold=0.5)
+        store.create_collection("lib", "minhash-lsh", threshold=0.5)
         store.add("lib", [Document(url, site.articles[url], source=url)])
         _forget_texts(store, "lib")
         query = site.articles[url].replace(",", "", 5)
@@ -371,7 +371,7 @@ def test_side_by_side_fetches_a_crawled_source_again(store: Store) -> None:
 def test_source_fetch_refuses_private_addresses(store: Store) -> None:
     url = "http://127.0.0.1:9/post/1"
     text = "\n\n".join(paragraphs("progit-ru-revisions", 3, min_words=40))
-    store.create_collection("lib", threshold=0.5)
+    store.create_collection("lib", "minhash-lsh", threshold=0.5)
     store.add("lib", [Document(url, text, source=url)])
     _forget_texts(store, "lib")
     with _client(store, settings=CrawlSettings(allow_private=False)) as c:
@@ -384,7 +384,7 @@ def test_stored_markup_is_shown_as_text(store: Store) -> None:
     evil = "<script>window.pwned = 1</script><img src=x onerror=alert(1)>"
     body = "\n\n".join(paragraphs("progit-ru-revisions", 3, min_words=40))
     name = "<b>bold<b> collection"
-    store.create_collection(name, threshold=0.5)
+    store.create_collection(name, "minhash-lsh", threshold=0.5)
     store.add(name, [Document("evil", f"{evil}\n\n{body}", source="javascript:alert(1)")])
     with _client(store) as c:
         r = c.post("/check", data={"collection": name, "text": f"{evil}\n{body}"}, headers=HTML)

@@ -35,7 +35,7 @@ def _client(store: Store, token: str | None = None) -> TestClient:
 
 def test_upload_and_remove_need_the_token_and_same_origin(store: Store) -> None:
     name = unique()
-    store.create_collection(name)
+    store.create_collection(name, "minhash-lsh")
     story = STORY.read_bytes()
     files = [("files", ("Ванька.txt", story, "text/plain"))]
     with _client(store, token=TOKEN) as c:
@@ -74,7 +74,7 @@ def test_upload_and_remove_need_the_token_and_same_origin(store: Store) -> None:
 
 def test_jsonl_upload_adds_records_and_pages(store: Store) -> None:
     name = unique()
-    store.create_collection(name)
+    store.create_collection(name, "minhash-lsh")
     words = STORY.read_text("utf-8").split() * 4  # 60 windows of 80 words
     rows = [{"id": f"r{i:02d}", "text": " ".join(words[i * 40 : i * 40 + 80])} for i in range(60)]
     body = "\n".join(json.dumps(r, ensure_ascii=False) for r in rows).encode()
@@ -114,7 +114,7 @@ def test_the_forms_close_their_uploads_temporary_files(
 
     monkeypatch.setattr(formparsers, "SpooledTemporaryFile", Recorded)
     name = unique()
-    store.create_collection(name)
+    store.create_collection(name, "minhash-lsh")
     files = [("files", ("Ванька.txt", STORY.read_bytes(), "text/plain"))]
     with _client(store, token=TOKEN) as c:
         refused = c.post(f"/collections/{name}/upload", files=files)
@@ -128,3 +128,59 @@ def test_the_forms_close_their_uploads_temporary_files(
     assert "Ванька.txt" in checked.text  # the story matched itself
     assert len(opened) == 3
     assert [f.closed for f in opened] == [True, True, True]
+
+
+# -- issue 41: items 12 and 24 ------------------------------------------------------------------
+def test_the_collections_page_creates_a_collection(store: Store) -> None:
+    name = unique()
+    with _client(store, token=TOKEN) as c:
+        page = c.get("/collections", headers=HTML).text
+        assert 'action="/collections/new"' in page and 'value="tf-ridf" selected' in page
+        form = {"name": name, "method": "shingles-full", "threshold": "0.7", "token": TOKEN}
+        assert c.post("/collections/new", data={**form, "token": "wrong"}).status_code == 401
+        r = c.post("/collections/new", data=form, follow_redirects=False)
+        assert r.status_code == 303 and r.headers["location"] == f"/collections/{name}"
+        info = store.collection(name)
+        assert (info.method, info.threshold) == ("shingles-full", 0.7)
+        # the store's validation, as POST /collections: each refusal names the value
+        again = c.post("/collections/new", data=form)
+        assert again.status_code == 409 and name in again.text
+        bad = c.post("/collections/new", data={**form, "name": unique(), "threshold": "1.5"})
+        assert bad.status_code == 400 and "threshold=1.5" in bad.text
+        assert 'value="1.5"' in bad.text  # the form keeps what was typed
+        slash = c.post("/collections/new", data={**form, "name": "a/b"})
+        assert slash.status_code == 400 and "no &#39;/&#39;" in slash.text
+        lemma = {**form, "name": unique(), "method": "", "threshold": "", "morphology": "lemma"}
+        assert c.post("/collections/new", data=lemma, follow_redirects=False).status_code == 303
+        made = store.collection(lemma["name"])
+        assert made.method == "tf-ridf" and made.canonical["morphology"] == "lemma"
+
+
+def test_an_upload_lists_each_skipped_file_with_its_reason(store: Store) -> None:
+    import gzip
+
+    name = unique()
+    store.create_collection(name, "minhash-lsh")
+    story = STORY.read_bytes()
+    text = " ".join(story.decode().split()[500:600])
+    record = json.dumps({"id": "rec", "text": text}, ensure_ascii=False).encode()
+    files = [
+        ("files", ("Ванька.txt.gz", gzip.compress(story), "application/gzip")),
+        ("files", ("empty.txt", b"", "text/plain")),
+        ("files", ("blob.txt", b"\x00\x01\x02" * 100, "text/plain")),
+        ("files", ("x" * 300 + ".txt", story[:4000], "text/plain")),
+        ("files", ("y" * 300 + ".jsonl", record, "application/jsonl")),  # was 500
+    ]
+    with _client(store) as c:
+        r = c.post(f"/collections/{name}/upload", files=files)
+        assert r.status_code == 200, r.text
+        skipped = re.search(r'<ul class="skipped" id="skipped"[^>]*>(.*?)</ul>', r.text, re.S)
+        assert skipped, "no list of skipped files"
+        rows = re.findall(r"<li>(.*?)</li>", skipped[1], re.S)
+        assert len(rows) == 2
+        assert "empty.txt" in rows[0] and "<strong>empty</strong>" in rows[0]
+        assert "blob.txt" in rows[1] and "<strong>binary</strong>" in rows[1]
+        assert "3 file(s) added, 2 skipped" in r.text
+    ids = {d.doc_id for d in store.documents(name, limit=10).documents}
+    assert ids == {"Ванька.txt.gz", "x" * 300 + ".txt", "rec"}  # .gz read as `neardup add` does
+    assert store.document(name, "rec").source == "y" * 300 + ".jsonl:1"

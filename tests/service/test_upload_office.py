@@ -29,7 +29,12 @@ def client(db_url: str) -> Iterator[TestClient]:
 @pytest.mark.slow
 def test_pdf_and_docx_uploads_find_their_text(client: TestClient, tmp_path: Path) -> None:
     name = unique()
-    assert client.post("/collections", json={"name": name}, headers=AUTH).status_code == 201
+    assert (
+        client.post(
+            "/collections", json={"name": name, "method": "minhash-lsh"}, headers=AUTH
+        ).status_code
+        == 201
+    )
     story = _paragraphs()
     words = " ".join(story[2:4]).split()
     text = " ".join(words[:120])

@@ -38,7 +38,7 @@ def _stored_titles(store: Store, name: str) -> dict[str, str]:
 def test_titles_are_not_stored_but_shown_from_the_text(store: Store) -> None:
     docs = _real_docs()[:4]
     name = unique("title")
-    store.create_collection(name, threshold=0.5)
+    store.create_collection(name, "minhash-lsh", threshold=0.5)
     store.add(name, docs)
     assert set(_stored_titles(store, name).values()) == {""}
     for doc in docs:
@@ -53,7 +53,7 @@ def test_a_stored_title_is_shown_as_it_is(store: Store) -> None:
     """Rows written before migration 0006 keep their title."""
     doc = _real_docs()[0]
     name = unique("old-title")
-    store.create_collection(name, threshold=0.5)
+    store.create_collection(name, "minhash-lsh", threshold=0.5)
     store.add(name, [doc])
     with store._write() as conn:
         conn.execute(
@@ -67,7 +67,7 @@ def test_check_sees_a_collection_made_again_under_the_same_name(store: Store) ->
     """The parsed collection row is reused only while the row is unchanged."""
     docs = _real_docs()[:3]
     name = unique("again")
-    store.create_collection(name, threshold=0.5)
+    store.create_collection(name, "minhash-lsh", threshold=0.5)
     store.add(name, docs[:1])
     assert [m.doc_id for m in store.check(name, docs[0].text).matches] == [docs[0].id]
     other = Store(store.url)  # another process's store: this one's cache is not told
@@ -103,7 +103,7 @@ def test_upgrade_from_0005_keeps_index_rows(empty_url: str) -> None:  # noqa: F8
     upgraded again: every index row kept, checks and removal work."""
     docs = _real_docs()[:5]
     with Store(empty_url) as st_:
-        info = st_.create_collection("old", threshold=0.5)
+        info = st_.create_collection("old", "minhash-lsh", threshold=0.5)
         st_.add("old", docs)
         bands = info.params["bands"] + 1  # a band key each, and the content-key row
     _alembic(empty_url, "downgrade", "0005")
@@ -139,7 +139,7 @@ def test_upgrade_from_0005_keeps_index_rows(empty_url: str) -> None:  # noqa: F8
 def test_add_then_remove_leaves_no_index_rows(store: Store) -> None:
     docs = [Document(d.id, d.text) for d in _real_docs()[:3]]
     name = unique("rm")
-    store.create_collection(name, threshold=0.5)
+    store.create_collection(name, "minhash-lsh", threshold=0.5)
     store.add(name, docs)
     for doc in docs:
         store.remove(name, doc.id)

@@ -88,7 +88,7 @@ def test_checks_see_pending_rows_and_the_merge_moves_them(
 
     docs = _real_docs()[:6]
     name = unique("pending")
-    info = store.create_collection(name, threshold=0.5)
+    info = store.create_collection(name, "minhash-lsh", threshold=0.5)
     bands = _rows_each(info)
     monkeypatch.setattr(module, "DIRECT_BELOW", 1)  # every batch a bulk batch
     monkeypatch.setattr(module, "merge", lambda db, cid: None)  # as if killed before it
@@ -117,7 +117,7 @@ def _merges(
     import neardup.store.adding as module
 
     name = unique("merge")
-    each = _rows_each(store.create_collection(name, threshold=0.5))
+    each = _rows_each(store.create_collection(name, "minhash-lsh", threshold=0.5))
     merges: list[int] = []
     real = module.merge
 
@@ -164,7 +164,7 @@ def test_small_batches_write_the_index_directly(
 ) -> None:
     docs = _real_docs()[:3]
     name = unique("direct")
-    info = store.create_collection(name, threshold=0.5)
+    info = store.create_collection(name, "minhash-lsh", threshold=0.5)
     import neardup.store.adding as module
 
     merges: list[int] = []
@@ -177,7 +177,7 @@ def test_small_batches_write_the_index_directly(
 def test_remove_deletes_the_index_rows_by_recomputed_keys(store: Store) -> None:
     docs = _real_docs()[:5]
     name = unique("remove")
-    info = store.create_collection(name, threshold=0.5)
+    info = store.create_collection(name, "minhash-lsh", threshold=0.5)
     store.add(name, docs)
     c = info.id
     with store._read() as conn:
@@ -212,7 +212,7 @@ def test_lexical_remove_uses_the_signature_keys(store: Store) -> None:
 def test_stats_storage_by_table(store: Store) -> None:
     docs = _real_docs()[:8]
     name = unique("sizes")
-    store.create_collection(name, threshold=0.5)
+    store.create_collection(name, "minhash-lsh", threshold=0.5)
     store.add(name, docs)
     stats = store.stats(name, sizes=True)
     tables = stats["storage"]["tables"]
@@ -230,7 +230,7 @@ def test_stats_storage_by_table(store: Store) -> None:
 def test_a_reader_error_is_raised_after_the_batches_before_it(store: Store) -> None:
     docs = _real_docs()[:3]
     name = unique("reader")
-    store.create_collection(name, threshold=0.5)
+    store.create_collection(name, "minhash-lsh", threshold=0.5)
 
     def items() -> Iterator[Document]:
         yield from docs
@@ -248,7 +248,7 @@ def test_upgrade_from_0003_keeps_index_rows_and_old_sets(empty_url: str) -> None
     rewritten in format 1, then upgraded again: rows kept, both formats verified."""
     docs = _real_docs()[:4]
     with Store(empty_url) as st_:
-        info = st_.create_collection("old", threshold=0.5)
+        info = st_.create_collection("old", "minhash-lsh", threshold=0.5)
         st_.add("old", docs)
     _alembic(empty_url, "downgrade", "0003")
     assert "nd_index_pending" not in _tables_and_version(empty_url)[0]

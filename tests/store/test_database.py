@@ -69,7 +69,7 @@ def test_a_write_keeps_integrity_errors_and_translates_the_others(db_url: str) -
 
 def test_document_lookups_for_the_crawler(store: Store) -> None:
     name = unique("crawl")
-    store.create_collection(name, min_tokens=1)
+    store.create_collection(name, "minhash-lsh", min_tokens=1)
     ids = ["http://h/a_1", "http://h/ab1", "http://h/a%1", "http://other/a_1"]
     store.add(name, [Document(i, f"text number {n} of the site") for n, i in enumerate(ids)])
     with store._read() as conn:

@@ -71,7 +71,7 @@ def test_kill9_then_resume_stores_each_document_once(db_url: str, tmp_path: Path
     corpus = _corpus(tmp_path / "c.jsonl", range(10_000))
     name = unique("kill")
     with Store(db_url) as store:
-        info = store.create_collection(name, threshold=0.5)
+        info = store.create_collection(name, "minhash-lsh", threshold=0.5)
         bands = info.params["bands"] + 1  # a band key each, and the content-key row
         proc = _add(db_url, name, corpus)
         seen = _wait_for(store, name, 1000, proc)
@@ -100,7 +100,7 @@ def test_two_processes_adding_at_once_lose_nothing(db_url: str, tmp_path: Path) 
     b = _corpus(tmp_path / "b.jsonl", range(1500, 4500))
     name = unique("conc")
     with Store(db_url) as store:
-        info = store.create_collection(name, threshold=0.5)
+        info = store.create_collection(name, "minhash-lsh", threshold=0.5)
         procs = [_add(db_url, name, a, batch=100), _add(db_url, name, b, batch=100)]
         for p in procs:
             _, errs = p.communicate(timeout=120)

@@ -47,7 +47,7 @@ def test_create_list_stats_delete(store: Store) -> None:
     assert info.params["threshold"] == 0.4
     assert name in [c.name for c in store.collections()]
     with pytest.raises(CollectionExists):
-        store.create_collection(name)
+        store.create_collection(name, "minhash-lsh")
     stats = store.stats(name)
     assert stats["documents"] == 0 and stats["method"] == "minhash-lsh"
     store.delete_collection(name)
@@ -76,12 +76,12 @@ def test_create_refuses_bad_methods(
 def test_bad_names_are_refused(store: Store) -> None:
     for bad in ("", "   ", "a/b", "x" * 201, "tab\there"):
         with pytest.raises(ParameterError):
-            store.create_collection(bad)
+            store.create_collection(bad, "minhash-lsh")
 
 
 def test_add_is_idempotent_and_reports_changes(store: Store) -> None:
     name = unique()
-    store.create_collection(name, threshold=0.5)
+    store.create_collection(name, "minhash-lsh", threshold=0.5)
     docs = [doc(i) for i in range(30)]
     first = store.add(name, docs, batch_size=7)
     assert first.added == 30 and first.batches == 5
@@ -99,7 +99,7 @@ def test_add_is_idempotent_and_reports_changes(store: Store) -> None:
 
 def test_check_finds_neighbours_verified(store: Store) -> None:
     name = unique()
-    store.create_collection(name, threshold=0.5)
+    store.create_collection(name, "minhash-lsh", threshold=0.5)
     store.add(name, [doc(i) for i in range(40)])
     query = doc(10, shift=2).text  # overlaps d10 most, d9 and d11 less
     result = store.check(name, query)
@@ -117,7 +117,7 @@ def test_check_finds_neighbours_verified(store: Store) -> None:
 
 def test_remove_document(store: Store) -> None:
     name = unique()
-    store.create_collection(name)
+    store.create_collection(name, "minhash-lsh")
     store.add(name, [doc(i) for i in range(5)])
     info = store.document(name, "d3")
     assert info.length == 60 and info.shingles == 56 and info.source == "src3"
@@ -132,7 +132,7 @@ def test_remove_document(store: Store) -> None:
 
 def test_signatures_and_sets_are_stored_in_documented_formats(store: Store) -> None:
     name = unique()
-    store.create_collection(name)
+    store.create_collection(name, "minhash-lsh")
     store.add(name, [doc(1)])
     lexical = unique()
     store.create_collection(lexical, "tf-ridf", threshold=0.3, min_tokens=1)

@@ -77,7 +77,7 @@ def _text_rows(store: Store, pks: list[int]) -> int:
 # -- round trip ------------------------------------------------------------------------------------
 def test_real_texts_round_trip_byte_exact(store: Store) -> None:
     name = unique("texts")
-    store.create_collection(name, threshold=0.5)
+    store.create_collection(name, "minhash-lsh", threshold=0.5)
     docs = [*_real_docs(), _novel(), _awkward()]
     report = store.add(name, docs, batch_size=7)
     assert report.added == len(docs), report.skipped
@@ -99,7 +99,7 @@ def test_real_texts_round_trip_byte_exact(store: Store) -> None:
 
 def test_document_text_errors(store: Store) -> None:
     name = unique("texts")
-    store.create_collection(name, threshold=0.5)
+    store.create_collection(name, "minhash-lsh", threshold=0.5)
     store.add(name, _real_docs()[:2])
     with pytest.raises(DocumentNotFound, match="no document 'nope'") as caught:
         store.document_text(name, "nope")
@@ -138,7 +138,7 @@ def test_texts_stored_by_the_release_before_are_read() -> None:
 # -- deletion and re-add -------------------------------------------------------------------------
 def test_remove_deletes_the_text(store: Store) -> None:
     name = unique("texts")
-    store.create_collection(name, threshold=0.5)
+    store.create_collection(name, "minhash-lsh", threshold=0.5)
     docs = _real_docs()[:3]
     store.add(name, docs)
     pks = _pks(store, name)
@@ -159,7 +159,7 @@ def test_delete_collection_deletes_the_texts(store: Store) -> None:
     gone, kept = unique("texts"), unique("texts")
     docs = _real_docs()[:4]
     for name in (gone, kept):
-        store.create_collection(name, threshold=0.5)
+        store.create_collection(name, "minhash-lsh", threshold=0.5)
         store.add(name, docs)
     gone_pks, kept_pks = list(_pks(store, gone).values()), list(_pks(store, kept).values())
     assert _text_rows(store, gone_pks) == len(docs)
@@ -171,7 +171,7 @@ def test_delete_collection_deletes_the_texts(store: Store) -> None:
 
 def test_readd_of_the_same_id_does_not_duplicate(store: Store) -> None:
     name = unique("texts")
-    store.create_collection(name, threshold=0.5)
+    store.create_collection(name, "minhash-lsh", threshold=0.5)
     docs = _real_docs()[:5]
     assert store.add(name, docs).added == len(docs)
     again = store.add(name, docs)
@@ -238,7 +238,7 @@ def test_upgrade_from_0002_adds_the_table(empty_url: str) -> None:
         tables, version = _tables_and_version(empty_url)
         assert "nd_texts" in tables and version != "0002"
         name = unique("texts")
-        st.create_collection(name, threshold=0.5)
+        st.create_collection(name, "minhash-lsh", threshold=0.5)
         doc = _real_docs()[0]
         st.add(name, [doc])
         assert st.document_text(name, doc.id) == doc.text
@@ -249,7 +249,7 @@ def test_documents_from_before_0003_have_no_text(empty_url: str) -> None:
     exactly the state of a database whose documents predate migration 0003."""
     docs = _real_docs()[:3]
     with Store(empty_url) as st:
-        st.create_collection("old", threshold=0.5)
+        st.create_collection("old", "minhash-lsh", threshold=0.5)
         st.add("old", docs)
     _alembic(empty_url, "downgrade", "0002")
     assert "nd_texts" not in _tables_and_version(empty_url)[0]
@@ -287,7 +287,7 @@ def test_side_by_side_text_comes_from_the_store_first(store: Store) -> None:
     docs = _real_docs()[:2]
     page = Document(url, docs[0].text, source=url)
     name = unique("texts")
-    store.create_collection(name, threshold=0.5)
+    store.create_collection(name, "minhash-lsh", threshold=0.5)
     store.add(name, [page, docs[1]])
     fetcher = _Fetcher({url: "the page as it is now"})
     matches = [store.check(name, d.text).matches[0] for d in (page, docs[1])]

@@ -42,6 +42,7 @@ from neardup.cli.options import (
     read_inputs,
 )
 from neardup.errors import NeardupError
+from neardup.methods.options import DEFAULT_COLLECTION_METHOD
 
 collection_app = typer.Typer(
     rich_markup_mode=None,
@@ -80,7 +81,12 @@ def create(
     name: Annotated[str, typer.Argument(help="Collection name (unique).")],
     method: Annotated[
         str | None,
-        typer.Option("--method", "-m", help="Method (default: the preset's, else minhash-lsh)."),
+        typer.Option(
+            "--method",
+            "-m",
+            help="Method (default: the preset's, else tf-ridf, the TF-RIDF signature of "
+            "Romanov 2019).",
+        ),
     ] = None,
     param: Annotated[
         list[str] | None, typer.Option("--param", "-p", help="Method parameter KEY=VALUE.")
@@ -113,7 +119,7 @@ def create(
             morphology=morphology,
             preset=preset,
         )
-        method = canonical.method(method, "minhash-lsh")
+        method = canonical.method(method, DEFAULT_COLLECTION_METHOD)
         params = canonical.method_params(method, params=param)
         warn_unused_threshold(method, threshold, decision)
     except NeardupError as exc:

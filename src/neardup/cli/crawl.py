@@ -16,6 +16,7 @@ import typer
 
 from neardup.cli.options import DbOpt
 from neardup.errors import NeardupError
+from neardup.methods.options import DEFAULT_COLLECTION_METHOD
 
 if TYPE_CHECKING:
     import asyncio
@@ -59,10 +60,17 @@ def crawl_command(
                 "TF-RIDF signature, as Romanov 2019 indexes libraries."
             ),
         ),
-    ] = "tf-ridf",
+    ] = DEFAULT_COLLECTION_METHOD,
     threshold: Annotated[
         float, typer.Option("--threshold", "-t", help="Threshold of a collection created here.")
     ] = 0.5,
+    morphology: Annotated[
+        str | None,
+        typer.Option(
+            help="Word forms of a collection created here: none | stem | lemma (pymorphy3, "
+            "Russian, as Romanov 2019 lemmatizes; default: the method's own, TF-RIDF stems)."
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
@@ -85,7 +93,7 @@ def crawl_command(
         raise fail(exc) from None
     with _queue(db, settings) as queue:
         try:
-            lib = _library(queue, url, clarification, collection, method, threshold)
+            lib = _library(queue, url, clarification, collection, method, threshold, morphology)
             final = _run(queue, lib.id, show=not (quiet or as_json))
             failures = queue.pages(lib.id, "failed")
             used = queue.store.collection(final.collection).method
@@ -145,6 +153,7 @@ def _library(
     collection: str | None,
     method: str,
     threshold: float,
+    morphology: str | None = None,
 ) -> Any:
     """The queued library for this URL and collection: resumed if known, else added."""
     from neardup.crawl import check_url
@@ -156,7 +165,14 @@ def _library(
     name = collection or collection_name(home)
     known = queue.find(home, name)
     if known is None or tuple(known.clarifications) != clean_clarifications(clarifications):
-        return queue.add(home, clarifications, collection=name, method=method, threshold=threshold)
+        return queue.add(
+            home,
+            clarifications,
+            collection=name,
+            method=method,
+            threshold=threshold,
+            morphology=morphology,
+        )
     if known.stage in FINISHED:
         return queue.resume(known.id)
     return known  # queued, or left running by a process that died: resume it

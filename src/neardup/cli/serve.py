@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -11,6 +12,10 @@ import typer
 
 from neardup.cli.options import DbOpt
 from neardup.errors import NeardupError
+
+#: Seconds of CPU-bound work per request (``neardup.service.limits.DEFAULT_BUDGET``; not
+#: imported from there: ``neardup --help`` does not load the service).
+DEFAULT_BUDGET = 30.0
 
 if TYPE_CHECKING:
     from neardup.service.api import ServiceConfig
@@ -30,8 +35,9 @@ def serve(
             "--token",
             envvar="NEARDUP_TOKEN",
             help="API token required by write routes (an empty one is a usage error). "
-            "Prefer $NEARDUP_TOKEN or --token-file: a --token value is visible to every "
-            "local user in the process list (/proc/PID/cmdline).",
+            "Prefer $NEARDUP_TOKEN or --token-file: a --token value on the command line is "
+            "visible to local users until the server starts (it is then blanked out of the "
+            "process title, /proc/PID/cmdline, with a warning).",
         ),
     ] = None,
     token_file: Annotated[
@@ -95,6 +101,24 @@ def serve(
             "connections; more than 1 needs --no-crawl (run `neardup crawl` for the queue).",
         ),
     ] = 1,
+    trusted_proxy: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--trusted-proxy",
+            envvar="NEARDUP_TRUSTED_PROXIES",
+            help="Address or network of a reverse proxy whose X-Forwarded-For and "
+            "X-Forwarded-Proto are believed (repeatable; the variable takes a comma-separated "
+            "list; '*' trusts every peer). Default: none, the client is the TCP peer, so a "
+            "forged X-Forwarded-For changes neither the token-guessing limit nor the log.",
+        ),
+    ] = None,
+    cpu_budget: Annotated[
+        float,
+        typer.Option(
+            help="Seconds a request's CPU-bound work (reading an upload, marking passages) "
+            "may take in a worker process; past it the request gets 422.",
+        ),
+    ] = DEFAULT_BUDGET,
 ) -> None:
     """Serve the web UI (crawl queue, document checks, collection stats; http://HOST:PORT/)
     and the REST API (/docs) over HTTP.
@@ -125,6 +149,16 @@ def serve(
         raise typer.BadParameter(
             "--header-timeout and --body-timeout must be > 0 s, --max-connections >= 1"
         )
+    if cpu_budget <= 0:
+        raise typer.BadParameter(f"--cpu-budget {cpu_budget}: must be > 0 seconds")
+    proxies = _trusted_proxies(trusted_proxy)
+    if token is not None and hide_token_argument(sys.argv):
+        typer.echo(
+            "warning: --token on the command line is visible to every local user in the "
+            "process list until now (it was blanked out of /proc/PID/cmdline); use "
+            "$NEARDUP_TOKEN or --token-file instead",
+            err=True,
+        )
     if token is None and os.environ.get("NEARDUP_TOKEN") is not None:
         token = os.environ["NEARDUP_TOKEN"]  # Click drops an empty variable: refuse it below
     if token_file is not None:
@@ -142,14 +176,82 @@ def serve(
             crawl_settings=settings,
             allowed_hosts=default_allowed_hosts(host, allowed_host or ()),
             body_timeout=body_timeout,
+            cpu_budget=cpu_budget,
         )
         if workers > 1:
-            _run_workers(config, host=host, port=port, workers=workers, http=protocol)
+            _run_workers(
+                config, host=host, port=port, workers=workers, http=protocol, proxies=proxies
+            )
             return
         app = create_app(config)
     except NeardupError as exc:
         raise fail(exc) from None
-    uvicorn.run(app, host=host, port=port, http=protocol)
+    uvicorn.run(app, host=host, port=port, http=protocol, **proxy_options(proxies))
+
+
+def _trusted_proxies(given: list[str] | None) -> tuple[str, ...]:
+    """The ``--trusted-proxy`` values (each may be a comma-separated list, as
+    ``$NEARDUP_TRUSTED_PROXIES`` gives them), checked.
+
+    Raises:
+        typer.BadParameter: a value is neither an IP address, a network nor ``*``.
+    """
+    import ipaddress
+
+    out: list[str] = []
+    for value in given or ():
+        for item in (v.strip() for v in value.split(",")):
+            if not item:
+                continue
+            if item != "*":
+                try:
+                    ipaddress.ip_network(item, strict=False)
+                except ValueError:
+                    raise typer.BadParameter(
+                        f"--trusted-proxy {item!r}: an IP address, a network (10.0.0.0/8) or '*'"
+                    ) from None
+            out.append(item)
+    return tuple(dict.fromkeys(out))
+
+
+def proxy_options(proxies: tuple[str, ...]) -> dict[str, Any]:
+    """uvicorn's settings for proxy headers: believed only from ``proxies`` (uvicorn's own
+    default believes ``X-Forwarded-For`` from 127.0.0.1, so any local client could forge
+    its address, dodge the token-guessing limit and write what it liked into the access
+    log: issue 41)."""
+    if not proxies:
+        return {"proxy_headers": False}
+    return {"proxy_headers": True, "forwarded_allow_ips": ",".join(proxies)}
+
+
+def hide_token_argument(argv: list[str]) -> bool:
+    """Blank the value of ``--token`` out of ``argv`` and out of the process title (what
+    other users read in ``/proc/PID/cmdline`` and ``ps``), with :mod:`setproctitle`.
+
+    Returns:
+        Whether ``argv`` held a ``--token`` value.
+    """
+    shown: list[str] = []
+    hidden = False
+    for i, arg in enumerate(argv):
+        if arg == "--":  # what follows is no option
+            shown += argv[i:]
+            break
+        if i > 0 and argv[i - 1] == "--token" and shown[-1] == "--token":
+            shown.append("***")
+            hidden = True
+        elif arg.startswith("--token="):
+            shown.append("--token=***")
+            hidden = True
+        else:
+            shown.append(arg)
+    if not hidden:
+        return False
+    import setproctitle
+
+    argv[:] = shown
+    setproctitle.setproctitle(" ".join(shown))
+    return True
 
 
 def _read_token_file(path: Path, *, given: str | None) -> str:
@@ -170,7 +272,15 @@ def _read_token_file(path: Path, *, given: str | None) -> str:
     return token
 
 
-def _run_workers(config: ServiceConfig, *, host: str, port: int, workers: int, http: str) -> None:
+def _run_workers(
+    config: ServiceConfig,
+    *,
+    host: str,
+    port: int,
+    workers: int,
+    http: str,
+    proxies: tuple[str, ...] = (),
+) -> None:
     """Serve with ``workers`` uvicorn processes (each builds its app in :func:`worker_app`).
 
     Raises:
@@ -188,11 +298,20 @@ def _run_workers(config: ServiceConfig, *, host: str, port: int, workers: int, h
         "allow_private": config.crawl_settings.allow_private if config.crawl_settings else False,
         "allowed_hosts": config.allowed_hosts,
         "body_timeout": config.body_timeout,
+        "cpu_budget": config.cpu_budget,
     }
     import json  # here: `neardup --help` does not load json
 
     os.environ[_WORKER_CONFIG] = json.dumps(shared)
-    uvicorn.run(_FACTORY, factory=True, host=host, port=port, workers=workers, http=http)
+    uvicorn.run(
+        _FACTORY,
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        http=http,
+        **proxy_options(proxies),
+    )
 
 
 def worker_app() -> Any:
@@ -218,6 +337,7 @@ def worker_app() -> Any:
             crawl_settings=settings,
             allowed_hosts=tuple(shared["allowed_hosts"]),
             body_timeout=float(shared["body_timeout"]),
+            cpu_budget=float(shared["cpu_budget"]),
         )
     )
 

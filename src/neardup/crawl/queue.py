@@ -18,15 +18,18 @@ from neardup.crawl.safety import check_url
 from neardup.crawl.settings import CrawlSettings
 from neardup.crawl.status import FINISHED, RUNNING, LibraryStatus, PageInfo
 from neardup.errors import ParameterError
+from neardup.methods.options import DEFAULT_COLLECTION_METHOD
 from neardup.store import Store
 from neardup.store.catalog import check_name
 from neardup.store.errors import CollectionExists, CollectionNotFound
+from neardup.text.canonical import MORPHOLOGIES
 
 MAX_CLARIFICATIONS = 20
 MAX_CLARIFICATION_CHARS = 200
-#: The method of a library's collection when none is given: the TF-RIDF signature the
+#: The method of a library's collection when none is given: the collections' default
+#: (:data:`~neardup.methods.options.DEFAULT_COLLECTION_METHOD`), the TF-RIDF signature the
 #: Romanov 2019 service indexes libraries with (§3.2, §4.4).
-DEFAULT_METHOD = "tf-ridf"
+DEFAULT_METHOD = DEFAULT_COLLECTION_METHOD
 #: How the queue page and the collection pages name the methods that can back a
 #: collection (the paper each follows); other methods are shown by their registry name.
 METHOD_LABELS: dict[str, str] = {
@@ -103,6 +106,7 @@ class CrawlQueue:
         collection: str | None = None,
         method: str = DEFAULT_METHOD,
         threshold: float = 0.5,
+        morphology: str | None = None,
     ) -> LibraryStatus:
         """Queue a library.
 
@@ -117,26 +121,33 @@ class CrawlQueue:
             method, threshold: for a collection created here; the method is one of
                 :func:`collection_methods`, by default TF-RIDF (:data:`DEFAULT_METHOD`) as in
                 Romanov 2019. Ignored for an existing collection (it keeps its method).
+            morphology: the canonical form's word forms for a collection created here:
+                ``none``, ``stem`` or ``lemma`` (pymorphy3, Russian; Romanov 2019 lemmatizes);
+                ``None``: the method's own (TF-RIDF: stems).
 
         Returns:
             The new library (stage ``queued``).
 
         Raises:
             UnsafeURLError: the URL is refused (scheme, private address).
-            ParameterError: bad clarifications, collection name, method or threshold.
+            ParameterError: bad clarifications, collection name, method, threshold or
+                morphology.
             StoreError: the database failed.
         """
         s = self.settings
         home = check_url(url, allow_private=s.allow_private, allow_hosts=s.allow_hosts)
         clar = clean_clarifications(clarifications)
         check_collection_method(method)
+        params = None if morphology is None else {"canonical": {"morphology": morphology}}
+        if morphology is not None and morphology not in MORPHOLOGIES:
+            raise ParameterError("morphology", morphology, f"one of {', '.join(MORPHOLOGIES)}")
         name = collection if collection is not None else collection_name(home)
         check_name(name)
         try:
             self.store.collection(name)
         except CollectionNotFound:
             with contextlib.suppress(CollectionExists):  # created meanwhile elsewhere
-                self.store.create_collection(name, method, threshold=threshold)
+                self.store.create_collection(name, method, params, threshold=threshold)
         library_id = self.db.insert_library(home, clar, name)
         return self.db.status(library_id)
 

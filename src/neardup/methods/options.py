@@ -37,6 +37,11 @@ KEEP_ORDERS: tuple[str, ...] = ("max", "min")
 #: Largest ``min_tokens`` (a million canonical tokens: longer than any book).
 MAX_MIN_TOKENS = 1_000_000
 
+#: The method of a collection created without one (``Store.create_collection``,
+#: ``neardup collection create``, ``POST /collections``, a library's collection in the crawl
+#: queue): the TF-RIDF signature of Romanov 2019, the service paper (§3.2, §4.4).
+DEFAULT_COLLECTION_METHOD = "tf-ridf"
+
 
 @dataclass(frozen=True, slots=True)
 class OptionSpec:

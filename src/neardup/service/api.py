@@ -58,7 +58,7 @@ from neardup.crawl.queue import DEFAULT_METHOD
 from neardup.errors import ParameterError
 from neardup.methods.options import OPTIONS
 from neardup.methods.params import Interval, Options, Text
-from neardup.service import docs, problems, ui
+from neardup.service import docs, limits, problems, ui
 from neardup.service import schemas as sc
 from neardup.service.limits import AllowedHosts, AuthThrottle, BodyLimit, NoSniff
 from neardup.service.web import wants_html
@@ -104,6 +104,9 @@ class ServiceConfig:
         body_timeout: seconds a request body may take to arrive (408 after).
         auth_failures: wrong or missing tokens (401 answers) a client address may get in
             a minute before its writes and credentialed requests get 429.
+        cpu_budget: seconds (> 0) a request's CPU-bound work may take (reading an upload,
+            marking passages; run in worker processes, :mod:`neardup.service.limits`); past
+            it the request gets 422.
     """
 
     db: str | None = None
@@ -116,8 +119,11 @@ class ServiceConfig:
     max_inflight_bytes: int | None = None
     body_timeout: float = 60.0
     auth_failures: int = 10
+    cpu_budget: float = limits.DEFAULT_BUDGET
 
     def __post_init__(self) -> None:
+        if not self.cpu_budget > 0:
+            raise ParameterError("cpu_budget", self.cpu_budget, "seconds > 0")
         if self.token is not None and not self.token.strip():
             raise ParameterError(
                 "token",
@@ -222,7 +228,12 @@ class CollectionIn(_Body):
     """A collection to create."""
 
     name: str = Field(min_length=1, max_length=200, pattern=r"^[^/\x00-\x1f\x7f]+$")
-    method: str = Field(default="minhash-lsh", max_length=64)
+    method: str = Field(
+        default=DEFAULT_METHOD,
+        max_length=64,
+        description="Registry name of the method; default tf-ridf, the TF-RIDF signature "
+        "of Romanov 2019 (the default of every collection).",
+    )
     params: Annotated[dict[str, int | float | str | bool | None], BeforeValidator(_small_map)] = (
         Field(default_factory=dict)
     )
@@ -274,6 +285,13 @@ class LibraryIn(_Body):
         ),
     )
     threshold: float = option_field("threshold")
+    morphology: str | None = Field(
+        default=None,
+        pattern="^(none|stem|lemma)$",
+        description="Word forms of a collection created here: none, stem or lemma "
+        "(pymorphy3, Russian, as Romanov 2019 lemmatizes); default: the method's own.",
+        json_schema_extra={"enum": ["none", "stem", "lemma", None]},
+    )
 
 
 class CheckIn(_Body):
@@ -384,8 +402,10 @@ def create_app(
     problems.install(api)
     docs.install(api)
     require = _token_dependency(cfg.token)
-    state = ui.UiState(st, queue, dispatcher, cfg.token, fetcher, cfg.max_body_bytes)
-    _routes(api, st, require, state)
+    state = ui.UiState(
+        st, queue, dispatcher, cfg.token, fetcher, cfg.max_body_bytes, cpu_budget=cfg.cpu_budget
+    )
+    _routes(api, st, require, state, cfg.cpu_budget)
     _library_routes(api, queue, dispatcher, require)
     ui.install(api, state)
     wrapped = _guarded(api, cfg)
@@ -430,6 +450,9 @@ def _lifespan(queue: CrawlQueue, dispatcher: Dispatcher | None) -> Any:
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        from neardup.service.web import preload
+
+        await run_in_threadpool(preload)
         if dispatcher is not None:
             await dispatcher.start()
         try:
@@ -472,7 +495,7 @@ def _token_dependency(token: str | None) -> Any:
     return Depends(require_token)
 
 
-def _routes(api: FastAPI, st: Store, require: Any, state: ui.UiState) -> None:
+def _routes(api: FastAPI, st: Store, require: Any, state: ui.UiState, budget: float) -> None:
     @api.get("/health", tags=["service"])
     def health() -> dict[str, str]:
         """Liveness and the database dialect."""
@@ -602,9 +625,12 @@ def _routes(api: FastAPI, st: Store, require: Any, state: ui.UiState) -> None:
         return JSONResponse(st.check(name, body.text, limit=body.limit, k=body.k).as_dict())
 
     @api.post("/collections/{name}/check/file", tags=["check"], response_model=sc.CheckOut)
-    def check_file(name: Name, file: Annotated[UploadFile, File()]) -> JSONResponse:
-        """Check an uploaded file (text, HTML, wiki; any encoding neardup can read)."""
-        return JSONResponse(st.check(name, upload_text(file)).as_dict())
+    async def check_file(name: Name, file: Annotated[UploadFile, File()]) -> JSONResponse:
+        """Check an uploaded file (text, HTML, wiki; any encoding neardup can read). The
+        file is read in a worker process under the service's CPU budget (422 past it)."""
+        text = await upload_text(file, budget=budget)
+        result = await run_in_threadpool(st.check, name, text)
+        return JSONResponse(result.as_dict())
 
 
 LibraryId = Annotated[int, Path(ge=1, le=2**62)]
@@ -635,6 +661,7 @@ def _library_routes(
                 collection=body.collection,
                 method=body.method,
                 threshold=body.threshold,
+                morphology=body.morphology,
             )
         )
         wake()
@@ -683,12 +710,15 @@ def document_with_text(st: Store, name: str, doc_id: str) -> dict[str, Any]:
     return out
 
 
-def upload_text(file: UploadFile) -> str:
-    """Clean text of an uploaded file (:func:`neardup.text.upload.upload_text`).
+async def upload_text(file: UploadFile, *, budget: float) -> str:
+    """Clean text of an uploaded file (:func:`neardup.text.upload.upload_text`), read in a
+    worker process (:func:`neardup.service.limits.bounded`).
 
     Raises:
         InputError: the file is empty, binary, undecodable, unreadable or has no text.
+        WorkTooLong: reading it took longer than ``budget`` seconds.
     """
-    from neardup.text.upload import upload_text as text_of
-
-    return text_of(file.file.read(), file.filename)
+    data = await file.read()
+    return await limits.bounded(
+        limits.upload_text, data, file.filename, budget=budget, what="reading the upload"
+    )

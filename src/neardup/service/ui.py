@@ -46,7 +46,7 @@ from starlette.datastructures import UploadFile
 from neardup.crawl.queue import DEFAULT_METHOD, collection_methods, method_label
 from neardup.errors import InputError, NeardupError
 from neardup.methods.registry import method_class, method_names
-from neardup.service import rules, web
+from neardup.service import limits, rules, web
 from neardup.service.highlight import SideBySide, side_by_side
 from neardup.service.sources import SourceFetcher, StoredText, stored_texts
 from neardup.store import CheckResult, Store
@@ -61,6 +61,14 @@ ACTIVE = ("link search", "pattern detection", "in work")
 #: Matches shown side by side (the others are listed with their scores).
 SIDE_BY_SIDE = 5
 _SPLIT = re.compile(r"[,\n\r]+")
+#: The word-form choices of the forms creating a collection (value, label); ``""``: the
+#: method's own canonical form.
+MORPHOLOGY_CHOICES = (
+    ("", "the method's own (TF-RIDF: stems)"),
+    ("none", "none: words as written"),
+    ("stem", "stem: Snowball stems"),
+    ("lemma", "lemma: pymorphy3 lemmas (Russian, as Romanov 2019)"),
+)
 
 
 @dataclass(slots=True)
@@ -74,6 +82,7 @@ class UiState:
         token: the API token write forms need, or ``None``.
         fetcher: fetches sources again for the side-by-side view (``None``: off).
         max_body_bytes: the upload limit, shown on the check page.
+        cpu_budget: seconds a request's CPU-bound work may take (:mod:`.limits`).
     """
 
     store: Store
@@ -83,6 +92,7 @@ class UiState:
     fetcher: SourceFetcher | None
     max_body_bytes: int
     methods: tuple[str, ...] = field(default_factory=method_names)
+    cpu_budget: float = limits.DEFAULT_BUDGET
 
 
 def install(api: FastAPI, state: UiState) -> None:
@@ -90,6 +100,7 @@ def install(api: FastAPI, state: UiState) -> None:
     api.mount("/static", StaticFiles(directory=web.STATIC), name="static")
     _queue_routes(api, state)
     _check_routes(api, state)
+    _collection_routes(api, state)
     _document_routes(api, state)
 
 
@@ -111,6 +122,7 @@ def _queue_routes(api: FastAPI, state: UiState) -> None:
         async with request.form() as form:  # closes its uploads' temporary files
             values = {k: str(form.get(k, "")) for k in ("url", "clarifications", "collection")}
             values["method"] = str(form.get("method", "")) or DEFAULT_METHOD
+            values["morphology"] = str(form.get("morphology", ""))
             status, denied = _check_token(state, request, form)
             if denied:
                 return await _queue_page(request, state, status, error=denied, values=values)
@@ -172,7 +184,10 @@ def _add_library(queue: CrawlQueue, values: Mapping[str, str]) -> LibraryStatus:
     clarifications = [c.strip() for c in _SPLIT.split(values["clarifications"]) if c.strip()]
     collection = values["collection"].strip() or None
     method = values.get("method", "").strip() or DEFAULT_METHOD
-    return queue.add(url, clarifications, collection=collection, method=method)
+    morphology = values.get("morphology", "").strip() or None
+    return queue.add(
+        url, clarifications, collection=collection, method=method, morphology=morphology
+    )
 
 
 async def _queue_page(
@@ -191,8 +206,15 @@ async def _queue_page(
         form_error=error if values is not None else "",
         banner_error=error if values is None else "",
         values=values
-        or {"url": "", "clarifications": "", "collection": "", "method": DEFAULT_METHOD},
+        or {
+            "url": "",
+            "clarifications": "",
+            "collection": "",
+            "method": DEFAULT_METHOD,
+            "morphology": "",
+        },
         method_options=[(m, method_label(m)) for m in collection_methods()],
+        morphologies=MORPHOLOGY_CHOICES,
         default_method=DEFAULT_METHOD,
         notice=_notice(request),
         need_token=_need_token(state, request),
@@ -241,22 +263,21 @@ def _check_routes(api: FastAPI, state: UiState) -> None:
             chosen = str(form.get("collection", ""))
             pasted = str(form.get("text", ""))
             try:
-                text = await _submitted_text(pasted, form.get("file"))
+                text = await _submitted_text(pasted, form.get("file"), state.cpu_budget)
                 result = await run_in_threadpool(state.store.check, chosen, text, limit=50)
+                views = await _side_by_side(state, result, text)
             except NeardupError as exc:
                 return await _check_page(
                     request, state, _status(exc), chosen=chosen, text=pasted, error=_detail(exc)
                 )
-            views = await _side_by_side(state, result, text)
             return await _check_page(
                 request, state, chosen=chosen, text=pasted, result=result, views=views
             )
 
 
-async def _submitted_text(pasted: str, upload: object) -> str:
-    """The pasted text, or the uploaded file's clean text when a file was chosen."""
-    from neardup.text.upload import upload_text
-
+async def _submitted_text(pasted: str, upload: object, budget: float) -> str:
+    """The pasted text, or the uploaded file's clean text when a file was chosen (read in
+    a worker process within ``budget`` seconds, :func:`neardup.service.limits.bounded`)."""
     if isinstance(upload, UploadFile) and upload.filename:
         if pasted.strip():
             raise InputError("paste a text or choose a file, not both")
@@ -264,7 +285,9 @@ async def _submitted_text(pasted: str, upload: object) -> str:
             data = await upload.read()
         finally:
             await upload.close()  # its spooled temporary file (a ResourceWarning otherwise)
-        return await run_in_threadpool(upload_text, data, upload.filename)
+        return await limits.bounded(
+            limits.upload_text, data, upload.filename, budget=budget, what="reading the upload"
+        )
     if not pasted.strip():
         raise InputError("paste the document's text or choose a file")
     return pasted
@@ -285,7 +308,9 @@ async def _side_by_side(state: UiState, result: CheckResult, text: str) -> list[
     for st in texts:
         pair = None
         if st.text is not None:
-            pair = await run_in_threadpool(side_by_side, text, st.text)
+            pair = await limits.bounded(
+                side_by_side, text, st.text, budget=state.cpu_budget, what="marking the passages"
+            )
         views.append(MatchView(st, pair))
     return views
 
@@ -382,8 +407,16 @@ async def collection_page(request: Request, state: UiState, name: str) -> HTMLRe
     return await _documents_view(request, state, name, about)
 
 
-async def collections_page(request: Request, state: UiState) -> HTMLResponse:
-    """All collections with their method, documents and library."""
+async def collections_page(
+    request: Request,
+    state: UiState,
+    status: int = 200,
+    *,
+    error: str = "",
+    values: Mapping[str, str] | None = None,
+) -> HTMLResponse:
+    """All collections with their method, documents and library, and the form creating
+    one (its ``error`` and submitted ``values`` when it was refused)."""
 
     def rows() -> list[dict[str, Any]]:
         out = []
@@ -393,7 +426,66 @@ async def collections_page(request: Request, state: UiState) -> HTMLResponse:
                 out.append(about)
         return out
 
-    return web.render(request, "collections.html", rows=await run_in_threadpool(rows))
+    from neardup.methods.options import OPTIONS
+
+    return web.render(
+        request,
+        "collections.html",
+        status,
+        rows=await run_in_threadpool(rows),
+        form_error=error,
+        values=values or {"name": "", "method": DEFAULT_METHOD, "threshold": "", "morphology": ""},
+        method_options=[(m, method_label(m)) for m in collection_methods()],
+        default_method=DEFAULT_METHOD,
+        default_threshold=OPTIONS["threshold"].default,
+        morphologies=MORPHOLOGY_CHOICES,
+        need_token=_need_token(state, request),
+        csrf=csrf_token(state, request),
+    )
+
+
+def _create_collection(store: Store, values: Mapping[str, str]) -> Any:
+    """Create the collection the form describes, validated by the store as ``POST
+    /collections`` is (name, method, threshold, canonical form).
+
+    Raises:
+        InputError: no name.
+        ParameterError, UnsupportedMethod: a value is not allowed.
+        CollectionExists: the name is taken.
+    """
+    from neardup.errors import ParameterError
+    from neardup.methods.options import OPTIONS
+
+    name = values["name"].strip()
+    if not name:
+        raise InputError("enter the new collection's name")
+    raw = values["threshold"].strip()
+    try:
+        threshold = float(raw) if raw else OPTIONS["threshold"].default
+    except ValueError:
+        raise ParameterError("threshold", raw, "a number in (0, 1]") from None
+    morphology = values["morphology"].strip()
+    params = {"canonical": {"morphology": morphology}} if morphology else None
+    method = values["method"].strip() or DEFAULT_METHOD
+    return store.create_collection(name, method, params, threshold=threshold)
+
+
+def _collection_routes(api: FastAPI, state: UiState) -> None:
+    @api.post("/collections/new", include_in_schema=False)
+    async def create_collection(request: Request) -> Response:
+        async with request.form() as form:  # closes its uploads' temporary files
+            fields = ("name", "method", "threshold", "morphology")
+            values = {k: str(form.get(k, "")) for k in fields}
+            status, denied = _check_token(state, request, form)
+            if denied:
+                return await collections_page(request, state, status, error=denied, values=values)
+            try:
+                info = await run_in_threadpool(_create_collection, state.store, values)
+            except NeardupError as exc:
+                return await collections_page(
+                    request, state, _status(exc), error=_detail(exc), values=values
+                )
+            return _redirect(request, state, form, f"/collections/{quote(info.name, safe='')}")
 
 
 # -- documents of a collection (the librarian's pages) ----------------------------------------
@@ -403,12 +495,14 @@ PAGE_SIZE = 50
 
 def upload_accept(*, records: bool = True) -> str:
     """The file picker's ``accept``: every suffix the readers take (document files, PDF,
-    DOCX, and with ``records`` the record files: JSONL, CSV, Parquet), so the picker offers
-    what the server reads."""
-    from neardup.text.formats import DOCUMENT_SUFFIXES
+    DOCX, and with ``records`` the record files: JSONL, CSV, Parquet, and compressed files),
+    so the picker offers what the server reads."""
+    from neardup.text.formats import COMPRESSION_SUFFIXES, DOCUMENT_SUFFIXES
 
-    rec = (".jsonl", ".ndjson", ".json", ".csv", ".parquet") if records else ()
-    return ",".join((*DOCUMENT_SUFFIXES, ".pdf", ".docx", *rec, "text/plain", "text/html"))
+    rec = (".jsonl", ".ndjson", ".json", ".csv", ".parquet", *COMPRESSION_SUFFIXES)
+    return ",".join(
+        (*DOCUMENT_SUFFIXES, ".pdf", ".docx", *(rec if records else ()), "text/plain", "text/html")
+    )
 
 
 def _built(state: UiState, libraries: list[LibraryStatus]) -> list[dict[str, Any]]:
@@ -438,8 +532,11 @@ async def _documents_view(
     status: int = 200,
     *,
     error: str = "",
+    notice: str = "",
+    skipped: tuple[Any, ...] = (),
 ) -> HTMLResponse:
-    """The collection page: stats, then its documents (paged), the remove and upload forms."""
+    """The collection page: stats, then its documents (paged), the remove and upload forms;
+    ``notice`` and the ``skipped`` files of an upload with their reasons."""
     try:
         page = await run_in_threadpool(
             lambda: state.store.documents(name, offset=_offset(request), limit=PAGE_SIZE)
@@ -454,7 +551,8 @@ async def _documents_view(
         about=about,
         page=page,
         doc_error=error,
-        doc_notice=_doc_notice(request),
+        doc_notice=notice or _doc_notice(request),
+        skipped=skipped,
         need_token=_need_token(state, request),
         csrf=csrf_token(state, request),
         accept=upload_accept(),
@@ -523,10 +621,17 @@ def _document_routes(api: FastAPI, state: UiState) -> None:
                 ]
                 if not files:
                     raise InputError("choose one or more files to add")
-                docs = [d for f in files for d in await _uploaded(f)]
+                docs = [d for f in files for d in await _uploaded(f, state.cpu_budget)]
                 report = await run_in_threadpool(state.store.add, name, docs)
             except (NeardupError, _Refused) as exc:
                 return await _documents_error(request, state, name, exc)
+            if report.skipped:  # shown with their reasons (a redirect could not carry them)
+                about = await run_in_threadpool(_about, state, name)
+                if about is not None:
+                    notice = f"{report.added} file(s) added, {len(report.skipped)} skipped:"
+                    return await _documents_view(
+                        request, state, name, about, notice=notice, skipped=report.skipped
+                    )
             return _redirect(
                 request,
                 state,
@@ -546,42 +651,64 @@ class _Refused(Exception):
         self.message = message
 
 
-async def _uploaded(upload: UploadFile) -> list[Any]:
-    """The documents of an uploaded file: one :class:`~neardup.text.types.Document` (id
-    and source: the file name) for a document file, the records of a JSONL/CSV/Parquet file
-    (read as :func:`~neardup.text.read.read_corpus` reads it, sources ``NAME:LINE``), or a
-    :class:`~neardup.text.types.Skipped` with the reason it cannot be read."""
-    from neardup.text.formats import input_kind
-    from neardup.text.read import document_from_bytes, read_options
-
+async def _uploaded(upload: UploadFile, budget: float) -> list[Any]:
+    """The documents of an uploaded file, read by :func:`read_upload` in a worker process
+    within ``budget`` seconds (:func:`neardup.service.limits.bounded`)."""
     filename = str(upload.filename).replace("\\", "/").rsplit("/", 1)[-1] or "upload"
     data = await upload.read()
-    if input_kind(filename) in ("jsonl", "csv", "parquet", "arrow"):
-        return await run_in_threadpool(_records, data, filename)
-    doc = await run_in_threadpool(
-        lambda: document_from_bytes(
-            data, doc_id=filename, source=filename, name=filename, options=read_options()
-        )
+    return await limits.bounded(
+        read_upload, data, filename, budget=budget, what=f"reading {filename}"
     )
-    return [doc]
 
 
-def _records(data: bytes, filename: str) -> list[Any]:
-    """The records of an uploaded record file, read from a temporary copy."""
+#: Longest suffix of a client's file name kept on the temporary copy (``.jsonl.gz``).
+_SUFFIX_CHARS = 24
+
+
+def read_upload(data: bytes, filename: str) -> list[Any]:
+    """The documents of an uploaded file, read as ``neardup add`` reads the same file
+    (:func:`~neardup.text.read.read_corpus`): a document file (text, HTML, wiki, PDF,
+    DOCX) is one :class:`~neardup.text.types.Document` (id and source: ``filename``), a
+    record file (JSONL, CSV, Parquet, Arrow) its records (sources ``FILENAME:LINE``); a
+    compressed file (``.gz``, ``.zst``, ``.bz2``, ``.xz``) is decompressed as ``neardup add``
+    does. What cannot be read is a :class:`~neardup.text.types.Skipped` with its reason.
+
+    The bytes are read from a temporary copy whose name is ``upload`` plus the suffixes of
+    ``filename`` that pick the reader: the client's name is never a path (a 300-character
+    name gave 500, ``ENAMETOOLONG``; issue 41).
+    """
     import dataclasses
+    import re
     import tempfile
     from pathlib import Path
 
     from neardup.text.read import read_corpus
+    from neardup.text.types import Document
 
+    suffix = "".join(Path(filename).suffixes[-2:]).lower()
+    if len(suffix) > _SUFFIX_CHARS or not re.fullmatch(r"(\.[a-z0-9]{1,10}){0,2}", suffix):
+        suffix = Path(filename).suffix.lower()
+        if len(suffix) > _SUFFIX_CHARS or not re.fullmatch(r"(\.[a-z0-9]{1,10})?", suffix):
+            suffix = ""
     with tempfile.TemporaryDirectory(prefix="neardup-upload-") as tmp:
-        path = Path(tmp) / filename
+        path = Path(tmp) / f"upload{suffix}"
         path.write_bytes(data)
         items = list(read_corpus([path]))
-    where = str(path)
-    return [
-        dataclasses.replace(item, source=item.source.replace(where, filename, 1)) for item in items
-    ]
+    where, name = str(path), path.name
+
+    def client(value: str) -> str:
+        for own in (where, name):
+            if value == own or value.startswith(own + ":"):
+                return filename + value[len(own) :]
+        return value
+
+    out: list[Any] = []
+    for item in items:
+        item = dataclasses.replace(item, id=client(item.id), source=client(item.source))
+        if isinstance(item, Document) and item.title == name:  # the file name as title
+            item = dataclasses.replace(item, title=filename)
+        out.append(item)
+    return out
 
 
 async def _documents_error(

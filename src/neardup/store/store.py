@@ -35,7 +35,7 @@ from neardup.index.results import (
     DocumentPage,
 )
 from neardup.methods.base import Method
-from neardup.methods.options import OPTIONS
+from neardup.methods.options import DEFAULT_COLLECTION_METHOD, OPTIONS
 from neardup.methods.registry import method_class
 from neardup.store import adding, catalog, check, documents
 from neardup.store.adding import DEFAULT_BATCH
@@ -99,7 +99,7 @@ class Store:
     def create_collection(
         self,
         name: str,
-        method: str = "minhash-lsh",
+        method: str = DEFAULT_COLLECTION_METHOD,
         params: dict[str, Any] | None = None,
         *,
         threshold: float = OPTIONS["threshold"].default,
@@ -111,7 +111,8 @@ class Store:
 
         Args:
             name: unique name, 1-200 characters, no control characters.
-            method: registry name (default ``minhash-lsh``).
+            method: registry name (default TF-RIDF, Romanov 2019:
+                :data:`~neardup.methods.options.DEFAULT_COLLECTION_METHOD`).
             params: the method's parameters (``canonical`` may be a ``CanonicalForm``).
             threshold: decision threshold in (0, 1]; also the method's own threshold (LSH
                 tuning) unless ``params`` sets one.
