@@ -160,7 +160,7 @@ def dedup_dask(
     if out_dir is None and (client is not None or scheduler is not None):
         raise ParameterError("out_dir", None, "a directory every worker can write")
     a_inputs = list(against) if against is not None else []
-    blocks, k = plan_blocks(a_inputs, list(inputs), block_bytes)
+    blocks, k = plan_blocks(a_inputs, list(inputs), block_bytes, read_options)
     with _out(out_dir) as out, _client(client, scheduler, workers, blocks) as (cli, counted):
         job = _Job(cli, meth, opts, read_options or {}, out, reduce_partitions)
         if against is not None:
@@ -173,12 +173,20 @@ def plan_blocks(
     a_inputs: Sequence[str | os.PathLike[str]],
     inputs: Sequence[str | os.PathLike[str]],
     block_bytes: int,
+    read_options: dict[str, Any] | None = None,
 ) -> tuple[list[io.Block], int]:
-    """The job's blocks (partitions), A's (``--against``) first, and how many are A's.
+    """The job's blocks (partitions), A's (``--against``) first, and how many are A's:
+    local inputs planned by the local job's planner (:func:`~.io.plan_local`: every kind
+    it reads), inputs given by URL as JSONL(.gz) and Parquet files.
 
     Raises:
-        InputError: an input does not exist or is not JSONL/Parquet.
+        InputError: an input does not exist, or is given by URL and is not JSONL/Parquet.
     """
+    if not any(io.is_url(p) for p in [*a_inputs, *inputs]):
+        groups = [a_inputs, inputs] if a_inputs else [inputs]
+        planned = io.plan_local(groups, block_bytes, read_options)
+        a_blocks = planned[0] if a_inputs else []
+        return [*a_blocks, *planned[-1]], len(a_blocks)
     a_files = io.list_files(a_inputs) if a_inputs else []
     files = [*a_files, *io.list_files(inputs)]
     names = io.file_names([*a_inputs, *inputs], files)  # as group_names: A's, then B's
