@@ -102,7 +102,7 @@ def plan_local(
         for item in group:
             if os.fspath(item) == "-":
                 raise InputError("standard input cannot be cut into partitions: save it to a file")
-    resolved = [resolve_inputs([os.fspath(p) for p in g], Spool()) for g in groups]
+    resolved = [resolve_inputs(_globbed(g), Spool()) for g in groups]
     out: list[list[Block]] = []
     for paths, names in zip(resolved, group_names(resolved), strict=True):
         blocks: list[Block] = []
@@ -124,6 +124,22 @@ def plan_local(
                     held.append(entry)
                     size += getattr(entry, "weight", 0)
         out.append(blocks)
+    return out
+
+
+def _globbed(inputs: Sequence[str | os.PathLike[str]]) -> list[str]:
+    """Inputs with a pattern that names no file expanded (``shard-*.jsonl``, sorted;
+    ``**`` spans folders), as the Dask engine has taken globs; a pattern matching nothing
+    stays, for :func:`~neardup.text.units.resolve_inputs` to name."""
+    import glob
+
+    out: list[str] = []
+    for item in inputs:
+        raw = os.fspath(item)
+        found = (
+            [] if os.path.exists(raw) or not glob.has_magic(raw) else glob.glob(raw, recursive=True)
+        )
+        out += sorted(found) if found else [raw]
     return out
 
 

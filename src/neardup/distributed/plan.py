@@ -102,8 +102,10 @@ def dedup_dask(
     """Deduplicate a corpus on a Dask cluster; write the local job's files into ``out_dir``.
 
     Args:
-        inputs: JSONL(.gz) / Parquet files, directories or globs; local paths or fsspec
-            URLs readable by every worker.
+        inputs: local files, directories or globs, every kind the local job reads (read
+            by the workers through the local job's planner and reader,
+            :func:`~.io.plan_local`), or fsspec URLs of JSONL(.gz) / Parquet files; readable
+            by every worker.
         out_dir: output directory (local path or fsspec URL) writable by every worker and
             by the client: ``pairs.jsonl``, ``clusters.jsonl``, ``dropped.jsonl``,
             ``skipped.jsonl``, then ``summary.json``. None: a temporary local directory,
@@ -139,7 +141,8 @@ def dedup_dask(
     Raises:
         ParameterError: an unsupported method or measure, ``keep_by``, a bad option, no ``out_dir``
             with a ``client`` or ``scheduler``.
-        InputError: an input does not exist or is not JSONL/Parquet.
+        InputError: an input does not exist, is standard input, or is a URL naming (or
+            holding) a file that is not JSONL/Parquet.
     """
     opts = options or DedupOptions()
     if opts.keep_by is not None:
@@ -472,7 +475,7 @@ class _Job:
                 whole=self.whole,
                 pure=False,
                 workers=held[p],
-                allow_other_workers=True,
+                allow_other_workers=held[p] is not None,  # None: the ingest failed
             )
             for p in range(n_parts)
         ]
