@@ -76,3 +76,54 @@ def test_blocks_cover_every_line_once_with_its_number(
     if data.endswith(b"\n") or not data:
         want = want[:-1]
     assert got == want
+
+
+@pytest.mark.parametrize("given", ["absolute", "relative"])
+@pytest.mark.parametrize("block_bytes", [1, 1 << 20])
+def test_local_blocks_read_a_mixed_tree_as_the_local_reader(
+    mixed_tree: Path, monkeypatch: pytest.MonkeyPatch, given: str, block_bytes: int
+) -> None:
+    """Every kind of file of a tree (txt, md, html, wiki, CSV, Parquet row groups, plain and
+    gzipped JSONL, bad files) is read by the Dask engine's blocks as the local reader reads
+    it, item for item, in order, named alike (a relative input as given)."""
+    from neardup.distributed.plan import plan_blocks
+
+    root = str(mixed_tree)
+    if given == "relative":
+        monkeypatch.chdir(mixed_tree.parent)
+        root = mixed_tree.name
+    blocks, k = plan_blocks([], [root], block_bytes, {})
+    assert k == 0
+    blocks = number_lines(blocks, [count_lines(b) for b in blocks])
+    dask_items = [item for b in blocks for item in read_block(b, {})]
+    local = list(read_corpus([root]))
+    assert dask_items == local
+    assert len(local) == 65 and {"csv", "parquet", "gz", "md", "html"} <= {
+        item.source.split(":")[0].rsplit(".", 1)[-1] for item in local
+    }
+    assert all(item.source.startswith(f"{root}/") for item in local)
+    parquet = [b for b in blocks if b.items and "records.parquet" in b.url]
+    assert len(parquet) == 3  # a block per row group
+
+
+def test_a_url_input_holding_other_kinds_is_refused_naming_them(mixed_tree: Path) -> None:
+    from neardup.distributed.plan import plan_blocks
+    from neardup.errors import InputError
+
+    with pytest.raises(
+        InputError, match=r"bad/binary\.txt.* more not read: the Dask engine reads JSONL"
+    ):
+        plan_blocks([], [f"file://{mixed_tree}"], 1 << 20)
+    blocks, _ = plan_blocks([], [f"file://{mixed_tree}/plain.jsonl"], 1 << 20)
+    assert [b.kind for b in blocks] == ["jsonl"]
+
+
+def test_a_corrupt_gzip_url_is_a_skip_row_as_in_the_local_job(mixed_tree: Path) -> None:
+    from neardup.distributed.plan import plan_blocks
+
+    gz = mixed_tree / "corrupt.jsonl.gz"
+    blocks, _ = plan_blocks([], [f"file://{gz}"], 1 << 20)
+    (item,) = [x for b in blocks for x in read_block(b, {})]
+    (local,) = read_corpus([gz])
+    assert (item.id, item.reason, item.detail) == (local.id, local.reason, local.detail)
+    assert item.reason == "unreadable" and item.source == f"file://{gz}"
