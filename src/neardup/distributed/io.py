@@ -46,6 +46,11 @@ from neardup.text.units import (
 )
 
 PARQUET_SUFFIXES: tuple[str, ...] = (".parquet", ".pq")
+#: Read units of document files (up to :data:`~neardup.text.units.FILES_PER_UNIT` files
+#: each) in one block at most: extracting markup costs far more a byte than parsing JSONL,
+#: so a tree of small documents is cut into blocks of at most 1,024 files, not one block of
+#: ``block_bytes`` that a single worker would read.
+DOCUMENT_UNITS = 16
 _CHUNK = 1 << 22
 
 
@@ -89,7 +94,8 @@ def plan_local(
     ``[B]``), planned by the local job's planner
     (:func:`~neardup.text.units.plan_deferred`), so that the Dask engine reads what the
     local job reads, in its order, with its ids and skip rows: document files and skip
-    rows in ``units`` blocks of about ``block_bytes`` (cut at the end of each input),
+    rows in ``units`` blocks of about ``block_bytes`` or :data:`DOCUMENT_UNITS` items (cut
+    at the end of each input),
     a plain JSONL file in byte ranges, a Parquet file a block per row group (one block when
     its footer or text column is missing: the reader's skip row), any other record file
     one block (planned and read on a worker).
@@ -113,7 +119,8 @@ def plan_local(
             held: list[Unit | Skipped] = []  # document files and skip rows, in order
             size = 0
             for entry in [*plan_deferred([absolute], opts, names=[name]), None]:
-                if isinstance(entry, RecordFile | None) or size >= block_bytes:
+                full = size >= block_bytes or len(held) >= DOCUMENT_UNITS
+                if isinstance(entry, RecordFile | None) or full:
                     if held:
                         units = (*held,)
                         blocks.append(Block(str(absolute), name, "units", items=units, given=given))

@@ -431,8 +431,10 @@ def group_candidates(max_group: int | None, offsets: np.ndarray, *keyed: Any) ->
     if not keyed:
         return []
     docs = np.arange(n, dtype=np.int64)
-    columns = np.ascontiguousarray(np.concatenate([t["keys"] for t in keyed]).T)
-    valid = np.ascontiguousarray(np.concatenate([t["valid"] for t in keyed]).T)
+    # a partition without documents (a block of skip rows) may have keys of no slots
+    held = [t for t in keyed if t["keys"].shape[0]] or list(keyed[:1])
+    columns = np.ascontiguousarray(np.concatenate([t["keys"] for t in held]).T)
+    valid = np.ascontiguousarray(np.concatenate([t["valid"] for t in held]).T)
     live = np.concatenate([t["live"] for t in keyed])
     content = np.concatenate([t["content"] for t in keyed])
 
