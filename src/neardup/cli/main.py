@@ -112,7 +112,7 @@ def dedup(
         typer.Argument(
             help="Files, directories or - (stdin): JSONL, Parquet, CSV, Arrow, datasets "
             "folders, txt/md/html/wiki, PDF, DOCX; .gz/.zst too; with --engine dask also "
-            "globs and fsspec URLs (s3://...)."
+            "globs and fsspec URLs (s3://..., JSONL and Parquet files)."
         ),
     ],
     method: Annotated[
