@@ -7,7 +7,8 @@ the worker-kill test has a process to kill (the nanny starts a new one). Tests t
 a cluster of their own (the CLI without ``--scheduler``) are the exception.
 
 ``mixed_tree``: a folder of every kind the local job reads in a tree (txt, md, html, wiki,
-``.txt.gz``, CSV, Parquet of three row groups, plain and gzipped JSONL) with repeated ids
+``.txt.gz``, CSV, Parquet of three row groups, Arrow, plain, gzipped and zstd JSONL) with
+repeated ids
 across the record files and bad files (binary, empty, too short, a malformed line, a
 corrupt ``.jsonl.gz``, a file that is not Parquet).
 """
@@ -65,6 +66,17 @@ def mixed_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with open(tree / "plain.jsonl", "w", encoding="utf-8") as fh:
         for i, t in enumerate(texts[10:16]):
             fh.write(json.dumps({"id": f"p{i}", "text": t[:2000]}, ensure_ascii=False) + "\n")
+    arrow = [{"id": f"ar{i}", "text": t[:1800]} for i, t in enumerate(texts[1:3])]
+    with pa.OSFile(str(tree / "more.arrow"), "wb") as sink:
+        table = pa.Table.from_pylist(arrow)
+        with pa.ipc.new_file(sink, table.schema) as writer:
+            writer.write_table(table)
+    import zstandard
+
+    zst = "".join(
+        json.dumps({"id": f"z{i}", "text": t[:1700]}) + "\n" for i, t in enumerate(texts[4:6])
+    )
+    (tree / "more.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress(zst.encode()))
     whole = gzip.compress(b'{"id": "z", "text": "a record of a broken stream"}\n' * 50)
     (tree / "corrupt.jsonl.gz").write_bytes(whole[:40] + b"garbage" * 10)
     (tree / "broken.parquet").write_bytes(b"PAR1 not really a Parquet file")
