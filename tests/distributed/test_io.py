@@ -134,3 +134,28 @@ def test_a_corrupt_gzip_url_is_a_skip_row_as_in_the_local_job(mixed_tree: Path) 
     assert isinstance(item, Skipped) and isinstance(local, Skipped)
     assert (item.id, item.reason, item.detail) == (local.id, local.reason, local.detail)
     assert item.reason == "unreadable" and item.source == f"file://{gz}"
+
+
+def test_local_blocks_read_a_datasets_folder_as_the_local_reader(tmp_path: Path) -> None:
+    # a folder saved by datasets' save_to_disk (state.json, an Arrow stream), beside a file
+    import pyarrow as pa
+
+    from neardup.distributed.plan import plan_blocks
+
+    saved = tmp_path / "saved"
+    saved.mkdir()
+    texts = ["a story about a dog and a cat in the old town", "", "another story of a dog"]
+    table = pa.table({"id": ["r0", "r1", "r0"], "text": texts})
+    with (
+        pa.OSFile(str(saved / "data.arrow"), "wb") as sink,
+        pa.ipc.new_stream(sink, table.schema) as writer,
+    ):
+        writer.write_table(table)
+    (saved / "state.json").write_text(json.dumps({"_data_files": [{"filename": "data.arrow"}]}))
+    (tmp_path / "note.txt").write_text("a note about a dog and a cat", encoding="utf-8")
+    inputs = [str(saved), str(tmp_path / "note.txt")]
+    blocks, _ = plan_blocks([], inputs, 1 << 20)
+    got = [x for b in blocks for x in read_block(b, {})]
+    local = list(read_corpus(inputs))
+    assert got == local and len(local) == 4
+    assert {getattr(x, "reason", None) for x in local} == {None, "empty"}
