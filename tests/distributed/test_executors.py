@@ -4,8 +4,9 @@ in-process job (``jobs=1``), the worker pool (``jobs=2``) and the Dask engine (L
 and ``skipped.jsonl`` byte for byte, and ``--kept`` writes the same records.
 
 Inputs: ``examples/corpus`` (every readable file, with a repeated id, a short document and
-a line that is not JSON added), two shared labelled sets, and the first 20,000 documents of
-a planted corpus (``../shared/data/scale-corpus.py``).
+a line that is not JSON added), a tree of every kind of input (``mixed_tree``, conftest),
+two shared labelled sets, and the first 20,000 documents of a planted corpus
+(``../shared/data/scale-corpus.py``).
 """
 
 from __future__ import annotations
