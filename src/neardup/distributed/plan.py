@@ -2,12 +2,13 @@
 
 Plan (every arrow between partitions is a task-based shuffle, :mod:`.shuffle`):
 
-1. ``ingest``: input blocks (JSONL byte ranges, ``.gz`` files, Parquet row groups) ->
-   documents -> canonical tokens -> shingle sets, per partition;
+1. ``ingest``: input blocks (planned by the local job's planner, :func:`.io.plan_local`:
+   JSONL byte ranges, Parquet row groups, other record files, document files and skip
+   rows) -> documents (the local reader) -> canonical tokens -> shingle sets, per partition;
 2. ``ids``: a shuffle by id hash finds repeated ids (the earliest in input order wins,
-   the others are skipped as in the local job); short documents are skipped; each partition
-   counts its documents and the client turns the counts into offsets, so a document's
-   global index (offset + position) is its index in the local job;
+   the others are given their place as id as in the local job); short documents are
+   skipped; each partition counts its documents and the client turns the counts into
+   offsets, so a document's global index (offset + position) is its index in the local job;
 3. ``sign``: the method's signatures per partition (methods that need a fit: per-partition
    statistics are merged on the cluster, fitted once, then every partition signs);
 4. ``candidates``: grouping keys (LSH band keys, or the exact keys) shuffled by key; each
