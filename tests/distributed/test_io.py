@@ -159,3 +159,23 @@ def test_local_blocks_read_a_datasets_folder_as_the_local_reader(tmp_path: Path)
     local = list(read_corpus(inputs))
     assert got == local and len(local) == 4
     assert {getattr(x, "reason", None) for x in local} == {None, "empty"}
+
+
+def test_relative_and_absolute_inputs_are_named_each_as_given(
+    mixed_tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a folder and a file given relatively (one through ..) beside absolute paths inside
+    # the working directory: each named as given, as the local reader names it
+    from neardup.distributed.plan import plan_blocks
+
+    monkeypatch.chdir(mixed_tree)
+    inputs = ["files/web", str(mixed_tree / "files" / "wiki"), "../tree/plain.jsonl"]
+    inputs += [str(mixed_tree / "table.csv"), "files/bad"]
+    blocks, _ = plan_blocks([], inputs, 1 << 20)
+    blocks = number_lines(blocks, [count_lines(b) for b in blocks])
+    got = [x for b in blocks for x in read_block(b, {})]
+    local = list(read_corpus(inputs))
+    assert got == local
+    sources = {x.source.split(":")[0] for x in local}
+    assert {"files/web/vanka.html", f"{mixed_tree}/files/wiki/Тоска.wiki"} <= sources
+    assert {"../tree/plain.jsonl", f"{mixed_tree}/table.csv", "files/bad/empty.txt"} <= sources

@@ -34,6 +34,7 @@ from neardup.text.scrub import scrub
 from neardup.text.types import Document, Skipped
 from neardup.text.units import (
     BLOCK_BYTES,
+    FilesUnit,
     LinesUnit,
     ReadOptions,
     RecordFile,
@@ -70,9 +71,11 @@ class Block:
         first_line: 1-based number of the block's first line (``jsonl``; set by
             :func:`number_lines`).
         items: the planned items of a ``units`` block.
-        given: ``(absolute, as given)``: a local input given by a relative path is read by
-            its absolute path (a worker may run elsewhere) and named in sources as given,
-            as the local job names it; empty when they are the same.
+        given: ``(prefix, replacement)``: the files of a local input given by a relative
+            path are read by their path from the client's working directory (a worker may
+            run elsewhere: ``prefix`` is that directory and ``/``) and named in sources as
+            given (``replacement`` ``""``), as the local job names them; empty for
+            absolute paths.
     """
 
     url: str
@@ -109,29 +112,44 @@ def plan_local(
             if os.fspath(item) == "-":
                 raise InputError("standard input cannot be cut into partitions: save it to a file")
     resolved = [resolve_inputs(_globbed(g), Spool()) for g in groups]
-    out: list[list[Block]] = []
-    for paths, names in zip(resolved, group_names(resolved), strict=True):
-        blocks: list[Block] = []
-        for path, name in zip(paths, names, strict=True):
-            absolute = Path(os.path.abspath(path))
-            shown, real = scrub(str(path)), scrub(str(absolute))
-            given: tuple[str, str] | tuple[()] = (real, shown) if real != shown else ()
-            held: list[Unit | Skipped] = []  # document files and skip rows, in order
-            size = 0
-            for entry in [*plan_deferred([absolute], opts, names=[name]), None]:
-                full = size >= block_bytes or len(held) >= DOCUMENT_UNITS
-                if isinstance(entry, RecordFile | None) or full:
-                    if held:
-                        units = (*held,)
-                        blocks.append(Block(str(absolute), name, "units", items=units, given=given))
-                    held, size = [], 0
-                if isinstance(entry, RecordFile):
-                    blocks += _record_blocks(entry, block_bytes, opts, given)
-                elif entry is not None:
-                    held.append(entry)
-                    size += getattr(entry, "weight", 0)
-        out.append(blocks)
-    return out
+    home = os.getcwd()
+    return [
+        list(_blocks(plan_deferred(paths, opts, names=names), block_bytes, opts, home))
+        for paths, names in zip(resolved, group_names(resolved), strict=True)
+    ]
+
+
+def _blocks(
+    planned: Iterable[Unit | RecordFile | Skipped],
+    block_bytes: int,
+    options: ReadOptions,
+    home: str,
+) -> Iterator[Block]:
+    """The blocks of a group's planned items (:func:`plan_local`): each record file's
+    (:func:`_record_blocks`), and the document files and skip rows between them in
+    ``units`` blocks, cut at ``block_bytes``, :data:`DOCUMENT_UNITS` items, and where the
+    files go from a relative input to an absolute one (a block names its files one way)."""
+    held: list[Unit | Skipped] = []  # document files and skip rows, in order
+    size, relative = 0, False
+    for entry in itertools.chain(planned, [None]):
+        files = entry.files if isinstance(entry, FilesUnit) else ()
+        inside = bool(files) and not os.path.isabs(files[0][0])
+        full = size >= block_bytes or len(held) >= DOCUMENT_UNITS
+        if isinstance(entry, RecordFile | None) or full or (files and inside != relative):
+            if held:
+                given = (scrub(os.path.join(home, "")), "") if relative else ()
+                yield Block(home, "", "units", items=(*held,), given=given)
+            held, size = [], 0
+        if isinstance(entry, RecordFile):
+            yield from _record_blocks(entry, block_bytes, options, home)
+        elif entry is not None:
+            if files:
+                relative = inside
+            if inside:  # read by its path from home, named as given (Block.given)
+                moved = tuple((os.path.join(home, f), doc_id) for f, doc_id in files)
+                entry = FilesUnit(moved, getattr(entry, "weight", 0))
+            held.append(entry)
+            size += getattr(entry, "weight", 0)
 
 
 def _globbed(inputs: Sequence[str | os.PathLike[str]]) -> list[str]:
@@ -151,9 +169,14 @@ def _globbed(inputs: Sequence[str | os.PathLike[str]]) -> list[str]:
 
 
 def _record_blocks(
-    item: RecordFile, block_bytes: int, options: ReadOptions, given: tuple[str, str] | tuple[()]
+    item: RecordFile, block_bytes: int, options: ReadOptions, home: str
 ) -> list[Block]:
-    """The blocks of a record file (:func:`plan_local`)."""
+    """The blocks of a record file (:func:`plan_local`); a relative path is read by its
+    path from ``home`` (the client's working directory) and named as given."""
+    given: tuple[str, str] | tuple[()] = ()
+    if not os.path.isabs(item.path):
+        item = dataclasses.replace(item, path=os.path.join(home, item.path))
+        given = (scrub(os.path.join(home, "")), "")
     low = item.path.lower()
     if item.kind == "jsonl" and not low.endswith((".gz", ".zst", ".bz2", ".xz")):
         blocks = make_blocks([item.path], block_bytes, [item.name])
