@@ -179,3 +179,25 @@ def test_relative_and_absolute_inputs_are_named_each_as_given(
     sources = {x.source.split(":")[0] for x in local}
     assert {"files/web/vanka.html", f"{mixed_tree}/files/wiki/Тоска.wiki"} <= sources
     assert {"../tree/plain.jsonl", f"{mixed_tree}/table.csv", "files/bad/empty.txt"} <= sources
+
+
+@pytest.mark.parametrize("home", ["/", "parent"])
+def test_a_relative_path_holding_the_working_directory_is_named_as_given(
+    mixed_tree: Path, monkeypatch: pytest.MonkeyPatch, home: str
+) -> None:
+    # the working directory's path inside the relative path given (from / every path
+    # holds "/"; from P, "../P/...") stays in the names: only the prefix read by goes
+    from neardup.distributed.plan import plan_blocks
+
+    if home == "/":
+        monkeypatch.chdir("/")
+        inputs = [str(mixed_tree / "files" / "web")[1:], str(mixed_tree / "plain.jsonl")[1:]]
+    else:
+        monkeypatch.chdir(mixed_tree.parent)
+        inputs = [f"../{mixed_tree.parent.name}/tree/files/web", "tree/plain.jsonl"]
+    blocks, _ = plan_blocks([], inputs, 1 << 20)
+    blocks = number_lines(blocks, [count_lines(b) for b in blocks])
+    got = [x for b in blocks for x in read_block(b, {})]
+    local = list(read_corpus(inputs))
+    assert got == local and len(local) > 2
+    assert all(x.source.startswith(inputs[0]) or x.source.startswith(inputs[1]) for x in local)

@@ -433,17 +433,20 @@ def block_items(block: Block, options: ReadOptions) -> Iterator[Unit | Skipped]:
 
 
 def as_given(block: Block) -> Any:
-    """``str -> str`` naming a block's file as it was given (a relative path: the local
-    job's sources), in place of the absolute path it was read by; None when they are the
-    same (:attr:`Block.given`)."""
+    """``str -> str`` naming a block's files as they were given (paths relative to the
+    working directory: the local job's sources), in place of the paths they were read by;
+    None when they are the same (:attr:`Block.given`). The prefix is replaced where a path
+    starts (at the start of the text or after a character that is not part of a path:
+    ``'/home/u/../x'`` in an error message becomes ``'../x'``, the ``/x`` in ``../x`` stays)."""
     if not block.given:
         return None
+    import re
+
     real, shown = block.given
+    starts = re.compile(r"(?<![\w./~-])" + re.escape(real))
 
     def rename(text: str) -> str:
-        if text.startswith(real):
-            return shown + text[len(real) :].replace(real, shown)
-        return text.replace(real, shown) if real in text else text
+        return starts.sub(lambda _: shown, text) if real in text else text
 
     return rename
 
