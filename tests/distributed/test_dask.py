@@ -463,3 +463,36 @@ def test_own_cluster_numbers_lines_as_the_local_job(tmp_path: Path) -> None:
         assert (tmp_path / "dask" / name).read_text() == (tmp_path / "local" / name).read_text()
     assert got.summary["renamed_ids"] == local.summary["renamed_ids"] > 0
     assert local.summary["skipped"] > 0
+
+
+def test_a_corrupt_gzip_is_a_skip_row_as_in_the_local_job(tmp_path: Path, client: Any) -> None:
+    # the Dask engine ended in a traceback (the failed ingest hidden by a ValueError,
+    # "Only use allow_other_workers= if using workers="); the local job has a skip row
+    files = _shards(tmp_path, _corpus_rows(), 2)
+    whole = gzip.compress(b'{"id": "z", "text": "a record of a broken stream"}\n' * 50)
+    bad = tmp_path / "corrupt.jsonl.gz"
+    bad.write_bytes(whole[:40] + b"garbage" * 10)
+    summary = _same(tmp_path, [*files, str(bad)], client)
+    rows = [json.loads(x) for x in (tmp_path / "dask" / "skipped.jsonl").read_text().splitlines()]
+    assert [(r["id"], r["reason"]) for r in rows] == [("corrupt.jsonl.gz", "unreadable")]
+    assert summary["skipped_by_reason"] == {"unreadable": 1}
+
+
+def test_renamed_ids_of_a_relative_input_are_named_as_given(
+    tmp_path: Path, client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ids restart in each shard of a folder given by a relative path: a repeated id is
+    # given its place FILE:LINE, FILE as given (the Dask engine named it by its absolute
+    # path), though the workers run elsewhere (in their own working directory)
+    rows = _corpus_rows()[:12]  # progit 2016, then its latest revisions
+    for k in range(2):
+        (tmp_path / "data" / f"part{k}").mkdir(parents=True)
+        shard = [{"id": i, "text": r["text"]} for i, r in enumerate(rows[k * 6 : k * 6 + 6])]
+        _shards(tmp_path / "data" / f"part{k}", shard, 1)
+    monkeypatch.chdir(tmp_path)
+    summary = _same(tmp_path, ["data"], client)
+    assert summary["renamed_ids"] == 6
+    pairs = (tmp_path / "dask" / "pairs.jsonl").read_text().splitlines()
+    named = {i for line in pairs for i in (json.loads(line)["a"], json.loads(line)["b"])}
+    renamed = {i for i in named if ":" in i}
+    assert renamed and all(i.startswith("data/part1/shard-00.jsonl:") for i in renamed)

@@ -17,6 +17,8 @@ from neardup.distributed.io import (
     read_block,
 )
 from neardup.text.read import read_corpus
+from neardup.text.types import Skipped
+from neardup.text.units import LinesUnit
 
 
 def _mixed_jsonl() -> bytes:
@@ -66,7 +68,7 @@ def test_blocks_cover_every_line_once_with_its_number(
     blocks = number_lines(blocks, counts)
     got: list[tuple[int, bytes]] = []
     for block, count in zip(blocks, counts, strict=True):
-        units = list(block_units(block))
+        units = [u for u in block_units(block) if isinstance(u, LinesUnit)]
         assert sum(u.data.count(b"\n") for u in units) == count
         for unit in units:
             got += [
@@ -76,3 +78,126 @@ def test_blocks_cover_every_line_once_with_its_number(
     if data.endswith(b"\n") or not data:
         want = want[:-1]
     assert got == want
+
+
+@pytest.mark.parametrize("given", ["absolute", "relative"])
+@pytest.mark.parametrize("block_bytes", [1, 1 << 20])
+def test_local_blocks_read_a_mixed_tree_as_the_local_reader(
+    mixed_tree: Path, monkeypatch: pytest.MonkeyPatch, given: str, block_bytes: int
+) -> None:
+    """Every kind of file of a tree (txt, md, html, wiki, CSV, Parquet row groups, plain and
+    gzipped JSONL, bad files) is read by the Dask engine's blocks as the local reader reads
+    it, item for item, in order, named alike (a relative input as given)."""
+    from neardup.distributed.plan import plan_blocks
+
+    root = str(mixed_tree)
+    if given == "relative":
+        monkeypatch.chdir(mixed_tree.parent)
+        root = mixed_tree.name
+    blocks, k = plan_blocks([], [root], block_bytes, {})
+    assert k == 0
+    blocks = number_lines(blocks, [count_lines(b) for b in blocks])
+    dask_items = [item for b in blocks for item in read_block(b, {})]
+    local = list(read_corpus([root]))
+    assert dask_items == local
+    files = {
+        f"{root}/{p.relative_to(mixed_tree).as_posix()}"
+        for p in mixed_tree.rglob("*")
+        if p.is_file()
+    }
+    named = {f for f in files for x in local if x.source == f or x.source.startswith(f"{f}:")}
+    assert named == files  # every file of the tree gives documents or a skip row
+    assert all(item.source.startswith(f"{root}/") for item in local)
+    parquet = [b for b in blocks if b.items and "records.parquet" in b.url]
+    assert len(parquet) == 3  # a block per row group
+
+
+def test_a_url_input_holding_other_kinds_is_refused_naming_them(mixed_tree: Path) -> None:
+    from neardup.distributed.plan import plan_blocks
+    from neardup.errors import InputError
+
+    with pytest.raises(
+        InputError, match=r"bad/binary\.txt.* more not read: the Dask engine reads JSONL"
+    ):
+        plan_blocks([], [f"file://{mixed_tree}"], 1 << 20)
+    blocks, _ = plan_blocks([], [f"file://{mixed_tree}/plain.jsonl"], 1 << 20)
+    assert [b.kind for b in blocks] == ["jsonl"]
+
+
+def test_a_corrupt_gzip_url_is_a_skip_row_as_in_the_local_job(mixed_tree: Path) -> None:
+    from neardup.distributed.plan import plan_blocks
+
+    gz = mixed_tree / "corrupt.jsonl.gz"
+    blocks, _ = plan_blocks([], [f"file://{gz}"], 1 << 20)
+    (item,) = [x for b in blocks for x in read_block(b, {})]
+    (local,) = read_corpus([gz])
+    assert isinstance(item, Skipped) and isinstance(local, Skipped)
+    assert (item.id, item.reason, item.detail) == (local.id, local.reason, local.detail)
+    assert item.reason == "unreadable" and item.source == f"file://{gz}"
+
+
+def test_local_blocks_read_a_datasets_folder_as_the_local_reader(tmp_path: Path) -> None:
+    # a folder saved by datasets' save_to_disk (state.json, an Arrow stream), beside a file
+    import pyarrow as pa
+
+    from neardup.distributed.plan import plan_blocks
+
+    saved = tmp_path / "saved"
+    saved.mkdir()
+    texts = ["a story about a dog and a cat in the old town", "", "another story of a dog"]
+    table = pa.table({"id": ["r0", "r1", "r0"], "text": texts})
+    with (
+        pa.OSFile(str(saved / "data.arrow"), "wb") as sink,
+        pa.ipc.new_stream(sink, table.schema) as writer,
+    ):
+        writer.write_table(table)
+    (saved / "state.json").write_text(json.dumps({"_data_files": [{"filename": "data.arrow"}]}))
+    (tmp_path / "note.txt").write_text("a note about a dog and a cat", encoding="utf-8")
+    inputs = [str(saved), str(tmp_path / "note.txt")]
+    blocks, _ = plan_blocks([], inputs, 1 << 20)
+    got = [x for b in blocks for x in read_block(b, {})]
+    local = list(read_corpus(inputs))
+    assert got == local and len(local) == 4
+    assert {getattr(x, "reason", None) for x in local} == {None, "empty"}
+
+
+def test_relative_and_absolute_inputs_are_named_each_as_given(
+    mixed_tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a folder and a file given relatively (one through ..) beside absolute paths inside
+    # the working directory: each named as given, as the local reader names it
+    from neardup.distributed.plan import plan_blocks
+
+    monkeypatch.chdir(mixed_tree)
+    inputs = ["files/web", str(mixed_tree / "files" / "wiki"), "../tree/plain.jsonl"]
+    inputs += [str(mixed_tree / "table.csv"), "files/bad"]
+    blocks, _ = plan_blocks([], inputs, 1 << 20)
+    blocks = number_lines(blocks, [count_lines(b) for b in blocks])
+    got = [x for b in blocks for x in read_block(b, {})]
+    local = list(read_corpus(inputs))
+    assert got == local
+    sources = {x.source.split(":")[0] for x in local}
+    assert {"files/web/vanka.html", f"{mixed_tree}/files/wiki/Тоска.wiki"} <= sources
+    assert {"../tree/plain.jsonl", f"{mixed_tree}/table.csv", "files/bad/empty.txt"} <= sources
+
+
+@pytest.mark.parametrize("home", ["/", "parent"])
+def test_a_relative_path_holding_the_working_directory_is_named_as_given(
+    mixed_tree: Path, monkeypatch: pytest.MonkeyPatch, home: str
+) -> None:
+    # the working directory's path inside the relative path given (from / every path
+    # holds "/"; from P, "../P/...") stays in the names: only the prefix read by goes
+    from neardup.distributed.plan import plan_blocks
+
+    if home == "/":
+        monkeypatch.chdir("/")
+        inputs = [str(mixed_tree / "files" / "web")[1:], str(mixed_tree / "plain.jsonl")[1:]]
+    else:
+        monkeypatch.chdir(mixed_tree.parent)
+        inputs = [f"../{mixed_tree.parent.name}/tree/files/web", "tree/plain.jsonl"]
+    blocks, _ = plan_blocks([], inputs, 1 << 20)
+    blocks = number_lines(blocks, [count_lines(b) for b in blocks])
+    got = [x for b in blocks for x in read_block(b, {})]
+    local = list(read_corpus(inputs))
+    assert got == local and len(local) > 2
+    assert all(x.source.startswith(inputs[0]) or x.source.startswith(inputs[1]) for x in local)

@@ -111,3 +111,26 @@ def test_ingest_keeps_freed_heap_as_the_local_workers_do(
     path, _ = _corpus(tmp_path)
     _, parts, _ = _partitions(path, "minhash-lsh")
     assert len(parts) > 1 and calls == ["keep"] * len(parts)
+
+
+def test_one_task_candidates_pass_over_a_partition_without_documents(tmp_path: Path) -> None:
+    # a block of skip rows only (a corrupt file, a file of bad lines) is a partition of no
+    # documents, whose I-Match keys have no slots: its candidates are the others' pairs
+    path, copied = _corpus(tmp_path)
+    bad = tmp_path / "a-bad.jsonl"
+    bad.write_text("not json\n", encoding="utf-8")
+    opts = DedupOptions(threshold=0.5)
+    meth = resolve_method("imatch", opts, {})
+    opts = decided_options(meth, opts)
+    from neardup.distributed.plan import plan_blocks
+
+    blocks, _ = plan_blocks([], [str(bad), str(path)], 1 << 20)
+    parts = [pt.finalize(pt.ingest(b, meth, opts, {}), meth, opts) for b in blocks]
+    assert [len(p.ids) for p in parts] == [0, len(parts[1].ids)] and len(parts[1].ids) > 0
+    meth.fit(pt.merge_stats(*(pt.part_stats(p) for p in parts)))
+    parts = [pt.sign_fitted(p, meth) for p in parts]
+    offsets = np.concatenate([[0], np.cumsum([len(p.ids) for p in parts])]).astype(np.int64)
+    one = pt.group_candidates(None, offsets, *(pt.part_keys(x, meth) for x in parts))
+    ids = np.concatenate([x.ids for x in parts])
+    pairs = {(str(ids[a]), str(ids[b])) for t in one for a, b in zip(t["a"], t["b"], strict=True)}
+    assert (copied, "copy0") in pairs and one[0]["a"].size == 0

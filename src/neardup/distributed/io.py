@@ -1,11 +1,16 @@
 """Input blocks and output part files of the Dask engine, through fsspec.
 
-Inputs are sharded JSONL (``.jsonl``/``.ndjson``, optionally ``.gz``) or Parquet files, as
-local paths or any fsspec URL (``s3://``, ``gs://``, ``hdfs://``, ``file://``...). A plain
+Local inputs are everything the local job reads, planned by its planner
+(:func:`neardup.text.units.plan_deferred`: the same tree walk, ids and skip rows): a plain
 JSONL file is cut into byte ranges of about ``block_bytes`` (a range owns every line that
-*starts* inside it); a ``.gz`` file is one block (gzip cannot be split); a Parquet file gives
-one block per row group. Records are turned into documents by the same code as the local
-reader (:mod:`neardup.text.read`), so ids, skip reasons and ``FILE:LINE`` sources agree.
+*starts* inside it); a Parquet file gives one block per row group; every other record file
+(compressed JSONL, CSV, Arrow) is one block, planned and read on a worker by the local
+job's :func:`~neardup.text.units.plan_file` and reader; document files and skip rows go
+into blocks of about ``block_bytes`` in input order. Inputs given as fsspec URLs
+(``s3://``, ``gs://``, ``hdfs://``, ``file://``...) are JSONL(.gz) or Parquet files; a
+URL naming another kind of file is refused before the job. Records are turned into
+documents by the local reader (:mod:`neardup.text.read`), so ids, skip reasons and
+``FILE:LINE`` sources agree.
 
 Outputs: every partition writes ``OUT/_parts/NAME-PPPPP.jsonl``; :func:`merge_parts`
 concatenates them in partition order into ``OUT/NAME`` (temporary name, then rename on
@@ -14,20 +19,39 @@ local file systems) and removes the parts.
 
 from __future__ import annotations
 
-import gzip
+import dataclasses
 import itertools
 import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from neardup.errors import InputError
-from neardup.text.read import JSONL_SUFFIXES, read_options, read_unit, record_document
+from neardup.text.read import JSONL_SUFFIXES, as_read_options, read_unit, record_document
+from neardup.text.scrub import scrub
 from neardup.text.types import Document, Skipped
-from neardup.text.units import BLOCK_BYTES, LinesUnit, ReadOptions
+from neardup.text.units import (
+    BLOCK_BYTES,
+    FilesUnit,
+    LinesUnit,
+    ReadOptions,
+    RecordFile,
+    Spool,
+    Unit,
+    group_names,
+    plan_deferred,
+    record_id,
+    resolve_inputs,
+)
 
 PARQUET_SUFFIXES: tuple[str, ...] = (".parquet", ".pq")
+#: Read units of document files (up to :data:`~neardup.text.units.FILES_PER_UNIT` files
+#: each) in one block at most: extracting markup costs far more a byte than parsing JSONL,
+#: so a tree of small documents is cut into blocks of at most 1,024 files, not one block of
+#: ``block_bytes`` that a single worker would read.
+DOCUMENT_UNITS = 16
 _CHUNK = 1 << 22
 
 
@@ -39,11 +63,19 @@ class Block:
         url: fsspec URL or local path of the file (as given, used in ``source`` fields).
         base: the file's path relative to the inputs' common parent, the prefix of fallback
             ids (``base:LINE``).
-        kind: ``jsonl``, ``jsonl.gz`` or ``parquet``.
+        kind: ``jsonl``, ``jsonl.gz`` or ``parquet`` (a file named by URL), or ``units``:
+            ``items`` planned by the local job's planner (read units, record files planned
+            where they are read, skip rows), read in order.
         start, end: byte range for ``jsonl`` (lines starting in ``[start, end)``); the row
-            group number in ``start`` for ``parquet``; unused (0, -1) for ``jsonl.gz``.
+            group number in ``start`` for ``parquet``; unused (0, -1) otherwise.
         first_line: 1-based number of the block's first line (``jsonl``; set by
             :func:`number_lines`).
+        items: the planned items of a ``units`` block.
+        given: ``(prefix, replacement)``: the files of a local input given by a relative
+            path are read by their path from the client's working directory (a worker may
+            run elsewhere: ``prefix`` is that directory and ``/``) and named in sources as
+            given (``replacement`` ``""``), as the local job names them; empty for
+            absolute paths.
     """
 
     url: str
@@ -52,15 +84,133 @@ class Block:
     start: int = 0
     end: int = -1
     first_line: int = 1
+    items: tuple[Unit | RecordFile | Skipped, ...] = ()
+    given: tuple[str, str] | tuple[()] = ()
+
+
+def plan_local(
+    groups: Sequence[Sequence[str | os.PathLike[str]]],
+    block_bytes: int,
+    options: ReadOptions | dict[str, Any] | None = None,
+) -> list[list[Block]]:
+    """The blocks of each group of local inputs (``[A, B]`` with ``--against``, else
+    ``[B]``), planned by the local job's planner
+    (:func:`~neardup.text.units.plan_deferred`), so that the Dask engine reads what the
+    local job reads, in its order, with its ids and skip rows: document files and skip
+    rows in ``units`` blocks of about ``block_bytes`` or :data:`DOCUMENT_UNITS` items (cut
+    at the end of each input),
+    a plain JSONL file in byte ranges, a Parquet file a block per row group (one block when
+    its footer or text column is missing: the reader's skip row), any other record file
+    one block (planned and read on a worker).
+
+    Raises:
+        InputError: an input does not exist, or is standard input (``-``).
+    """
+    opts = as_read_options(options)
+    for group in groups:
+        for item in group:
+            if os.fspath(item) == "-":
+                raise InputError("standard input cannot be cut into partitions: save it to a file")
+    resolved = [resolve_inputs(_globbed(g), Spool()) for g in groups]
+    home = os.getcwd()
+    return [
+        list(_blocks(plan_deferred(paths, opts, names=names), block_bytes, opts, home))
+        for paths, names in zip(resolved, group_names(resolved), strict=True)
+    ]
+
+
+def _blocks(
+    planned: Iterable[Unit | RecordFile | Skipped],
+    block_bytes: int,
+    options: ReadOptions,
+    home: str,
+) -> Iterator[Block]:
+    """The blocks of a group's planned items (:func:`plan_local`): each record file's
+    (:func:`_record_blocks`), and the document files and skip rows between them in
+    ``units`` blocks, cut at ``block_bytes``, :data:`DOCUMENT_UNITS` items, and where the
+    files go from a relative input to an absolute one (a block names its files one way)."""
+    held: list[Unit | Skipped] = []  # document files and skip rows, in order
+    size, relative = 0, False
+    for entry in itertools.chain(planned, [None]):
+        files = entry.files if isinstance(entry, FilesUnit) else ()
+        inside = bool(files) and not os.path.isabs(files[0][0])
+        full = size >= block_bytes or len(held) >= DOCUMENT_UNITS
+        if isinstance(entry, RecordFile | None) or full or (files and inside != relative):
+            if held:
+                given = (scrub(os.path.join(home, "")), "") if relative else ()
+                yield Block(home, "", "units", items=(*held,), given=given)
+            held, size = [], 0
+        if isinstance(entry, RecordFile):
+            yield from _record_blocks(entry, block_bytes, options, home)
+        elif entry is not None:
+            if files:
+                relative = inside
+            if inside:  # read by its path from home, named as given (Block.given)
+                moved = tuple((os.path.join(home, f), doc_id) for f, doc_id in files)
+                entry = FilesUnit(moved, getattr(entry, "weight", 0))
+            held.append(entry)
+            size += getattr(entry, "weight", 0)
+
+
+def _globbed(inputs: Sequence[str | os.PathLike[str]]) -> list[str]:
+    """Inputs with a pattern that names no file expanded (``shard-*.jsonl``, sorted;
+    ``**`` spans folders), as the Dask engine has taken globs; a pattern matching nothing
+    stays, for :func:`~neardup.text.units.resolve_inputs` to name."""
+    import glob
+
+    out: list[str] = []
+    for item in inputs:
+        raw = os.fspath(item)
+        found = (
+            [] if os.path.exists(raw) or not glob.has_magic(raw) else glob.glob(raw, recursive=True)
+        )
+        out += sorted(found) if found else [raw]
+    return out
+
+
+def _record_blocks(
+    item: RecordFile, block_bytes: int, options: ReadOptions, home: str
+) -> list[Block]:
+    """The blocks of a record file (:func:`plan_local`); a relative path is read by its
+    path from ``home`` (the client's working directory) and named as given."""
+    given: tuple[str, str] | tuple[()] = ()
+    if not os.path.isabs(item.path):
+        item = dataclasses.replace(item, path=os.path.join(home, item.path))
+        given = (scrub(os.path.join(home, "")), "")
+    low = item.path.lower()
+    if item.kind == "jsonl" and not low.endswith((".gz", ".zst", ".bz2", ".xz")):
+        blocks = make_blocks([item.path], block_bytes, [item.name])
+        return [dataclasses.replace(b, given=given) for b in blocks]
+    groups = 1
+    if item.kind == "parquet":
+        try:
+            import pyarrow.parquet as pq
+
+            pf = pq.ParquetFile(item.path)
+            if options.text_field in pf.schema_arrow.names:
+                groups = pf.metadata.num_row_groups
+        except Exception:  # the reader's skip row names it, on a worker
+            groups = 1
+    if groups > 1:
+        parts = [dataclasses.replace(item, groups=(g, g + 1)) for g in range(groups)]
+    else:
+        parts = [item]
+    return [Block(item.path, item.name, "units", items=(p,), given=given) for p in parts]
+
+
+def is_url(item: str | os.PathLike[str]) -> bool:
+    """Whether an input is an fsspec URL (``s3://...``, ``file://...``), not a local path."""
+    return "://" in os.fspath(item)
 
 
 def list_files(inputs: Sequence[str | os.PathLike[str]]) -> list[str]:
-    """Input files in order: files as given, directories walked (sorted), globs expanded.
-
-    Only JSONL(.gz) and Parquet files are taken from directories and globs.
+    """Input files of URL inputs in order: files as given, directories walked (sorted),
+    globs expanded.
 
     Raises:
-        InputError: an input matches nothing or a given file has an unsupported suffix.
+        InputError: an input matches nothing, or it or a file found in it is not JSONL(.gz)
+            or Parquet (named: the Dask engine reads only those by URL; the local job's
+            other kinds are read from local paths), so that no file is passed over.
     """
     import fsspec
 
@@ -69,17 +219,23 @@ def list_files(inputs: Sequence[str | os.PathLike[str]]) -> list[str]:
         url = os.fspath(item)
         fs, path = fsspec.core.url_to_fs(url)
         if fs.isdir(path):
-            found = sorted(p for p in fs.find(path) if _supported(p))
-            out += [_rejoin(url, path, p) for p in found]
+            found = sorted(fs.find(path))
         elif fs.isfile(path):
-            if not _supported(path):
-                raise InputError(f"input {url!r}: the Dask engine reads JSONL(.gz) or Parquet")
-            out.append(url)
+            found = [path]
         else:
-            found = sorted(p for p in fs.glob(path) if _supported(p))
+            found = sorted(fs.glob(path))
             if not found:
                 raise InputError(f"input {url!r} does not exist")
-            out += [_rejoin(url, path, p) for p in found]
+        other = [p for p in found if not _supported(p)]
+        if other:
+            shown = ", ".join(repr(_rejoin(url, path, p)) for p in other[:3])
+            more = f" and {len(other) - 3} more" if len(other) > 3 else ""
+            raise InputError(
+                f"input {url!r}: {shown}{more} not read: the Dask engine reads JSONL(.gz) or"
+                " Parquet files by URL (give a local path to read every kind the local job"
+                " reads, or leave those files out)"
+            )
+        out += [_rejoin(url, path, p) if p != path else url for p in found]
     return out
 
 
@@ -204,7 +360,7 @@ def number_lines(blocks: Sequence[Block], counts: Sequence[int]) -> list[Block]:
     for block, count in zip(blocks, counts, strict=True):
         if block.url != url:
             line, url = 1, block.url
-        out.append(Block(block.url, block.base, block.kind, block.start, block.end, line))
+        out.append(dataclasses.replace(block, first_line=line))
         line += count
     return out
 
@@ -230,24 +386,76 @@ def _block_data(block: Block) -> bytes:
         return b"".join(pieces)
 
 
-def read_block(block: Block, read_options_dict: dict[str, Any]) -> Iterator[Document | Skipped]:
-    """Documents and skips of a block, in file order (the local reader's rules).
+def read_block(
+    block: Block, read_options_dict: ReadOptions | dict[str, Any]
+) -> Iterator[Document | Skipped]:
+    """Documents and skips of a block, in file order (the local reader's rules), named as
+    the local job names them (:func:`as_given`).
 
     Args:
-        block: the block; read_options_dict: ``id_field``, ``text_field``, ``content_type``,
-            ``max_bytes`` as for :func:`neardup.text.read_corpus`.
+        block: the block; read_options_dict: the read options (:class:`ReadOptions`, or
+            the keyword arguments of :func:`neardup.text.read.read_options`).
     """
-    opts = read_options(**read_options_dict)
+    opts = as_read_options(read_options_dict)
     if block.kind == "parquet":
-        yield from _parquet_records(block, opts)
+        items: Iterable[Document | Skipped] = _parquet_records(block, opts)
+    else:
+        items = (
+            x
+            for u in block_items(block, opts)
+            for x in ([u] if isinstance(u, Skipped) else read_unit(u, opts))
+        )
+    rename = as_given(block)
+    for x in items:
+        if rename is not None and isinstance(x, Skipped):
+            x = dataclasses.replace(x, source=rename(x.source), detail=rename(x.detail))
+        elif rename is not None:
+            x = dataclasses.replace(x, source=rename(x.source))
+        yield x
+
+
+def block_items(block: Block, options: ReadOptions) -> Iterator[Unit | Skipped]:
+    """The read units and skip rows of a block, in input order: a ``units`` block's items
+    (a record file planned here by the local job's :func:`~neardup.text.units.plan_file`),
+    a JSONL block's units (:func:`block_units`).
+
+    Raises:
+        ValueError: a Parquet block named by URL (its records come from :func:`read_block`).
+    """
+    if block.kind != "units":
+        yield from block_units(block, options)
         return
-    for unit in block_units(block):
-        yield from read_unit(unit, opts)
+    for item in block.items:
+        if isinstance(item, RecordFile):
+            yield from item.units(options)
+        else:
+            yield item
 
 
-def block_units(block: Block) -> Iterator[LinesUnit]:
+def as_given(block: Block) -> Any:
+    """``str -> str`` naming a block's files as they were given (paths relative to the
+    working directory: the local job's sources), in place of the paths they were read by;
+    None when they are the same (:attr:`Block.given`). The prefix is replaced where a path
+    starts (at the start of the text or after a character that is not part of a path:
+    ``'/home/u/../x'`` in an error message becomes ``'../x'``, the ``/x`` in ``../x`` stays)."""
+    if not block.given:
+        return None
+    import re
+
+    real, shown = block.given
+    starts = re.compile(r"(?<![\w./~-])" + re.escape(real))
+
+    def rename(text: str) -> str:
+        return starts.sub(lambda _: shown, text) if real in text else text
+
+    return rename
+
+
+def block_units(block: Block, options: ReadOptions | None = None) -> Iterator[Unit | Skipped]:
     """The read units of a JSONL(.gz) block (lines joined into chunks of about
-    :data:`BLOCK_BYTES`), in file order: what the local reader decodes at once.
+    :data:`BLOCK_BYTES`), in file order: what the local reader decodes at once; a ``.gz``
+    block is planned as the local job plans it (a corrupt stream: the units read before
+    it and its skip row).
 
     Raises:
         ValueError: a Parquet block (its records come from :func:`read_block`).
@@ -255,19 +463,24 @@ def block_units(block: Block) -> Iterator[LinesUnit]:
     if block.kind == "parquet":
         raise ValueError("a Parquet block has no JSONL read units")
     if block.kind == "jsonl.gz":
-        for first, chunk in _chunks(_gzip_lines(block), block.first_line):
-            yield LinesUnit(block.url, block.base, chunk, first)
+        import fsspec
+
+        from neardup.text.units import _plan_stream
+
+        fs, path = fsspec.core.url_to_fs(block.url)
+        opts = options if options is not None else as_read_options(None)
+        yield from _plan_stream(Path(path), block.base, scrub(block.url), opts, fs)
         return
     first, data = block.first_line, _block_data(block)
     for chunk in _cut(data):
-        yield LinesUnit(block.url, block.base, chunk, first)
+        yield LinesUnit(scrub(block.url), block.base, chunk, first)
         first += chunk.count(b"\n")
 
 
 def _cut(data: bytes) -> Iterator[bytes]:
-    """``data`` (whole lines) cut as :func:`_chunks` joins its lines: each chunk ends with
-    the first line that brings it to :data:`BLOCK_BYTES` bytes; the last line is given its
-    ``\\n`` if it lacks one."""
+    """``data`` (whole lines) cut into chunks as the local planner cuts a stream: each
+    chunk ends with the first line that brings it to :data:`BLOCK_BYTES` bytes; the last
+    line is given its ``\\n`` if it lacks one."""
     start, n = 0, len(data)
     while start < n:
         nl = data.find(b"\n", start + BLOCK_BYTES - 1)
@@ -277,29 +490,6 @@ def _cut(data: bytes) -> Iterator[bytes]:
             return
         yield data[start : nl + 1]
         start = nl + 1
-
-
-def _chunks(lines: Iterable[bytes], first: int) -> Iterator[tuple[int, bytes]]:
-    """Lines (each with its ``\\n``) joined into chunks of about :data:`BLOCK_BYTES`, with
-    the number of each chunk's first line: the units the local reader decodes at once."""
-    held: list[bytes] = []
-    size = 0
-    for line in lines:
-        held.append(line if line.endswith(b"\n") else line + b"\n")
-        size += len(line)
-        if size >= BLOCK_BYTES:
-            yield first, b"".join(held)
-            first, held, size = first + len(held), [], 0
-    if held:
-        yield first, b"".join(held)
-
-
-def _gzip_lines(block: Block) -> Iterator[bytes]:
-    import fsspec
-
-    fs, path = fsspec.core.url_to_fs(block.url)
-    with fs.open(path, "rb") as raw, gzip.open(raw, "rb") as fh:
-        yield from fh
 
 
 def _parquet_records(block: Block, opts: ReadOptions) -> Iterator[Document | Skipped]:
@@ -317,19 +507,14 @@ def _parquet_records(block: Block, opts: ReadOptions) -> Iterator[Document | Ski
         offset = sum(pf.metadata.row_group(g).num_rows for g in range(block.start))
     ids = table.column(opts.id_field).to_pylist() if opts.id_field in names else None
     texts = table.column(opts.text_field).to_pylist() if opts.text_field in names else None
+    shown = scrub(block.url)
     for i in range(table.num_rows):
         row = offset + i + 1
-        fallback_id, source = f"{block.base}:{row}", f"{block.url}:{row}"
+        fallback_id, source = f"{block.base}:{row}", f"{shown}:row {row}"
         raw_id = ids[i] if ids is not None else None
-        doc_id = _id(raw_id, fallback_id)
+        doc_id = record_id(raw_id, fallback_id)
         text = texts[i] if texts is not None else None
         yield record_document(doc_id, source, text, opts, trusted=False)
-
-
-def _id(value: object, fallback: str) -> str:
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return fallback
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 # -- output ---------------------------------------------------------------------------------

@@ -29,7 +29,14 @@ from neardup._array import (
 )
 from neardup.decide import decide, signature_scores
 from neardup.dedup import decision_of
-from neardup.distributed.io import Block, block_units, read_block, write_part, write_part_lines
+from neardup.distributed.io import (
+    Block,
+    as_given,
+    block_items,
+    read_block,
+    write_part,
+    write_part_lines,
+)
 from neardup.distributed.shuffle import Table, concat, hash_dest, range_dest, split
 from neardup.job.pairs import pair_lines
 from neardup.job.prepare import (
@@ -84,16 +91,18 @@ def ingest(
     read_options: dict[str, Any],
     whole: bool = False,
 ) -> PreparedDocuments:
-    """Read a block and prepare its documents: a JSONL block unit by unit
-    (:func:`neardup.job.prepare.prepare_unit`, as the local job's workers), a Parquet block's
-    records in batches (:func:`neardup.job.prepare.prepare_stream`). Positions are the items'
-    positions in the block. ``whole``: the job is decided over the whole corpus
+    """Read a block and prepare its documents: its read units one by one
+    (:func:`neardup.job.prepare.prepare_unit`, as the local job's workers: the local job's
+    planner and reader, :func:`~neardup.distributed.io.block_items`), a Parquet block named
+    by URL's records in batches (:func:`neardup.job.prepare.prepare_stream`); sources named
+    as the local job names them (:func:`~neardup.distributed.io.as_given`). Positions are
+    the items' positions in the block. ``whole``: the job is decided over the whole corpus
     (:mod:`.whole`) whatever the method (``--against``). The worker keeps freed heap, as
     the local job's workers do (:func:`neardup._memory.keep_freed_heap`): a block's
     ingest took 0.6 s without, 0.46-0.5 s with, at 25,000 documents."""
     from neardup._memory import keep_freed_heap
     from neardup.distributed.grouping import runs_by_key
-    from neardup.text.read import read_options as make_read_options
+    from neardup.text.read import as_read_options
 
     keep_freed_heap()
     by_key = runs_by_key(meth, opts.measure) and not whole
@@ -108,13 +117,34 @@ def ingest(
         keep_tokens=bool(meth.capabilities.needs_fit)
         or (docs and not meth.capabilities.signs_from_text),
         keep_texts=docs,
-        read=make_read_options(**read_options),
+        read=as_read_options(read_options),
     )
+    assert config.read is not None
     if block.kind == "parquet":
-        parts = list(prepare_stream(read_block(block, read_options), config))
-    else:
-        parts = [prepare_unit(unit, config) for unit in block_units(block)]
-    return concat_prepared(parts) if parts else prepare_documents([], config)
+        parts = list(prepare_stream(read_block(block, config.read), config))
+        return concat_prepared(parts) if parts else prepare_documents([], config)
+    parts = [
+        prepare_documents([], config, skipped=[(0, item)])
+        if isinstance(item, Skipped)
+        else prepare_unit(item, config)
+        for item in block_items(block, config.read)
+    ]
+    prepared = concat_prepared(parts) if parts else prepare_documents([], config)
+    return _named_as_given(prepared, block)
+
+
+def _named_as_given(prepared: PreparedDocuments, block: Block) -> PreparedDocuments:
+    """``prepared`` with its sources (and skip rows) naming the block's file as it was
+    given (:func:`~neardup.distributed.io.as_given`), so that a renamed id, the place of a
+    repeated one, is the local job's."""
+    rename = as_given(block)
+    if rename is None:
+        return prepared
+    skipped = [
+        (p, replace(s, source=rename(s.source), detail=rename(s.detail)))
+        for p, s in prepared.skipped
+    ]
+    return replace(prepared, sources=[rename(x) for x in prepared.sources], skipped=skipped)
 
 
 # -- duplicate ids ----------------------------------------------------------------------------
@@ -401,8 +431,10 @@ def group_candidates(max_group: int | None, offsets: np.ndarray, *keyed: Any) ->
     if not keyed:
         return []
     docs = np.arange(n, dtype=np.int64)
-    columns = np.ascontiguousarray(np.concatenate([t["keys"] for t in keyed]).T)
-    valid = np.ascontiguousarray(np.concatenate([t["valid"] for t in keyed]).T)
+    # a partition without documents (a block of skip rows) may have keys of no slots
+    held = [t for t in keyed if t["keys"].shape[0]] or list(keyed[:1])
+    columns = np.ascontiguousarray(np.concatenate([t["keys"] for t in held]).T)
+    valid = np.ascontiguousarray(np.concatenate([t["valid"] for t in held]).T)
     live = np.concatenate([t["live"] for t in keyed])
     content = np.concatenate([t["content"] for t in keyed])
 

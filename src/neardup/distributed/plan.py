@@ -2,12 +2,13 @@
 
 Plan (every arrow between partitions is a task-based shuffle, :mod:`.shuffle`):
 
-1. ``ingest``: input blocks (JSONL byte ranges, ``.gz`` files, Parquet row groups) ->
-   documents -> canonical tokens -> shingle sets, per partition;
+1. ``ingest``: input blocks (planned by the local job's planner, :func:`.io.plan_local`:
+   JSONL byte ranges, Parquet row groups, other record files, document files and skip
+   rows) -> documents (the local reader) -> canonical tokens -> shingle sets, per partition;
 2. ``ids``: a shuffle by id hash finds repeated ids (the earliest in input order wins,
-   the others are skipped as in the local job); short documents are skipped; each partition
-   counts its documents and the client turns the counts into offsets, so a document's
-   global index (offset + position) is its index in the local job;
+   the others are given their place as id as in the local job); short documents are
+   skipped; each partition counts its documents and the client turns the counts into
+   offsets, so a document's global index (offset + position) is its index in the local job;
 3. ``sign``: the method's signatures per partition (methods that need a fit: per-partition
    statistics are merged on the cluster, fitted once, then every partition signs);
 4. ``candidates``: grouping keys (LSH band keys, or the exact keys) shuffled by key; each
@@ -102,8 +103,10 @@ def dedup_dask(
     """Deduplicate a corpus on a Dask cluster; write the local job's files into ``out_dir``.
 
     Args:
-        inputs: JSONL(.gz) / Parquet files, directories or globs; local paths or fsspec
-            URLs readable by every worker.
+        inputs: local files, directories or globs, every kind the local job reads (read
+            by the workers through the local job's planner and reader,
+            :func:`~.io.plan_local`), or fsspec URLs of JSONL(.gz) / Parquet files; readable
+            by every worker.
         out_dir: output directory (local path or fsspec URL) writable by every worker and
             by the client: ``pairs.jsonl``, ``clusters.jsonl``, ``dropped.jsonl``,
             ``skipped.jsonl``, then ``summary.json``. None: a temporary local directory,
@@ -139,7 +142,8 @@ def dedup_dask(
     Raises:
         ParameterError: an unsupported method or measure, ``keep_by``, a bad option, no ``out_dir``
             with a ``client`` or ``scheduler``.
-        InputError: an input does not exist or is not JSONL/Parquet.
+        InputError: an input does not exist, is standard input, or is a URL naming (or
+            holding) a file that is not JSONL/Parquet.
     """
     opts = options or DedupOptions()
     if opts.keep_by is not None:
@@ -160,7 +164,7 @@ def dedup_dask(
     if out_dir is None and (client is not None or scheduler is not None):
         raise ParameterError("out_dir", None, "a directory every worker can write")
     a_inputs = list(against) if against is not None else []
-    blocks, k = plan_blocks(a_inputs, list(inputs), block_bytes)
+    blocks, k = plan_blocks(a_inputs, list(inputs), block_bytes, read_options)
     with _out(out_dir) as out, _client(client, scheduler, workers, blocks) as (cli, counted):
         job = _Job(cli, meth, opts, read_options or {}, out, reduce_partitions)
         if against is not None:
@@ -173,12 +177,20 @@ def plan_blocks(
     a_inputs: Sequence[str | os.PathLike[str]],
     inputs: Sequence[str | os.PathLike[str]],
     block_bytes: int,
+    read_options: dict[str, Any] | None = None,
 ) -> tuple[list[io.Block], int]:
-    """The job's blocks (partitions), A's (``--against``) first, and how many are A's.
+    """The job's blocks (partitions), A's (``--against``) first, and how many are A's:
+    local inputs planned by the local job's planner (:func:`~.io.plan_local`: every kind
+    it reads), inputs given by URL as JSONL(.gz) and Parquet files.
 
     Raises:
-        InputError: an input does not exist or is not JSONL/Parquet.
+        InputError: an input does not exist, or is given by URL and is not JSONL/Parquet.
     """
+    if not any(io.is_url(p) for p in [*a_inputs, *inputs]):
+        groups = [a_inputs, inputs] if a_inputs else [inputs]
+        planned = io.plan_local(groups, block_bytes, read_options)
+        a_blocks = planned[0] if a_inputs else []
+        return [*a_blocks, *planned[-1]], len(a_blocks)
     a_files = io.list_files(a_inputs) if a_inputs else []
     files = [*a_files, *io.list_files(inputs)]
     names = io.file_names([*a_inputs, *inputs], files)  # as group_names: A's, then B's
@@ -464,7 +476,7 @@ class _Job:
                 whole=self.whole,
                 pure=False,
                 workers=held[p],
-                allow_other_workers=True,
+                allow_other_workers=held[p] is not None,  # None: the ingest failed
             )
             for p in range(n_parts)
         ]

@@ -167,6 +167,33 @@ class RecordsUnit:
 
 Unit = FilesUnit | LinesUnit | RecordsUnit
 
+#: Input kinds read as records, planned by :func:`plan_file`.
+RECORD_KINDS: tuple[InputKind, ...] = ("jsonl", "parquet", "csv", "arrow")
+
+
+@dataclass(frozen=True, slots=True)
+class RecordFile:
+    """A record file (JSONL, Parquet, CSV, Arrow) planned where it is read
+    (:func:`plan_deferred`: by the Dask engine's workers), by :func:`plan_file` as the
+    local planner plans it.
+
+    Attributes:
+        path: the file; name: its name in ids (``FILE`` of ``FILE:LINE``); kind: its kind;
+        size: the bytes of an uncompressed JSONL file to read (its size when planned);
+        groups: ``(first, stop)``: the Parquet row groups to read, or None: all.
+    """
+
+    path: str
+    name: str
+    kind: InputKind
+    size: int | None = None
+    groups: tuple[int, int] | None = None
+
+    def units(self, options: ReadOptions) -> Iterator[Unit | Skipped]:
+        """The file's read units and skip rows (:func:`plan_file`)."""
+        path = Path(self.path)
+        return plan_file(path, self.name, self.kind, options, size=self.size, groups=self.groups)
+
 
 @dataclass
 class Spool:
@@ -351,15 +378,31 @@ def plan_units(
     the first time only; the second time it is a skip row naming the first
     (:class:`InputRepeats`), so what the job counts is what ``--kept``/``--removed`` write.
     """
+    return cast("Iterator[Unit | Skipped]", _plan(paths, options, names, deferred=False))
+
+
+def plan_deferred(
+    paths: list[Path], options: ReadOptions, *, names: list[str] | None = None
+) -> Iterator[Unit | RecordFile | Skipped]:
+    """:func:`plan_units` with each record file left to be planned where it is read: a
+    :class:`RecordFile` in its place (the Dask engine plans on the client and reads on
+    its workers: the tree walk, document files and skip rows are the local job's, and
+    every record file is read by the local job's :func:`plan_file` and reader)."""
+    return _plan(paths, options, names, deferred=True)
+
+
+def _plan(
+    paths: list[Path], options: ReadOptions, names: list[str] | None, *, deferred: bool
+) -> Iterator[Unit | RecordFile | Skipped]:
     watched: list[tuple[Path, str, int, tuple[int, int], bool]] = []
     repeats = InputRepeats()
     prefixes = input_names(paths) if names is None else names
     for arg, (path, prefix) in enumerate(zip(paths, prefixes, strict=True)):
         if path.is_dir():
             if is_datasets_folder(path):
-                yield from _plan_datasets(path, prefix, options)
+                yield from _plan_datasets(path, prefix, options, deferred)
                 continue
-            yield from _plan_tree(path, prefix, options, watched, repeats.of(arg))
+            yield from _plan_tree(path, prefix, options, watched, repeats.of(arg), deferred)
         else:
             if prefix == "-" and path.suffix == ".stdin":
                 yield FilesUnit(((str(path), "-"),), _file_size(path))
@@ -368,7 +411,8 @@ def plan_units(
             if again is not None:
                 yield again
                 continue
-            yield from _watched(path, prefix, input_kind(path.name), options, watched)
+            kind = input_kind(path.name)
+            yield from _watched(path, prefix, kind, options, watched, deferred)
     yield from _grown(watched)
 
 
@@ -399,18 +443,27 @@ class InputRepeats:
 
 
 def _watched(
-    path: Path, name: str, kind: InputKind, options: ReadOptions, watched: list[Any]
-) -> Iterator[Unit | Skipped]:
-    """:func:`plan_file`, noting the file's size, modification time and inode for
-    :func:`_grown` (an uncompressed JSONL file is read by spans up to that size)."""
+    path: Path,
+    name: str,
+    kind: InputKind,
+    options: ReadOptions,
+    watched: list[Any],
+    deferred: bool = False,
+) -> Iterator[Unit | RecordFile | Skipped]:
+    """:func:`plan_file` (with ``deferred``, a :class:`RecordFile` for it), noting the
+    file's size, modification time and inode for :func:`_grown` (an uncompressed JSONL
+    file is read by spans up to that size)."""
     size = None
-    records = kind in ("jsonl", "parquet", "csv", "arrow")  # a document file: checked as read
+    records = kind in RECORD_KINDS  # a document file: checked as read
     with contextlib.suppress(OSError):
         st = path.stat() if records else None
         spans = kind == "jsonl" and _uncompressed(path)
         if st is not None:
             size = st.st_size if spans else None
             watched.append((path, name, st.st_size, (st.st_ino, st.st_mtime_ns), spans))
+    if deferred and kind in RECORD_KINDS:
+        yield RecordFile(str(path), name, kind, size)
+        return
     yield from plan_file(path, name, kind, options, size=size)
 
 
@@ -460,8 +513,13 @@ def _count_newlines(path: Path, start: int, end: int) -> int:
 
 
 def _plan_tree(
-    root: Path, prefix: str, options: ReadOptions, watched: list[Any], again: Any
-) -> Iterator[Unit | Skipped]:
+    root: Path,
+    prefix: str,
+    options: ReadOptions,
+    watched: list[Any],
+    again: Any,
+    deferred: bool = False,
+) -> Iterator[Unit | RecordFile | Skipped]:
     batch: list[tuple[str, str]] = []
     size = 0
     for entry in walk(root, options, prefix):
@@ -485,7 +543,7 @@ def _plan_tree(
         if batch:
             yield FilesUnit(tuple(batch), size)
             batch, size = [], 0
-        yield from _watched(file, rel, kind, options, watched)
+        yield from _watched(file, rel, kind, options, watched, deferred)
     if batch:
         yield FilesUnit(tuple(batch), size)
 
@@ -619,15 +677,22 @@ def _skip(rel: tuple[str, ...], path: Path, reason: SkipReason, detail: str) -> 
 
 
 def plan_file(
-    path: Path, name: str, kind: InputKind, options: ReadOptions, *, size: int | None = None
+    path: Path,
+    name: str,
+    kind: InputKind,
+    options: ReadOptions,
+    *,
+    size: int | None = None,
+    groups: tuple[int, int] | None = None,
 ) -> Iterator[Unit | Skipped]:
     """The units of one record or document file; ``name`` prefixes its fallback ids;
     ``size``: read an uncompressed JSONL file up to this many bytes (its size when the
-    job noted it), not further."""
+    job noted it), not further; ``groups``: ``(first, stop)``, read these row groups of a
+    Parquet file only (None: all)."""
     if kind == "jsonl":
         yield from _plan_jsonl(path, name, options, size)
     elif kind == "parquet":
-        yield from _plan_parquet(path, name, options)
+        yield from _plan_parquet(path, name, options, groups)
     elif kind == "csv":
         yield from _plan_csv(path, name, options)
     elif kind == "arrow":
@@ -638,11 +703,14 @@ def plan_file(
 
 # -- JSONL ----------------------------------------------------------------------------------
 @contextlib.contextmanager
-def counted_stream(path: Path) -> Iterator[tuple[IO[bytes], Any]]:
-    """``(stream, consumed)``: ``path`` opened as :func:`open_stream` opens it, and a
-    function giving the bytes of the file on disk read so far (compressed bytes for a
-    compressed file: the progress of the read)."""
-    with open(path, "rb") as raw, _decompressed(raw, path.name.lower()) as f:
+def counted_stream(path: Path, fs: Any = None) -> Iterator[tuple[IO[bytes], Any]]:
+    """``(stream, consumed)``: ``path`` opened as :func:`open_stream` opens it (on the
+    fsspec file system ``fs``, if given), and a function giving the bytes of the file on
+    disk read so far (compressed bytes for a compressed file: the progress of the read)."""
+    with (
+        open(path, "rb") if fs is None else fs.open(str(path), "rb") as raw,
+        _decompressed(raw, path.name.lower()) as f,
+    ):
         yield f, raw.tell
 
 
@@ -688,11 +756,12 @@ def _plan_jsonl(
 
 
 def _plan_stream(
-    path: Path, name: str, shown: str, options: ReadOptions
+    path: Path, name: str, shown: str, options: ReadOptions, fs: Any = None
 ) -> Iterator[Unit | Skipped]:
-    """The blocks of a JSONL stream (compressed, or standard input) with their bytes."""
+    """The blocks of a JSONL stream (compressed, or standard input) with their bytes;
+    ``fs``: the fsspec file system ``path`` is on (None: this machine's)."""
     try:
-        with counted_stream(path) as (f, consumed):
+        with counted_stream(path, fs) as (f, consumed):
             done = 0
             for first, data, skip in line_blocks(f, options.max_bytes):
                 if skip is not None:
@@ -863,7 +932,9 @@ def line_blocks(f: IO[bytes], max_bytes: int) -> Iterator[tuple[int, bytes, str 
 
 
 # -- Parquet, Arrow, datasets ------------------------------------------------------------------
-def _plan_parquet(path: Path, name: str, options: ReadOptions) -> Iterator[Unit | Skipped]:
+def _plan_parquet(
+    path: Path, name: str, options: ReadOptions, groups: tuple[int, int] | None = None
+) -> Iterator[Unit | Skipped]:
     shown = scrub(str(path))
     try:
         pf = open_parquet(path)
@@ -874,7 +945,9 @@ def _plan_parquet(path: Path, name: str, options: ReadOptions) -> Iterator[Unit 
         row = 0
         share = (_file_size(path), pf.metadata.num_rows)
         for group, why in enumerate(parquet_groups(pf, options)):
-            if why is None:
+            if groups is not None and not groups[0] <= group < groups[1]:
+                pass  # another task's row group
+            elif why is None:
                 batches = parquet_batches(pf, group, options, columns)
                 yield from _record_batches(batches, shown, name, options, row, share)
             else:
@@ -909,7 +982,9 @@ def _plan_arrow(path: Path, name: str, options: ReadOptions) -> Iterator[Unit | 
         yield Skipped(name, shown, "unreadable", f"{type(exc).__name__}: {exc}")
 
 
-def _plan_datasets(root: Path, prefix: str, options: ReadOptions) -> Iterator[Unit | Skipped]:
+def _plan_datasets(
+    root: Path, prefix: str, options: ReadOptions, deferred: bool = False
+) -> Iterator[Unit | RecordFile | Skipped]:
     """A Hugging Face ``datasets`` folder saved with ``save_to_disk``: its Arrow files in
     the order ``state.json`` lists them (a ``DatasetDict``: each split folder in turn); an
     entry naming a file outside the folder, or a split cycle, is a skip row."""
@@ -918,6 +993,8 @@ def _plan_datasets(root: Path, prefix: str, options: ReadOptions) -> Iterator[Un
     for entry in datasets_files(root, prefix):
         if isinstance(entry, DatasetsEntryError):
             yield Skipped(entry.name, scrub(str(entry.path)), "unreadable", entry.reason)
+        elif deferred:
+            yield RecordFile(str(entry[0]), entry[1], "arrow")
         else:
             yield from _plan_arrow(entry[0], entry[1], options)
 
