@@ -3,10 +3,8 @@ believed only from configured proxies (issue 41, items 7 and 23)."""
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,37 +12,21 @@ from pathlib import Path
 import httpx
 import pytest
 
-from fresh_python import python_env
 from neardup.cli.serve import hide_token_argument
+from served import served
 
 NEARDUP = str(Path(sys.executable).with_name("neardup"))
 
 
 @contextmanager
 def _serve(tmp_path: Path, *args: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
     db = f"sqlite:///{tmp_path / 's.db'}"
-    cmd = [NEARDUP, "serve", "--db", db, "--port", str(port), "--no-crawl", *args]
-    log = (tmp_path / "serve.log").open("wb")
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=python_env())
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, (tmp_path / "serve.log").read_text()
-            assert time.monotonic() < deadline, "neardup serve did not start in 60 s"
-            try:
-                if httpx.get(f"{base}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.2)
-        yield base, proc
-    finally:
-        proc.terminate()
-        proc.wait(30)
-        log.close()
+
+    def command(port: int) -> list[str]:
+        return [NEARDUP, "serve", "--db", db, "--port", str(port), "--no-crawl", *args]
+
+    with served(command, tmp_path / "serve.log") as running:
+        yield running
 
 
 def test_hide_token_argument_blanks_the_value_only() -> None:

@@ -5,7 +5,6 @@ frozen server."""
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import time
@@ -18,6 +17,7 @@ import pytest
 
 from fresh_python import python_env
 from neardup.store import Store
+from served import served
 
 #: A valid HTML page of 150,000 empty nested elements after one paragraph (4.6 MB): its
 #: main-text extraction holds the GIL for 1.4 s (whatever the regular expressions do), so
@@ -41,30 +41,14 @@ def _html(elements: int) -> bytes:
 
 
 @contextmanager
-def _server(db: str, *, budget: float = 30.0) -> Iterator[str]:
+def _server(db: str, tmp_path: Path, *, budget: float = 30.0) -> Iterator[str]:
     """A service on 127.0.0.1 in its own process (uvicorn, as ``neardup serve`` runs it)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
-    cmd = [sys.executable, "-c", SERVER, db, str(port), str(budget)]
-    proc = subprocess.Popen(cmd, env=python_env(), stderr=subprocess.PIPE)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
-            assert time.monotonic() < deadline, "the service did not start in 60 s"
-            try:
-                if httpx.get(f"{base}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.1)
+
+    def command(port: int) -> list[str]:
+        return [sys.executable, "-c", SERVER, db, str(port), str(budget)]
+
+    with served(command, tmp_path / "server.log") as (base, _):
         yield base
-    finally:
-        proc.terminate()
-        proc.wait(30)
-        if proc.stderr:
-            proc.stderr.close()
 
 
 @pytest.fixture
@@ -89,8 +73,8 @@ print(r.status_code, time.monotonic() - t0)
 
 
 @pytest.mark.parametrize("route", ["/collections/c/check/file", "/check"])
-def test_health_answers_while_a_heavy_upload_is_read(db: str, route: str) -> None:
-    with _server(db) as base, httpx.Client(base_url=base, timeout=60) as probe:
+def test_health_answers_while_a_heavy_upload_is_read(db: str, route: str, tmp_path: Path) -> None:
+    with _server(db, tmp_path) as base, httpx.Client(base_url=base, timeout=60) as probe:
         # a served check first: the first one imports the method's modules (a one-time cost)
         short = {"file": ("short.txt", (PARAGRAPH * 5).encode())}
         assert probe.post("/collections/c/check/file", files=short).status_code == 200
@@ -124,8 +108,11 @@ def test_health_answers_while_a_heavy_upload_is_read(db: str, route: str) -> Non
     assert worst < 1.0, f"/health waited {worst:.3f} s, {at:.2f} s into the upload"
 
 
-def test_an_upload_over_the_budget_gets_422_and_the_server_goes_on(db: str) -> None:
-    with _server(db, budget=0.3) as base, httpx.Client(base_url=base, timeout=60) as client:
+def test_an_upload_over_the_budget_gets_422_and_the_server_goes_on(db: str, tmp_path: Path) -> None:
+    with (
+        _server(db, tmp_path, budget=0.3) as base,
+        httpx.Client(base_url=base, timeout=60) as client,
+    ):
         t0 = time.monotonic()
         big = {"file": ("big.html", _html(150_000))}
         r = client.post("/collections/c/check/file", files=big)
