@@ -134,6 +134,17 @@ def evaluate_console(example: Example) -> str | None:
     return None
 
 
+def evaluate_toml(example: Example) -> str | None:
+    """A TOML block (a ``pyproject.toml`` or ``--config`` file shown) must parse."""
+    import tomllib
+
+    try:
+        tomllib.loads(str(example.parsed))
+    except tomllib.TOMLDecodeError as exc:
+        return f"not TOML: {exc}"
+    return None
+
+
 SYBIL = Sybil(
     parsers=[
         SkipParser(),
@@ -141,6 +152,7 @@ SYBIL = Sybil(
         CodeBlockParser(language="sh", evaluator=evaluate_shell),
         CodeBlockParser(language="bash", evaluator=evaluate_shell),
         CodeBlockParser(language="console", evaluator=evaluate_console),
+        CodeBlockParser(language="toml", evaluator=evaluate_toml),
     ],
     patterns=["*.md"],
 )
@@ -219,9 +231,8 @@ def test_every_code_block_runs(path: Path, workdir: Path) -> None:
         (m.start(), m.end(), m.group(1))
         for m in re.finditer(r"^ *```(\S*)\n.*?^ *```$", text, flags=re.M | re.S)
     ]
-    unknown = [
-        lang for _, _, lang in blocks if lang not in {"python", "sh", "bash", "console", *NOT_CODE}
-    ]
+    run = {"python", "sh", "bash", "console", "toml"}
+    unknown = [lang for _, _, lang in blocks if lang not in run | NOT_CODE]
     assert not unknown, f"code blocks of a language the test does not run: {unknown}"
     spans, _ = run_page(path)
     for start, end, lang in blocks:

@@ -128,9 +128,9 @@ def test_contamination_against_nothing_fails_naming_the_evaluation_set(tmp_path:
     ):
         result = _run("contamination", str(path), "--eval", str(ev))
         assert result.exit_code == 2, ev
-        message = " ".join(result.output.split())
-        assert f"the evaluation set '{ev}' holds no 13-gram" in message
-        assert why in message
+        message = "".join(result.output.split())  # Rich wraps long paths anywhere
+        assert "".join(f"the evaluation set '{ev}' holds no 13-gram".split()) in message
+        assert "".join(why.split()) in message
 
 
 def test_contamination_warns_of_items_too_short_to_find(tmp_path: Path) -> None:
