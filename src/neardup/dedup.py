@@ -1059,11 +1059,12 @@ def _sign(prepared: list[Prepared], meth: Method, sets: ShingleSets) -> Any:
 
 
 def _relabel(opts: DedupOptions, sets: ShingleSets, cand: np.ndarray) -> bool:
-    """Whether to verify on dense labels: many candidates, sets in memory (relabelling
-    sorts every fingerprint of the corpus, too much for sets spilled to disk)."""
-    if opts.measure == "containment" or sets.on_disk:
-        return False
-    return _gather_volume(sets, cand) > sets.values.shape[0]
+    """Whether to verify on dense labels: by :func:`~neardup.methods.measures.dense_labels_pay`
+    (relabelling sorts every fingerprint of the corpus: it pays only when the candidates
+    gather several times as many), never under containment (frequency ranks)."""
+    from neardup.methods.measures import dense_labels_pay
+
+    return opts.measure != "containment" and dense_labels_pay(sets, _gather_volume(sets, cand))
 
 
 def _gather_volume(sets: ShingleSets, cand: np.ndarray) -> int:
