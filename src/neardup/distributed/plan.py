@@ -58,6 +58,7 @@ from neardup.distributed.whole import decide_whole, keep_whole
 from neardup.errors import ParameterError, check_int
 from neardup.job.pairs import PairTable
 from neardup.methods.base import Method
+from neardup.methods.lsh import banding_summary
 
 DEFAULT_BLOCK_BYTES = 64 << 20
 
@@ -815,6 +816,7 @@ class _Job:
             "skipped": sum(reasons.values()),
             "skipped_by_reason": dict(sorted(reasons.items())),
             "candidate_pairs": n_cand,
+            **banding_summary(meth, self.opts.threshold),
             "pairs": n_pairs,
             "clusters": n_clusters,
             "kept": n - n_dropped,
