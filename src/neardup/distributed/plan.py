@@ -74,8 +74,9 @@ WHOLE_VERIFY_PAIRS = 1_000_000
 
 #: Documents up to which the candidates of a method with grouping keys are found in one task
 #: (:func:`~neardup.distributed.partition.group_candidates`: it holds the keys of every
-#: partition, 9 bytes a document and slot, 235 with minhash-lsh's 25 bands, and sorts one
-#: slot at a time, as the local job does), beyond which by a shuffle of ``(slot, key)`` rows.
+#: partition, 9 bytes a document and slot, 370 with minhash-lsh's 40 bands at 0.5, and sorts
+#: one slot at a time, as the local job does), beyond which by a shuffle of ``(slot, key)``
+#: rows.
 WHOLE_KEY_DOCS = 2_000_000
 
 #: Input bytes up to which the job's own ``LocalCluster`` has its blocks' lines counted on
