@@ -117,6 +117,15 @@ def _corpus_docs() -> list[Document | Skipped]:
     return docs
 
 
+def test_summary_reports_the_lsh_banding_and_its_point_at_t() -> None:
+    """minhash-lsh's bands x rows and ``P(candidate | J = t)`` are in the summary (40 x 3
+    at 0.5: 1 - (1 - 0.5^3)^40 = 0.99521); a method without bands has no ``lsh``."""
+    res = dedup(_corpus(), method="minhash-lsh", options=DedupOptions(threshold=0.5))
+    assert res.summary["lsh"] == {"bands": 40, "rows": 3, "candidate_probability_at_t": 0.99521}
+    assert res.summary["candidate_pairs"] >= res.summary["pairs"] > 0
+    assert "lsh" not in dedup(_corpus(), options=DedupOptions(threshold=0.5)).summary
+
+
 def test_summary_counts_every_record_read() -> None:
     result = dedup(_corpus_docs(), options=DedupOptions(threshold=0.5))
     s = result.summary

@@ -110,6 +110,7 @@ PUBLIC = [
     "optimal_params",
     "overlap",
     "read_corpus",
+    "recall_params",
     "repeated_paragraphs",
     "repeated_substrings",
     "write_result",

@@ -45,6 +45,7 @@ _EXPORTS: dict[str, str] = {
     "StoreCollection": "neardup.store",
     "LSHParams": "neardup.methods.lsh",
     "optimal_params": "neardup.methods.lsh",
+    "recall_params": "neardup.methods.lsh",
     "Method": "neardup.methods.base",
     "Prepared": "neardup.methods.base",
     "Signature": "neardup.methods.base",
@@ -142,6 +143,7 @@ __all__ = [
     "optimal_params",
     "overlap",
     "read_corpus",
+    "recall_params",
     "repeated_paragraphs",
     "repeated_substrings",
     "write_result",
@@ -206,7 +208,7 @@ if _TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eager
     from neardup.job.cluster import Cluster
     from neardup.job.pairs import Pair, PairTable
     from neardup.methods.base import Method, Prepared, Signature, SignatureKey, Signatures
-    from neardup.methods.lsh import LSHParams, optimal_params
+    from neardup.methods.lsh import LSHParams, optimal_params, recall_params
     from neardup.methods.measures import Overlap, overlap
     from neardup.methods.minhash import MinHasher
     from neardup.methods.registry import make_method, method_names

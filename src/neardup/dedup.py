@@ -57,7 +57,7 @@ from neardup.job.prepare import (
 from neardup.methods.base import Method, Prepared
 from neardup.methods.corpus_stats import CorpusStatistics
 from neardup.methods.decision import resolve_decision
-from neardup.methods.lsh import thread_limit
+from neardup.methods.lsh import banding_summary, thread_limit
 from neardup.methods.options import JOB_OPTIONS, OPTIONS, validate_options
 from neardup.methods.prefix import containment_candidates, rank_by_frequency
 from neardup.methods.registry import make_method
@@ -1266,6 +1266,7 @@ def _summary(
         "skipped": len(skipped),
         "skipped_by_reason": dict(sorted(reasons.items())),
         "candidate_pairs": int(cand.shape[0]),
+        **banding_summary(meth, opts.threshold),
         "pairs": len(pairs),
         "clusters": len(clusters),
         "kept": n - len(dropped),

@@ -59,6 +59,7 @@ from neardup.distributed.whole import decide_whole, keep_whole
 from neardup.errors import ParameterError, check_int
 from neardup.job.pairs import PairTable
 from neardup.methods.base import Method
+from neardup.methods.lsh import banding_summary
 
 DEFAULT_BLOCK_BYTES = 64 << 20
 
@@ -74,8 +75,9 @@ WHOLE_VERIFY_PAIRS = 1_000_000
 
 #: Documents up to which the candidates of a method with grouping keys are found in one task
 #: (:func:`~neardup.distributed.partition.group_candidates`: it holds the keys of every
-#: partition, 9 bytes a document and slot, 235 with minhash-lsh's 25 bands, and sorts one
-#: slot at a time, as the local job does), beyond which by a shuffle of ``(slot, key)`` rows.
+#: partition, 9 bytes a document and slot, 370 with minhash-lsh's 40 bands at 0.5, and sorts
+#: one slot at a time, as the local job does), beyond which by a shuffle of ``(slot, key)``
+#: rows.
 WHOLE_KEY_DOCS = 2_000_000
 
 #: Input bytes up to which the job's own ``LocalCluster`` has its blocks' lines counted on
@@ -827,6 +829,7 @@ class _Job:
             "skipped": sum(reasons.values()),
             "skipped_by_reason": dict(sorted(reasons.items())),
             "candidate_pairs": n_cand,
+            **banding_summary(meth, self.opts.threshold),
             "pairs": n_pairs,
             "clusters": n_clusters,
             "kept": n - n_dropped,

@@ -16,7 +16,8 @@ A document becomes canonical tokens (:class:`~neardup.text.canonical.CanonicalFo
 then word shingles with 64-bit fingerprints (Broder 1997; Zagorulko et al. 2013), then the
 method's index keys. Without ``method``, the index keeps its original setup: under
 ``measure="resemblance"`` MinHash-LSH (``minhash-lsh``, ``b`` bands of ``r`` rows chosen by
-:func:`~neardup.methods.lsh.optimal_params` for the threshold; Leskovec et al., MMDS §3.4),
+:func:`~neardup.methods.lsh.recall_params` for the threshold, so a pair at it becomes a
+candidate with probability >= 0.995; Leskovec et al., MMDS §3.4),
 under ``measure="containment"`` every shingle fingerprint (``shingles-full``), each candidate
 verified on the exact shingle sets (``decision="verified"``). A match has
 ``resemblance >= threshold``, or ``max(containment both ways) >= threshold``.

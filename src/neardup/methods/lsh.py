@@ -13,6 +13,15 @@ false-negative areas (the rule datasketch's ``MinHashLSH`` uses), over every ``b
 at once, so any threshold in (0, 1] works.
 
 Indexes return *candidates*: verification decides.
+
+:func:`recall_params` is the rule for candidates that are then decided one by one (every
+neardup job, collection and Index: the exact sets under ``verified``, the sketch estimate
+under ``own``): a false candidate costs one comparison, a missed pair is lost for good, so
+it takes the most rows ``r`` (the fewest false candidates) for which some ``b <= k // r``
+bands make a pair at ``s = t`` a candidate with probability ``>= probability`` (0.995 by
+default: 40 bands x 3 rows at t = 0.5, k = 128), and the fewest such bands.
+:func:`optimal_params` (the balanced point) suits an index whose candidates are reported
+unchecked.
 """
 
 from __future__ import annotations
@@ -105,6 +114,73 @@ def _optimal(t: float, k: int, fp_weight: float, fn_weight: float) -> LSHParams:
     cost = fp_weight * fp + fn_weight * fn
     best = int(np.lexsort((-b, cost))[0])
     return LSHParams(bands=int(b[best]), rows=int(r[best]))
+
+
+def banding_summary(method: Any, threshold: float) -> dict[str, Any]:
+    """``{"lsh": {"bands", "rows", "candidate_probability_at_t"}}`` for a method with LSH
+    bands (its ``lsh``, an :class:`LSHParams`): the S-curve's point at the job's
+    ``threshold``, for a job's ``summary.json``; ``{}`` for any other method."""
+    params = getattr(method, "lsh", None)
+    if not isinstance(params, LSHParams):
+        return {}
+    p = float(params.probability(threshold))
+    return {"lsh": {"bands": params.bands, "rows": params.rows,
+                    "candidate_probability_at_t": round(p, 6)}}  # fmt: skip
+
+
+#: Default probability that a pair of resemblance ``t`` becomes a candidate
+#: (:func:`recall_params`).
+RECALL_PROBABILITY = 0.995
+
+
+def recall_params(
+    threshold: float, num_perm: int, *, probability: float = RECALL_PROBABILITY
+) -> LSHParams:
+    """Bands and rows that make a pair of resemblance ``threshold`` a candidate with at
+    least ``probability``, with the fewest false candidates.
+
+    Among the shapes ``b·r <= num_perm`` with ``P(t) = 1 - (1 - t^r)^b >= probability``,
+    the one with the most rows ``r`` (a band of more rows lets fewer dissimilar pairs
+    through), then the fewest bands (fewer keys to hash and store). When no shape reaches
+    ``probability`` (a low threshold with few permutations), ``num_perm`` bands of one row,
+    the highest ``P(t)`` the sketch allows (:meth:`LSHParams.probability` tells how high).
+
+    Args:
+        threshold: resemblance threshold ``t`` in (0, 1].
+        num_perm: sketch length ``k``, 1-4096.
+        probability: the least ``P(t)``, in (0, 1).
+
+    Returns:
+        The :class:`LSHParams`; e.g. 40 x 3 at ``t = 0.5, k = 128`` (``P(t) = 0.9952``).
+
+    Raises:
+        ParameterError: an argument is out of range.
+    """
+    t = check_float("threshold", threshold, low=0.0, high=1.0, low_open=True)
+    k = check_int("num_perm", num_perm, low=1, high=4096)
+    p = check_float("probability", probability, low=0.0, high=1.0, low_open=True)
+    if p >= 1.0:
+        raise ParameterError("probability", probability, "a number in (0, 1)")
+    return _recall(t, k, p)
+
+
+@lru_cache(maxsize=256)
+def _recall(t: float, k: int, probability: float) -> LSHParams:
+    for r in range(k, 0, -1):
+        miss = 1.0 - t**r  # one band misses the pair with this probability
+        if miss <= 0.0:
+            return LSHParams(bands=1, rows=r)
+        if miss >= 1.0:
+            continue
+        # the fewest bands with 1 - miss^b >= probability; float rounding checked directly
+        b = max(1, int(np.ceil(np.log1p(-probability) / np.log(miss))))
+        while b > 1 and 1.0 - miss ** (b - 1) >= probability:
+            b -= 1
+        while b <= k // r and 1.0 - miss**b < probability:
+            b += 1
+        if b <= k // r:
+            return LSHParams(bands=b, rows=r)
+    return LSHParams(bands=k, rows=1)
 
 
 def _all_shapes(k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -26,7 +26,14 @@ from neardup.errors import ParameterError, check_int
 from neardup.methods.base import Capabilities, Layout, MethodBase, Prepared, Signatures
 from neardup.methods.decision import DecisionRule, ExactMeasure, SampleEstimate
 from neardup.methods.keys import GroupKeys, KeyRows
-from neardup.methods.lsh import LSHParams, band_keys, lsh_candidates, optimal_params
+from neardup.methods.lsh import (
+    RECALL_PROBABILITY,
+    LSHParams,
+    band_keys,
+    lsh_candidates,
+    optimal_params,
+    recall_params,
+)
 from neardup.methods.measures import intersection_sizes
 from neardup.methods.minhash import SCHEMES, MinHasher
 from neardup.methods.params import Constraint, Interval, Options
@@ -294,7 +301,13 @@ class MinHashLSH(ShingleMethod):
         threshold: resemblance the LSH bands are tuned for, (0, 1].
         scheme: ``oph`` (one permutation + optimal densification) or ``perm``.
         minhash_seed: seed of the MinHash family.
-        bands, rows: force the banding (both or neither); default: :func:`optimal_params`.
+        bands, rows: force the banding (both or neither); default: :func:`recall_params`.
+        candidate_probability: the least probability that a pair of resemblance
+            ``threshold`` becomes a candidate, in (0, 1) (default 0.995: 40 bands x 3 rows
+            at t = 0.5, k = 128; every candidate is decided, so the banding is chosen for
+            recall, :func:`neardup.methods.lsh.recall_params`); ``None``: datasketch's
+            balanced false-positive/false-negative point (:func:`optimal_params`, 25 x 5
+            at t = 0.5), for candidates used unchecked.
     """
 
     name: ClassVar[str] = "minhash-lsh"
@@ -316,6 +329,7 @@ class MinHashLSH(ShingleMethod):
     minhash_seed: int = 1
     bands: int | None = None
     rows: int | None = None
+    candidate_probability: float | None = RECALL_PROBABILITY
 
     parameter_constraints: ClassVar[dict[str, Constraint]] = {
         **ShingleMethod.parameter_constraints,
@@ -324,6 +338,7 @@ class MinHashLSH(ShingleMethod):
         "minhash_seed": Interval("int", 0, 2**63 - 1),
         "bands": Interval("int", 1, "num_perm", optional=True),
         "rows": Interval("int", 1, "num_perm", optional=True),
+        "candidate_probability": Interval("float", 0.0, 0.9999, low_open=True, optional=True),
     }
 
     def __post_init__(self) -> None:
@@ -343,7 +358,9 @@ class MinHashLSH(ShingleMethod):
         """Bands and rows in use (computed once per method object)."""
         if self.bands is not None and self.rows is not None:
             return LSHParams(self.bands, self.rows)
-        return optimal_params(self.threshold, self.num_perm)
+        if self.candidate_probability is None:
+            return optimal_params(self.threshold, self.num_perm)
+        return recall_params(self.threshold, self.num_perm, probability=self.candidate_probability)
 
     def _extra_params(self) -> dict[str, Any]:
         # the MinHash family's seed under its own name: the shingling's fingerprint ``seed``
