@@ -118,9 +118,17 @@ def _corpus_docs() -> list[Document | Skipped]:
 
 
 def test_summary_reports_the_lsh_banding_and_its_point_at_t() -> None:
-    """minhash-lsh's bands x rows and ``P(candidate | J = t)`` are in the summary (40 x 3
-    at 0.5: 1 - (1 - 0.5^3)^40 = 0.99521); a method without bands has no ``lsh``."""
+    """minhash-lsh's bands x rows and ``P(candidate | J = t)`` are in the summary: 25 x 5 at
+    0.5 by default (1 - (1 - 0.5^5)^25 = 0.547839), 40 x 3 for recall (1 - (1 - 0.5^3)^40 =
+    0.99521); a method without bands has no ``lsh``."""
     res = dedup(_corpus(), method="minhash-lsh", options=DedupOptions(threshold=0.5))
+    assert res.summary["lsh"] == {"bands": 25, "rows": 5, "candidate_probability_at_t": 0.547839}
+    res = dedup(
+        _corpus(),
+        method="minhash-lsh",
+        options=DedupOptions(threshold=0.5),
+        candidate_probability=0.995,
+    )
     assert res.summary["lsh"] == {"bands": 40, "rows": 3, "candidate_probability_at_t": 0.99521}
     assert res.summary["candidate_pairs"] >= res.summary["pairs"] > 0
     assert "lsh" not in dedup(_corpus(), options=DedupOptions(threshold=0.5)).summary

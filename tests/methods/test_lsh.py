@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from neardup.errors import ParameterError
 from neardup.methods.lsh import (
+    RECALL_PROBABILITY,
     LSHParams,
     banding_summary,
     lsh_candidates,
@@ -80,16 +81,17 @@ def test_recall_params_refuses_bad_arguments() -> None:
         recall_params(0.5, 0)
 
 
-def test_minhash_lsh_bands_for_recall_unless_asked_for_the_balanced_point() -> None:
+def test_minhash_lsh_bands_at_the_balanced_point_unless_asked_for_recall() -> None:
     from neardup.methods.shingle_methods import MinHashLSH
 
-    assert MinHashLSH(threshold=0.5).lsh == LSHParams(40, 3)
-    assert MinHashLSH(threshold=0.5, candidate_probability=None).lsh == LSHParams(25, 5)
+    assert MinHashLSH(threshold=0.5).lsh == LSHParams(25, 5)
+    assert MinHashLSH(threshold=0.5, candidate_probability=0.995).lsh == LSHParams(40, 3)
     assert MinHashLSH(threshold=0.5, candidate_probability=0.9).lsh == LSHParams(18, 3)
     assert MinHashLSH(threshold=0.5, bands=20, rows=6).lsh == LSHParams(20, 6)
     with pytest.raises(ParameterError, match="candidate_probability"):
         MinHashLSH(threshold=0.5, candidate_probability=1.0)
-    assert banding_summary(MinHashLSH(threshold=0.5), 0.5) == {
+    recall = MinHashLSH(threshold=0.5, candidate_probability=RECALL_PROBABILITY)
+    assert banding_summary(recall, 0.5) == {
         "lsh": {"bands": 40, "rows": 3, "candidate_probability_at_t": 0.99521}
     }
     assert banding_summary(object(), 0.5) == {}
@@ -116,7 +118,7 @@ def test_a_pair_at_the_threshold_is_a_candidate_at_the_promised_rate(t: float, s
     from neardup.methods.shingle_methods import MinHashLSH
 
     n = 2000
-    meth = MinHashLSH(threshold=t)
+    meth = MinHashLSH(threshold=t, candidate_probability=RECALL_PROBABILITY)
     sketches = meth.hasher.sketches(_pairs_at(t, n, size, seed=7))
     pairs = {tuple(p) for p in lsh_candidates(sketches, meth.lsh).tolist()}
     found = sum((2 * i, 2 * i + 1) in pairs for i in range(n))

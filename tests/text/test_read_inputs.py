@@ -294,7 +294,7 @@ def _read_planned(data: bytes, max_bytes: int, by_span: bool) -> list[object]:
         if by_span:
             plan = list(units._plan_jsonl_spans(path, "f", "f", opts))
         else:
-            plan = list(units._plan_stream(path, "f", "f", opts))
+            plan = list(units.plan_stream(path, "f", "f", opts))
         for unit in plan:
             items.extend([unit] if isinstance(unit, Skipped) else read_unit(unit, opts))
     return items

@@ -465,11 +465,11 @@ def block_units(block: Block, options: ReadOptions | None = None) -> Iterator[Un
     if block.kind == "jsonl.gz":
         import fsspec
 
-        from neardup.text.units import _plan_stream
+        from neardup.text.units import plan_stream
 
         fs, path = fsspec.core.url_to_fs(block.url)
         opts = options if options is not None else as_read_options(None)
-        yield from _plan_stream(Path(path), block.base, scrub(block.url), opts, fs)
+        yield from plan_stream(Path(path), block.base, scrub(block.url), opts, fs)
         return
     first, data = block.first_line, _block_data(block)
     for chunk in _cut(data):

@@ -752,10 +752,10 @@ def _plan_jsonl(
     if name != "-" and _uncompressed(path):  # inputs are regular files (resolve_inputs, walk)
         yield from _plan_jsonl_spans(path, name, shown, options, size)
     else:
-        yield from _plan_stream(path, name, shown, options)
+        yield from plan_stream(path, name, shown, options)
 
 
-def _plan_stream(
+def plan_stream(
     path: Path, name: str, shown: str, options: ReadOptions, fs: Any = None
 ) -> Iterator[Unit | Skipped]:
     """The blocks of a JSONL stream (compressed, or standard input) with their bytes;
