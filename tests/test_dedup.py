@@ -164,7 +164,7 @@ def test_a_record_lost_inside_the_job_fails_it_loudly(monkeypatch: pytest.Monkey
 def _variants(text: str, n: int) -> list[str]:
     """``n`` copies of ``text``, copy i with its i-th word replaced (near-identical)."""
     words = text.split()
-    return [" ".join(words[:i] + ["ВСТАВКА"] + words[i + 1 :]) for i in range(n)]
+    return [" ".join([*words[:i], "ВСТАВКА", *words[i + 1 :]]) for i in range(n)]
 
 
 @pytest.mark.parametrize(("copies", "relabelled"), [(4, False), (12, True)])

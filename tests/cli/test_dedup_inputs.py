@@ -112,8 +112,8 @@ def _shards(root: Path) -> list[Path]:
     """Two JSONL shards whose ids both restart at 0: shard1 repeats two of shard0's texts
     (one exactly, one with a word more) and adds one of its own; a record without an id."""
     root.mkdir()
-    s0 = [{"id": i, "text": _text(10 + i), "src": "a"} for i in range(3)]
-    s1 = [
+    s0: list[dict[str, object]] = [{"id": i, "text": _text(10 + i), "src": "a"} for i in range(3)]
+    s1: list[dict[str, object]] = [
         {"id": 0, "text": _text(10), "lang": "en"},
         {"id": 1, "text": _text(11) + " extra", "lang": "en"},
         {"id": 2, "text": _text(20), "lang": "en"},

@@ -642,11 +642,11 @@ def test_a_file_rewritten_while_it_is_read_gets_a_skip_row_naming_the_change(
 def test_a_document_file_rewritten_while_it_is_read_is_a_skip_row(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from neardup.text import read
+    from neardup.text import read, units
 
     path = tmp_path / "a.txt"
     path.write_text(_paragraphs()[0], encoding="utf-8")
-    opened = read.open_stream
+    opened = units.open_stream  # the function the reader calls by its own name
 
     def rewriting(p: Path) -> Any:  # the reader's hook: the file is rewritten once opened
         f = opened(p)
