@@ -37,8 +37,9 @@ lint: $(VENV)/.dev
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
+# --durations=20: the slowest twenty tests, at the end of every run.
 test: lint
-	$(PYTEST)
+	$(PYTEST) --durations=20
 
 # The tests not marked slow (pytest -m 'not slow'), without lint: the quick loop while editing.
 test-fast: $(VENV)/.dev
