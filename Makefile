@@ -46,8 +46,10 @@ test-fast: $(VENV)/.dev
 	$(PYTEST) -m "not slow"
 # The documentation site (MkDocs Material + mkdocstrings) in site/; warnings are errors.
 # Only the docs extra is installed for it (its own stamp), not the whole dev extra.
+# (nothing to install when the dev extra brought them: a reinstall would rebuild the kernel)
 $(VENV)/.docs: $(BIN)/neardup
-	$(PIP) install --quiet -e '.[docs]'
+	$(BIN)/python -c "import mkdocs, material, mkdocstrings_handlers.python" 2>/dev/null \
+		|| $(PIP) install --quiet -e '.[docs]'
 	@touch $@
 
 docs: $(VENV)/.docs
