@@ -118,9 +118,9 @@ def test_gzip_bomb_on_a_write_route_adds_nothing(api: tuple[TestClient, str], bo
     ("coding", "body", "status"),
     [
         ("gzip", b"not gzip at all", 400),
-        ("gzip", gzip.compress(b'{"text": "x"}')[:-12], 400),
+        ("gzip", gzip.compress(b'{"text": "x"}', mtime=0)[:-12], 400),
         ("br", b"\x0b\x02\x80{}\x03", 415),
-        ("gzip, br", gzip.compress(b"{}"), 415),
+        ("gzip, br", gzip.compress(b"{}", mtime=0), 415),
         ("compress", b"x", 415),
     ],
 )
