@@ -165,8 +165,84 @@ def test_workers_start_by_keeping_freed_heap(monkeypatch: pytest.MonkeyPatch) ->
         return True
 
     monkeypatch.setattr(_memory, "keep_freed_heap", keep)
-    prepare_pool._start_worker(123)
+    monkeypatch.setattr(prepare_pool, "_SLOTS", [None])
+    slots = prepare_pool.ResultSlots(count=1, size=1 << 12)
+    prepare_pool._start_worker(123, slots.map)
     assert calls == [("die", 123), ("keep",)]
+    assert prepare_pool._SLOTS[0] is slots.map
+
+
+def _unit_and_config(tmp_path: Path, method: str) -> tuple[object, object]:
+    """The first read unit of the Chekhov corpus as JSONL, and the job's prepare config."""
+    from neardup.job.prepare import PrepareConfig
+    from neardup.text.read import read_options
+    from neardup.text.units import plan_units
+
+    src = tmp_path / "in.jsonl"
+    rows = _texts()
+    src.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in rows), "utf-8")
+    meth = make_method(method)
+    config = PrepareConfig(
+        canonical=meth.canonical,
+        shingling=meth.shingling,
+        min_tokens=3,
+        signer=meth if meth.capabilities.rows_per_document else None,
+        read=read_options(),
+    )
+    (unit,) = plan_units([src], read_options())
+    return unit, config
+
+
+@pytest.mark.parametrize("method", ["minhash-lsh", "shingles-full"])
+def test_a_result_handed_over_in_a_slot_is_the_unit_prepared_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, method: str
+) -> None:
+    """A worker copies its result's arrays into its slot of the shared map and sends the
+    rest: read back from the slot they equal the unit prepared in one process; a result
+    larger than a slot is sent whole."""
+    from neardup.job import prepare_pool
+    from neardup.job.prepare import prepare_unit
+
+    unit, config = _unit_and_config(tmp_path, method)
+    alone = prepare_unit(unit, config)  # type: ignore[arg-type]
+    slots = prepare_pool.ResultSlots(count=2, size=1 << 20)
+    monkeypatch.setattr(prepare_pool, "_SLOTS", [slots.map])
+    sent, layout = prepare_pool.prepare_placed(unit, config, 1, size=1 << 20)  # type: ignore[arg-type]
+    assert layout is not None and [name for name, *_ in layout][:2] == ["values", "offsets"]
+    assert sent.sets.values.size == sent.keys.size == sent.counts.size == 0  # not piped
+    back = prepare_pool.with_arrays(sent, slots.arrays(1, layout))
+    assert back.ids == alone.ids == [name for name, _ in _texts()]
+    assert np.array_equal(back.sets.values, alone.sets.values)
+    assert np.array_equal(back.sets.offsets, alone.sets.offsets)
+    assert np.array_equal(back.keys, alone.keys) and np.array_equal(back.counts, alone.counts)
+    assert np.array_equal(back.positions, alone.positions)
+    if method == "minhash-lsh":
+        assert back.rows is not None and alone.rows is not None
+        assert back.rows.shape == (len(alone.ids), 128)
+        assert np.array_equal(back.rows, alone.rows)
+    else:
+        assert back.rows is None and alone.rows is None
+    whole, none = prepare_pool.prepare_placed(unit, config, 0, size=1 << 12)  # type: ignore[arg-type]
+    assert none is None and np.array_equal(whole.sets.values, alone.sets.values)
+    monkeypatch.setattr(prepare_pool, "_SLOTS", [None])  # a spawned worker: no map
+    assert prepare_pool.prepare_placed(unit, config, 0)[1] is None  # type: ignore[arg-type]
+
+
+def test_slots_are_taken_and_given_back_and_a_bad_size_refused() -> None:
+    from neardup.job.prepare_pool import ResultSlots
+
+    slots = ResultSlots(count=2, size=1 << 12)
+    assert len(slots.map) == 2 << 12
+    first, second = slots.take(), slots.take()
+    assert (first, second) == (0, 1)
+    with pytest.raises(IndexError):
+        slots.take()
+    slots.give_back(second)
+    assert slots.take() == 1
+    with pytest.raises(ParameterError, match="size"):
+        ResultSlots(count=2, size=100)
+    with pytest.raises(ParameterError, match="count"):
+        ResultSlots(count=0)
 
 
 @pytest.mark.parametrize("method", ["minhash-lsh", "shingles-full"])

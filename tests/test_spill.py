@@ -132,6 +132,19 @@ def test_the_buffer_grows_past_its_first_size_and_parts_may_be_freed_at_once() -
     assert got.flags.writeable and np.array_equal(got, np.concatenate(expected))
 
 
+def test_a_view_appended_to_a_list_of_parts_is_copied() -> None:
+    """Without the growing buffer the parts are kept as a list: a view (of a worker's
+    result slot, reused for the next unit) is copied, an array that owns its memory is not."""
+    stack = PartStack(growable=False)
+    memory = np.arange(12, dtype=np.uint64)
+    stack.append(memory[:6])
+    memory[:] = 99  # the owner reuses its memory
+    owned = np.arange(6, 12, dtype=np.uint64)
+    stack.append(owned)
+    got = stack.stack(np.zeros(0, np.uint64))
+    assert got.tolist() == list(range(12))
+
+
 def test_rows_of_width_zero_stack_to_an_empty_matrix() -> None:
     stack = PartStack(growable=True)
     stack.append(np.zeros((3, 0), np.uint64))

@@ -113,8 +113,8 @@ class PartStack:
                 self._spill_file().write(data.data)
         elif self._growable:
             self._put(data)
-        else:
-            self._parts.append(data)
+        else:  # a view (of memory its owner reuses) is copied, like the buffer's parts
+            self._parts.append(data if data.flags.owndata else data.copy())
 
     def _put(self, data: np.ndarray) -> None:
         """Copy ``data`` to the end of the growing buffer."""

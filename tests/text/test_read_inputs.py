@@ -266,6 +266,34 @@ def test_a_plain_block_takes_the_column_shortcut() -> None:
         cols.sources[len(p)]
 
 
+def test_a_block_with_a_markup_record_and_no_skip_sends_its_sources_as_three_values() -> None:
+    """A record that needs the full rules (markup) does not turn the block's sources into a
+    string a line (pickled by the worker, rebuilt by the job): with nothing skipped they
+    stay :class:`LineSources`; with a skip, the kept lines' sources are listed."""
+    import pickle
+
+    from neardup.text import read
+    from neardup.text.units import LinesUnit
+
+    p = _paragraphs()
+    rows = [{"id": f"d{i}", "text": t} for i, t in enumerate(p)]
+    rows[1]["text"] = "a <b>bold</b> move"
+    data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    unit = LinesUnit("f.jsonl", "f.jsonl", data, 3)
+    cols = read.read_unit_columns(unit, read.read_options())
+    assert isinstance(cols.sources, read.LineSources) and isinstance(cols.positions, range)
+    docs = read.read_unit(unit, read.read_options())
+    assert cols.texts == [d.text for d in docs]  # type: ignore[union-attr]
+    assert cols.sources[1] == docs[1].source == "f.jsonl:4"
+    assert list(cols.sources) == [f"f.jsonl:{3 + k}" for k in range(len(p))]
+    assert len(pickle.dumps(cols.sources)) < 200
+    rows[2]["text"] = "   "  # blank: skipped
+    data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    cols = read.read_unit_columns(LinesUnit("f.jsonl", "f.jsonl", data, 3), read.read_options())
+    assert cols.sources[:3] == ["f.jsonl:3", "f.jsonl:4", "f.jsonl:6"]
+    assert list(cols.positions)[:3] == [0, 1, 3] and cols.skipped[0][0] == 2
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=70), st.integers(0, 7))
 def test_nonzero_bytes_is_flatnonzero(data: bytes, skip: int) -> None:

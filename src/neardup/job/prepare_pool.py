@@ -6,6 +6,12 @@ shingled by :func:`neardup.job.prepare.prepare_unit`, in a pool of worker proces
 (``jobs`` > 1) or in this one. Results come back in input order, so the output does not
 depend on ``jobs``: the same input gives the same ids, sets and skip rows byte for byte.
 
+A worker hands the arrays of its result (shingle sets, content keys, signature rows: about
+4 MB a unit) over in shared memory (:class:`ResultSlots`), and only the rest (ids, skip
+rows: tens of KB) through the pool's result pipe: the calling process then copies each
+array once, into the corpus' arrays, instead of reading it from the pipe in 1 MiB pieces
+and unpickling it, and a worker never waits for this process to read its result.
+
 The decisions that need the whole corpus stay in the calling process
 (:class:`UnitMerger`, with the rules of :func:`neardup.job.prepare.screen`): a repeated
 document id is skipped (``unreadable``, "duplicate document id") wherever its first
@@ -15,9 +21,12 @@ as ``too-short``.
 
 from __future__ import annotations
 
+import dataclasses
+import mmap
 import multiprocessing
 import os
 import time
+from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 
@@ -39,6 +48,10 @@ from neardup.text.units import UniqueIds, Unit
 
 #: Units in flight per worker (bounds memory: each holds a few MB of text).
 _AHEAD = 3
+#: Bytes of one result slot (:class:`ResultSlots`): a unit's arrays are about 3.9 MB for the
+#: 1,850 documents of a 4 MiB JSONL block of the planted corpus (shingle sets 1.9, MinHash
+#: rows 1.9); a larger result (a block of many short documents) crosses the result pipe.
+SLOT_BYTES = 16 << 20
 #: Bytes of the result pipe's buffer (:func:`widen_result_pipe`): 1 MiB, the Linux cap for
 #: an unprivileged process.
 PIPE_BYTES = 1 << 20
@@ -49,6 +62,10 @@ def prepared_units(
 ) -> Iterator[PreparedDocuments | Skipped]:
     """:func:`prepare_unit` of every unit, in order; planning skips pass through.
 
+    With ``jobs`` > 1 the arrays of a yielded item may be views of shared memory that the
+    pool reuses once the next item is asked for: the consumer copies what it keeps
+    (:class:`UnitMerger` does).
+
     Args:
         units: the planner's output; config: what the workers need.
         jobs: worker processes (1: in this process).
@@ -58,21 +75,159 @@ def prepared_units(
             yield unit if isinstance(unit, Skipped) else prepare_unit(unit, config)
         return
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    # the workers inherit the slots' map when forked; spawned ones send results by the pipe
+    slots = ResultSlots(count=jobs * _AHEAD + 1) if context.get_start_method() == "fork" else None
     pool = ProcessPoolExecutor(
-        max_workers=jobs, mp_context=context, initializer=_start_worker, initargs=(os.getpid(),)
+        max_workers=jobs,
+        mp_context=context,
+        initializer=_start_worker,
+        initargs=(os.getpid(), None if slots is None else slots.map),
     )
     widen_result_pipe(pool)
     with pool:
-        pending: list[Future[PreparedDocuments] | Skipped] = []
+        pending: deque[_Pending | Skipped] = deque()
+        running = 0
         for unit in units:
             if isinstance(unit, Skipped):
                 pending.append(unit)
-            else:
-                pending.append(pool.submit(prepare_unit, unit, config))
-            while sum(isinstance(p, Future) for p in pending) > jobs * _AHEAD:
-                yield _result(pending.pop(0))
+                continue
+            slot = None if slots is None else slots.take()
+            pending.append((pool.submit(prepare_placed, unit, config, slot), slot))
+            running += 1
+            while running > jobs * _AHEAD:
+                running -= not isinstance(pending[0], Skipped)
+                yield from _handed(pending.popleft(), slots)
         while pending:
-            yield _result(pending.pop(0))
+            yield from _handed(pending.popleft(), slots)
+
+
+#: Where a result's arrays lie in its slot: ``(name, byte offset, dtype, shape)`` each.
+Layout = tuple[tuple[str, int, str, tuple[int, ...]], ...]
+#: A unit in the pool: its result's future and its slot (None: the pipe).
+_Pending = tuple[Future[tuple[PreparedDocuments, Layout | None]], int | None]
+
+
+def _handed(
+    item: _Pending | Skipped, slots: ResultSlots | None
+) -> Iterator[PreparedDocuments | Skipped]:
+    """The result of ``item`` (its arrays read from its slot); the slot is free again once
+    the consumer asks for the next item."""
+    if isinstance(item, Skipped):
+        yield item
+        return
+    future, slot = item
+    done, layout = future.result()
+    if slots is None or slot is None:
+        yield done
+        return
+    yield done if layout is None else with_arrays(done, slots.arrays(slot, layout))
+    slots.give_back(slot)
+
+
+class ResultSlots:
+    """Shared memory in which the pool's workers hand over their results' arrays: one
+    anonymous shared map, made before the pool forks its workers (which inherit it), cut
+    into ``count`` slots of ``size`` bytes. The calling process gives each unit it submits
+    a free slot; the worker copies the result's arrays into it
+    (:func:`prepare_placed`); the calling process reads them there and frees the slot when
+    it has copied them. A slot's pages are faulted in once and then reused, unit after unit;
+    nothing outlives the processes (no file, no name).
+
+    Args:
+        count: slots (units in flight at most, plus one); size: bytes of a slot.
+
+    Raises:
+        ParameterError: ``count`` < 1 or ``size`` < 4 KiB.
+    """
+
+    def __init__(self, *, count: int, size: int = SLOT_BYTES) -> None:
+        check_int("count", count, low=1)
+        check_int("size", size, low=1 << 12)
+        self.size = size
+        self.map = mmap.mmap(-1, count * size, flags=mmap.MAP_SHARED | mmap.MAP_ANONYMOUS)
+        self._free = list(range(count - 1, -1, -1))
+
+    def take(self) -> int:
+        """A free slot (IndexError: none left, more units in flight than slots)."""
+        return self._free.pop()
+
+    def give_back(self, slot: int) -> None:
+        """Free ``slot``: the arrays read from it may be overwritten from now on."""
+        self._free.append(slot)
+
+    def arrays(self, slot: int, layout: Layout) -> dict[str, np.ndarray]:
+        """The arrays in ``slot`` (views of the shared map, not copies)."""
+        base = slot * self.size
+        return {
+            name: np.frombuffer(
+                self.map, dtype=np.dtype(dtype), count=_count(shape), offset=base + at
+            ).reshape(shape)
+            for name, at, dtype, shape in layout
+        }
+
+
+def _count(shape: tuple[int, ...]) -> int:
+    n = 1
+    for k in shape:
+        n *= k
+    return n
+
+
+#: The worker's map of the job's :class:`ResultSlots` (set by :func:`_start_worker`).
+_SLOTS: list[mmap.mmap | None] = [None]
+
+
+def prepare_placed(
+    unit: Unit, config: PrepareConfig, slot: int | None, size: int = SLOT_BYTES
+) -> tuple[PreparedDocuments, Layout | None]:
+    """What a pool worker does with a unit: :func:`prepare_unit`, then the result's arrays
+    copied into ``slot`` of the job's :class:`ResultSlots` (each at a 64-byte boundary)
+    and left out of the returned value, whose :data:`Layout` says where they lie. A
+    result larger than a slot, or no slot (None, or no map in this process), is returned
+    whole (layout None), to cross the result pipe."""
+    done = prepare_unit(unit, config)
+    shared = _SLOTS[0]
+    if slot is None or shared is None:
+        return done, None
+    arrays = _arrays(done)
+    layout: list[tuple[str, int, str, tuple[int, ...]]] = []
+    at = 0
+    for name, a in arrays.items():
+        layout.append((name, at, a.dtype.str, tuple(a.shape)))
+        at += -(-a.nbytes // 64) * 64
+    if at > size:
+        return done, None
+    base = slot * size
+    for (_, start, _, _), a in zip(layout, arrays.values(), strict=True):
+        view = np.frombuffer(shared, dtype=a.dtype, count=a.size, offset=base + start)
+        np.copyto(view.reshape(a.shape), a)
+    return with_arrays(done, {k: a[:0] for k, a in arrays.items()}), tuple(layout)
+
+
+def _arrays(done: PreparedDocuments) -> dict[str, np.ndarray]:
+    """The arrays of a prepared unit, by name (rows only when it has them)."""
+    got = {
+        "values": done.sets.values,
+        "offsets": done.sets.offsets,
+        "keys": done.keys,
+        "counts": done.counts,
+        "positions": done.positions,
+    }
+    if done.rows is not None:
+        got["rows"] = done.rows
+    return got
+
+
+def with_arrays(done: PreparedDocuments, arrays: dict[str, np.ndarray]) -> PreparedDocuments:
+    """``done`` with the arrays of :func:`_arrays` replaced by ``arrays``."""
+    return dataclasses.replace(
+        done,
+        sets=ShingleSets(arrays["values"], arrays["offsets"]),
+        keys=arrays["keys"],
+        rows=arrays.get("rows"),
+        counts=arrays["counts"],
+        positions=arrays["positions"],
+    )
 
 
 def widen_result_pipe(pool: ProcessPoolExecutor, size: int = PIPE_BYTES) -> int | None:
@@ -102,12 +257,14 @@ def widen_result_pipe(pool: ProcessPoolExecutor, size: int = PIPE_BYTES) -> int 
         return None
 
 
-def _start_worker(parent: int) -> None:
-    """Worker initializer: die with the job, keep freed heap for the next unit."""
+def _start_worker(parent: int, slots: mmap.mmap | None = None) -> None:
+    """Worker initializer: die with the job, keep freed heap for the next unit, hand
+    results over in ``slots`` (the job's :class:`ResultSlots` map, inherited by fork)."""
     from neardup._memory import keep_freed_heap
 
     _die_with(parent)
     keep_freed_heap()
+    _SLOTS[0] = slots
 
 
 def _die_with(parent: int) -> None:
@@ -132,10 +289,6 @@ def _die_with(parent: int) -> None:
         threading.Thread(target=watch, daemon=True).start()
     if os.getppid() != parent:  # the parent died before the signal was armed
         os._exit(1)
-
-
-def _result(item: Future[PreparedDocuments] | Skipped) -> PreparedDocuments | Skipped:
-    return item if isinstance(item, Skipped) else item.result()
 
 
 #: Most worker processes a job takes (``jobs``): more is no machine's core count, and past
@@ -204,9 +357,10 @@ class UnitMerger:
         return ShingleSets(self._values.stack(np.zeros(0, np.uint64)), offsets)
 
     def _hold(self, sets: ShingleSets, keys: np.ndarray, rows: np.ndarray | None) -> None:
+        """Keep copies of the arrays (they may be views of a pool's reused memory)."""
         self._values.append(sets.values)
         self._sizes.append(sets.sizes)
-        self.keys.append(keys)
+        self.keys.append(keys.copy())
         if rows is not None:
             self.rows.append(rows)
         held = self._values.nbytes + self.rows.nbytes

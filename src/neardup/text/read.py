@@ -767,6 +767,8 @@ def _mixed_columns(
     at = sorted([*np.flatnonzero(good).tolist(), *made])
     ids = [made[k].id if k in made else raw_ids[k] for k in at]
     kept = [made[k].text if k in made else values[k] for k in at]
+    if len(at) == n:  # nothing skipped: the lines' sources made when asked for
+        return UnitColumns(ids, kept, LineSources(path, first, n), range(n), skipped, n)
     sources = [f"{path}:{first + k}" for k in at]
     return UnitColumns(ids, kept, sources, at, skipped, n)
 
