@@ -11,8 +11,13 @@ Each tree runs in its own process (``PYTHONPATH``), the previous revision from a
 worktree with its compiled kernel built (``previous.py``); both must write the same
 ``pairs.jsonl`` (its SHA-256 is compared).
 
+With ``--wall``, each tree runs a second time with ``clock=time.perf_counter`` and a stage
+table is printed (Markdown): per stage the wall seconds, the main process's CPU seconds
+and, for ``read+prepare``, the worker processes' CPU (issue 43: where the wall time of
+read+prepare goes besides the workers' CPU).
+
     .venv/bin/python benchmarks/bench_stages.py /tmp/scale/corpus-100000.jsonl \\
-        [--previous 87994a7] [--method minhash-lsh] [--out benchmarks/results/stages.json]
+        [--previous 87994a7] [--method minhash-lsh] [--wall] [--out benchmarks/results/stages.json]
 """
 
 from __future__ import annotations
@@ -39,10 +44,10 @@ def cpu(who):
     r = resource.getrusage(who)
     return r.ru_utime + r.ru_stime
 
-corpus, method, out = sys.argv[1], sys.argv[2], sys.argv[3]
+corpus, method, out, clock = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 t0 = time.perf_counter()
 result = dedup([corpus], method=method, options=DedupOptions(threshold=0.5),
-               clock=time.process_time)
+               clock=getattr(time, clock))
 wall = time.perf_counter() - t0
 written = write_result(result, out)
 pairs = (written / "pairs.jsonl").read_bytes()
@@ -52,8 +57,10 @@ print(json.dumps({
     "wall_s": round(wall, 3),
     "main_cpu_s": round(cpu(resource.RUSAGE_SELF), 3),
     "worker_cpu_s": round(cpu(resource.RUSAGE_CHILDREN), 3),
+    "worker_step_s": result.summary.get("worker_seconds", {}),
     "pairs": result.summary["pairs"],
     "pairs_sha256": hashlib.sha256(pairs).hexdigest(),
+    "load": [round(x, 2) for x in os.getloadavg()],
 }))
 """
 
@@ -61,12 +68,14 @@ print(json.dumps({
 SINGLE = ("identical", "sign", "candidates", "verify", "cluster", "keep")
 
 
-def run_tree(src: Path, corpus: Path, method: str, work: Path) -> dict[str, Any]:
-    """One job by the tree ``src`` in its own process."""
+def run_tree(
+    src: Path, corpus: Path, method: str, work: Path, clock: str = "process_time"
+) -> dict[str, Any]:
+    """One job by the tree ``src`` in its own process, its stages timed by ``clock``."""
     env = {**os.environ, "PYTHONPATH": str(src)}
     out = work / f"out-{src.parent.name}"
     done = subprocess.run(
-        [sys.executable, "-c", CODE, str(corpus), method, str(out)],
+        [sys.executable, "-c", CODE, str(corpus), method, str(out), clock],
         env=env,
         check=True,
         capture_output=True,
@@ -79,11 +88,31 @@ def run_tree(src: Path, corpus: Path, method: str, work: Path) -> dict[str, Any]
     return row
 
 
+def stage_table(cpu: dict[str, Any], wall: dict[str, Any]) -> str:
+    """Markdown: per stage, the wall seconds (``wall``'s run) and the main process's CPU
+    seconds (``cpu``'s run); the workers' CPU beside read+prepare."""
+    lines = [
+        "| stage | wall s | main process CPU s | workers' CPU s |",
+        "|---|---:|---:|---:|",
+    ]
+    for stage, seconds in wall["stage_cpu_s"].items():
+        workers = f"{cpu['worker_cpu_s']:.2f}" if stage == "read+prepare" else ""
+        main_cpu = cpu["stage_cpu_s"].get(stage, 0.0)
+        lines.append(f"| {stage} | {seconds:.3f} | {main_cpu:.3f} | {workers} |")
+    lines.append(
+        f"| whole process | {wall['wall_s']:.2f} | {cpu['main_cpu_s']:.2f} | "
+        f"{cpu['worker_cpu_s']:.2f} |"
+    )
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("corpus", type=Path)
     ap.add_argument("--method", default="minhash-lsh")
     ap.add_argument("--previous", help="git revision to run in the same run (worktree)")
+    ap.add_argument("--src", type=Path, default=REPO / "src", help="the tree's src folder")
+    ap.add_argument("--wall", action="store_true", help="also a wall-clock run: stage table")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     record: dict[str, Any] = {
@@ -96,8 +125,13 @@ def main() -> None:
     }
     with tempfile.TemporaryDirectory(prefix="neardup-stages-") as tmp:
         work = Path(tmp)
-        record["this tree"] = run_tree(REPO / "src", args.corpus, args.method, work)
+        record["this tree"] = run_tree(args.src, args.corpus, args.method, work)
         print(json.dumps({"this tree": record["this tree"]}), flush=True)
+        if args.wall:
+            wall = run_tree(args.src, args.corpus, args.method, work, "perf_counter")
+            record["this tree, wall clock"] = wall
+            record["stage table"] = stage_table(record["this tree"], wall)
+            print(record["stage table"], flush=True)
         if args.previous:
             with previous_tree(args.previous, work) as src:
                 prev = run_tree(src, args.corpus, args.method, work)
