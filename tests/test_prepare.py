@@ -31,6 +31,7 @@ from neardup.job.prepare import (
 )
 from neardup.job.prepare_pool import UnitMerger, prepared_units
 from neardup.methods.registry import make_method, method_classes
+from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
 from neardup.output import write_result
 from neardup.text.canonical import CanonicalForm
@@ -129,17 +130,48 @@ def test_document_stream_and_paths_prepare_the_same(shards: list[str]) -> None:
         assert list(streamed.pairs) == list(from_paths.pairs)
 
 
-def _job_sets(paths: list[str], config: PrepareConfig) -> tuple[list[str], object, np.ndarray]:
+def _job_sets(
+    paths: list[str], config: PrepareConfig, jobs: int = 1
+) -> tuple[list[str], ShingleSets, np.ndarray]:
     """What the dedup job's unit path keeps: ids, shingle sets and signature rows."""
     spool = Spool()
     try:
         units = plan_units(resolve_inputs(paths, spool), read_options())
         merger = UnitMerger()
-        for item in prepared_units(units, config, jobs=1):
+        for item in prepared_units(units, config, jobs=jobs):
             merger.add(item)
     finally:
         spool.close()
     return merger.ids, merger.sets(), merger.rows.stack(np.zeros(0, np.uint64))
+
+
+@pytest.mark.parametrize("slot_bytes", [16 << 20, 1 << 12])
+def test_a_pool_hands_results_over_in_slots_or_the_pipe_alike(
+    shards: list[str], monkeypatch: pytest.MonkeyPatch, slot_bytes: int
+) -> None:
+    """Two workers give the one-process ids, sets and MinHash rows, whether the results'
+    arrays come through shared slots (16 MiB) or, too large for a 4 KiB slot, the pipe."""
+    from neardup.job import prepare_pool
+
+    meth = make_method("minhash-lsh")
+    config = PrepareConfig(
+        canonical=meth.canonical, shingling=meth.shingling, min_tokens=3, signer=meth
+    )
+    ids, sets, rows = _job_sets(shards, config)
+    monkeypatch.setattr(prepare_pool, "SLOT_BYTES", slot_bytes)
+    read = prepare_pool.ResultSlots.arrays
+    slotted: list[int] = []
+
+    def arrays(self: Any, slot: int, layout: Any) -> dict[str, np.ndarray]:
+        slotted.append(slot)
+        return read(self, slot, layout)
+
+    monkeypatch.setattr(prepare_pool.ResultSlots, "arrays", arrays)
+    ids2, sets2, rows2 = _job_sets(shards, config, jobs=2)
+    assert len(slotted) == (len(shards) if slot_bytes > 1 << 12 else 0)  # a unit a shard
+    assert ids2 == ids and len(ids) > 5 and rows.shape == (len(ids), 128)
+    assert np.array_equal(sets2.values, sets.values)
+    assert np.array_equal(sets2.offsets, sets.offsets) and np.array_equal(rows2, rows)
 
 
 def test_index_insert_stores_the_jobs_sets(shards: list[str]) -> None:
@@ -159,7 +191,7 @@ def test_index_insert_stores_the_jobs_sets(shards: list[str]) -> None:
         assert single.insert(doc_id, text) == "added"
     for doc_id in ids:
         k = job_ids.index(doc_id)
-        want = sets.values[sets.offsets[k] : sets.offsets[k + 1]]  # type: ignore[attr-defined]
+        want = sets.values[sets.offsets[k] : sets.offsets[k + 1]]
         assert np.array_equal(idx._docs[doc_id].fps, want), doc_id
         if doc_id in ids[:5]:
             assert np.array_equal(single._docs[doc_id].fps, want), doc_id

@@ -22,6 +22,7 @@ as ``too-short``.
 from __future__ import annotations
 
 import dataclasses
+import math
 import mmap
 import multiprocessing
 import os
@@ -76,7 +77,8 @@ def prepared_units(
         return
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     # the workers inherit the slots' map when forked; spawned ones send results by the pipe
-    slots = ResultSlots(count=jobs * _AHEAD + 1) if context.get_start_method() == "fork" else None
+    fork = context.get_start_method() == "fork"
+    slots = ResultSlots(count=jobs * _AHEAD + 1, size=SLOT_BYTES) if fork else None
     pool = ProcessPoolExecutor(
         max_workers=jobs,
         mp_context=context,
@@ -91,12 +93,13 @@ def prepared_units(
             if isinstance(unit, Skipped):
                 pending.append(unit)
                 continue
-            slot = None if slots is None else slots.take()
-            pending.append((pool.submit(prepare_placed, unit, config, slot), slot))
+            slot, size = (None, SLOT_BYTES) if slots is None else (slots.take(), slots.size)
+            pending.append((pool.submit(prepare_placed, unit, config, slot, size), slot))
             running += 1
             while running > jobs * _AHEAD:
-                running -= not isinstance(pending[0], Skipped)
-                yield from _handed(pending.popleft(), slots)
+                item = pending.popleft()
+                running -= 0 if isinstance(item, Skipped) else 1
+                yield from _handed(item, slots)
         while pending:
             yield from _handed(pending.popleft(), slots)
 
@@ -160,17 +163,10 @@ class ResultSlots:
         base = slot * self.size
         return {
             name: np.frombuffer(
-                self.map, dtype=np.dtype(dtype), count=_count(shape), offset=base + at
+                self.map, dtype=np.dtype(dtype), count=math.prod(shape), offset=base + at
             ).reshape(shape)
             for name, at, dtype, shape in layout
         }
-
-
-def _count(shape: tuple[int, ...]) -> int:
-    n = 1
-    for k in shape:
-        n *= k
-    return n
 
 
 #: The worker's map of the job's :class:`ResultSlots` (set by :func:`_start_worker`).
