@@ -174,6 +174,22 @@ def test_a_pool_hands_results_over_in_slots_or_the_pipe_alike(
     assert np.array_equal(sets2.offsets, sets.offsets) and np.array_equal(rows2, rows)
 
 
+def test_a_pool_whose_slots_the_system_refuses_uses_the_pipe(
+    shards: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from neardup.job import prepare_pool
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:  # mmap's ENOMEM for the shared map
+        raise OSError(12, "Cannot allocate memory")
+
+    config = PrepareConfig(canonical=CanonicalForm(), shingling=Shingling(size=5), min_tokens=3)
+    ids, sets, _ = _job_sets(shards, config)
+    monkeypatch.setattr(prepare_pool, "ResultSlots", refuse)
+    assert prepare_pool._slots(2) is None
+    ids2, sets2, _ = _job_sets(shards, config, jobs=2)
+    assert ids2 == ids and np.array_equal(sets2.values, sets.values)
+
+
 def test_index_insert_stores_the_jobs_sets(shards: list[str]) -> None:
     from neardup.index.memory import Index
 

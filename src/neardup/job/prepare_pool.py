@@ -77,8 +77,7 @@ def prepared_units(
         return
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     # the workers inherit the slots' map when forked; spawned ones send results by the pipe
-    fork = context.get_start_method() == "fork"
-    slots = ResultSlots(count=jobs * _AHEAD + 1, size=SLOT_BYTES) if fork else None
+    slots = _slots(jobs) if context.get_start_method() == "fork" else None
     pool = ProcessPoolExecutor(
         max_workers=jobs,
         mp_context=context,
@@ -102,6 +101,16 @@ def prepared_units(
                 yield from _handed(item, slots)
         while pending:
             yield from _handed(pending.popleft(), slots)
+
+
+def _slots(jobs: int) -> ResultSlots | None:
+    """The result slots of a pool of ``jobs`` forked workers, or None (the pipe) where the
+    system refuses the map (``jobs`` x 3 + 1 slots of :data:`SLOT_BYTES`: 3 GiB of address
+    space for 64 workers, of which only the used pages take memory)."""
+    try:
+        return ResultSlots(count=jobs * _AHEAD + 1, size=SLOT_BYTES)
+    except OSError:  # ENOMEM: more address space than the system lets this process map
+        return None
 
 
 #: Where a result's arrays lie in its slot: ``(name, byte offset, dtype, shape)`` each.
