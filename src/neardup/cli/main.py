@@ -296,8 +296,8 @@ def dedup(
 
     Keep the newest revision, and mark instead of dropping:
     `neardup dedup docs.jsonl --keep-by date --kept marked.jsonl --mark`"""
-    from neardup.dedup import DedupOptions
-    from neardup.dedup import dedup as run_dedup
+    from neardup.job.pipeline import DedupOptions
+    from neardup.job.pipeline import dedup as run_dedup
     from neardup.output import mark_stale, write_result
     from neardup.text.units import Spool
 
@@ -780,8 +780,8 @@ def compare(
     """Compare two documents: resemblance, containment both ways, shared shingles.
 
     Example: `neardup compare old.txt new.txt --passages --html pair.html`"""
-    from neardup.compare import compare as run_compare
-    from neardup.compare import read_document
+    from neardup.job.compare import compare as run_compare
+    from neardup.job.compare import read_document
     from neardup.text.types import Document
 
     try:

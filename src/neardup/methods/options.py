@@ -5,10 +5,11 @@ and of collections (:class:`neardup.Index`, :meth:`neardup.Store.create_collecti
 API's ``POST /collections``) its name, default, constraint (the types of
 :mod:`neardup.methods.params`) and help text. Everything else is derived from it:
 
-* the validation of :class:`~neardup.dedup.DedupOptions`, :class:`~neardup.index.memory.Index`
-  and :func:`neardup.store.catalog.create` (:func:`check_options`), so the same bad
-  value gets the same :class:`~neardup.errors.ParameterError` (naming the parameter, the
-  value and what is allowed) from each;
+* the validation of :class:`~neardup.job.pipeline.DedupOptions`,
+  :class:`~neardup.index.memory.Index` and :func:`neardup.store.catalog.create`
+  (:func:`check_options`), so the same bad value gets the same
+  :class:`~neardup.errors.ParameterError` (naming the parameter, the value and what is
+  allowed) from each;
 * the API's request fields (:func:`neardup.service.api.option_field`: ranges, choices,
   defaults and descriptions in the OpenAPI schema; a bad value is a 422 naming the field);
 * the command line's help texts and choices (:mod:`neardup.cli.options`).

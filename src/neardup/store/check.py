@@ -16,11 +16,11 @@ import numpy as np
 from sqlalchemy import Connection
 
 from neardup._array import sorted_unique
-from neardup.decide import Decision
 from neardup.errors import check_int
 from neardup.index.methods import build_method
 from neardup.index.results import CheckResult, CollectionInfo
 from neardup.index.verify import Candidate, Query, check_k, select, verify
+from neardup.job.decide import Decision
 from neardup.methods.base import Method
 from neardup.store.cache import MethodCache
 from neardup.store.catalog import collection_info, marker, valid_name
