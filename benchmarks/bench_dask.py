@@ -65,7 +65,8 @@ def console() -> list[str]:
 def summary_row(kind: str, out: Path) -> dict[str, Any]:
     """The counts, stages and peaks of the ``summary.json`` a run wrote into ``out``."""
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
-    workers = summary["worker_peak_memory_mib"]
+    # the executor's figures (top-level in the releases before the executors)
+    workers = summary.get("executor", summary)["worker_peak_memory_mib"]
     if kind == "local":
         peak = {"client": summary["peak_memory_mib"], "largest_reader": workers["largest"]}
     else:

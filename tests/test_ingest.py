@@ -73,7 +73,7 @@ def test_workers_give_the_one_process_result(tmp_path: Path, method: str) -> Non
     assert scores[(rows[0][0], "exact")] == 1.0
     stories = [name for name, _ in rows if "-cut" not in name and name != "exact"]
     assert all(scores[(s, f"{s}-cut{k}")] > 0.5 for k, s in enumerate(stories))
-    signed_in_workers = workers.summary["worker_seconds"]["sign"]
+    signed_in_workers = workers.summary["executor"]["worker_seconds"]["sign"]
     assert signed_in_workers > 0.0
 
 
@@ -183,8 +183,8 @@ def test_sets_and_rows_spilled_to_disk_give_the_same_result(tmp_path: Path, meth
     opts = DedupOptions(threshold=0.5)
     held = dedup(paths, method=method, options=opts, jobs=2)
     spilled = dedup(paths, method=method, options=opts, jobs=2, memory_budget=1, spill_dir=spill)
-    assert "spilled_to_disk" not in held.summary
-    assert spilled.summary["spilled_to_disk"] is True
+    assert held.summary["executor"]["spilled_to_disk"] is False
+    assert spilled.summary["executor"]["spilled_to_disk"] is True
     assert spilled.ids == held.ids
     assert isinstance(spilled.pairs, PairTable) and isinstance(
         held.pairs, PairTable

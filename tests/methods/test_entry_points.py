@@ -102,7 +102,8 @@ def test_an_installed_plugin_runs_in_dedup_on_worker_processes(site: Path, tmp_p
     assert summary["method"] == PLUGIN and summary["method_params"]["scheme"] == "perm"
     # two worker processes read, shingled and signed (one sketch row a document) by the
     # plugin's class
-    assert summary["worker_seconds"]["jobs"] == 2 and summary["worker_seconds"]["sign"] > 0
+    workers = summary["executor"]["worker_seconds"]
+    assert workers["jobs"] == 2 and workers["sign"] > 0
 
 
 def test_an_installed_plugin_runs_on_the_dask_engine(site: Path, tmp_path: Path) -> None:

@@ -182,3 +182,18 @@ THRESHOLD: float = OPTIONS["threshold"].default
 MIN_TOKENS: int = OPTIONS["min_tokens"].default
 KEEP: str = OPTIONS["keep"].default
 KEEP_ORDER: str = OPTIONS["keep_order"].default
+
+#: The method options of ``dedup`` and ``compare``.
+ShingleOpt = Annotated[
+    int | None, typer.Option("--shingle-size", "-w", help="Words per shingle (default 5).")
+]
+ParamOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--param", "-p", help="Method parameter KEY=VALUE (repeatable), e.g. num_perm=256."
+    ),
+]
+MorphOpt = Annotated[
+    str | None,
+    typer.Option("--morphology", help="none | stem (Snowball) | lemma (pymorphy3)."),
+]

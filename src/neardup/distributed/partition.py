@@ -53,6 +53,7 @@ from neardup.methods.base import Prepared, Signatures
 from neardup.methods.keys import GroupKeys, group_keys
 from neardup.methods.sets import ShingleSets
 from neardup.text.types import Skipped
+from neardup.text.units import ReadOptions
 
 
 # -- ingest ---------------------------------------------------------------------------------
@@ -88,7 +89,7 @@ def ingest(
     block: Block,
     meth: Any,
     opts: Any,
-    read_options: dict[str, Any],
+    read_options: ReadOptions | dict[str, Any],
     whole: bool = False,
 ) -> PreparedDocuments:
     """Read a block and prepare its documents: its read units one by one
@@ -101,24 +102,9 @@ def ingest(
     the local job's workers do (:func:`neardup._memory.keep_freed_heap`): a block's
     ingest took 0.6 s without, 0.46-0.5 s with, at 25,000 documents."""
     from neardup._memory import keep_freed_heap
-    from neardup.distributed.grouping import runs_by_key
-    from neardup.text.read import as_read_options
 
     keep_freed_heap()
-    by_key = runs_by_key(meth, opts.measure) and not whole
-    docs = (
-        not by_key and not meth.capabilities.signs_from_sets
-    )  # Method.sign of whole-corpus Prepared
-    config = PrepareConfig(
-        canonical=meth.canonical,
-        shingling=meth.shingling,
-        min_tokens=opts.min_tokens,
-        signer=meth if meth.capabilities.rows_per_document and by_key else None,
-        keep_tokens=bool(meth.capabilities.needs_fit)
-        or (docs and not meth.capabilities.signs_from_text),
-        keep_texts=docs,
-        read=as_read_options(read_options),
-    )
+    config = ingest_config(meth, opts, read_options, whole=whole)
     assert config.read is not None
     if block.kind == "parquet":
         parts = list(prepare_stream(read_block(block, config.read), config))
@@ -131,6 +117,30 @@ def ingest(
     ]
     prepared = concat_prepared(parts) if parts else prepare_documents([], config)
     return _named_as_given(prepared, block)
+
+
+def ingest_config(
+    meth: Any, opts: Any, read_options: ReadOptions | dict[str, Any], *, whole: bool
+) -> PrepareConfig:
+    """How :func:`ingest` prepares a block (also the job summary's ``kernel``,
+    :func:`neardup.job.prepare.kernel_of`)."""
+    from neardup.distributed.grouping import runs_by_key
+    from neardup.text.read import as_read_options
+
+    by_key = runs_by_key(meth, opts.measure) and not whole
+    docs = (
+        not by_key and not meth.capabilities.signs_from_sets
+    )  # Method.sign of whole-corpus Prepared
+    return PrepareConfig(
+        canonical=meth.canonical,
+        shingling=meth.shingling,
+        min_tokens=opts.min_tokens,
+        signer=meth if meth.capabilities.rows_per_document and by_key else None,
+        keep_tokens=bool(meth.capabilities.needs_fit)
+        or (docs and not meth.capabilities.signs_from_text),
+        keep_texts=docs,
+        read=as_read_options(read_options),
+    )
 
 
 def _named_as_given(prepared: PreparedDocuments, block: Block) -> PreparedDocuments:

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from os import PathLike
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal, Protocol
 
 import numpy as np
 
@@ -271,6 +271,107 @@ class DedupOptions:
         return {name: getattr(self, name) for name in JOB_OPTIONS}
 
 
+#: ``(wanted ids) -> {id: value}``: a keep-by field's values of the clustered documents.
+FieldReader = Callable[[set[str]], dict[str, Any]]
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class Job:
+    """One dedup job as :func:`dedup` hands it to an :class:`Executor`: everything
+    resolved and checked, nothing read yet.
+
+    Attributes:
+        groups: the inputs, ``[source]`` or, with ``against``, ``[against, source]`` (A's
+            first); each input paths or documents (:func:`dedup` turned texts, pairs and
+            frames into documents).
+        method: the method, built (:func:`resolve_method`); options: the options with the
+            decision resolved (:func:`decided_options`).
+        read_options: how input paths are read.
+        within: with ``against``: B's duplicates among themselves are dropped too.
+        field_reader: the keep-by field's reader, or None (no ``keep_by``).
+        progress: the receiver of the stages' progress; clock: ``() -> seconds``.
+    """
+
+    groups: list[Any]
+    method: Method
+    options: DedupOptions
+    read_options: ReadOptions
+    within: bool = True
+    field_reader: FieldReader | None = None
+    progress: Progress = field(default_factory=NullProgress)
+    clock: Any = time.perf_counter
+
+
+class Executor(Protocol):
+    """What runs a :class:`Job`: the in-process job (:mod:`neardup.job.executors.local`),
+    a pool of worker processes (:mod:`neardup.job.executors.pool`) or a Dask cluster
+    (:mod:`neardup.distributed.executor`). Every executor gives the same
+    :class:`DedupResult`: the same pairs, clusters, dropped and skipped rows, and a summary
+    with the same keys (:func:`job_summary`; its own figures under ``summary["executor"]``).
+
+    A new executor is one module with a class implementing this protocol, given to
+    :func:`dedup` as ``executor=`` (or named in :data:`EXECUTORS`). An executor that
+    cannot run a job refuses it in :meth:`run`, before any work, with a
+    :class:`~neardup.errors.ParameterError` naming what it cannot run.
+
+    Attributes:
+        name: the executor's name (``summary["executor"]["name"]``).
+        settings: the :func:`dedup` arguments it takes when named by a string (``jobs``,
+            ``memory_budget``, ``spill_dir``); the others are refused.
+        writes_files: whether :meth:`run` writes the four JSONL files of the result into
+            an output directory of its own (the Dask workers do; then
+            :func:`neardup.output.write_result` adds ``summary.json`` only).
+    """
+
+    name: ClassVar[str]
+    settings: ClassVar[tuple[str, ...]]
+    writes_files: ClassVar[bool]
+
+    def run(self, job: Job) -> DedupResult:
+        """Run ``job``; its result."""
+        ...
+
+
+#: Executor name -> ``module:class`` (imported when named: the Dask executor sits above
+#: the job, in :mod:`neardup.distributed`, and imports Dask when it runs).
+EXECUTORS: dict[str, str] = {
+    "local": "neardup.job.executors.local:InProcess",
+    "pool": "neardup.job.executors.pool:ProcessPool",
+    "dask": "neardup.distributed.executor:DaskExecutor",
+}
+
+
+def executor_for(executor: str | Executor | None, **settings: Any) -> Executor:
+    """The executor of a job: ``executor`` itself, the one :data:`EXECUTORS` names (made
+    with the ``settings`` it takes), or, for None, the pool (which runs in this process
+    when ``jobs`` is 1 or the input is not paths).
+
+    Args:
+        executor: an :class:`Executor`, a name of :data:`EXECUTORS`, or None.
+        **settings: :func:`dedup`'s ``jobs``, ``memory_budget`` and ``spill_dir`` (None:
+            not given).
+
+    Raises:
+        ParameterError: an unknown name; a setting the executor does not take (or any
+            setting with an :class:`Executor` object: set it on the object).
+    """
+    given = {k: v for k, v in settings.items() if v is not None}
+    if executor is not None and not isinstance(executor, str):
+        for key, value in given.items():
+            raise ParameterError(key, value, "None with an Executor object (set it there)")
+        return executor
+    from importlib import import_module
+
+    name = check_choice("executor", executor or "pool", tuple(EXECUTORS))
+    module, _, cls_name = EXECUTORS[name].partition(":")
+    cls = getattr(import_module(module), cls_name)
+    for key, value in given.items():
+        if key not in cls.settings:
+            raise ParameterError(key, value, f"None with the {name} executor")
+    made: Executor = cls(**given)
+    return made
+
+
 class _Clock:
     """Seconds per stage (injectable clock for determinism in tests)."""
 
@@ -307,6 +408,7 @@ def dedup(
     text_field: str = "text",
     against: Iterable[Document] | Sequence[str | PathLike[str]] | str | PathLike[str] | Any = None,
     within: bool = True,
+    executor: str | Executor | None = None,
     **method_params: Any,
 ) -> DedupResult:
     """Find near-duplicate pairs and clusters in a corpus and decide what to keep.
@@ -352,6 +454,11 @@ def dedup(
             ``summary["against"]``.
         within: with ``against``: also drop B documents that match other B documents
             (default); False: check B against A only.
+        executor: what runs the job (:class:`Executor`): ``"local"`` (this process),
+            ``"pool"`` (``jobs`` worker processes; the default), ``"dask"``
+            (:class:`neardup.distributed.executor.DaskExecutor` on a ``LocalCluster``; give
+            a ``DaskExecutor`` object for a cluster of your own), or an executor object.
+            The result does not depend on it.
         **method_params: parameters of the named method (``shingle_size=4``, ``m=25``...).
             For ``minhash-lsh``, ``threshold`` defaults to ``options.threshold``.
 
@@ -359,12 +466,19 @@ def dedup(
         :class:`DedupResult`.
 
     Raises:
-        ParameterError: a bad option or method parameter.
+        ParameterError: a bad option or method parameter; a job the executor cannot run
+            (named: ``keep_by`` or documents on Dask).
         InputError: an input path does not exist.
     """
     from neardup.text.read import as_read_options
 
     ropts = as_read_options(read_options)  # validated before anything is read
+    runner = executor_for(executor, jobs=jobs, memory_budget=memory_budget, spill_dir=spill_dir)
+    opts = options or DedupOptions()
+    meth = resolve_method(method, opts, method_params)
+    opts = decided_options(meth, opts)
+    job = partial(Job, method=meth, options=opts, read_options=ropts,
+                  progress=progress or NullProgress(), clock=clock)  # fmt: skip
     if against is not None:
         if not isinstance(within, bool):
             raise ParameterError("within", within, "True or False")
@@ -376,23 +490,15 @@ def dedup(
             _plain_source(g, texts=texts, id_field=id_field, text_field=text_field)
             for g in (against, source)
         ]
-        return _dedup(groups, method=method, options=options, read_options=ropts,
-                      progress=progress, clock=clock, jobs=jobs, memory_budget=memory_budget,
-                      spill_dir=spill_dir, within=within, method_params=method_params)  # fmt: skip
+        return runner.run(job(groups=groups, within=within))
     adapted = adapt_source(source, texts=texts, id_field=id_field, text_field=text_field)
-    field = (options or DedupOptions()).keep_by
+    field = opts.keep_by
     if adapted is not None:
         reader = None if field is None else adapted.field_reader(field)
-        result = _dedup([adapted.documents], method=method, options=options,
-                        read_options=ropts, progress=progress, clock=clock, jobs=jobs,
-                        memory_budget=memory_budget, spill_dir=spill_dir, within=True,
-                        method_params=method_params, field_reader=reader)  # fmt: skip
+        result = runner.run(job(groups=[adapted.documents], field_reader=reader))
         return adapted.finish(result)
     reader = None if field is None else _path_field_reader(source, field, ropts)
-    return _dedup([source], method=method, options=options, read_options=ropts,
-                  progress=progress, clock=clock, jobs=jobs, memory_budget=memory_budget,
-                  spill_dir=spill_dir, within=True, method_params=method_params,
-                  field_reader=reader)  # fmt: skip
+    return runner.run(job(groups=[source], field_reader=reader))
 
 
 def _plain_source(source: Any, **how: Any) -> Any:
@@ -424,36 +530,21 @@ def _path_field_reader(source: Any, field: str, opts: ReadOptions) -> FieldReade
     return lambda wanted: field_values(paths, wanted, field, opts)
 
 
-#: ``(wanted ids) -> {id: value}``: a keep-by field's values of the clustered documents.
-FieldReader = Callable[[set[str]], dict[str, Any]]
-
-
-def _dedup(
-    groups: list[Any],
+def run_here(
+    job: Job,
     *,
-    method: str | Method,
-    options: DedupOptions | None,
-    read_options: ReadOptions,
-    progress: Progress | None,
-    clock: Any,
+    executor: str,
     jobs: int | None,
     memory_budget: int | None,
     spill_dir: str | PathLike[str] | None,
-    within: bool,
-    method_params: dict[str, Any],
-    field_reader: FieldReader | None = None,
 ) -> DedupResult:
-    """The job over one source, or ``[against, source]`` (:func:`dedup`); ``field_reader``
-    reads the keep-by field."""
-    if jobs is not None:
-        from neardup.job.prepare_pool import check_jobs
-
-        check_jobs(jobs)
-    opts = options or DedupOptions()
-    meth = resolve_method(method, opts, method_params)
-    opts = decided_options(meth, opts)
-    prog = progress or NullProgress()
-    timer = _Clock(clock)
+    """Run ``job`` in this process, reading, preparing and shingling input paths on
+    ``jobs`` worker processes (1: here; None: the cores available): the in-process and
+    pool executors' run (``executor``: its name, for the summary). ``memory_budget`` and
+    ``spill_dir``: as :func:`dedup` takes them."""
+    groups, meth, opts, read_options = job.groups, job.method, job.options, job.read_options
+    within, field_reader, prog = job.within, job.field_reader, job.progress
+    timer = _Clock(job.clock)
     shingling = meth.shingling
     streaming = meth.capabilities.signs_from_sets and not meth.capabilities.needs_fit
     ingest = _Ingest(meth, shingling, opts, timer, keep_docs=not streaming)
@@ -517,19 +608,19 @@ def _dedup(
             "keep", dropped_members, clusters, ids, pairs, contained, opts.threshold
         )
     pair_table = PairTable(ids, pairs, meth.name, decisions=decided.codes, rules=decided.labels)
-    summary = _summary(
-        meth, opts, timer, n - first, skipped[a_skipped:], cand, pair_table, clusters, dropped
-    )
-    if spilled:
-        summary["spilled_to_disk"] = True
+    figures: dict[str, Any] = {"name": executor}
     if worker_seconds:
-        summary["worker_seconds"] = worker_seconds
+        figures["worker_seconds"] = worker_seconds
         children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        summary["worker_peak_memory_mib"] = {"largest": round(children / 1024, 1)}
-    summary["decision"] = decision_summary(meth, decision_of(opts), decided.codes)
-    summary["kernel"] = kernel
-    summary["warnings"] = [*warnings, *filter(None, [unique.warning()])]
-    summary["renamed_ids"] = unique.renamed
+        figures["worker_peak_memory_mib"] = {"largest": round(children / 1024, 1)}
+    figures["spilled_to_disk"] = spilled
+    summary = job_summary(
+        meth, opts, seconds=timer.seconds, skipped=skipped[a_skipped:],
+        candidates=int(cand.shape[0]), pairs=len(pair_table), clusters=len(clusters),
+        dropped=len(dropped), decision=decision_summary(meth, decision_of(opts), decided.codes),
+        kernel=kernel, warnings=[*warnings, *filter(None, [unique.warning()])],
+        renamed_ids=unique.renamed, documents=n - first, executor=figures,
+    )  # fmt: skip
     if keep_by is not None:
         summary["keep_by"] = keep_by
         if keep_by["clustered"] and keep_by["missing"] == keep_by["clustered"]:
@@ -1240,38 +1331,66 @@ def check_accounting(summary: dict[str, Any], read: int) -> None:
     summary["read"] = read
 
 
-def _summary(
+def job_summary(
     meth: Method,
     opts: DedupOptions,
-    timer: _Clock,
-    n: int,
-    skipped: list[Skipped],
-    cand: np.ndarray,
-    pairs: Sequence[Pair],
-    clusters: list[Cluster],
-    dropped: list[Dropped],
+    *,
+    documents: int,
+    skipped: Sequence[Skipped] | Mapping[str, int],
+    candidates: int,
+    pairs: int,
+    clusters: int,
+    dropped: int,
+    seconds: Mapping[str, float],
+    decision: dict[str, Any],
+    kernel: str,
+    warnings: list[str],
+    renamed_ids: int,
+    executor: dict[str, Any],
 ) -> dict[str, Any]:
-    reasons: dict[str, int] = {}
-    for s in skipped:
-        reasons[s.reason] = reasons.get(s.reason, 0) + 1
+    """``summary.json`` of a job, the same keys on every executor (``read`` is set by
+    :func:`check_accounting`; ``against``, ``keep_by``, ``inputs``, ``read_options`` and
+    ``outputs`` are added when the job has them).
+
+    Args:
+        meth, opts: the job's method and resolved options; documents: B's documents
+            processed; skipped: B's skip rows, or their counts by reason; candidates,
+            pairs, clusters, dropped: the stages' counts; seconds: seconds per stage;
+            decision: :func:`~neardup.job.decide.decision_summary`; kernel: the prepare
+            kernel; warnings: lines for the user; renamed_ids: records given their place
+            as id (a repeated id); executor: ``{"name": ...}`` and the executor's own
+            figures (worker seconds, partitions...).
+    """
+    if isinstance(skipped, Mapping):
+        reasons = dict(skipped)
+    else:
+        reasons = {}
+        for s in skipped:
+            reasons[s.reason] = reasons.get(s.reason, 0) + 1
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    n_skipped = sum(reasons.values())
     return {
         "neardup_version": __version__,
         "method": meth.name,
         "method_params": meth.params(),
         "canonical": meth.canonical.params(),
         "options": opts.as_dict(),
-        "read": n + len(skipped),
-        "documents": n,
-        "skipped": len(skipped),
+        "read": documents + n_skipped,
+        "documents": documents,
+        "skipped": n_skipped,
         "skipped_by_reason": dict(sorted(reasons.items())),
-        "candidate_pairs": int(cand.shape[0]),
+        "candidate_pairs": candidates,
         **banding_summary(meth, opts.threshold),
-        "pairs": len(pairs),
-        "clusters": len(clusters),
-        "kept": n - len(dropped),
-        "dropped": len(dropped),
-        "removed": len(dropped),
-        "seconds": {**timer.seconds, "total": round(sum(timer.seconds.values()), 6)},
+        "pairs": pairs,
+        "clusters": clusters,
+        "kept": documents - dropped,
+        "dropped": dropped,
+        "removed": dropped,
+        "seconds": {**seconds, "total": round(sum(seconds.values()), 6)},
         "peak_memory_mib": round(peak_kib / 1024, 1),
+        "decision": decision,
+        "kernel": kernel,
+        "warnings": warnings,
+        "renamed_ids": renamed_ids,
+        "executor": executor,
     }
