@@ -115,12 +115,8 @@ def test_one_keep_rule_for_every_executor() -> None:
     assert keepers(group, node, keep="longest", lengths=lengths).tolist() == [4, 2]
     assert keepers(group, node, keep="first").tolist() == [1, 2]
     contained = {4: 3, 2: 9}  # 4 inside 3; 2 inside 9, a member too
-    assert keepers(
-        group, node, keep="longest", lengths=lengths, contained_in=contained
-    ).tolist() == [
-        3,
-        9,
-    ]
+    boxed = keepers(group, node, keep="longest", lengths=lengths, contained_in=contained)
+    assert boxed.tolist() == [3, 9]
     ranks = np.array([0, 2, 1, 2, 0, 0], np.int64)
     got = keepers(group, node, keep="longest", lengths=lengths, contained_in=contained, ranks=ranks)
     assert got.tolist() == [1, 2]  # rank 2 in both of 0's; 1 < 3: the earlier
