@@ -1,7 +1,9 @@
 """One pipeline, interchangeable executors: for every built-in method and both measures, the
-in-process job (``jobs=1``), the worker pool (``jobs=2``) and the Dask engine (LocalCluster,
-2 worker processes) write the same ``pairs.jsonl``, ``clusters.jsonl``, ``dropped.jsonl``
-and ``skipped.jsonl`` byte for byte, and ``--kept`` writes the same records.
+in-process executor (``local``), the worker pool (``ProcessPool(jobs=2)``) and the Dask
+executor (LocalCluster, 2 worker processes) write the same ``pairs.jsonl``,
+``clusters.jsonl``, ``dropped.jsonl`` and ``skipped.jsonl`` byte for byte and a
+``summary.json`` with the same keys, and ``--kept`` writes the same records (the clean
+tree of txt, md, html, CSV, Parquet and gzipped JSONL: ``tests/job/test_executors.py``).
 
 Inputs: ``examples/corpus`` (every readable file, with a repeated id, a short document and
 a line that is not JSON added), a tree of every kind of input (``mixed_tree``, conftest),
@@ -21,8 +23,10 @@ from typing import Any
 
 import pytest
 
-from neardup.distributed import dedup_dask, plan
+from neardup.distributed import plan
+from neardup.distributed.executor import DaskExecutor
 from neardup.errors import ParameterError
+from neardup.job.executors.pool import ProcessPool
 from neardup.job.export import export_records
 from neardup.job.pipeline import DedupOptions, DedupResult, decided_options, dedup, resolve_method
 from neardup.methods.registry import method_classes
@@ -117,20 +121,21 @@ def _all_executors(
     equal; return the in-process files."""
     got: dict[str, dict[str, bytes]] = {}
     kept: dict[str, bytes] = {}
-    for name, jobs in (("one", 1), ("pool", 2)):
-        result = dedup(paths, method=method, options=opts, jobs=jobs)
-        write_result(result, tmp / name)
+    keys: dict[str, list[str]] = {}
+    dask = DaskExecutor(out_dir=tmp / "dask", client=client, **dask_kw)
+    for name, executor in (("one", "local"), ("pool", ProcessPool(jobs=2)), ("dask", dask)):
+        result = dedup(paths, method=method, options=opts, executor=executor)
+        if name != "dask":  # the Dask workers wrote theirs
+            write_result(result, tmp / name)
         got[name] = _files(tmp / name)
+        keys[name] = sorted(json.loads((tmp / name / "summary.json").read_text()))
         if with_kept:
             kept[name] = _kept(result, paths, tmp / f"{name}-kept.jsonl")
-    result = dedup_dask(paths, tmp / "dask", method=method, options=opts, client=client, **dask_kw)
-    got["dask"] = _files(tmp / "dask")
-    if with_kept:
-        kept["dask"] = _kept(result, paths, tmp / "dask-kept.jsonl")
     for name in FILES:
         assert got["pool"][name] == got["one"][name], f"pool {name}"
         assert got["dask"][name] == got["one"][name], f"dask {name}"
     assert kept.get("pool") == kept.get("one") and kept.get("dask") == kept.get("one")
+    assert keys["pool"] == keys["one"] and keys["dask"] == keys["one"]
     summary = json.loads((tmp / "dask" / "summary.json").read_text())
     assert summary["method"] == method and summary["options"]["measure"] == opts.measure
     return got["one"]

@@ -435,11 +435,13 @@ def dedup(
             for word shingles with XXH64 fingerprints and methods that sign from the
             shingle sets; other methods read in this process. It also bounds the threads
             of the LSH band keys and band grouping (:func:`neardup.methods.lsh.thread_limit`).
+            A setting of the pool executor (:class:`~neardup.job.executors.pool.ProcessPool`).
         memory_budget: bytes of shingle sets and signature rows the job holds in memory
             (>= 0; default: a quarter of the physical memory); past it they are kept in
             temporary files in ``spill_dir`` (default: the system's temporary directory)
             and read through memory maps. The result does not depend on it. Applies to
             the worker path (input paths, methods that sign from the shingle sets).
+            Settings of the local and pool executors.
         against: a second corpus A, of any kind ``source`` may be (paths are read with
             ``read_options``; a frame's annotation is not made then): only ``source``'s
             documents (B) are dropped, never A's. A B document is dropped when it has a
