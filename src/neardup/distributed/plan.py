@@ -61,7 +61,7 @@ from neardup.job.pipeline import (
 )
 from neardup.job.prepare import kernel_of
 from neardup.methods.base import Method
-from neardup.text.units import ReadOptions
+from neardup.text.units import ReadOptions, renamed_warning
 
 DEFAULT_BLOCK_BYTES = 64 << 20
 
@@ -761,11 +761,7 @@ class _Job:
             from neardup.methods.kernel import unbuilt_note
 
             warnings += [note for note in [unbuilt_note()] if note]
-        if self.renamed:
-            warnings.append(
-                f"{self.renamed} records repeat an id seen before; each was given its place"
-                " FILE:LINE as id (use --id-field to pick another id field)"
-            )
+        warnings += filter(None, [renamed_warning(self.renamed)])
         return job_summary(
             meth,
             self.opts,

@@ -1411,14 +1411,20 @@ class UniqueIds:
 
     def warning(self) -> str | None:
         """The one-line warning of the renamed records, or None."""
-        if not self.renamed:
-            return None
-        shown = ", ".join(f"{i!r} at {s}" for i, s in self.first)
-        return (
-            f"{self.renamed} records repeat an id seen before (first: {shown}); each was given"
-            " its place FILE:LINE as id (--kept/--removed/--mark write it as the record's"
-            " field neardup_id; use --id-field to pick another id field)"
-        )
+        return renamed_warning(self.renamed, self.first)
+
+
+def renamed_warning(renamed: int, first: Sequence[tuple[str, str]] = ()) -> str | None:
+    """The job's one-line warning of ``renamed`` records given their place as id (the
+    first few ``(id, source)`` clashes named when known), on every executor; None for 0."""
+    if not renamed:
+        return None
+    shown = ", ".join(f"{i!r} at {s}" for i, s in first)
+    return (
+        f"{renamed} records repeat an id seen before{f' (first: {shown})' if shown else ''};"
+        " each was given its place FILE:LINE as id (--kept/--removed/--mark write it as the"
+        " record's field neardup_id; use --id-field to pick another id field)"
+    )
 
 
 # -- the fields of the first record file --------------------------------------------------------
