@@ -18,6 +18,7 @@ from neardup._array import group_bounds
 from neardup.distributed.io import write_part
 from neardup.distributed.shuffle import Table, concat, hash_dest, range_dest, split, take
 from neardup.job.cluster import keepers
+from neardup.job.pipeline import Dropped
 
 if TYPE_CHECKING:
     from neardup.distributed.partition import Partition
@@ -161,12 +162,7 @@ def write_clusters(final: dict[str, Table], first: int, out_dir: str, p: int) ->
     )
     write_part(out_dir, "clusters.jsonl", p, rows)
     dropped = (
-        {
-            "id": d["id"][i],
-            "kept": d["keep_id"][i],
-            "cluster": number[int(d["keep"][i])],
-            "reason": d["reason"][i],
-        }
+        Dropped(d["id"][i], d["keep_id"][i], number[int(d["keep"][i])], d["reason"][i]).as_dict()
         for i in range(d["node"].size if d else 0)
     )
     return write_part(out_dir, "dropped.jsonl", p, dropped)

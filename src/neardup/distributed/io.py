@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -525,14 +524,15 @@ def part_url(out_dir: str, name: str, part: int) -> str:
 
 
 def write_part(out_dir: str, name: str, part: int, rows: Iterable[dict[str, Any]]) -> int:
-    """Write one partition's rows as JSONL (overwriting a retried task's file).
+    """Write one partition's rows as JSONL (overwriting a retried task's file), each line
+    as the local job writes it (:func:`neardup.output.json_text`).
 
     Returns:
         Number of rows written.
     """
-    return write_part_lines(
-        out_dir, name, part, (json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
-    )
+    from neardup.output import json_text
+
+    return write_part_lines(out_dir, name, part, (json_text(row) + "\n" for row in rows))
 
 
 def write_part_lines(out_dir: str, name: str, part: int, lines: Iterable[str]) -> int:
