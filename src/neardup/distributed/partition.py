@@ -412,13 +412,20 @@ def _grouped(part: Partition, meth: Any) -> GroupKeys:
 
 def part_keys(part: Partition, meth: Any) -> dict[str, np.ndarray]:
     """A partition's keys for :func:`group_candidates` (a method with grouping keys):
-    ``keys`` uint64 and ``valid`` bool, (n, slots) (its :meth:`~neardup.methods.base.
-    MethodBase.keys`), ``content`` uint64 (n,) (its documents' content keys) and ``live``
-    bool (n,) (a non-empty set)."""
+    ``keys`` uint64 and ``valid`` bool, (slots, n), each slot's row contiguous (its
+    :meth:`~neardup.methods.base.MethodBase.keys`, transposed here, on the partition's
+    worker), ``content`` uint64 (n,) (its documents' content keys) and ``live`` bool (n,)
+    (a non-empty set).
+
+    Slot-major, so that :func:`group_candidates` joins one slot's keys of every partition
+    at a time: the transpose of the whole corpus' (n, slots) keys there (one thread, a
+    strided read of 320 MB at a million documents and 40 bands) took 2.3-2.7 s of CPU in
+    a loaded A/B of 34 partitions of 30,000 x 40, against 0.15-0.27 s for the 34
+    partitions' own transposes."""
     grouped = _grouped(part, meth)
     return {
-        "keys": grouped.keys.astype(U64, copy=False),
-        "valid": grouped.valid,
+        "keys": np.ascontiguousarray(grouped.keys.astype(U64, copy=False).T),
+        "valid": np.ascontiguousarray(grouped.valid.T),
         "content": part.keys,
         "live": part.sets.sizes > 0,
     }
@@ -442,9 +449,7 @@ def group_candidates(max_group: int | None, offsets: np.ndarray, *keyed: Any) ->
         return []
     docs = np.arange(n, dtype=np.int64)
     # a partition without documents (a block of skip rows) may have keys of no slots
-    held = [t for t in keyed if t["keys"].shape[0]] or list(keyed[:1])
-    columns = np.ascontiguousarray(np.concatenate([t["keys"] for t in held]).T)
-    valid = np.ascontiguousarray(np.concatenate([t["valid"] for t in held]).T)
+    held = [t for t in keyed if t["keys"].shape[1]] or list(keyed[:1])
     live = np.concatenate([t["live"] for t in keyed])
     content = np.concatenate([t["content"] for t in keyed])
 
@@ -452,10 +457,12 @@ def group_candidates(max_group: int | None, offsets: np.ndarray, *keyed: Any) ->
         if j < 0:  # identical documents: always a star
             members, starts, sizes = equal_groups(content[live], docs[live])
             return pairs_in_groups(members, starts, sizes, max_group=2)
-        members, starts, sizes = equal_groups(columns[j][valid[j]], docs[valid[j]])
+        valid = np.concatenate([t["valid"][j] for t in held])  # slot j of every partition
+        column = np.concatenate([t["keys"][j] for t in held])
+        members, starts, sizes = equal_groups(column[valid], docs[valid])
         return pairs_in_groups(members, starts, sizes, max_group=max_group)
 
-    found = thread_map(slot, [CONTENT_SLOT, *range(columns.shape[0])])
+    found = thread_map(slot, [CONTENT_SLOT, *range(held[0]["keys"].shape[0])])
     pairs = unique_pairs(np.concatenate(found), n)
     table = {"a": pairs[:, 0], "b": pairs[:, 1]}
     return split(table, range_dest(table["a"], offsets), offsets.shape[0] - 1)
