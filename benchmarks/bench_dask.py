@@ -90,7 +90,7 @@ def summary_row(kind: str, out: Path) -> dict[str, Any]:
                 for i, v in enumerate(workers.values())}}  # fmt: skip
     return {
         "peak_mib": {k: round(v, 1) for k, v in peak.items()},
-        "partitions": summary.get("partitions", 1),
+        "partitions": summary.get("executor", summary).get("partitions", 1),
         **{k: summary[k] for k in COUNTS},
         "stages_s": summary["seconds"],
     }

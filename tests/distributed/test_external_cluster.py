@@ -143,8 +143,8 @@ def _same_as_local(scheduler: str, tmp: Path, source: Path, *dask_args: str) -> 
     for name in FILES:
         assert dask[name] == local[name], name
     summary = json.loads((tmp / "dask" / "summary.json").read_text())
-    assert summary["engine"] == "dask"
-    assert len(summary["worker_peak_memory_mib"]) == WORKERS  # the external workers
+    assert summary["executor"]["name"] == "dask"
+    assert len(summary["executor"]["worker_peak_memory_mib"]) == WORKERS  # the external workers
     return local
 
 
@@ -168,5 +168,5 @@ def test_progit_revisions_in_partitions_on_an_external_cluster(
     source = data_path("progit-ru-revisions", "docs.jsonl")
     files = _same_as_local(scheduler, tmp_path, source, "--block-mib", "1")
     summary = json.loads((tmp_path / "dask" / "summary.json").read_text())
-    assert summary["documents"] == 209 and summary["partitions"] == 3
+    assert summary["documents"] == 209 and summary["executor"]["partitions"] == 3
     assert files["clusters.jsonl"].count(b"\n") == summary["clusters"] > 0
