@@ -21,6 +21,7 @@ from neardup.methods.base import Method, Prepared
 from neardup.methods.keys import key_rows
 from neardup.methods.measures import Overlap, compaire, dice_multiset, overlap
 from neardup.methods.registry import make_method
+from neardup.options import OPTIONS
 from neardup.text.types import Document, Skipped
 
 
@@ -125,7 +126,7 @@ def compare(
     text_a: str | os.PathLike[str] | Document,
     text_b: str | os.PathLike[str] | Document,
     *,
-    method: str | Method = "shingles-full",
+    method: str | Method = OPTIONS["dedup_method"].default,
     corpus: Iterable[str] | None = None,
     **method_params: Any,
 ) -> Comparison:

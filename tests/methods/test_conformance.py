@@ -55,7 +55,7 @@ def test_the_kit_catches_a_compare_that_ignores_the_key() -> None:
 
 
 def test_the_kit_catches_a_parameter_accepted_out_of_range() -> None:
-    from neardup.methods.params import Constraint, Interval, validate_parameters
+    from neardup.params import Constraint, Interval, validate_parameters
     from neardup.methods.shingle_methods import ShinglesFull
 
     @dataclass(frozen=True, kw_only=True)

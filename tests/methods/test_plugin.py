@@ -19,7 +19,7 @@ from neardup.errors import ParameterError, UsageError
 from neardup.methods.base import Capabilities, MethodBase, Prepared, Signatures
 from neardup.methods.keys import GroupKeys
 from neardup.methods.minhash import EMPTY, MinHasher
-from neardup.methods.params import Constraint, Interval
+from neardup.params import Constraint, Interval
 from neardup.methods.registry import make_method, method_names, register, unregister
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingle_methods import ShinglesFull

@@ -25,6 +25,7 @@ with imports_without_gc():  # Typer and the options: no collection walks them (s
     from neardup.cli.common import fail as _fail
     from neardup.cli.helptext import install as install_help_placeholders
     from neardup.cli.options import (
+        DEDUP_METHOD,
         KEEP,
         KEEP_ORDER,
         MAX_BYTES,
@@ -798,7 +799,7 @@ def compare(
             morphology=morphology,
             preset=preset,
         )
-        method = canonical.method(method, "shingles-full")
+        method = canonical.method(method, DEDUP_METHOD)
         mparams = canonical.method_params(method, shingle_size=shingle_size, params=param)
         reference = _corpus_texts(corpus) if corpus else None
         sides = Document(str(a), text_a), Document(str(b), text_b)  # texts, never paths

@@ -40,8 +40,8 @@ from neardup.methods.imatch import (
     vocabulary,
 )
 from neardup.methods.keys import KeyRows
-from neardup.methods.params import Constraint, Interval
 from neardup.methods.registry import register
+from neardup.params import Constraint, Interval
 from neardup.text.canonical import CanonicalForm
 
 

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from typing import Protocol
 
 from neardup.errors import NeardupError, ParameterError
+from neardup.options import OPTIONS
 from neardup.text.types import ContentType
 
 #: Tags whose content is never visible text.
@@ -166,10 +167,6 @@ def cpu_budget(seconds: float, what: str = "extraction") -> Iterator[None]:
         raise CPUBudgetError(what, seconds)
 
 
-#: HTML main-text extractors (``--extractor``); the first is the default.
-EXTRACTORS: tuple[str, ...] = ("resiliparse", "trafilatura")
-
-
 def extract(text: str, content_type: ContentType, *, extractor: str = "resiliparse") -> str:
     """Clean text of a document whose markup is ``content_type``.
 
@@ -177,7 +174,7 @@ def extract(text: str, content_type: ContentType, *, extractor: str = "resilipar
         text: the decoded document.
         content_type: ``"html"`` (:func:`html_to_text`), ``"wiki"`` (:func:`wiki_to_text`)
             or ``"text"`` (returned unchanged).
-        extractor: the HTML main-text extractor, one of :data:`EXTRACTORS`.
+        extractor: the HTML main-text extractor, one of :data:`neardup.options.EXTRACTORS`.
 
     Returns:
         The clean text (may be ``""``).
@@ -223,8 +220,7 @@ def html_to_text(html: str, *, extractor: str = "resiliparse") -> str:
         Main-text extraction has a CPU budget (:data:`HTML_BUDGET_S` plus
         :data:`HTML_BUDGET_S_PER_MB` a MB, :func:`cpu_budget`); past it, the visible text.
     """
-    if extractor not in EXTRACTORS:
-        raise ParameterError("extractor", extractor, f"one of {', '.join(EXTRACTORS)}")
+    OPTIONS["extractor"].check(extractor)
     if not html or not html.strip():
         return ""
     budget = HTML_BUDGET_S + HTML_BUDGET_S_PER_MB * len(html) / 1e6
