@@ -203,3 +203,28 @@ def check_declared(flag: str, name: str, value: object) -> None:
         ParameterError: the value is not allowed.
     """
     OPTIONS[name].constraint.check(flag, value, None)
+
+
+#: The method options of ``dedup`` and ``compare``.
+MethodOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--method",
+        "-m",
+        help="Detection method (see `neardup methods`); default: the preset's, else "
+        f"{DEDUP_METHOD}.",
+    ),
+]
+ShingleOpt = Annotated[
+    int | None, typer.Option("--shingle-size", "-w", help="Words per shingle (default 5).")
+]
+ParamOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--param", "-p", help="Method parameter KEY=VALUE (repeatable), e.g. num_perm=256."
+    ),
+]
+MorphOpt = Annotated[
+    str | None,
+    typer.Option("--morphology", help="none | stem (Snowball) | lemma (pymorphy3)."),
+]
