@@ -18,7 +18,6 @@ from neardup.options import (
     INDEX_OPTIONS,
     JOB_OPTIONS,
     OPTIONS,
-    READ_OPTIONS,
     check_options,
 )
 from neardup.params import Interval, Options
@@ -309,10 +308,11 @@ def test_every_surface_defaults_to_the_declaration() -> None:
     adds: tuple[Any, ...] = (Store.add, StoreCollection.add, Index.add)
     for fn in adds:
         assert defaults(fn)["batch_size"] == OPTIONS["batch_size"].default == 2000
+    read = ("id_field", "text_field", "content_type", "max_bytes", "extractor")
     readers: tuple[Any, ...] = (read_corpus, read_options)
     for fn in readers:
         got = defaults(fn)
-        assert {n: got[n] for n in READ_OPTIONS} == {n: OPTIONS[n].default for n in READ_OPTIONS}
+        assert {n: got[n] for n in read} == {n: OPTIONS[n].default for n in read}
     assert CheckIn(text="x").limit == 20 and CheckIn(text="x").k is None
     assert defaults(dedup)["method"] == defaults(compare)["method"] == "shingles-full"
     assert OPTIONS["dedup_method"].default == "shingles-full"

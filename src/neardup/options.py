@@ -228,10 +228,6 @@ JOB_OPTIONS: tuple[str, ...] = (
 COLLECTION_OPTIONS: tuple[str, ...] = ("threshold", "measure", "min_tokens", "decision")
 #: The options of an in-memory collection (:class:`neardup.Index`).
 INDEX_OPTIONS: tuple[str, ...] = (*COLLECTION_OPTIONS, "max_df")
-#: The options of a check of any collection (``check(text, limit=, k=)``).
-CHECK_OPTIONS: tuple[str, ...] = ("limit", "k")
-#: The reader's options with a declared default (:func:`neardup.text.read.read_corpus`).
-READ_OPTIONS: tuple[str, ...] = ("id_field", "text_field", "content_type", "max_bytes", "extractor")
 
 
 def id_too_long(doc_id: str) -> str | None:
