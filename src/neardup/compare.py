@@ -80,7 +80,9 @@ class Comparison:
         }
 
 
-def read_document(path: str | os.PathLike[str], *, content_type: str = "auto") -> str:
+def read_document(
+    path: str | os.PathLike[str], *, content_type: str = OPTIONS["content_type"].default
+) -> str:
     """The text of the file at ``path``, read as ``dedup`` reads it
     (:func:`neardup.text.read.read_corpus`: markup removed; a record file's records joined
     by blank lines).

@@ -90,8 +90,8 @@ def create(
         typer.Option(
             "--method",
             "-m",
-            help="Method (default: the preset's, else tf-ridf, the TF-RIDF signature of "
-            "Romanov 2019).",
+            help=f"Method (default: the preset's, else {COLLECTION_METHOD}, the TF-RIDF "
+            "signature of Romanov 2019).",
         ),
     ] = None,
     param: Annotated[

@@ -167,7 +167,9 @@ def cpu_budget(seconds: float, what: str = "extraction") -> Iterator[None]:
         raise CPUBudgetError(what, seconds)
 
 
-def extract(text: str, content_type: ContentType, *, extractor: str = "resiliparse") -> str:
+def extract(
+    text: str, content_type: ContentType, *, extractor: str = OPTIONS["extractor"].default
+) -> str:
     """Clean text of a document whose markup is ``content_type``.
 
     Args:
@@ -191,7 +193,7 @@ def extract(text: str, content_type: ContentType, *, extractor: str = "resilipar
     raise ParameterError("content_type", content_type, "one of text, html, wiki")
 
 
-def html_to_text(html: str, *, extractor: str = "resiliparse") -> str:
+def html_to_text(html: str, *, extractor: str = OPTIONS["extractor"].default) -> str:
     """Main text of an HTML page, boilerplate removed.
 
     ``extractor="resiliparse"`` (the default): Resiliparse's
