@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from neardup.cli.main import app
 from neardup.errors import ParameterError
-from neardup.params import Options
 from neardup.methods.registry import make_method, method_class, method_names
+from neardup.params import Options
 
 
 def _cases() -> list[tuple[str, str, object]]:
