@@ -1,4 +1,4 @@
-"""One pair decision (:func:`neardup.decide.decide`): a collection check, an ``Index`` query
+"""One pair decision (:func:`neardup.job.decide.decide`): a collection check, an ``Index`` query
 and the dedup job decide a known pair identically (same score, same rule)."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from neardup import Index
-from neardup.decide import DECIDED, Decision, decide, signature_scores
-from neardup.dedup import DedupOptions, dedup
+from neardup.job.decide import DECIDED, Decision, decide, signature_scores
 from neardup.job.pairs import DECIDED as PAIR_DECIDED
+from neardup.job.pipeline import DedupOptions, dedup
 from neardup.methods.registry import make_method, method_classes
 from neardup.methods.sets import ShingleSets
 from neardup.store import Store

@@ -20,8 +20,8 @@ import zstandard
 from typer.testing import CliRunner
 
 from neardup.cli.main import app
-from neardup.dedup import dedup
 from neardup.job.export import export_records, output_format
+from neardup.job.pipeline import dedup
 from neardup.text.read import read_options
 
 CHEKHOV = Path(__file__).resolve().parents[1] / "examples" / "corpus" / "chekhov"

@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from neardup.dedup import DedupOptions, dedup
 from neardup.errors import ParameterError
 from neardup.job.pairs import PairTable
+from neardup.job.pipeline import DedupOptions, dedup
 from neardup.methods.registry import make_method
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling

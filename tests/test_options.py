@@ -288,8 +288,8 @@ def test_every_surface_defaults_to_the_declaration() -> None:
     """Defaults of a check, an add, the reader and each surface's method: the declared ones."""
     import inspect
 
-    from neardup.compare import compare
     from neardup.crawl.queue import CrawlQueue
+    from neardup.job.compare import compare
     from neardup.service.api import CheckIn, CollectionIn, LibraryIn
     from neardup.store.store import StoreCollection
     from neardup.text.read import read_corpus, read_options

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from neardup.dedup import DedupOptions, dedup
 from neardup.errors import ParameterError
+from neardup.job.pipeline import DedupOptions, dedup
 from neardup.job.prepare import (
     PrepareConfig,
     kernel_of,

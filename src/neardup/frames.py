@@ -303,7 +303,7 @@ def annotate(frame: Any, result: Any, *, row_ids: Sequence[str]) -> Any:
 
     Args:
         frame: the pandas/polars DataFrame, pyarrow Table or datasets.Dataset given to dedup.
-        result: its :class:`~neardup.dedup.DedupResult`.
+        result: its :class:`~neardup.job.pipeline.DedupResult`.
         row_ids: per row of ``frame``, its document id.
 
     Returns:

@@ -19,8 +19,8 @@ from itertools import islice
 from pathlib import Path
 from typing import IO, Any
 
-from neardup.dedup import DedupResult
 from neardup.job.pairs import PairTable
+from neardup.job.pipeline import DedupResult
 
 FILES: tuple[str, ...] = ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl")
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -15,7 +15,7 @@ from typer.testing import CliRunner, Result
 
 from neardup.cli.main import app
 from neardup.cli.results import top_pairs
-from neardup.dedup import dedup
+from neardup.job.pipeline import dedup
 from neardup.output import current_umask, write_result
 
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"

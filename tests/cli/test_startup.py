@@ -25,7 +25,7 @@ HEAVY = (
     "pydantic",
     "neardup.methods.base",
     "neardup.methods.registry",
-    "neardup.dedup",
+    "neardup.job.pipeline",
     "tomllib",
     "tempfile",
     "json",

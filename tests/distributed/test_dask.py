@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from neardup.dedup import DedupOptions, DedupResult, dedup
 from neardup.distributed import dedup_dask, plan
 from neardup.errors import ParameterError
+from neardup.job.pipeline import DedupOptions, DedupResult, dedup
 from neardup.output import write_result
 from shared_data import load_docs, paragraphs, require
 

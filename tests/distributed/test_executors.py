@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
-from neardup.dedup import DedupOptions, DedupResult, decided_options, dedup, resolve_method
 from neardup.distributed import dedup_dask, plan
 from neardup.errors import ParameterError
 from neardup.job.export import export_records
+from neardup.job.pipeline import DedupOptions, DedupResult, decided_options, dedup, resolve_method
 from neardup.methods.registry import method_classes
 from neardup.output import write_result
 from neardup.text.read import read_corpus, read_options

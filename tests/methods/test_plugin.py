@@ -14,8 +14,8 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
-from neardup.dedup import DedupOptions, dedup
 from neardup.errors import ParameterError, UsageError
+from neardup.job.pipeline import DedupOptions, dedup
 from neardup.methods.base import Capabilities, MethodBase, Prepared, Signatures
 from neardup.methods.keys import GroupKeys
 from neardup.methods.minhash import EMPTY, MinHasher

@@ -270,8 +270,8 @@ def dedup(
 
     Keep the newest revision, and mark instead of dropping:
     `neardup dedup docs.jsonl --keep-by date --kept marked.jsonl --mark`"""
-    from neardup.dedup import DedupOptions
-    from neardup.dedup import dedup as run_dedup
+    from neardup.job.pipeline import DedupOptions
+    from neardup.job.pipeline import dedup as run_dedup
     from neardup.output import mark_stale, write_result
     from neardup.text.units import Spool
 

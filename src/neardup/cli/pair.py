@@ -79,8 +79,8 @@ def compare(
     """Compare two documents: resemblance, containment both ways, shared shingles.
 
     Example: `neardup compare old.txt new.txt --passages --html pair.html`"""
-    from neardup.compare import compare as run_compare
-    from neardup.compare import read_document
+    from neardup.job.compare import compare as run_compare
+    from neardup.job.compare import read_document
     from neardup.text.types import Document
 
     try:

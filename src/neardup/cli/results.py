@@ -58,7 +58,7 @@ def largest_clusters(clusters: Sequence[Any], n: int) -> list[Any]:
 
 def add_count_rows(table: Table, summary: dict[str, Any]) -> None:
     """The summary's counts: records read = kept + removed + skipped first (the job's own
-    check, :func:`neardup.dedup.check_accounting`), then documents, pairs, clusters."""
+    check, :func:`neardup.job.pipeline.check_accounting`), then documents, pairs, clusters."""
     if "read" in summary:
         removed = summary.get("removed", summary["dropped"])
         table.add_row(

@@ -8,12 +8,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from neardup.dedup import DedupResult
+    from neardup.job.pipeline import DedupResult
 
 
 def dedup_dask(*args: Any, **kwargs: Any) -> DedupResult:
     """Run :func:`neardup.distributed.plan.dedup_dask` (same arguments, same result: a
-    :class:`~neardup.dedup.DedupResult`)."""
+    :class:`~neardup.job.pipeline.DedupResult`)."""
     from neardup.distributed.plan import dedup_dask as run
 
     return run(*args, **kwargs)

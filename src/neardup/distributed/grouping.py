@@ -79,7 +79,7 @@ def group_limit(meth: Method) -> int | None:
 def check_dask_options(method: str, measure: str) -> None:
     """Refuse at parse time what the Dask engine cannot run. Every registered method runs,
     with both measures (:func:`runs_by_key` says how); what a method's decision rule cannot
-    decide is refused by :func:`neardup.dedup.decided_options` as on the local engine.
+    decide is refused by :func:`neardup.job.pipeline.decided_options` as on the local engine.
 
     Raises:
         ParameterError: an unknown method (the registry's error) or measure.

@@ -27,8 +27,6 @@ from neardup._array import (
     sorted_unique,
     unique_pairs,
 )
-from neardup.decide import decide, signature_scores
-from neardup.dedup import decision_of
 from neardup.distributed.io import (
     Block,
     as_given,
@@ -38,7 +36,9 @@ from neardup.distributed.io import (
     write_part_lines,
 )
 from neardup.distributed.shuffle import Table, concat, hash_dest, range_dest, split
+from neardup.job.decide import decide, signature_scores
 from neardup.job.pairs import pair_lines
+from neardup.job.pipeline import decision_of
 from neardup.job.prepare import (
     PrepareConfig,
     PreparedDocuments,
@@ -527,7 +527,7 @@ class Found:
     """Decided candidate pairs over some documents (:func:`decide_pairs`).
 
     Attributes:
-        decided: the decision (:class:`neardup.decide.Decided`; its ``pairs`` index ``ids``);
+        decided: the decision (:class:`neardup.job.decide.Decided`; its ``pairs`` index ``ids``);
         gidx: int64 (d,): global numbers of the documents; ids: object (d,): their ids;
         checked: int64 (c, 2): the candidate pairs decided (global numbers; for prefix keys
             those whose key matched).
@@ -541,7 +541,7 @@ class Found:
     def rows(self, at: np.ndarray) -> dict[str, np.ndarray]:
         """``{a, b, res, cab, cba, score, code}`` of the decided pairs ``at`` (global
         numbers; ``code``: the rule that decided, index into
-        :data:`neardup.decide.DECIDED`)."""
+        :data:`neardup.job.decide.DECIDED`)."""
         d = self.decided
         kept = self.gidx[d.pairs[at]]
         return {
@@ -577,7 +577,7 @@ def uses_signatures(meth: Any, opts: Any) -> bool:
 
 
 def decide_pairs(meth: Any, opts: Any, pairs: np.ndarray, docs: list[dict[str, Any]]) -> Found:
-    """The pair decision (:func:`neardup.decide.decide`) of candidate pairs ``pairs``
+    """The pair decision (:func:`neardup.job.decide.decide`) of candidate pairs ``pairs``
     (int64 (c, 2), global numbers) over the documents they name (:func:`fetch` tables,
     disjoint, together holding every document of ``pairs``, with their signatures when
     :func:`uses_signatures`)."""

@@ -41,13 +41,6 @@ from typing import Any
 import numpy as np
 
 from neardup._version import __version__
-from neardup.dedup import (
-    DedupOptions,
-    DedupResult,
-    decided_options,
-    decision_of,
-    resolve_method,
-)
 from neardup.distributed import clusters as cl
 from neardup.distributed import forkserver, io
 from neardup.distributed import partition as pt
@@ -58,6 +51,13 @@ from neardup.distributed.shuffle import shuffle
 from neardup.distributed.whole import decide_whole, keep_whole
 from neardup.errors import ParameterError, check_int
 from neardup.job.pairs import PairTable
+from neardup.job.pipeline import (
+    DedupOptions,
+    DedupResult,
+    decided_options,
+    decision_of,
+    resolve_method,
+)
 from neardup.methods.base import Method
 from neardup.methods.lsh import banding_summary
 
@@ -117,7 +117,7 @@ def dedup_dask(
         method: a method that declares grouping keys (:mod:`.grouping`: ``minhash-lsh``, the
             default, ``megashingles``, ``imatch``, ``imatch-random``, ``tf-ridf``), by name
             or as a :class:`Method` object.
-        options: :class:`~neardup.dedup.DedupOptions` (``measure`` must be resemblance;
+        options: :class:`~neardup.job.pipeline.DedupOptions` (``measure`` must be resemblance;
             ``keep_by`` is refused: the workers decide without the record fields).
         read_options: ``id_field``, ``text_field``, ``content_type``, ``max_bytes``.
         client: a ``distributed.Client`` to use; else one is made for ``scheduler``
@@ -128,16 +128,16 @@ def dedup_dask(
             (default: a quarter of the input blocks, at least two a worker and at most the
             blocks: a shuffle is one Dask task a piece, input blocks x outputs).
         against: input paths of a second corpus A (as ``inputs``): only the documents of
-            ``inputs`` (B) are dropped, as by :func:`neardup.dedup.dedup` with
+            ``inputs`` (B) are dropped, as by :func:`neardup.job.pipeline.dedup` with
             ``against``: the job is decided in one task (:mod:`.whole`) with the local
             job's candidate restriction and keep stage, so its files are the local job's
             (ids named relative to the common parent of A's and B's inputs).
         within: with ``against``: also drop B's duplicates among themselves (default).
-        **method_params: the method's parameters, as for :func:`neardup.dedup.dedup`.
+        **method_params: the method's parameters, as for :func:`neardup.job.pipeline.dedup`.
 
     Returns:
-        :class:`~neardup.dedup.DedupResult`, as :func:`neardup.dedup.dedup` returns it (the
-        files read back on the client); its summary (also written to ``summary.json``)
+        :class:`~neardup.job.pipeline.DedupResult`, as :func:`neardup.dedup` returns it
+        (the files read back on the client); its summary (also written to ``summary.json``)
         has the local job's counts plus ``engine``, ``partitions``, ``cc_rounds`` and
         ``worker_peak_memory_mib``.
 
@@ -420,7 +420,7 @@ class _Job:
         summary = self._summary(
             n, skip_reasons, n_cand, n_pairs, n_clusters, n_dropped, n_parts, rounds
         )
-        from neardup.dedup import against_counts, check_accounting
+        from neardup.job.pipeline import against_counts, check_accounting
 
         summary["removed"] = n_dropped
         summary["renamed_ids"] = self.renamed

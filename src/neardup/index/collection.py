@@ -16,7 +16,7 @@ skips) and returns an :class:`~neardup.index.results.AddReport` whose skipped do
 ``remove``, ``get`` and ``len``. Every method with index keys, both measures, both decision
 modes (``own``, ``verified``) and identical-document handling work on each: the prepare stage
 (:mod:`neardup.job.prepare`), the check step (:mod:`neardup.index.verify`) and the pair decision
-(:func:`neardup.decide.decide`) are the same code. The backends differ in where the keys and
+(:func:`neardup.job.decide.decide`) are the same code. The backends differ in where the keys and
 sets live, and in the candidate cap (the memory index also passes over keys shared by more
 than its ``max_df`` documents).
 

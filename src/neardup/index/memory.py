@@ -9,7 +9,7 @@ same vocabulary and values (``add`` / ``check`` / ``remove`` / ``get``, :class:`
 keys: ``minhash-lsh``, ``shingles-*``, ``megashingles``, ``imatch``, ``tf-ridf``,
 ``anchor-words``...), both measures, both decision modes and identical-document handling: the
 prepare stage (:func:`neardup.job.prepare.shingle_texts`), the check step
-(:mod:`neardup.index.verify`) and the pair decision (:func:`neardup.decide.decide`) are the
+(:mod:`neardup.index.verify`) and the pair decision (:func:`neardup.job.decide.decide`) are the
 SQLite and PostgreSQL backends' code.
 
 A document becomes canonical tokens (:class:`~neardup.text.canonical.CanonicalForm`),
@@ -45,7 +45,6 @@ from typing import Any, Literal
 
 import numpy as np
 
-from neardup.decide import Decision
 from neardup.errors import (
     FormatError,
     InputError,
@@ -83,6 +82,7 @@ from neardup.index.verify import (
     select,
     verify,
 )
+from neardup.job.decide import Decision
 from neardup.job.prepare import PrepareConfig, shingle_texts
 from neardup.methods.base import Method, Prepared, Signature, Signatures, TermBags
 from neardup.methods.corpus_stats import CorpusStatistics
@@ -120,7 +120,7 @@ class IndexMatch:
         containment_doc: share of the stored document's shingles found in the query.
         shared: shingles in common.
         score: the value that decided (the resemblance, or the larger containment under
-            ``measure="containment"``; :func:`neardup.decide.decide`).
+            ``measure="containment"``; :func:`neardup.job.decide.decide`).
         rule: the rule that decided, with its bar (``resemblance >= 0.5 verified``).
     """
 
@@ -596,7 +596,7 @@ class Index:
         """Which stored documents does ``text_`` duplicate? As :meth:`neardup.Store.check`:
         candidates share index keys (most shared first, at most
         :data:`~neardup.index.verify.MAX_CANDIDATES`; keys of more than ``max_df``
-        documents passed over), each decided by :func:`neardup.decide.decide` under the
+        documents passed over), each decided by :func:`neardup.job.decide.decide` under the
         index's measure, threshold and decision; an identical document always matches.
 
         Args:

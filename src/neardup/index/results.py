@@ -190,7 +190,7 @@ class Match:
             decided: the exact resemblance or larger containment under ``verified``, the
             method's own score under ``own``, 1 for identical documents), ``decision``
             (``own``, ``verified``, ``identical``) and ``rule`` (the rule with its bar,
-            :mod:`neardup.decide`).
+            :mod:`neardup.job.decide`).
     """
 
     doc_id: str

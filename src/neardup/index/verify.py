@@ -1,6 +1,6 @@
 """The check step of a collection, the same on every backend (memory, SQLite, PostgreSQL): a
 text made ready for lookup (:class:`Query`), then the candidates its index keys found decided
-by :func:`neardup.decide.decide` as a batch of one query against them (:func:`verify`), and
+by :func:`neardup.job.decide.decide` as a batch of one query against them (:func:`verify`), and
 the matches ranked (:func:`select`).
 
 A candidate is verified on the exact verification sets (Broder 1997;
@@ -18,11 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from neardup.decide import Decision, decide
 from neardup.errors import IncompatibleSignatureError, InputError, NeardupError
 from neardup.index.codec import fingerprint_shift, term_key, verification_set
 from neardup.index.methods import collection_keys, signs_at_add, signs_from_sets
 from neardup.index.results import Match
+from neardup.job.decide import Decision, decide
 from neardup.methods.base import Method, Prepared, Signature
 from neardup.methods.measures import overlap
 from neardup.methods.sets import ShingleSets
@@ -108,7 +108,7 @@ def verify(
     query: Query,
     candidates: Sequence[Candidate],
 ) -> list[Verified]:
-    """The candidates the query duplicates, decided by :func:`neardup.decide.decide` (the
+    """The candidates the query duplicates, decided by :func:`neardup.job.decide.decide` (the
     query is document 0, candidate ``i`` document ``i + 1``), in candidate order.
 
     Each match's ``evidence``: ``index_hits``, ``index_keys`` (keys of the query),

@@ -153,7 +153,7 @@ def field_values(
     options: ReadOptions,
 ) -> dict[str, Any]:
     """The value of one field of each record of ``inputs`` whose document id is in ``ids``
-    (the keep-by field of :class:`neardup.dedup.DedupOptions`), read by the same streaming
+    (the keep-by field of :class:`neardup.job.pipeline.DedupOptions`), read by the same streaming
     pass as :func:`export_records`.
 
     Args:
@@ -217,7 +217,7 @@ def export_marked(
         inputs, options: as for :func:`export_records`.
         out: the output path (``.jsonl[.gz|.zst]`` or ``.parquet``).
         marks: ``{id: (cluster, duplicate_of)}`` for every record to write
-            (:meth:`neardup.dedup.DedupResult.marks`).
+            (:meth:`neardup.job.pipeline.DedupResult.marks`).
 
     Returns:
         The number of records written.

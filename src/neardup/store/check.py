@@ -16,10 +16,10 @@ import numpy as np
 from sqlalchemy import Connection
 
 from neardup._array import sorted_unique
-from neardup.decide import Decision
 from neardup.index.methods import build_method
 from neardup.index.results import CheckResult, CollectionInfo
 from neardup.index.verify import Candidate, Query, select, verify
+from neardup.job.decide import Decision
 from neardup.methods.base import Method
 from neardup.options import check_options
 from neardup.store.cache import MethodCache

@@ -318,7 +318,7 @@ class Store:
         decision is ``verified``; under ``own`` the method's own rule on the stored signature
         decides (equal TF-RIDF signature, one shared mega-shingle, ...). An identical
         document (resemblance 1) always matches. The decision is
-        :func:`neardup.decide.decide`, the dedup job's. Each match's ``evidence["decision"]``
+        :func:`neardup.job.decide.decide`, the dedup job's. Each match's ``evidence["decision"]``
         says which rule accepted it (``own``, ``verified`` or ``identical``),
         ``evidence["rule"]`` names it with its bar and ``evidence["score"]`` is the value it
         decided on (the exact measure, the method's own score, or 1 for identical). A lexical

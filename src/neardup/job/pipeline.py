@@ -9,7 +9,7 @@ documents), ``verify`` (the decision, and exact resemblance and containment on t
 shingle sets for every reported pair), ``cluster`` (connected components) and ``keep`` (one
 document per cluster).
 
-The decision for a pair (:func:`neardup.decide.decide`, shared with the Dask engine,
+The decision for a pair (:func:`neardup.job.decide.decide`, shared with the Dask engine,
 collections and :class:`neardup.Index`; rules in :mod:`neardup.methods.decision`): with
 ``decision="own"`` the
 method's own rule as its paper defines it (equal I-Match/TF-RIDF/anchor signature, one shared
@@ -38,10 +38,10 @@ import numpy as np
 
 from neardup._spill import PartStack, default_budget
 from neardup._version import __version__
-from neardup.decide import Decided, Decision, decide, decision_summary, signature_scores
 from neardup.errors import AccountingError, ParameterError, check_choice, check_int
 from neardup.frames import adapt_source
 from neardup.job.cluster import Cluster, make_clusters
+from neardup.job.decide import Decided, Decision, decide, decision_summary, signature_scores
 from neardup.job.keep import containments, drop_reason, field_ranks
 from neardup.job.pairs import Pair, PairTable
 from neardup.job.prepare import (
@@ -83,7 +83,7 @@ class Dropped:
         reason: why, in words.
         match: with ``--against``, the id of the ``--against`` document it matches (the
             best one: highest ``score``, then the smallest id), else None.
-        score: the value that decided that match (:mod:`neardup.decide`), in [0, 1].
+        score: the value that decided that match (:mod:`neardup.job.decide`), in [0, 1].
     """
 
     id: str
@@ -660,7 +660,7 @@ def find_pairs(
     ``containment``: the fingerprints are ranked by corpus frequency and the containment
     prefix index (:func:`neardup.methods.prefix.containment_candidates`) adds its pairs; the
     groups of identical documents are always candidates; the pairs are decided by
-    :func:`neardup.decide.decide`.
+    :func:`neardup.job.decide.decide`.
 
     Args:
         meth: the (fitted) method; sigs: its signatures of the ``n`` documents; sets: their
@@ -1118,7 +1118,7 @@ def _verify(
     *,
     keys: np.ndarray | None = None,
 ) -> tuple[Decided, dict[int, int]]:
-    """The decided pairs (:func:`neardup.decide.decide`) and the containments among them.
+    """The decided pairs (:func:`neardup.job.decide.decide`) and the containments among them.
 
     ``keys``: content keys of the full sets (under the own rule, only the pairs it accepts
     or with equal keys are measured exactly).
@@ -1135,7 +1135,7 @@ def _verify(
 
 
 def decision_of(opts: DedupOptions) -> Decision:
-    """The :class:`~neardup.decide.Decision` of resolved job options
+    """The :class:`~neardup.job.decide.Decision` of resolved job options
     (:func:`decided_options`)."""
     mode = opts.decision or "verified"
     return Decision(measure=opts.measure, threshold=opts.threshold, mode=mode)
