@@ -4,7 +4,7 @@ method must pass, on texts given or on a small built-in sample.
 The checks (each fails with an ``AssertionError`` naming the method and what broke):
 
 1. **invalid parameters**: every declared parameter refuses the values its constraint
-   lists as invalid (:meth:`~neardup.methods.params.Interval.invalid_values`) with a
+   lists as invalid (:meth:`~neardup.params.Interval.invalid_values`) with a
    :class:`~neardup.errors.ParameterError` naming that parameter;
 2. **determinism**: two fresh method objects sign the same documents to the same bytes,
    and a document signed alone gets the signature it gets in a batch (a collection signs

@@ -25,11 +25,15 @@ from neardup.cli.common import (
     warn_unused_threshold,
 )
 from neardup.cli.options import (
+    CONTENT_TYPE,
+    DEDUP_METHOD,
+    ID_FIELD,
     KEEP,
     KEEP_ORDER,
     MAX_BYTES,
     MEASURE,
     MIN_TOKENS,
+    TEXT_FIELD,
     THRESHOLD,
     ContentTypeOpt,
     DbOpt,
@@ -78,7 +82,7 @@ def dedup(
             "--method",
             "-m",
             help="Detection method (see `neardup methods`); default: the preset's, else "
-            "shingles-full (on every engine).",
+            f"{DEDUP_METHOD} (on every engine).",
         ),
     ] = None,
     measure: MeasureOpt = MEASURE,
@@ -112,9 +116,9 @@ def dedup(
             "--passages", help="With --out: also write passages.jsonl (align_passages per pair)."
         ),
     ] = False,
-    id_field: IdFieldOpt = "id",
-    text_field: TextFieldOpt = "text",
-    content_type: ContentTypeOpt = "auto",
+    id_field: IdFieldOpt = ID_FIELD,
+    text_field: TextFieldOpt = TEXT_FIELD,
+    content_type: ContentTypeOpt = CONTENT_TYPE,
     max_bytes: MaxBytesOpt = MAX_BYTES,
     extractor: Annotated[
         str, typer.Option(help="HTML main-text extractor: resiliparse | trafilatura.")
@@ -272,7 +276,7 @@ def dedup(
             preset=preset,
         )
         chosen = check_choice("--engine", engine, tuple(ENGINES))
-        method = canonical.method(method, "shingles-full")
+        method = canonical.method(method, DEDUP_METHOD)
         _check_against(against, against_collection, within)
         read_opts: dict[str, Any] = {
             **read_options(

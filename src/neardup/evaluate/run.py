@@ -33,7 +33,7 @@ from neardup.evaluate.clusters import ClusterScores, cluster_scores, components
 from neardup.evaluate.gold import GoldStandard, Scope
 from neardup.evaluate.metrics import Scores, pair_key
 from neardup.evaluate.resources import MEMORY_MODES, Usage, measure
-from neardup.methods.options import check_options
+from neardup.options import check_options
 from neardup.text.types import Document
 
 SCOPES: tuple[str, ...] = ("all", "labelled")

@@ -39,6 +39,7 @@ from typing import Any, Protocol, runtime_checkable
 from neardup.errors import InputError
 from neardup.index.codec import bad_doc_id, scrub
 from neardup.index.results import AddReport, CheckResult, DocumentInfo, SkippedDoc
+from neardup.options import OPTIONS
 from neardup.text.types import Document, Skipped
 from neardup.text.units import UniqueIds
 
@@ -64,7 +65,9 @@ class Collection(Protocol):
         the text-stage skips given."""
         ...
 
-    def check(self, text_: str, *, limit: int = 100, k: int | None = None) -> CheckResult:
+    def check(
+        self, text_: str, *, limit: int = OPTIONS["limit"].default, k: int | None = None
+    ) -> CheckResult:
         """The stored documents ``text_`` duplicates: at most ``limit`` best first, or the
         top ``k`` by decided score.
 

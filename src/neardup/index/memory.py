@@ -79,7 +79,6 @@ from neardup.index.verify import (
     Candidate,
     Query,
     Verified,
-    check_k,
     select,
     verify,
 )
@@ -89,9 +88,15 @@ from neardup.methods.base import Method, Prepared, Signature, Signatures, TermBa
 from neardup.methods.corpus_stats import CorpusStatistics
 from neardup.methods.decision import resolve_decision
 from neardup.methods.keys import key_rows
-from neardup.methods.options import INDEX_OPTIONS, OPTIONS, validate_options
 from neardup.methods.registry import method_class
 from neardup.methods.sets import ShingleSets
+from neardup.options import (
+    INDEX_METHOD_BY_MEASURE,
+    INDEX_OPTIONS,
+    OPTIONS,
+    check_options,
+    validate_options,
+)
 from neardup.tables import rows_to_arrow, rows_to_pandas
 from neardup.text.canonical import CanonicalForm
 from neardup.text.types import Document
@@ -245,7 +250,7 @@ class Index:
     Raises:
         ParameterError: a parameter is out of range (the message names it; the options
             measure, threshold, min_tokens, max_df and decision as
-            :data:`neardup.methods.options.OPTIONS` declares them), or
+            :data:`neardup.options.OPTIONS` declares them), or
             ``shingle_size`` / ``num_perm`` set together with ``method``.
         UnsupportedMethod: the method has no index keys (``simhash``, ``sl-st``,
             ``spotsigs``).
@@ -267,7 +272,7 @@ class Index:
     canonical: CanonicalForm = field(default_factory=CanonicalForm)
     min_tokens: int = OPTIONS["min_tokens"].default
     max_df: int = OPTIONS["max_df"].default
-    method: str | None = None
+    method: str | None = OPTIONS["index_method"].default
     method_params: dict[str, Any] | None = None
     decision: str | None = OPTIONS["decision"].default
     name: str = "memory"
@@ -310,9 +315,10 @@ class Index:
                 "shingle_size": self.shingle_size,
                 "canonical": self.canonical,
             }
-            if self.measure == "resemblance":
-                return "minhash-lsh", {**params, "num_perm": self.num_perm}
-            return "shingles-full", params
+            name = INDEX_METHOD_BY_MEASURE[self.measure]
+            if self.measure == "resemblance":  # MinHash-LSH
+                return name, {**params, "num_perm": self.num_perm}
+            return name, params
         if not isinstance(self.method, str):
             raise ParameterError("method", self.method, "a method name")
         for name, default in (("shingle_size", 5), ("num_perm", 128)):
@@ -377,7 +383,13 @@ class Index:
         return out
 
     # -- writes -----------------------------------------------------------------------
-    def add(self, items: Any, *, batch_size: int = 2048, texts: bool | None = None) -> AddReport:
+    def add(
+        self,
+        items: Any,
+        *,
+        batch_size: int = OPTIONS["batch_size"].default,
+        texts: bool | None = None,
+    ) -> AddReport:
         """Store documents, ``batch_size`` at a time (prepared vectorised), as
         :meth:`neardup.Store.add` does.
 
@@ -401,7 +413,7 @@ class Index:
                 neither a text, a Document nor an ``(id, text)`` pair.
             InputError: a missing input path.
         """
-        check_int("batch_size", batch_size, low=1, high=100_000)
+        check_options(batch_size=batch_size)
         report = AddReport(0)
         seen = UniqueIds()
         for chunk in chunks(documents_of(items, texts=texts), batch_size):
@@ -578,7 +590,9 @@ class Index:
         )
 
     # -- reads ------------------------------------------------------------------------
-    def check(self, text_: str, *, limit: int = 100, k: int | None = None) -> CheckResult:
+    def check(
+        self, text_: str, *, limit: int = OPTIONS["limit"].default, k: int | None = None
+    ) -> CheckResult:
         """Which stored documents does ``text_`` duplicate? As :meth:`neardup.Store.check`:
         candidates share index keys (most shared first, at most
         :data:`~neardup.index.verify.MAX_CANDIDATES`; keys of more than ``max_df``
@@ -587,18 +601,17 @@ class Index:
 
         Args:
             text_: the document's text.
-            limit: at most this many matches, 1-100,000, best first by resemblance, then the
+            limit: at most this many matches, 1-1,000, best first by resemblance, then the
                 larger containment, then id.
             k: top-k instead of ``limit``: the ``k`` matches with the highest decided score
-                (``evidence["score"]``), ties by id, 1-100,000 (only decided matches:
+                (``evidence["score"]``), ties by id, 1-1,000 (only decided matches:
                 :mod:`neardup.index.collection`).
 
         Raises:
             ParameterError: ``text_`` is not a string; ``limit`` or ``k`` out of range.
             InputError: ``text_`` has fewer than ``min_tokens`` canonical tokens.
         """
-        check_int("limit", limit, low=1, high=100_000)
-        k = check_k(k)
+        check_options(limit=limit, k=k)
         t0 = time.perf_counter()
         query, candidates, verified = self._verified(text_)
         return CheckResult(
@@ -612,7 +625,9 @@ class Index:
             time.perf_counter() - t0,
         )
 
-    def query(self, text: str, *, limit: int = 20, k: int | None = None) -> QueryResult:
+    def query(
+        self, text: str, *, limit: int = OPTIONS["limit"].default, k: int | None = None
+    ) -> QueryResult:
         """The stored documents that ``text`` duplicates, best first (by the decided score,
         then resemblance, then id): :meth:`check` with :class:`IndexMatch` values.
 
@@ -625,8 +640,7 @@ class Index:
             ParameterError: ``limit`` or ``k`` is not a positive int.
             InputError: ``text`` has fewer than ``min_tokens`` canonical tokens.
         """
-        check_int("limit", limit, low=1)
-        k = check_k(k)
+        check_options(limit=limit, k=k)
         query, candidates, verified = self._verified(text)
         if k is None:
             ranked = sorted(

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from neardup.errors import IncompatibleSignatureError, InputError, NeardupError, check_int
+from neardup.errors import IncompatibleSignatureError, InputError, NeardupError
 from neardup.index.codec import fingerprint_shift, term_key, verification_set
 from neardup.index.methods import collection_keys, signs_at_add, signs_from_sets
 from neardup.index.results import Match
@@ -29,8 +29,6 @@ from neardup.methods.sets import ShingleSets
 
 #: Most candidates a check verifies (the documents sharing the most index keys).
 MAX_CANDIDATES = 1000
-#: Most matches a check returns (``limit`` and ``k``).
-MAX_MATCHES = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,15 +100,6 @@ class Verified:
 
     match: Match
     score: float
-
-
-def check_k(k: object) -> int | None:
-    """``k`` of a top-k check: ``None`` or an int in ``[1, MAX_MATCHES]``.
-
-    Raises:
-        ParameterError: anything else (bools included).
-    """
-    return None if k is None else check_int("k", k, low=1, high=MAX_MATCHES)
 
 
 def verify(

@@ -21,6 +21,7 @@ from neardup.methods.base import Method, Prepared
 from neardup.methods.keys import key_rows
 from neardup.methods.measures import Overlap, compaire, dice_multiset, overlap
 from neardup.methods.registry import make_method
+from neardup.options import OPTIONS
 from neardup.text.types import Document, Skipped
 
 
@@ -79,7 +80,9 @@ class Comparison:
         }
 
 
-def read_document(path: str | os.PathLike[str], *, content_type: str = "auto") -> str:
+def read_document(
+    path: str | os.PathLike[str], *, content_type: str = OPTIONS["content_type"].default
+) -> str:
     """The text of the file at ``path``, read as ``dedup`` reads it
     (:func:`neardup.text.read.read_corpus`: markup removed; a record file's records joined
     by blank lines).
@@ -125,7 +128,7 @@ def compare(
     text_a: str | os.PathLike[str] | Document,
     text_b: str | os.PathLike[str] | Document,
     *,
-    method: str | Method = "shingles-full",
+    method: str | Method = OPTIONS["dedup_method"].default,
     corpus: Iterable[str] | None = None,
     **method_params: Any,
 ) -> Comparison:

@@ -58,11 +58,11 @@ from neardup.methods.base import Method, Prepared
 from neardup.methods.corpus_stats import CorpusStatistics
 from neardup.methods.decision import resolve_decision
 from neardup.methods.lsh import banding_summary, thread_limit
-from neardup.methods.options import JOB_OPTIONS, OPTIONS, validate_options
 from neardup.methods.prefix import containment_candidates, rank_by_frequency
 from neardup.methods.registry import make_method
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
+from neardup.options import JOB_OPTIONS, OPTIONS, validate_options
 from neardup.progress import NullProgress, Progress
 from neardup.text.canonical import CanonicalForm
 from neardup.text.types import Document, Skipped
@@ -224,7 +224,7 @@ def _pair_table(result: DedupResult) -> PairTable:
 @dataclass(frozen=True, kw_only=True)
 class DedupOptions:
     """Job options, validated by their one declaration
-    (:data:`neardup.methods.options.OPTIONS`: the same value gets the same error from
+    (:data:`neardup.options.OPTIONS`: the same value gets the same error from
     collections, the API and the CLI).
 
     Args:
@@ -395,7 +395,7 @@ class _Clock:
 def dedup(
     source: Iterable[Document] | Sequence[str | PathLike[str]] | Any,
     *,
-    method: str | Method = "shingles-full",
+    method: str | Method = OPTIONS["dedup_method"].default,
     options: DedupOptions | None = None,
     read_options: ReadOptions | Mapping[str, Any] | None = None,
     progress: Progress | None = None,
@@ -404,8 +404,8 @@ def dedup(
     memory_budget: int | None = None,
     spill_dir: str | PathLike[str] | None = None,
     texts: bool | None = None,
-    id_field: str = "id",
-    text_field: str = "text",
+    id_field: str = OPTIONS["id_field"].default,
+    text_field: str = OPTIONS["text_field"].default,
     against: Iterable[Document] | Sequence[str | PathLike[str]] | str | PathLike[str] | Any = None,
     within: bool = True,
     executor: str | Executor | None = None,

@@ -40,9 +40,9 @@ from neardup.errors import (
 )
 from neardup.methods.decision import EQUAL_SIGNATURE, VERIFIED, DecisionRule
 from neardup.methods.keys import GroupKeys, KeyRows, slot_keys
-from neardup.methods.params import Constraint, validate_parameters
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
+from neardup.params import Constraint, validate_parameters
 from neardup.text.canonical import CanonicalForm
 
 MAGIC = b"NDSG"
@@ -401,7 +401,7 @@ class MethodBase(ABC):
     """Shared behaviour of the method classes, and the default of every :class:`Method` hook.
 
     Parameters are validated from their declared constraints
-    (:mod:`neardup.methods.params`), once, before the method's own rules: a method
+    (:mod:`neardup.params`), once, before the method's own rules: a method
     dataclass declares ``parameter_constraints`` (parameter -> constraint, a subclass
     extending its base's) and, when it has rules across parameters, a ``__post_init__``
     that calls ``super().__post_init__()`` first.

@@ -38,7 +38,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 
 from neardup.errors import ParameterError, check_choice
-from neardup.methods.options import DECISIONS as DECISIONS
+from neardup.options import DECISIONS as DECISIONS
 
 #: Names written in each pair row (``decision``): which rule accepted the pair.
 DECIDED_BY: tuple[str, ...] = ("verified", "own", "identical")

@@ -35,12 +35,13 @@ from neardup.methods.lsh import (
 )
 from neardup.methods.measures import intersection_sizes
 from neardup.methods.minhash import SCHEMES, MinHasher
-from neardup.methods.params import Constraint, Interval, Options
 from neardup.methods.postings import posting_candidates
 from neardup.methods.prefix import prefix_candidates, rank_by_frequency
 from neardup.methods.registry import register
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import FINGERPRINTS, UNITS, FingerprintKind, Shingling
+from neardup.options import OPTIONS
+from neardup.params import Constraint, Interval, Options
 from neardup.text.canonical import CanonicalForm
 
 #: Estimators of the resemblance on bottom-n sketches (:class:`ShinglesMin`).
@@ -86,7 +87,7 @@ class ShingleMethod(MethodBase):
     seed: int = 0
     canonical: CanonicalForm = field(default_factory=CanonicalForm)
     threshold: float = 0.5
-    max_df: int = 5000
+    max_df: int = OPTIONS["max_df"].default
 
     parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "shingle_size": Interval("int", 1, 64),  # those of Shingling, named as here
@@ -95,7 +96,7 @@ class ShingleMethod(MethodBase):
         "fingerprint": Options(FINGERPRINTS),
         "seed": Interval("int", 0, 2**32 - 1),
         "threshold": Interval("float", 0.0, 1.0, low_open=True),
-        "max_df": Interval("int", 2),
+        "max_df": OPTIONS["max_df"].constraint,
     }
 
     @property

@@ -41,8 +41,6 @@ from neardup.store.database import Database
 from neardup.text.types import Document, Skipped
 from neardup.text.units import UniqueIds
 
-#: Documents per ``add`` transaction by default (the bulk path: fewer, larger transactions).
-DEFAULT_BATCH = 2000
 #: ``add`` moves pending index rows into ``nd_index`` after at least this many (and at its
 #: end); until then ``check`` finds them by scanning ``nd_index_pending``.
 MERGE_ROWS = 2_000_000

@@ -22,8 +22,8 @@ from neardup.index.methods import build_method, creation_params
 from neardup.index.results import CollectionInfo
 from neardup.methods.base import Method
 from neardup.methods.decision import resolve_decision
-from neardup.methods.options import check_options
 from neardup.methods.registry import method_class
+from neardup.options import check_options
 from neardup.store import schema as s
 from neardup.store.database import Database, utc
 from neardup.store.errors import CollectionExists, CollectionNotFound

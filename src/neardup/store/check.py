@@ -16,12 +16,12 @@ import numpy as np
 from sqlalchemy import Connection
 
 from neardup._array import sorted_unique
-from neardup.errors import check_int
 from neardup.index.methods import build_method
 from neardup.index.results import CheckResult, CollectionInfo
-from neardup.index.verify import Candidate, Query, check_k, select, verify
+from neardup.index.verify import Candidate, Query, select, verify
 from neardup.job.decide import Decision
 from neardup.methods.base import Method
+from neardup.options import check_options
 from neardup.store.cache import MethodCache
 from neardup.store.catalog import collection_info, marker, valid_name
 from neardup.store.codec import decode_set, shown_title
@@ -49,8 +49,7 @@ def check(
         InputError: the text has fewer canonical tokens than the collection's
             ``min_tokens``.
     """
-    check_int("limit", limit, low=1, high=100_000)
-    k = check_k(k)
+    check_options(limit=limit, k=k)
     t0 = time.perf_counter()
     with db.check_reads() as conn:  # one pooled connection per check
         info, meth = _checked_collection(cache, conn, name)

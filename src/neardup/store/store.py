@@ -35,10 +35,9 @@ from neardup.index.results import (
     DocumentPage,
 )
 from neardup.methods.base import Method
-from neardup.methods.options import DEFAULT_COLLECTION_METHOD, OPTIONS
 from neardup.methods.registry import method_class
+from neardup.options import OPTIONS, check_options
 from neardup.store import adding, catalog, check, documents
-from neardup.store.adding import DEFAULT_BATCH
 from neardup.store.cache import MethodCache
 from neardup.store.catalog import collection_info
 from neardup.store.codec import TEXT_FORMAT, content_hash, decode_text, encode_text, scrub
@@ -99,7 +98,7 @@ class Store:
     def create_collection(
         self,
         name: str,
-        method: str = DEFAULT_COLLECTION_METHOD,
+        method: str = OPTIONS["collection_method"].default,
         params: dict[str, Any] | None = None,
         *,
         threshold: float = OPTIONS["threshold"].default,
@@ -112,7 +111,7 @@ class Store:
         Args:
             name: unique name, 1-200 characters, no control characters.
             method: registry name (default TF-RIDF, Romanov 2019:
-                :data:`~neardup.methods.options.DEFAULT_COLLECTION_METHOD`).
+                :data:`~neardup.options.OPTIONS` ``collection_method``).
             params: the method's parameters (``canonical`` may be a ``CanonicalForm``).
             threshold: decision threshold in (0, 1]; also the method's own threshold (LSH
                 tuning) unless ``params`` sets one.
@@ -125,7 +124,7 @@ class Store:
         Raises:
             ParameterError / UnsupportedMethod: bad name, method, parameters or options
                 (``measure`` the method's own rule cannot decide on included; the options
-                as :data:`neardup.methods.options.OPTIONS` declares them).
+                as :data:`neardup.options.OPTIONS` declares them).
             CollectionExists: the name is taken.
         """
         catalog.create(
@@ -191,7 +190,7 @@ class Store:
         name: str,
         items: Iterable[Document | Skipped],
         *,
-        batch_size: int = DEFAULT_BATCH,
+        batch_size: int = OPTIONS["batch_size"].default,
         on_batch: Callable[[AddReport], None] | None = None,
         recompute_stats: bool = True,
     ) -> AddReport:
@@ -217,7 +216,7 @@ class Store:
             CollectionNotFound: no such collection.
             StoreError: the database failed (batches committed before stay committed).
         """
-        check_int("batch_size", batch_size, low=1, high=100_000)
+        check_options(batch_size=batch_size)
         info = self.collection(name)
         meth = self._method(info)
         report = adding.add(self._db, info, meth, items, batch_size=batch_size, on_batch=on_batch)
@@ -307,7 +306,7 @@ class Store:
 
     # -- check ------------------------------------------------------------------------------
     def check(
-        self, name: str, text_: str, *, limit: int = 100, k: int | None = None
+        self, name: str, text_: str, *, limit: int = OPTIONS["limit"].default, k: int | None = None
     ) -> CheckResult:
         """Which stored documents does ``text_`` duplicate?
 
@@ -329,10 +328,10 @@ class Store:
         Args:
             name: the collection.
             text_: clean text of the document.
-            limit: at most this many matches, best first (>= 1): by resemblance, then
+            limit: at most this many matches, 1-1,000, best first: by resemblance, then
                 the larger containment, then id.
             k: top-k instead of ``limit``: the ``k`` matches with the highest decided score
-                (``evidence["score"]``), ties by id, 1-100,000. Only decided matches are
+                (``evidence["score"]``), ties by id, 1-1,000. Only decided matches are
                 ranked (the threshold still applies; see :mod:`neardup.index.collection`).
 
         Raises:
@@ -394,14 +393,16 @@ class StoreCollection:
         self,
         items: Iterable[Document | Skipped],
         *,
-        batch_size: int = DEFAULT_BATCH,
+        batch_size: int = OPTIONS["batch_size"].default,
         on_batch: Callable[[AddReport], None] | None = None,
         **options: Any,
     ) -> AddReport:
         """:meth:`Store.add` to this collection."""
         return self.store.add(self.name, items, batch_size=batch_size, on_batch=on_batch, **options)
 
-    def check(self, text_: str, *, limit: int = 100, k: int | None = None) -> CheckResult:
+    def check(
+        self, text_: str, *, limit: int = OPTIONS["limit"].default, k: int | None = None
+    ) -> CheckResult:
         """:meth:`Store.check` against this collection."""
         return self.store.check(self.name, text_, limit=limit, k=k)
 

@@ -24,14 +24,15 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from neardup.errors import DecodeError, ParameterError, check_choice, check_int
+from neardup.errors import DecodeError, ParameterError, check_int
+from neardup.options import OPTIONS, check_options
 from neardup.text.encoding import SNIFF_BYTES, decode, looks_binary
-from neardup.text.extract import EXTRACTORS, extract
+from neardup.text.extract import extract
 from neardup.text.formats import input_kind
 from neardup.text.scrub import scrub
 from neardup.text.sniff import sniff_content_type
 from neardup.text.title import titled
-from neardup.text.types import CONTENT_TYPES, ContentType, Document, Skipped
+from neardup.text.types import ContentType, Document, Skipped
 from neardup.text.units import (
     LinesUnit,
     LongInt,
@@ -64,12 +65,12 @@ _MARKUP_HINTS: tuple[str, ...] = ("<", "[[", "{{", "==", "'''", "{|")
 
 def read_options(
     *,
-    id_field: str = "id",
-    text_field: str = "text",
-    content_type: str = "auto",
-    max_bytes: int = 20_000_000,
+    id_field: str = OPTIONS["id_field"].default,
+    text_field: str = OPTIONS["text_field"].default,
+    content_type: str = OPTIONS["content_type"].default,
+    max_bytes: int = OPTIONS["max_bytes"].default,
     glob: str | None = None,
-    extractor: str = "resiliparse",
+    extractor: str = OPTIONS["extractor"].default,
     follow_symlinks: bool = False,
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
@@ -84,12 +85,13 @@ def read_options(
     patterns = {"include": _patterns("include", include), "exclude": _patterns("exclude", exclude)}
     if limit is not None:
         check_int("limit", limit, low=1)
-    check_choice("content_type", content_type, CONTENT_TYPES)
-    check_choice("extractor", extractor, EXTRACTORS)
-    check_int("max_bytes", max_bytes, low=1)
-    for name, value in (("id_field", id_field), ("text_field", text_field)):
-        if not isinstance(value, str) or not value:
-            raise ParameterError(name, value, "a non-empty string")
+    check_options(
+        content_type=content_type,
+        extractor=extractor,
+        max_bytes=max_bytes,
+        id_field=id_field,
+        text_field=text_field,
+    )
     if glob is not None and (not isinstance(glob, str) or not glob):
         raise ParameterError("glob", glob, "a non-empty pattern string or None")
     return ReadOptions(
@@ -141,12 +143,12 @@ def _patterns(name: str, value: Sequence[str]) -> tuple[str, ...]:
 def read_corpus(
     inputs: Sequence[str | os.PathLike[str]] | str | os.PathLike[str],
     *,
-    id_field: str = "id",
-    text_field: str = "text",
-    content_type: str = "auto",
-    max_bytes: int = 20_000_000,
+    id_field: str = OPTIONS["id_field"].default,
+    text_field: str = OPTIONS["text_field"].default,
+    content_type: str = OPTIONS["content_type"].default,
+    max_bytes: int = OPTIONS["max_bytes"].default,
     glob: str | None = None,
-    extractor: str = "resiliparse",
+    extractor: str = OPTIONS["extractor"].default,
     follow_symlinks: bool = False,
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import IO, Any, cast
 
 from neardup.errors import InputError, ParameterError
+from neardup.options import OPTIONS
 from neardup.text.formats import (
     InputKind,
     input_kind,
@@ -73,11 +74,11 @@ class ReadOptions:
         limit: read the first ``limit`` records (documents and skip rows) only, or None.
     """
 
-    id_field: str = "id"
-    text_field: str = "text"
-    content_type: str = "auto"
-    max_bytes: int = 20_000_000
-    extractor: str = "resiliparse"
+    id_field: str = OPTIONS["id_field"].default
+    text_field: str = OPTIONS["text_field"].default
+    content_type: str = OPTIONS["content_type"].default
+    max_bytes: int = OPTIONS["max_bytes"].default
+    extractor: str = OPTIONS["extractor"].default
     glob: str | None = None
     follow_symlinks: bool = False
     include: tuple[str, ...] = ()
