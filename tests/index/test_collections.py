@@ -4,8 +4,8 @@ Chekhov stories of examples/corpus, a web copy of one, an excerpt of another, a 
 Every test taking `make` runs on the three backends (the collection core,
 `neardup.index.core`, over each storage): adding, re-adding (`exists`, `changed`),
 too-short documents, near-duplicates found with their exact scores and unrelated texts with
-none (minhash-lsh, shingles-full, tf-ridf), thresholds and measures, identical documents,
-remove then check, top-k.
+none (minhash-lsh, shingles-full, tf-ridf), thresholds and measures, the ``max_df`` cut,
+identical documents, remove then check, top-k.
 
 `test_same_matches_on_every_backend` checks every method with index keys under both
 decision modes and each measure it can decide on: the memory index and a database
@@ -251,6 +251,19 @@ def test_adding_the_same_documents_again_adds_nothing(make: Factory) -> None:
     assert again.added == 0 and len(coll) == 16
     assert [(s.id, s.reason) for s in again.skipped] == [(d.id, "exists") for d in STORIES]
     assert [m.doc_id for m in coll.check(WEB_VANKA).matches] == ["Ванька.txt"]
+
+
+def test_keys_of_more_than_max_df_documents_give_no_candidates(make: Factory) -> None:
+    """Ванька.txt and three copies: each of its keys is shared by 4 documents. Under
+    ``max_df=3`` they are passed over (no copy found); under ``max_df=4`` all 4 match."""
+    vanka = BY_ID["Ванька.txt"]
+    copies = [Document(f"copy-{i}", vanka.text) for i in range(3)]
+    found = {}
+    for max_df in (3, 4):
+        coll = make(method="shingles-full", max_df=max_df)
+        coll.add([*STORIES, *copies])
+        found[max_df] = [m.doc_id for m in coll.check(vanka.text).matches]
+    assert found == {3: [], 4: ["copy-0", "copy-1", "copy-2", "Ванька.txt"]}
 
 
 def test_remove_then_check(make: Factory) -> None:

@@ -18,6 +18,7 @@ import typer
 
 from neardup.cli.options import (
     MAX_BYTES,
+    MAX_DF,
     MEASURE,
     MIN_TOKENS,
     THRESHOLD,
@@ -30,6 +31,7 @@ from neardup.cli.options import (
     JsonOpt,
     LimitOpt,
     MaxBytesOpt,
+    MaxDfOpt,
     MeasureOpt,
     MinTokensOpt,
     NoStopOpt,
@@ -103,6 +105,7 @@ def create(
         typer.Option(help="none | stem | lemma (default: the method's own canonical form)."),
     ] = None,
     decision: DecisionOpt = None,
+    max_df: MaxDfOpt = MAX_DF,
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -133,6 +136,7 @@ def create(
             measure=measure,
             min_tokens=min_tokens,
             decision=decision,
+            max_df=max_df,
         )
         where = _where(store)
     if as_json:

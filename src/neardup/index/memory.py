@@ -78,7 +78,7 @@ from neardup.methods.base import Method, Signature, TermBags
 from neardup.methods.corpus_stats import CorpusStatistics
 from neardup.methods.decision import resolve_decision
 from neardup.methods.keys import key_rows
-from neardup.methods.options import INDEX_OPTIONS, OPTIONS, validate_options
+from neardup.methods.options import COLLECTION_OPTIONS, OPTIONS, validate_options
 from neardup.methods.registry import method_class
 from neardup.methods.sets import ShingleSets
 from neardup.text.canonical import CanonicalForm
@@ -162,7 +162,7 @@ class Index:
     _postings: dict[int, list[str]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        validate_options(self, INDEX_OPTIONS)
+        validate_options(self, COLLECTION_OPTIONS)
         check_int("shingle_size", self.shingle_size, low=1, high=64)
         check_int("num_perm", self.num_perm, low=1, high=4096)
         if not isinstance(self.canonical, CanonicalForm):
@@ -233,6 +233,7 @@ class Index:
             self._fitted is None and self._meth.capabilities.needs_fit and bool(self._docs),
             datetime.fromtimestamp(0, UTC),
             self._mode,
+            self.max_df,
         )
 
     def params(self) -> dict[str, Any]:

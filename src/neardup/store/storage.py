@@ -100,11 +100,12 @@ class DatabaseStorage:
         if keys.size == 0:
             return []
         unique = sorted_unique(keys).tolist()
+        info = self.info
         if self.conn is not None:
-            rows = candidates(self.conn, self.info.id, unique)
+            rows = candidates(self.conn, info.id, unique, info.max_df)
         else:
             with self.db.read() as conn:
-                rows = candidates(conn, self.info.id, unique)
+                rows = candidates(conn, info.id, unique, info.max_df)
         return [
             Candidate(
                 doc_id, source, shown_title(title, body), decode_set(blob), payload, int(hits)
