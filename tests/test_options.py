@@ -15,7 +15,6 @@ from neardup import DedupOptions, Index, ParameterError, Store, dedup
 from neardup.cli.main import app as cli
 from neardup.options import (
     COLLECTION_OPTIONS,
-    INDEX_OPTIONS,
     JOB_OPTIONS,
     OPTIONS,
     check_options,
@@ -121,7 +120,7 @@ def test_defaults_are_the_declaration() -> None:
     job, idx = DedupOptions(), Index()
     for name in JOB_OPTIONS:
         assert getattr(job, name) == OPTIONS[name].default, name
-    for name in INDEX_OPTIONS:
+    for name in COLLECTION_OPTIONS:
         if name != "decision":  # Index resolves None to the method's default
             assert getattr(idx, name) == OPTIONS[name].default, name
     res = CliRunner().invoke(cli, ["collection", "create", "--help"])

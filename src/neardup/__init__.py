@@ -33,8 +33,6 @@ _EXPORTS: dict[str, str] = {
     "UsageError": "neardup.errors",
     "Collection": "neardup.index.collection",
     "Index": "neardup.index.memory",
-    "IndexMatch": "neardup.index.memory",
-    "QueryResult": "neardup.index.memory",
     "Store": "neardup.store",
     "CollectionInfo": "neardup.store",
     "CheckResult": "neardup.store",
@@ -101,7 +99,6 @@ __all__ = [
     "FormatError",
     "IncompatibleSignatureError",
     "Index",
-    "IndexMatch",
     "InputError",
     "LSHParams",
     "Match",
@@ -115,7 +112,6 @@ __all__ = [
     "ParameterError",
     "Passage",
     "Prepared",
-    "QueryResult",
     "RepeatedSpan",
     "RepeatedUnit",
     "ShingleSets",
@@ -183,7 +179,7 @@ if _TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eager
         UsageError,
     )
     from neardup.index.collection import Collection
-    from neardup.index.memory import Index, IndexMatch, QueryResult
+    from neardup.index.memory import Index
     from neardup.job.cluster import Cluster
     from neardup.job.compare import Comparison, compare
     from neardup.job.pairs import Pair, PairTable

@@ -224,10 +224,9 @@ JOB_OPTIONS: tuple[str, ...] = (
     "decision",
     "min_tokens",
 )
-#: The options of a stored collection (:meth:`neardup.Store.create_collection`, the API).
-COLLECTION_OPTIONS: tuple[str, ...] = ("threshold", "measure", "min_tokens", "decision")
-#: The options of an in-memory collection (:class:`neardup.Index`).
-INDEX_OPTIONS: tuple[str, ...] = (*COLLECTION_OPTIONS, "max_df")
+#: The options of a collection on every backend (:meth:`neardup.Store.create_collection`,
+#: :class:`neardup.Index`, the API).
+COLLECTION_OPTIONS: tuple[str, ...] = ("threshold", "measure", "min_tokens", "decision", "max_df")
 
 
 def id_too_long(doc_id: str) -> str | None:

@@ -22,6 +22,7 @@ from neardup.cli.options import (
     CONTENT_TYPE,
     ID_FIELD,
     MAX_BYTES,
+    MAX_DF,
     MEASURE,
     MIN_TOKENS,
     TEXT_FIELD,
@@ -36,6 +37,7 @@ from neardup.cli.options import (
     JsonOpt,
     LimitOpt,
     MaxBytesOpt,
+    MaxDfOpt,
     MeasureOpt,
     MinTokensOpt,
     NoStopOpt,
@@ -109,6 +111,7 @@ def create(
         typer.Option(help="none | stem | lemma (default: the method's own canonical form)."),
     ] = None,
     decision: DecisionOpt = None,
+    max_df: MaxDfOpt = MAX_DF,
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -139,6 +142,7 @@ def create(
             measure=measure,
             min_tokens=min_tokens,
             decision=decision,
+            max_df=max_df,
         )
         where = _where(store)
     if as_json:

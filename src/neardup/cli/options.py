@@ -177,6 +177,7 @@ MeasureOpt = Annotated[str, typer.Option("--measure", help=_help("measure"))]
 ThresholdOpt = Annotated[float, typer.Option("--threshold", "-t", help=_help("threshold"))]
 DecisionOpt = Annotated[str | None, typer.Option("--decision", help=_help("decision"))]
 MinTokensOpt = Annotated[int, typer.Option("--min-tokens", help=_help("min_tokens"))]
+MaxDfOpt = Annotated[int, typer.Option("--max-df", help=_help("max_df"))]
 KeepOpt = Annotated[str, typer.Option("--keep", help=_help("keep"))]
 KeepOrderOpt = Annotated[str, typer.Option("--keep-order", help=_help("keep_order"))]
 CheckLimitOpt = Annotated[int, typer.Option("--limit", help=_help("limit"))]
@@ -186,6 +187,7 @@ BatchSizeOpt = Annotated[int, typer.Option("--batch-size", help=_help("batch_siz
 MEASURE: str = OPTIONS["measure"].default
 THRESHOLD: float = OPTIONS["threshold"].default
 MIN_TOKENS: int = OPTIONS["min_tokens"].default
+MAX_DF: int = OPTIONS["max_df"].default
 KEEP: str = OPTIONS["keep"].default
 KEEP_ORDER: str = OPTIONS["keep_order"].default
 CHECK_LIMIT: int = OPTIONS["limit"].default

@@ -14,11 +14,10 @@ skips) and returns an :class:`~neardup.index.results.AddReport` whose skipped do
 :class:`~neardup.index.results.SkippedDoc` values; ``check`` returns a
 :class:`~neardup.index.results.CheckResult` of :class:`~neardup.index.results.Match` values;
 ``remove``, ``get`` and ``len``. Every method with index keys, both measures, both decision
-modes (``own``, ``verified``) and identical-document handling work on each: the prepare stage
-(:mod:`neardup.job.prepare`), the check step (:mod:`neardup.index.verify`) and the pair decision
-(:func:`neardup.job.decide.decide`) are the same code. The backends differ in where the keys and
-sets live, and in the candidate cap (the memory index also passes over keys shared by more
-than its ``max_df`` documents).
+modes (``own``, ``verified``) and identical-document handling work on each: one add path and
+one check, the collection core (:mod:`neardup.index.core`), over a storage each. The backends
+differ only in where the documents, keys and sets live (keys shared by more than the
+collection's ``max_df`` documents give no candidates on each).
 
 Top-k (``check(text, k=10)``): the ``k`` decided matches with the highest decided score
 (``evidence["score"]``: the exact measure under ``verified``, the method's own score under

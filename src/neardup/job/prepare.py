@@ -1,8 +1,8 @@
 """The prepare stage, written once: documents -> canonical tokens -> shingle sets -> keys.
 
 Every executor of the dedup job (this process, the worker pool of :mod:`neardup.job.prepare_pool`,
-the Dask partitions of :mod:`neardup.distributed`), ``Store.add`` and ``Index.insert``
-prepare documents here:
+the Dask partitions of :mod:`neardup.distributed`) and the collections' ``add``
+(:mod:`neardup.index.core`) prepare documents here:
 
 1. :func:`shingle_texts` (one step, the one a compiled kernel replaces): a batch of clean
    texts -> canonical token counts, the shingle sets of the documents with at least

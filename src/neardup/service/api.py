@@ -248,6 +248,7 @@ class CollectionIn(_Body):
     measure: str = option_field("measure")
     min_tokens: int = option_field("min_tokens")
     decision: str | None = option_field("decision")
+    max_df: int = option_field("max_df")
 
 
 def _id_length(doc_id: str) -> str:
@@ -545,6 +546,7 @@ def _routes(api: FastAPI, st: Store, require: Any, state: ui.UiState, budget: fl
             measure=body.measure,
             min_tokens=body.min_tokens,
             decision=body.decision,
+            max_df=body.max_df,
         )
         return info.as_dict()
 

@@ -74,6 +74,7 @@ def create(
     measure: str,
     min_tokens: int,
     decision: str | None,
+    max_df: int,
 ) -> None:
     """Insert a collection row (:meth:`neardup.store.Store.create_collection` documents the
     arguments).
@@ -83,7 +84,13 @@ def create(
         CollectionExists: the name is taken.
     """
     check_name(name)
-    check_options(threshold=threshold, measure=measure, min_tokens=min_tokens, decision=decision)
+    check_options(
+        threshold=threshold,
+        measure=measure,
+        min_tokens=min_tokens,
+        decision=decision,
+        max_df=max_df,
+    )
     init, canonical = creation_params(method, dict(params or {}), threshold)
     mode = resolve_decision(method_class(method), decision, measure)
     row = {
@@ -97,6 +104,7 @@ def create(
         "stats_dirty": False,
         "created_at": datetime.now(UTC),
         "decision": mode,
+        "max_df": max_df,
     }
     try:
         with db.write() as conn:
@@ -231,7 +239,8 @@ def marker(conn: Connection, collection_id: int) -> tuple[int, int]:
 
 
 def info_of(row: Any) -> CollectionInfo:
-    """An ``nd_collections`` row as :class:`CollectionInfo` (``decision`` NULL: ``verified``)."""
+    """An ``nd_collections`` row as :class:`CollectionInfo` (``decision`` NULL: ``verified``;
+    ``max_df`` NULL: no cut)."""
     m = row._mapping
     return CollectionInfo(
         int(m["id"]),
@@ -245,6 +254,7 @@ def info_of(row: Any) -> CollectionInfo:
         bool(m["stats_dirty"]),
         utc(m["created_at"]),
         m.get("decision") or "verified",
+        None if m.get("max_df") is None else int(m["max_df"]),
     )
 
 

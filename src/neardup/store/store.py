@@ -12,8 +12,10 @@ transaction, deleted with it) and read back by :meth:`Store.document_text`.
 
 :class:`Store` is a facade; the work is done by one module per concern:
 :mod:`~neardup.store.database` (transactions, errors; shared with the crawler),
-:mod:`~neardup.store.catalog`, :mod:`~neardup.store.adding` (``add``),
-:mod:`~neardup.store.documents` (read, remove), :mod:`~neardup.store.check`,
+:mod:`~neardup.store.catalog`, :mod:`~neardup.store.adding` (``add``) and
+:mod:`~neardup.store.check` (the collection core's add and check,
+:mod:`neardup.index.core`, over the database storage :mod:`~neardup.store.storage`),
+:mod:`~neardup.store.documents` (read, remove),
 :mod:`~neardup.store.codec` (stored texts and sets) and :mod:`~neardup.store.cache`.
 :class:`StoreCollection` is one collection of a :class:`Store` bound to its name: the SQLite
 and PostgreSQL backends of the collection API (:class:`neardup.index.collection.Collection`),
@@ -105,6 +107,7 @@ class Store:
         measure: str = OPTIONS["measure"].default,
         min_tokens: int = OPTIONS["min_tokens"].default,
         decision: str | None = OPTIONS["decision"].default,
+        max_df: int = OPTIONS["max_df"].default,
     ) -> CollectionInfo:
         """Create a collection; its method and parameters are fixed from now on.
 
@@ -120,6 +123,8 @@ class Store:
             decision: ``own`` (the method's own rule decides a check), ``verified`` (the
                 exact shingle sets) or None (the method's default,
                 :mod:`neardup.methods.decision`).
+            max_df: index keys shared by more documents than this give a check no
+                candidates (>= 2), as :class:`neardup.Index` passes them over.
 
         Raises:
             ParameterError / UnsupportedMethod: bad name, method, parameters or options
@@ -136,6 +141,7 @@ class Store:
             measure=measure,
             min_tokens=min_tokens,
             decision=decision,
+            max_df=max_df,
         )
         return self.collection(name)
 
