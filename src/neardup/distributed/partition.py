@@ -40,7 +40,6 @@ from neardup.distributed.io import (
 from neardup.distributed.shuffle import Table, concat, hash_dest, range_dest, split
 from neardup.job.pairs import pair_lines
 from neardup.job.prepare import (
-    PrepareConfig,
     PreparedDocuments,
     concat_prepared,
     no_repeats,
@@ -51,6 +50,7 @@ from neardup.job.prepare import (
 )
 from neardup.methods.base import Prepared, Signatures
 from neardup.methods.keys import GroupKeys, group_keys
+from neardup.methods.plan import plan_for
 from neardup.methods.sets import ShingleSets
 from neardup.text.types import Skipped
 
@@ -101,24 +101,13 @@ def ingest(
     the local job's workers do (:func:`neardup._memory.keep_freed_heap`): a block's
     ingest took 0.6 s without, 0.46-0.5 s with, at 25,000 documents."""
     from neardup._memory import keep_freed_heap
-    from neardup.distributed.grouping import runs_by_key
     from neardup.text.read import as_read_options
 
     keep_freed_heap()
-    by_key = runs_by_key(meth, opts.measure) and not whole
-    docs = (
-        not by_key and not meth.capabilities.signs_from_sets
-    )  # Method.sign of whole-corpus Prepared
-    config = PrepareConfig(
-        canonical=meth.canonical,
-        shingling=meth.shingling,
-        min_tokens=opts.min_tokens,
-        signer=meth if meth.capabilities.rows_per_document and by_key else None,
-        keep_tokens=bool(meth.capabilities.needs_fit)
-        or (docs and not meth.capabilities.signs_from_text),
-        keep_texts=docs,
-        read=as_read_options(read_options),
-    )
+    plan = plan_for(meth, opts)
+    by_key = plan.runs_by_key and not whole
+    # by key: signed in the partitions; else Method.sign of whole-corpus Prepared
+    config = plan.prepare_config(rows=by_key, texts=not by_key, read=as_read_options(read_options))
     assert config.read is not None
     if block.kind == "parquet":
         parts = list(prepare_stream(read_block(block, config.read), config))
@@ -194,8 +183,7 @@ def finalize(
     its place ``FILE:LINE``, becomes its id, as in the local job), the too-short rule of
     :func:`neardup.job.prepare.screen`, and the signatures (unless a fit is needed, or the
     method is decided over the whole corpus, :mod:`.whole`, as with ``whole``)."""
-    from neardup.distributed.grouping import runs_by_key
-
+    plan = plan_for(meth, opts)
     lost = np.isin(raw.positions, concat(losers).get("pos", np.zeros(0, np.int64)))
     if lost.any():
         ids = [raw.sources[k] if lost[k] else raw.ids[k] for k in range(len(raw.ids))]
@@ -203,7 +191,7 @@ def finalize(
     out = screen(raw, no_repeats(raw))
     sets = raw.sets if out.is_everything(raw) else raw.sets.take(out.take)
     sig = None
-    if not meth.capabilities.needs_fit and runs_by_key(meth, opts.measure) and not whole:
+    if not plan.needs_fit and plan.runs_by_key and not whole:
         rows = raw.rows
         sig = (meth.from_sets(sets) if rows is None else meth.from_rows(rows[out.take])).data
     keys = raw.keys if out.is_everything(raw) else raw.keys[out.take]
@@ -296,7 +284,7 @@ def lookup_df(df: Table, own: Table) -> Table:
 
 
 def _set_keys(part: Partition, meth: Any, lookups: tuple[Table, ...]) -> tuple[np.ndarray, ...]:
-    """``(key, doc)`` of a :func:`neardup.distributed.grouping.set_keys` method: every
+    """``(key, doc)`` of a :attr:`~neardup.methods.plan.MethodPlan.set_keys` method: every
     fingerprint of the signature sets (``postings``) or of their prefixes, fingerprints
     ordered by (corpus document frequency, value) (``prefix``, as
     :func:`neardup.methods.prefix.rank_by_frequency` orders them).
@@ -305,13 +293,12 @@ def _set_keys(part: Partition, meth: Any, lookups: tuple[Table, ...]) -> tuple[n
     place by (frequency, value) in the partition), the order of
     ``lexsort((value, df, doc))`` without searching the unsorted values.
     """
-    from neardup.distributed.grouping import set_keys
     from neardup.methods.prefix import prefix_lengths
 
     sets = part.sig
     assert isinstance(sets, ShingleSets)
     vals, doc = sets.values.astype(U64), sets.doc_ids()
-    if set_keys(meth) == "postings":
+    if plan_for(meth).set_keys == "postings":
         return vals, doc
     order = np.argsort(vals)  # equal values share a rank: no stable sort needed
     ordered = vals[order]
@@ -343,14 +330,12 @@ def split_keys(part: Partition, offset: int, meth: Any, n_out: int, *lookups: Ta
 
     The keys: the method's (its :meth:`~neardup.methods.base.MethodBase.keys`, form
     ``groups``), or those of its signature sets in one slot
-    (:func:`neardup.distributed.grouping.set_keys`; ``lookups``: the document frequencies of
+    (:attr:`~neardup.methods.plan.MethodPlan.set_keys`; ``lookups``: the document frequencies of
     the partition's fingerprints, for prefix filtering). Besides, slot
     :data:`CONTENT_SLOT` holds each non-empty document's content key
     (:meth:`ShingleSets.content_keys`), so identical documents meet whatever the method.
     """
-    from neardup.distributed.grouping import set_keys
-
-    if set_keys(meth) is not None:
+    if plan_for(meth).set_keys is not None:
         key, doc = _set_keys(part, meth, lookups)
         slot, gidx = np.zeros(key.shape[0], np.int64), doc.astype(np.int64) + offset
     else:
@@ -573,7 +558,7 @@ def uses_signatures(meth: Any, opts: Any) -> bool:
     """Whether :func:`decide_pairs` reads the documents' signatures: the method's own rule
     decides (``decision="own"``), or its grouping keys are prefixes of signatures whose
     true matches are kept (``exact_key``); the verified rule reads the shingle sets only."""
-    return bool(meth.capabilities.exact_key) or decision_of(opts).mode == "own"
+    return plan_for(meth, opts).exact_key or decision_of(opts).mode == "own"
 
 
 def decide_pairs(meth: Any, opts: Any, pairs: np.ndarray, docs: list[dict[str, Any]]) -> Found:
@@ -591,7 +576,7 @@ def decide_pairs(meth: Any, opts: Any, pairs: np.ndarray, docs: list[dict[str, A
     own = None
     if uses_signatures(meth, opts):
         sigs = _signatures([f["sig"] for f in docs], len(sets))
-        if meth.capabilities.exact_key and pairs.size:
+        if plan_for(meth, opts).exact_key and pairs.size:
             # grouping keys are prefixes: keep true key matches
             content = np.concatenate([f["keys"] for f in docs])
             same = content[local[:, 0]] == content[local[:, 1]]

@@ -70,9 +70,6 @@ from neardup.index.methods import (
     canonical_form,
     collection_keys,
     creation_params,
-    keeps_signature,
-    signs_at_add,
-    signs_from_sets,
 )
 from neardup.index.results import AddReport, CheckResult, CollectionInfo, DocumentInfo, SkippedDoc
 from neardup.index.verify import (
@@ -84,12 +81,13 @@ from neardup.index.verify import (
     select,
     verify,
 )
-from neardup.job.prepare import PrepareConfig, shingle_texts
+from neardup.job.prepare import shingle_texts
 from neardup.methods.base import Method, Prepared, Signature, Signatures, TermBags
 from neardup.methods.corpus_stats import CorpusStatistics
 from neardup.methods.decision import resolve_decision
 from neardup.methods.keys import key_rows
 from neardup.methods.options import INDEX_OPTIONS, OPTIONS, validate_options
+from neardup.methods.plan import PlanOptions, plan_for, too_short_detail
 from neardup.methods.registry import method_class
 from neardup.methods.sets import ShingleSets
 from neardup.tables import rows_to_arrow, rows_to_pandas
@@ -291,14 +289,14 @@ class Index:
         self._meth: Method = build_method(name, init, canonical)
         self._fitted: Method | None = None  # lexical: fitted on the current statistics
         self._seq = 0
-        self._prepare = PrepareConfig(
-            canonical=self._meth.canonical,
-            shingling=self._meth.shingling,
+        options = PlanOptions(
+            measure=self.measure,
+            threshold=self.threshold,
             min_tokens=self.min_tokens,
-            # SpotSigs signs at add from the canonical tokens (SL+ST from the text)
-            keep_tokens=self._meth.capabilities.needs_fit
-            or (signs_at_add(self._meth) and not self._meth.capabilities.signs_from_text),
+            decision=self._mode,
         )
+        self._plan = plan_for(self._meth, options)
+        self._prepare = self._plan.prepare_config()
         self._shift = fingerprint_shift(self._meth.shingling.fingerprint)
 
     def _method_choice(self) -> tuple[str, dict[str, Any]]:
@@ -321,7 +319,7 @@ class Index:
         params = dict(self.method_params or {})
         if "canonical" not in params and self.canonical != CanonicalForm():
             params["canonical"] = self.canonical  # else the method's own default
-        if not method_class(self.method).capabilities.has_index_keys:
+        if not plan_for(self.method).has_index_keys:
             raise UnsupportedMethod(
                 f"method {self.method!r} cannot back a collection yet (no exact or LSH index "
                 "key); use minhash-lsh, shingles-*, megashingles, imatch, tf-ridf or "
@@ -351,7 +349,7 @@ class Index:
             self.measure,
             float(self.threshold),
             self.min_tokens,
-            self._fitted is None and self._meth.capabilities.needs_fit and bool(self._docs),
+            self._fitted is None and self._plan.needs_fit and bool(self._docs),
             datetime.fromtimestamp(0, UTC),
             self._mode,
         )
@@ -425,13 +423,13 @@ class Index:
         done = shingle_texts([d.text for d, _ in todo], self._prepare)
         long = np.flatnonzero(done.counts >= self.min_tokens)
         for i in np.flatnonzero(done.counts < self.min_tokens).tolist():
-            detail = f"{int(done.counts[i])} canonical tokens < min_tokens={self.min_tokens}"
+            detail = too_short_detail(int(done.counts[i]), self.min_tokens)
             skipped.append(SkippedDoc(todo[i][0].id, todo[i][0].source, "too-short", detail))
         meth = self._meth
         sigs: Signatures | None = None
-        if signs_from_sets(meth):
+        if self._plan.streams:
             sigs = meth.from_sets(done.sets)
-        elif signs_at_add(meth):  # from the text (SL+ST) or the tokens (SpotSigs), as the job
+        elif self._plan.signs_at_add:  # from the text (SL+ST) or the tokens (SpotSigs), as the job
             sigs = meth.sign(
                 [
                     Prepared(
@@ -443,14 +441,14 @@ class Index:
                 ]
             )
         keys = None if sigs is None else self._keys_of(sigs, done.sets, len(long))
-        kept = sigs is not None and keeps_signature(meth)
+        kept = sigs is not None and self._plan.keeps_signature
         now = datetime.now(UTC)
         for j, i in enumerate(long.tolist()):
             doc, digest = todo[i]
             fps = done.sets.values[done.sets.offsets[j] : done.sets.offsets[j + 1]].copy()
             tokens = (
                 [term_key(t) for t in done.tokens[j]]
-                if meth.capabilities.needs_fit and done.tokens is not None
+                if self._plan.needs_fit and done.tokens is not None
                 else None
             )
             self._store(
@@ -468,7 +466,7 @@ class Index:
                     meth.signature(sigs, j) if kept and sigs is not None else None,
                 ),
             )
-        if self._meth.capabilities.needs_fit and long.size:
+        if self._plan.needs_fit and long.size:
             self._fitted = None
         return AddReport(int(long.size), tuple(skipped), 1 if long.size else 0)
 
@@ -554,7 +552,7 @@ class Index:
         if doc is None:
             raise DocumentNotFound(self.name, str(doc_id))
         self._unpost(doc_id, doc.keys)
-        if self._meth.capabilities.needs_fit:
+        if self._plan.needs_fit:
             self._fitted = None
 
     def get(self, doc_id: str) -> DocumentInfo:
@@ -692,7 +690,7 @@ class Index:
         """The method; lexical methods fitted on the current statistics (signatures and
         index keys of every document recomputed after a change, as the store's
         ``recompute``)."""
-        if not self._meth.capabilities.needs_fit:
+        if not self._plan.needs_fit:
             return self._meth
         if self._fitted is None:
             self._fitted = self._recompute()
@@ -738,14 +736,14 @@ class Index:
                 [d.source, d.title, d.content_hash.hex(), d.length, d.added_at.isoformat()]
                 for d in docs
             ],
-            "tokens": [d.tokens for d in docs] if self._meth.capabilities.needs_fit else None,
+            "tokens": [d.tokens for d in docs] if self._plan.needs_fit else None,
             # methods signing at add (SL+ST, SpotSigs): their signatures, as no text is kept
             "signatures": (
                 [
                     None if d.signature is None else [d.signature.to_bytes().hex(), d.keys.tolist()]
                     for d in docs
                 ]
-                if signs_at_add(self._meth)
+                if self._plan.signs_at_add
                 else None
             ),
         }
@@ -828,18 +826,18 @@ class Index:
         """Index keys and kept signatures of loaded documents: signed again from their
         sets, or as saved (methods signing at add: ``[signature hex, keys]`` a document)."""
         meth, n = self._meth, len(sets)
-        if saved is not None and signs_at_add(meth):
+        if saved is not None and self._plan.signs_at_add:
             none = np.zeros(0, np.int64)
             keys = [none if e is None else np.array(e[1], dtype=np.int64) for e in saved]
             kept = [None if e is None else Signature.from_bytes(bytes.fromhex(e[0])) for e in saved]
             if any(k is not None and k.key != meth.key() for k in kept):
                 raise FormatError("a signature made by other parameters than the index's")
             return keys, kept
-        if not signs_from_sets(meth) or not n:
+        if not self._plan.streams or not n:
             return None, [None] * n
         stacked = ShingleSets.from_arrays(sets)
         sigs = meth.from_sets(stacked)
-        keep = keeps_signature(meth)
+        keep = self._plan.keeps_signature
         kept = [meth.signature(sigs, i) if keep else None for i in range(n)]
         return self._keys_of(sigs, stacked, n), kept
 

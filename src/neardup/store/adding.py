@@ -27,6 +27,7 @@ from neardup.index.codec import MAX_TERM_BYTES, content_hash, term_key
 from neardup.index.collection import chunks, screen
 from neardup.index.results import AddReport, CollectionInfo, SkippedDoc
 from neardup.methods.base import Method
+from neardup.methods.plan import plan_for, too_short_detail
 from neardup.store import schema as s
 from neardup.store.bulk import (
     Batch,
@@ -182,7 +183,7 @@ def _prepare_batch(
         return _Prepared(None, skipped)
     batch, short = prepare(meth, todo, info.min_tokens)
     for doc, n in short:
-        detail = f"{n} canonical tokens < min_tokens={info.min_tokens}"
+        detail = too_short_detail(n, info.min_tokens)
         skipped.append(SkippedDoc(doc.id, doc.source, "too-short", detail))
     return _Prepared(batch if batch.ready else None, skipped)
 
@@ -216,7 +217,7 @@ def _write_batch(
         return AddReport(0, tuple(skipped), 0), 0
     rows = document_rows(info.id, batch.ready, datetime.now(UTC))
     with db.write() as conn:
-        if meth.capabilities.needs_fit:  # serialise with recompute() on the collection row
+        if plan_for(meth, info).needs_fit:  # serialise with recompute() on the collection row
             mark_dirty(conn, info.id)
         pks = insert_documents(conn, rows)
         fresh = [i for i, r in enumerate(batch.ready) if r.doc.id in pks]
@@ -224,7 +225,7 @@ def _write_batch(
         keys = insert_rows(
             conn, info.id, batch, fresh, pk, pending=len(batch.ready) >= DIRECT_BELOW
         )
-        if fresh and meth.capabilities.needs_fit:
+        if fresh and plan_for(meth, info).needs_fit:
             tokens = [batch.ready[i].tokens or [] for i in fresh]
             _insert_terms(db, conn, info.id, tokens, pk)
     skipped.extend(

@@ -32,14 +32,9 @@ from typing import Any
 import numpy as np
 from sqlalchemy import Connection
 
-from neardup.index.methods import (
-    KeyRows,
-    collection_keys,
-    keeps_signature,
-    signs_at_add,
-    signs_from_sets,
-)
+from neardup.index.methods import KeyRows, collection_keys
 from neardup.methods.base import Method, Prepared
+from neardup.methods.plan import PlanOptions, plan_for
 from neardup.store.codec import encode_sets, encode_text, fingerprint_shift, scrub
 from neardup.text.types import Document
 
@@ -83,7 +78,8 @@ class Batch:
         keys: index keys (batch rows index ``ready``), or ``None`` for methods whose keys
             come from the recompute (lexical methods).
         signatures: ``nd_signatures.payload`` of each (``Signature.to_bytes``), or ``None``
-            for methods that keep no signature at add (:func:`~.methods.keeps_signature`).
+            for methods that keep no signature at add
+            (:attr:`~neardup.methods.plan.MethodPlan.keeps_signature`).
     """
 
     ready: list[Ready]
@@ -107,19 +103,12 @@ def prepare(
         ``(batch, too_short)``: the batch, and ``(document, token count)`` of each document
         shorter than ``min_tokens``.
     """
-    from neardup.job.prepare import PrepareConfig, shingle_texts  # here: a check needs neither
+    from neardup.job.prepare import shingle_texts  # here: a check needs it not
 
-    from_sets = signs_from_sets(meth)
-    at_add = signs_at_add(meth)
-    config = PrepareConfig(
-        canonical=meth.canonical,
-        shingling=meth.shingling,
-        min_tokens=min_tokens,
-        # MinHash-LSH: the sketches come from the prepare kernel's sign pass with the sets
-        signer=meth if from_sets and meth.capabilities.rows_per_document else None,
-        keep_tokens=meth.capabilities.needs_fit
-        or (at_add and not meth.capabilities.signs_from_text),
-    )
+    plan = plan_for(meth, PlanOptions(min_tokens=min_tokens))
+    from_sets, at_add = plan.streams, plan.signs_at_add
+    # MinHash-LSH: the sketches come from the prepare kernel's sign pass with the sets
+    config = plan.prepare_config(rows=True)
     done = shingle_texts([d.text for d, _ in ready_docs], config)
     lengths, sets = done.counts, done.sets
     keep = np.flatnonzero(lengths >= min_tokens)
@@ -137,7 +126,7 @@ def prepare(
         ready = [replace(r, tokens=None) for r in ready]
     keys = None if sigs is None else collection_keys(meth, sigs, sets)
     signatures = None
-    if sigs is not None and keeps_signature(meth):
+    if sigs is not None and plan.keeps_signature:
         signatures = [meth.signature(sigs, i).to_bytes() for i in range(len(ready))]
     if keys is not None:
         order = np.argsort(keys.key, kind="stable")

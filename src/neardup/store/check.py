@@ -22,6 +22,7 @@ from neardup.index.methods import build_method
 from neardup.index.results import CheckResult, CollectionInfo
 from neardup.index.verify import Candidate, Query, check_k, select, verify
 from neardup.methods.base import Method
+from neardup.methods.plan import plan_for
 from neardup.store.cache import MethodCache
 from neardup.store.catalog import collection_info, marker, valid_name
 from neardup.store.codec import decode_set, shown_title
@@ -54,12 +55,11 @@ def check(
     t0 = time.perf_counter()
     with db.check_reads() as conn:  # one pooled connection per check
         info, meth = _checked_collection(cache, conn, name)
-        if not meth.capabilities.needs_fit:
+        lexical = plan_for(meth, info).needs_fit
+        if not lexical:
             query = Query.of(meth, text_, min_tokens=info.min_tokens)
             hits, rows = _lookup(conn, info, query.keys)
-    if (
-        meth.capabilities.needs_fit
-    ):  # lexical: fitted on current statistics (may recompute them first)
+    if lexical:  # fitted on current statistics (may recompute them first)
         meth = query_method(db, cache, info, recompute)
         query = Query.of(meth, text_, min_tokens=info.min_tokens)
         with db.read() as conn:
@@ -82,7 +82,7 @@ def query_method(
 ) -> Method:
     """The collection's method, fitted on current statistics for lexical methods."""
     meth = cache.method(info)
-    if not meth.capabilities.needs_fit:
+    if not plan_for(meth, info).needs_fit:
         return meth
     if info.stats_dirty:
         recompute(info.name)
