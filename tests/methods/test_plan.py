@@ -182,3 +182,22 @@ def test_the_prepare_kernel_sketches_for_minhash_lsh_only() -> None:
 def test_a_collection_stores_the_lsh_banding() -> None:
     assert MinHashLSH(threshold=0.5).resolved_params() == {"bands": 25, "rows": 5}
     assert ShinglesFull().resolved_params() == {}
+
+
+def test_no_module_outside_the_methods_reads_capabilities() -> None:
+    """Callers ask the plan (``plan_for``): an attribute read ``<x>.capabilities`` outside
+    ``neardup/methods/`` is a second place deciding how a method runs."""
+    import ast
+    from pathlib import Path
+
+    import neardup
+
+    root = Path(neardup.__file__).parent
+    readers = []
+    for path in sorted(root.rglob("*.py")):
+        if path.parent.name == "methods" and path.parent.parent == root:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr == "capabilities":
+                readers.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert readers == []
