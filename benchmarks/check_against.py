@@ -27,7 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from neardup.job.prepare import PrepareConfig, prepare_documents
+from neardup.job.prepare import prepare_documents
+from neardup.methods.plan import PrepareConfig
 from neardup.methods.registry import make_method
 from neardup.text.read import read_named, read_options
 from neardup.text.types import Document

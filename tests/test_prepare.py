@@ -20,7 +20,6 @@ import pytest
 from neardup.errors import ParameterError
 from neardup.job.pipeline import DedupOptions, dedup
 from neardup.job.prepare import (
-    PrepareConfig,
     kernel_of,
     prepare_documents,
     prepare_stream,
@@ -30,6 +29,7 @@ from neardup.job.prepare import (
     uses_token_fingerprints,
 )
 from neardup.job.prepare_pool import UnitMerger, prepared_units
+from neardup.methods.plan import PrepareConfig
 from neardup.methods.registry import make_method, method_classes
 from neardup.methods.shingles import Shingling
 from neardup.output import write_result

@@ -53,7 +53,11 @@ def test_methods_json_publishes_ranges_and_choices() -> None:
     assert res.exit_code == 0, res.output
     rows = {r["name"]: r["parameters"] for r in json.loads(res.stdout)}
     assert rows["shingles-mod"]["m"]["allowed"] == {
-        "type": "int", "low": 1, "high": 1_000_000, "low_open": False, "none": False
+        "type": "int",
+        "low": 1,
+        "high": 1_000_000,
+        "low_open": False,
+        "none": False,
     }
     assert rows["minhash-lsh"]["threshold"]["allowed"]["low_open"] is True
     assert rows["minhash-lsh"]["bands"]["allowed"]["high"] == "num_perm"

@@ -167,9 +167,9 @@ def _empty_lexicon(method: str, *, corpus: bool) -> None:
 def _own_statistics(method: str) -> None:
     """Warn that a lexical method (``needs_fit``: TF-RIDF, I-Match, anchor words) compared
     without ``--corpus`` took its word statistics from A and B alone."""
-    from neardup.methods.registry import method_class
+    from neardup.methods.plan import plan_for
 
-    if not method_class(method).capabilities.needs_fit:
+    if not plan_for(method).needs_fit:
         return
     console("err").print(
         f"warning: {method} takes word statistics from a collection; without --corpus they "

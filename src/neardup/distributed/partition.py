@@ -40,7 +40,6 @@ from neardup.job.decide import decide, signature_scores
 from neardup.job.pairs import pair_lines
 from neardup.job.pipeline import decision_of
 from neardup.job.prepare import (
-    PrepareConfig,
     PreparedDocuments,
     concat_prepared,
     no_repeats,
@@ -51,6 +50,7 @@ from neardup.job.prepare import (
 )
 from neardup.methods.base import Prepared, Signatures
 from neardup.methods.keys import GroupKeys, group_keys
+from neardup.methods.plan import PrepareConfig, plan_for
 from neardup.methods.sets import ShingleSets
 from neardup.text.types import Skipped
 from neardup.text.units import ReadOptions
@@ -123,24 +123,14 @@ def ingest_config(
     meth: Any, opts: Any, read_options: ReadOptions | dict[str, Any], *, whole: bool
 ) -> PrepareConfig:
     """How :func:`ingest` prepares a block (also the job summary's ``kernel``,
-    :func:`neardup.job.prepare.kernel_of`)."""
-    from neardup.distributed.grouping import runs_by_key
+    :func:`neardup.job.prepare.kernel_of`): the method's plan
+    (:func:`neardup.methods.plan.plan_for`)."""
     from neardup.text.read import as_read_options
 
-    by_key = runs_by_key(meth, opts.measure) and not whole
-    docs = (
-        not by_key and not meth.capabilities.signs_from_sets
-    )  # Method.sign of whole-corpus Prepared
-    return PrepareConfig(
-        canonical=meth.canonical,
-        shingling=meth.shingling,
-        min_tokens=opts.min_tokens,
-        signer=meth if meth.capabilities.rows_per_document and by_key else None,
-        keep_tokens=bool(meth.capabilities.needs_fit)
-        or (docs and not meth.capabilities.signs_from_text),
-        keep_texts=docs,
-        read=as_read_options(read_options),
-    )
+    plan = plan_for(meth, opts)
+    by_key = plan.runs_by_key and not whole
+    # by key: signed in the partitions; else Method.sign of whole-corpus Prepared
+    return plan.prepare_config(rows=by_key, texts=not by_key, read=as_read_options(read_options))
 
 
 def _named_as_given(prepared: PreparedDocuments, block: Block) -> PreparedDocuments:
@@ -204,8 +194,7 @@ def finalize(
     its place ``FILE:LINE``, becomes its id, as in the local job), the too-short rule of
     :func:`neardup.job.prepare.screen`, and the signatures (unless a fit is needed, or the
     method is decided over the whole corpus, :mod:`.whole`, as with ``whole``)."""
-    from neardup.distributed.grouping import runs_by_key
-
+    plan = plan_for(meth, opts)
     lost = np.isin(raw.positions, concat(losers).get("pos", np.zeros(0, np.int64)))
     if lost.any():
         ids = [raw.sources[k] if lost[k] else raw.ids[k] for k in range(len(raw.ids))]
@@ -213,7 +202,7 @@ def finalize(
     out = screen(raw, no_repeats(raw))
     sets = raw.sets if out.is_everything(raw) else raw.sets.take(out.take)
     sig = None
-    if not meth.capabilities.needs_fit and runs_by_key(meth, opts.measure) and not whole:
+    if not plan.needs_fit and plan.runs_by_key and not whole:
         rows = raw.rows
         sig = (meth.from_sets(sets) if rows is None else meth.from_rows(rows[out.take])).data
     keys = raw.keys if out.is_everything(raw) else raw.keys[out.take]
@@ -306,7 +295,7 @@ def lookup_df(df: Table, own: Table) -> Table:
 
 
 def _set_keys(part: Partition, meth: Any, lookups: tuple[Table, ...]) -> tuple[np.ndarray, ...]:
-    """``(key, doc)`` of a :func:`neardup.distributed.grouping.set_keys` method: every
+    """``(key, doc)`` of a :attr:`~neardup.methods.plan.MethodPlan.set_keys` method: every
     fingerprint of the signature sets (``postings``) or of their prefixes, fingerprints
     ordered by (corpus document frequency, value) (``prefix``, as
     :func:`neardup.methods.prefix.rank_by_frequency` orders them).
@@ -315,13 +304,12 @@ def _set_keys(part: Partition, meth: Any, lookups: tuple[Table, ...]) -> tuple[n
     place by (frequency, value) in the partition), the order of
     ``lexsort((value, df, doc))`` without searching the unsorted values.
     """
-    from neardup.distributed.grouping import set_keys
     from neardup.methods.prefix import prefix_lengths
 
     sets = part.sig
     assert isinstance(sets, ShingleSets)
     vals, doc = sets.values.astype(U64), sets.doc_ids()
-    if set_keys(meth) == "postings":
+    if plan_for(meth).set_keys == "postings":
         return vals, doc
     order = np.argsort(vals)  # equal values share a rank: no stable sort needed
     ordered = vals[order]
@@ -353,14 +341,12 @@ def split_keys(part: Partition, offset: int, meth: Any, n_out: int, *lookups: Ta
 
     The keys: the method's (its :meth:`~neardup.methods.base.MethodBase.keys`, form
     ``groups``), or those of its signature sets in one slot
-    (:func:`neardup.distributed.grouping.set_keys`; ``lookups``: the document frequencies of
+    (:attr:`~neardup.methods.plan.MethodPlan.set_keys`; ``lookups``: the document frequencies of
     the partition's fingerprints, for prefix filtering). Besides, slot
     :data:`CONTENT_SLOT` holds each non-empty document's content key
     (:meth:`ShingleSets.content_keys`), so identical documents meet whatever the method.
     """
-    from neardup.distributed.grouping import set_keys
-
-    if set_keys(meth) is not None:
+    if plan_for(meth).set_keys is not None:
         key, doc = _set_keys(part, meth, lookups)
         slot, gidx = np.zeros(key.shape[0], np.int64), doc.astype(np.int64) + offset
     else:
@@ -590,7 +576,7 @@ def uses_signatures(meth: Any, opts: Any) -> bool:
     """Whether :func:`decide_pairs` reads the documents' signatures: the method's own rule
     decides (``decision="own"``), or its grouping keys are prefixes of signatures whose
     true matches are kept (``exact_key``); the verified rule reads the shingle sets only."""
-    return bool(meth.capabilities.exact_key) or decision_of(opts).mode == "own"
+    return plan_for(meth, opts).exact_key or decision_of(opts).mode == "own"
 
 
 def decide_pairs(meth: Any, opts: Any, pairs: np.ndarray, docs: list[dict[str, Any]]) -> Found:
@@ -608,7 +594,7 @@ def decide_pairs(meth: Any, opts: Any, pairs: np.ndarray, docs: list[dict[str, A
     own = None
     if uses_signatures(meth, opts):
         sigs = _signatures([f["sig"] for f in docs], len(sets))
-        if meth.capabilities.exact_key and pairs.size:
+        if plan_for(meth, opts).exact_key and pairs.size:
             # grouping keys are prefixes: keep true key matches
             content = np.concatenate([f["keys"] for f in docs])
             same = content[local[:, 0]] == content[local[:, 1]]

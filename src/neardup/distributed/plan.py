@@ -44,7 +44,6 @@ from neardup.distributed import clusters as cl
 from neardup.distributed import forkserver, io
 from neardup.distributed import partition as pt
 from neardup.distributed.components import component_labels
-from neardup.distributed.grouping import group_limit, runs_by_key, set_keys
 from neardup.distributed.result import read_result
 from neardup.distributed.shuffle import shuffle
 from neardup.distributed.whole import decide_whole, keep_whole
@@ -61,6 +60,7 @@ from neardup.job.pipeline import (
 )
 from neardup.job.prepare import kernel_of
 from neardup.methods.base import Method
+from neardup.methods.plan import plan_for
 from neardup.text.units import ReadOptions, renamed_warning
 
 DEFAULT_BLOCK_BYTES = 64 << 20
@@ -282,6 +282,8 @@ class _Job:
         self.c = client
         self.meth = meth
         self.opts = opts
+        #: how the method runs (its ``method`` is ``meth``, fitted in place when it needs it)
+        self.plan = plan_for(meth, opts)
         self.read_options = read_options
         self.out = out_dir
         self.reduce = reduce
@@ -303,7 +305,7 @@ class _Job:
     @property
     def whole(self) -> bool:
         """Whether candidates and decisions run in one task (:mod:`.whole`)."""
-        return self.against is not None or not runs_by_key(self.meth, self.opts.measure)
+        return self.against is not None or not self.plan.runs_by_key
 
     def _time(self, stage: str, t0: float) -> None:
         self.seconds[stage] = round(time.perf_counter() - t0, 6)
@@ -418,7 +420,7 @@ class _Job:
             for p in range(n_parts)
         ]
         del raw
-        if self.meth.capabilities.needs_fit:
+        if self.plan.needs_fit:
             parts = self._fit(parts, sign=not self.whole)
         # A's partitions come first (k of them): their skips are A's, not written
         writes = [
@@ -506,8 +508,8 @@ class _Job:
         grouping keys (:meth:`_grouped_candidates`), else by two shuffles of ``(slot, key)``
         rows over ``r`` outputs (:meth:`_shuffled_candidates`); the same pairs."""
         t0 = time.perf_counter()
-        max_group = group_limit(self.meth)
-        if set_keys(self.meth) is None and int(offsets[-1]) <= WHOLE_KEY_DOCS:
+        max_group = self.plan.group_limit
+        if self.plan.set_keys is None and int(offsets[-1]) <= WHOLE_KEY_DOCS:
             cand = self._grouped_candidates(parts, offsets, max_group)
         else:
             cand = self._shuffled_candidates(parts, offsets, r, max_group)
@@ -530,7 +532,7 @@ class _Job:
     ) -> list[Any]:
         """Keys shuffled to ``r`` bucket tasks, their pairs to the partitions."""
         n_parts = len(parts)
-        lookups = self._df(parts, r) if set_keys(self.meth) == "prefix" else [[]] * n_parts
+        lookups = self._df(parts, r) if self.plan.set_keys == "prefix" else [[]] * n_parts
         first = [
             self.c.submit(pt.split_keys, x, int(offsets[p]), self.meth, r, *lookups[p])
             for p, x in enumerate(parts)
@@ -756,7 +758,7 @@ class _Job:
         meth = self.meth
         peaks = self.c.run(_peak_mib)
         kernel = kernel_of(pt.ingest_config(meth, self.opts, self.read_options, whole=self.whole))
-        warnings = lexicon_warnings(meth, n + self.first)
+        warnings = lexicon_warnings(self.plan, n + self.first)
         if kernel == "python":
             from neardup.methods.kernel import unbuilt_note
 

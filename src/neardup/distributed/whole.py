@@ -3,7 +3,7 @@ index needs the whole corpus.
 
 Methods without keys (``shingles-dice``: prefix filtering at its Dice bar; ``simhash``,
 ``sl-st``, ``spotsigs``, ``anchor-words``: their own indexes; see
-:func:`neardup.distributed.grouping.runs_by_key`) and ``measure="containment"`` (the
+:attr:`neardup.methods.plan.MethodPlan.runs_by_key`) and ``measure="containment"`` (the
 containment prefix index over frequency ranks, any method) run the local job's own code
 (:func:`neardup.job.pipeline.find_pairs`) on the partitions' prepared documents, gathered into
 one task on one worker. Collection statistics of fitted methods come before, by a tree
@@ -23,6 +23,7 @@ from neardup.distributed.io import write_part_lines
 from neardup.distributed.shuffle import range_dest
 from neardup.job.pairs import pair_lines
 from neardup.methods.base import Prepared
+from neardup.methods.plan import plan_for
 from neardup.methods.sets import ShingleSets
 
 if TYPE_CHECKING:
@@ -63,9 +64,8 @@ def decide_whole(
 
     sets = ShingleSets.concat([p.sets for p in parts])
     ids = np.concatenate([p.ids for p in parts]) if parts else np.zeros(0, dtype=object)
-    sigs = (
-        meth.from_sets(sets) if meth.capabilities.signs_from_sets else meth.sign(_prepared(parts))
-    )
+    from_sets = plan_for(meth, opts).signs_from_sets
+    sigs = meth.from_sets(sets) if from_sets else meth.sign(_prepared(parts))
     restrict = None
     if against is not None:
         restrict = partial(against_pairs, first=against[0], within=against[1])

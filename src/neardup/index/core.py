@@ -7,7 +7,7 @@ prepare stage, :func:`neardup.job.prepare.shingle_texts`: canonical tokens, full
 sets), leaves out the ``too-short`` ones, signs and keys them (:func:`prepare`: the
 method's index keys and each document's content key,
 :func:`neardup.index.methods.collection_keys`; the signatures a check decides on,
-:func:`~neardup.index.methods.keeps_signature`), and hands the batch to the storage to
+:attr:`~neardup.methods.plan.MethodPlan.keeps_signature`), and hands the batch to the storage to
 write. A check makes the text a :class:`~neardup.index.verify.Query`, asks the storage for
 the documents sharing its keys (:class:`~neardup.index.verify.Candidate`), decides them
 (:func:`~neardup.index.verify.verify`, :func:`neardup.job.decide.decide`) and ranks them
@@ -32,17 +32,12 @@ import numpy as np
 from neardup.errors import ParameterError
 from neardup.index.codec import content_hash
 from neardup.index.collection import chunks, screen
-from neardup.index.methods import (
-    KeyRows,
-    collection_keys,
-    keeps_signature,
-    signs_at_add,
-    signs_from_sets,
-)
+from neardup.index.methods import KeyRows, collection_keys
 from neardup.index.results import AddReport, CheckResult, CollectionInfo, SkippedDoc
 from neardup.index.verify import Candidate, Query, select, verify
 from neardup.job.decide import Decision
 from neardup.methods.base import Method, Prepared, Signature
+from neardup.methods.plan import PlanOptions, plan_for, too_short_detail
 from neardup.methods.sets import ShingleSets
 from neardup.options import check_options
 from neardup.text.types import Document, Skipped
@@ -78,7 +73,7 @@ class Signed:
             :func:`~neardup.index.methods.collection_keys` order), or ``None`` for methods
             whose keys come from word statistics (``needs_fit``).
         signatures: each document's signature when the method keeps one
-            (:func:`~neardup.index.methods.keeps_signature`), else ``None``.
+            (:attr:`~neardup.methods.plan.MethodPlan.keeps_signature`), else ``None``.
     """
 
     ready: list[Ready]
@@ -194,7 +189,7 @@ def _new_documents(
         return None
     signed, short = prepare(meth, todo, min_tokens)
     for doc, n in short:
-        detail = f"{n} canonical tokens < min_tokens={min_tokens}"
+        detail = too_short_detail(n, min_tokens)
         skipped.append(SkippedDoc(doc.id, doc.source, "too-short", detail))
     return signed if signed.ready else None
 
@@ -213,20 +208,12 @@ def prepare(
         ``(batch, too_short)``: the signed batch, and ``(document, token count)`` of each
         document shorter than ``min_tokens``.
     """
-    from neardup.job.prepare import PrepareConfig, shingle_texts  # here: a check needs neither
+    from neardup.job.prepare import shingle_texts  # here: a check needs it not
 
-    from_sets = signs_from_sets(meth)
-    at_add = signs_at_add(meth)
-    config = PrepareConfig(
-        canonical=meth.canonical,
-        shingling=meth.shingling,
-        min_tokens=min_tokens,
-        # MinHash-LSH: the sketches come from the prepare kernel's sign pass with the sets
-        signer=meth if from_sets and meth.capabilities.rows_per_document else None,
-        # SpotSigs signs at add from the canonical tokens (SL+ST from the text)
-        keep_tokens=meth.capabilities.needs_fit
-        or (at_add and not meth.capabilities.signs_from_text),
-    )
+    plan = plan_for(meth, PlanOptions(min_tokens=min_tokens))
+    from_sets, at_add = plan.streams, plan.signs_at_add
+    # MinHash-LSH: the sketches come from the prepare kernel's sign pass with the sets
+    config = plan.prepare_config(rows=True)
     done = shingle_texts([d.text for d, _ in todo], config)
     lengths, sets = done.counts, done.sets
     keep = np.flatnonzero(lengths >= min_tokens)
@@ -244,7 +231,7 @@ def prepare(
         ready = [replace(r, tokens=None) for r in ready]
     keys = None if sigs is None else collection_keys(meth, sigs, sets)
     signatures = None
-    if sigs is not None and keeps_signature(meth):
+    if sigs is not None and plan.keeps_signature:
         signatures = [meth.signature(sigs, i) for i in range(len(ready))]
     return Signed(ready, sets, keys, signatures), too_short
 

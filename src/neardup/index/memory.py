@@ -65,9 +65,6 @@ from neardup.index.methods import (
     canonical_form,
     collection_keys,
     creation_params,
-    keeps_signature,
-    signs_at_add,
-    signs_from_sets,
 )
 from neardup.index.results import AddReport, CheckResult, CollectionInfo, DocumentInfo
 from neardup.index.verify import (
@@ -78,6 +75,7 @@ from neardup.methods.base import Method, Signature, TermBags
 from neardup.methods.corpus_stats import CorpusStatistics
 from neardup.methods.decision import resolve_decision
 from neardup.methods.keys import key_rows
+from neardup.methods.plan import PlanOptions, plan_for
 from neardup.methods.registry import method_class
 from neardup.methods.sets import ShingleSets
 from neardup.options import (
@@ -184,6 +182,14 @@ class Index:
         self._meth: Method = build_method(name, init, canonical)
         self._fitted: Method | None = None  # lexical: fitted on the current statistics
         self._seq = 0
+        options = PlanOptions(
+            measure=self.measure,
+            threshold=self.threshold,
+            min_tokens=self.min_tokens,
+            decision=self._mode,
+        )
+        self._plan = plan_for(self._meth, options)
+        self._prepare = self._plan.prepare_config()
         self._shift = fingerprint_shift(self._meth.shingling.fingerprint)
 
     def _method_choice(self) -> tuple[str, dict[str, Any]]:
@@ -207,7 +213,7 @@ class Index:
         params = dict(self.method_params or {})
         if "canonical" not in params and self.canonical != CanonicalForm():
             params["canonical"] = self.canonical  # else the method's own default
-        if not method_class(self.method).capabilities.has_index_keys:
+        if not plan_for(self.method).has_index_keys:
             raise UnsupportedMethod(
                 f"method {self.method!r} cannot back a collection yet (no exact or LSH index "
                 "key); use minhash-lsh, shingles-*, megashingles, imatch, tf-ridf or "
@@ -237,7 +243,7 @@ class Index:
             self.measure,
             float(self.threshold),
             self.min_tokens,
-            self._fitted is None and self._meth.capabilities.needs_fit and bool(self._docs),
+            self._fitted is None and self._plan.needs_fit and bool(self._docs),
             datetime.fromtimestamp(0, UTC),
             self._mode,
             self.max_df,
@@ -317,7 +323,7 @@ class Index:
         if doc is None:
             raise DocumentNotFound(self.name, str(doc_id))
         self._unpost(doc_id, doc.keys)
-        if self._meth.capabilities.needs_fit:
+        if self._plan.needs_fit:
             self._fitted = None
 
     def get(self, doc_id: str) -> DocumentInfo:
@@ -371,7 +377,7 @@ class Index:
         """The method; lexical methods fitted on the current statistics (signatures and
         index keys of every document recomputed after a change, as the store's
         ``recompute``)."""
-        if not self._meth.capabilities.needs_fit:
+        if not self._plan.needs_fit:
             return self._meth
         if self._fitted is None:
             self._fitted = self._recompute()
@@ -417,14 +423,14 @@ class Index:
                 [d.source, d.title, d.content_hash.hex(), d.length, d.added_at.isoformat()]
                 for d in docs
             ],
-            "tokens": [d.tokens for d in docs] if self._meth.capabilities.needs_fit else None,
+            "tokens": [d.tokens for d in docs] if self._plan.needs_fit else None,
             # methods signing at add (SL+ST, SpotSigs): their signatures, as no text is kept
             "signatures": (
                 [
                     None if d.signature is None else [d.signature.to_bytes().hex(), d.keys.tolist()]
                     for d in docs
                 ]
-                if signs_at_add(self._meth)
+                if self._plan.signs_at_add
                 else None
             ),
         }
@@ -507,18 +513,18 @@ class Index:
         """Index keys and kept signatures of loaded documents: signed again from their
         sets, or as saved (methods signing at add: ``[signature hex, keys]`` a document)."""
         meth, n = self._meth, len(sets)
-        if saved is not None and signs_at_add(meth):
+        if saved is not None and self._plan.signs_at_add:
             none = np.zeros(0, np.int64)
             keys = [none if e is None else np.array(e[1], dtype=np.int64) for e in saved]
             kept = [None if e is None else Signature.from_bytes(bytes.fromhex(e[0])) for e in saved]
             if any(k is not None and k.key != meth.key() for k in kept):
                 raise FormatError("a signature made by other parameters than the index's")
             return keys, kept
-        if not signs_from_sets(meth) or not n:
+        if not self._plan.streams or not n:
             return None, [None] * n
         stacked = ShingleSets.from_arrays(sets)
         sigs = meth.from_sets(stacked)
-        keep = keeps_signature(meth)
+        keep = self._plan.keeps_signature
         kept = [meth.signature(sigs, i) if keep else None for i in range(n)]
         return _per_document(collection_keys(meth, sigs, stacked), n), kept
 
@@ -685,7 +691,7 @@ class _Memory:
         index = self.index
         n = len(batch.ready)
         keys = None if batch.keys is None else _per_document(batch.keys, n)
-        needs_fit = index._meth.capabilities.needs_fit
+        needs_fit = index._plan.needs_fit
         sets, now = batch.sets, datetime.now(UTC)
         for j, r in enumerate(batch.ready):
             tokens = [term_key(t) for t in r.tokens] if needs_fit and r.tokens is not None else None

@@ -20,11 +20,12 @@ import numpy as np
 
 from neardup.errors import IncompatibleSignatureError, InputError, NeardupError
 from neardup.index.codec import fingerprint_shift, term_key, verification_set
-from neardup.index.methods import collection_keys, signs_at_add, signs_from_sets
+from neardup.index.methods import collection_keys
 from neardup.index.results import Match
 from neardup.job.decide import Decision, decide
 from neardup.methods.base import Method, Prepared, Signature
 from neardup.methods.measures import overlap
+from neardup.methods.plan import plan_for, too_short_detail
 from neardup.methods.sets import ShingleSets
 
 #: Most candidates a check verifies (the documents sharing the most index keys).
@@ -57,14 +58,14 @@ class Query:
         tokens = meth.canonical.tokens(text_)
         if len(tokens) < min_tokens:
             raise InputError(
-                f"document too short to check: {len(tokens)} canonical tokens "
-                f"< min_tokens={min_tokens}"
+                f"document too short to check: {too_short_detail(len(tokens), min_tokens)}"
             )
+        plan = plan_for(meth)
         sets = meth.shingling.batch([tokens])
-        if signs_from_sets(meth):
+        if plan.streams:
             sigs = meth.from_sets(sets)
         else:  # lexical methods read the statistics' form of a term; the others sign as add
-            terms = tokens if signs_at_add(meth) else [term_key(t) for t in tokens]
+            terms = tokens if plan.signs_at_add else [term_key(t) for t in tokens]
             sigs = meth.sign([Prepared("query", text_, terms)])
         keys = collection_keys(meth, sigs, sets).for_row(0)
         shift = fingerprint_shift(meth.shingling.fingerprint)

@@ -45,7 +45,6 @@ from neardup.job.decide import Decided, Decision, decide, decision_summary, sign
 from neardup.job.keep import containments, drop_reason, field_ranks
 from neardup.job.pairs import Pair, PairTable
 from neardup.job.prepare import (
-    PrepareConfig,
     PreparedDocuments,
     claim_ids,
     kernel_of,
@@ -58,13 +57,13 @@ from neardup.methods.base import Method, Prepared
 from neardup.methods.corpus_stats import CorpusStatistics
 from neardup.methods.decision import resolve_decision
 from neardup.methods.lsh import banding_summary, thread_limit
+from neardup.methods.plan import MethodPlan, PrepareConfig, plan_for
 from neardup.methods.prefix import containment_candidates, rank_by_frequency
 from neardup.methods.registry import make_method
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
 from neardup.options import JOB_OPTIONS, OPTIONS, validate_options
 from neardup.progress import NullProgress, Progress
-from neardup.text.canonical import CanonicalForm
 from neardup.text.types import Document, Skipped
 from neardup.text.units import ReadOptions, UniqueIds
 
@@ -547,13 +546,14 @@ def run_here(
     groups, meth, opts, read_options = job.groups, job.method, job.options, job.read_options
     within, field_reader, prog = job.within, job.field_reader, job.progress
     timer = _Clock(job.clock)
+    plan = plan_for(meth, opts)
     shingling = meth.shingling
-    streaming = meth.capabilities.signs_from_sets and not meth.capabilities.needs_fit
-    ingest = _Ingest(meth, shingling, opts, timer, keep_docs=not streaming)
+    streaming = plan.streams
+    ingest = _Ingest(plan, shingling, timer, keep_docs=not streaming)
     spill = _Spill.make(memory_budget, spill_dir)
     limited = read_options.limit is not None  # a cut stream: one process
     if streaming and ingest.fast and all(_is_paths(g) for g in groups) and not limited:
-        parallel = _ParallelIngest(ingest, read_options, jobs, meth, spill)
+        parallel = _ParallelIngest(ingest, read_options, jobs, plan, spill)
         sets, ids, lengths, skipped, signed = parallel.run(groups, prog)
         read, unique = parallel.read, parallel.unique
         worker_seconds = parallel.worker_seconds
@@ -585,8 +585,8 @@ def run_here(
         if signed.rows is not None:
             sigs = timer.run("sign", signed.signatures, meth, sets)
         else:
-            sigs = timer.run("sign", _sign, ingest.prepared, meth, sets)
-        warnings = lexicon_warnings(meth, n) + ([kernel_note] if kernel_note else [])
+            sigs = timer.run("sign", _sign, ingest.prepared, plan, sets)
+        warnings = lexicon_warnings(plan, n) + ([kernel_note] if kernel_note else [])
         restrict = partial(against_pairs, first=first, within=within) if len(groups) > 1 else None
         cand, decided, contained = find_pairs(
             meth, sigs, sets, keys, opts, timer=timer, progress=prog, restrict=restrict
@@ -820,12 +820,12 @@ def decided_options(meth: Method, opts: DedupOptions) -> DedupOptions:
     return dataclasses.replace(opts, decision=mode)  # type: ignore[arg-type]
 
 
-def lexicon_warnings(meth: Method, num_docs: int) -> list[str]:
+def lexicon_warnings(plan: MethodPlan, num_docs: int) -> list[str]:
     """Warnings of a lexical method whose fitted lexicon is too small for the collection
     (the method's ``lexicon_warning(num_docs)``)."""
-    if not meth.capabilities.needs_fit:
+    if not plan.needs_fit:
         return []
-    text = meth.lexicon_warning(num_docs)
+    text = plan.method.lexicon_warning(num_docs)
     return [text] if text else []
 
 
@@ -939,20 +939,14 @@ class _ParallelIngest:
         ingest: _Ingest,
         read_options: ReadOptions,
         jobs: int | None,
-        meth: Method,
+        plan: MethodPlan,
         spill: _Spill,
     ) -> None:
         from neardup.job.prepare_pool import check_jobs, default_jobs, pool_safe
 
         self._ingest = ingest
         self._read = read_options
-        self._config = PrepareConfig(
-            canonical=ingest._canonical,
-            shingling=ingest._shingling,
-            min_tokens=ingest._opts.min_tokens,
-            signer=meth if meth.capabilities.rows_per_document else None,
-            read=self._read,
-        )
+        self._config = plan.prepare_config(rows=True, texts=True, read=self._read)
         #: the prepare kernel the workers run (``summary.json``'s ``kernel``), and the line
         #: the job warns with when the compiled kernel is not built
         self.kernel, self.kernel_note = _kernel(self._config)
@@ -1035,28 +1029,18 @@ class _Ingest:
 
     def __init__(
         self,
-        meth: Method,
+        plan: MethodPlan,
         shingling: Shingling,
-        opts: DedupOptions,
         timer: _Clock,
         *,
         keep_docs: bool,
     ) -> None:
-        # a method that signs from the text alone (SL+ST) needs no token lists: its sets
-        # take the vectorised path and its documents are kept with their text only
-        self._text_only = meth.capabilities.signs_from_text
-        self._canonical: CanonicalForm = meth.canonical
         self._shingling = shingling
-        self._opts = opts
         self._timer = timer
         self._keep_docs = keep_docs
-        self._config = PrepareConfig(
-            canonical=meth.canonical,
-            shingling=shingling,
-            min_tokens=opts.min_tokens,
-            keep_tokens=keep_docs and not self._text_only,
-            keep_texts=keep_docs,
-        )
+        # a method that signs from the text alone (SL+ST) needs no token lists: its sets
+        # take the vectorised path and its documents are kept with their text only
+        self._config = plan.prepare_config(texts=True)
         self.kernel, self.kernel_note = _kernel(self._config)
         self.prepared: list[Prepared] = []
         self._ids: list[str] = []
@@ -1119,11 +1103,12 @@ class _Ingest:
         self._keys.append(ready.keys if everything else ready.keys[out.take])
         self._ids.extend(ready.ids[k] for k in out.accepted.tolist())
         self._lengths.extend(ready.counts[out.accepted].tolist())
-        if ready.texts is not None:  # keep_docs
+        if self._keep_docs:
             tokens, texts = ready.tokens, ready.texts
             for k, t in zip(out.accepted.tolist(), out.take.tolist(), strict=True):
                 kept = () if tokens is None else tokens[t]
-                self.prepared.append(Prepared(ready.ids[k], texts[t], kept))
+                text_ = "" if texts is None else texts[t]
+                self.prepared.append(Prepared(ready.ids[k], text_, kept))
 
     @property
     def fast(self) -> bool:
@@ -1145,10 +1130,11 @@ def _kernel(config: PrepareConfig) -> tuple[str, str]:
     return kernel, unbuilt_note() if kernel == "python" else ""
 
 
-def _sign(prepared: list[Prepared], meth: Method, sets: ShingleSets) -> Any:
-    if meth.capabilities.needs_fit:
+def _sign(prepared: list[Prepared], plan: MethodPlan, sets: ShingleSets) -> Any:
+    meth = plan.method
+    if plan.needs_fit:
         meth.fit(CorpusStatistics.from_token_lists(p.tokens for p in prepared))
-    return meth.from_sets(sets) if meth.capabilities.signs_from_sets else meth.sign(prepared)
+    return meth.from_sets(sets) if plan.signs_from_sets else meth.sign(prepared)
 
 
 def _relabel(opts: DedupOptions, sets: ShingleSets, cand: np.ndarray) -> bool:

@@ -45,7 +45,8 @@ from starlette.datastructures import UploadFile
 
 from neardup.crawl.queue import collection_methods, method_label
 from neardup.errors import InputError, NeardupError
-from neardup.methods.registry import method_class, method_names
+from neardup.methods.plan import plan_for
+from neardup.methods.registry import method_names
 from neardup.options import OPTIONS
 from neardup.service import limits, rules, web
 from neardup.service.highlight import SideBySide, side_by_side
@@ -391,7 +392,7 @@ def _about(state: UiState, name: str) -> dict[str, Any] | None:
     except CollectionNotFound:
         return None
     libraries = [lib for lib in state.queue.libraries() if lib.collection == name]
-    lexical = method_class(stats["method"]).capabilities.needs_fit
+    lexical = plan_for(stats["method"]).needs_fit
     return {
         "stats": stats,
         "libraries": libraries,

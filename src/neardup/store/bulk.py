@@ -66,7 +66,8 @@ class Batch:
         keys: index keys (batch rows index ``ready``) sorted by key, or ``None`` for
             methods whose keys come from the recompute (lexical methods).
         signatures: ``nd_signatures.payload`` of each (``Signature.to_bytes``), or ``None``
-            for methods that keep no signature at add (:func:`~.methods.keeps_signature`).
+            for methods that keep no signature at add
+            (:attr:`~neardup.methods.plan.MethodPlan.keeps_signature`).
     """
 
     ready: list[Ready]

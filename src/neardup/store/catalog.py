@@ -22,6 +22,7 @@ from neardup.index.methods import build_method, creation_params
 from neardup.index.results import CollectionInfo
 from neardup.methods.base import Method
 from neardup.methods.decision import resolve_decision
+from neardup.methods.plan import plan_for
 from neardup.methods.registry import method_class
 from neardup.options import check_options
 from neardup.store import schema as s
@@ -211,7 +212,7 @@ def recompute_collection(
     with db.write() as conn:
         info = collection_info(conn, name, lock=True)
         meth = method(info)
-        if not meth.capabilities.needs_fit:
+        if not plan_for(meth, info).needs_fit:
             return info, None
         fresh = build_method(info.method, info.params, info.canonical)
         report = recompute(conn, info.id, fresh)

@@ -18,6 +18,7 @@ from neardup.index import core
 from neardup.index.methods import build_method
 from neardup.index.results import CheckResult, CollectionInfo
 from neardup.methods.base import Method
+from neardup.methods.plan import plan_for
 from neardup.store.cache import MethodCache
 from neardup.store.catalog import collection_info, marker, valid_name
 from neardup.store.database import Database
@@ -49,7 +50,7 @@ def check(
     limit, k = core.check_limits(limit, k)
     with db.check_reads() as conn:  # one pooled connection per check
         info, meth = _checked_collection(cache, conn, name)
-        if not meth.capabilities.needs_fit:
+        if not plan_for(meth, info).needs_fit:
             storage = DatabaseStorage(db, info, meth, conn)
             return core.check(storage, meth, info, text_, limit=limit, k=k)
     # lexical: fitted on current statistics (may recompute them first)
@@ -62,7 +63,7 @@ def query_method(
 ) -> Method:
     """The collection's method, fitted on current statistics for lexical methods."""
     meth = cache.method(info)
-    if not meth.capabilities.needs_fit:
+    if not plan_for(meth, info).needs_fit:
         return meth
     if info.stats_dirty:
         recompute(info.name)

@@ -23,6 +23,7 @@ from neardup.index.core import Signed
 from neardup.index.results import AddReport, CollectionInfo, SkippedDoc
 from neardup.index.verify import Candidate
 from neardup.methods.base import Method
+from neardup.methods.plan import plan_for
 from neardup.store import schema as s
 from neardup.store.bulk import Batch, document_rows, encode, insert_documents, insert_rows
 from neardup.store.catalog import mark_dirty
@@ -74,7 +75,7 @@ class DatabaseStorage:
 
     def write(self, batch: Signed, encoded: Batch) -> AddReport:
         """One transaction: documents first (ON CONFLICT DO NOTHING), then their rows."""
-        info, needs_fit = self.info, self.meth.capabilities.needs_fit
+        info, needs_fit = self.info, plan_for(self.meth, self.info).needs_fit
         rows = document_rows(info.id, encoded.ready, datetime.now(UTC))
         with self.db.write() as conn:
             if needs_fit:  # serialise with recompute() on the collection row

@@ -37,7 +37,7 @@ from neardup.index.results import (
     DocumentPage,
 )
 from neardup.methods.base import Method
-from neardup.methods.registry import method_class
+from neardup.methods.plan import plan_for
 from neardup.options import OPTIONS, check_options
 from neardup.store import adding, catalog, check, documents
 from neardup.store.cache import MethodCache
@@ -226,7 +226,8 @@ class Store:
         info = self.collection(name)
         meth = self._method(info)
         report = adding.add(self._db, info, meth, items, batch_size=batch_size, on_batch=on_batch)
-        if meth.capabilities.needs_fit and recompute_stats and (report.added or self._dirty(name)):
+        lexical = plan_for(meth, info).needs_fit
+        if lexical and recompute_stats and (report.added or self._dirty(name)):
             adding.recompute_after_add(self.recompute, name)  # also an add killed before it
             warning = empty_lexicon_warning(self._db, info)
             if warning:
@@ -349,7 +350,7 @@ class Store:
         result = check.check(
             self._db, self._cache, name, text_, limit=limit, recompute=self.recompute, k=k
         )
-        if not result.duplicate and method_class(result.method).capabilities.needs_fit:
+        if not result.duplicate and plan_for(result.method).needs_fit:
             info = self.collection(name)
             warning = empty_lexicon_warning(self._db, info)
             if not warning:  # the collection has keys: has the text a lexicon word?
