@@ -299,7 +299,7 @@ def dedup(
     from neardup.dedup import DedupOptions
     from neardup.dedup import dedup as run_dedup
     from neardup.output import mark_stale, write_result
-    from neardup.text.units import Spool
+    from neardup.text.inputs import Spool
 
     spool = Spool()
     try:
@@ -600,7 +600,7 @@ def _fail_os(exc: OSError) -> typer.Exit:
 def _spooled_inputs(inputs: list[str], spool: Any) -> list[str]:
     """Input paths as strings, standard input (``-``) spooled once to a temporary file so
     that ``--kept``/``--removed`` can read it again."""
-    from neardup.text.units import resolve_inputs
+    from neardup.text.inputs import resolve_inputs
 
     if not any(str(p) == "-" for p in inputs):
         return [str(p) for p in inputs]

@@ -107,8 +107,8 @@ def check_fields(inputs: list[str] | list[Path], options: dict[str, Any]) -> Non
     Raises:
         ParameterError: the field, the file and the fields it has, in one line.
     """
+    from neardup.text.inputs import check_fields as check
     from neardup.text.read import read_options as make_read_options
-    from neardup.text.units import check_fields as check
 
     opts = make_read_options(**options)
     check([str(p) for p in inputs], opts, check_id=opts.id_field != "id")

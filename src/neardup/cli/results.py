@@ -268,8 +268,8 @@ def input_sizes(inputs: Sequence[str], options: Any = None) -> list[dict[str, An
     import os
     from pathlib import Path
 
+    from neardup.text.inputs import expand_inputs, planned_files
     from neardup.text.read import read_options
-    from neardup.text.units import expand_inputs, planned_files
 
     opts = read_options() if options is None else options
     rows: list[dict[str, Any]] = []

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from neardup.job import export
-from neardup.text.units import ReadOptions, Spool, resolve_inputs
+from neardup.text.inputs import Spool, resolve_inputs
+from neardup.text.units import ReadOptions
 
 
 class Rewrites:

@@ -29,24 +29,16 @@ from pathlib import Path
 from typing import Any
 
 from neardup.errors import InputError
-from neardup.text.read import JSONL_SUFFIXES, as_read_options, read_unit, record_document
+from neardup.text.formats import format_named
+from neardup.text.formats.format import is_compressed
+from neardup.text.inputs import RecordFile, Spool, group_names, plan_deferred, resolve_inputs
+from neardup.text.read import as_read_options, read_unit, record_document
 from neardup.text.scrub import scrub
 from neardup.text.types import Document, Skipped
-from neardup.text.units import (
-    BLOCK_BYTES,
-    FilesUnit,
-    LinesUnit,
-    ReadOptions,
-    RecordFile,
-    Spool,
-    Unit,
-    group_names,
-    plan_deferred,
-    record_id,
-    resolve_inputs,
-)
+from neardup.text.units import BLOCK_BYTES, FilesUnit, LinesUnit, ReadOptions, Unit, record_id
 
 PARQUET_SUFFIXES: tuple[str, ...] = (".parquet", ".pq")
+_JSONL_SUFFIXES: tuple[str, ...] = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")
 #: Read units of document files (up to :data:`~neardup.text.units.FILES_PER_UNIT` files
 #: each) in one block at most: extracting markup costs far more a byte than parsing JSONL,
 #: so a tree of small documents is cut into blocks of at most 1,024 files, not one block of
@@ -177,20 +169,11 @@ def _record_blocks(
     if not os.path.isabs(item.path):
         item = dataclasses.replace(item, path=os.path.join(home, item.path))
         given = (scrub(os.path.join(home, "")), "")
-    low = item.path.lower()
-    if item.kind == "jsonl" and not low.endswith((".gz", ".zst", ".bz2", ".xz")):
+    fmt = format_named(item.format)
+    if fmt.appendable and not is_compressed(item.path):  # JSONL: byte ranges of lines
         blocks = make_blocks([item.path], block_bytes, [item.name])
         return [dataclasses.replace(b, given=given) for b in blocks]
-    groups = 1
-    if item.kind == "parquet":
-        try:
-            import pyarrow.parquet as pq
-
-            pf = pq.ParquetFile(item.path)
-            if options.text_field in pf.schema_arrow.names:
-                groups = pf.metadata.num_row_groups
-        except Exception:  # the reader's skip row names it, on a worker
-            groups = 1
+    groups = 1 if fmt.parts is None else fmt.parts(Path(item.path), options)
     if groups > 1:
         parts = [dataclasses.replace(item, groups=(g, g + 1)) for g in range(groups)]
     else:
@@ -241,7 +224,7 @@ def list_files(inputs: Sequence[str | os.PathLike[str]]) -> list[str]:
 
 def _supported(path: str) -> bool:
     low = path.lower()
-    return low.endswith(JSONL_SUFFIXES) or low.endswith(PARQUET_SUFFIXES)
+    return low.endswith(_JSONL_SUFFIXES) or low.endswith(PARQUET_SUFFIXES)
 
 
 def _rejoin(url: str, path: str, found: str) -> str:
@@ -465,7 +448,7 @@ def block_units(block: Block, options: ReadOptions | None = None) -> Iterator[Un
     if block.kind == "jsonl.gz":
         import fsspec
 
-        from neardup.text.units import plan_stream
+        from neardup.text.formats.jsonl import plan_stream
 
         fs, path = fsspec.core.url_to_fs(block.url)
         opts = options if options is not None else as_read_options(None)
