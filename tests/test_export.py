@@ -368,6 +368,44 @@ def test_parquet_output_of_inputs_with_different_fields_unifies_their_schemas(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["k.parquet", "mix", "r.parquet"]
 
 
+@pytest.mark.parametrize("out_name", ["k.parquet", "k.csv", "k.jsonl"])
+def test_records_of_one_batch_with_different_fields_keep_every_field(
+    tmp_path: Path, out_name: str
+) -> None:
+    """Records of one JSONL block (one batch) whose fields differ: the fields of every
+    record are written, not only the first record's (pyarrow's from_pylist takes the
+    first row's keys), a field a record lacks null (Parquet) or empty (CSV)."""
+    rows = _records()[:3]
+    path = tmp_path / "in.jsonl"
+    records = [
+        {"id": "a", "text": rows[0]["text"], "n": 1},
+        {"id": "b", "text": rows[1]["text"], "tags": ["x", "y"]},
+        {"id": "c", "text": rows[2]["text"], "n": 2, "lang": "ru"},
+    ]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    out = tmp_path / out_name
+    assert export_records([path], out, {"a", "b", "c"}, read_options()) == 3
+    if out_name.endswith(".parquet"):
+        table = pq.read_table(out)
+        assert table.schema.names == ["id", "text", "n", "tags", "lang"]
+        assert table.drop_columns(["text"]).to_pylist() == [
+            {"id": "a", "n": 1, "tags": None, "lang": None},
+            {"id": "b", "n": None, "tags": ["x", "y"], "lang": None},
+            {"id": "c", "n": 2, "tags": None, "lang": "ru"},
+        ]
+    elif out_name.endswith(".csv"):
+        with open(out, newline="", encoding="utf-8") as fh:
+            got = list(csv.DictReader(fh))
+        assert [list(r) for r in got[:1]] == [["id", "text", "n", "tags", "lang"]]
+        assert [(r["id"], r["n"], r["tags"], r["lang"]) for r in got] == [
+            ("a", "1", "", ""),
+            ("b", "", '["x", "y"]', ""),
+            ("c", "2", "", "ru"),
+        ]
+    else:  # JSONL lines are copied byte for byte
+        assert out.read_text() == path.read_text()
+
+
 def test_the_job_id_is_added_to_a_jsonl_line_keeping_its_other_bytes() -> None:
     from neardup.job.export import _line_with_id
 

@@ -102,16 +102,16 @@ def export_records(
 
     Args:
         inputs: the job's inputs (standard input cannot be read twice: pass the spooled
-            copy, see :func:`neardup.text.units.resolve_inputs`).
+            copy, see :func:`neardup.text.inputs.resolve_inputs`).
         out: the output path; its name decides the format (:func:`output_format`).
         ids: the document ids to write.
         options: the read options the job used (same ids).
         progress: receives the stage ``stage``, in bytes of the inputs read again (the
-            planned total: :func:`neardup.text.units.planned_bytes`).
+            planned total: :func:`neardup.text.inputs.planned_bytes`).
         stage: the name of that stage (the CLI's ``kept`` and ``removed`` bars).
         named_with: inputs the job read before ``inputs`` and that are not read here
             (``dedup B --against A``: A), for the ids' common parent
-            (:func:`neardup.text.units.group_names`).
+            (:func:`neardup.text.inputs.group_names`).
 
     Returns:
         The number of records written.
@@ -636,14 +636,12 @@ def _table_of(kind: str, data: Any) -> Any:
 
 
 def _rows_table(rows: list[dict[str, Any]]) -> Any:
-    """Records (dicts) as an Arrow table; a field whose values have types Arrow cannot
-    hold in one column (a number and a string) is a text column (:func:`_as_text`)."""
+    """Records (dicts) as an Arrow table of every field any of them has, in the order first
+    met, a field a record lacks null (``pyarrow.Table.from_pylist`` takes the first
+    record's fields only); a field whose values have types Arrow cannot hold in one column
+    (a number and a string) is a text column (:func:`_as_text`)."""
     import pyarrow as pa
 
-    try:
-        return pa.Table.from_pylist(rows)
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        pass
     names = list(dict.fromkeys(k for r in rows for k in r))
     columns = []
     for name in names:
