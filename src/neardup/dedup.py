@@ -755,7 +755,7 @@ def _group_items(
     groups: list[Any], opts: ReadOptions, spool: Any
 ) -> list[Iterable[Document | Skipped]]:
     """The documents of each of several groups of inputs; paths are named relative to the
-    common parent of all (:func:`neardup.text.units.group_names`)."""
+    common parent of all (:func:`neardup.text.inputs.group_names`)."""
     from neardup.text.inputs import group_names, resolve_inputs
     from neardup.text.read import read_named
 

@@ -122,8 +122,8 @@ def dedup(
         typer.Argument(
             help="Files, directories, globs (a quoted 'shard*.jsonl' is expanded) or - "
             "(stdin): JSONL, Parquet, CSV, Arrow, datasets folders, txt/md/html/wiki, PDF, "
-            "DOCX; .gz/.zst too; with --engine dask also fsspec URLs (s3://..., JSONL and "
-            "Parquet files)."
+            "DOCX; .gz/.zst too; with --engine dask also fsspec URLs (s3://..., JSONL, "
+            "Parquet, CSV and Arrow files)."
         ),
     ],
     method: Annotated[

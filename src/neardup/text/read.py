@@ -3,7 +3,7 @@ PDF, DOCX and standard input into documents (or skips).
 
 :func:`read_corpus` is the one reader of neardup: the local dedup job, collections, ``check``
 and the upload forms go through it (the dedup job through its two halves,
-:func:`neardup.text.units.plan_units` and :func:`read_unit`, so that workers can share the
+:func:`neardup.text.inputs.plan_units` and :func:`read_unit`, so that workers can share the
 costly half). Every document goes through the same steps: size limit, empty check, binary
 check (:func:`.encoding.looks_binary`), decoding (:func:`.encoding.decode`; a record field is
 strict UTF-8, a bad byte costing that record only), content type (forced, or per record:
@@ -220,9 +220,9 @@ def read_corpus(
 def read_named(
     paths: list[Path], options: ReadOptions, names: list[str]
 ) -> Iterator[Document | Skipped]:
-    """The documents of resolved ``paths`` (:func:`neardup.text.units.resolve_inputs`) as
+    """The documents of resolved ``paths`` (:func:`neardup.text.inputs.resolve_inputs`) as
     :func:`read_corpus` reads them, each path named ``names[k]`` in ids (one group of a
-    job's inputs: :func:`neardup.text.units.group_names`)."""
+    job's inputs: :func:`neardup.text.inputs.group_names`)."""
     yield from read_units(plan_units(paths, options, names=names), options)
 
 
@@ -240,7 +240,7 @@ def read_counted(
     inputs: Sequence[str | os.PathLike[str]], options: ReadOptions, on_bytes: Any
 ) -> tuple[int | None, Iterator[Document | Skipped]]:
     """:func:`read_corpus` with the progress of the read in bytes: the planned total (the
-    inputs' files on disk, :func:`neardup.text.units.planned_bytes`; None with a
+    inputs' files on disk, :func:`neardup.text.inputs.planned_bytes`; None with a
     ``limit``), and the items, ``on_bytes(n)`` called as each read unit's ``n`` bytes are
     handed out.
 

@@ -44,7 +44,6 @@ from neardup.text.types import ContentType
 
 __all__ = [
     "COMPRESSION_SUFFIXES",
-    "DOCUMENT_SUFFIXES",
     "FORMATS",
     "Format",
     "content_type_of",
@@ -85,10 +84,6 @@ def _by_suffix(formats: tuple[Format, ...]) -> dict[str, Format]:
 _SUFFIXES = _by_suffix(FORMATS)
 _NAMED = {fmt.name: fmt for fmt in FORMATS}
 
-#: Suffixes of the formats read as one text, HTML or wiki document a file.
-DOCUMENT_SUFFIXES: tuple[str, ...] = tuple(
-    s for fmt in FORMATS if fmt.content_type is not None for s in fmt.suffixes
-)
 
 
 def format_of(name: str) -> Format | None:

@@ -17,11 +17,12 @@ from neardup.text.units import ReadOptions, RecordsUnit, Unit, has_own_id, recor
 
 
 @contextlib.contextmanager
-def _opened(path: Path) -> Iterator[tuple[Any, list[str]]]:
-    """``(record batches, field names)`` of an Arrow IPC file, or stream, memory-mapped."""
+def _opened(path: Path, fs: Any = None) -> Iterator[tuple[Any, list[str]]]:
+    """``(record batches, field names)`` of an Arrow IPC file, or stream, memory-mapped (on
+    the fsspec file system ``fs``, if given: read through it)."""
     import pyarrow as pa
 
-    with pa.memory_map(str(path)) as source:
+    with pa.memory_map(str(path)) if fs is None else fs.open(str(path), "rb") as source:
         try:
             reader: Any = pa.ipc.open_file(source)
             batches: Any = (reader.get_batch(i) for i in range(reader.num_record_batches))
@@ -39,12 +40,14 @@ def plan(
     *,
     size: int | None = None,
     groups: tuple[int, int] | None = None,
+    fs: Any = None,
+    shown: str | None = None,
 ) -> Iterator[Unit | Skipped]:
     """An Arrow IPC file or stream by record batches
     (:class:`~neardup.text.formats.format.Plan`; ``size`` and ``groups`` do not apply)."""
-    shown = scrub(str(path))
+    shown = shown or scrub(str(path))
     try:
-        with _opened(path) as (batches, names):
+        with _opened(path, fs) as (batches, names):
             columns = wanted_columns(names, options)
             if isinstance(columns, str):
                 yield Skipped(name, shown, "unreadable", columns)

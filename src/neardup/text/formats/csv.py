@@ -41,12 +41,14 @@ def plan(
     *,
     size: int | None = None,
     groups: tuple[int, int] | None = None,
+    fs: Any = None,
+    shown: str | None = None,
 ) -> Iterator[Unit | Skipped]:
     """CSV with a header row, read from bytes (:class:`~neardup.text.formats.format.Plan`;
     ``size`` and ``groups`` do not apply)."""
-    shown = scrub(str(path))
+    shown = shown or scrub(str(path))
     try:
-        with counted_stream(path) as (f, consumed):
+        with counted_stream(path, fs) as (f, consumed):
             yield from _csv_units(f, shown, name, options, consumed)
     except READ_ERRORS as exc:
         yield Skipped(name, shown, "unreadable", f"{type(exc).__name__}: {exc}")

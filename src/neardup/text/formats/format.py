@@ -45,6 +45,10 @@ class Plan(Protocol):
         size: read an uncompressed file up to this many bytes (its size when the job
             noted it), not further; None: all of it.
         groups: ``(first, stop)``: read these parts (Parquet row groups) only; None: all.
+        fs: the fsspec file system ``path`` is on (a file given by URL to the Dask
+            engine); None: this machine's.
+        shown: how the file is named in sources and skip rows (the URL as given); None:
+            its path.
     """
 
     def __call__(
@@ -55,6 +59,8 @@ class Plan(Protocol):
         *,
         size: int | None = None,
         groups: tuple[int, int] | None = None,
+        fs: Any = None,
+        shown: str | None = None,
     ) -> Iterator[Unit | Skipped]: ...
 
 
@@ -98,8 +104,9 @@ class Format:
         fields: a record format's field names as the file's head gives them (None when
             they cannot be told: the reader's skip row names the file).
         select: a record format's :class:`Select`, for the written records.
-        parts: the parts a record file is read in, each by its own task of the Dask engine
-            (``plan(..., groups=(k, k + 1))``); None or 1: one task.
+        parts: the parts a record file (on the fsspec file system given, None: this
+            machine's) is read in, each by its own task of the Dask engine (``plan(...,
+            groups=(k, k + 1))``); None or 1: one task.
     """
 
     name: str
@@ -114,7 +121,7 @@ class Format:
     plan: Plan | None = None
     fields: Callable[[Path], list[str] | None] | None = None
     select: Select | None = None
-    parts: Callable[[Path, ReadOptions], int] | None = None
+    parts: Callable[[Path, ReadOptions, Any], int] | None = None
 
     @property
     def records(self) -> bool:

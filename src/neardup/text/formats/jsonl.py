@@ -47,11 +47,16 @@ def plan(
     *,
     size: int | None = None,
     groups: tuple[int, int] | None = None,
+    fs: Any = None,
+    shown: str | None = None,
 ) -> Iterator[Unit | Skipped]:
     """The blocks of a JSONL file (:class:`~neardup.text.formats.format.Plan`): file spans
-    of an uncompressed file (up to ``size`` bytes), decompressed bytes of a compressed one
-    or of standard input (``name`` ``-``)."""
-    shown = scrub(str(path)) if name != "-" else "-"
+    of an uncompressed local file (up to ``size`` bytes), decompressed bytes of a
+    compressed one, of one on ``fs`` or of standard input (``name`` ``-``)."""
+    if fs is not None:
+        yield from plan_stream(path, name, shown or scrub(str(path)), options, fs)
+        return
+    shown = shown or (scrub(str(path)) if name != "-" else "-")
     if name != "-" and not is_compressed(path.name):  # inputs are regular files
         yield from _plan_jsonl_spans(path, name, shown, options, size)
     else:

@@ -32,19 +32,23 @@ def plan(
     *,
     size: int | None = None,
     groups: tuple[int, int] | None = None,
+    fs: Any = None,
+    shown: str | None = None,
 ) -> Iterator[Unit | Skipped]:
     """The record batches of a Parquet file, row group by row group
     (:class:`~neardup.text.formats.format.Plan`; ``groups``: the row groups read, the
-    others passed over; ``size`` does not apply)."""
-    shown = scrub(str(path))
+    others passed over, a file-wide skip row given by the part holding the first; ``size``
+    does not apply)."""
+    shown = shown or scrub(str(path))
     try:
-        pf = open_parquet(path)
+        pf = open_parquet(path, fs)
         columns = wanted_columns(pf.schema_arrow.names, options)
         if isinstance(columns, str):
-            yield Skipped(name, shown, "unreadable", columns)
+            if groups is None or groups[0] == 0:
+                yield Skipped(name, shown, "unreadable", columns)
             return
         row = 0
-        share = (file_size(path), pf.metadata.num_rows)
+        share = (file_size(path) if fs is None else fs.size(str(path)), pf.metadata.num_rows)
         for group, why in enumerate(parquet_groups(pf, options)):
             if groups is not None and not groups[0] <= group < groups[1]:
                 pass  # another task's row group
@@ -58,13 +62,14 @@ def plan(
         yield Skipped(name, shown, "unreadable", f"{type(exc).__name__}: {exc}")
 
 
-def open_parquet(path: Path) -> Any:
+def open_parquet(path: Path, fs: Any = None) -> Any:
     """``pyarrow.parquet.ParquetFile`` reading pages as they are needed (1 MiB buffered
     reads, no pre-buffering of whole column chunks), so a large row group is not held whole
-    while its batches are read."""
+    while its batches are read; on the fsspec file system ``fs``, if given."""
     import pyarrow.parquet as pq
 
-    return pq.ParquetFile(path, buffer_size=PIECE, pre_buffer=False)
+    source = path if fs is None else fs.open(str(path), "rb")
+    return pq.ParquetFile(source, buffer_size=PIECE, pre_buffer=False)
 
 
 def parquet_batches(
@@ -155,13 +160,11 @@ def select(
     yield from select_batches(numbered(), path, name, want, options, done)
 
 
-def parts(path: Path, options: ReadOptions) -> int:
+def parts(path: Path, options: ReadOptions, fs: Any = None) -> int:
     """The row groups of a Parquet file that holds the text field (a task each); 1 when it
     has not or its footer cannot be read (one task, whose reader's skip row names it)."""
     try:
-        import pyarrow.parquet as pq
-
-        pf = pq.ParquetFile(path)
+        pf = open_parquet(path, fs)
         if options.text_field in pf.schema_arrow.names:
             return int(pf.metadata.num_row_groups)
     except Exception:  # the reader's skip row names it, on a worker
