@@ -406,6 +406,29 @@ def test_records_of_one_batch_with_different_fields_keep_every_field(
         assert out.read_text() == path.read_text()
 
 
+def test_kept_passes_over_record_files_the_job_could_not_read(tmp_path: Path) -> None:
+    """A file that is not Parquet, a truncated Arrow file and a corrupt gzip stream beside
+    good records: the job lists them as skip rows, and ``--kept`` writes every other kept
+    record (the export ended on the first, a traceback)."""
+    rows = _records()
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.jsonl").write_text(
+        "".join(
+            json.dumps({"id": f"a{i}", "text": r["text"]}) + "\n" for i, r in enumerate(rows[:2])
+        )
+    )
+    (tree / "b.parquet").write_bytes(b"PAR1 not really a Parquet file")
+    (tree / "c.arrow").write_bytes(b"ARROW1\x00\x00 cut short")
+    whole = gzip.compress(json.dumps({"id": "d", "text": rows[2]["text"]}).encode() * 40)
+    (tree / "d.jsonl.gz").write_bytes(whole[:40] + b"garbage" * 10)
+    pq.write_table(pa.table({"id": ["e"], "text": [rows[3]["text"]]}), tree / "e.parquet")
+    kept = tmp_path / "k.jsonl"
+    res = CliRunner().invoke(app, ["dedup", str(tree), "-q", "--kept", str(kept)])
+    assert res.exit_code == 0, res.output
+    assert [json.loads(x)["id"] for x in kept.read_text().splitlines()] == ["a0", "a1", "e"]
+
+
 def test_the_job_id_is_added_to_a_jsonl_line_keeping_its_other_bytes() -> None:
     from neardup.job.export import _line_with_id
 

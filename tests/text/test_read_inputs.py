@@ -257,7 +257,7 @@ def test_a_plain_block_takes_the_column_shortcut() -> None:
     p = _paragraphs()
     data = "".join(json.dumps({"id": f"d{i}", "text": t}) + "\n" for i, t in enumerate(p))
     unit = LinesUnit("f.jsonl", "f.jsonl", data.encode(), 3)
-    parsed = jsonl._block_parse(unit, read.read_options())
+    parsed = jsonl.parse_block(unit, read.read_options())
     assert parsed is not None
     cols = read._block_columns(unit, read.read_options(), *parsed)
     assert isinstance(cols.positions, range) and cols.ids == [f"d{i}" for i in range(len(p))]

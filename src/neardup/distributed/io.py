@@ -37,7 +37,7 @@ from neardup.text.inputs import RecordFile, Spool, group_names, plan_deferred, r
 from neardup.text.read import as_read_options, read_unit
 from neardup.text.scrub import scrub
 from neardup.text.types import Document, Skipped
-from neardup.text.units import BLOCK_BYTES, FilesUnit, LinesUnit, ReadOptions, Unit
+from neardup.text.units import FilesUnit, ReadOptions, Unit
 
 #: The suffixes of the record formats, named when a URL holds another kind of file.
 _RECORD_SUFFIXES: tuple[str, ...] = tuple(s for f in FORMATS if f.records for s in f.suffixes)
@@ -174,7 +174,7 @@ def _record_blocks(
         item = dataclasses.replace(item, path=os.path.join(home, item.path))
         given = (scrub(os.path.join(home, "")), "")
     fmt = format_named(item.format)
-    if fmt.appendable and not is_compressed(item.path):  # JSONL: byte ranges of lines
+    if fmt.range_units is not None and not is_compressed(item.path):  # JSONL: byte ranges
         blocks = make_blocks([item.path], block_bytes, [item.name])
         return [dataclasses.replace(b, given=given) for b in blocks]
     groups = 1 if fmt.parts is None else fmt.parts(Path(item.path), options, None)
@@ -284,7 +284,7 @@ def make_blocks(
         fs, path = fsspec.core.url_to_fs(url)
         base = names[k] if names is not None else path.rstrip("/").rsplit("/", 1)[-1]
         fmt = format_of(path)
-        if fmt is None or not fmt.appendable or is_compressed(path):
+        if fmt is None or fmt.range_units is None or is_compressed(path):
             parts = 1 if fmt is None or fmt.parts is None else fmt.parts(Path(path), opts, fs)
             if parts > 1:
                 blocks += [Block(url, base, "file", g, g + 1) for g in range(parts)]
@@ -299,14 +299,16 @@ def make_blocks(
 
 
 def count_lines(block: Block) -> int:
-    """Lines that start inside a ``jsonl`` block (0 for other kinds)."""
+    """Lines that start inside a ``jsonl`` block (a byte range of a file, counted by its
+    format's :attr:`~neardup.text.formats.Format.range_lines`; 0 for other kinds)."""
     if block.kind != "jsonl":
         return 0
-    local = _local_path(block.url)
-    if local is None:
-        data = _block_data(block)
-        return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
-    return _count_mapped(local, block.start, block.end)
+    import fsspec
+
+    fs, path = fsspec.core.url_to_fs(block.url)
+    fmt = format_of(path)
+    assert fmt is not None and fmt.range_lines is not None  # make_blocks cut it so
+    return fmt.range_lines(fs, path, block.start, block.end)
 
 
 def is_local(url: str) -> bool:
@@ -323,30 +325,6 @@ def _local_path(url: str) -> str | None:
     return path if "file" in protocol or "local" in protocol else None
 
 
-def _count_mapped(path: str, start: int, end: int) -> int:
-    """Lines that start in ``[start, end)`` of a local file, counted on a memory map (no
-    copy of the bytes): the line starts are byte 0 and every byte after a ``\\n``."""
-    import mmap
-
-    import numpy as np
-
-    with open(path, "rb") as fh:
-        size = os.fstat(fh.fileno()).st_size
-        end = min(end, size)
-        if start >= end:
-            return 0
-        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            before = 1 if start == 0 or mm[start - 1] == 0x0A else 0
-            # line starts in (start, end): the newlines in [start, end - 1), counted a
-            # piece at a time (a bool array of at most _CHUNK bytes)
-            inside = 0
-            for a in range(start, end - 1, _CHUNK):
-                piece = np.frombuffer(mm, np.uint8, min(_CHUNK, end - 1 - a), a)
-                inside += int(np.count_nonzero(piece == 0x0A))
-                del piece  # no export of the map left when it closes
-            return before + inside
-
-
 def number_lines(blocks: Sequence[Block], counts: Sequence[int]) -> list[Block]:
     """Blocks with ``first_line`` set from the line counts of the earlier blocks of a file."""
     out: list[Block] = []
@@ -357,27 +335,6 @@ def number_lines(blocks: Sequence[Block], counts: Sequence[int]) -> list[Block]:
         out.append(dataclasses.replace(block, first_line=line))
         line += count
     return out
-
-
-def _block_data(block: Block) -> bytes:
-    """The bytes of the lines that start in ``[start, end)`` of a plain JSONL file (the last
-    one whole, past ``end``), read in large pieces: no Python step a line."""
-    import fsspec
-
-    fs, path = fsspec.core.url_to_fs(block.url)
-    with fs.open(path, "rb", block_size=_CHUNK) as fh:
-        pos = block.start
-        if pos > 0:
-            fh.seek(pos - 1)
-            if fh.read(1) != b"\n":  # mid-line: that line belongs to the previous block
-                pos += len(fh.readline())
-        if pos >= block.end:
-            return b""
-        pieces = [fh.read(block.end - pos)]
-        if pieces[0].endswith(b"\n"):
-            return pieces[0]
-        pieces.append(fh.readline())  # the rest of the last line that starts in the block
-        return b"".join(pieces)
 
 
 def read_block(
@@ -450,27 +407,22 @@ def as_given(block: Block) -> Any:
 
 
 def block_units(block: Block) -> Iterator[Unit]:
-    """The read units of a ``jsonl`` block (lines joined into chunks of about
-    :data:`BLOCK_BYTES`), in file order: what the local reader decodes at once."""
-    first, data = block.first_line, _block_data(block)
-    for chunk in _cut(data):
-        yield LinesUnit(scrub(block.url), block.base, chunk, first)
-        first += chunk.count(b"\n")
+    """The read units of a ``jsonl`` block, a byte range of a file, in file order, by its
+    format's :attr:`~neardup.text.formats.Format.range_units`."""
+    import fsspec
 
-
-def _cut(data: bytes) -> Iterator[bytes]:
-    """``data`` (whole lines) cut into chunks as the local planner cuts a stream: each
-    chunk ends with the first line that brings it to :data:`BLOCK_BYTES` bytes; the last
-    line is given its ``\\n`` if it lacks one."""
-    start, n = 0, len(data)
-    while start < n:
-        nl = data.find(b"\n", start + BLOCK_BYTES - 1)
-        if nl < 0:
-            tail = data[start:]
-            yield tail if tail.endswith(b"\n") else tail + b"\n"
-            return
-        yield data[start : nl + 1]
-        start = nl + 1
+    fs, path = fsspec.core.url_to_fs(block.url)
+    fmt = format_of(path)
+    assert fmt is not None and fmt.range_units is not None  # make_blocks cut it so
+    yield from fmt.range_units(
+        fs,
+        path,
+        block.start,
+        block.end,
+        first_line=block.first_line,
+        base=block.base,
+        shown=scrub(block.url),
+    )
 
 
 # -- output ---------------------------------------------------------------------------------

@@ -61,7 +61,7 @@ from neardup.text.inputs import (
 )
 from neardup.text.read import read_unit
 from neardup.text.types import Document
-from neardup.text.units import BATCH_ROWS, FilesUnit, ReadOptions, field_of
+from neardup.text.units import BATCH_ROWS, READ_ERRORS, FilesUnit, ReadOptions, field_of
 
 OutputFormat = Literal["jsonl", "parquet", "csv"]
 #: Document files read at once when their records are written.
@@ -385,11 +385,16 @@ def _file_batches(
     path: Path, name: str, want: _Want, options: ReadOptions, done: Any, fmt: Format | None
 ) -> Iterator[Batch]:
     """The wanted records of one file: by its format's :attr:`~.Format.select`, or as a
-    document file's record."""
+    document file's record. A record file that cannot be read (not Parquet, a corrupt
+    stream) gives the records read before the damage, as the job read them: the job's
+    skip row names the rest, and the other files are written (it ended the output)."""
     if fmt is None or fmt.select is None:
         yield from _documents([(str(path), name)], want, options, done)
-    else:
+        return
+    try:
         yield from fmt.select(path, name, want, options, done)
+    except READ_ERRORS:  # pyarrow's ArrowInvalid is a ValueError, ArrowIOError an OSError
+        return
 
 
 def _ignore(n: int) -> None:

@@ -26,7 +26,7 @@ from neardup.errors import DecodeError, ParameterError, check_choice, check_int
 from neardup.text.encoding import SNIFF_BYTES, decode, looks_binary
 from neardup.text.extract import EXTRACTORS, extract
 from neardup.text.formats import FORMATS, Format, format_of
-from neardup.text.formats.jsonl import _block_parse, _scanner, loads_record
+from neardup.text.formats.jsonl import loads_record, parse_block, scanner
 from neardup.text.inputs import Spool, plan_units, planned_bytes, resolve_inputs
 from neardup.text.scrub import scrub
 from neardup.text.sniff import sniff_content_type
@@ -450,7 +450,7 @@ def record_document(
 
 def _lines_documents(unit: LinesUnit, options: ReadOptions) -> list[Document | Skipped]:
     """Documents of a block of JSONL lines: the whole block decoded at once when it is clean
-    (:func:`_block_parse`), else one ``json.loads`` a line."""
+    (:func:`~.formats.jsonl.parse_block`), else one ``json.loads`` a line."""
     fast = _block_lines(unit, options)
     if fast is not None:
         return fast
@@ -470,7 +470,7 @@ def _lines_documents(unit: LinesUnit, options: ReadOptions) -> list[Document | S
 
 
 def _block_lines(unit: LinesUnit, options: ReadOptions) -> list[Document | Skipped] | None:
-    parsed = _block_parse(unit, options)
+    parsed = parse_block(unit, options)
     if parsed is None:
         return None
     return _block_documents(unit, options, *parsed)
@@ -576,12 +576,12 @@ def read_unit_columns(unit: Unit, options: ReadOptions, *, raw_texts: bool = Fal
             unit = unit.loaded()
         except OSError as exc:
             return _columns([_unloaded(unit, exc)])
-        if raw_texts and _scanner() is not None:
-            parsed = _block_parse(unit, options, raw=True)
+        if raw_texts and scanner() is not None:
+            parsed = parse_block(unit, options, raw=True)
             got = None if parsed is None else _raw_block_columns(unit, options, *parsed)
             if got is not None:
                 return got
-        parsed = _block_parse(unit, options)
+        parsed = parse_block(unit, options)
         if parsed is not None:
             return _block_columns(unit, options, *parsed)
     return _columns(read_unit(unit, options))
@@ -618,7 +618,7 @@ def _raw_block_columns(
 
     n = len(raws)
     good = _plain_lines(unit.data, ends, n, options)
-    every = _scanner().bare_raw_records(raw_ids, raws, good.view(np.uint8))
+    every = scanner().bare_raw_records(raw_ids, raws, good.view(np.uint8))
     if every < 0:
         return None
     if every:
@@ -684,7 +684,7 @@ def _bare_records(ids: list[Any], texts: list[Any], good: Any) -> bool:
     :func:`_bare`; returns whether every flag is left set."""
     import numpy as np
 
-    scan = _scanner()
+    scan = scanner()
     if scan is not None:
         return bool(scan.bare_records(ids, texts, good.view(np.uint8)))
     pairs = zip(ids, texts, strict=True)
@@ -726,13 +726,13 @@ def _plain_lines(data: bytes, ends: Any, n: int, options: ReadOptions) -> Any:
     which decides it the same way, only slower. Size needs no test: a clean block has no
     line over ``max_bytes`` (:func:`~.formats.jsonl._clean_lines`) and a text is never
     longer than its line. One loop in C over the block where :mod:`neardup.text._scan` is
-    built (:func:`~.formats.jsonl._scanner`), else numpy over its hint bytes; the same
+    built (:func:`~.formats.jsonl.scanner`), else numpy over its hint bytes; the same
     flags. Returns bool (n,), writable."""
     import numpy as np
 
     if options.content_type not in ("auto", "text"):
         return np.zeros(n, dtype=bool)  # a forced markup: the full path
-    scan = _scanner()
+    scan = scanner()
     if scan is not None:
         flags = scan.plain_lines(data, n, _hint_table(options.content_type))
         return np.frombuffer(flags, dtype=np.uint8).view(bool)

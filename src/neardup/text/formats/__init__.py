@@ -85,7 +85,6 @@ _SUFFIXES = _by_suffix(FORMATS)
 _NAMED = {fmt.name: fmt for fmt in FORMATS}
 
 
-
 def format_of(name: str) -> Format | None:
     """The format of the file called ``name`` (a path or a name), by its suffix after one
     compression suffix; None: no format (read as one document when it decodes as text), or

@@ -74,6 +74,16 @@ class Select(Protocol):
     ) -> Iterator[Batch]: ...
 
 
+class RangeUnits(Protocol):
+    """The read units of the records that start in ``[start, end)`` of a file on the
+    fsspec file system ``fs``, the first numbered ``first_line``, named ``base`` in ids and
+    ``shown`` in sources."""
+
+    def __call__(
+        self, fs: Any, path: str, start: int, end: int, *, first_line: int, base: str, shown: str
+    ) -> Iterator[Unit]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Format:
     """One input format.
@@ -107,6 +117,12 @@ class Format:
         parts: the parts a record file (on the fsspec file system given, None: this
             machine's) is read in, each by its own task of the Dask engine (``plan(...,
             groups=(k, k + 1))``); None or 1: one task.
+        range_units: a format whose uncompressed files can be cut at any byte offset, a
+            record owning the range its line starts in (JSONL): the read units of the
+            records that start in ``[start, end)`` (:class:`RangeUnits`), so the Dask
+            engine reads a large file in ranges of ``--block-mib``; None: not cut so.
+        range_lines: with ``range_units``: ``(fs, path, start, end)`` -> the records that
+            start in the range (the engine numbers the ranges' lines before reading them).
     """
 
     name: str
@@ -122,6 +138,8 @@ class Format:
     fields: Callable[[Path], list[str] | None] | None = None
     select: Select | None = None
     parts: Callable[[Path, ReadOptions, Any], int] | None = None
+    range_units: RangeUnits | None = None
+    range_lines: Callable[[Any, str, int, int], int] | None = None
 
     @property
     def records(self) -> bool:

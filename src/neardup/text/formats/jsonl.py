@@ -231,12 +231,12 @@ def line_blocks(f: IO[bytes], max_bytes: int) -> Iterator[tuple[int, bytes, str 
 # -- records --------------------------------------------------------------------------------
 def block_records(unit: LinesUnit, options: ReadOptions) -> tuple[list[Any], list[Any]] | None:
     """The raw id and text values of a clean JSONL block, one a line, as the reader decodes
-    them (:func:`_block_parse`), or None where the block must be read line by line."""
-    parsed = _block_parse(unit, options)
+    them (:func:`parse_block`), or None where the block must be read line by line."""
+    parsed = parse_block(unit, options)
     return None if parsed is None else (parsed[0], parsed[1])
 
 
-def _block_parse(
+def parse_block(
     unit: LinesUnit, options: ReadOptions, *, raw: bool = False
 ) -> tuple[list[Any], list[Any], Any] | None:
     """``(ids, texts, line ends)`` of a clean block of JSONL lines (:func:`_clean_lines`),
@@ -267,11 +267,11 @@ def _clean_lines(data: bytes, max_bytes: int) -> Any:
     """int64 positions of the ``\\n`` bytes of a block that can be decoded at once, or
     None: it must hold one object a line (no blank, CR-ended or space-led first line, so
     record k is line k) and no line over ``max_bytes`` (such a line is skipped, not
-    parsed). One loop in C where :mod:`neardup.text._scan` is built (:func:`_scanner`),
+    parsed). One loop in C where :mod:`neardup.text._scan` is built (:func:`scanner`),
     else numpy; the same values."""
     import numpy as np
 
-    scan = _scanner()
+    scan = scanner()
     if scan is not None:
         ends = scan.clean_lines(data, max_bytes)
         return None if ends is None else np.frombuffer(ends, dtype=np.int64)
@@ -296,7 +296,7 @@ _KERNEL_ENV = "NEARDUP_KERNEL"
 _SCAN_ABI = 2
 
 
-def _scanner() -> Any:
+def scanner() -> Any:
     """The compiled block checks (:mod:`neardup.text._scan`), or None: not built, an older
     build, or ``NEARDUP_KERNEL=python`` (the numpy reference, which gives the same
     values)."""
@@ -518,11 +518,97 @@ def _block_ids(unit: LinesUnit, n: int, options: ReadOptions) -> list[tuple[str,
     ]
 
 
+# -- byte ranges (the Dask engine's blocks) -----------------------------------------------------
+#: Bytes read at a time from a byte range.
+_CHUNK = 1 << 22
+
+
+def range_lines(fs: Any, path: str, start: int, end: int) -> int:
+    """Lines that start in ``[start, end)`` of a plain JSONL file on the fsspec file system
+    ``fs``: counted on a memory map for a file of this machine, else on its bytes."""
+    protocol = fs.protocol if isinstance(fs.protocol, tuple) else (fs.protocol,)
+    if "file" in protocol or "local" in protocol:
+        return _count_mapped(path, start, end)
+    data = _range_data(fs, path, start, end)
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+
+
+def range_units(
+    fs: Any, path: str, start: int, end: int, *, first_line: int, base: str, shown: str
+) -> Iterator[LinesUnit]:
+    """The read units of the lines that start in ``[start, end)`` of a plain JSONL file on
+    ``fs`` (joined into chunks of about :data:`~neardup.text.units.BLOCK_BYTES`), in file
+    order, the first numbered ``first_line``: what the local reader decodes at once."""
+    first, data = first_line, _range_data(fs, path, start, end)
+    for chunk in _cut(data):
+        yield LinesUnit(shown, base, chunk, first)
+        first += chunk.count(b"\n")
+
+
+def _count_mapped(path: str, start: int, end: int) -> int:
+    """Lines that start in ``[start, end)`` of a local file, counted on a memory map (no
+    copy of the bytes): the line starts are byte 0 and every byte after a ``\\n``."""
+    import mmap
+
+    import numpy as np
+
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        end = min(end, size)
+        if start >= end:
+            return 0
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            before = 1 if start == 0 or mm[start - 1] == 0x0A else 0
+            # line starts in (start, end): the newlines in [start, end - 1), counted a
+            # piece at a time (a bool array of at most _CHUNK bytes)
+            inside = 0
+            for a in range(start, end - 1, _CHUNK):
+                piece = np.frombuffer(mm, np.uint8, min(_CHUNK, end - 1 - a), a)
+                inside += int(np.count_nonzero(piece == 0x0A))
+                del piece  # no export of the map left when it closes
+            return before + inside
+
+
+def _range_data(fs: Any, path: str, start: int, end: int) -> bytes:
+    """The bytes of the lines that start in ``[start, end)`` of a plain JSONL file (the last
+    one whole, past ``end``), read in large pieces: no Python step a line."""
+    with fs.open(path, "rb", block_size=_CHUNK) as fh:
+        pos = start
+        if pos > 0:
+            fh.seek(pos - 1)
+            if fh.read(1) != b"\n":  # mid-line: that line belongs to the previous block
+                pos += len(fh.readline())
+        if pos >= end:
+            return b""
+        pieces = [fh.read(end - pos)]
+        if pieces[0].endswith(b"\n"):
+            return pieces[0]
+        pieces.append(fh.readline())  # the rest of the last line that starts in the block
+        return b"".join(pieces)
+
+
+def _cut(data: bytes) -> Iterator[bytes]:
+    """``data`` (whole lines) cut into chunks as the local planner cuts a stream: each
+    chunk ends with the first line that brings it to :data:`BLOCK_BYTES` bytes; the last
+    line is given its ``\\n`` if it lacks one."""
+    start, n = 0, len(data)
+    while start < n:
+        nl = data.find(b"\n", start + BLOCK_BYTES - 1)
+        if nl < 0:
+            tail = data[start:]
+            yield tail if tail.endswith(b"\n") else tail + b"\n"
+            return
+        yield data[start : nl + 1]
+        start = nl + 1
+
+
 FORMAT = Format(
     "jsonl",
     (".jsonl", ".ndjson", ".json"),
     appendable=True,
     plan=plan,
+    range_units=range_units,
+    range_lines=range_lines,
     fields=fields,
     select=select,
 )
