@@ -407,9 +407,9 @@ def test_records_of_one_batch_with_different_fields_keep_every_field(
 
 
 def test_kept_passes_over_record_files_the_job_could_not_read(tmp_path: Path) -> None:
-    """A file that is not Parquet, a truncated Arrow file and a corrupt gzip stream beside
-    good records: the job lists them as skip rows, and ``--kept`` writes every other kept
-    record (the export ended on the first, a traceback)."""
+    """A file that is not Parquet, a truncated Arrow file and corrupt gzip streams (JSONL,
+    CSV) beside good records: the job lists them as skip rows, and ``--kept`` writes every
+    other kept record (the export ended on the first, a traceback)."""
     rows = _records()
     tree = tmp_path / "tree"
     tree.mkdir()
@@ -423,6 +423,8 @@ def test_kept_passes_over_record_files_the_job_could_not_read(tmp_path: Path) ->
     whole = gzip.compress(json.dumps({"id": "d", "text": rows[2]["text"]}).encode() * 40)
     (tree / "d.jsonl.gz").write_bytes(whole[:40] + b"garbage" * 10)
     pq.write_table(pa.table({"id": ["e"], "text": [rows[3]["text"]]}), tree / "e.parquet")
+    table = gzip.compress(("id,text\n" + "f,plain words\n" * 400).encode())
+    (tree / "f.csv.gz").write_bytes(table[:60] + b"garbage" * 10)
     kept = tmp_path / "k.jsonl"
     res = CliRunner().invoke(app, ["dedup", str(tree), "-q", "--kept", str(kept)])
     assert res.exit_code == 0, res.output

@@ -61,7 +61,7 @@ from neardup.text.inputs import (
 )
 from neardup.text.read import read_unit
 from neardup.text.types import Document
-from neardup.text.units import BATCH_ROWS, READ_ERRORS, FilesUnit, ReadOptions, field_of
+from neardup.text.units import BATCH_ROWS, READ_ERRORS, FilesUnit, ReadOptions, field_of, file_size
 
 OutputFormat = Literal["jsonl", "parquet", "csv"]
 #: Document files read at once when their records are written.
@@ -401,20 +401,13 @@ def _ignore(n: int) -> None:
     """No progress to report."""
 
 
-def _size(path: str | Path) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
-
-
 def _documents(
     files: list[tuple[str, str]], want: Any, options: ReadOptions, done: Any = _ignore
 ) -> Iterator[Batch]:
     """Document files as records ``{id, text, source}`` (clean text)."""
     if not files:
         return
-    done(sum(_size(f) for f, _ in files))
+    done(sum(file_size(Path(f)) for f, _ in files))
     rows: list[dict[str, Any]] = []
     for item in read_unit(FilesUnit(tuple(files)), options):
         if isinstance(item, Document) and want(item.id, item.source):

@@ -26,6 +26,7 @@ from neardup.errors import DecodeError, ParameterError, check_choice, check_int
 from neardup.text.encoding import SNIFF_BYTES, decode, looks_binary
 from neardup.text.extract import EXTRACTORS, extract
 from neardup.text.formats import FORMATS, Format, format_of
+from neardup.text.formats.format import is_compressed
 from neardup.text.formats.jsonl import loads_record, parse_block, scanner
 from neardup.text.inputs import Spool, plan_units, planned_bytes, resolve_inputs
 from neardup.text.scrub import scrub
@@ -294,7 +295,7 @@ def _file_document(path: Path, doc_id: str, options: ReadOptions) -> Document | 
     try:
         before = path.stat()
         size = before.st_size
-        compressed = path.suffix.lower() in (".gz", ".zst", ".bz2", ".xz")
+        compressed = is_compressed(path.name)
         if size > limit and not compressed:
             return Skipped(doc_id, source, "oversize", f"{size} bytes > max_bytes={limit}")
         with open_stream(path) as f:

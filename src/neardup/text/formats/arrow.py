@@ -13,7 +13,7 @@ from typing import Any
 from neardup.text.formats.format import Batch, Format, Want
 from neardup.text.scrub import scrub
 from neardup.text.types import Skipped
-from neardup.text.units import ReadOptions, RecordsUnit, Unit, has_own_id, record_id
+from neardup.text.units import ReadOptions, RecordsUnit, Unit, file_size, has_own_id, record_id
 
 
 @contextlib.contextmanager
@@ -94,7 +94,7 @@ def select_batches(
     import pyarrow as pa
 
     shown = scrub(str(path))
-    size = _size(path)
+    size = file_size(path)
     for row, batch, rows in numbered:
         done(size * (row + batch.num_rows) // rows - size * row // rows if rows else batch.nbytes)
         names = batch.schema.names
@@ -113,14 +113,9 @@ def select_batches(
             yield ("arrow", batch.filter(pa.array(mask, type=pa.bool_())))
 
 
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
-
-
 def wanted_columns(names: list[str], options: ReadOptions) -> list[str] | str:
+    """The columns to read of a table of columns ``names`` (the id, if it has one, and the
+    text), or why it is not read (no text column, the columns named)."""
     if options.text_field not in names:
         return f"no column {options.text_field!r} (columns: {', '.join(names)})"
     return [c for c in (options.id_field, options.text_field) if c in names]

@@ -28,6 +28,7 @@ from neardup.text.units import (
     RecordsUnit,
     Unit,
     counted_stream,
+    file_size,
     has_own_id,
     open_stream,
     record_id,
@@ -314,14 +315,7 @@ def select(
                 rows = []
     if rows:
         yield ("rows", rows)
-    done(_file_size(path))
-
-
-def _file_size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
+    done(file_size(path))
 
 
 def _text(field: str) -> str:
