@@ -34,9 +34,9 @@ from neardup.methods.registry import make_method, method_classes
 from neardup.methods.shingles import Shingling
 from neardup.output import write_result
 from neardup.text.canonical import CanonicalForm
+from neardup.text.inputs import Spool, plan_units, resolve_inputs
 from neardup.text.read import read_corpus, read_options
 from neardup.text.types import Document, Skipped
-from neardup.text.units import Spool, plan_units, resolve_inputs
 
 CORPUS = Path(__file__).resolve().parents[1] / "examples" / "corpus"
 FILES = ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl")

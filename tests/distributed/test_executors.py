@@ -160,10 +160,10 @@ def test_mixed_tree_same_files_on_every_executor(
 ) -> None:
     """A tree of every kind the local job reads (txt, md, html, wiki, CSV, Parquet, plain
     and gzipped JSONL, bad files): the Dask engine reads it all, as the local job does (it
-    read the JSONL and Parquet files only, and ended in a traceback on a bad one). The
-    ``--kept`` records are left out: the local export stops at the file that is not Parquet."""
+    read the JSONL and Parquet files only, and ended in a traceback on a bad one); the
+    ``--kept`` records too (the export passes over the files the job could not read)."""
     opts = _options(method, measure)
-    files = _all_executors(tmp_path, [str(mixed_tree)], client, method, opts, with_kept=False)
+    files = _all_executors(tmp_path, [str(mixed_tree)], client, method, opts)
     skipped = [json.loads(x) for x in files["skipped.jsonl"].splitlines()]
     unreadable = sorted(s["id"] for s in skipped if s["reason"] == "unreadable")
     assert unreadable == ["broken.parquet", "corrupt.jsonl.gz", "shard.jsonl.gz:8"]

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from neardup.job.pipeline import DedupOptions
 from neardup.errors import ParameterError
+from neardup.job.pipeline import DedupOptions
 from neardup.methods.base import Signatures
 from neardup.methods.plan import MethodPlan, PlanOptions, PrepareConfig, plan_for
 from neardup.methods.registry import make_method, method_names

@@ -72,8 +72,8 @@ def dedup(
         typer.Argument(
             help="Files, directories, globs (a quoted 'shard*.jsonl' is expanded) or - "
             "(stdin): JSONL, Parquet, CSV, Arrow, datasets folders, txt/md/html/wiki, PDF, "
-            "DOCX; .gz/.zst too; with --engine dask also fsspec URLs (s3://..., JSONL and "
-            "Parquet files)."
+            "DOCX; .gz/.zst too; with --engine dask also fsspec URLs (s3://..., JSONL, "
+            "Parquet, CSV and Arrow files)."
         ),
     ],
     method: Annotated[
@@ -255,7 +255,7 @@ def dedup(
     from neardup.job.pipeline import DedupOptions
     from neardup.job.pipeline import dedup as run_dedup
     from neardup.output import mark_stale, write_result
-    from neardup.text.units import Spool
+    from neardup.text.inputs import Spool
 
     spool = Spool()
     try:
@@ -633,7 +633,7 @@ def _fail_os(exc: OSError) -> typer.Exit:
 def _spooled_inputs(inputs: list[str], spool: Any) -> list[str]:
     """Input paths as strings, standard input (``-``) spooled once to a temporary file so
     that ``--kept``/``--removed`` can read it again."""
-    from neardup.text.units import resolve_inputs
+    from neardup.text.inputs import resolve_inputs
 
     if not any(str(p) == "-" for p in inputs):
         return [str(p) for p in inputs]

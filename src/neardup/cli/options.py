@@ -109,13 +109,13 @@ def read_options(
 def check_fields(inputs: list[str] | list[Path], options: dict[str, Any]) -> None:
     """Refuse, before anything is read or written, a ``--text-field`` (or a ``--id-field``
     other than ``id``) that the first record file of ``inputs`` does not have
-    (:func:`neardup.text.units.check_fields`; ``options``: ``read_corpus`` keywords).
+    (:func:`neardup.text.inputs.check_fields`; ``options``: ``read_corpus`` keywords).
 
     Raises:
         ParameterError: the field, the file and the fields it has, in one line.
     """
+    from neardup.text.inputs import check_fields as check
     from neardup.text.read import read_options as make_read_options
-    from neardup.text.units import check_fields as check
 
     opts = make_read_options(**options)
     check([str(p) for p in inputs], opts, check_id=opts.id_field != "id")

@@ -31,7 +31,6 @@ from neardup.distributed.io import (
     Block,
     as_given,
     block_items,
-    read_block,
     write_part,
     write_part_lines,
 )
@@ -44,7 +43,6 @@ from neardup.job.prepare import (
     concat_prepared,
     no_repeats,
     prepare_documents,
-    prepare_stream,
     prepare_unit,
     screen,
 )
@@ -94,10 +92,10 @@ def ingest(
 ) -> PreparedDocuments:
     """Read a block and prepare its documents: its read units one by one
     (:func:`neardup.job.prepare.prepare_unit`, as the local job's workers: the local job's
-    planner and reader, :func:`~neardup.distributed.io.block_items`), a Parquet block named
-    by URL's records in batches (:func:`neardup.job.prepare.prepare_stream`); sources named
-    as the local job names them (:func:`~neardup.distributed.io.as_given`). Positions are
-    the items' positions in the block. ``whole``: the job is decided over the whole corpus
+    planner and reader, or a record file named by URL planned by its format,
+    :func:`~neardup.distributed.io.block_items`); sources named as the local job names
+    them (:func:`~neardup.distributed.io.as_given`). Positions are the items' positions in
+    the block. ``whole``: the job is decided over the whole corpus
     (:mod:`.whole`) whatever the method (``--against``). The worker keeps freed heap, as
     the local job's workers do (:func:`neardup._memory.keep_freed_heap`): a block's
     ingest took 0.6 s without, 0.46-0.5 s with, at 25,000 documents."""
@@ -106,9 +104,6 @@ def ingest(
     keep_freed_heap()
     config = ingest_config(meth, opts, read_options, whole=whole)
     assert config.read is not None
-    if block.kind == "parquet":
-        parts = list(prepare_stream(read_block(block, config.read), config))
-        return concat_prepared(parts) if parts else prepare_documents([], config)
     parts = [
         prepare_documents([], config, skipped=[(0, item)])
         if isinstance(item, Skipped)

@@ -564,7 +564,7 @@ def run_here(
         if len(groups) == 1:
             ingest.run(*_items(groups[0], read_options, prog), prog)
         else:
-            from neardup.text.units import Spool
+            from neardup.text.inputs import Spool
 
             spool = Spool()
             try:
@@ -848,9 +848,9 @@ def _group_items(
     groups: list[Any], opts: ReadOptions, spool: Any
 ) -> list[Iterable[Document | Skipped]]:
     """The documents of each of several groups of inputs; paths are named relative to the
-    common parent of all (:func:`neardup.text.units.group_names`)."""
+    common parent of all (:func:`neardup.text.inputs.group_names`)."""
+    from neardup.text.inputs import group_names, resolve_inputs
     from neardup.text.read import read_named
-    from neardup.text.units import group_names, resolve_inputs
 
     resolved = [resolve_inputs([str(p) for p in g], spool) if _is_paths(g) else [] for g in groups]
     names = group_names(resolved)
@@ -968,7 +968,7 @@ class _ParallelIngest:
         ``[source]``), ids relative to the common parent of all; :attr:`bounds` gets
         ``(ids, read, skipped)`` after each group."""
         from neardup.job.prepare_pool import UnitMerger, prepared_units
-        from neardup.text.units import (
+        from neardup.text.inputs import (
             Spool,
             group_names,
             plan_units,

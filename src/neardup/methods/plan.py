@@ -33,8 +33,8 @@ from typing import Any, Literal, Protocol
 from neardup.errors import check_int
 from neardup.methods.base import KeyForm, Method, SetKeys
 from neardup.methods.decision import DecisionRule, resolve_decision, rule_of
-from neardup.options import OPTIONS, check_options
 from neardup.methods.shingles import Shingling
+from neardup.options import OPTIONS, check_options
 from neardup.text.canonical import CanonicalForm
 from neardup.text.units import ReadOptions
 

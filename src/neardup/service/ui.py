@@ -495,15 +495,14 @@ PAGE_SIZE = 50
 
 
 def upload_accept(*, records: bool = True) -> str:
-    """The file picker's ``accept``: every suffix the readers take (document files, PDF,
-    DOCX, and with ``records`` the record files: JSONL, CSV, Parquet, and compressed files),
-    so the picker offers what the server reads."""
-    from neardup.text.formats import COMPRESSION_SUFFIXES, DOCUMENT_SUFFIXES
+    """The file picker's ``accept``: every suffix the readers take (the document formats of
+    :mod:`neardup.text.formats`, and with ``records`` the record formats and compressed
+    files), so the picker offers what the server reads."""
+    from neardup.text.formats import COMPRESSION_SUFFIXES, FORMATS
 
-    rec = (".jsonl", ".ndjson", ".json", ".csv", ".parquet", *COMPRESSION_SUFFIXES)
-    return ",".join(
-        (*DOCUMENT_SUFFIXES, ".pdf", ".docx", *(rec if records else ()), "text/plain", "text/html")
-    )
+    docs = [s for f in FORMATS if not f.records for s in f.suffixes]
+    rec = [s for f in FORMATS if f.records for s in f.suffixes] + [*COMPRESSION_SUFFIXES]
+    return ",".join((*docs, *(rec if records else ()), "text/plain", "text/html"))
 
 
 def _built(state: UiState, libraries: list[LibraryStatus]) -> list[dict[str, Any]]:
