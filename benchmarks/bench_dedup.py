@@ -39,8 +39,8 @@ from pathlib import Path
 from typing import Any
 
 from bench_minhash import datasketch_factory, shingle_strings
-from neardup.dedup import DedupOptions, dedup
 from neardup.evaluate.metrics import Gold, score_pairs
+from neardup.job.pipeline import DedupOptions, dedup
 from neardup.text.canonical import CanonicalForm
 from neardup.text.types import Document
 

@@ -69,7 +69,7 @@ def child(name: str, n: int, t: float, corpus: Path) -> dict[str, Any]:
         seconds = time.perf_counter() - t0
         extra: dict[str, Any] = {"stages_s": stages}
     else:
-        from neardup.dedup import DedupOptions, dedup
+        from neardup.job.pipeline import DedupOptions, dedup
 
         method = name.split()[1]
         opts = DedupOptions(threshold=t)

@@ -182,14 +182,15 @@ def run_neardup(path: Path, work: Path, kernel: str = "auto") -> dict[str, Any]:
             pairs.add(tuple(sorted((row["a"], row["b"]))))
     r.pop("stdout")
     r["stages_s"] = summary["seconds"]
-    r["worker_seconds"] = summary.get("worker_seconds", {})
+    figures = summary.get("executor", summary)  # top-level in the releases before the executors
+    r["worker_seconds"] = figures.get("worker_seconds", {})
     r["main_peak_mib"] = summary["peak_memory_mib"]
-    r["worker_peak_mib"] = summary.get("worker_peak_memory_mib", {}).get("largest", 0.0)
+    r["worker_peak_mib"] = figures.get("worker_peak_memory_mib", {}).get("largest", 0.0)
     r["peak_rss_mib"] = round(r["main_peak_mib"] + r["worker_peak_mib"], 1)
     r["pairs"] = summary["pairs"]
     r["candidate_pairs"] = summary["candidate_pairs"]
     r["lsh"] = summary.get("lsh")  # bands, rows and P(candidate) at t
-    r["spilled_to_disk"] = bool(summary.get("spilled_to_disk", False))
+    r["spilled_to_disk"] = bool(figures.get("spilled_to_disk", False))
     r["_found"] = pairs
     shutil.rmtree(out_dir, ignore_errors=True)
     return r

@@ -37,7 +37,7 @@ from previous import REPO, previous_tree
 #: The measured run (argv: corpus, method, out dir); prints one JSON line.
 CODE = """
 import hashlib, json, os, resource, sys, time
-from neardup.dedup import DedupOptions, dedup
+from neardup.job.pipeline import DedupOptions, dedup
 from neardup.output import write_result
 
 def cpu(who):

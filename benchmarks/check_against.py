@@ -27,11 +27,12 @@ from pathlib import Path
 
 import numpy as np
 
-from neardup.job.prepare import PrepareConfig, prepare_documents
+from neardup.job.prepare import prepare_documents
+from neardup.methods.plan import PrepareConfig
 from neardup.methods.registry import make_method
+from neardup.text.inputs import Spool, group_names, input_names, resolve_inputs
 from neardup.text.read import read_named, read_options
 from neardup.text.types import Document
-from neardup.text.units import Spool, group_names, input_names, resolve_inputs
 
 
 def _documents(groups: list[list[str]], joint: bool) -> list[list[Document]]:

@@ -1,7 +1,7 @@
 """Precision, recall, F1 and seconds of the exact-key methods in the dedup job.
 
 Methods: megashingles, imatch, imatch-random, anchor-words, tf-ridf (default parameters),
-each run by ``neardup.dedup.dedup(docs, method=NAME, options=DedupOptions(threshold=...,
+each run by ``neardup.job.pipeline.dedup(docs, method=NAME, options=DedupOptions(threshold=...,
 decision="own"))`` so the method's own rule decides (an equal key = a duplicate). Scored with
 ``neardup.evaluate.metrics.score_pairs``: scope ``all`` on the three revision sets (unlisted
 pairs are non-duplicates), ``labelled`` on clough-stevenson.
@@ -16,8 +16,8 @@ import json
 import time
 from pathlib import Path
 
-from neardup.dedup import DedupOptions, dedup
 from neardup.evaluate.metrics import Gold, score_pairs
+from neardup.job.pipeline import DedupOptions, dedup
 from neardup.text.types import Document
 
 METHODS = ("megashingles", "imatch", "imatch-random", "anchor-words", "tf-ridf")

@@ -1,6 +1,6 @@
 """Quality and speed of the structural methods (SL+ST, SpotSigs, SimHash) in the dedup job.
 
-Each method runs in :func:`neardup.dedup.dedup` with ``decision="own"`` (the method's own
+Each method runs in :func:`neardup.job.pipeline.dedup` with ``decision="own"`` (the method's own
 score decides) on the three revision sets (scored with ``scope="all"``: unlisted pairs are
 non-duplicates) and on clough-stevenson (``scope="labelled"``), against
 ``<repo>/../shared/data/<set>/gold.jsonl`` (:class:`neardup.evaluate.metrics.Gold`).
@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from neardup.dedup import DedupOptions, dedup
 from neardup.evaluate.metrics import Gold, score_pairs
+from neardup.job.pipeline import DedupOptions, dedup
 from neardup.text.types import Document
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"

@@ -85,8 +85,8 @@ def job_scores(
     """Precision, recall and F1 of the dedup job (``decision="own"``: the method's own score
     decides) with ``method`` at ``threshold`` on the labelled set ``name``, against its
     ``gold.jsonl`` (``scope="all"``: unlisted pairs are non-duplicates)."""
-    from neardup.dedup import DedupOptions, dedup
     from neardup.evaluate.metrics import Gold, score_pairs
+    from neardup.job.pipeline import DedupOptions, dedup
 
     docs = load_docs(name)
     gold = Gold.load(data_path(name, "gold.jsonl"))

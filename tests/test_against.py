@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 from neardup import Document, dedup
 from neardup.cli.main import app
-from neardup.dedup import DedupOptions
 from neardup.errors import ParameterError
+from neardup.job.pipeline import DedupOptions
 from store._db import db_url, pg_database, unique  # noqa: F401  (fixtures)
 
 CORPUS = Path(__file__).resolve().parents[1] / "examples" / "corpus"

@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.job.cluster import components, make_clusters
+from neardup.job.cluster import components, keepers, make_clusters
 
 
 @settings(derandomize=True, max_examples=80, deadline=None)
@@ -103,3 +103,20 @@ def test_all_groups_at_once_equal_one_group_at_a_time(
     want = _clusters_one_group_at_a_time(ids, edges, lens, keep, contained)
     assert [(c.keep_index, c.member_indexes) for c in got] == want
     assert [c.cluster for c in got] == list(range(len(want)))
+
+
+def test_one_keep_rule_for_every_executor() -> None:
+    """``keepers`` (the local job's clusters and the Dask engine's groups): two clusters,
+    labels 0 and 5, in no order; the longest (ties to the earlier), the first, a keeper
+    that gives way to its container, a keep-by rank deciding alone."""
+    group = np.array([5, 0, 5, 0, 0, 5], np.int64)
+    node = np.array([7, 3, 2, 1, 4, 9], np.int64)
+    lengths = np.array([50, 10, 50, 10, 30, 20], np.int64)
+    assert keepers(group, node, keep="longest", lengths=lengths).tolist() == [4, 2]
+    assert keepers(group, node, keep="first").tolist() == [1, 2]
+    contained = {4: 3, 2: 9}  # 4 inside 3; 2 inside 9, a member too
+    boxed = keepers(group, node, keep="longest", lengths=lengths, contained_in=contained)
+    assert boxed.tolist() == [3, 9]
+    ranks = np.array([0, 2, 1, 2, 0, 0], np.int64)
+    got = keepers(group, node, keep="longest", lengths=lengths, contained_in=contained, ranks=ranks)
+    assert got.tolist() == [1, 2]  # rank 2 in both of 0's; 1 < 3: the earlier

@@ -54,7 +54,9 @@ def test_index_add_takes_pairs_texts_and_paths(tmp_path: Path) -> None:
     (folder / "v.txt").write_text(text, encoding="utf-8")
     idx3 = Index()
     assert idx3.add(folder).added == 1 and list(idx3) == ["v.txt"]
-    assert idx3.query(WEB_VANKA.read_text(encoding="utf-8")).ids == ["v.txt"]
+    assert [m.doc_id for m in idx3.check(WEB_VANKA.read_text(encoding="utf-8")).matches] == [
+        "v.txt"
+    ]
     assert [s.reason for s in idx3.add([Document("v.txt", text)]).skipped] == ["exists"]
     with pytest.raises(ParameterError, match=r"source\[0\]"):
         Index().add([42])

@@ -1,4 +1,4 @@
-"""One pair decision (:func:`neardup.decide.decide`): a collection check, an ``Index`` query
+"""One pair decision (:func:`neardup.job.decide.decide`): a collection check, an ``Index`` query
 and the dedup job decide a known pair identically (same score, same rule)."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from neardup import Index
-from neardup.decide import DECIDED, Decision, decide, signature_scores
-from neardup.dedup import DedupOptions, dedup
+from neardup.job.decide import DECIDED, Decision, decide, signature_scores
 from neardup.job.pairs import DECIDED as PAIR_DECIDED
+from neardup.job.pipeline import DedupOptions, dedup
 from neardup.methods.registry import make_method, method_classes
 from neardup.methods.sets import ShingleSets
 from neardup.store import Store
@@ -134,18 +134,17 @@ def test_store_check_samples_shingles_mod_as_the_job_does(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize("measure", ["resemblance", "containment"])
-def test_index_query_and_dedup_decide_the_known_pair_alike(
+def test_index_check_and_dedup_decide_the_known_pair_alike(
     measure: Literal["resemblance", "containment"],
 ) -> None:
     docs = _documents()
     want = _dedup_pair("shingles-full", docs, measure=measure)
     index = Index(measure=measure, threshold=0.5)
-    for doc in docs:
-        if doc.id != QUERY:
-            index.insert(doc.id, doc.text)
-    match = next(m for m in index.query(next(d.text for d in docs if d.id == QUERY)).matches)
-    assert match.id == STORED
-    assert {"score": round(match.score, 6), "decision": "verified", "rule": match.rule} == want
+    index.add(doc for doc in docs if doc.id != QUERY)
+    match = next(m for m in index.check(next(d.text for d in docs if d.id == QUERY)).matches)
+    assert match.doc_id == STORED
+    evidence = {k: match.evidence[k] for k in ("score", "decision", "rule")}
+    assert evidence == want
 
 
 def test_store_check_under_containment_scores_the_sample_containment(tmp_path: Path) -> None:

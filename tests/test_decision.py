@@ -13,9 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from neardup.cli.main import app
-from neardup.dedup import DedupOptions, dedup
 from neardup.errors import ParameterError
 from neardup.job.pairs import DECIDED
+from neardup.job.pipeline import DedupOptions, dedup
 from neardup.methods.decision import DECIDED_BY, rule_of
 from neardup.methods.registry import make_method, method_class, method_names
 from neardup.methods.shingles import Shingling

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from neardup.dedup import DedupOptions, dedup
 from neardup.errors import ParameterError
+from neardup.job.pipeline import DedupOptions, dedup
 from neardup.output import write_result
 from neardup.text.types import Document, Skipped
 from shared_data import REPO
@@ -146,7 +146,7 @@ def test_a_record_lost_inside_the_job_fails_it_loudly(monkeypatch: pytest.Monkey
 
     from neardup.errors import AccountingError
 
-    dedup_module = importlib.import_module("neardup.dedup")
+    dedup_module = importlib.import_module("neardup.job.pipeline")
 
     real = dedup_module.screen
 

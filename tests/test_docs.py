@@ -127,7 +127,7 @@ def test_the_contributing_page_layout_is_the_generated_one() -> None:
 
 def test_sphinx_roles_become_api_links_or_code() -> None:
     hooks = _hooks()
-    anchors = {"Index": "neardup.index.memory.Index", "dedup": "neardup.dedup.dedup"}
+    anchors = {"Index": "neardup.index.memory.Index", "dedup": "neardup.job.pipeline.dedup"}
     html = (
         "see :class:<code>~neardup.index.memory.Index</code>, "
         ":meth:<code>Index.query</code>, :func:<code>dedup()</code>... "
@@ -137,7 +137,7 @@ def test_sphinx_roles_become_api_links_or_code() -> None:
     assert out == (
         'see <a href="api.html#neardup.index.memory.Index"><code>Index</code></a>, '
         '<a href="api.html#neardup.index.memory.Index.query"><code>Index.query</code></a>, '
-        '<a href="api.html#neardup.dedup.dedup"><code>dedup()</code></a>... '
+        '<a href="api.html#neardup.job.pipeline.dedup"><code>dedup()</code></a>... '
         "<code>neardup.store.codec</code> and <code>BLOCK_BYTES</code>"
     )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from neardup.dedup import DedupOptions, dedup
+from neardup.job.pipeline import DedupOptions, dedup
 
 CORPUS = Path(__file__).resolve().parents[1] / "examples" / "corpus"
 

@@ -20,8 +20,8 @@ import zstandard
 from typer.testing import CliRunner
 
 from neardup.cli.main import app
-from neardup.dedup import dedup
 from neardup.job.export import export_records, output_format
+from neardup.job.pipeline import dedup
 from neardup.text.read import read_options
 
 CHEKHOV = Path(__file__).resolve().parents[1] / "examples" / "corpus" / "chekhov"
@@ -366,6 +366,69 @@ def test_parquet_output_of_inputs_with_different_fields_unifies_their_schemas(
         {"id": "copy", "text": rows[-1]["text"], "n": "x"}
     ]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["k.parquet", "mix", "r.parquet"]
+
+
+@pytest.mark.parametrize("out_name", ["k.parquet", "k.csv", "k.jsonl"])
+def test_records_of_one_batch_with_different_fields_keep_every_field(
+    tmp_path: Path, out_name: str
+) -> None:
+    """Records of one JSONL block (one batch) whose fields differ: the fields of every
+    record are written, not only the first record's (pyarrow's from_pylist takes the
+    first row's keys), a field a record lacks null (Parquet) or empty (CSV)."""
+    rows = _records()[:3]
+    path = tmp_path / "in.jsonl"
+    records = [
+        {"id": "a", "text": rows[0]["text"], "n": 1},
+        {"id": "b", "text": rows[1]["text"], "tags": ["x", "y"]},
+        {"id": "c", "text": rows[2]["text"], "n": 2, "lang": "ru"},
+    ]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    out = tmp_path / out_name
+    assert export_records([path], out, {"a", "b", "c"}, read_options()) == 3
+    if out_name.endswith(".parquet"):
+        table = pq.read_table(out)
+        assert table.schema.names == ["id", "text", "n", "tags", "lang"]
+        assert table.drop_columns(["text"]).to_pylist() == [
+            {"id": "a", "n": 1, "tags": None, "lang": None},
+            {"id": "b", "n": None, "tags": ["x", "y"], "lang": None},
+            {"id": "c", "n": 2, "tags": None, "lang": "ru"},
+        ]
+    elif out_name.endswith(".csv"):
+        with open(out, newline="", encoding="utf-8") as fh:
+            got = list(csv.DictReader(fh))
+        assert [list(r) for r in got[:1]] == [["id", "text", "n", "tags", "lang"]]
+        assert [(r["id"], r["n"], r["tags"], r["lang"]) for r in got] == [
+            ("a", "1", "", ""),
+            ("b", "", '["x", "y"]', ""),
+            ("c", "2", "", "ru"),
+        ]
+    else:  # JSONL lines are copied byte for byte
+        assert out.read_text() == path.read_text()
+
+
+def test_kept_passes_over_record_files_the_job_could_not_read(tmp_path: Path) -> None:
+    """A file that is not Parquet, a truncated Arrow file and corrupt gzip streams (JSONL,
+    CSV) beside good records: the job lists them as skip rows, and ``--kept`` writes every
+    other kept record (the export ended on the first, a traceback)."""
+    rows = _records()
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.jsonl").write_text(
+        "".join(
+            json.dumps({"id": f"a{i}", "text": r["text"]}) + "\n" for i, r in enumerate(rows[:2])
+        )
+    )
+    (tree / "b.parquet").write_bytes(b"PAR1 not really a Parquet file")
+    (tree / "c.arrow").write_bytes(b"ARROW1\x00\x00 cut short")
+    whole = gzip.compress(json.dumps({"id": "d", "text": rows[2]["text"]}).encode() * 40)
+    (tree / "d.jsonl.gz").write_bytes(whole[:40] + b"garbage" * 10)
+    pq.write_table(pa.table({"id": ["e"], "text": [rows[3]["text"]]}), tree / "e.parquet")
+    table = gzip.compress(("id,text\n" + "f,plain words\n" * 400).encode())
+    (tree / "f.csv.gz").write_bytes(table[:60] + b"garbage" * 10)
+    kept = tmp_path / "k.jsonl"
+    res = CliRunner().invoke(app, ["dedup", str(tree), "-q", "--kept", str(kept)])
+    assert res.exit_code == 0, res.output
+    assert [json.loads(x)["id"] for x in kept.read_text().splitlines()] == ["a0", "a1", "e"]
 
 
 def test_the_job_id_is_added_to_a_jsonl_line_keeping_its_other_bytes() -> None:

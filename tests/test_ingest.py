@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from neardup.dedup import DedupOptions, dedup
 from neardup.errors import ParameterError
 from neardup.job.pairs import PairTable
+from neardup.job.pipeline import DedupOptions, dedup
 from neardup.methods.registry import make_method
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
@@ -73,7 +73,7 @@ def test_workers_give_the_one_process_result(tmp_path: Path, method: str) -> Non
     assert scores[(rows[0][0], "exact")] == 1.0
     stories = [name for name, _ in rows if "-cut" not in name and name != "exact"]
     assert all(scores[(s, f"{s}-cut{k}")] > 0.5 for k, s in enumerate(stories))
-    signed_in_workers = workers.summary["worker_seconds"]["sign"]
+    signed_in_workers = workers.summary["executor"]["worker_seconds"]["sign"]
     assert signed_in_workers > 0.0
 
 
@@ -174,9 +174,9 @@ def test_workers_start_by_keeping_freed_heap(monkeypatch: pytest.MonkeyPatch) ->
 
 def _unit_and_config(tmp_path: Path, method: str) -> tuple[object, object]:
     """The first read unit of the Chekhov corpus as JSONL, and the job's prepare config."""
-    from neardup.job.prepare import PrepareConfig
+    from neardup.methods.plan import PrepareConfig
+    from neardup.text.inputs import plan_units
     from neardup.text.read import read_options
-    from neardup.text.units import plan_units
 
     src = tmp_path / "in.jsonl"
     rows = _texts()
@@ -186,7 +186,7 @@ def _unit_and_config(tmp_path: Path, method: str) -> tuple[object, object]:
         canonical=meth.canonical,
         shingling=meth.shingling,
         min_tokens=3,
-        signer=meth if meth.capabilities.rows_per_document else None,
+        signer=meth if method == "minhash-lsh" else None,  # one row a document
         read=read_options(),
     )
     (unit,) = plan_units([src], read_options())
@@ -259,8 +259,8 @@ def test_sets_and_rows_spilled_to_disk_give_the_same_result(tmp_path: Path, meth
     opts = DedupOptions(threshold=0.5)
     held = dedup(paths, method=method, options=opts, jobs=2)
     spilled = dedup(paths, method=method, options=opts, jobs=2, memory_budget=1, spill_dir=spill)
-    assert "spilled_to_disk" not in held.summary
-    assert spilled.summary["spilled_to_disk"] is True
+    assert held.summary["executor"]["spilled_to_disk"] is False
+    assert spilled.summary["executor"]["spilled_to_disk"] is True
     assert spilled.ids == held.ids
     assert isinstance(spilled.pairs, PairTable) and isinstance(
         held.pairs, PairTable

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from neardup.dedup import DedupOptions, dedup
 from neardup.errors import ParameterError
+from neardup.job.pipeline import DedupOptions, dedup
 from neardup.methods import kernel as kmod
 from neardup.output import write_result
 from shared_data import DATA, data_path, unavailable

@@ -23,9 +23,9 @@ import pytest
 from typer.testing import CliRunner
 
 from neardup.cli.main import app
-from neardup.dedup import DedupOptions, dedup
 from neardup.errors import ParameterError
 from neardup.job.keep import field_ranks, value_kind
+from neardup.job.pipeline import DedupOptions, dedup
 from neardup.text.types import Document
 
 PROGIT = Path(__file__).resolve().parents[1] / "examples" / "corpus" / "progit"

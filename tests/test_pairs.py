@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.dedup import _direct_rows
 from neardup.job.keep import containments
 from neardup.job.pairs import LINE_CHUNK, Pair, PairTable, pair_lines
+from neardup.job.pipeline import _direct_rows
 from neardup.output import json_text
 
 ids_st = st.lists(st.text(min_size=0, max_size=8), min_size=2, max_size=6, unique=True)

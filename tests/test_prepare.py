@@ -17,10 +17,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from neardup.dedup import DedupOptions, dedup
 from neardup.errors import ParameterError
+from neardup.job.pipeline import DedupOptions, dedup
 from neardup.job.prepare import (
-    PrepareConfig,
     kernel_of,
     prepare_documents,
     prepare_stream,
@@ -30,14 +29,15 @@ from neardup.job.prepare import (
     uses_token_fingerprints,
 )
 from neardup.job.prepare_pool import UnitMerger, prepared_units
+from neardup.methods.plan import PrepareConfig
 from neardup.methods.registry import make_method, method_classes
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
 from neardup.output import write_result
 from neardup.text.canonical import CanonicalForm
+from neardup.text.inputs import Spool, plan_units, resolve_inputs
 from neardup.text.read import read_corpus, read_options
 from neardup.text.types import Document, Skipped
-from neardup.text.units import Spool, plan_units, resolve_inputs
 
 CORPUS = Path(__file__).resolve().parents[1] / "examples" / "corpus"
 FILES = ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl")
@@ -190,21 +190,23 @@ def test_a_pool_whose_slots_the_system_refuses_uses_the_pipe(
     assert ids2 == ids and np.array_equal(sets2.values, sets.values)
 
 
-def test_index_insert_stores_the_jobs_sets(shards: list[str]) -> None:
+def test_index_add_stores_the_jobs_sets(shards: list[str]) -> None:
     from neardup.index.memory import Index
 
     config = PrepareConfig(canonical=CanonicalForm(), shingling=Shingling(size=5), min_tokens=3)
     job_ids, sets, _ = _job_sets(shards, config)
-    # the job renames a repeated id by its place; the index, keyed by id, finds it exists
+    # the job renames a repeated id by its place; so does one add call (the renamed id is
+    # stored too); added again, one by one, the repeated id is found stored
     ids = [i for i in job_ids if ".jsonl:" not in i]
     assert len(ids) == len(job_ids) - 1
     idx = Index(threshold=0.5)
-    counts = idx.insert_many((r["id"], r["text"]) for r in _rows())
-    assert counts == {"added": len(ids), "exists": 1, "too-short": 2}
+    report = idx.add([(r["id"], r["text"]) for r in _rows()])
+    assert report.added == len(job_ids)
+    assert sorted(s.reason for s in report.skipped) == ["too-short", "too-short"]
     single = Index(threshold=0.5)
     for doc_id in ids[:5]:
         text = next(r["text"] for r in _rows() if r["id"] == doc_id)
-        assert single.insert(doc_id, text) == "added"
+        assert single.add([(doc_id, text)]).added == 1
     for doc_id in ids:
         k = job_ids.index(doc_id)
         want = sets.values[sets.offsets[k] : sets.offsets[k + 1]]
@@ -214,9 +216,9 @@ def test_index_insert_stores_the_jobs_sets(shards: list[str]) -> None:
 
 
 def test_store_add_stores_the_jobs_sets_and_keys(tmp_path: Path, shards: list[str]) -> None:
+    from neardup.index.core import prepare
     from neardup.index.methods import collection_keys
     from neardup.store import Store
-    from neardup.store.bulk import prepare
     from neardup.store.codec import content_hash, decode_set, verification_set
 
     meth = make_method("minhash-lsh", threshold=0.5)
@@ -236,10 +238,9 @@ def test_store_add_stores_the_jobs_sets_and_keys(tmp_path: Path, shards: list[st
 
     assert isinstance(sets, ShingleSets)
     job_keys = collection_keys(meth, meth.from_rows(rows), sets)
-    order = np.argsort(job_keys.key, kind="stable")
     assert batch.keys is not None
-    assert np.array_equal(batch.keys.key, job_keys.key[order])
-    assert np.array_equal(batch.keys.row, job_keys.row[order])
+    assert np.array_equal(batch.keys.key, job_keys.key)
+    assert np.array_equal(batch.keys.row, job_keys.row)
     db = tmp_path / "c.db"
     with Store(f"sqlite:///{db}") as store:
         store.create_collection("c", "minhash-lsh")
@@ -339,9 +340,9 @@ def test_bulk_add_takes_the_kernels_minhash_rows(monkeypatch: pytest.MonkeyPatch
     """A collection's bulk add signs MinHash-LSH in the prepare kernel's sign pass (no
     numpy ``MinHasher.sketches`` call where the kernel is built), with the index keys of
     the numpy path byte for byte."""
+    from neardup.index.core import prepare
     from neardup.methods import kernel as kmod
     from neardup.methods.minhash import MinHasher
-    from neardup.store.bulk import prepare
     from neardup.store.codec import content_hash
 
     meth = make_method("minhash-lsh", threshold=0.5)
@@ -361,7 +362,7 @@ def test_bulk_add_takes_the_kernels_minhash_rows(monkeypatch: pytest.MonkeyPatch
     assert got.keys is not None and want.keys is not None
     for field in ("row", "band", "key"):
         assert getattr(got.keys, field).tobytes() == getattr(want.keys, field).tobytes()
-    assert got.sets == want.sets
+    assert got.sets.values.tobytes() == want.sets.values.tobytes()
 
 
 def test_a_unit_whose_raw_text_does_not_decode_is_read_again_the_typed_way(

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from neardup.dedup import dedup
 from neardup.job.export import export_records
+from neardup.job.pipeline import dedup
 from neardup.text.read import read_options
 
 WORDS = [f"w{i}" for i in range(3000)]

@@ -10,8 +10,8 @@ from functools import cache
 
 import pytest
 
-from neardup.dedup import DedupOptions, dedup
 from neardup.evaluate.metrics import Gold, score_pairs
+from neardup.job.pipeline import DedupOptions, dedup
 from shared_data import data_path, load_docs
 
 REFERENCE = {

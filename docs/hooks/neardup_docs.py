@@ -53,8 +53,6 @@ API_GROUPS: dict[str, list[str]] = {
     "Indexes and collections": [
         "Collection",
         "Index",
-        "IndexMatch",
-        "QueryResult",
         "Store",
         "StoreCollection",
         "CollectionInfo",

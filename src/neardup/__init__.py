@@ -6,9 +6,7 @@ use (PEP 562), so ``import neardup`` and the command line start without loading 
 
 # The module namespace holds the public names only (tests/test_public_api.py): the helpers
 # below are imported under private names, and there is no ``from __future__`` import.
-import sys as _sys
 from importlib import import_module as _import_module
-from types import ModuleType as _ModuleType
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
@@ -19,13 +17,13 @@ from neardup._version import __version__
 #: (``python docs/hooks/public_api.py``; tests/test_public_api.py checks they agree).
 _EXPORTS: dict[str, str] = {
     "Cluster": "neardup.job.cluster",
-    "Comparison": "neardup.compare",
-    "compare": "neardup.compare",
-    "DedupOptions": "neardup.dedup",
-    "DedupResult": "neardup.dedup",
-    "Dropped": "neardup.dedup",
+    "Comparison": "neardup.job.compare",
+    "compare": "neardup.job.compare",
+    "DedupOptions": "neardup.job.pipeline",
+    "DedupResult": "neardup.job.pipeline",
+    "Dropped": "neardup.job.pipeline",
     "Pair": "neardup.job.pairs",
-    "dedup": "neardup.dedup",
+    "dedup": "neardup.job.pipeline",
     "DecodeError": "neardup.errors",
     "FormatError": "neardup.errors",
     "IncompatibleSignatureError": "neardup.errors",
@@ -35,8 +33,6 @@ _EXPORTS: dict[str, str] = {
     "UsageError": "neardup.errors",
     "Collection": "neardup.index.collection",
     "Index": "neardup.index.memory",
-    "IndexMatch": "neardup.index.memory",
-    "QueryResult": "neardup.index.memory",
     "Store": "neardup.store",
     "CollectionInfo": "neardup.store",
     "CheckResult": "neardup.store",
@@ -103,7 +99,6 @@ __all__ = [
     "FormatError",
     "IncompatibleSignatureError",
     "Index",
-    "IndexMatch",
     "InputError",
     "LSHParams",
     "Match",
@@ -117,7 +112,6 @@ __all__ = [
     "ParameterError",
     "Passage",
     "Prepared",
-    "QueryResult",
     "RepeatedSpan",
     "RepeatedUnit",
     "ShingleSets",
@@ -151,23 +145,6 @@ __all__ = [
 # -- end of generated --
 
 
-#: Functions named like their module (``neardup.dedup``, ``neardup.compare``): the function wins.
-_SHADOWED = frozenset(n for n, m in _EXPORTS.items() if m == f"neardup.{n}")
-
-
-class _Package(_ModuleType):
-    """The package module: importing ``neardup.dedup`` must not replace the function
-    ``neardup.dedup`` with the module of that name (as it would by default)."""
-
-    def __setattr__(self, name: str, value: _Any) -> None:
-        if name in _SHADOWED and isinstance(value, _ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-_sys.modules[__name__].__class__ = _Package
-
-
 def __getattr__(name: str) -> _Any:
     module = _EXPORTS.get(name)
     if module is None:
@@ -183,7 +160,6 @@ def __dir__() -> list[str]:
 
 if _TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
     # -- imports: generated from _EXPORTS by docs/hooks/public_api.py --
-    from neardup.compare import Comparison, compare
     from neardup.corpus.against import against_collection
     from neardup.corpus.contamination import (
         Contaminated,
@@ -193,7 +169,6 @@ if _TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eager
     )
     from neardup.corpus.paragraphs import ParagraphResult, RepeatedUnit, repeated_paragraphs
     from neardup.corpus.substrings import RepeatedSpan, SubstringResult, repeated_substrings
-    from neardup.dedup import DedupOptions, DedupResult, Dropped, dedup
     from neardup.errors import (
         DecodeError,
         FormatError,
@@ -204,9 +179,11 @@ if _TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eager
         UsageError,
     )
     from neardup.index.collection import Collection
-    from neardup.index.memory import Index, IndexMatch, QueryResult
+    from neardup.index.memory import Index
     from neardup.job.cluster import Cluster
+    from neardup.job.compare import Comparison, compare
     from neardup.job.pairs import Pair, PairTable
+    from neardup.job.pipeline import DedupOptions, DedupResult, Dropped, dedup
     from neardup.methods.base import Method, Prepared, Signature, SignatureKey, Signatures
     from neardup.methods.lsh import LSHParams, optimal_params, recall_params
     from neardup.methods.measures import Overlap, overlap

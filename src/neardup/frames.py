@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from neardup.errors import InputError, ParameterError
+from neardup.options import OPTIONS
 from neardup.text.types import Document, Skipped
 from neardup.text.units import UniqueIds, field_of
 
@@ -70,7 +71,7 @@ class Adapted:
     documents: DocumentStream
     frame: Any = None
     row_ids: tuple[str, ...] | None = None
-    text_field: str = "text"
+    text_field: str = OPTIONS["text_field"].default
 
     def field_reader(self, field: str) -> Callable[[set[str]], dict[str, Any]]:
         """The keep-by reader of a frame's column ``field`` (``a.b``: field ``b`` of the
@@ -122,8 +123,8 @@ def adapt_source(
     source: Any,
     *,
     texts: bool | None = None,
-    id_field: str = "id",
-    text_field: str = "text",
+    id_field: str = OPTIONS["id_field"].default,
+    text_field: str = OPTIONS["text_field"].default,
 ) -> Adapted | None:
     """Documents for ``source``, or None when ``source`` is input paths or a sequence of
     documents (what :func:`neardup.dedup` read before).
@@ -163,8 +164,8 @@ def documents_of(
     source: Any,
     *,
     texts: bool | None = None,
-    id_field: str = "id",
-    text_field: str = "text",
+    id_field: str = OPTIONS["id_field"].default,
+    text_field: str = OPTIONS["text_field"].default,
 ) -> Iterable[Document | Skipped]:
     """The documents of any source :func:`neardup.dedup` takes (module docstring): texts,
     documents, ``(id, text)`` pairs, frames and tables as :func:`adapt_source` adapts them,
@@ -302,7 +303,7 @@ def annotate(frame: Any, result: Any, *, row_ids: Sequence[str]) -> Any:
 
     Args:
         frame: the pandas/polars DataFrame, pyarrow Table or datasets.Dataset given to dedup.
-        result: its :class:`~neardup.dedup.DedupResult`.
+        result: its :class:`~neardup.job.pipeline.DedupResult`.
         row_ids: per row of ``frame``, its document id.
 
     Returns:

@@ -19,17 +19,21 @@ from itertools import islice
 from pathlib import Path
 from typing import IO, Any
 
-from neardup.dedup import DedupResult
 from neardup.job.pairs import PairTable
+from neardup.job.pipeline import DedupResult
 
 FILES: tuple[str, ...] = ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _BLOCK = 8192  # lines per write
 
 
-def write_result(result: DedupResult, out_dir: str | os.PathLike[str]) -> Path:
+def write_result(
+    result: DedupResult, out_dir: str | os.PathLike[str], *, tables: bool = True
+) -> Path:
     """Write ``pairs.jsonl``, ``clusters.jsonl``, ``dropped.jsonl``, ``skipped.jsonl``, then
-    ``summary.json`` into ``out_dir`` (created if needed).
+    ``summary.json`` into ``out_dir`` (created if needed). ``tables=False``: the four files
+    are there already (an executor that writes them itself, ``Executor.writes_files``):
+    ``summary.json`` only.
 
     Returns:
         The output directory as a :class:`Path`.
@@ -43,6 +47,14 @@ def write_result(result: DedupResult, out_dir: str | os.PathLike[str]) -> Path:
     if stale.exists():
         stale.unlink()  # the old result is no longer claimed complete
     _remove_temporaries(out)
+    if tables:
+        _write_tables(result, out)
+    _atomic_write(out / "summary.json", json_text(result.summary, indent=2) + "\n")
+    _fsync_dir(out)
+    return out
+
+
+def _write_tables(result: DedupResult, out: Path) -> None:
     pairs = result.pairs
     if isinstance(pairs, PairTable):
         _atomic_write_lines(out / "pairs.jsonl", pairs.lines())
@@ -51,9 +63,6 @@ def write_result(result: DedupResult, out_dir: str | os.PathLike[str]) -> Path:
     _write_jsonl(out / "clusters.jsonl", result.cluster_rows())
     _write_jsonl(out / "dropped.jsonl", (d.as_dict() for d in result.dropped))
     _write_jsonl(out / "skipped.jsonl", (s.as_dict() for s in result.skipped))
-    _atomic_write(out / "summary.json", json_text(result.summary, indent=2) + "\n")
-    _fsync_dir(out)
-    return out
 
 
 def mark_stale(out_dir: str | os.PathLike[str]) -> None:

@@ -4,7 +4,7 @@ method must pass, on texts given or on a small built-in sample.
 The checks (each fails with an ``AssertionError`` naming the method and what broke):
 
 1. **invalid parameters**: every declared parameter refuses the values its constraint
-   lists as invalid (:meth:`~neardup.methods.params.Interval.invalid_values`) with a
+   lists as invalid (:meth:`~neardup.params.Interval.invalid_values`) with a
    :class:`~neardup.errors.ParameterError` naming that parameter;
 2. **determinism**: two fresh method objects sign the same documents to the same bytes,
    and a document signed alone gets the signature it gets in a batch (a collection signs
@@ -16,7 +16,8 @@ The checks (each fails with an ``AssertionError`` naming the method and what bro
    :class:`~neardup.errors.IncompatibleSignatureError`;
 5. **compare == similarity**: the score of two signatures equals the batch score of the pair
    (:meth:`~neardup.methods.base.Method.similarity`) for every pair of the sample;
-6. **keys agreeing with candidates** (methods whose ``capabilities.keys`` is not ``none``):
+6. **keys agreeing with candidates** (methods with index keys: ``keys`` not ``none`` in
+   their capabilities, :attr:`~neardup.methods.plan.MethodPlan.keys`):
    :meth:`~neardup.methods.base.Method.keys` gives the form the capabilities declare
    (:class:`~neardup.methods.keys.GroupKeys` for ``groups``,
    :class:`~neardup.methods.keys.KeyRows` for ``rows``), a document's keys are the same
@@ -46,6 +47,7 @@ from neardup.methods.base import Method, MethodBase, Prepared, Signature, Signat
 from neardup.methods.corpus_stats import CorpusStatistics
 from neardup.methods.decision import own_accepts
 from neardup.methods.keys import GroupKeys, KeyRows, key_rows
+from neardup.methods.plan import plan_for
 
 __all__ = ["SAMPLE", "check_method", "sample_texts"]
 
@@ -114,7 +116,7 @@ def check_method(
     _check_round_trip(meth, sigs)
     _check_refusal(cls, params, meth, sigs)
     _check_compare_is_similarity(meth, sigs)
-    if cls.capabilities.has_index_keys:
+    if plan_for(meth).has_index_keys:
         _check_keys(meth, sigs, prepared, threshold)
 
 
@@ -171,9 +173,7 @@ def _check_refusal(
         SignatureKey.make(made["method"] + "~other", p, c),
     ]
     fields = {f.name for f in dataclasses.fields(cls) if f.init}
-    if (
-        "seed" in fields and not cls.capabilities.needs_fit
-    ):  # a real key made with another parameter
+    if "seed" in fields and not plan_for(meth).needs_fit:  # a real key, another parameter
         other = cls(**{**params, "seed": int(getattr(meth, "seed", 0)) + 1})
         others.append(other.key())
     for other_key in others:
@@ -194,7 +194,7 @@ def _check_compare_is_similarity(meth: Method, sigs: Signatures) -> None:
 
 def _check_keys(meth: Method, sigs: Signatures, prepared: list[Prepared], threshold: float) -> None:
     found = meth.keys(sigs)
-    form = meth.capabilities.keys
+    form = plan_for(meth).keys
     want = GroupKeys if form == "groups" else KeyRows
     assert isinstance(found, want), (
         f"{meth.name}: keys() gave {type(found).__name__}, its capabilities declare {form!r}"
@@ -224,13 +224,13 @@ def _signed(
 ) -> tuple[Method, Signatures, list[Prepared]]:
     meth = cls(**params)
     prepared = [Prepared(str(i), t, meth.canonical.tokens(t)) for i, t in enumerate(docs)]
-    if meth.capabilities.needs_fit:
+    if plan_for(meth).needs_fit:
         meth.fit(CorpusStatistics.from_token_lists(p.tokens for p in prepared))
     return meth, _sign(meth, prepared), prepared
 
 
 def _sign(meth: Method, prepared: list[Prepared]) -> Signatures:
-    if meth.capabilities.signs_from_sets:
+    if plan_for(meth).signs_from_sets:
         return meth.from_sets(meth.shingling.batch([p.tokens for p in prepared]))
     return meth.sign(prepared)
 

@@ -13,7 +13,7 @@ import pytest
 
 from browser._support import Service, screenshot
 from fake_library import Site, serve_library
-from neardup.compare import compare
+from neardup.job.compare import compare
 
 COLLECTION = "romanov-library"
 CRAWL_TIMEOUT = 300.0

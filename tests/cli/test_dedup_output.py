@@ -15,7 +15,7 @@ from typer.testing import CliRunner, Result
 
 from neardup.cli.main import app
 from neardup.cli.results import top_pairs
-from neardup.dedup import dedup
+from neardup.job.pipeline import dedup
 from neardup.output import current_umask, write_result
 
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"
@@ -127,7 +127,8 @@ def test_memory_mib_0_spills_to_disk_and_finds_the_same_pairs(tmp_path: Path) ->
     spilled = _run("dedup", str(CORPUS), "--json", "--memory-mib", "0", "--spill-dir", str(spill))
     assert held.exit_code == spilled.exit_code == 0, spilled.output
     a, b = json.loads(held.stdout), json.loads(spilled.stdout)
-    assert b["summary"]["spilled_to_disk"] is True and "spilled_to_disk" not in a["summary"]
+    assert b["summary"]["executor"]["spilled_to_disk"] is True
+    assert a["summary"]["executor"]["spilled_to_disk"] is False
     assert b["pairs"] == a["pairs"] and b["clusters"] == a["clusters"]
     assert {frozenset((p["a"], p["b"])) for p in b["pairs"]} == KNOWN
     assert list(spill.iterdir()) == []

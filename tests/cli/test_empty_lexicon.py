@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from neardup.cli.main import app
-from neardup.compare import compare
+from neardup.job.compare import compare
 from neardup.service import ServiceConfig, create_app
 from neardup.store import Store
 from neardup.text.types import Document

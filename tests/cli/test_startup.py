@@ -1,6 +1,6 @@
 """Start-up: `neardup --help` / `--version` load neither numpy, Rich's console, SQLAlchemy,
 pydantic nor the methods (lazy imports; the option declarations of
-``neardup.methods.options`` and ``.params`` are loaded: plain dataclasses, no numpy), nor
+``neardup.options`` and ``.params`` are loaded: plain dataclasses, no numpy), nor
 the standard modules only a command's work needs (tomllib for --config, tempfile for --out
 files, json for JSON output); and the trimmed app that `run()` builds for one command prints
 the same help and errors as the whole app (issue 28: `--version` and a one-file `check` no
@@ -25,7 +25,7 @@ HEAVY = (
     "pydantic",
     "neardup.methods.base",
     "neardup.methods.registry",
-    "neardup.dedup",
+    "neardup.job.pipeline",
     "tomllib",
     "tempfile",
     "json",

@@ -16,8 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 from neardup.cli.main import app
-from neardup.dedup import DedupOptions, dedup
 from neardup.distributed import dedup_dask
+from neardup.job.pipeline import DedupOptions, dedup
 from neardup.output import write_result
 from neardup.text.read import read_corpus
 from shared_data import require

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from neardup.dedup import DedupOptions, DedupResult, dedup
 from neardup.distributed import dedup_dask, plan
 from neardup.errors import ParameterError
+from neardup.job.pipeline import DedupOptions, DedupResult, dedup
 from neardup.output import write_result
 from shared_data import load_docs, paragraphs, require
 
@@ -71,7 +71,7 @@ def _same(
     assert sorted(skipped[0]) == sorted(skipped[1])
     for key in COUNTS:
         assert summary[key] == local.summary[key], key
-    assert json.loads((tmp / "dask" / "summary.json").read_text())["engine"] == "dask"
+    assert json.loads((tmp / "dask" / "summary.json").read_text())["executor"]["name"] == "dask"
     return summary
 
 
@@ -84,7 +84,7 @@ def _same(
 )
 def test_labelled_sets_match_the_local_job(tmp_path: Path, client: Any, name: str) -> None:
     summary = _same(tmp_path, _shards(tmp_path, _rows(name), 3), client)
-    assert summary["partitions"] == 3
+    assert summary["executor"]["partitions"] == 3
     if name != "clough-stevenson":
         assert summary["clusters"] > 0
 
@@ -287,7 +287,7 @@ def test_cli_dask_with_no_method_and_kept_equal_to_the_local_kept(
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
-    assert summary["method"] == "shingles-full" and summary["engine"] == "dask"
+    assert summary["method"] == "shingles-full" and summary["executor"]["name"] == "dask"
     assert summary["dropped"] > 0
     local = ["dedup", *files, "--kept", str(tmp_path / "local.jsonl")]
     assert CliRunner().invoke(app, [*local, "--json"]).exit_code == 0
@@ -458,7 +458,7 @@ def test_own_cluster_numbers_lines_as_the_local_job(tmp_path: Path) -> None:
         [str(path)], tmp_path / "dask", method="minhash-lsh", options=opts, workers=1,
         block_bytes=1 << 20,
     )  # fmt: skip
-    assert got.summary["partitions"] == -(-path.stat().st_size // (1 << 20)) >= 3
+    assert got.summary["executor"]["partitions"] == -(-path.stat().st_size // (1 << 20)) >= 3
     for name in (*FILES, "skipped.jsonl"):
         assert (tmp_path / "dask" / name).read_text() == (tmp_path / "local" / name).read_text()
     assert got.summary["renamed_ids"] == local.summary["renamed_ids"] > 0

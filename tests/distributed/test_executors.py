@@ -1,7 +1,9 @@
 """One pipeline, interchangeable executors: for every built-in method and both measures, the
-in-process job (``jobs=1``), the worker pool (``jobs=2``) and the Dask engine (LocalCluster,
-2 worker processes) write the same ``pairs.jsonl``, ``clusters.jsonl``, ``dropped.jsonl``
-and ``skipped.jsonl`` byte for byte, and ``--kept`` writes the same records.
+in-process executor (``local``), the worker pool (``ProcessPool(jobs=2)``) and the Dask
+executor (LocalCluster, 2 worker processes) write the same ``pairs.jsonl``,
+``clusters.jsonl``, ``dropped.jsonl`` and ``skipped.jsonl`` byte for byte and a
+``summary.json`` with the same keys, and ``--kept`` writes the same records (the clean
+tree of txt, md, html, CSV, Parquet and gzipped JSONL: ``tests/job/test_executors.py``).
 
 Inputs: ``examples/corpus`` (every readable file, with a repeated id, a short document and
 a line that is not JSON added), a tree of every kind of input (``mixed_tree``, conftest),
@@ -21,10 +23,12 @@ from typing import Any
 
 import pytest
 
-from neardup.dedup import DedupOptions, DedupResult, decided_options, dedup, resolve_method
-from neardup.distributed import dedup_dask, plan
+from neardup.distributed import plan
+from neardup.distributed.executor import DaskExecutor
 from neardup.errors import ParameterError
+from neardup.job.executors.pool import ProcessPool
 from neardup.job.export import export_records
+from neardup.job.pipeline import DedupOptions, DedupResult, decided_options, dedup, resolve_method
 from neardup.methods.registry import method_classes
 from neardup.output import write_result
 from neardup.text.read import read_corpus, read_options
@@ -117,20 +121,21 @@ def _all_executors(
     equal; return the in-process files."""
     got: dict[str, dict[str, bytes]] = {}
     kept: dict[str, bytes] = {}
-    for name, jobs in (("one", 1), ("pool", 2)):
-        result = dedup(paths, method=method, options=opts, jobs=jobs)
-        write_result(result, tmp / name)
+    keys: dict[str, list[str]] = {}
+    dask = DaskExecutor(out_dir=tmp / "dask", client=client, **dask_kw)
+    for name, executor in (("one", "local"), ("pool", ProcessPool(jobs=2)), ("dask", dask)):
+        result = dedup(paths, method=method, options=opts, executor=executor)
+        if name != "dask":  # the Dask workers wrote theirs
+            write_result(result, tmp / name)
         got[name] = _files(tmp / name)
+        keys[name] = sorted(json.loads((tmp / name / "summary.json").read_text()))
         if with_kept:
             kept[name] = _kept(result, paths, tmp / f"{name}-kept.jsonl")
-    result = dedup_dask(paths, tmp / "dask", method=method, options=opts, client=client, **dask_kw)
-    got["dask"] = _files(tmp / "dask")
-    if with_kept:
-        kept["dask"] = _kept(result, paths, tmp / "dask-kept.jsonl")
     for name in FILES:
         assert got["pool"][name] == got["one"][name], f"pool {name}"
         assert got["dask"][name] == got["one"][name], f"dask {name}"
     assert kept.get("pool") == kept.get("one") and kept.get("dask") == kept.get("one")
+    assert keys["pool"] == keys["one"] and keys["dask"] == keys["one"]
     summary = json.loads((tmp / "dask" / "summary.json").read_text())
     assert summary["method"] == method and summary["options"]["measure"] == opts.measure
     return got["one"]
@@ -155,10 +160,10 @@ def test_mixed_tree_same_files_on_every_executor(
 ) -> None:
     """A tree of every kind the local job reads (txt, md, html, wiki, CSV, Parquet, plain
     and gzipped JSONL, bad files): the Dask engine reads it all, as the local job does (it
-    read the JSONL and Parquet files only, and ended in a traceback on a bad one). The
-    ``--kept`` records are left out: the local export stops at the file that is not Parquet."""
+    read the JSONL and Parquet files only, and ended in a traceback on a bad one); the
+    ``--kept`` records too (the export passes over the files the job could not read)."""
     opts = _options(method, measure)
-    files = _all_executors(tmp_path, [str(mixed_tree)], client, method, opts, with_kept=False)
+    files = _all_executors(tmp_path, [str(mixed_tree)], client, method, opts)
     skipped = [json.loads(x) for x in files["skipped.jsonl"].splitlines()]
     unreadable = sorted(s["id"] for s in skipped if s["reason"] == "unreadable")
     assert unreadable == ["broken.parquet", "corrupt.jsonl.gz", "shard.jsonl.gz:8"]
@@ -234,7 +239,7 @@ def test_examples_corpus_verify_and_keep_by_partition_give_the_same_files(
     monkeypatch.setattr(plan, "WHOLE_VERIFY_PAIRS", -1)
     _all_executors(tmp_path, corpus_shards, client, method, _options(method, measure))
     summary = json.loads((tmp_path / "dask" / "summary.json").read_text())
-    assert summary["cc_rounds"] >= 1
+    assert summary["executor"]["cc_rounds"] >= 1
 
 
 @pytest.mark.data
@@ -257,6 +262,7 @@ def test_planted_20k_same_files_on_every_executor(
         tmp_path, [str(planted_20k)], client, "shingles-full", opts, block_bytes=1 << 20
     )
     summary = json.loads((tmp_path / "dask" / "summary.json").read_text())
-    assert summary["partitions"] > 10 and summary["documents"] == 20000
-    assert (summary["cc_rounds"] >= 1) == (keep_stage == "distributed")
+    figures = summary["executor"]
+    assert figures["partitions"] > 10 and summary["documents"] == 20000
+    assert (figures["cc_rounds"] >= 1) == (keep_stage == "distributed")
     assert files["clusters.jsonl"].count(b"\n") > 100  # 10 % planted copies

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -117,11 +118,62 @@ def test_a_url_input_holding_other_kinds_is_refused_naming_them(mixed_tree: Path
     from neardup.errors import InputError
 
     with pytest.raises(
-        InputError, match=r"bad/binary\.txt.* more not read: the Dask engine reads JSONL"
+        InputError, match=r"bad/binary\.txt.* more not read: the Dask engine reads record files"
     ):
         plan_blocks([], [f"file://{mixed_tree}"], 1 << 20)
     blocks, _ = plan_blocks([], [f"file://{mixed_tree}/plain.jsonl"], 1 << 20)
     assert [b.kind for b in blocks] == ["jsonl"]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "table.csv",
+        "records.parquet",
+        "more.arrow",
+        "shard.jsonl.gz",
+        "more.jsonl.zst",
+        "broken.parquet",
+        "plain.jsonl",
+    ],
+)
+def test_every_record_format_by_url_is_read_as_the_local_reader_reads_it(
+    mixed_tree: Path, name: str
+) -> None:
+    """A record file named by URL is read by its format (text.formats) through fsspec:
+    the local reader's documents and skip rows, item for item, sources naming the URL; a
+    Parquet file a block per row group."""
+    from neardup.distributed.plan import plan_blocks
+
+    url = f"file://{mixed_tree}/{name}"
+    blocks, _ = plan_blocks([], [url], 1 << 20)
+    blocks = number_lines(blocks, [count_lines(b) for b in blocks])
+    dask_items = [item for b in blocks for item in read_block(b, {})]
+    local = list(read_corpus([mixed_tree / name]))
+    as_url = [
+        dataclasses.replace(x, source=x.source.replace(str(mixed_tree), f"file://{mixed_tree}"))
+        for x in local
+    ]
+    assert dask_items == as_url and dask_items
+    if name == "records.parquet":
+        assert [(b.kind, b.start, b.end) for b in blocks] == [("file", g, g + 1) for g in range(3)]
+
+
+def test_a_parquet_file_without_the_text_column_by_url_is_one_skip_row(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from neardup.distributed.plan import plan_blocks
+
+    path = tmp_path / "other.parquet"
+    pq.write_table(
+        pa.table({"id": ["a", "b", "c"], "body": ["x", "y", "z"]}), path, row_group_size=1
+    )
+    blocks, _ = plan_blocks([], [f"file://{path}"], 1 << 20)
+    assert len(blocks) == 1  # no text column: one block, not one a row group
+    (item,) = [x for b in blocks for x in read_block(b, {})]
+    assert isinstance(item, Skipped) and item.id == "other.parquet"
+    assert item.detail == "no column 'text' (columns: id, body)"
 
 
 def test_a_corrupt_gzip_url_is_a_skip_row_as_in_the_local_job(mixed_tree: Path) -> None:

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from neardup.dedup import DedupOptions, decided_options, resolve_method
 from neardup.distributed import io
 from neardup.distributed import partition as pt
 from neardup.distributed.shuffle import Table
+from neardup.job.pipeline import DedupOptions, decided_options, resolve_method
 from neardup.text.read import read_corpus
 from neardup.text.types import Document
 

@@ -139,8 +139,17 @@ def test_scores_survive_a_failing_report(tmp_path: Path, monkeypatch: pytest.Mon
     html = tmp_path / "r.html"
     res = runner.invoke(
         app,
-        ["evaluate", *_files(tmp_path), "--methods", "shingles-full", "--thresholds", "0.5",
-         "--json", "--html", str(html)],
+        [
+            "evaluate",
+            *_files(tmp_path),
+            "--methods",
+            "shingles-full",
+            "--thresholds",
+            "0.5",
+            "--json",
+            "--html",
+            str(html),
+        ],
     )
     assert res.exit_code == 1
     assert json.loads(res.stdout)["rows"][0]["f1"] == 1.0  # printed before the report

@@ -467,7 +467,7 @@ def dedup_cases(draw: st.DrawFn) -> dict[str, Any]:
 
 
 def run_dedup(case: dict[str, Any], ctx: Context) -> None:
-    from neardup.dedup import DedupOptions, dedup
+    from neardup.job.pipeline import DedupOptions, dedup
     from neardup.output import FILES, write_result
     from neardup.text.types import Document
 

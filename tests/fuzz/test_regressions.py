@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from fuzz.guard import check_case
-from neardup.dedup import dedup
+from neardup.job.pipeline import dedup
 from neardup.output import write_result
 from neardup.store import Store
 from neardup.store.errors import CollectionNotFound, DocumentNotFound

@@ -1,6 +1,11 @@
 """One collection API over every storage backend: the same behaviour tests on memory
 (`neardup.Index`), SQLite and PostgreSQL (`Store.open_collection`), on real text (the
 Chekhov stories of examples/corpus, a web copy of one, an excerpt of another, a wiki copy).
+Every test taking `make` runs on the three backends (the collection core,
+`neardup.index.core`, over each storage): adding, re-adding (`exists`, `changed`),
+too-short documents, near-duplicates found with their exact scores and unrelated texts with
+none (minhash-lsh, shingles-full, tf-ridf), thresholds and measures, the ``max_df`` cut,
+identical documents, remove then check, top-k.
 
 `test_same_matches_on_every_backend` checks every method with index keys under both
 decision modes and each measure it can decide on: the memory index and a database
@@ -178,6 +183,87 @@ def test_an_identical_document_matches_at_threshold_1(make: Factory) -> None:
     (m,) = coll.check(BY_ID["Хирургия.txt"].text).matches
     assert m.doc_id == "Хирургия.txt" and m.resemblance == 1.0
     assert m.evidence["decision"] in ("own", "identical") and m.evidence["score"] == 1.0
+
+
+#: What each method finds for each text with Хирургия.txt left out of the collection
+#: (threshold 0.5): ``(id, evidence score, rule)`` of every match. The web and wiki copies
+#: are near-duplicates of their stories; the excerpt of Хамелеон is a third of it
+#: (resemblance 0.63); Хирургия.txt shares no story's words enough. TF-RIDF decides by its
+#: own rule (equal signatures), which the excerpt does not meet.
+EXPECTED: dict[str, dict[str, list[tuple[str, float, str]]]] = {
+    "minhash-lsh": {
+        "web Ванька": [("Ванька.txt", 0.998674, "resemblance >= 0.5 verified")],
+        "wiki Тоска": [("Тоска.txt", 0.998914, "resemblance >= 0.5 verified")],
+        "excerpt Хамелеон": [("Хамелеон.txt", 0.627451, "resemblance >= 0.5 verified")],
+        "unrelated Хирургия": [],
+    },
+    "shingles-full": {
+        "web Ванька": [("Ванька.txt", 0.998674, "resemblance >= 0.5 verified")],
+        "wiki Тоска": [("Тоска.txt", 0.998914, "resemblance >= 0.5 verified")],
+        "excerpt Хамелеон": [("Хамелеон.txt", 0.627451, "resemblance >= 0.5 verified")],
+        "unrelated Хирургия": [],
+    },
+    "tf-ridf": {
+        "web Ванька": [("Ванька.txt", 1.0, "TF-RIDF equal signature")],
+        "wiki Тоска": [("Тоска.txt", 1.0, "TF-RIDF equal signature")],
+        "excerpt Хамелеон": [],
+        "unrelated Хирургия": [],
+    },
+}
+
+
+@pytest.mark.parametrize("method", sorted(EXPECTED))
+def test_each_method_finds_the_near_duplicates_and_nothing_else(make: Factory, method: str) -> None:
+    coll = make(method=method, threshold=0.5)
+    report = coll.add(d for d in STORIES if d.id != "Хирургия.txt")
+    assert (report.added, report.skipped) == (15, ())
+    texts = {**QUERIES, "unrelated Хирургия": BY_ID["Хирургия.txt"].text}
+    del texts["identical Хирургия"]
+    for name, want in EXPECTED[method].items():
+        res = coll.check(texts[name])
+        got = [(m.doc_id, m.evidence["score"], m.evidence["rule"]) for m in res.matches]
+        assert got == want, name
+        assert res.duplicate == bool(want) and res.method == method
+    assert coll.check(texts["unrelated Хирургия"]).candidates == 0
+
+
+def test_the_threshold_and_measure_decide(make: Factory) -> None:
+    """The excerpt of Хамелеон (a third of the story): resemblance 0.627451 passes 0.6 and
+    fails 0.7; its containment in the story is 1, which passes 0.9."""
+    found = {}
+    for measure, threshold in (("resemblance", 0.6), ("resemblance", 0.7), ("containment", 0.9)):
+        coll = make(method="shingles-full", measure=measure, threshold=threshold)
+        coll.add(STORIES)
+        found[measure, threshold] = [
+            (m.doc_id, m.evidence["score"], m.evidence["rule"]) for m in coll.check(EXCERPT).matches
+        ]
+    assert found == {
+        ("resemblance", 0.6): [("Хамелеон.txt", 0.627451, "resemblance >= 0.6 verified")],
+        ("resemblance", 0.7): [],
+        ("containment", 0.9): [("Хамелеон.txt", 1.0, "containment >= 0.9 verified")],
+    }
+
+
+def test_adding_the_same_documents_again_adds_nothing(make: Factory) -> None:
+    coll = make(method="tf-ridf")
+    assert coll.add(STORIES).added == 16
+    again = coll.add(STORIES)
+    assert again.added == 0 and len(coll) == 16
+    assert [(s.id, s.reason) for s in again.skipped] == [(d.id, "exists") for d in STORIES]
+    assert [m.doc_id for m in coll.check(WEB_VANKA).matches] == ["Ванька.txt"]
+
+
+def test_keys_of_more_than_max_df_documents_give_no_candidates(make: Factory) -> None:
+    """Ванька.txt and three copies: each of its keys is shared by 4 documents. Under
+    ``max_df=3`` they are passed over (no copy found); under ``max_df=4`` all 4 match."""
+    vanka = BY_ID["Ванька.txt"]
+    copies = [Document(f"copy-{i}", vanka.text) for i in range(3)]
+    found = {}
+    for max_df in (3, 4):
+        coll = make(method="shingles-full", max_df=max_df)
+        coll.add([*STORIES, *copies])
+        found[max_df] = [m.doc_id for m in coll.check(vanka.text).matches]
+    assert found == {3: [], 4: ["copy-0", "copy-1", "copy-2", "Ванька.txt"]}
 
 
 def test_remove_then_check(make: Factory) -> None:

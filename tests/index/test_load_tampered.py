@@ -100,7 +100,7 @@ def test_any_changed_byte_loads_consistently_or_is_refused(
             assert isinstance(exc, FormatError), exc
             return
         assert len(idx) == 3
-        idx.query(TEXTS["a"])  # a loaded index answers
+        idx.check(TEXTS["a"])  # a loaded index answers
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -134,4 +134,4 @@ def test_any_changed_part_inside_a_valid_archive_loads_or_is_refused(
         except NeardupError as exc:
             assert isinstance(exc, FormatError), exc
             return
-        idx.query(TEXTS["a"])  # a loaded index answers
+        idx.check(TEXTS["a"])  # a loaded index answers

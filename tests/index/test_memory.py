@@ -30,55 +30,65 @@ EXCERPT = (CORPUS / "excerpts" / "Хамелеон (начало).txt").read_tex
 
 def _index(**kw: Any) -> Index:
     idx = Index(**kw)
-    counts = idx.insert_many(STORIES.items())
-    assert counts == {"added": len(STORIES), "exists": 0, "too-short": 0}
+    report = idx.add(STORIES.items())
+    assert (report.added, report.skipped) == (len(STORIES), ())
     return idx
 
 
-def test_query_finds_the_copy_with_the_exact_resemblance() -> None:
+def _ids(result: neardup.CheckResult) -> list[str]:
+    return [m.doc_id for m in result.matches]
+
+
+def test_check_finds_the_copy_with_the_exact_resemblance() -> None:
     idx = _index()
-    res = idx.query(WEB_VANKA)
-    assert res.ids == ["Ванька.txt"] and res.duplicate
+    res = idx.check(WEB_VANKA)
+    assert _ids(res) == ["Ванька.txt"] and res.duplicate
     exact = neardup.compare(WEB_VANKA, STORIES["Ванька.txt"])
     assert res.matches[0].resemblance == pytest.approx(exact.resemblance, abs=1e-12)
     assert res.matches[0].containment_query == pytest.approx(exact.containment_ab, abs=1e-12)
-    assert idx.query(STORIES["Тоска.txt"]).ids == ["Тоска.txt"]  # itself, nothing else
+    assert _ids(idx.check(STORIES["Тоска.txt"])) == ["Тоска.txt"]  # itself, nothing else
 
 
 def test_containment_finds_an_excerpt_that_resemblance_misses() -> None:
     by_resemblance = _index(threshold=0.8)
-    assert by_resemblance.query(EXCERPT).ids == []
+    assert _ids(by_resemblance.check(EXCERPT)) == []
     by_containment = _index(measure="containment", threshold=0.8)
-    res = by_containment.query(EXCERPT)
-    assert res.ids == ["Хамелеон.txt"]
+    res = by_containment.check(EXCERPT)
+    assert _ids(res) == ["Хамелеон.txt"]
     assert res.matches[0].containment_query == 1.0 and res.matches[0].resemblance < 0.8
 
 
-def test_insert_outcomes_and_remove() -> None:
+def test_add_outcomes_and_remove() -> None:
     idx = _index()
-    assert idx.insert("Ванька.txt", "anything at all here") == "exists"
-    assert idx.insert("tiny", "Ванька") == "too-short" and "tiny" not in idx
+    again = idx.add([("Ванька.txt", "anything at all here"), ("tiny", "Ванька")])
+    assert [(s.id, s.reason) for s in again.skipped] == [
+        ("Ванька.txt", "changed"),
+        ("tiny", "too-short"),
+    ]
+    assert again.added == 0 and "tiny" not in idx
     idx.remove("Ванька.txt")
     assert "Ванька.txt" not in idx and len(idx) == len(STORIES) - 1
-    assert idx.query(WEB_VANKA).ids == []
+    assert _ids(idx.check(WEB_VANKA)) == []
     with pytest.raises(InputError, match=r"Ванька\.txt"):
         idx.remove("Ванька.txt")
     for name in list(idx):
         idx.remove(name)
     assert len(idx) == 0 and not idx._postings  # nothing left behind
-    assert idx.insert("Ванька.txt", STORIES["Ванька.txt"]) == "added"
-    assert idx.query(WEB_VANKA).ids == ["Ванька.txt"]
+    assert idx.add([("Ванька.txt", STORIES["Ванька.txt"])]).added == 1
+    assert _ids(idx.check(WEB_VANKA)) == ["Ванька.txt"]
 
 
-def test_bad_parameters_and_short_queries() -> None:
+def test_bad_parameters_and_short_checks() -> None:
     with pytest.raises(ParameterError, match="threshold"):
         Index(threshold=0)
     with pytest.raises(ParameterError, match="measure"):
         Index(measure="cosine")  # type: ignore[arg-type]
     with pytest.raises(InputError, match="too short"):
-        Index().query("два слова")
-    with pytest.raises(ParameterError, match="doc_id"):
-        Index().insert(1, "text")  # type: ignore[arg-type]
+        Index().check("два слова")
+    with pytest.raises(ParameterError, match="text"):
+        Index().check(1)  # type: ignore[arg-type]
+    (skip,) = Index().add([("a\x00b", "a text with words enough to store it")]).skipped
+    assert skip.reason == "unreadable"
 
 
 @pytest.mark.parametrize("measure", ["resemblance", "containment"])
@@ -88,7 +98,7 @@ def test_save_and_load_round_trip(tmp_path: Path, measure: str) -> None:
     again = Index.load(path)
     assert again.params() == idx.params() and sorted(again) == sorted(idx)
     for text in (WEB_VANKA, EXCERPT):
-        assert again.query(text) == idx.query(text)
+        assert again.check(text).matches == idx.check(text).matches
     (tmp_path / "bad.npz").write_bytes(b"not an index")
     with pytest.raises(FormatError):
         Index.load(tmp_path / "bad.npz")
@@ -116,11 +126,11 @@ def test_methods_keeping_signatures_save_and_load(tmp_path: Path, method: str) -
 def test_results_as_tables() -> None:
     pd = require("pandas")
     require("pyarrow")
-    res = _index(measure="containment", threshold=0.5).query(EXCERPT)
+    res = _index(measure="containment", threshold=0.5).check(EXCERPT)
     frame = res.to_pandas()
-    assert list(frame["id"]) == res.ids and frame["containment_query"].iloc[0] == 1.0
+    assert list(frame["id"]) == _ids(res) and frame["containment_query"].iloc[0] == 1.0
     table = res.to_arrow()
-    assert table.column("id").to_pylist() == res.ids
+    assert table.column("id").to_pylist() == _ids(res)
     pairs = neardup.dedup([str(CORPUS / "chekhov"), str(CORPUS / "web")]).pairs
     assert isinstance(
         pairs, PairTable
@@ -147,10 +157,9 @@ def test_containment_index_equals_brute_force(
     stored: list[int], query: list[int], threshold: float
 ) -> None:
     idx = Index(measure="containment", threshold=threshold, shingle_size=3)
-    for i in stored:
-        idx.insert(f"p{i}", PARAGRAPHS[i])
+    idx.add((f"p{i}", PARAGRAPHS[i]) for i in stored)
     text = " ".join(PARAGRAPHS[i] for i in query)
-    got = {m.id for m in idx.query(text, limit=100).matches}
+    got = set(_ids(idx.check(text, limit=100)))
     fq = Shingling(size=3).fingerprints(CanonicalForm().tokens(text))  # brute force
     want = set()
     for i in stored:
@@ -197,7 +206,7 @@ def test_an_index_saved_by_the_first_format_still_loads(tmp_path: Path) -> None:
     path = tmp_path / "old.npz"
     with open(path, "wb") as fh:
         np.savez(fh, header=np.array(header), values=fps, offsets=np.array([0, fps.shape[0]]))
-    assert Index.load(path).query(WEB_VANKA).ids == ["v"]
+    assert _ids(Index.load(path).check(WEB_VANKA)) == ["v"]
 
 
 def test_method_choices_are_validated() -> None:
@@ -212,4 +221,4 @@ def test_method_choices_are_validated() -> None:
     with pytest.raises(ParameterError, match="measure"):
         Index(method="megashingles", decision="own", measure="containment")
     with pytest.raises(ParameterError, match="k"):
-        Index().query("the quick brown fox jumps over the lazy dog", k=0)
+        Index().check("the quick brown fox jumps over the lazy dog", k=0)

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.dedup import DedupOptions, dedup
 from neardup.errors import IncompatibleSignatureError, ParameterError, UsageError
+from neardup.job.pipeline import DedupOptions, dedup
 from neardup.methods.anchors import AnchorWords
 from neardup.methods.base import Prepared, Signature
 from neardup.methods.corpus_stats import CorpusStatistics
@@ -54,7 +54,7 @@ TINY = [
     ["delta", "everywhere"],
     *[["everywhere", f"filler{i}"] for i in range(4)],
 ]
-HAND = {"min_df": 0.2, "max_df": 0.5, "min_rel_freq": 0.15, "top": 3, "min_anchors": 1}
+HAND = {"min_df_share": 0.2, "max_df_share": 0.5, "min_rel_freq": 0.15, "top": 3, "min_anchors": 1}
 
 
 def sha1_u64(text: str) -> int:
@@ -132,7 +132,7 @@ def test_differently_made_signatures_refuse_comparison(corpus: list[Prepared]) -
 @pytest.mark.parametrize(
     ("params", "name"),
     [
-        ({"min_df": 0.5, "max_df": 0.4}, "max_df"),
+        ({"min_df_share": 0.5, "max_df_share": 0.4}, "max_df_share"),
         ({"top": 3, "min_anchors": 4}, "min_anchors"),
     ],
 )

@@ -55,8 +55,8 @@ def test_the_kit_catches_a_compare_that_ignores_the_key() -> None:
 
 
 def test_the_kit_catches_a_parameter_accepted_out_of_range() -> None:
-    from neardup.methods.params import Constraint, Interval, validate_parameters
     from neardup.methods.shingle_methods import ShinglesFull
+    from neardup.params import Constraint, Interval, validate_parameters
 
     @dataclass(frozen=True, kw_only=True)
     class Loose(ShinglesFull):

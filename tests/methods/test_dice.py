@@ -10,10 +10,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.dedup import DedupOptions, dedup
 from neardup.evaluate.gold import GoldStandard
 from neardup.evaluate.metrics import Gold
 from neardup.evaluate.run import EvalConfig, evaluate_corpus
+from neardup.job.pipeline import DedupOptions, dedup
 from neardup.methods.dice import dice, resemblance_bound
 from neardup.methods.measures import compaire
 from neardup.methods.presets import preset
@@ -36,7 +36,7 @@ def test_score_is_rodnenkos_compaire_on_the_chekhov_excerpt() -> None:
     meth = make_method("shingles-dice", **PARAMS)
     lists = [meth.shingling.occurrences(meth.canonical.tokens(t))[0] for t in (FULL, EXCERPT)]
     script = compaire(lists[0], lists[1])  # the article's function, as a fraction
-    from neardup.compare import compare
+    from neardup.job.compare import compare
 
     got = compare(FULL, EXCERPT, method=meth)
     assert round(got.score, 6) == round(script, 6) == 0.753769

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.dedup import DedupOptions, dedup
 from neardup.errors import IncompatibleSignatureError, ParameterError, UsageError
+from neardup.job.pipeline import DedupOptions, dedup
 from neardup.methods.base import Prepared, Signature
 from neardup.methods.corpus_stats import CorpusStatistics
 from neardup.methods.imatch import IMatch, IMatchRandom

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.compare import compare
+from neardup.job.compare import compare
 from neardup.methods.measures import intersection_sizes, overlap
 from neardup.methods.sets import ShingleSets
 

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.dedup import DedupOptions, dedup
 from neardup.errors import ParameterError
+from neardup.job.pipeline import DedupOptions, dedup
 from neardup.methods.base import Prepared, Signature
 from neardup.methods.megashingles import Megashingles, recall_curve
 from neardup.methods.minhash import EMPTY, MinHasher

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from neardup.dedup import dedup
 from neardup.errors import ParameterError
+from neardup.job.pipeline import dedup
 from neardup.methods.base import Prepared
 from neardup.methods.rabin import rabin_reference
 from neardup.methods.registry import make_method

@@ -13,10 +13,10 @@ import pytest
 from typer.testing import CliRunner
 
 from neardup.cli.main import app
-from neardup.compare import compare
-from neardup.dedup import DedupOptions, dedup
 from neardup.errors import ParameterError
 from neardup.evaluate.table2 import table2_config
+from neardup.job.compare import compare
+from neardup.job.pipeline import DedupOptions, dedup
 from neardup.methods.dice import compaire_of_sets, occurrence_set
 from neardup.methods.measures import compaire
 from neardup.methods.presets import preset

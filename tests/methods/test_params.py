@@ -1,4 +1,4 @@
-"""Parameter constraints as data (neardup.methods.params): every parameter of every method
+"""Parameter constraints as data (neardup.params): every parameter of every method
 is declared, refuses an invalid value naming itself, and is published by `neardup methods`."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from neardup.cli.main import app
 from neardup.errors import ParameterError
-from neardup.methods.params import Options
 from neardup.methods.registry import make_method, method_class, method_names
+from neardup.params import Options
 
 
 def _cases() -> list[tuple[str, str, object]]:
@@ -53,7 +53,11 @@ def test_methods_json_publishes_ranges_and_choices() -> None:
     assert res.exit_code == 0, res.output
     rows = {r["name"]: r["parameters"] for r in json.loads(res.stdout)}
     assert rows["shingles-mod"]["m"]["allowed"] == {
-        "type": "int", "low": 1, "high": 1_000_000, "low_open": False, "none": False
+        "type": "int",
+        "low": 1,
+        "high": 1_000_000,
+        "low_open": False,
+        "none": False,
     }
     assert rows["minhash-lsh"]["threshold"]["allowed"]["low_open"] is True
     assert rows["minhash-lsh"]["bands"]["allowed"]["high"] == "num_perm"

@@ -14,16 +14,16 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
-from neardup.dedup import DedupOptions, dedup
 from neardup.errors import ParameterError, UsageError
+from neardup.job.pipeline import DedupOptions, dedup
 from neardup.methods.base import Capabilities, MethodBase, Prepared, Signatures
 from neardup.methods.keys import GroupKeys
 from neardup.methods.minhash import EMPTY, MinHasher
-from neardup.methods.params import Constraint, Interval
 from neardup.methods.registry import make_method, method_names, register, unregister
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingle_methods import ShinglesFull
 from neardup.output import write_result
+from neardup.params import Constraint, Interval
 from neardup.store import Store
 from neardup.text.types import Document
 from shared_data import require

@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from neardup.cli.main import app
-from neardup.compare import compare
 from neardup.errors import ParameterError
+from neardup.job.compare import compare
 from neardup.methods.measures import compaire, dice_multiset
 from neardup.methods.presets import RODNENKO_STOP_WORDS, preset
 from neardup.methods.registry import make_method

@@ -120,7 +120,7 @@ def test_shingling_paths_agree(kind: Literal["rabin32", "rabin64"]) -> None:
 
 
 def test_a_method_with_rabin_fingerprints_finds_a_copy() -> None:
-    from neardup.dedup import dedup
+    from neardup.job.pipeline import dedup
     from neardup.text.types import Document
 
     text = "the quick brown fox jumps over the lazy dog near the river bank today"

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.dedup import DedupOptions, dedup
 from neardup.errors import IncompatibleSignatureError, UsageError
+from neardup.job.pipeline import DedupOptions, dedup
 from neardup.methods.base import Prepared, Signature
 from neardup.methods.corpus_stats import CorpusStatistics
 from neardup.methods.registry import make_method
@@ -177,7 +177,7 @@ def test_vectorised_signing_picks_the_words_of_top_words(docs: list[list[str]], 
 def test_tf_ridf_on_lemmas_matches_inflected_forms_that_stems_keep_apart() -> None:
     """Romanov 2019 signs lemmas (Mystem); ``morphology="lemma"`` (pymorphy3) is the
     closest: "читали/читает", "писали/пишет" have one lemma and two stems."""
-    from neardup.compare import compare
+    from neardup.job.compare import compare
     from neardup.methods.registry import make_method
     from neardup.text.canonical import CanonicalForm
 

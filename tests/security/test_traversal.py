@@ -166,7 +166,7 @@ def test_dedup_out_writes_only_into_its_directory(sandbox: Path) -> None:
 
 
 def test_write_result_into_a_file_path_fails_cleanly(tmp_path: Path) -> None:
-    from neardup.dedup import dedup
+    from neardup.job.pipeline import dedup
     from neardup.text.types import Document
 
     text = paragraphs("progit-ru-revisions", 1)[0]

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from neardup.compare import compare
 from neardup.crawl import CrawlQueue, CrawlSettings
 from neardup.errors import ParameterError
+from neardup.job.compare import compare
 from neardup.service import ServiceConfig, create_app
 from neardup.store import Store
 from neardup.text.types import Document

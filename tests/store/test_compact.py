@@ -85,12 +85,13 @@ def test_checks_see_pending_rows_and_the_merge_moves_them(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import neardup.store.adding as module
+    import neardup.store.storage as storage
 
     docs = _real_docs()[:6]
     name = unique("pending")
     info = store.create_collection(name, "minhash-lsh", threshold=0.5)
     bands = _rows_each(info)
-    monkeypatch.setattr(module, "DIRECT_BELOW", 1)  # every batch a bulk batch
+    monkeypatch.setattr(storage, "DIRECT_BELOW", 1)  # every batch a bulk batch
     monkeypatch.setattr(module, "merge", lambda db, cid: None)  # as if killed before it
     assert store.add(name, docs, batch_size=4).added == len(docs)
     assert _index_rows(store, name) == (0, len(docs) * bands)
@@ -115,6 +116,7 @@ def _merges(
     merge limits, counted in documents' index rows; the pending rows at each merge, also in
     documents. Checks that nothing is left pending after the add."""
     import neardup.store.adding as module
+    import neardup.store.storage as storage
 
     name = unique("merge")
     each = _rows_each(store.create_collection(name, "minhash-lsh", threshold=0.5))
@@ -130,7 +132,7 @@ def _merges(
         monkeypatch.setattr(module, "MERGE_MAX_ROWS", max_rows * each)
     if share is not None:
         monkeypatch.setattr(module, "MERGE_SHARE", share)
-    monkeypatch.setattr(module, "DIRECT_BELOW", 1)
+    monkeypatch.setattr(storage, "DIRECT_BELOW", 1)
     monkeypatch.setattr(module, "merge", counting)
     store.add(name, _real_docs()[:n_docs], batch_size=1)
     assert _index_rows(store, name) == (n_docs * each, 0)

@@ -38,7 +38,7 @@ def test_alembic_only_when_the_schema_is_behind(tmp_path: Path) -> None:
     import sqlite3
 
     with sqlite3.connect(tmp_path / "a.db") as conn:  # pretend the schema before the last one
-        conn.execute("UPDATE nd_alembic_version SET version_num = '0004_compact'")
-        conn.execute("ALTER TABLE nd_collections DROP COLUMN decision")
+        conn.execute("UPDATE nd_alembic_version SET version_num = '0006'")
+        conn.execute("ALTER TABLE nd_collections DROP COLUMN max_df")
     out = _open(url)
     assert out == "True []"

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from neardup.dedup import DedupOptions, dedup
+from neardup.job.pipeline import DedupOptions, dedup
 from neardup.store import Store
 from shared_data import data_path, load_docs
 from store._db import unique

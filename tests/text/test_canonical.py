@@ -59,7 +59,11 @@ def test_english_sentence() -> None:
 def test_contraction_parts_are_stop_words() -> None:
     # "doesn't" and "it's" are in the Snowball list; tokens break at the apostrophe
     assert CanonicalForm(stop_words=False).tokens("It doesn't, it's") == [
-        "it", "doesn", "t", "it", "s"
+        "it",
+        "doesn",
+        "t",
+        "it",
+        "s",
     ]
     assert CanonicalForm().tokens("It doesn't, it's odd") == ["odd"]
 

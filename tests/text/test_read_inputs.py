@@ -251,12 +251,13 @@ def test_columns_equal_the_documents_and_skips(
 
 def test_a_plain_block_takes_the_column_shortcut() -> None:
     from neardup.text import read
+    from neardup.text.formats import jsonl
     from neardup.text.units import LinesUnit
 
     p = _paragraphs()
     data = "".join(json.dumps({"id": f"d{i}", "text": t}) + "\n" for i, t in enumerate(p))
     unit = LinesUnit("f.jsonl", "f.jsonl", data.encode(), 3)
-    parsed = read._block_parse(unit, read.read_options())
+    parsed = jsonl.parse_block(unit, read.read_options())
     assert parsed is not None
     cols = read._block_columns(unit, read.read_options(), *parsed)
     assert isinstance(cols.positions, range) and cols.ids == [f"d{i}" for i in range(len(p))]
@@ -311,7 +312,7 @@ def _read_planned(data: bytes, max_bytes: int, by_span: bool) -> list[object]:
     """Every item read from ``data`` as JSONL, planned by file span or by stream."""
     import tempfile
 
-    from neardup.text import units
+    from neardup.text.formats import jsonl
     from neardup.text.read import read_options, read_unit
 
     opts = read_options(max_bytes=max_bytes)
@@ -320,9 +321,9 @@ def _read_planned(data: bytes, max_bytes: int, by_span: bool) -> list[object]:
         path = Path(tmp, "f.jsonl")
         path.write_bytes(data)
         if by_span:
-            plan = list(units._plan_jsonl_spans(path, "f", "f", opts))
+            plan = list(jsonl._plan_jsonl_spans(path, "f", "f", opts))
         else:
-            plan = list(units.plan_stream(path, "f", "f", opts))
+            plan = list(jsonl.plan_stream(path, "f", "f", opts))
         for unit in plan:
             items.extend([unit] if isinstance(unit, Skipped) else read_unit(unit, opts))
     return items
@@ -344,7 +345,7 @@ def test_blocks_planned_by_span_read_as_blocks_read_from_a_stream(
     """Blocks planned as file spans (the workers read them) give each line's documents or
     skip by the one-line rules, oversize lines included; so do blocks read from a stream,
     except that a line ending in several ``\\r`` counts them against ``max_bytes`` there."""
-    from neardup.text import units
+    from neardup.text.formats import jsonl
     from neardup.text.read import jsonl_record, read_options
 
     data = b"".join(
@@ -354,7 +355,7 @@ def test_blocks_planned_by_span_read_as_blocks_read_from_a_stream(
     if data and not last_newline:
         data = data.rstrip(b"\r\n")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(units, "BLOCK_BYTES", block)
+        mp.setattr(jsonl, "BLOCK_BYTES", block)
         by_span = _read_planned(data, max_bytes, by_span=True)
         by_stream = _read_planned(data, max_bytes, by_span=False)
     want: list[object] = []
@@ -370,8 +371,9 @@ def test_blocks_planned_by_span_read_as_blocks_read_from_a_stream(
 
 
 def test_a_jsonl_file_is_planned_by_span_and_read_in_the_reader(tmp_path: Path) -> None:
+    from neardup.text.inputs import plan_units
     from neardup.text.read import read_options
-    from neardup.text.units import LinesUnit, plan_units
+    from neardup.text.units import LinesUnit
 
     path = tmp_path / "c.jsonl"
     path.write_text('{"id": "a", "text": "one two"}\n{"id": "b", "text": "three"}\n')
@@ -382,8 +384,8 @@ def test_a_jsonl_file_is_planned_by_span_and_read_in_the_reader(tmp_path: Path) 
 
 
 def test_a_file_cut_short_after_planning_is_a_skip_row(tmp_path: Path) -> None:
+    from neardup.text.inputs import plan_units
     from neardup.text.read import read_options, read_unit
-    from neardup.text.units import plan_units
 
     path = tmp_path / "c.jsonl"
     path.write_text('{"id": "a", "text": "one two"}\n{"id": "b", "text": "three"}\n')
@@ -630,13 +632,14 @@ def _rewrite(path: Path, n: int, word: str) -> None:
 def test_a_jsonl_block_rewritten_between_planning_and_reading_is_a_skip_row(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from neardup.text import units
+    from neardup.text.formats import jsonl
+    from neardup.text.inputs import plan_units
     from neardup.text.read import read_options, read_unit
 
-    monkeypatch.setattr(units, "BLOCK_BYTES", 4096)
+    monkeypatch.setattr(jsonl, "BLOCK_BYTES", 4096)
     path = tmp_path / "log.jsonl"
     _log(path, 300, "first")
-    planned = list(units.plan_units([path], read_options()))
+    planned = list(plan_units([path], read_options()))
     assert len(planned) > 3 and not any(isinstance(u, Skipped) for u in planned)
     _rewrite(path, 300, "other")  # same size: the spans still fit
     items = [x for u in planned if not isinstance(u, Skipped) for x in read_unit(u, read_options())]
@@ -647,9 +650,9 @@ def test_a_jsonl_block_rewritten_between_planning_and_reading_is_a_skip_row(
 def test_a_file_rewritten_while_it_is_read_gets_a_skip_row_naming_the_change(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from neardup.text import units
+    from neardup.text.formats import jsonl
 
-    monkeypatch.setattr(units, "BLOCK_BYTES", 4096)
+    monkeypatch.setattr(jsonl, "BLOCK_BYTES", 4096)
     path = tmp_path / "log.jsonl"
     _log(path, 300, "first")
     size = path.stat().st_size
@@ -670,7 +673,7 @@ def test_a_file_rewritten_while_it_is_read_gets_a_skip_row_naming_the_change(
 def test_a_document_file_rewritten_while_it_is_read_is_a_skip_row(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from neardup.text import read, units
+    from neardup.text import read, units  # the reader opens document files by its own name
 
     path = tmp_path / "a.txt"
     path.write_text(_paragraphs()[0], encoding="utf-8")
@@ -696,8 +699,8 @@ def _rewrite_text(path: Path) -> None:
 def test_a_file_given_twice_is_planned_and_counted_once(tmp_path: Path) -> None:
     """Issue 41 item 23: the second time is a skip row naming the first, and the read's
     planned bytes count the file once (the progress reaches its total)."""
+    from neardup.text.inputs import plan_units, planned_bytes
     from neardup.text.read import read_options
-    from neardup.text.units import plan_units, planned_bytes
 
     path = tmp_path / "a.jsonl"
     path.write_text(json.dumps({"id": "a", "text": _paragraphs()[0]}) + "\n", encoding="utf-8")

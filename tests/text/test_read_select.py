@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from neardup.errors import ParameterError
+from neardup.text.inputs import check_fields, plan_units
 from neardup.text.read import read_corpus, read_options
 from neardup.text.types import Document, Skipped
-from neardup.text.units import BATCH_ROWS, BLOCK_BYTES, RecordsUnit, check_fields, plan_units
+from neardup.text.units import BATCH_ROWS, BLOCK_BYTES, RecordsUnit
 
 ABI = (
     "What:\t\t/sys/class/hsi/hsi0/\n"

@@ -15,9 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup.text import read
+from neardup.text.formats import jsonl
 from neardup.text.types import Skipped
 
-scan = read._scan_module()
+scan = jsonl._scan_module()
 pytestmark = pytest.mark.skipif(scan is None, reason="neardup.text._scan is not built")
 
 #: Bytes that matter to the checks, and a few that do not.
@@ -43,8 +44,8 @@ blocks = st.lists(
 @settings(max_examples=400, deadline=None)
 @given(blocks, st.integers(1, 30))
 def test_clean_lines_equals_the_reference(data: bytes, max_bytes: int) -> None:
-    want = _reference(read._clean_lines, data, max_bytes)
-    got = read._clean_lines(data, max_bytes)
+    want = _reference(jsonl._clean_lines, data, max_bytes)
+    got = jsonl._clean_lines(data, max_bytes)
     assert (got is None) == (want is None)
     if got is not None:
         assert got.dtype == np.int64 and got.tolist() == want.tolist()
@@ -76,7 +77,7 @@ def test_plain_lines_on_known_lines() -> None:
         '{"text": "{| table"}',
     ]
     data = "\n".join(lines).encode() + b"\n"
-    ends = read._clean_lines(data, 100)
+    ends = jsonl._clean_lines(data, 100)
     got = read._plain_lines(data, ends, len(lines), read.read_options())
     assert got.tolist() == [True, False, False, True, False, False, True, False, False]
     text = read._plain_lines(data, ends, len(lines), read.read_options(content_type="text"))

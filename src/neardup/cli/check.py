@@ -18,7 +18,12 @@ from typing import Annotated, Any
 import typer
 
 from neardup.cli.options import (
+    CHECK_LIMIT,
+    CONTENT_TYPE,
+    ID_FIELD,
     MAX_BYTES,
+    TEXT_FIELD,
+    CheckLimitOpt,
     ContentTypeOpt,
     DbOpt,
     ExcludeOpt,
@@ -27,9 +32,11 @@ from neardup.cli.options import (
     MaxBytesOpt,
     RecursiveOpt,
     TextFieldOpt,
+    TopOpt,
+    check_declared,
     read_inputs,
 )
-from neardup.errors import NeardupError, check_int
+from neardup.errors import NeardupError
 
 #: Exit codes of ``check``: nothing matched, a duplicate found, an error.
 EXIT_UNIQUE, EXIT_DUPLICATE, EXIT_ERROR = 0, 1, 2
@@ -44,23 +51,15 @@ def check(
             "record is checked on its own."
         ),
     ],
-    id_field: IdFieldOpt = "id",
-    text_field: TextFieldOpt = "text",
-    content_type: ContentTypeOpt = "auto",
+    id_field: IdFieldOpt = ID_FIELD,
+    text_field: TextFieldOpt = TEXT_FIELD,
+    content_type: ContentTypeOpt = CONTENT_TYPE,
     max_bytes: MaxBytesOpt = MAX_BYTES,
     include: IncludeOpt = None,
     exclude: ExcludeOpt = None,
     recursive: RecursiveOpt = True,
-    limit: Annotated[int, typer.Option(help="At most this many matches per record.")] = 20,
-    top: Annotated[
-        int | None,
-        typer.Option(
-            "--top",
-            help="Top-k: the K matches with the highest decided score (ties by id) instead of "
-            "--limit best by resemblance; only matches at or above the threshold.",
-            metavar="K",
-        ),
-    ] = None,
+    limit: CheckLimitOpt = CHECK_LIMIT,
+    top: TopOpt = None,
     db: DbOpt = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="One JSON object per record on stdout.")
@@ -86,10 +85,8 @@ def check(
         from neardup.text.types import Document
 
     try:
-        if top is not None:
-            from neardup.index.verify import MAX_MATCHES
-
-            check_int("--top", top, low=1, high=MAX_MATCHES)
+        check_declared("limit", "limit", limit)
+        check_declared("--top", "k", top)
         items = read_inputs(
             inputs,
             id_field=id_field,

@@ -17,10 +17,17 @@ from typing import Annotated, Any
 import typer
 
 from neardup.cli.options import (
+    BATCH_SIZE,
+    COLLECTION_METHOD,
+    CONTENT_TYPE,
+    ID_FIELD,
     MAX_BYTES,
+    MAX_DF,
     MEASURE,
     MIN_TOKENS,
+    TEXT_FIELD,
     THRESHOLD,
+    BatchSizeOpt,
     ContentTypeOpt,
     DbOpt,
     DecisionOpt,
@@ -30,6 +37,7 @@ from neardup.cli.options import (
     JsonOpt,
     LimitOpt,
     MaxBytesOpt,
+    MaxDfOpt,
     MeasureOpt,
     MinTokensOpt,
     NoStopOpt,
@@ -39,10 +47,10 @@ from neardup.cli.options import (
     StopSymOpt,
     TextFieldOpt,
     ThresholdOpt,
+    check_declared,
     read_inputs,
 )
 from neardup.errors import NeardupError
-from neardup.methods.options import DEFAULT_COLLECTION_METHOD
 
 collection_app = typer.Typer(
     rich_markup_mode=None,
@@ -84,8 +92,8 @@ def create(
         typer.Option(
             "--method",
             "-m",
-            help="Method (default: the preset's, else tf-ridf, the TF-RIDF signature of "
-            "Romanov 2019).",
+            help=f"Method (default: the preset's, else {COLLECTION_METHOD}, the TF-RIDF "
+            "signature of Romanov 2019).",
         ),
     ] = None,
     param: Annotated[
@@ -103,6 +111,7 @@ def create(
         typer.Option(help="none | stem | lemma (default: the method's own canonical form)."),
     ] = None,
     decision: DecisionOpt = None,
+    max_df: MaxDfOpt = MAX_DF,
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -119,7 +128,7 @@ def create(
             morphology=morphology,
             preset=preset,
         )
-        method = canonical.method(method, DEFAULT_COLLECTION_METHOD)
+        method = canonical.method(method, COLLECTION_METHOD)
         params = canonical.method_params(method, params=param)
         warn_unused_threshold(method, threshold, decision)
     except NeardupError as exc:
@@ -133,6 +142,7 @@ def create(
             measure=measure,
             min_tokens=min_tokens,
             decision=decision,
+            max_df=max_df,
         )
         where = _where(store)
     if as_json:
@@ -287,15 +297,15 @@ def add(
     inputs: Annotated[
         list[Path], typer.Argument(help="Files or directories (txt, md, html, jsonl, csv; .gz).")
     ],
-    id_field: IdFieldOpt = "id",
-    text_field: TextFieldOpt = "text",
-    content_type: ContentTypeOpt = "auto",
+    id_field: IdFieldOpt = ID_FIELD,
+    text_field: TextFieldOpt = TEXT_FIELD,
+    content_type: ContentTypeOpt = CONTENT_TYPE,
     max_bytes: MaxBytesOpt = MAX_BYTES,
     include: IncludeOpt = None,
     exclude: ExcludeOpt = None,
     recursive: RecursiveOpt = True,
     limit: LimitOpt = None,
-    batch_size: Annotated[int, typer.Option(help="Documents per transaction.")] = 2000,
+    batch_size: BatchSizeOpt = BATCH_SIZE,
     db: DbOpt = None,
     as_json: JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
@@ -304,6 +314,7 @@ def add(
     from neardup.cli.common import fail
 
     try:
+        check_declared("batch_size", "batch_size", batch_size)
         items = read_inputs(
             inputs,
             id_field=id_field,

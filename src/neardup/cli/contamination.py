@@ -15,7 +15,10 @@ import typer
 from neardup.cli.common import console, escape
 from neardup.cli.corpus_io import report, with_progress, write_out
 from neardup.cli.options import (
+    CONTENT_TYPE,
+    ID_FIELD,
     MAX_BYTES,
+    TEXT_FIELD,
     ContentTypeOpt,
     IdFieldOpt,
     MaxBytesOpt,
@@ -58,9 +61,9 @@ def contamination(
         ),
     ] = None,
     top: Annotated[int, typer.Option("--top", help="Documents and items the tables show.")] = 20,
-    id_field: IdFieldOpt = "id",
-    text_field: TextFieldOpt = "text",
-    content_type: ContentTypeOpt = "auto",
+    id_field: IdFieldOpt = ID_FIELD,
+    text_field: TextFieldOpt = TEXT_FIELD,
+    content_type: ContentTypeOpt = CONTENT_TYPE,
     max_bytes: MaxBytesOpt = MAX_BYTES,
     as_json: Annotated[
         bool,

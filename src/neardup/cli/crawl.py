@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from neardup.cli.options import DbOpt
+from neardup.cli.options import COLLECTION_METHOD, THRESHOLD, DbOpt
 from neardup.errors import NeardupError
-from neardup.methods.options import DEFAULT_COLLECTION_METHOD
 
 if TYPE_CHECKING:
     import asyncio
@@ -60,10 +59,10 @@ def crawl_command(
                 "TF-RIDF signature, as Romanov 2019 indexes libraries."
             ),
         ),
-    ] = DEFAULT_COLLECTION_METHOD,
+    ] = COLLECTION_METHOD,
     threshold: Annotated[
         float, typer.Option("--threshold", "-t", help="Threshold of a collection created here.")
-    ] = 0.5,
+    ] = THRESHOLD,
     morphology: Annotated[
         str | None,
         typer.Option(

@@ -30,8 +30,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from neardup.cli.options import (
+    CONTENT_TYPE,
+    ID_FIELD,
     MEASURE,
     MIN_TOKENS,
+    TEXT_FIELD,
     ContentTypeOpt,
     DecisionOpt,
     IdFieldOpt,
@@ -308,9 +311,9 @@ def evaluate(
         bool,
         typer.Option("--reuse/--no-reuse", help="Reuse one run across thresholds where exact."),
     ] = True,
-    id_field: IdFieldOpt = "id",
-    text_field: TextFieldOpt = "text",
-    content_type: ContentTypeOpt = "auto",
+    id_field: IdFieldOpt = ID_FIELD,
+    text_field: TextFieldOpt = TEXT_FIELD,
+    content_type: ContentTypeOpt = CONTENT_TYPE,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No per-run progress lines.")
     ] = False,

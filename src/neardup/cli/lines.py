@@ -17,7 +17,10 @@ import typer
 from neardup.cli.common import console, escape, fail
 from neardup.cli.corpus_io import clip, report, with_progress, write_out
 from neardup.cli.options import (
+    CONTENT_TYPE,
+    ID_FIELD,
     MAX_BYTES,
+    TEXT_FIELD,
     ContentTypeOpt,
     IdFieldOpt,
     MaxBytesOpt,
@@ -102,9 +105,9 @@ def lines(
         ),
     ] = None,
     top: Annotated[int, typer.Option("--top", help="Repeated units the table shows.")] = 20,
-    id_field: IdFieldOpt = "id",
-    text_field: TextFieldOpt = "text",
-    content_type: ContentTypeOpt = "auto",
+    id_field: IdFieldOpt = ID_FIELD,
+    text_field: TextFieldOpt = TEXT_FIELD,
+    content_type: ContentTypeOpt = CONTENT_TYPE,
     max_bytes: MaxBytesOpt = MAX_BYTES,
     memory_mib: Annotated[
         int,

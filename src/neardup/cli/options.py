@@ -3,8 +3,9 @@
 canonical-form options of ``dedup``, ``compare``, ``evaluate`` and ``collection create``
 (a user's stop words, stop symbols, a paper's preset); and the job and collection options
 (``--measure``, ``--threshold``, ``--decision``, ``--min-tokens``, ``--keep``,
-``--keep-order``) with help texts and defaults from their one declaration,
-:data:`neardup.methods.options.OPTIONS`. Their values are checked there too (by
+``--keep-order``), a check's (``--limit``, ``--top``), an add's (``--batch-size``) and the
+read options' help and defaults, with help texts and defaults from their one declaration,
+:data:`neardup.options.OPTIONS`. Their values are checked there too (by
 ``DedupOptions``, ``Store.create_collection``...): a bad one exits 2 with the library's
 message.
 
@@ -19,7 +20,7 @@ from typing import Annotated, Any
 
 import typer
 
-from neardup.methods.options import OPTIONS
+from neardup.options import OPTIONS
 
 DbOpt = Annotated[
     str | None,
@@ -29,14 +30,20 @@ DbOpt = Annotated[
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
 
-IdFieldOpt = Annotated[str, typer.Option(help="JSONL/CSV id field.")]
-TextFieldOpt = Annotated[str, typer.Option(help="JSONL/CSV text field.")]
-ContentTypeOpt = Annotated[str, typer.Option(help="auto | text | html | wiki.")]
-MaxBytesOpt = Annotated[
-    int, typer.Option(help="Skip documents (records) larger than this many bytes.")
-]
-#: Default of ``--max-bytes`` (the reader's own default).
-MAX_BYTES = 20_000_000
+
+def _help(name: str) -> str:
+    return str(OPTIONS[name].help)
+
+
+IdFieldOpt = Annotated[str, typer.Option(help=_help("id_field"))]
+TextFieldOpt = Annotated[str, typer.Option(help=_help("text_field"))]
+ContentTypeOpt = Annotated[str, typer.Option(help=_help("content_type"))]
+MaxBytesOpt = Annotated[int, typer.Option(help=_help("max_bytes"))]
+#: The defaults of the read options (the declaration's, :func:`neardup.text.read.read_corpus`'s).
+ID_FIELD: str = OPTIONS["id_field"].default
+TEXT_FIELD: str = OPTIONS["text_field"].default
+CONTENT_TYPE: str = OPTIONS["content_type"].default
+MAX_BYTES: int = OPTIONS["max_bytes"].default
 IncludeOpt = Annotated[
     list[str] | None,
     typer.Option(
@@ -102,13 +109,13 @@ def read_options(
 def check_fields(inputs: list[str] | list[Path], options: dict[str, Any]) -> None:
     """Refuse, before anything is read or written, a ``--text-field`` (or a ``--id-field``
     other than ``id``) that the first record file of ``inputs`` does not have
-    (:func:`neardup.text.units.check_fields`; ``options``: ``read_corpus`` keywords).
+    (:func:`neardup.text.inputs.check_fields`; ``options``: ``read_corpus`` keywords).
 
     Raises:
         ParameterError: the field, the file and the fields it has, in one line.
     """
+    from neardup.text.inputs import check_fields as check
     from neardup.text.read import read_options as make_read_options
-    from neardup.text.units import check_fields as check
 
     opts = make_read_options(**options)
     check([str(p) for p in inputs], opts, check_id=opts.id_field != "id")
@@ -166,19 +173,60 @@ PresetOpt = Annotated[
 ]
 
 
-def _help(name: str) -> str:
-    return str(OPTIONS[name].help)
-
-
 MeasureOpt = Annotated[str, typer.Option("--measure", help=_help("measure"))]
 ThresholdOpt = Annotated[float, typer.Option("--threshold", "-t", help=_help("threshold"))]
 DecisionOpt = Annotated[str | None, typer.Option("--decision", help=_help("decision"))]
 MinTokensOpt = Annotated[int, typer.Option("--min-tokens", help=_help("min_tokens"))]
+MaxDfOpt = Annotated[int, typer.Option("--max-df", help=_help("max_df"))]
 KeepOpt = Annotated[str, typer.Option("--keep", help=_help("keep"))]
 KeepOrderOpt = Annotated[str, typer.Option("--keep-order", help=_help("keep_order"))]
+CheckLimitOpt = Annotated[int, typer.Option("--limit", help=_help("limit"))]
+TopOpt = Annotated[int | None, typer.Option("--top", metavar="K", help=_help("k"))]
+BatchSizeOpt = Annotated[int, typer.Option("--batch-size", help=_help("batch_size"))]
 #: The defaults of those options (the declaration's).
 MEASURE: str = OPTIONS["measure"].default
 THRESHOLD: float = OPTIONS["threshold"].default
 MIN_TOKENS: int = OPTIONS["min_tokens"].default
+MAX_DF: int = OPTIONS["max_df"].default
 KEEP: str = OPTIONS["keep"].default
 KEEP_ORDER: str = OPTIONS["keep_order"].default
+CHECK_LIMIT: int = OPTIONS["limit"].default
+BATCH_SIZE: int = OPTIONS["batch_size"].default
+DEDUP_METHOD: str = OPTIONS["dedup_method"].default
+COLLECTION_METHOD: str = OPTIONS["collection_method"].default
+
+
+def check_declared(flag: str, name: str, value: object) -> None:
+    """Check ``value`` of command-line option ``flag`` against option ``name``'s declared
+    constraint before anything is read (so a bad one exits 2 naming ``flag``, as the library
+    would name ``name``).
+
+    Raises:
+        ParameterError: the value is not allowed.
+    """
+    OPTIONS[name].constraint.check(flag, value, None)
+
+
+#: The method options of ``dedup`` and ``compare``.
+MethodOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--method",
+        "-m",
+        help="Detection method (see `neardup methods`); default: the preset's, else "
+        f"{DEDUP_METHOD}.",
+    ),
+]
+ShingleOpt = Annotated[
+    int | None, typer.Option("--shingle-size", "-w", help="Words per shingle (default 5).")
+]
+ParamOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--param", "-p", help="Method parameter KEY=VALUE (repeatable), e.g. num_perm=256."
+    ),
+]
+MorphOpt = Annotated[
+    str | None,
+    typer.Option("--morphology", help="none | stem (Snowball) | lemma (pymorphy3)."),
+]

@@ -148,7 +148,7 @@ def _styled_markers(text: str, opening: str, closing: str, style: str) -> str:
     return "".join(out)
 
 
-#: What the scores of :meth:`neardup.compare.Comparison.as_dict` are called on the page.
+#: What the scores of :meth:`neardup.job.compare.Comparison.as_dict` are called on the page.
 SCORE_LABELS: dict[str, str] = {
     "method": "Method",
     "resemblance": "Resemblance (shared shingles over all shingles)",

@@ -58,7 +58,7 @@ def largest_clusters(clusters: Sequence[Any], n: int) -> list[Any]:
 
 def add_count_rows(table: Table, summary: dict[str, Any]) -> None:
     """The summary's counts: records read = kept + removed + skipped first (the job's own
-    check, :func:`neardup.dedup.check_accounting`), then documents, pairs, clusters."""
+    check, :func:`neardup.job.pipeline.check_accounting`), then documents, pairs, clusters."""
     if "read" in summary:
         removed = summary.get("removed", summary["dropped"])
         table.add_row(
@@ -251,8 +251,8 @@ def skipped_lines(skipped: Sequence[Any], out_dir: str | None, *, examples: int 
 def input_sizes(inputs: Sequence[str], options: Any = None) -> list[dict[str, Any]]:
     """Each input with the files the job reads below it and their bytes (``-`` and URLs:
     unknown), from the file system only: no file is opened. A glob pattern counts the paths
-    it matches (:func:`neardup.text.units.expand_inputs`); a tree, the files of
-    :func:`neardup.text.units.planned_files` (``--include``, ``--exclude``,
+    it matches (:func:`neardup.text.inputs.expand_inputs`); a tree, the files of
+    :func:`neardup.text.inputs.planned_files` (``--include``, ``--exclude``,
     ``--no-recursive`` applied).
 
     Args:
@@ -268,8 +268,8 @@ def input_sizes(inputs: Sequence[str], options: Any = None) -> list[dict[str, An
     import os
     from pathlib import Path
 
+    from neardup.text.inputs import expand_inputs, planned_files
     from neardup.text.read import read_options
-    from neardup.text.units import expand_inputs, planned_files
 
     opts = read_options() if options is None else options
     rows: list[dict[str, Any]] = []

@@ -14,7 +14,10 @@ import typer
 from neardup.cli.common import console, escape, fail
 from neardup.cli.corpus_io import clip, report, with_progress, write_out
 from neardup.cli.options import (
+    CONTENT_TYPE,
+    ID_FIELD,
     MAX_BYTES,
+    TEXT_FIELD,
     ContentTypeOpt,
     IdFieldOpt,
     MaxBytesOpt,
@@ -57,9 +60,9 @@ def substrings(
         typer.Option("--out", "-o", help="Write spans.jsonl, skipped.jsonl, summary.json."),
     ] = None,
     top: Annotated[int, typer.Option("--top", help="Spans the table shows.")] = 20,
-    id_field: IdFieldOpt = "id",
-    text_field: TextFieldOpt = "text",
-    content_type: ContentTypeOpt = "auto",
+    id_field: IdFieldOpt = ID_FIELD,
+    text_field: TextFieldOpt = TEXT_FIELD,
+    content_type: ContentTypeOpt = CONTENT_TYPE,
     max_bytes: MaxBytesOpt = MAX_BYTES,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print {summary, spans, skipped} as JSON.")

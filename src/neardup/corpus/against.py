@@ -1,11 +1,11 @@
 """A corpus deduplicated against a collection: ``neardup dedup B --against-collection A``.
 
-The collection form of :func:`neardup.dedup.dedup` with ``against=``: A is a collection
+The collection form of :func:`neardup.job.pipeline.dedup` with ``against=``: A is a collection
 (:class:`neardup.store.Store`), whose index is used as it stands, so A is not read again.
 B is deduplicated by the job (``within``: among its own documents, the clusters of the job
 without A), each of B's documents is checked against A by :meth:`Store.check` (the
-collection's index, the decision of :func:`neardup.decide.decide` on its stored shingle
-sets), and the keep stage of the job against A (:func:`neardup.dedup.keep_against`) drops
+collection's index, the decision of :func:`neardup.job.decide.decide` on its stored shingle
+sets), and the keep stage of the job against A (:func:`neardup.job.pipeline.keep_against`) drops
 every B document with a match in A, naming the best match (highest score, then the
 smallest id) and its score. A's documents are never dropped.
 """
@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from neardup.dedup import DedupOptions, DedupResult, dedup, keep_against
 from neardup.errors import InputError, ParameterError
+from neardup.job.pipeline import DedupOptions, DedupResult, dedup, keep_against
 from neardup.progress import NullProgress, Progress
 from neardup.store import Store
 from neardup.text.types import Document, Skipped
@@ -46,17 +46,17 @@ def against_collection(
     """Deduplicate ``source`` (B) against the collection ``name`` (A) of ``store``.
 
     Args:
-        source: input paths or documents, as :func:`neardup.dedup.dedup` takes them.
+        source: input paths or documents, as :func:`neardup.job.pipeline.dedup` takes them.
         store: the store holding A; name: the collection.
         within: also drop B's duplicates among themselves (default); False: A only.
         options: the job's options; its ``measure`` and ``threshold`` must be the
             collection's (the matches in A are decided by the collection's rule).
         read_options: how paths are read (:func:`neardup.text.read.read_corpus`).
         progress: stage progress receiver.
-        **job: the other arguments of :func:`neardup.dedup.dedup` (method, jobs...).
+        **job: the other arguments of :func:`neardup.job.pipeline.dedup` (method, jobs...).
 
     Returns:
-        :class:`~neardup.dedup.DedupResult` of B (``against`` is 0: A's documents are in
+        :class:`~neardup.job.pipeline.DedupResult` of B (``against`` is 0: A's documents are in
         the collection, not in ``ids``; ``summary["against"]`` names the collection).
 
     Raises:

@@ -29,10 +29,10 @@ from neardup.errors import InputError, check_int
 from neardup.job.export import export_records
 from neardup.progress import NullProgress, Progress
 from neardup.text.canonical import CanonicalForm
+from neardup.text.inputs import Spool, group_names, resolve_inputs
 from neardup.text.read import read_named
 from neardup.text.read import read_options as make_read_options
 from neardup.text.types import Document, Skipped
-from neardup.text.units import Spool, group_names, resolve_inputs
 from neardup.text.xxh64 import token_fingerprints
 
 _WORDS = CanonicalForm(stop_words=False)

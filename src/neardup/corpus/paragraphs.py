@@ -38,9 +38,10 @@ from neardup.corpus.rewrite import Rewrites, write_kept
 from neardup.corpus.units import UNIT_KINDS, Unit, cut, normal_form, split_units
 from neardup.errors import ParameterError, check_choice, check_float, check_int
 from neardup.progress import NullProgress, Progress
+from neardup.text.inputs import Spool, resolve_inputs
 from neardup.text.read import read_corpus
 from neardup.text.types import Document, Skipped
-from neardup.text.units import ReadOptions, Spool, resolve_inputs
+from neardup.text.units import ReadOptions
 
 KEEPS: tuple[str, ...] = ("first", "none")
 

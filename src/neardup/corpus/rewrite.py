@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from neardup.job import export
-from neardup.text.units import ReadOptions, Spool, resolve_inputs
+from neardup.text.inputs import Spool, resolve_inputs
+from neardup.text.units import ReadOptions
 
 
 class Rewrites:
@@ -88,7 +89,7 @@ def write_kept(
 ) -> int:
     """Write the records of ``inputs`` whose id is in ``ids`` to ``out``, the text field of
     those in ``rewrites`` replaced; ``named_with``: the other inputs the job read (a second
-    corpus), for the ids' common parent (:func:`neardup.text.units.group_names`).
+    corpus), for the ids' common parent (:func:`neardup.text.inputs.group_names`).
 
     Returns:
         The number of records written.

@@ -40,10 +40,10 @@ import numpy as np
 from neardup.corpus.rewrite import Rewrites, write_kept
 from neardup.errors import UsageError, check_int
 from neardup.progress import NullProgress, Progress
+from neardup.text.inputs import Spool, group_names, resolve_inputs
 from neardup.text.read import read_named
 from neardup.text.read import read_options as make_read_options
 from neardup.text.types import Document, Skipped
-from neardup.text.units import Spool, group_names, resolve_inputs
 
 SEPARATOR = 0xFF
 _CHUNK = 1 << 24

@@ -18,7 +18,7 @@ from neardup.crawl.safety import check_url
 from neardup.crawl.settings import CrawlSettings
 from neardup.crawl.status import FINISHED, RUNNING, LibraryStatus, PageInfo
 from neardup.errors import ParameterError
-from neardup.methods.options import DEFAULT_COLLECTION_METHOD
+from neardup.options import OPTIONS
 from neardup.store import Store
 from neardup.store.catalog import check_name
 from neardup.store.errors import CollectionExists, CollectionNotFound
@@ -26,10 +26,6 @@ from neardup.text.canonical import MORPHOLOGIES
 
 MAX_CLARIFICATIONS = 20
 MAX_CLARIFICATION_CHARS = 200
-#: The method of a library's collection when none is given: the collections' default
-#: (:data:`~neardup.methods.options.DEFAULT_COLLECTION_METHOD`), the TF-RIDF signature the
-#: Romanov 2019 service indexes libraries with (§3.2, §4.4).
-DEFAULT_METHOD = DEFAULT_COLLECTION_METHOD
 #: How the queue page and the collection pages name the methods that can back a
 #: collection (the paper each follows); other methods are shown by their registry name.
 METHOD_LABELS: dict[str, str] = {
@@ -50,10 +46,11 @@ METHOD_LABELS: dict[str, str] = {
 
 def collection_methods() -> tuple[str, ...]:
     """The registered methods that can back a collection (they have index keys), the
-    default (:data:`DEFAULT_METHOD`) first, the others in registry order."""
+    default (:data:`~neardup.options.OPTIONS` ``collection_method``) first, the others in
+    registry order."""
     from neardup.index.methods import collection_methods as indexable
 
-    return tuple(sorted(indexable(), key=lambda n: n != DEFAULT_METHOD))
+    return tuple(sorted(indexable(), key=lambda n: n != OPTIONS["collection_method"].default))
 
 
 def method_label(method: str) -> str:
@@ -104,8 +101,8 @@ class CrawlQueue:
         clarifications: Sequence[str],
         *,
         collection: str | None = None,
-        method: str = DEFAULT_METHOD,
-        threshold: float = 0.5,
+        method: str = OPTIONS["collection_method"].default,
+        threshold: float = OPTIONS["threshold"].default,
         morphology: str | None = None,
     ) -> LibraryStatus:
         """Queue a library.
@@ -119,7 +116,7 @@ class CrawlQueue:
                 ``threshold`` when missing; default: derived from the host
                 (``example.org``, ``127.0.0.1-8080``).
             method, threshold: for a collection created here; the method is one of
-                :func:`collection_methods`, by default TF-RIDF (:data:`DEFAULT_METHOD`) as in
+                :func:`collection_methods`, by default TF-RIDF (``collection_method``) as in
                 Romanov 2019. Ignored for an existing collection (it keeps its method).
             morphology: the canonical form's word forms for a collection created here:
                 ``none``, ``stem`` or ``lemma`` (pymorphy3, Russian; Romanov 2019 lemmatizes);

@@ -1,4 +1,5 @@
-"""Corpus dedup on a Dask cluster (``neardup dedup --engine dask``); see ``docs/distributed.md``.
+"""Corpus dedup on a Dask cluster (``neardup dedup --engine dask``): the Dask executor
+(:mod:`.executor`); see ``docs/distributed.md``.
 
 Import cost is small: Dask is imported only when a job runs.
 """
@@ -8,13 +9,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from neardup.dedup import DedupResult
+    from neardup.job.pipeline import DedupResult
 
 
 def dedup_dask(*args: Any, **kwargs: Any) -> DedupResult:
-    """Run :func:`neardup.distributed.plan.dedup_dask` (same arguments, same result: a
-    :class:`~neardup.dedup.DedupResult`)."""
-    from neardup.distributed.plan import dedup_dask as run
+    """Run :func:`neardup.distributed.executor.dedup_dask` (same arguments, same result: a
+    :class:`~neardup.job.pipeline.DedupResult`)."""
+    from neardup.distributed.executor import dedup_dask as run
 
     return run(*args, **kwargs)
 

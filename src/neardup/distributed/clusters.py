@@ -17,7 +17,8 @@ import numpy as np
 from neardup._array import group_bounds
 from neardup.distributed.io import write_part
 from neardup.distributed.shuffle import Table, concat, hash_dest, range_dest, split, take
-from neardup.job.cluster import follow_container
+from neardup.job.cluster import keepers
+from neardup.job.pipeline import Dropped
 
 if TYPE_CHECKING:
     from neardup.distributed.partition import Partition
@@ -56,10 +57,10 @@ def split_by_label(rows: Table, n_out: int) -> list[Table]:
 def make_groups(j: int, keep: str, contained: dict[int, int], *pieces: Table) -> Table:
     """Members with their cluster's kept document: ``{keep, node, id, keep_id}``.
 
-    Keep rule of :func:`neardup.job.cluster.make_clusters`: ``longest`` (most canonical tokens,
-    ties to the smaller global index) or ``first`` (the smallest global index); a chosen
-    document ``contained`` (``{doc: container}``, containment jobs) in another member gives
-    way to its container, followed to the end, as there.
+    The keep rule is the local job's, :func:`neardup.job.cluster.keepers`: ``longest`` (most
+    canonical tokens, ties to the smaller global index) or ``first`` (the smallest global
+    index); a chosen document ``contained`` (``{doc: container}``, containment jobs) in
+    another member gives way to its container, followed to the end.
     """
     t = concat(pieces)
     if not t or t["node"].size == 0:
@@ -74,17 +75,10 @@ def make_groups(j: int, keep: str, contained: dict[int, int], *pieces: Table) ->
     else:
         order = np.lexsort((t["node"], -t["length"], t["label"]))
     t = take(t, order)
-    starts, sizes = group_bounds(t["label"])
-    chosen = starts.copy()
-    if contained:
-        for g, (s, z) in enumerate(zip(starts.tolist(), sizes.tolist(), strict=True)):
-            head = int(t["node"][s])
-            if head in contained:
-                nodes = t["node"][s : s + z]
-                box = follow_container(head, contained, set(nodes.tolist()))
-                chosen[g] = s + int(np.flatnonzero(nodes == box)[0])
-    kept = np.repeat(t["node"][chosen], sizes)
-    kept_id = np.repeat(t["id"][chosen], sizes)
+    _, sizes = group_bounds(t["label"])
+    chosen = keepers(t["label"], t["node"], keep=keep, lengths=t["length"], contained_in=contained)
+    kept = np.repeat(chosen, sizes)
+    kept_id = np.repeat(t["id"][np.flatnonzero(t["node"] == kept)], sizes)
     return {"keep": kept, "node": t["node"], "id": t["id"], "keep_id": kept_id}
 
 
@@ -168,12 +162,7 @@ def write_clusters(final: dict[str, Table], first: int, out_dir: str, p: int) ->
     )
     write_part(out_dir, "clusters.jsonl", p, rows)
     dropped = (
-        {
-            "id": d["id"][i],
-            "kept": d["keep_id"][i],
-            "cluster": number[int(d["keep"][i])],
-            "reason": d["reason"][i],
-        }
+        Dropped(d["id"][i], d["keep_id"][i], number[int(d["keep"][i])], d["reason"][i]).as_dict()
         for i in range(d["node"].size if d else 0)
     )
     return write_part(out_dir, "dropped.jsonl", p, dropped)

@@ -1,14 +1,16 @@
 """Input blocks and output part files of the Dask engine, through fsspec.
 
 Local inputs are everything the local job reads, planned by its planner
-(:func:`neardup.text.units.plan_deferred`: the same tree walk, ids and skip rows): a plain
+(:func:`neardup.text.inputs.plan_deferred`: the same tree walk, ids and skip rows): a plain
 JSONL file is cut into byte ranges of about ``block_bytes`` (a range owns every line that
 *starts* inside it); a Parquet file gives one block per row group; every other record file
 (compressed JSONL, CSV, Arrow) is one block, planned and read on a worker by the local
-job's :func:`~neardup.text.units.plan_file` and reader; document files and skip rows go
+job's :func:`~neardup.text.inputs.plan_file` and reader; document files and skip rows go
 into blocks of about ``block_bytes`` in input order. Inputs given as fsspec URLs
-(``s3://``, ``gs://``, ``hdfs://``, ``file://``...) are JSONL(.gz) or Parquet files; a
-URL naming another kind of file is refused before the job. Records are turned into
+(``s3://``, ``gs://``, ``hdfs://``, ``file://``...) are record files of any format
+(:mod:`neardup.text.formats`: JSONL, Parquet, CSV, Arrow), read through fsspec by their
+format's planner (a plain JSONL file by byte ranges, a Parquet file a row group a block);
+a URL naming another kind of file is refused before the job. Records are turned into
 documents by the local reader (:mod:`neardup.text.read`), so ids, skip reasons and
 ``FILE:LINE`` sources agree.
 
@@ -21,7 +23,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -29,24 +30,16 @@ from pathlib import Path
 from typing import Any
 
 from neardup.errors import InputError
-from neardup.text.read import JSONL_SUFFIXES, as_read_options, read_unit, record_document
+from neardup.text.formats import FORMATS, format_named, format_of
+from neardup.text.formats.format import is_compressed
+from neardup.text.inputs import RecordFile, Spool, group_names, plan_deferred, resolve_inputs
+from neardup.text.read import as_read_options, read_unit
 from neardup.text.scrub import scrub
 from neardup.text.types import Document, Skipped
-from neardup.text.units import (
-    BLOCK_BYTES,
-    FilesUnit,
-    LinesUnit,
-    ReadOptions,
-    RecordFile,
-    Spool,
-    Unit,
-    group_names,
-    plan_deferred,
-    record_id,
-    resolve_inputs,
-)
+from neardup.text.units import FilesUnit, ReadOptions, Unit
 
-PARQUET_SUFFIXES: tuple[str, ...] = (".parquet", ".pq")
+#: The suffixes of the record formats, named when a URL holds another kind of file.
+_RECORD_SUFFIXES: tuple[str, ...] = tuple(s for f in FORMATS if f.records for s in f.suffixes)
 #: Read units of document files (up to :data:`~neardup.text.units.FILES_PER_UNIT` files
 #: each) in one block at most: extracting markup costs far more a byte than parsing JSONL,
 #: so a tree of small documents is cut into blocks of at most 1,024 files, not one block of
@@ -63,11 +56,13 @@ class Block:
         url: fsspec URL or local path of the file (as given, used in ``source`` fields).
         base: the file's path relative to the inputs' common parent, the prefix of fallback
             ids (``base:LINE``).
-        kind: ``jsonl``, ``jsonl.gz`` or ``parquet`` (a file named by URL), or ``units``:
+        kind: ``jsonl`` (a byte range of a plain JSONL file named by URL), ``file`` (a
+            record file named by URL, read by its format's planner), or ``units``:
             ``items`` planned by the local job's planner (read units, record files planned
             where they are read, skip rows), read in order.
-        start, end: byte range for ``jsonl`` (lines starting in ``[start, end)``); the row
-            group number in ``start`` for ``parquet``; unused (0, -1) otherwise.
+        start, end: byte range for ``jsonl`` (lines starting in ``[start, end)``); the
+            parts (:attr:`neardup.text.formats.Format.parts`: Parquet row groups) read of a
+            ``file``, ``(0, -1)``: all; unused otherwise.
         first_line: 1-based number of the block's first line (``jsonl``; set by
             :func:`number_lines`).
         items: the planned items of a ``units`` block.
@@ -95,7 +90,7 @@ def plan_local(
 ) -> list[list[Block]]:
     """The blocks of each group of local inputs (``[A, B]`` with ``--against``, else
     ``[B]``), planned by the local job's planner
-    (:func:`~neardup.text.units.plan_deferred`), so that the Dask engine reads what the
+    (:func:`~neardup.text.inputs.plan_deferred`), so that the Dask engine reads what the
     local job reads, in its order, with its ids and skip rows: document files and skip
     rows in ``units`` blocks of about ``block_bytes`` or :data:`DOCUMENT_UNITS` items (cut
     at the end of each input),
@@ -155,7 +150,7 @@ def _blocks(
 def _globbed(inputs: Sequence[str | os.PathLike[str]]) -> list[str]:
     """Inputs with a pattern that names no file expanded (``shard-*.jsonl``, sorted;
     ``**`` spans folders), as the Dask engine has taken globs; a pattern matching nothing
-    stays, for :func:`~neardup.text.units.resolve_inputs` to name."""
+    stays, for :func:`~neardup.text.inputs.resolve_inputs` to name."""
     import glob
 
     out: list[str] = []
@@ -177,20 +172,11 @@ def _record_blocks(
     if not os.path.isabs(item.path):
         item = dataclasses.replace(item, path=os.path.join(home, item.path))
         given = (scrub(os.path.join(home, "")), "")
-    low = item.path.lower()
-    if item.kind == "jsonl" and not low.endswith((".gz", ".zst", ".bz2", ".xz")):
+    fmt = format_named(item.format)
+    if fmt.range_units is not None and not is_compressed(item.path):  # JSONL: byte ranges
         blocks = make_blocks([item.path], block_bytes, [item.name])
         return [dataclasses.replace(b, given=given) for b in blocks]
-    groups = 1
-    if item.kind == "parquet":
-        try:
-            import pyarrow.parquet as pq
-
-            pf = pq.ParquetFile(item.path)
-            if options.text_field in pf.schema_arrow.names:
-                groups = pf.metadata.num_row_groups
-        except Exception:  # the reader's skip row names it, on a worker
-            groups = 1
+    groups = 1 if fmt.parts is None else fmt.parts(Path(item.path), options, None)
     if groups > 1:
         parts = [dataclasses.replace(item, groups=(g, g + 1)) for g in range(groups)]
     else:
@@ -208,9 +194,10 @@ def list_files(inputs: Sequence[str | os.PathLike[str]]) -> list[str]:
     globs expanded.
 
     Raises:
-        InputError: an input matches nothing, or it or a file found in it is not JSONL(.gz)
-            or Parquet (named: the Dask engine reads only those by URL; the local job's
-            other kinds are read from local paths), so that no file is passed over.
+        InputError: an input matches nothing, or it or a file found in it is not a record
+            file (:attr:`neardup.text.formats.Format.records`; named: the Dask engine reads
+            only those by URL, the local job's document files are read from local paths),
+            so that no file is passed over.
     """
     import fsspec
 
@@ -231,17 +218,18 @@ def list_files(inputs: Sequence[str | os.PathLike[str]]) -> list[str]:
             shown = ", ".join(repr(_rejoin(url, path, p)) for p in other[:3])
             more = f" and {len(other) - 3} more" if len(other) > 3 else ""
             raise InputError(
-                f"input {url!r}: {shown}{more} not read: the Dask engine reads JSONL(.gz) or"
-                " Parquet files by URL (give a local path to read every kind the local job"
-                " reads, or leave those files out)"
+                f"input {url!r}: {shown}{more} not read: the Dask engine reads record files"
+                f" ({', '.join(_RECORD_SUFFIXES)}) by URL (give a local path to read every"
+                " kind the local job reads, or leave those files out)"
             )
         out += [_rejoin(url, path, p) if p != path else url for p in found]
     return out
 
 
 def _supported(path: str) -> bool:
-    low = path.lower()
-    return low.endswith(JSONL_SUFFIXES) or low.endswith(PARQUET_SUFFIXES)
+    """Whether a file named by URL is a record file (read by its format's planner)."""
+    fmt = format_of(path)
+    return fmt is not None and fmt.records
 
 
 def _rejoin(url: str, path: str, found: str) -> str:
@@ -255,7 +243,7 @@ def file_names(inputs: Sequence[str | os.PathLike[str]], files: Sequence[str]) -
     """Each file's name in ids (``FILE`` of ``FILE:LINE``): its path relative to the
     deepest directory holding every input (a directory input holds itself, a file or glob
     match is held by its parent), as the local reader names them
-    (:func:`neardup.text.units.input_names`)."""
+    (:func:`neardup.text.inputs.input_names`)."""
     import posixpath
 
     import fsspec
@@ -276,26 +264,31 @@ def file_names(inputs: Sequence[str | os.PathLike[str]], files: Sequence[str]) -
 
 
 def make_blocks(
-    files: Sequence[str], block_bytes: int, names: Sequence[str] | None = None
+    files: Sequence[str],
+    block_bytes: int,
+    names: Sequence[str] | None = None,
+    options: ReadOptions | None = None,
 ) -> list[Block]:
-    """Blocks of the files: byte ranges of plain JSONL (``ceil(size / block_bytes)`` equal
-    ranges a file, each at most ``block_bytes``), whole ``.gz``, Parquet row groups;
-    ``names``: each file's name in ids (:func:`file_names`; default its file name)."""
+    """Blocks of the record files: byte ranges of plain JSONL (``ceil(size / block_bytes)``
+    equal ranges a file, each at most ``block_bytes``), a block a part of a file of another
+    format (:attr:`neardup.text.formats.Format.parts`: Parquet row groups; one for a
+    compressed JSONL, CSV or Arrow file); ``names``: each file's name in ids
+    (:func:`file_names`; default its file name); ``options``: the read options (the text
+    field a Parquet file is split by; default the reader's)."""
     import fsspec
 
+    opts = options if options is not None else as_read_options(None)
     blocks: list[Block] = []
     for k, url in enumerate(files):
         fs, path = fsspec.core.url_to_fs(url)
         base = names[k] if names is not None else path.rstrip("/").rsplit("/", 1)[-1]
-        low = path.lower()
-        if low.endswith(PARQUET_SUFFIXES):
-            import pyarrow.parquet as pq
-
-            with fs.open(path, "rb") as fh:
-                groups = pq.ParquetFile(fh).num_row_groups
-            blocks += [Block(url, base, "parquet", g) for g in range(max(groups, 1))]
-        elif low.endswith(".gz"):
-            blocks.append(Block(url, base, "jsonl.gz"))
+        fmt = format_of(path)
+        if fmt is None or fmt.range_units is None or is_compressed(path):
+            parts = 1 if fmt is None or fmt.parts is None else fmt.parts(Path(path), opts, fs)
+            if parts > 1:
+                blocks += [Block(url, base, "file", g, g + 1) for g in range(parts)]
+            else:
+                blocks.append(Block(url, base, "file"))
         else:
             size = max(fs.size(path), 1)
             n = -(-size // block_bytes)  # equal blocks: no short last block for one worker
@@ -305,14 +298,16 @@ def make_blocks(
 
 
 def count_lines(block: Block) -> int:
-    """Lines that start inside a ``jsonl`` block (0 for other kinds)."""
+    """Lines that start inside a ``jsonl`` block (a byte range of a file, counted by its
+    format's :attr:`~neardup.text.formats.Format.range_lines`; 0 for other kinds)."""
     if block.kind != "jsonl":
         return 0
-    local = _local_path(block.url)
-    if local is None:
-        data = _block_data(block)
-        return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
-    return _count_mapped(local, block.start, block.end)
+    import fsspec
+
+    fs, path = fsspec.core.url_to_fs(block.url)
+    fmt = format_of(path)
+    assert fmt is not None and fmt.range_lines is not None  # make_blocks cut it so
+    return fmt.range_lines(fs, path, block.start, block.end)
 
 
 def is_local(url: str) -> bool:
@@ -329,30 +324,6 @@ def _local_path(url: str) -> str | None:
     return path if "file" in protocol or "local" in protocol else None
 
 
-def _count_mapped(path: str, start: int, end: int) -> int:
-    """Lines that start in ``[start, end)`` of a local file, counted on a memory map (no
-    copy of the bytes): the line starts are byte 0 and every byte after a ``\\n``."""
-    import mmap
-
-    import numpy as np
-
-    with open(path, "rb") as fh:
-        size = os.fstat(fh.fileno()).st_size
-        end = min(end, size)
-        if start >= end:
-            return 0
-        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            before = 1 if start == 0 or mm[start - 1] == 0x0A else 0
-            # line starts in (start, end): the newlines in [start, end - 1), counted a
-            # piece at a time (a bool array of at most _CHUNK bytes)
-            inside = 0
-            for a in range(start, end - 1, _CHUNK):
-                piece = np.frombuffer(mm, np.uint8, min(_CHUNK, end - 1 - a), a)
-                inside += int(np.count_nonzero(piece == 0x0A))
-                del piece  # no export of the map left when it closes
-            return before + inside
-
-
 def number_lines(blocks: Sequence[Block], counts: Sequence[int]) -> list[Block]:
     """Blocks with ``first_line`` set from the line counts of the earlier blocks of a file."""
     out: list[Block] = []
@@ -363,27 +334,6 @@ def number_lines(blocks: Sequence[Block], counts: Sequence[int]) -> list[Block]:
         out.append(dataclasses.replace(block, first_line=line))
         line += count
     return out
-
-
-def _block_data(block: Block) -> bytes:
-    """The bytes of the lines that start in ``[start, end)`` of a plain JSONL file (the last
-    one whole, past ``end``), read in large pieces: no Python step a line."""
-    import fsspec
-
-    fs, path = fsspec.core.url_to_fs(block.url)
-    with fs.open(path, "rb", block_size=_CHUNK) as fh:
-        pos = block.start
-        if pos > 0:
-            fh.seek(pos - 1)
-            if fh.read(1) != b"\n":  # mid-line: that line belongs to the previous block
-                pos += len(fh.readline())
-        if pos >= block.end:
-            return b""
-        pieces = [fh.read(block.end - pos)]
-        if pieces[0].endswith(b"\n"):
-            return pieces[0]
-        pieces.append(fh.readline())  # the rest of the last line that starts in the block
-        return b"".join(pieces)
 
 
 def read_block(
@@ -397,14 +347,11 @@ def read_block(
             the keyword arguments of :func:`neardup.text.read.read_options`).
     """
     opts = as_read_options(read_options_dict)
-    if block.kind == "parquet":
-        items: Iterable[Document | Skipped] = _parquet_records(block, opts)
-    else:
-        items = (
-            x
-            for u in block_items(block, opts)
-            for x in ([u] if isinstance(u, Skipped) else read_unit(u, opts))
-        )
+    items = (
+        x
+        for u in block_items(block, opts)
+        for x in ([u] if isinstance(u, Skipped) else read_unit(u, opts))
+    )
     rename = as_given(block)
     for x in items:
         if rename is not None and isinstance(x, Skipped):
@@ -416,14 +363,21 @@ def read_block(
 
 def block_items(block: Block, options: ReadOptions) -> Iterator[Unit | Skipped]:
     """The read units and skip rows of a block, in input order: a ``units`` block's items
-    (a record file planned here by the local job's :func:`~neardup.text.units.plan_file`),
-    a JSONL block's units (:func:`block_units`).
+    (a record file planned here by the local job's :func:`~neardup.text.inputs.plan_file`),
+    a ``file`` block's (the record file named by URL, planned here by its format through
+    fsspec), a JSONL block's units (:func:`block_units`)."""
+    if block.kind == "file":
+        import fsspec
 
-    Raises:
-        ValueError: a Parquet block named by URL (its records come from :func:`read_block`).
-    """
+        fs, path = fsspec.core.url_to_fs(block.url)
+        fmt = format_of(path)
+        groups = None if block.end < 0 else (block.start, block.end)
+        if fmt is not None and fmt.plan is not None:
+            shown = scrub(block.url)
+            yield from fmt.plan(Path(path), block.base, options, groups=groups, fs=fs, shown=shown)
+        return
     if block.kind != "units":
-        yield from block_units(block, options)
+        yield from block_units(block)
         return
     for item in block.items:
         if isinstance(item, RecordFile):
@@ -451,70 +405,23 @@ def as_given(block: Block) -> Any:
     return rename
 
 
-def block_units(block: Block, options: ReadOptions | None = None) -> Iterator[Unit | Skipped]:
-    """The read units of a JSONL(.gz) block (lines joined into chunks of about
-    :data:`BLOCK_BYTES`), in file order: what the local reader decodes at once; a ``.gz``
-    block is planned as the local job plans it (a corrupt stream: the units read before
-    it and its skip row).
-
-    Raises:
-        ValueError: a Parquet block (its records come from :func:`read_block`).
-    """
-    if block.kind == "parquet":
-        raise ValueError("a Parquet block has no JSONL read units")
-    if block.kind == "jsonl.gz":
-        import fsspec
-
-        from neardup.text.units import plan_stream
-
-        fs, path = fsspec.core.url_to_fs(block.url)
-        opts = options if options is not None else as_read_options(None)
-        yield from plan_stream(Path(path), block.base, scrub(block.url), opts, fs)
-        return
-    first, data = block.first_line, _block_data(block)
-    for chunk in _cut(data):
-        yield LinesUnit(scrub(block.url), block.base, chunk, first)
-        first += chunk.count(b"\n")
-
-
-def _cut(data: bytes) -> Iterator[bytes]:
-    """``data`` (whole lines) cut into chunks as the local planner cuts a stream: each
-    chunk ends with the first line that brings it to :data:`BLOCK_BYTES` bytes; the last
-    line is given its ``\\n`` if it lacks one."""
-    start, n = 0, len(data)
-    while start < n:
-        nl = data.find(b"\n", start + BLOCK_BYTES - 1)
-        if nl < 0:
-            tail = data[start:]
-            yield tail if tail.endswith(b"\n") else tail + b"\n"
-            return
-        yield data[start : nl + 1]
-        start = nl + 1
-
-
-def _parquet_records(block: Block, opts: ReadOptions) -> Iterator[Document | Skipped]:
+def block_units(block: Block) -> Iterator[Unit]:
+    """The read units of a ``jsonl`` block, a byte range of a file, in file order, by its
+    format's :attr:`~neardup.text.formats.Format.range_units`."""
     import fsspec
-    import pyarrow.parquet as pq
 
     fs, path = fsspec.core.url_to_fs(block.url)
-    with fs.open(path, "rb") as fh:
-        pf = pq.ParquetFile(fh)
-        if pf.num_row_groups == 0:
-            return
-        names = set(pf.schema_arrow.names)
-        cols = [c for c in (opts.id_field, opts.text_field) if c in names]
-        table = pf.read_row_group(block.start, columns=cols)
-        offset = sum(pf.metadata.row_group(g).num_rows for g in range(block.start))
-    ids = table.column(opts.id_field).to_pylist() if opts.id_field in names else None
-    texts = table.column(opts.text_field).to_pylist() if opts.text_field in names else None
-    shown = scrub(block.url)
-    for i in range(table.num_rows):
-        row = offset + i + 1
-        fallback_id, source = f"{block.base}:{row}", f"{shown}:row {row}"
-        raw_id = ids[i] if ids is not None else None
-        doc_id = record_id(raw_id, fallback_id)
-        text = texts[i] if texts is not None else None
-        yield record_document(doc_id, source, text, opts, trusted=False)
+    fmt = format_of(path)
+    assert fmt is not None and fmt.range_units is not None  # make_blocks cut it so
+    yield from fmt.range_units(
+        fs,
+        path,
+        block.start,
+        block.end,
+        first_line=block.first_line,
+        base=block.base,
+        shown=scrub(block.url),
+    )
 
 
 # -- output ---------------------------------------------------------------------------------
@@ -525,14 +432,15 @@ def part_url(out_dir: str, name: str, part: int) -> str:
 
 
 def write_part(out_dir: str, name: str, part: int, rows: Iterable[dict[str, Any]]) -> int:
-    """Write one partition's rows as JSONL (overwriting a retried task's file).
+    """Write one partition's rows as JSONL (overwriting a retried task's file), each line
+    as the local job writes it (:func:`neardup.output.json_text`).
 
     Returns:
         Number of rows written.
     """
-    return write_part_lines(
-        out_dir, name, part, (json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
-    )
+    from neardup.output import json_text
+
+    return write_part_lines(out_dir, name, part, (json_text(row) + "\n" for row in rows))
 
 
 def write_part_lines(out_dir: str, name: str, part: int, lines: Iterable[str]) -> int:

@@ -27,32 +27,31 @@ from neardup._array import (
     sorted_unique,
     unique_pairs,
 )
-from neardup.decide import decide, signature_scores
-from neardup.dedup import decision_of
 from neardup.distributed.io import (
     Block,
     as_given,
     block_items,
-    read_block,
     write_part,
     write_part_lines,
 )
 from neardup.distributed.shuffle import Table, concat, hash_dest, range_dest, split
+from neardup.job.decide import decide, signature_scores
 from neardup.job.pairs import pair_lines
+from neardup.job.pipeline import decision_of
 from neardup.job.prepare import (
-    PrepareConfig,
     PreparedDocuments,
     concat_prepared,
     no_repeats,
     prepare_documents,
-    prepare_stream,
     prepare_unit,
     screen,
 )
 from neardup.methods.base import Prepared, Signatures
 from neardup.methods.keys import GroupKeys, group_keys
+from neardup.methods.plan import PrepareConfig, plan_for
 from neardup.methods.sets import ShingleSets
 from neardup.text.types import Skipped
+from neardup.text.units import ReadOptions
 
 
 # -- ingest ---------------------------------------------------------------------------------
@@ -88,41 +87,23 @@ def ingest(
     block: Block,
     meth: Any,
     opts: Any,
-    read_options: dict[str, Any],
+    read_options: ReadOptions | dict[str, Any],
     whole: bool = False,
 ) -> PreparedDocuments:
     """Read a block and prepare its documents: its read units one by one
     (:func:`neardup.job.prepare.prepare_unit`, as the local job's workers: the local job's
-    planner and reader, :func:`~neardup.distributed.io.block_items`), a Parquet block named
-    by URL's records in batches (:func:`neardup.job.prepare.prepare_stream`); sources named
-    as the local job names them (:func:`~neardup.distributed.io.as_given`). Positions are
-    the items' positions in the block. ``whole``: the job is decided over the whole corpus
+    planner and reader, or a record file named by URL planned by its format,
+    :func:`~neardup.distributed.io.block_items`); sources named as the local job names
+    them (:func:`~neardup.distributed.io.as_given`). Positions are the items' positions in
+    the block. ``whole``: the job is decided over the whole corpus
     (:mod:`.whole`) whatever the method (``--against``). The worker keeps freed heap, as
     the local job's workers do (:func:`neardup._memory.keep_freed_heap`): a block's
     ingest took 0.6 s without, 0.46-0.5 s with, at 25,000 documents."""
     from neardup._memory import keep_freed_heap
-    from neardup.distributed.grouping import runs_by_key
-    from neardup.text.read import as_read_options
 
     keep_freed_heap()
-    by_key = runs_by_key(meth, opts.measure) and not whole
-    docs = (
-        not by_key and not meth.capabilities.signs_from_sets
-    )  # Method.sign of whole-corpus Prepared
-    config = PrepareConfig(
-        canonical=meth.canonical,
-        shingling=meth.shingling,
-        min_tokens=opts.min_tokens,
-        signer=meth if meth.capabilities.rows_per_document and by_key else None,
-        keep_tokens=bool(meth.capabilities.needs_fit)
-        or (docs and not meth.capabilities.signs_from_text),
-        keep_texts=docs,
-        read=as_read_options(read_options),
-    )
+    config = ingest_config(meth, opts, read_options, whole=whole)
     assert config.read is not None
-    if block.kind == "parquet":
-        parts = list(prepare_stream(read_block(block, config.read), config))
-        return concat_prepared(parts) if parts else prepare_documents([], config)
     parts = [
         prepare_documents([], config, skipped=[(0, item)])
         if isinstance(item, Skipped)
@@ -131,6 +112,20 @@ def ingest(
     ]
     prepared = concat_prepared(parts) if parts else prepare_documents([], config)
     return _named_as_given(prepared, block)
+
+
+def ingest_config(
+    meth: Any, opts: Any, read_options: ReadOptions | dict[str, Any], *, whole: bool
+) -> PrepareConfig:
+    """How :func:`ingest` prepares a block (also the job summary's ``kernel``,
+    :func:`neardup.job.prepare.kernel_of`): the method's plan
+    (:func:`neardup.methods.plan.plan_for`)."""
+    from neardup.text.read import as_read_options
+
+    plan = plan_for(meth, opts)
+    by_key = plan.runs_by_key and not whole
+    # by key: signed in the partitions; else Method.sign of whole-corpus Prepared
+    return plan.prepare_config(rows=by_key, texts=not by_key, read=as_read_options(read_options))
 
 
 def _named_as_given(prepared: PreparedDocuments, block: Block) -> PreparedDocuments:
@@ -194,8 +189,7 @@ def finalize(
     its place ``FILE:LINE``, becomes its id, as in the local job), the too-short rule of
     :func:`neardup.job.prepare.screen`, and the signatures (unless a fit is needed, or the
     method is decided over the whole corpus, :mod:`.whole`, as with ``whole``)."""
-    from neardup.distributed.grouping import runs_by_key
-
+    plan = plan_for(meth, opts)
     lost = np.isin(raw.positions, concat(losers).get("pos", np.zeros(0, np.int64)))
     if lost.any():
         ids = [raw.sources[k] if lost[k] else raw.ids[k] for k in range(len(raw.ids))]
@@ -203,7 +197,7 @@ def finalize(
     out = screen(raw, no_repeats(raw))
     sets = raw.sets if out.is_everything(raw) else raw.sets.take(out.take)
     sig = None
-    if not meth.capabilities.needs_fit and runs_by_key(meth, opts.measure) and not whole:
+    if not plan.needs_fit and plan.runs_by_key and not whole:
         rows = raw.rows
         sig = (meth.from_sets(sets) if rows is None else meth.from_rows(rows[out.take])).data
     keys = raw.keys if out.is_everything(raw) else raw.keys[out.take]
@@ -296,7 +290,7 @@ def lookup_df(df: Table, own: Table) -> Table:
 
 
 def _set_keys(part: Partition, meth: Any, lookups: tuple[Table, ...]) -> tuple[np.ndarray, ...]:
-    """``(key, doc)`` of a :func:`neardup.distributed.grouping.set_keys` method: every
+    """``(key, doc)`` of a :attr:`~neardup.methods.plan.MethodPlan.set_keys` method: every
     fingerprint of the signature sets (``postings``) or of their prefixes, fingerprints
     ordered by (corpus document frequency, value) (``prefix``, as
     :func:`neardup.methods.prefix.rank_by_frequency` orders them).
@@ -305,13 +299,12 @@ def _set_keys(part: Partition, meth: Any, lookups: tuple[Table, ...]) -> tuple[n
     place by (frequency, value) in the partition), the order of
     ``lexsort((value, df, doc))`` without searching the unsorted values.
     """
-    from neardup.distributed.grouping import set_keys
     from neardup.methods.prefix import prefix_lengths
 
     sets = part.sig
     assert isinstance(sets, ShingleSets)
     vals, doc = sets.values.astype(U64), sets.doc_ids()
-    if set_keys(meth) == "postings":
+    if plan_for(meth).set_keys == "postings":
         return vals, doc
     order = np.argsort(vals)  # equal values share a rank: no stable sort needed
     ordered = vals[order]
@@ -343,14 +336,12 @@ def split_keys(part: Partition, offset: int, meth: Any, n_out: int, *lookups: Ta
 
     The keys: the method's (its :meth:`~neardup.methods.base.MethodBase.keys`, form
     ``groups``), or those of its signature sets in one slot
-    (:func:`neardup.distributed.grouping.set_keys`; ``lookups``: the document frequencies of
+    (:attr:`~neardup.methods.plan.MethodPlan.set_keys`; ``lookups``: the document frequencies of
     the partition's fingerprints, for prefix filtering). Besides, slot
     :data:`CONTENT_SLOT` holds each non-empty document's content key
     (:meth:`ShingleSets.content_keys`), so identical documents meet whatever the method.
     """
-    from neardup.distributed.grouping import set_keys
-
-    if set_keys(meth) is not None:
+    if plan_for(meth).set_keys is not None:
         key, doc = _set_keys(part, meth, lookups)
         slot, gidx = np.zeros(key.shape[0], np.int64), doc.astype(np.int64) + offset
     else:
@@ -402,13 +393,20 @@ def _grouped(part: Partition, meth: Any) -> GroupKeys:
 
 def part_keys(part: Partition, meth: Any) -> dict[str, np.ndarray]:
     """A partition's keys for :func:`group_candidates` (a method with grouping keys):
-    ``keys`` uint64 and ``valid`` bool, (n, slots) (its :meth:`~neardup.methods.base.
-    MethodBase.keys`), ``content`` uint64 (n,) (its documents' content keys) and ``live``
-    bool (n,) (a non-empty set)."""
+    ``keys`` uint64 and ``valid`` bool, (slots, n), each slot's row contiguous (its
+    :meth:`~neardup.methods.base.MethodBase.keys`, transposed here, on the partition's
+    worker), ``content`` uint64 (n,) (its documents' content keys) and ``live`` bool (n,)
+    (a non-empty set).
+
+    Slot-major, so that :func:`group_candidates` joins one slot's keys of every partition
+    at a time: the transpose of the whole corpus' (n, slots) keys there (one thread, a
+    strided read of 320 MB at a million documents and 40 bands) took 2.3-2.7 s of CPU in
+    a loaded A/B of 34 partitions of 30,000 x 40, against 0.15-0.27 s for the 34
+    partitions' own transposes."""
     grouped = _grouped(part, meth)
     return {
-        "keys": grouped.keys.astype(U64, copy=False),
-        "valid": grouped.valid,
+        "keys": np.ascontiguousarray(grouped.keys.astype(U64, copy=False).T),
+        "valid": np.ascontiguousarray(grouped.valid.T),
         "content": part.keys,
         "live": part.sets.sizes > 0,
     }
@@ -432,9 +430,7 @@ def group_candidates(max_group: int | None, offsets: np.ndarray, *keyed: Any) ->
         return []
     docs = np.arange(n, dtype=np.int64)
     # a partition without documents (a block of skip rows) may have keys of no slots
-    held = [t for t in keyed if t["keys"].shape[0]] or list(keyed[:1])
-    columns = np.ascontiguousarray(np.concatenate([t["keys"] for t in held]).T)
-    valid = np.ascontiguousarray(np.concatenate([t["valid"] for t in held]).T)
+    held = [t for t in keyed if t["keys"].shape[1]] or list(keyed[:1])
     live = np.concatenate([t["live"] for t in keyed])
     content = np.concatenate([t["content"] for t in keyed])
 
@@ -442,10 +438,12 @@ def group_candidates(max_group: int | None, offsets: np.ndarray, *keyed: Any) ->
         if j < 0:  # identical documents: always a star
             members, starts, sizes = equal_groups(content[live], docs[live])
             return pairs_in_groups(members, starts, sizes, max_group=2)
-        members, starts, sizes = equal_groups(columns[j][valid[j]], docs[valid[j]])
+        valid = np.concatenate([t["valid"][j] for t in held])  # slot j of every partition
+        column = np.concatenate([t["keys"][j] for t in held])
+        members, starts, sizes = equal_groups(column[valid], docs[valid])
         return pairs_in_groups(members, starts, sizes, max_group=max_group)
 
-    found = thread_map(slot, [CONTENT_SLOT, *range(columns.shape[0])])
+    found = thread_map(slot, [CONTENT_SLOT, *range(held[0]["keys"].shape[0])])
     pairs = unique_pairs(np.concatenate(found), n)
     table = {"a": pairs[:, 0], "b": pairs[:, 1]}
     return split(table, range_dest(table["a"], offsets), offsets.shape[0] - 1)
@@ -527,7 +525,7 @@ class Found:
     """Decided candidate pairs over some documents (:func:`decide_pairs`).
 
     Attributes:
-        decided: the decision (:class:`neardup.decide.Decided`; its ``pairs`` index ``ids``);
+        decided: the decision (:class:`neardup.job.decide.Decided`; its ``pairs`` index ``ids``);
         gidx: int64 (d,): global numbers of the documents; ids: object (d,): their ids;
         checked: int64 (c, 2): the candidate pairs decided (global numbers; for prefix keys
             those whose key matched).
@@ -541,7 +539,7 @@ class Found:
     def rows(self, at: np.ndarray) -> dict[str, np.ndarray]:
         """``{a, b, res, cab, cba, score, code}`` of the decided pairs ``at`` (global
         numbers; ``code``: the rule that decided, index into
-        :data:`neardup.decide.DECIDED`)."""
+        :data:`neardup.job.decide.DECIDED`)."""
         d = self.decided
         kept = self.gidx[d.pairs[at]]
         return {
@@ -573,11 +571,11 @@ def uses_signatures(meth: Any, opts: Any) -> bool:
     """Whether :func:`decide_pairs` reads the documents' signatures: the method's own rule
     decides (``decision="own"``), or its grouping keys are prefixes of signatures whose
     true matches are kept (``exact_key``); the verified rule reads the shingle sets only."""
-    return bool(meth.capabilities.exact_key) or decision_of(opts).mode == "own"
+    return plan_for(meth, opts).exact_key or decision_of(opts).mode == "own"
 
 
 def decide_pairs(meth: Any, opts: Any, pairs: np.ndarray, docs: list[dict[str, Any]]) -> Found:
-    """The pair decision (:func:`neardup.decide.decide`) of candidate pairs ``pairs``
+    """The pair decision (:func:`neardup.job.decide.decide`) of candidate pairs ``pairs``
     (int64 (c, 2), global numbers) over the documents they name (:func:`fetch` tables,
     disjoint, together holding every document of ``pairs``, with their signatures when
     :func:`uses_signatures`)."""
@@ -591,7 +589,7 @@ def decide_pairs(meth: Any, opts: Any, pairs: np.ndarray, docs: list[dict[str, A
     own = None
     if uses_signatures(meth, opts):
         sigs = _signatures([f["sig"] for f in docs], len(sets))
-        if meth.capabilities.exact_key and pairs.size:
+        if plan_for(meth, opts).exact_key and pairs.size:
             # grouping keys are prefixes: keep true key matches
             content = np.concatenate([f["keys"] for f in docs])
             same = content[local[:, 0]] == content[local[:, 1]]

@@ -1,4 +1,4 @@
-"""The corpus dedup job on a Dask cluster (``dedup_dask``): same outputs as the local job.
+"""The corpus dedup job on a Dask cluster (:mod:`.executor`): same outputs as the local job.
 
 Plan (every arrow between partitions is a task-based shuffle, :mod:`.shuffle`):
 
@@ -40,26 +40,28 @@ from typing import Any
 
 import numpy as np
 
-from neardup._version import __version__
-from neardup.dedup import (
-    DedupOptions,
-    DedupResult,
-    decided_options,
-    decision_of,
-    resolve_method,
-)
 from neardup.distributed import clusters as cl
 from neardup.distributed import forkserver, io
 from neardup.distributed import partition as pt
 from neardup.distributed.components import component_labels
-from neardup.distributed.grouping import group_limit, runs_by_key, set_keys
 from neardup.distributed.result import read_result
 from neardup.distributed.shuffle import shuffle
 from neardup.distributed.whole import decide_whole, keep_whole
-from neardup.errors import ParameterError, check_int
+from neardup.errors import check_int
+from neardup.job.decide import decision_summary
 from neardup.job.pairs import PairTable
+from neardup.job.pipeline import (
+    DedupOptions,
+    DedupResult,
+    Job,
+    decision_of,
+    job_summary,
+    lexicon_warnings,
+)
+from neardup.job.prepare import kernel_of
 from neardup.methods.base import Method
-from neardup.methods.lsh import banding_summary
+from neardup.methods.plan import plan_for
+from neardup.text.units import ReadOptions, renamed_warning
 
 DEFAULT_BLOCK_BYTES = 64 << 20
 
@@ -86,100 +88,40 @@ WHOLE_KEY_DOCS = 2_000_000
 COUNT_HERE_BYTES = 512 << 20
 
 
-def dedup_dask(
-    inputs: Sequence[str | os.PathLike[str]],
-    out_dir: str | os.PathLike[str] | None = None,
+def run_on_dask(
+    job: Job,
+    a_inputs: list[str],
+    inputs: list[str],
     *,
-    method: str | Method = "shingles-full",
-    options: DedupOptions | None = None,
-    read_options: dict[str, Any] | None = None,
-    client: Any = None,
-    scheduler: str | None = None,
-    workers: int | None = None,
-    block_bytes: int = DEFAULT_BLOCK_BYTES,
-    reduce_partitions: int | None = None,
-    against: Sequence[str | os.PathLike[str]] | None = None,
-    within: bool = True,
-    **method_params: Any,
+    out_dir: str | os.PathLike[str] | None,
+    client: Any,
+    scheduler: str | None,
+    workers: int | None,
+    block_bytes: int,
+    reduce_partitions: int | None,
 ) -> DedupResult:
-    """Deduplicate a corpus on a Dask cluster; write the local job's files into ``out_dir``.
-
-    Args:
-        inputs: local files, directories or globs, every kind the local job reads (read
-            by the workers through the local job's planner and reader,
-            :func:`~.io.plan_local`), or fsspec URLs of JSONL(.gz) / Parquet files; readable
-            by every worker.
-        out_dir: output directory (local path or fsspec URL) writable by every worker and
-            by the client: ``pairs.jsonl``, ``clusters.jsonl``, ``dropped.jsonl``,
-            ``skipped.jsonl``, then ``summary.json``. None: a temporary local directory,
-            removed at the end (only with the default ``LocalCluster``: workers elsewhere
-            could not write it).
-        method: a method that declares grouping keys (:mod:`.grouping`: ``minhash-lsh``, the
-            default, ``megashingles``, ``imatch``, ``imatch-random``, ``tf-ridf``), by name
-            or as a :class:`Method` object.
-        options: :class:`~neardup.dedup.DedupOptions` (``measure`` must be resemblance;
-            ``keep_by`` is refused: the workers decide without the record fields).
-        read_options: ``id_field``, ``text_field``, ``content_type``, ``max_bytes``.
-        client: a ``distributed.Client`` to use; else one is made for ``scheduler``
-            (``tcp://host:8786``) or a ``LocalCluster`` of ``workers`` processes (default
-            2), one thread each, closed at the end.
-        block_bytes: target size of a plain JSONL block (partition), bytes (>= 1 MiB).
-        reduce_partitions: partitions of the shuffled key, pair and edge tables
-            (default: a quarter of the input blocks, at least two a worker and at most the
-            blocks: a shuffle is one Dask task a piece, input blocks x outputs).
-        against: input paths of a second corpus A (as ``inputs``): only the documents of
-            ``inputs`` (B) are dropped, as by :func:`neardup.dedup.dedup` with
-            ``against``: the job is decided in one task (:mod:`.whole`) with the local
-            job's candidate restriction and keep stage, so its files are the local job's
-            (ids named relative to the common parent of A's and B's inputs).
-        within: with ``against``: also drop B's duplicates among themselves (default).
-        **method_params: the method's parameters, as for :func:`neardup.dedup.dedup`.
-
-    Returns:
-        :class:`~neardup.dedup.DedupResult`, as :func:`neardup.dedup.dedup` returns it (the
-        files read back on the client); its summary (also written to ``summary.json``)
-        has the local job's counts plus ``engine``, ``partitions``, ``cc_rounds`` and
-        ``worker_peak_memory_mib``.
-
-    Raises:
-        ParameterError: an unsupported method or measure, ``keep_by``, a bad option, no ``out_dir``
-            with a ``client`` or ``scheduler``.
-        InputError: an input does not exist, is standard input, or is a URL naming (or
-            holding) a file that is not JSONL/Parquet.
-    """
-    opts = options or DedupOptions()
-    if opts.keep_by is not None:
-        raise ParameterError(
-            "keep_by",
-            opts.keep_by,
-            "None with the Dask engine (its workers decide without the record fields); use "
-            "neardup.dedup, or the result's clusters",
-        )
-    check_int("block_bytes", block_bytes, low=1 << 20)
-    if not isinstance(within, bool):
-        raise ParameterError("within", within, "True or False")
-    meth = resolve_method(method, opts, dict(method_params))
-    opts = decided_options(meth, opts)
+    """Run ``job`` (its method and options resolved) on the input paths ``inputs`` and,
+    with ``against``, A's ``a_inputs``: the Dask executor's run
+    (:class:`neardup.distributed.executor.DaskExecutor`, whose attributes the other
+    arguments are). The result is read back from ``out_dir``'s files."""
+    meth, opts = job.method, job.options
     # derived parameters (an LSH's bands and rows: 25 ms) made here, before the cluster
     # starts, and pickled with the method into every task: not made again in each worker
     meth.params()
-    if out_dir is None and (client is not None or scheduler is not None):
-        raise ParameterError("out_dir", None, "a directory every worker can write")
-    a_inputs = list(against) if against is not None else []
-    blocks, k = plan_blocks(a_inputs, list(inputs), block_bytes, read_options)
+    blocks, k = plan_blocks(a_inputs, inputs, block_bytes, job.read_options)
     with _out(out_dir) as out, _client(client, scheduler, workers, blocks) as (cli, counted):
-        job = _Job(cli, meth, opts, read_options or {}, out, reduce_partitions)
-        if against is not None:
-            job.against = (a_inputs, within)
-        summary, ids, pairs = job.run(blocks, k, counted)
-        return read_result(out, ids, pairs, summary, against=job.first)
+        run = _Job(cli, meth, opts, job.read_options, out, reduce_partitions)
+        if len(job.groups) > 1:
+            run.against = (a_inputs, job.within)
+        summary, ids, pairs = run.run(blocks, k, counted)
+        return read_result(out, ids, pairs, summary, against=run.first)
 
 
 def plan_blocks(
     a_inputs: Sequence[str | os.PathLike[str]],
     inputs: Sequence[str | os.PathLike[str]],
     block_bytes: int,
-    read_options: dict[str, Any] | None = None,
+    read_options: ReadOptions | dict[str, Any] | None = None,
 ) -> tuple[list[io.Block], int]:
     """The job's blocks (partitions), A's (``--against``) first, and how many are A's:
     local inputs planned by the local job's planner (:func:`~.io.plan_local`: every kind
@@ -333,13 +275,15 @@ class _Job:
         client: Any,
         meth: Method,
         opts: DedupOptions,
-        read_options: dict[str, Any],
+        read_options: ReadOptions | dict[str, Any],
         out_dir: str,
         reduce: int | None,
     ) -> None:
         self.c = client
         self.meth = meth
         self.opts = opts
+        #: how the method runs (its ``method`` is ``meth``, fitted in place when it needs it)
+        self.plan = plan_for(meth, opts)
         self.read_options = read_options
         self.out = out_dir
         self.reduce = reduce
@@ -361,7 +305,7 @@ class _Job:
     @property
     def whole(self) -> bool:
         """Whether candidates and decisions run in one task (:mod:`.whole`)."""
-        return self.against is not None or not runs_by_key(self.meth, self.opts.measure)
+        return self.against is not None or not self.plan.runs_by_key
 
     def _time(self, stage: str, t0: float) -> None:
         self.seconds[stage] = round(time.perf_counter() - t0, 6)
@@ -418,17 +362,10 @@ class _Job:
         self._time("merge", t0)
         n = int(offsets[-1]) - self.first
         summary = self._summary(
-            n, skip_reasons, n_cand, n_pairs, n_clusters, n_dropped, n_parts, rounds
+            n, skip_reasons, n_cand, n_pairs, n_clusters, n_dropped, n_parts, rounds, _codes(rows)
         )
-        from neardup.dedup import against_counts, check_accounting
+        from neardup.job.pipeline import against_counts, check_accounting
 
-        summary["removed"] = n_dropped
-        summary["renamed_ids"] = self.renamed
-        if self.renamed:
-            summary["warnings"] = [
-                f"{self.renamed} records repeat an id seen before; each was given its place"
-                " FILE:LINE as id (use --id-field to pick another id field)"
-            ]
         if self.against is not None:
             summary["against"] = against_counts(
                 self.first, self.a_read, self.a_reasons, self.against[1], matched
@@ -483,7 +420,7 @@ class _Job:
             for p in range(n_parts)
         ]
         del raw
-        if self.meth.capabilities.needs_fit:
+        if self.plan.needs_fit:
             parts = self._fit(parts, sign=not self.whole)
         # A's partitions come first (k of them): their skips are A's, not written
         writes = [
@@ -571,8 +508,8 @@ class _Job:
         grouping keys (:meth:`_grouped_candidates`), else by two shuffles of ``(slot, key)``
         rows over ``r`` outputs (:meth:`_shuffled_candidates`); the same pairs."""
         t0 = time.perf_counter()
-        max_group = group_limit(self.meth)
-        if set_keys(self.meth) is None and int(offsets[-1]) <= WHOLE_KEY_DOCS:
+        max_group = self.plan.group_limit
+        if self.plan.set_keys is None and int(offsets[-1]) <= WHOLE_KEY_DOCS:
             cand = self._grouped_candidates(parts, offsets, max_group)
         else:
             cand = self._shuffled_candidates(parts, offsets, r, max_group)
@@ -595,7 +532,7 @@ class _Job:
     ) -> list[Any]:
         """Keys shuffled to ``r`` bucket tasks, their pairs to the partitions."""
         n_parts = len(parts)
-        lookups = self._df(parts, r) if set_keys(self.meth) == "prefix" else [[]] * n_parts
+        lookups = self._df(parts, r) if self.plan.set_keys == "prefix" else [[]] * n_parts
         first = [
             self.c.submit(pt.split_keys, x, int(offsets[p]), self.meth, r, *lookups[p])
             for p, x in enumerate(parts)
@@ -787,10 +724,8 @@ class _Job:
         :func:`~neardup.distributed.partition.pair_rows`), in partition order (as
         ``pairs.jsonl``)."""
         table = pt.stacked_rows(parts)
-        codes = [p["code"] for p in parts if p["a"].size]
-        code = np.concatenate(codes) if codes else np.zeros(0, np.uint8)
         labels = [r.label for r in decision_of(self.opts).rules(self.meth)]
-        return PairTable(ids, table, self.meth.name, decisions=code, rules=labels)
+        return PairTable(ids, table, self.meth.name, decisions=_codes(parts), rules=labels)
 
     def _reduce(self, n_parts: int) -> int:
         """Outputs of a shuffle over ``n_parts`` partitions: ``reduce_partitions`` if given,
@@ -816,31 +751,47 @@ class _Job:
         n_dropped: int,
         n_parts: int,
         rounds: int,
+        codes: np.ndarray,
     ) -> dict[str, Any]:
+        """The job's summary (:func:`~neardup.job.pipeline.job_summary`, the keys of every
+        executor); the Dask figures under ``executor``."""
         meth = self.meth
         peaks = self.c.run(_peak_mib)
-        return {
-            "neardup_version": __version__,
-            "method": meth.name,
-            "method_params": meth.params(),
-            "canonical": meth.canonical.params(),
-            "options": self.opts.as_dict(),
-            "documents": n,
-            "skipped": sum(reasons.values()),
-            "skipped_by_reason": dict(sorted(reasons.items())),
-            "candidate_pairs": n_cand,
-            **banding_summary(meth, self.opts.threshold),
-            "pairs": n_pairs,
-            "clusters": n_clusters,
-            "kept": n - n_dropped,
-            "dropped": n_dropped,
-            "seconds": {**self.seconds, "total": round(sum(self.seconds.values()), 6)},
-            "peak_memory_mib": round(_peak_mib(), 1),
-            "engine": "dask",
-            "partitions": n_parts,
-            "cc_rounds": rounds,
-            "worker_peak_memory_mib": {k: round(v, 1) for k, v in sorted(peaks.items())},
-        }
+        kernel = kernel_of(pt.ingest_config(meth, self.opts, self.read_options, whole=self.whole))
+        warnings = lexicon_warnings(self.plan, n + self.first)
+        if kernel == "python":
+            from neardup.methods.kernel import unbuilt_note
+
+            warnings += [note for note in [unbuilt_note()] if note]
+        warnings += filter(None, [renamed_warning(self.renamed)])
+        return job_summary(
+            meth,
+            self.opts,
+            documents=n,
+            skipped=reasons,
+            candidates=n_cand,
+            pairs=n_pairs,
+            clusters=n_clusters,
+            dropped=n_dropped,
+            seconds=self.seconds,
+            decision=decision_summary(meth, decision_of(self.opts), codes),
+            kernel=kernel,
+            warnings=warnings,
+            renamed_ids=self.renamed,
+            executor={
+                "name": "dask",
+                "partitions": n_parts,
+                "cc_rounds": rounds,
+                "worker_peak_memory_mib": {k: round(v, 1) for k, v in sorted(peaks.items())},
+            },
+        )
+
+
+def _codes(parts: list[dict[str, np.ndarray]]) -> np.ndarray:
+    """uint8 (p,): the decided pairs' rule codes (:data:`~neardup.job.decide.DECIDED`), in
+    partition order."""
+    codes = [p["code"] for p in parts if p["a"].size]
+    return np.concatenate(codes) if codes else np.zeros(0, np.uint8)
 
 
 def _reasons(stats: Sequence[tuple[int, dict[str, int], int, int]]) -> dict[str, int]:

@@ -1,4 +1,4 @@
-"""The Dask engine's :class:`~neardup.dedup.DedupResult`: the pairs gathered from the
+"""The Dask engine's :class:`~neardup.job.pipeline.DedupResult`: the pairs gathered from the
 workers, the clusters, dropped and skipped documents read back from the files they wrote
 (the same type, and the same values, as the local job returns)."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from neardup.dedup import DedupResult, Dropped
 from neardup.job.cluster import Cluster
 from neardup.job.pairs import PairTable
+from neardup.job.pipeline import DedupResult, Dropped
 from neardup.text.types import Skipped
 
 

@@ -3,9 +3,9 @@ index needs the whole corpus.
 
 Methods without keys (``shingles-dice``: prefix filtering at its Dice bar; ``simhash``,
 ``sl-st``, ``spotsigs``, ``anchor-words``: their own indexes; see
-:func:`neardup.distributed.grouping.runs_by_key`) and ``measure="containment"`` (the
+:attr:`neardup.methods.plan.MethodPlan.runs_by_key`) and ``measure="containment"`` (the
 containment prefix index over frequency ranks, any method) run the local job's own code
-(:func:`neardup.dedup.find_pairs`) on the partitions' prepared documents, gathered into
+(:func:`neardup.job.pipeline.find_pairs`) on the partitions' prepared documents, gathered into
 one task on one worker. Collection statistics of fitted methods come before, by a tree
 reduction over the partitions (:func:`neardup.distributed.partition.merge_stats`). The
 stages around it (reading, preparing, repeated ids, clusters, keep decisions, writing)
@@ -23,6 +23,7 @@ from neardup.distributed.io import write_part_lines
 from neardup.distributed.shuffle import range_dest
 from neardup.job.pairs import pair_lines
 from neardup.methods.base import Prepared
+from neardup.methods.plan import plan_for
 from neardup.methods.sets import ShingleSets
 
 if TYPE_CHECKING:
@@ -43,11 +44,11 @@ def decide_whole(
 
     Args:
         meth: the method (fitted when it needs a fit); opts: resolved
-            :class:`~neardup.dedup.DedupOptions`; offsets: int64 (P + 1,) partition offsets;
+            :class:`~neardup.job.pipeline.DedupOptions`; offsets: int64 (P + 1,) partition offsets;
             out_dir: the output directory; parts: the P partitions.
         against: ``(first, within)`` for ``dedup B --against A`` (the documents ``<
-            first`` are A's): only the pairs :func:`neardup.dedup.against_pairs` keeps are
-            decided, and the keep stage is the local job's (:func:`neardup.dedup.
+            first`` are A's): only the pairs :func:`neardup.job.pipeline.against_pairs` keeps are
+            decided, and the keep stage is the local job's (:func:`neardup.job.pipeline.
             keep_against`), its ``clusters.jsonl`` and ``dropped.jsonl`` written as part 0
             (the other parts empty).
 
@@ -59,13 +60,12 @@ def decide_whole(
     """
     from functools import partial
 
-    from neardup.dedup import against_pairs, find_pairs
+    from neardup.job.pipeline import against_pairs, find_pairs
 
     sets = ShingleSets.concat([p.sets for p in parts])
     ids = np.concatenate([p.ids for p in parts]) if parts else np.zeros(0, dtype=object)
-    sigs = (
-        meth.from_sets(sets) if meth.capabilities.signs_from_sets else meth.sign(_prepared(parts))
-    )
+    from_sets = plan_for(meth, opts).signs_from_sets
+    sigs = meth.from_sets(sets) if from_sets else meth.sign(_prepared(parts))
     restrict = None
     if against is not None:
         restrict = partial(against_pairs, first=against[0], within=against[1])
@@ -117,10 +117,10 @@ def _keep_against(
     out_dir: str,
     n_parts: int,
 ) -> tuple[int, int, int]:
-    """The local job's keep stage against A (:func:`neardup.dedup.best_matches`,
-    :func:`neardup.dedup.keep_against`): ``clusters.jsonl`` and ``dropped.jsonl`` as part 0
+    """The local job's keep stage against A (:func:`neardup.job.pipeline.best_matches`,
+    :func:`neardup.job.pipeline.keep_against`): ``clusters.jsonl`` and ``dropped.jsonl`` as part 0
     (the other parts empty); returns ``(clusters, dropped, matched in A)``."""
-    from neardup.dedup import best_matches, keep_against
+    from neardup.job.pipeline import best_matches, keep_against
 
     names = [str(i) for i in ids.tolist()]
     matches = best_matches(rows, names, first)
@@ -146,7 +146,7 @@ def keep_whole(
     """The local job's cluster and keep stages in one task, on the gathered decided pairs:
     :func:`neardup.job.cluster.make_clusters` over every pair, then the dropped documents
     and their reasons as the local job gives them
-    (:func:`neardup.dedup.dropped_members`); ``clusters.jsonl`` and ``dropped.jsonl``
+    (:func:`neardup.job.pipeline.dropped_members`); ``clusters.jsonl`` and ``dropped.jsonl``
     written as part 0 (the other parts empty).
 
     For jobs whose decided pairs fit one worker
@@ -155,7 +155,7 @@ def keep_whole(
     documents is most of the job's time; this is one task.
 
     Args:
-        opts: the resolved :class:`~neardup.dedup.DedupOptions`; contained: ``{doc:
+        opts: the resolved :class:`~neardup.job.pipeline.DedupOptions`; contained: ``{doc:
             container}`` by global index (empty for resemblance); out_dir: the output
             directory; n_parts: P; parts_then_verified: the P partitions (ids and lengths;
             slim ones do), then the P verified partitions (``{rows: {a, b, res, cab, cba,
@@ -164,9 +164,9 @@ def keep_whole(
     Returns:
         ``(clusters, dropped)`` counts.
     """
-    from neardup.dedup import dropped_members
     from neardup.distributed.partition import stacked_rows
     from neardup.job.cluster import make_clusters
+    from neardup.job.pipeline import dropped_members
 
     parts, verified = parts_then_verified[:n_parts], parts_then_verified[n_parts:]
     ids = [str(i) for p in parts for i in p.ids.tolist()]

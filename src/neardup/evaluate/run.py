@@ -33,7 +33,7 @@ from neardup.evaluate.clusters import ClusterScores, cluster_scores, components
 from neardup.evaluate.gold import GoldStandard, Scope
 from neardup.evaluate.metrics import Scores, pair_key
 from neardup.evaluate.resources import MEMORY_MODES, Usage, measure
-from neardup.methods.options import check_options
+from neardup.options import check_options
 from neardup.text.types import Document
 
 SCOPES: tuple[str, ...] = ("all", "labelled")
@@ -169,7 +169,7 @@ class Evaluation:
         errors: per method, its false-positive and missed pairs at its best threshold for
             error analysis: ``{"threshold", "false_positives", "missed"}``, each pair a
             ``{"a", "b", "resemblance", "containment_ab", "containment_ba"}`` dict (exact
-            word-shingle measures of the two texts, :func:`neardup.compare.compare`), at most
+            word-shingle measures of the two texts, :func:`neardup.job.compare.compare`), at most
             :data:`ERROR_PAIRS` of each, ``*_total`` giving the full counts.
     """
 
@@ -283,7 +283,7 @@ def decision_value(pair: Any, measure: str, verified: bool) -> float:
     """The value ``dedup`` compares with its threshold for a reported pair.
 
     Args:
-        pair: a :class:`~neardup.dedup.Pair` or a ``pairs.jsonl`` row (dict).
+        pair: a :class:`~neardup.job.pairs.Pair` or a ``pairs.jsonl`` row (dict).
         measure: ``resemblance`` or ``containment``; verified: the run decided with
             ``decision="verified"`` (else ``own``).
 
@@ -390,7 +390,7 @@ ERROR_PAIRS = 100
 
 def _cannot_run(method: str, config: EvalConfig) -> str:
     """Why ``method`` cannot run under ``config``'s measure and decision, or ``""``."""
-    from neardup.dedup import DedupOptions
+    from neardup.job.pipeline import DedupOptions
     from neardup.methods.decision import resolve_decision, rule_of
     from neardup.methods.registry import method_class
 
@@ -434,7 +434,7 @@ def _error_pairs(
 
 
 def _pair_scores(a: str, b: str, *, texts: dict[str, str]) -> dict[str, Any]:
-    from neardup.compare import compare
+    from neardup.job.compare import compare
 
     out: dict[str, Any] = {"a": a, "b": b}
     if a not in texts or b not in texts:  # a gold pair naming a document not in the corpus
@@ -513,7 +513,7 @@ def _own_threshold_free(method: str, config: EvalConfig) -> bool:
 
 
 def _run(docs: Sequence[Document], method: str, threshold: float, config: EvalConfig) -> Any:
-    from neardup.dedup import DedupOptions, dedup
+    from neardup.job.pipeline import DedupOptions, dedup
     from neardup.methods.decision import rule_of
     from neardup.methods.registry import method_class
 

@@ -12,12 +12,10 @@ import numpy as np
 import xxhash
 
 from neardup._array import sorted_unique
+from neardup.options import id_too_long
 
 #: Shingle fingerprints that are 32 bits wide: stored whole (:func:`fingerprint_shift`).
 NARROW_FINGERPRINTS = frozenset({"crc32", "rabin32"})
-#: Longest document id, UTF-8 bytes: PostgreSQL's B-tree entries (the unique index on
-#: collection and id) hold at most 2704 bytes.
-MAX_ID_BYTES = 2000
 #: Longest term kept as itself in the statistics tables, UTF-8 bytes (see :func:`term_key`).
 MAX_TERM_BYTES = 1000
 UNPAIRED = re.compile("[\x00\ud800-\udfff]")
@@ -67,14 +65,12 @@ def title(text_: str) -> str:
 def bad_doc_id(doc_id: object) -> str | None:
     """Why ``doc_id`` cannot be stored (``None``: it can): not a string, NUL characters
     (PostgreSQL text cannot hold them), lone surrogates (not encodable), over
-    :data:`MAX_ID_BYTES` UTF-8 bytes."""
+    :data:`~neardup.options.MAX_ID_BYTES` UTF-8 bytes (the rule of every surface)."""
     if not isinstance(doc_id, str):
         return f"document id is a {type(doc_id).__name__}, not a string"
     if UNPAIRED.search(doc_id):
         return "document id holds NUL or lone surrogate characters"
-    if len(doc_id.encode("utf-8")) > MAX_ID_BYTES:
-        return f"document id over {MAX_ID_BYTES} UTF-8 bytes"
-    return None
+    return id_too_long(doc_id)
 
 
 def term_key(term: str) -> str:

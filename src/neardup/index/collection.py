@@ -14,11 +14,10 @@ skips) and returns an :class:`~neardup.index.results.AddReport` whose skipped do
 :class:`~neardup.index.results.SkippedDoc` values; ``check`` returns a
 :class:`~neardup.index.results.CheckResult` of :class:`~neardup.index.results.Match` values;
 ``remove``, ``get`` and ``len``. Every method with index keys, both measures, both decision
-modes (``own``, ``verified``) and identical-document handling work on each: the prepare stage
-(:mod:`neardup.job.prepare`), the check step (:mod:`neardup.index.verify`) and the pair decision
-(:func:`neardup.decide.decide`) are the same code. The backends differ in where the keys and
-sets live, and in the candidate cap (the memory index also passes over keys shared by more
-than its ``max_df`` documents).
+modes (``own``, ``verified``) and identical-document handling work on each: one add path and
+one check, the collection core (:mod:`neardup.index.core`), over a storage each. The backends
+differ only in where the documents, keys and sets live (keys shared by more than the
+collection's ``max_df`` documents give no candidates on each).
 
 Top-k (``check(text, k=10)``): the ``k`` decided matches with the highest decided score
 (``evidence["score"]``: the exact measure under ``verified``, the method's own score under
@@ -39,6 +38,7 @@ from typing import Any, Protocol, runtime_checkable
 from neardup.errors import InputError
 from neardup.index.codec import bad_doc_id, scrub
 from neardup.index.results import AddReport, CheckResult, DocumentInfo, SkippedDoc
+from neardup.options import OPTIONS
 from neardup.text.types import Document, Skipped
 from neardup.text.units import UniqueIds
 
@@ -64,7 +64,9 @@ class Collection(Protocol):
         the text-stage skips given."""
         ...
 
-    def check(self, text_: str, *, limit: int = 100, k: int | None = None) -> CheckResult:
+    def check(
+        self, text_: str, *, limit: int = OPTIONS["limit"].default, k: int | None = None
+    ) -> CheckResult:
         """The stored documents ``text_`` duplicates: at most ``limit`` best first, or the
         top ``k`` by decided score.
 

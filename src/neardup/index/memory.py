@@ -7,10 +7,10 @@ top ``k``. It holds one collection as a :class:`neardup.Store` collection does, 
 same vocabulary and values (``add`` / ``check`` / ``remove`` / ``get``, :class:`AddReport`,
 :class:`CheckResult`, :class:`Match`), the same methods (every registered method with index
 keys: ``minhash-lsh``, ``shingles-*``, ``megashingles``, ``imatch``, ``tf-ridf``,
-``anchor-words``...), both measures, both decision modes and identical-document handling: the
-prepare stage (:func:`neardup.job.prepare.shingle_texts`), the check step
-(:mod:`neardup.index.verify`) and the pair decision (:func:`neardup.decide.decide`) are the
-SQLite and PostgreSQL backends' code.
+``anchor-words``...), both measures, both decision modes and identical-document handling:
+its ``add`` and ``check`` are the collection core's (:mod:`neardup.index.core`), the SQLite
+and PostgreSQL backends' code, over a storage of dicts (documents by id, postings lists of
+index keys).
 
 A document becomes canonical tokens (:class:`~neardup.text.canonical.CanonicalForm`),
 then word shingles with 64-bit fingerprints (Broder 1997; Zagorulko et al. 2013), then the
@@ -22,10 +22,6 @@ under ``measure="containment"`` every shingle fingerprint (``shingles-full``), e
 verified on the exact shingle sets (``decision="verified"``). A match has
 ``resemblance >= threshold``, or ``max(containment both ways) >= threshold``.
 
-:meth:`Index.insert` and :meth:`Index.query` are the index's first API, kept:
-``insert(id, text)`` is ``add`` of one document; ``query(text)`` is ``check`` with the
-matches as :class:`IndexMatch` values, best by score.
-
 Memory: the 64-bit fingerprint set of every document (8 bytes a shingle), its index keys
 and postings; lexical methods also keep each document's canonical tokens and signature.
 Not thread-safe: one writer at a time.
@@ -35,9 +31,8 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -45,7 +40,6 @@ from typing import Any, Literal
 
 import numpy as np
 
-from neardup.decide import Decision
 from neardup.errors import (
     FormatError,
     InputError,
@@ -54,148 +48,47 @@ from neardup.errors import (
     check_int,
 )
 from neardup.frames import documents_of
+from neardup.index import core
 from neardup.index.codec import (
-    bad_doc_id,
-    content_hash,
     fingerprint_shift,
     scrub,
     term_key,
     title,
     verification_set,
 )
-from neardup.index.collection import DocumentNotFound, chunks, screen
+from neardup.index.collection import DocumentNotFound
+from neardup.index.core import Signed
 from neardup.index.methods import (
+    KeyRows,
     UnsupportedMethod,
     build_method,
     canonical_form,
     collection_keys,
     creation_params,
-    keeps_signature,
-    signs_at_add,
-    signs_from_sets,
 )
-from neardup.index.results import AddReport, CheckResult, CollectionInfo, DocumentInfo, SkippedDoc
+from neardup.index.results import AddReport, CheckResult, CollectionInfo, DocumentInfo
 from neardup.index.verify import (
     MAX_CANDIDATES,
     Candidate,
-    Query,
-    Verified,
-    check_k,
-    select,
-    verify,
 )
-from neardup.job.prepare import PrepareConfig, shingle_texts
-from neardup.methods.base import Method, Prepared, Signature, Signatures, TermBags
+from neardup.methods.base import Method, Signature, TermBags
 from neardup.methods.corpus_stats import CorpusStatistics
 from neardup.methods.decision import resolve_decision
 from neardup.methods.keys import key_rows
-from neardup.methods.options import INDEX_OPTIONS, OPTIONS, validate_options
+from neardup.methods.plan import PlanOptions, plan_for
 from neardup.methods.registry import method_class
 from neardup.methods.sets import ShingleSets
-from neardup.tables import rows_to_arrow, rows_to_pandas
+from neardup.options import (
+    COLLECTION_OPTIONS,
+    INDEX_METHOD_BY_MEASURE,
+    OPTIONS,
+    check_options,
+    validate_options,
+)
 from neardup.text.canonical import CanonicalForm
-from neardup.text.types import Document
-from neardup.text.units import UniqueIds
 
-#: What :meth:`Index.insert` did: stored it, the id was there already, too few tokens.
-Inserted = Literal["added", "exists", "too-short"]
 _FORMAT = "neardup-index/2"
 _FORMAT_1 = "neardup-index/1"
-_BATCH = 2048
-
-
-@dataclass(frozen=True, slots=True)
-class IndexMatch:
-    """A stored document that the queried one duplicates.
-
-    Attributes:
-        id: the stored document's id.
-        resemblance: Jaccard of the exact shingle sets, in [0, 1].
-        containment_query: share of the query's shingles found in the stored document;
-        containment_doc: share of the stored document's shingles found in the query.
-        shared: shingles in common.
-        score: the value that decided (the resemblance, or the larger containment under
-            ``measure="containment"``; :func:`neardup.decide.decide`).
-        rule: the rule that decided, with its bar (``resemblance >= 0.5 verified``).
-    """
-
-    id: str
-    resemblance: float
-    containment_query: float
-    containment_doc: float
-    shared: int
-    score: float = 0.0
-    rule: str = ""
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-ready row, measures rounded to 6 decimals."""
-        return {
-            "id": self.id,
-            "resemblance": round(self.resemblance, 6),
-            "containment_query": round(self.containment_query, 6),
-            "containment_doc": round(self.containment_doc, 6),
-            "shared": self.shared,
-            "score": round(self.score, 6),
-            "rule": self.rule,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class QueryResult:
-    """Verified matches of one query, best first, and the counts behind them.
-
-    Attributes:
-        matches: the matches; candidates: documents the index proposed (all verified);
-        tokens: canonical tokens of the query; measure, threshold: the decision rule.
-    """
-
-    matches: tuple[IndexMatch, ...]
-    candidates: int
-    tokens: int
-    measure: str
-    threshold: float
-
-    @property
-    def ids(self) -> list[str]:
-        """Ids of the matches, best first."""
-        return [m.id for m in self.matches]
-
-    @property
-    def duplicate(self) -> bool:
-        """True when at least one stored document matches."""
-        return bool(self.matches)
-
-    def rows(self) -> list[dict[str, Any]]:
-        """One JSON-ready dict per match."""
-        return [m.as_dict() for m in self.matches]
-
-    def to_arrow(self) -> Any:
-        """The matches as a ``pyarrow.Table`` (columns of :meth:`IndexMatch.as_dict`).
-
-        Raises:
-            InputError: pyarrow is not installed.
-        """
-        return rows_to_arrow(self.rows(), MATCH_COLUMNS)
-
-    def to_pandas(self) -> Any:
-        """The matches as a ``pandas.DataFrame`` (columns of :meth:`IndexMatch.as_dict`).
-
-        Raises:
-            InputError: pandas is not installed.
-        """
-        return rows_to_pandas(self.rows(), MATCH_COLUMNS)
-
-
-#: Columns of :meth:`QueryResult.to_arrow` (the keys of :meth:`IndexMatch.as_dict`).
-MATCH_COLUMNS: dict[str, str] = {
-    "id": "str",
-    "resemblance": "float",
-    "containment_query": "float",
-    "containment_doc": "float",
-    "shared": "int",
-    "score": "float",
-    "rule": "str",
-}
 
 
 @dataclass(slots=True)
@@ -245,19 +138,17 @@ class Index:
     Raises:
         ParameterError: a parameter is out of range (the message names it; the options
             measure, threshold, min_tokens, max_df and decision as
-            :data:`neardup.methods.options.OPTIONS` declares them), or
+            :data:`neardup.options.OPTIONS` declares them), or
             ``shingle_size`` / ``num_perm`` set together with ``method``.
         UnsupportedMethod: the method has no index keys (``simhash``, ``sl-st``,
             ``spotsigs``).
 
     Example:
         >>> idx = Index(threshold=0.5)
-        >>> idx.insert("a", "the quick brown fox jumps over the lazy dog again")
-        'added'
-        >>> idx.query("the quick brown fox jumps over the lazy dog").ids
+        >>> idx.add([("a", "the quick brown fox jumps over the lazy dog again")]).added
+        1
+        >>> [m.doc_id for m in idx.check("the quick brown fox jumps over the lazy dog").matches]
         ['a']
-        >>> idx.check("the quick brown fox jumps over the lazy dog", k=1).matches[0].doc_id
-        'a'
     """
 
     measure: Literal["resemblance", "containment"] = OPTIONS["measure"].default
@@ -267,7 +158,7 @@ class Index:
     canonical: CanonicalForm = field(default_factory=CanonicalForm)
     min_tokens: int = OPTIONS["min_tokens"].default
     max_df: int = OPTIONS["max_df"].default
-    method: str | None = None
+    method: str | None = OPTIONS["index_method"].default
     method_params: dict[str, Any] | None = None
     decision: str | None = OPTIONS["decision"].default
     name: str = "memory"
@@ -275,7 +166,7 @@ class Index:
     _postings: dict[int, list[str]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        validate_options(self, INDEX_OPTIONS)
+        validate_options(self, COLLECTION_OPTIONS)
         check_int("shingle_size", self.shingle_size, low=1, high=64)
         check_int("num_perm", self.num_perm, low=1, high=4096)
         if not isinstance(self.canonical, CanonicalForm):
@@ -291,14 +182,14 @@ class Index:
         self._meth: Method = build_method(name, init, canonical)
         self._fitted: Method | None = None  # lexical: fitted on the current statistics
         self._seq = 0
-        self._prepare = PrepareConfig(
-            canonical=self._meth.canonical,
-            shingling=self._meth.shingling,
+        options = PlanOptions(
+            measure=self.measure,
+            threshold=self.threshold,
             min_tokens=self.min_tokens,
-            # SpotSigs signs at add from the canonical tokens (SL+ST from the text)
-            keep_tokens=self._meth.capabilities.needs_fit
-            or (signs_at_add(self._meth) and not self._meth.capabilities.signs_from_text),
+            decision=self._mode,
         )
+        self._plan = plan_for(self._meth, options)
+        self._prepare = self._plan.prepare_config()
         self._shift = fingerprint_shift(self._meth.shingling.fingerprint)
 
     def _method_choice(self) -> tuple[str, dict[str, Any]]:
@@ -310,9 +201,10 @@ class Index:
                 "shingle_size": self.shingle_size,
                 "canonical": self.canonical,
             }
-            if self.measure == "resemblance":
-                return "minhash-lsh", {**params, "num_perm": self.num_perm}
-            return "shingles-full", params
+            name = INDEX_METHOD_BY_MEASURE[self.measure]
+            if self.measure == "resemblance":  # MinHash-LSH
+                return name, {**params, "num_perm": self.num_perm}
+            return name, params
         if not isinstance(self.method, str):
             raise ParameterError("method", self.method, "a method name")
         for name, default in (("shingle_size", 5), ("num_perm", 128)):
@@ -321,7 +213,7 @@ class Index:
         params = dict(self.method_params or {})
         if "canonical" not in params and self.canonical != CanonicalForm():
             params["canonical"] = self.canonical  # else the method's own default
-        if not method_class(self.method).capabilities.has_index_keys:
+        if not plan_for(self.method).has_index_keys:
             raise UnsupportedMethod(
                 f"method {self.method!r} cannot back a collection yet (no exact or LSH index "
                 "key); use minhash-lsh, shingles-*, megashingles, imatch, tf-ridf or "
@@ -351,9 +243,10 @@ class Index:
             self.measure,
             float(self.threshold),
             self.min_tokens,
-            self._fitted is None and self._meth.capabilities.needs_fit and bool(self._docs),
+            self._fitted is None and self._plan.needs_fit and bool(self._docs),
             datetime.fromtimestamp(0, UTC),
             self._mode,
+            self.max_df,
         )
 
     def params(self) -> dict[str, Any]:
@@ -377,9 +270,15 @@ class Index:
         return out
 
     # -- writes -----------------------------------------------------------------------
-    def add(self, items: Any, *, batch_size: int = 2048, texts: bool | None = None) -> AddReport:
-        """Store documents, ``batch_size`` at a time (prepared vectorised), as
-        :meth:`neardup.Store.add` does.
+    def add(
+        self,
+        items: Any,
+        *,
+        batch_size: int = OPTIONS["batch_size"].default,
+        texts: bool | None = None,
+    ) -> AddReport:
+        """Store documents, ``batch_size`` at a time (prepared vectorised): the collection
+        core's add (:func:`neardup.index.core.add`), as :meth:`neardup.Store.add`.
 
         Args:
             items: what :func:`neardup.dedup` takes (:func:`neardup.frames.documents_of`):
@@ -401,148 +300,18 @@ class Index:
                 neither a text, a Document nor an ``(id, text)`` pair.
             InputError: a missing input path.
         """
-        check_int("batch_size", batch_size, low=1, high=100_000)
-        report = AddReport(0)
-        seen = UniqueIds()
-        for chunk in chunks(documents_of(items, texts=texts), batch_size):
-            docs, skipped = screen(chunk, seen)
-            report = report + self._add_batch(docs, skipped)
-        return report
-
-    def _add_batch(self, docs: list[Document], skipped: list[SkippedDoc]) -> AddReport:
-        todo: list[tuple[Document, bytes]] = []
-        for doc in docs:
-            digest = content_hash(doc.text)
-            stored = self._docs.get(doc.id)
-            if stored is not None:
-                same = stored.content_hash == digest
-                reason, detail = ("exists", "") if same else ("changed", "remove it first")
-                skipped.append(SkippedDoc(doc.id, doc.source, reason, detail))
-            else:
-                todo.append((doc, digest))
-        if not todo:
-            return AddReport(0, tuple(skipped), 0)
-        done = shingle_texts([d.text for d, _ in todo], self._prepare)
-        long = np.flatnonzero(done.counts >= self.min_tokens)
-        for i in np.flatnonzero(done.counts < self.min_tokens).tolist():
-            detail = f"{int(done.counts[i])} canonical tokens < min_tokens={self.min_tokens}"
-            skipped.append(SkippedDoc(todo[i][0].id, todo[i][0].source, "too-short", detail))
-        meth = self._meth
-        sigs: Signatures | None = None
-        if signs_from_sets(meth):
-            sigs = meth.from_sets(done.sets)
-        elif signs_at_add(meth):  # from the text (SL+ST) or the tokens (SpotSigs), as the job
-            sigs = meth.sign(
-                [
-                    Prepared(
-                        todo[i][0].id,
-                        todo[i][0].text,
-                        [] if done.tokens is None else done.tokens[j],
-                    )
-                    for j, i in enumerate(long.tolist())
-                ]
-            )
-        keys = None if sigs is None else self._keys_of(sigs, done.sets, len(long))
-        kept = sigs is not None and keeps_signature(meth)
-        now = datetime.now(UTC)
-        for j, i in enumerate(long.tolist()):
-            doc, digest = todo[i]
-            fps = done.sets.values[done.sets.offsets[j] : done.sets.offsets[j + 1]].copy()
-            tokens = (
-                [term_key(t) for t in done.tokens[j]]
-                if meth.capabilities.needs_fit and done.tokens is not None
-                else None
-            )
-            self._store(
-                doc.id,
-                _Doc(
-                    self._next_seq(),
-                    fps,
-                    np.zeros(0, np.int64) if keys is None else keys[j],
-                    scrub(doc.source or ""),
-                    scrub(doc.title) or scrub(title(doc.text)),
-                    digest,
-                    int(done.counts[i]),
-                    now,
-                    tokens,
-                    meth.signature(sigs, j) if kept and sigs is not None else None,
-                ),
-            )
-        if self._meth.capabilities.needs_fit and long.size:
-            self._fitted = None
-        return AddReport(int(long.size), tuple(skipped), 1 if long.size else 0)
-
-    def _keys_of(self, sigs: Signatures, sets: ShingleSets, n: int) -> list[np.ndarray]:
-        """Index keys of each of the ``n`` documents signed in ``sigs`` (their shingle
-        sets ``sets``; :func:`neardup.index.methods.collection_keys`)."""
-        rows = collection_keys(self._meth, sigs, sets)
-        order = np.argsort(rows.row, kind="stable")
-        bounds = np.searchsorted(rows.row[order], np.arange(n + 1))
-        key = rows.key[order]
-        return [key[bounds[j] : bounds[j + 1]].copy() for j in range(n)]
+        check_options(batch_size=batch_size)
+        return core.add(
+            _Memory(self),
+            self._meth,
+            documents_of(items, texts=texts),
+            min_tokens=self.min_tokens,
+            batch_size=batch_size,
+        )
 
     def _next_seq(self) -> int:
         self._seq += 1
         return self._seq
-
-    def insert(self, doc_id: str, text: str) -> Inserted:
-        """Store document ``doc_id`` (:meth:`add` of one document).
-
-        Returns:
-            ``"added"``; ``"exists"`` when ``doc_id`` is stored already (nothing changes:
-            remove it first to replace it); ``"too-short"`` when ``text`` has fewer than
-            ``min_tokens`` canonical tokens (not stored).
-
-        Raises:
-            ParameterError: ``text`` is not a string, or ``doc_id`` is not a storable id (a
-                string without NUL or lone surrogates, at most 2000 UTF-8 bytes).
-        """
-        self._checked(doc_id, text)
-        return self._outcome(doc_id, self.add([Document(doc_id, text)]))
-
-    def insert_many(self, docs: Iterable[tuple[str, str]]) -> dict[str, int]:
-        """Insert ``(id, text)`` pairs, in order, each as :meth:`insert` would (prepared
-        up to 2048 documents at a time, vectorised); counts of each :data:`Inserted` outcome.
-
-        Raises:
-            ParameterError: an id or text is not a string, or an id cannot be stored (the
-                documents before it are stored).
-        """
-        counts = {"added": 0, "exists": 0, "too-short": 0}
-        batch: dict[str, Document] = {}
-
-        def flush() -> None:
-            report = self.add(batch.values())
-            for doc_id in batch:
-                counts[self._outcome(doc_id, report)] += 1
-            batch.clear()
-
-        for doc_id, text in docs:
-            self._checked(doc_id, text, flush)
-            if doc_id in batch or len(batch) >= _BATCH:
-                flush()  # a repeated id is decided against the index, as insert() would
-            batch[doc_id] = Document(doc_id, text)
-        flush()
-        return counts
-
-    @staticmethod
-    def _checked(doc_id: object, text: object, before: Any = None) -> None:
-        """Raises ParameterError for a bad id or text (``before()`` called first)."""
-        why = bad_doc_id(doc_id)
-        bad = not isinstance(text, str)
-        if (why is not None or bad) and before is not None:
-            before()
-        if why is not None:
-            raise ParameterError("doc_id", doc_id, f"a storable id ({why})")
-        if bad:
-            raise ParameterError("text", type(text).__name__, "a string")
-
-    @staticmethod
-    def _outcome(doc_id: str, report: AddReport) -> Inserted:
-        for s in report.skipped:
-            if s.id == doc_id:
-                return "too-short" if s.reason == "too-short" else "exists"
-        return "added"
 
     def remove(self, doc_id: str) -> None:
         """Remove document ``doc_id``.
@@ -554,7 +323,7 @@ class Index:
         if doc is None:
             raise DocumentNotFound(self.name, str(doc_id))
         self._unpost(doc_id, doc.keys)
-        if self._meth.capabilities.needs_fit:
+        if self._plan.needs_fit:
             self._fitted = None
 
     def get(self, doc_id: str) -> DocumentInfo:
@@ -578,121 +347,37 @@ class Index:
         )
 
     # -- reads ------------------------------------------------------------------------
-    def check(self, text_: str, *, limit: int = 100, k: int | None = None) -> CheckResult:
-        """Which stored documents does ``text_`` duplicate? As :meth:`neardup.Store.check`:
-        candidates share index keys (most shared first, at most
-        :data:`~neardup.index.verify.MAX_CANDIDATES`; keys of more than ``max_df``
-        documents passed over), each decided by :func:`neardup.decide.decide` under the
-        index's measure, threshold and decision; an identical document always matches.
+    def check(
+        self, text_: str, *, limit: int = OPTIONS["limit"].default, k: int | None = None
+    ) -> CheckResult:
+        """Which stored documents does ``text_`` duplicate? The collection core's check
+        (:func:`neardup.index.core.check`), as :meth:`neardup.Store.check`: candidates share
+        index keys (most shared first, at most :data:`~neardup.index.verify.MAX_CANDIDATES`;
+        keys of more than ``max_df`` documents passed over), each decided by
+        :func:`neardup.job.decide.decide` under the index's measure, threshold and decision; an
+        identical document always matches.
 
         Args:
             text_: the document's text.
-            limit: at most this many matches, 1-100,000, best first by resemblance, then the
+            limit: at most this many matches, 1-1,000, best first by resemblance, then the
                 larger containment, then id.
             k: top-k instead of ``limit``: the ``k`` matches with the highest decided score
-                (``evidence["score"]``), ties by id, 1-100,000 (only decided matches:
+                (``evidence["score"]``), ties by id, 1-1,000 (only decided matches:
                 :mod:`neardup.index.collection`).
 
         Raises:
             ParameterError: ``text_`` is not a string; ``limit`` or ``k`` out of range.
             InputError: ``text_`` has fewer than ``min_tokens`` canonical tokens.
         """
-        check_int("limit", limit, low=1, high=100_000)
-        k = check_k(k)
-        t0 = time.perf_counter()
-        query, candidates, verified = self._verified(text_)
-        return CheckResult(
-            self.name,
-            self._name,
-            self.measure,
-            float(self.threshold),
-            query.tokens,
-            candidates,
-            select(verified, limit=limit, k=k),
-            time.perf_counter() - t0,
-        )
-
-    def query(self, text: str, *, limit: int = 20, k: int | None = None) -> QueryResult:
-        """The stored documents that ``text`` duplicates, best first (by the decided score,
-        then resemblance, then id): :meth:`check` with :class:`IndexMatch` values.
-
-        Args:
-            text: the document's text; limit: at most this many matches, >= 1.
-            k: top-k instead of ``limit``: the ``k`` matches with the highest decided
-                score, ties by id, >= 1 (only decided matches: :mod:`neardup.index.collection`).
-
-        Raises:
-            ParameterError: ``limit`` or ``k`` is not a positive int.
-            InputError: ``text`` has fewer than ``min_tokens`` canonical tokens.
-        """
-        check_int("limit", limit, low=1)
-        k = check_k(k)
-        query, candidates, verified = self._verified(text)
-        if k is None:
-            ranked = sorted(
-                verified, key=lambda v: (-v.score, -v.match.resemblance, v.match.doc_id)
-            )
-            ranked = ranked[:limit]
-        else:
-            ranked = sorted(verified, key=lambda v: (-v.score, v.match.doc_id))[:k]
-        matches = tuple(
-            IndexMatch(
-                v.match.doc_id,
-                v.match.resemblance,
-                v.match.containment_query,
-                v.match.containment_doc,
-                v.match.shared,
-                v.score,
-                v.match.evidence["rule"],
-            )
-            for v in ranked
-        )
-        return QueryResult(matches, candidates, query.tokens, self.measure, self.threshold)
-
-    def _verified(self, text_: str) -> tuple[Query, int, list[Verified]]:
-        """The query of ``text_``, the number of candidates and the decided matches."""
-        if not isinstance(text_, str):
-            raise ParameterError("text", type(text_).__name__, "a string")
+        limit, k = core.check_limits(limit, k)
         meth = self._query_method()
-        try:
-            query = Query.of(meth, text_, min_tokens=self.min_tokens)
-        except InputError as exc:  # the index's words: "too short to query"
-            raise InputError(str(exc).replace("to check", "to query")) from None
-        found = self._candidates(query.keys)
-        decision = Decision(
-            measure=self.measure,
-            threshold=self.threshold,
-            mode=self._mode,  # type: ignore[arg-type]  # resolved in __post_init__
-        )
-        return query, len(found), verify(meth, decision, query, found)
-
-    def _candidates(self, keys: np.ndarray) -> list[Candidate]:
-        """The documents sharing the most index keys with the query (store's order: most
-        shared keys first, then order of addition)."""
-        hits: Counter[str] = Counter()
-        for key in np.unique(keys).tolist():
-            posting = self._postings.get(key)
-            if posting is not None and len(posting) <= self.max_df:
-                hits.update(posting)
-        docs = self._docs
-        best = sorted(hits, key=lambda d: (-hits[d], docs[d].seq))[:MAX_CANDIDATES]
-        return [
-            Candidate(
-                d,
-                docs[d].source,
-                docs[d].title,
-                verification_set(docs[d].fps, shift=self._shift),
-                docs[d].signature,
-                hits[d],
-            )
-            for d in best
-        ]
+        return core.check(_Memory(self), meth, self.info, text_, limit=limit, k=k)
 
     def _query_method(self) -> Method:
         """The method; lexical methods fitted on the current statistics (signatures and
         index keys of every document recomputed after a change, as the store's
         ``recompute``)."""
-        if not self._meth.capabilities.needs_fit:
+        if not self._plan.needs_fit:
             return self._meth
         if self._fitted is None:
             self._fitted = self._recompute()
@@ -738,14 +423,14 @@ class Index:
                 [d.source, d.title, d.content_hash.hex(), d.length, d.added_at.isoformat()]
                 for d in docs
             ],
-            "tokens": [d.tokens for d in docs] if self._meth.capabilities.needs_fit else None,
+            "tokens": [d.tokens for d in docs] if self._plan.needs_fit else None,
             # methods signing at add (SL+ST, SpotSigs): their signatures, as no text is kept
             "signatures": (
                 [
                     None if d.signature is None else [d.signature.to_bytes().hex(), d.keys.tolist()]
                     for d in docs
                 ]
-                if signs_at_add(self._meth)
+                if self._plan.signs_at_add
                 else None
             ),
         }
@@ -828,20 +513,20 @@ class Index:
         """Index keys and kept signatures of loaded documents: signed again from their
         sets, or as saved (methods signing at add: ``[signature hex, keys]`` a document)."""
         meth, n = self._meth, len(sets)
-        if saved is not None and signs_at_add(meth):
+        if saved is not None and self._plan.signs_at_add:
             none = np.zeros(0, np.int64)
             keys = [none if e is None else np.array(e[1], dtype=np.int64) for e in saved]
             kept = [None if e is None else Signature.from_bytes(bytes.fromhex(e[0])) for e in saved]
             if any(k is not None and k.key != meth.key() for k in kept):
                 raise FormatError("a signature made by other parameters than the index's")
             return keys, kept
-        if not signs_from_sets(meth) or not n:
+        if not self._plan.streams or not n:
             return None, [None] * n
         stacked = ShingleSets.from_arrays(sets)
         sigs = meth.from_sets(stacked)
-        keep = keeps_signature(meth)
+        keep = self._plan.keeps_signature
         kept = [meth.signature(sigs, i) if keep else None for i in range(n)]
-        return self._keys_of(sigs, stacked, n), kept
+        return _per_document(collection_keys(meth, sigs, stacked), n), kept
 
     # -- internals --------------------------------------------------------------------
     def _store(self, doc_id: str, doc: _Doc) -> None:
@@ -979,6 +664,76 @@ def _saved_signature(item: Any) -> bool:
     )
 
 
-def _best(v: Verified) -> tuple[float, float, str]:
-    """:meth:`Index.query`'s order: decided score, then resemblance, then id."""
-    return (-v.score, -v.match.resemblance, v.match.doc_id)
+def _per_document(rows: KeyRows, n: int) -> list[np.ndarray]:
+    """The index keys of each of ``n`` documents, from their rows (row ``j``: document
+    ``j``; :func:`neardup.index.methods.collection_keys`)."""
+    order = np.argsort(rows.row, kind="stable")
+    bounds = np.searchsorted(rows.row[order], np.arange(n + 1))
+    key = rows.key[order]
+    return [key[bounds[j] : bounds[j + 1]].copy() for j in range(n)]
+
+
+class _Memory:
+    """The storage of an :class:`Index` (:class:`neardup.index.core.Storage`): its
+    documents in a dict, its index keys in postings lists."""
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+
+    def stored_hashes(self, ids: list[str]) -> dict[str, bytes]:
+        docs = self.index._docs
+        return {i: docs[i].content_hash for i in ids if i in docs}
+
+    def encode(self, batch: Signed) -> None:
+        return None
+
+    def write(self, batch: Signed, encoded: None) -> AddReport:
+        index = self.index
+        n = len(batch.ready)
+        keys = None if batch.keys is None else _per_document(batch.keys, n)
+        needs_fit = index._plan.needs_fit
+        sets, now = batch.sets, datetime.now(UTC)
+        for j, r in enumerate(batch.ready):
+            tokens = [term_key(t) for t in r.tokens] if needs_fit and r.tokens is not None else None
+            index._store(
+                r.doc.id,
+                _Doc(
+                    index._next_seq(),
+                    sets.values[sets.offsets[j] : sets.offsets[j + 1]].copy(),
+                    np.zeros(0, np.int64) if keys is None else keys[j],
+                    scrub(r.doc.source or ""),
+                    scrub(r.doc.title) or scrub(title(r.doc.text)),
+                    r.content_hash,
+                    r.length,
+                    now,
+                    tokens,
+                    None if batch.signatures is None else batch.signatures[j],
+                ),
+            )
+        if needs_fit:
+            index._fitted = None
+        return AddReport(n, (), 1)
+
+    def candidates(self, keys: np.ndarray) -> list[Candidate]:
+        """The documents sharing the most index keys with the query (the store's order:
+        most shared keys first, then order of addition); keys of more than ``max_df``
+        documents passed over."""
+        index = self.index
+        hits: Counter[str] = Counter()
+        for key in np.unique(keys).tolist():
+            posting = index._postings.get(key)
+            if posting is not None and len(posting) <= index.max_df:
+                hits.update(posting)
+        docs = index._docs
+        best = sorted(hits, key=lambda d: (-hits[d], docs[d].seq))[:MAX_CANDIDATES]
+        return [
+            Candidate(
+                d,
+                docs[d].source,
+                docs[d].title,
+                verification_set(docs[d].fps, shift=index._shift),
+                docs[d].signature,
+                hits[d],
+            )
+            for d in best
+        ]

@@ -27,14 +27,16 @@ finds a stored document identical to the text even when the method gives them no
 (SpotSigs on Chinese text: no antecedent, no spot signature). Collections of methods signed
 and keyed from statistics (``needs_fit``: ``tf-ridf``, ``imatch``, ``anchor-words``, whose
 keys ``recompute`` rewrites without the shingle sets) have none yet
-(:func:`has_content_key`).
+(:attr:`MethodPlan.content_key <neardup.methods.plan.MethodPlan.content_key>`).
 
 Each method gives its keys by its ``keys`` hook, a collection's rows by
 :func:`~neardup.methods.keys.key_rows` (:mod:`neardup.methods.keys`).
 ``sl-st`` and ``spotsigs`` sign each document from its text at ``add``
-(:func:`signs_at_add`); their signatures are stored and ``check`` decides on them by the
+(:attr:`MethodPlan.signs_at_add <neardup.methods.plan.MethodPlan.signs_at_add>`); their
+signatures are stored (and those of ``shingles-mod``:
+:attr:`~neardup.methods.plan.MethodPlan.keeps_signature`) and ``check`` decides on them by the
 method's own rule, as the job does. Methods without an exact or LSH key
-(``capabilities.keys`` is ``none``: ``simhash``, Hamming tables) cannot back a collection yet
+(``keys="none"`` in their capabilities: ``simhash``, Hamming tables) cannot back a collection yet
 (:class:`UnsupportedMethod`).
 """
 
@@ -49,9 +51,9 @@ from neardup._array import fmix64
 from neardup.errors import FormatError, ParameterError, UsageError
 from neardup.methods.base import Method
 from neardup.methods.keys import KeyRows, key_rows, slot_keys
+from neardup.methods.plan import plan_for
 from neardup.methods.registry import make_method, method_class
 from neardup.methods.sets import ShingleSets
-from neardup.methods.shingle_methods import MinHashLSH, ShinglesMod
 from neardup.text.canonical import CANONICAL_VERSION, CanonicalForm
 
 __all__ = [
@@ -64,10 +66,6 @@ __all__ = [
     "collection_methods",
     "content_key_rows",
     "creation_params",
-    "has_content_key",
-    "keeps_signature",
-    "signs_at_add",
-    "signs_from_sets",
     "slot_keys",
 ]
 
@@ -86,7 +84,7 @@ def collection_methods() -> list[str]:
     index keys)."""
     from neardup.methods.registry import method_classes
 
-    return [c.name for c in method_classes() if c.capabilities.has_index_keys]
+    return [c.name for c in method_classes() if plan_for(c.name).has_index_keys]
 
 
 def creation_params(
@@ -103,7 +101,7 @@ def creation_params(
         UnsupportedMethod: the method has no database index (see the module docstring).
     """
     cls = method_class(method)
-    if not cls.capabilities.has_index_keys:
+    if not plan_for(method).has_index_keys:
         raise UnsupportedMethod(
             f"method {method!r} cannot back a collection yet (no exact or LSH index key); "
             f"use one of {', '.join(collection_methods())}"
@@ -114,9 +112,7 @@ def creation_params(
         init.setdefault("threshold", threshold)
     canonical = _canonical(params.get("canonical"), cls)
     meth = make_method(method, **init, **({"canonical": canonical} if canonical else {}))
-    if isinstance(meth, MinHashLSH):
-        lsh = meth.lsh
-        init["bands"], init["rows"] = lsh.bands, lsh.rows
+    init.update(meth.resolved_params())
     return init, dict(meth.canonical.params())
 
 
@@ -157,34 +153,6 @@ def build_method(method: str, params: dict[str, Any], canonical: dict[str, Any])
     return make_method(method, **params, **extra)
 
 
-def signs_from_sets(meth: Method) -> bool:
-    """True when signatures come from the shingle sets alone (no statistics needed)."""
-    return meth.capabilities.signs_from_sets and not meth.capabilities.needs_fit
-
-
-def signs_at_add(meth: Method) -> bool:
-    """True when ``add`` signs each document from its text or tokens (no shingle sets, no
-    statistics: ``sl-st``, ``spotsigs``), storing its signature and index keys."""
-    return not meth.capabilities.signs_from_sets and not meth.capabilities.needs_fit
-
-
-def keeps_signature(meth: Method) -> bool:
-    """True when ``add`` stores each document's signature for ``check`` to decide on:
-    methods signing at add (:func:`signs_at_add`), and shingle-set methods whose own rule
-    reads a sample that the stored 32-bit verification sets would change (``shingles-mod``:
-    ``x mod m`` of the 64-bit fingerprints, as the job samples; Broder 1997). ``shingles-min``
-    keeps none (the smallest values' high halves are the smallest high halves), nor does
-    ``minhash-lsh`` (its check scores sketches of the stored sets)."""
-    return signs_at_add(meth) or isinstance(meth, ShinglesMod)
-
-
-def has_content_key(meth: Method) -> bool:
-    """True when a collection of ``meth`` gives each document a content-key row: every
-    method signed at add or from the shingle sets (not ``needs_fit``: see the module
-    docstring)."""
-    return not meth.capabilities.needs_fit
-
-
 def content_key_rows(sets: ShingleSets) -> KeyRows:
     """The content-key row of each non-empty set of ``sets`` (row ``i``: set ``i``): its
     :meth:`~neardup.methods.sets.ShingleSets.content_keys` value salted (``fmix64(key ^
@@ -199,10 +167,11 @@ def content_key_rows(sets: ShingleSets) -> KeyRows:
 
 def collection_keys(meth: Method, sigs: Any, sets: ShingleSets) -> KeyRows:
     """The index rows of a batch in a collection: the method's keys of ``sigs``
-    and, when :func:`has_content_key`, the :func:`content_key_rows` of the batch's full
-    shingle sets ``sets`` (the same documents, in the same order)."""
+    and, when its plan has a content key (:attr:`~neardup.methods.plan.MethodPlan.content_key`),
+    the :func:`content_key_rows` of the batch's full shingle sets ``sets`` (the same
+    documents, in the same order)."""
     rows = key_rows(meth.keys(sigs))
-    if not has_content_key(meth):
+    if not plan_for(meth).content_key:
         return rows
     extra = content_key_rows(sets)
     return KeyRows(

@@ -24,6 +24,8 @@ class CollectionInfo:
         decision: ``own`` (the method's own rule decides a check, as in its paper) or
             ``verified`` (the exact shingle sets; collections made before the decision was
             stored); see :mod:`neardup.methods.decision`.
+        max_df: index keys shared by more documents than this give a check no candidates;
+            ``None``: no cut (collections stored before migration 0007).
     """
 
     id: int
@@ -37,6 +39,7 @@ class CollectionInfo:
     stats_dirty: bool
     created_at: datetime
     decision: str = "verified"
+    max_df: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready mapping (no database id)."""
@@ -51,6 +54,7 @@ class CollectionInfo:
             "stats_dirty": self.stats_dirty,
             "created_at": self.created_at.isoformat(),
             "decision": self.decision,
+            "max_df": self.max_df,
         }
 
 
@@ -190,7 +194,7 @@ class Match:
             decided: the exact resemblance or larger containment under ``verified``, the
             method's own score under ``own``, 1 for identical documents), ``decision``
             (``own``, ``verified``, ``identical``) and ``rule`` (the rule with its bar,
-            :mod:`neardup.decide`).
+            :mod:`neardup.job.decide`).
     """
 
     doc_id: str

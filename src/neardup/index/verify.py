@@ -1,6 +1,6 @@
 """The check step of a collection, the same on every backend (memory, SQLite, PostgreSQL): a
 text made ready for lookup (:class:`Query`), then the candidates its index keys found decided
-by :func:`neardup.decide.decide` as a batch of one query against them (:func:`verify`), and
+by :func:`neardup.job.decide.decide` as a batch of one query against them (:func:`verify`), and
 the matches ranked (:func:`select`).
 
 A candidate is verified on the exact verification sets (Broder 1997;
@@ -18,19 +18,18 @@ from typing import Any
 
 import numpy as np
 
-from neardup.decide import Decision, decide
-from neardup.errors import IncompatibleSignatureError, InputError, NeardupError, check_int
+from neardup.errors import IncompatibleSignatureError, InputError, NeardupError
 from neardup.index.codec import fingerprint_shift, term_key, verification_set
-from neardup.index.methods import collection_keys, signs_at_add, signs_from_sets
+from neardup.index.methods import collection_keys
 from neardup.index.results import Match
+from neardup.job.decide import Decision, decide
 from neardup.methods.base import Method, Prepared, Signature
 from neardup.methods.measures import overlap
+from neardup.methods.plan import plan_for, too_short_detail
 from neardup.methods.sets import ShingleSets
 
 #: Most candidates a check verifies (the documents sharing the most index keys).
 MAX_CANDIDATES = 1000
-#: Most matches a check returns (``limit`` and ``k``).
-MAX_MATCHES = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,14 +58,14 @@ class Query:
         tokens = meth.canonical.tokens(text_)
         if len(tokens) < min_tokens:
             raise InputError(
-                f"document too short to check: {len(tokens)} canonical tokens "
-                f"< min_tokens={min_tokens}"
+                f"document too short to check: {too_short_detail(len(tokens), min_tokens)}"
             )
+        plan = plan_for(meth)
         sets = meth.shingling.batch([tokens])
-        if signs_from_sets(meth):
+        if plan.streams:
             sigs = meth.from_sets(sets)
         else:  # lexical methods read the statistics' form of a term; the others sign as add
-            terms = tokens if signs_at_add(meth) else [term_key(t) for t in tokens]
+            terms = tokens if plan.signs_at_add else [term_key(t) for t in tokens]
             sigs = meth.sign([Prepared("query", text_, terms)])
         keys = collection_keys(meth, sigs, sets).for_row(0)
         shift = fingerprint_shift(meth.shingling.fingerprint)
@@ -104,22 +103,13 @@ class Verified:
     score: float
 
 
-def check_k(k: object) -> int | None:
-    """``k`` of a top-k check: ``None`` or an int in ``[1, MAX_MATCHES]``.
-
-    Raises:
-        ParameterError: anything else (bools included).
-    """
-    return None if k is None else check_int("k", k, low=1, high=MAX_MATCHES)
-
-
 def verify(
     meth: Method,
     decision: Decision,
     query: Query,
     candidates: Sequence[Candidate],
 ) -> list[Verified]:
-    """The candidates the query duplicates, decided by :func:`neardup.decide.decide` (the
+    """The candidates the query duplicates, decided by :func:`neardup.job.decide.decide` (the
     query is document 0, candidate ``i`` document ``i + 1``), in candidate order.
 
     Each match's ``evidence``: ``index_hits``, ``index_keys`` (keys of the query),

@@ -103,30 +103,24 @@ def make_clusters(
     """
     labels = components(len(ids), edges)
     inside = np.flatnonzero(np.bincount(labels)[labels] >= 2)  # singletons never split out
-    # every group at once: members by (group, position); the keeper is the first member
-    # by (group, -length, position) for ``longest``, the first by position for ``first``
     if inside.size == 0:
         return []
     group = labels[inside]
-    order = inside[np.lexsort((inside, group))]
+    order = inside[np.lexsort((inside, group))]  # members by (group, position)
     starts = np.flatnonzero(np.r_[True, np.diff(labels[order]) != 0])
-    if ranks is not None:
-        rank = np.asarray(ranks)[inside]
-        chosen = inside[np.lexsort((inside, -rank, group))][starts]
-    elif keep == "first":
-        chosen = order[starts]
-    else:
-        length = np.asarray(lengths)[inside]
-        ranked = inside[np.lexsort((inside, -length, group))]
-        chosen = ranked[starts]
+    chosen = keepers(
+        group,
+        inside,
+        keep=keep,
+        lengths=np.asarray(lengths)[inside],
+        contained_in=contained_in,
+        ranks=None if ranks is None else np.asarray(ranks)[inside],
+    )
     bounds = np.r_[starts, order.shape[0]].tolist()
     member_lists = order.tolist()
     found: list[tuple[int, tuple[int, ...]]] = []
     for g, first in enumerate(chosen.tolist()):
-        members = tuple(member_lists[bounds[g] : bounds[g + 1]])
-        if contained_in and ranks is None:
-            first = follow_container(first, contained_in, set(members))
-        found.append((first, members))
+        found.append((first, tuple(member_lists[bounds[g] : bounds[g + 1]])))
     found.sort(key=lambda c: c[0])
     return [
         Cluster(i, tuple(ids[m] for m in members), ids[chosen], members, chosen)
@@ -134,10 +128,54 @@ def make_clusters(
     ]
 
 
+def keepers(
+    group: np.ndarray,
+    node: np.ndarray,
+    *,
+    keep: str,
+    lengths: np.ndarray | None = None,
+    contained_in: dict[int, int] | None = None,
+    ranks: np.ndarray | None = None,
+) -> np.ndarray:
+    """The keep rule, written once (the local job's :func:`make_clusters`, the Dask
+    engine's :func:`neardup.distributed.clusters.make_groups`): the kept member of each
+    group of cluster members.
+
+    The first member by (``-ranks``, node) when ``ranks`` is given (a keep-by field: it
+    decides alone), by node for ``keep="first"``, by (``-lengths``, node) for
+    ``longest``; under the last two a keeper found in ``contained_in`` gives way to its
+    container among the group's members, followed to the end (:func:`follow_container`).
+
+    Args:
+        group: int64 (m,) each member's cluster label; node: int64 (m,) its document
+            number (unique); lengths, ranks: (m,) its canonical tokens, its keep-by rank.
+
+    Returns:
+        int64 (g,): the kept document of each distinct label, labels ascending.
+    """
+    if ranks is not None:
+        order = np.lexsort((node, -ranks, group))
+    elif keep == "first":
+        order = np.lexsort((node, group))
+    else:
+        assert lengths is not None, "keep='longest' needs the lengths"
+        order = np.lexsort((node, -lengths, group))
+    members, labels = node[order], group[order]
+    starts = np.flatnonzero(np.r_[True, labels[1:] != labels[:-1]])
+    chosen = members[starts].astype(np.int64)
+    if contained_in and ranks is None:
+        bounds = np.r_[starts, members.shape[0]]
+        for g, doc in enumerate(chosen.tolist()):
+            if doc in contained_in:
+                inside = set(members[bounds[g] : bounds[g + 1]].tolist())
+                chosen[g] = follow_container(doc, contained_in, inside)
+    return chosen
+
+
 def follow_container(doc: int, contained_in: dict[int, int], members: set[int]) -> int:
     """The document a cluster keeps instead of ``doc``: its container in ``contained_in``
-    (``{doc: container}``), followed while the container is a member not yet seen (shared by
-    :func:`make_clusters` and the Dask engine's :mod:`neardup.distributed.clusters`)."""
+    (``{doc: container}``), followed while the container is a member not yet seen
+    (:func:`keepers`)."""
     seen = {doc}
     while doc in contained_in and contained_in[doc] in members and contained_in[doc] not in seen:
         doc = contained_in[doc]

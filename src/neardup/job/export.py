@@ -47,31 +47,21 @@ from typing import IO, Any, Literal
 
 from neardup.errors import ParameterError
 from neardup.progress import NullProgress, Progress
-from neardup.text.formats import DatasetsEntryError, datasets_files, input_kind, is_datasets_folder
-from neardup.text.read import block_records, loads_record, read_unit
-from neardup.text.scrub import scrub
-from neardup.text.types import Document
-from neardup.text.units import (
-    BATCH_ROWS,
-    FilesUnit,
+from neardup.text.formats import Format, format_named, format_of
+from neardup.text.formats.datasets import DatasetsEntryError, datasets_files, is_datasets_folder
+from neardup.text.formats.format import Batch
+from neardup.text.formats.jsonl import loads_record
+from neardup.text.inputs import (
     InputRepeats,
-    LinesUnit,
-    ReadOptions,
-    RecordsUnit,
     Spool,
-    csv_records,
-    field_of,
     group_names,
-    open_parquet,
-    open_stream,
-    parquet_batches,
-    parquet_groups,
-    plan_file,
     planned_bytes,
-    record_id,
     resolve_inputs,
     walk,
 )
+from neardup.text.read import read_unit
+from neardup.text.types import Document
+from neardup.text.units import BATCH_ROWS, READ_ERRORS, FilesUnit, ReadOptions, field_of, file_size
 
 OutputFormat = Literal["jsonl", "parquet", "csv"]
 #: Document files read at once when their records are written.
@@ -112,16 +102,16 @@ def export_records(
 
     Args:
         inputs: the job's inputs (standard input cannot be read twice: pass the spooled
-            copy, see :func:`neardup.text.units.resolve_inputs`).
+            copy, see :func:`neardup.text.inputs.resolve_inputs`).
         out: the output path; its name decides the format (:func:`output_format`).
         ids: the document ids to write.
         options: the read options the job used (same ids).
         progress: receives the stage ``stage``, in bytes of the inputs read again (the
-            planned total: :func:`neardup.text.units.planned_bytes`).
+            planned total: :func:`neardup.text.inputs.planned_bytes`).
         stage: the name of that stage (the CLI's ``kept`` and ``removed`` bars).
         named_with: inputs the job read before ``inputs`` and that are not read here
             (``dedup B --against A``: A), for the ids' common parent
-            (:func:`neardup.text.units.group_names`).
+            (:func:`neardup.text.inputs.group_names`).
 
     Returns:
         The number of records written.
@@ -153,7 +143,7 @@ def field_values(
     options: ReadOptions,
 ) -> dict[str, Any]:
     """The value of one field of each record of ``inputs`` whose document id is in ``ids``
-    (the keep-by field of :class:`neardup.dedup.DedupOptions`), read by the same streaming
+    (the keep-by field of :class:`neardup.job.pipeline.DedupOptions`), read by the same streaming
     pass as :func:`export_records`.
 
     Args:
@@ -217,7 +207,7 @@ def export_marked(
         inputs, options: as for :func:`export_records`.
         out: the output path (``.jsonl[.gz|.zst]`` or ``.parquet``).
         marks: ``{id: (cluster, duplicate_of)}`` for every record to write
-            (:meth:`neardup.dedup.DedupResult.marks`).
+            (:meth:`neardup.job.pipeline.DedupResult.marks`).
 
     Returns:
         The number of records written.
@@ -237,8 +227,8 @@ def export_marked(
 
 
 def _marked(
-    batches: Iterator[_Batch], want: _Want, marks: dict[str, tuple[int | None, str | None]]
-) -> Iterator[_Batch]:
+    batches: Iterator[Batch], want: _Want, marks: dict[str, tuple[int | None, str | None]]
+) -> Iterator[Batch]:
     """``batches`` with the mark columns added: rows of dicts, or record batches."""
     import pyarrow as pa
 
@@ -265,10 +255,6 @@ def _marked(
             for r, c, d in zip(rows, clusters, dups, strict=True)
         ]
         yield ("marked", marked)
-
-
-# A selected batch: ("lines", raw JSONL lines), ("rows", dicts) or ("arrow", a record batch).
-_Batch = tuple[str, Any]
 
 
 class _Want:
@@ -310,7 +296,7 @@ def _selected(
     on_bytes: Any = None,
     *,
     want: _Want | None = None,
-) -> Iterator[_Batch]:
+) -> Iterator[Batch]:
     """The wanted records of ``paths`` (named ``names``), file by file in the job's order;
     ``on_bytes(n)`` as ``n`` more bytes of the inputs on disk have been read (the progress
     of the write). A record that does not hold the id the job gave it (a repeated id
@@ -326,7 +312,7 @@ def _selected(
 ID_FIELD = "neardup_id"
 
 
-def _with_ids(kind: str, data: Any, named: list[str | None]) -> _Batch:
+def _with_ids(kind: str, data: Any, named: list[str | None]) -> Batch:
     """A selected batch whose records get :data:`ID_FIELD` where ``named`` has an id."""
     if kind == "arrow":
         import pyarrow as pa
@@ -363,21 +349,22 @@ def _line_with_id(line: bytes, job_id: str) -> bytes:
 
 def _raw_selected(
     paths: list[Path], options: ReadOptions, names: list[str], done: Any, want: _Want
-) -> Iterator[_Batch]:
+) -> Iterator[Batch]:
     """:func:`_selected` before the job's ids are added."""
     repeats = InputRepeats()  # a file the job read through an earlier input is passed over
     for arg, (path, name) in enumerate(zip(paths, names, strict=True)):
         again = repeats.of(arg)
         if path.is_dir() and is_datasets_folder(path):
+            arrow = format_named("arrow")
             for part in datasets_files(path, name):
                 if not isinstance(part, DatasetsEntryError):
-                    yield from _arrow_batches(part[0], part[1], "arrow", want, options, done)
+                    yield from _file_batches(part[0], part[1], want, options, done, arrow)
         elif path.is_dir():
             files: list[tuple[str, str]] = []
             for entry in walk(path, options, name):
                 if isinstance(entry, tuple) and again(*entry) is None:
-                    kind = input_kind(entry[0].name)
-                    if kind in ("document", "pdf", "docx", "unknown"):
+                    fmt = format_of(entry[0].name)
+                    if fmt is None or fmt.select is None:
                         files.append((str(entry[0]), entry[1]))
                         if len(files) >= _FILES:
                             yield from _documents(files, want, options, done)
@@ -385,105 +372,42 @@ def _raw_selected(
                         continue
                     yield from _documents(files, want, options, done)
                     files = []
-                    yield from _file_batches(entry[0], entry[1], kind, want, options, done)
+                    yield from _file_batches(entry[0], entry[1], want, options, done, fmt)
             yield from _documents(files, want, options, done)
         else:
             if name == "-" and path.suffix == ".stdin":
                 yield from _documents([(str(path), "-")], want, options, done)
             elif again(path, name) is None:
-                kind = input_kind(path.name)
-                yield from _file_batches(path, name, kind, want, options, done)
+                yield from _file_batches(path, name, want, options, done, format_of(path.name))
+
+
+def _file_batches(
+    path: Path, name: str, want: _Want, options: ReadOptions, done: Any, fmt: Format | None
+) -> Iterator[Batch]:
+    """The wanted records of one file: by its format's :attr:`~.Format.select`, or as a
+    document file's record. A record file that cannot be read (not Parquet, a corrupt
+    stream) gives the records read before the damage, as the job read them: the job's
+    skip row names the rest, and the other files are written (it ended the output)."""
+    if fmt is None or fmt.select is None:
+        yield from _documents([(str(path), name)], want, options, done)
+        return
+    try:
+        yield from fmt.select(path, name, want, options, done)
+    except READ_ERRORS:  # pyarrow's ArrowInvalid is a ValueError, ArrowIOError an OSError
+        return
 
 
 def _ignore(n: int) -> None:
     """No progress to report."""
 
 
-def _size(path: str | Path) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
-
-
-def _file_batches(
-    path: Path, name: str, kind: str, want: Any, options: ReadOptions, done: Any
-) -> Iterator[_Batch]:
-    if kind in ("parquet", "arrow"):
-        yield from _arrow_batches(path, name, kind, want, options, done)
-    elif kind == "jsonl":
-        for unit in plan_file(path, name, "jsonl", options):
-            if isinstance(unit, LinesUnit):
-                yield from _lines_of(unit.loaded(), want, options)
-                done(unit.weight)
-    elif kind == "csv":
-        yield from _csv_rows(path, name, want, options)
-        done(_size(path))
-    else:
-        yield from _documents([(str(path), name)], want, options, done)
-
-
-def _lines_of(unit: LinesUnit, want: Any, options: ReadOptions) -> Iterator[_Batch]:
-    """Lines of a JSONL block whose document is wanted, byte for byte."""
-    lines = unit.data.split(b"\n")
-    if lines and not lines[-1]:
-        lines.pop()
-    fast = _block_ids(unit, len(lines), options)
-    if fast is not None:
-        chosen = [
-            lines[k].rstrip(b"\r")
-            for k, (doc_id, own) in enumerate(fast)
-            if want(doc_id, f"{unit.path}:{unit.first_line + k}", own)
-        ]
-        if chosen:
-            yield ("lines", chosen)
-        return
-    picked: list[bytes] = []
-    for k, line in enumerate(lines):
-        if not line.strip() or len(line.rstrip(b"\r")) > options.max_bytes:
-            continue
-        try:
-            obj = loads_record(line, (options.id_field, options.text_field))
-        except ValueError:  # UnicodeDecodeError too: the job skipped that line
-            continue
-        if not isinstance(obj, dict):
-            continue
-        raw_id = obj.get(options.id_field)
-        doc_id = record_id(raw_id, f"{unit.base}:{unit.first_line + k}")
-        if want(doc_id, f"{unit.path}:{unit.first_line + k}", _own(raw_id)):
-            picked.append(line.rstrip(b"\r"))
-    if picked:
-        yield ("lines", picked)
-
-
-def _block_ids(unit: LinesUnit, n: int, options: ReadOptions) -> list[tuple[str, bool]] | None:
-    """The document ids of a clean JSONL block (one object a line, a text string on every
-    line, string ids), decoded as the reader decodes it (:func:`block_records`), each with
-    whether the record holds it (:func:`_own`), or ``None`` for the line-by-line path."""
-    parsed = block_records(unit, options)
-    if parsed is None:
-        return None
-    raw, texts = parsed
-    if len(raw) != n or any(t is None for t in texts):
-        return None
-    return [
-        (record_id(v, f"{unit.base}:{unit.first_line + k}"), _own(v)) for k, v in enumerate(raw)
-    ]
-
-
-def _own(raw_id: object) -> bool:
-    """Whether a record's id field value is its id (not absent or blank:
-    :func:`neardup.text.units.record_id` then gives the fallback ``FILE:LINE``)."""
-    return raw_id is not None and not (isinstance(raw_id, str) and not raw_id.strip())
-
-
 def _documents(
     files: list[tuple[str, str]], want: Any, options: ReadOptions, done: Any = _ignore
-) -> Iterator[_Batch]:
+) -> Iterator[Batch]:
     """Document files as records ``{id, text, source}`` (clean text)."""
     if not files:
         return
-    done(sum(_size(f) for f, _ in files))
+    done(sum(file_size(Path(f)) for f, _ in files))
     rows: list[dict[str, Any]] = []
     for item in read_unit(FilesUnit(tuple(files)), options):
         if isinstance(item, Document) and want(item.id, item.source):
@@ -500,99 +424,6 @@ def _mtime(source: str) -> float | None:
         return os.stat(source).st_mtime
     except OSError:
         return None
-
-
-def _csv_rows(path: Path, name: str, want: Any, options: ReadOptions) -> Iterator[_Batch]:
-    """Whole CSV rows (every column) of the wanted records: the job's ids by record line,
-    then one pass writing those lines' rows."""
-    wanted: dict[int, tuple[str, str]] = {}
-    for unit in plan_file(path, name, "csv", options):
-        if isinstance(unit, RecordsUnit):
-            for doc_id, where in zip(unit.ids, unit.where, strict=True):
-                wanted[int(where.rsplit(":", 1)[1])] = (doc_id, where)
-    id_at = None
-    rows: list[dict[str, Any]] = []
-    with open_stream(path) as f:
-        records = csv_records(f, options.max_bytes)  # numbered as the job numbered them
-        head = next(records, None)
-        header = [] if head is None or head.reason else [_text(h) for h in head.fields]
-        if header:
-            header[0] = header[0].lstrip("\ufeff")
-            id_at = header.index(options.id_field) if options.id_field in header else None
-        for rec in records:
-            wanted_id = wanted.get(rec.line)
-            raw_id = None
-            if id_at is not None and id_at < len(rec.fields):
-                raw_id = rec.fields[id_at]
-            if rec.reason is None and wanted_id is not None and want(*wanted_id, _own(raw_id)):
-                rows.append(dict(zip(header, map(_text, rec.fields), strict=False)))
-            if len(rows) >= BATCH_ROWS:
-                yield ("rows", rows)
-                rows = []
-    if rows:
-        yield ("rows", rows)
-
-
-def _text(field: str) -> str:
-    """A CSV field read with ``surrogateescape`` as text (a bad byte becomes U+FFFD)."""
-    return field.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-def _arrow_batches(
-    path: Path, name: str, kind: str, want: Any, options: ReadOptions, done: Any = _ignore
-) -> Iterator[_Batch]:
-    """Record batches of a Parquet or Arrow file, filtered to the wanted records."""
-    import pyarrow as pa
-
-    shown = scrub(str(path))
-    size = _size(path)
-    for row, batch, rows in _read_arrow(path, kind, options):
-        # a Parquet file's bytes by its rows, an Arrow file's by the batch's bytes
-        done(size * (row + batch.num_rows) // rows - size * row // rows if rows else batch.nbytes)
-        names = batch.schema.names
-        if options.text_field not in names:
-            return
-        raw_ids = (
-            batch.column(names.index(options.id_field)).to_pylist()
-            if options.id_field in names
-            else [None] * batch.num_rows
-        )
-        mask = [
-            want(record_id(v, f"{name}:{row + i + 1}"), f"{shown}:row {row + i + 1}", _own(v))
-            for i, v in enumerate(raw_ids)
-        ]
-        if any(mask):
-            yield ("arrow", batch.filter(pa.array(mask, type=pa.bool_())))
-
-
-def _read_arrow(path: Path, kind: str, options: ReadOptions) -> Iterator[tuple[int, Any, int]]:
-    """``(first row, record batch, rows of the file or 0 for an Arrow file)`` of a Parquet
-    or Arrow file; the Parquet row groups the job skipped unread
-    (:func:`neardup.text.units.parquet_groups`) are not read here either."""
-    import pyarrow as pa
-
-    row = 0
-    if kind == "parquet":
-        pf = open_parquet(path)
-        rows = pf.metadata.num_rows
-        for group, why in enumerate(parquet_groups(pf, options)):
-            if why is None:
-                for batch in parquet_batches(pf, group, options):
-                    yield row, batch, rows
-                    row += batch.num_rows
-            else:
-                row += pf.metadata.row_group(group).num_rows
-        return
-    with pa.memory_map(str(path)) as source:
-        try:
-            reader = pa.ipc.open_file(source)
-            batches: Any = (reader.get_batch(i) for i in range(reader.num_record_batches))
-        except pa.ArrowInvalid:
-            source.seek(0)
-            batches = pa.ipc.open_stream(source)
-        for batch in batches:
-            yield row, batch, 0
-            row += batch.num_rows
 
 
 # -- writers -------------------------------------------------------------------------------
@@ -649,7 +480,7 @@ def _open_text_in(path: Path, final: Path) -> IO[bytes]:
     return open(path, "rb")
 
 
-def _write_jsonl(out: Path, batches: Iterator[_Batch]) -> int:
+def _write_jsonl(out: Path, batches: Iterator[Batch]) -> int:
     count = 0
     with _atomic(out) as tmp, _open_text_out(tmp, out) as f:
         for kind, data in batches:
@@ -668,7 +499,7 @@ def _dumps(row: dict[str, Any]) -> bytes:
     return json.dumps(row, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass")
 
 
-def _write_parquet(out: Path, batches: Iterator[_Batch]) -> int:
+def _write_parquet(out: Path, batches: Iterator[Batch]) -> int:
     """Parquet with one schema for records of different fields (JSONL beside text files,
     Parquet files of other columns): the union of the batches' fields in the order first
     met, a field missing from a record null, types unified (``pyarrow.unify_schemas``,
@@ -803,14 +634,12 @@ def _table_of(kind: str, data: Any) -> Any:
 
 
 def _rows_table(rows: list[dict[str, Any]]) -> Any:
-    """Records (dicts) as an Arrow table; a field whose values have types Arrow cannot
-    hold in one column (a number and a string) is a text column (:func:`_as_text`)."""
+    """Records (dicts) as an Arrow table of every field any of them has, in the order first
+    met, a field a record lacks null (``pyarrow.Table.from_pylist`` takes the first
+    record's fields only); a field whose values have types Arrow cannot hold in one column
+    (a number and a string) is a text column (:func:`_as_text`)."""
     import pyarrow as pa
 
-    try:
-        return pa.Table.from_pylist(rows)
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        pass
     names = list(dict.fromkeys(k for r in rows for k in r))
     columns = []
     for name in names:
@@ -822,7 +651,7 @@ def _rows_table(rows: list[dict[str, Any]]) -> Any:
     return pa.Table.from_arrays(columns, names=names)
 
 
-def _write_csv(out: Path, batches: Iterator[_Batch]) -> int:
+def _write_csv(out: Path, batches: Iterator[Batch]) -> int:
     """CSV with a header row, UTF-8, ``\n`` line ends. The header is the first batch's
     fields, in order, and then each field a later record brings (records of different
     files, the job's id :data:`ID_FIELD`): rows written before it are given an empty cell

@@ -1,4 +1,4 @@
-"""The keep/drop decision of a cluster, shared by the local engine (:mod:`neardup.dedup`)
+"""The keep/drop decision of a cluster, shared by the local engine (:mod:`neardup.job.pipeline`)
 and the Dask engine (:mod:`neardup.distributed`): which documents are contained in others,
 the reason written for each dropped document, and the ranks of a keep-by field
 (``keep_by``: a cluster keeps the member with the largest, or smallest, value of a record

@@ -40,7 +40,7 @@ class Pair:
             (``own``: its similarity, or its estimated containment), 1 (``identical``).
         method: method name.
         decision: the rule that accepted the pair (``own``, ``verified`` or ``identical``;
-            see :mod:`neardup.decide`), or None when not recorded.
+            see :mod:`neardup.job.decide`), or None when not recorded.
         rule: that rule in a few words with its bar (``containment >= 0.5 verified``,
             ``TF-RIDF equal signature``), or None when not recorded.
     """

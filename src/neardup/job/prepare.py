@@ -1,8 +1,8 @@
 """The prepare stage, written once: documents -> canonical tokens -> shingle sets -> keys.
 
 Every executor of the dedup job (this process, the worker pool of :mod:`neardup.job.prepare_pool`,
-the Dask partitions of :mod:`neardup.distributed`), ``Store.add`` and ``Index.insert``
-prepare documents here:
+the Dask partitions of :mod:`neardup.distributed`) and the collections' ``add``
+(:mod:`neardup.index.core`) prepare documents here:
 
 1. :func:`shingle_texts` (one step, the one a compiled kernel replaces): a batch of clean
    texts -> canonical token counts, the shingle sets of the documents with at least
@@ -34,15 +34,14 @@ from typing import Any
 import numpy as np
 
 from neardup.errors import check_int
+from neardup.methods.plan import PrepareConfig, too_short_detail
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
-from neardup.text.canonical import CanonicalForm
 from neardup.text.types import Document, Skipped
-from neardup.text.units import ReadOptions, UniqueIds, Unit
+from neardup.text.units import UniqueIds, Unit
 
 __all__ = [
     "Outcomes",
-    "PrepareConfig",
     "PreparedDocuments",
     "Shingled",
     "concat_prepared",
@@ -55,39 +54,6 @@ __all__ = [
 ]
 
 Clock = Callable[[], float]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PrepareConfig:
-    """How documents are prepared (pickled once per worker task).
-
-    Args:
-        canonical: how text becomes canonical tokens.
-        shingling: how tokens become shingle fingerprints.
-        min_tokens: documents with fewer canonical tokens get no shingle set (``too-short``),
-            >= 1.
-        signer: a method whose ``sign_rows(sets)`` gives one signature row per document
-            (``rows_per_document``), or None.
-        keep_tokens: keep the canonical token lists of the documents with a set (methods
-            that sign from tokens or fit collection statistics).
-        keep_texts: keep the texts of the documents with a set (methods that sign from
-            prepared documents).
-        read: how a read unit's records become documents (:func:`prepare_unit` only).
-
-    Raises:
-        ParameterError: ``min_tokens`` < 1.
-    """
-
-    canonical: CanonicalForm
-    shingling: Shingling
-    min_tokens: int
-    signer: Any = None
-    keep_tokens: bool = False
-    keep_texts: bool = False
-    read: ReadOptions | None = None
-
-    def __post_init__(self) -> None:
-        check_int("min_tokens", self.min_tokens, low=1)
 
 
 def uses_token_fingerprints(shingling: Shingling) -> bool:
@@ -172,7 +138,7 @@ def _kernel_texts(texts: Sequence[str], config: PrepareConfig) -> Shingled:
     for MinHash-LSH, the signature rows."""
     from neardup.methods.kernel import prepare_texts
 
-    hasher = _minhasher(config.signer)
+    hasher = None if config.signer is None else config.signer.row_hasher()
     done = prepare_texts(
         texts,
         canonical=config.canonical,
@@ -193,15 +159,6 @@ def _kernel_texts(texts: Sequence[str], config: PrepareConfig) -> Shingled:
         None,
         (tokens_s, sets_s, sign_s + time.perf_counter() - t1),
     )
-
-
-def _minhasher(signer: Any) -> Any:
-    """The MinHasher whose sketches are ``signer.sign_rows`` (MinHash-LSH), or None."""
-    from neardup.methods.shingle_methods import MinHashLSH
-
-    if isinstance(signer, MinHashLSH) and type(signer)._reduce is MinHashLSH._reduce:
-        return signer.hasher
-    return None
 
 
 @dataclass(frozen=True, eq=False)
@@ -428,7 +385,6 @@ def _joined(lists: Sequence[list[Any] | None]) -> list[Any] | None:
 # -- the too-short and repeated-id rules -------------------------------------------------------
 #: ``Skipped.detail`` of a document whose id came earlier in the input.
 REPEATED_ID = "duplicate document id"
-_SHORT = "canonical tokens < min_tokens="
 
 
 @dataclass(frozen=True, eq=False)
@@ -514,7 +470,7 @@ def screen(prepared: PreparedDocuments, repeated: np.ndarray) -> Outcomes:
     shorts = [
         (
             int(pos[k]),
-            Skipped(ids[k], sources[k], "too-short", f"{n} canonical tokens < min_tokens={m}"),
+            Skipped(ids[k], sources[k], "too-short", too_short_detail(n, m)),
         )
         for k, n in zip(
             np.flatnonzero(short).tolist(), prepared.counts[short].tolist(), strict=True

@@ -36,13 +36,13 @@ import numpy as np
 from neardup._spill import PartStack
 from neardup.errors import check_int
 from neardup.job.prepare import (
-    PrepareConfig,
     PreparedDocuments,
     claim_ids,
     no_repeats,
     prepare_unit,
     screen,
 )
+from neardup.methods.plan import PrepareConfig
 from neardup.methods.sets import ShingleSets
 from neardup.text.types import Skipped
 from neardup.text.units import UniqueIds, Unit

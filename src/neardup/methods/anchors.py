@@ -8,7 +8,7 @@ by collection statistics; a document is described by which anchors it contains w
 in-document frequency above a threshold; documents are duplicates when these descriptions
 are equal). The concrete rule below is **our interpretation**:
 
-1. Anchor dictionary (``fit``): terms ``t`` with ``min_df <= df(t)/N <= max_df`` and
+1. Anchor dictionary (``fit``): terms ``t`` with ``min_df_share <= df(t)/N <= max_df_share`` and
    ``df(t) >= 2``; of these the ``max_anchors`` with the largest ``df`` (the anchors should
    cover as many documents as possible with as few words as possible), ties broken by the
    term in code-point order.
@@ -40,8 +40,8 @@ from neardup.methods.imatch import (
     vocabulary,
 )
 from neardup.methods.keys import KeyRows
-from neardup.methods.params import Constraint, Interval
 from neardup.methods.registry import register
+from neardup.params import Constraint, Interval
 from neardup.text.canonical import CanonicalForm
 
 
@@ -60,8 +60,9 @@ class AnchorWords(SingleKeyMethod):
     signature and matches nothing. Duplicates: equal non-zero signatures.
 
     Args:
-        min_df: smallest share of documents an anchor occurs in, in [0, 1].
-        max_df: largest share, in [min_df, 1].
+        min_df_share: smallest share of documents an anchor occurs in, in [0, 1] (a share,
+            where ``max_df`` elsewhere counts documents: :data:`neardup.options.OPTIONS`).
+        max_df_share: largest share, in [min_df_share, 1].
         max_anchors: size limit of the dictionary, >= 1.
         min_rel_freq: relative in-document frequency an anchor needs, in [0, 1].
         top: most frequent qualifying anchors that form the signature, >= 1.
@@ -83,8 +84,8 @@ class AnchorWords(SingleKeyMethod):
         label="anchor-word equal signature",
     )
 
-    min_df: float = 0.005
-    max_df: float = 0.2
+    min_df_share: float = 0.005
+    max_df_share: float = 0.2
     max_anchors: int = 5000
     min_rel_freq: float = 0.002
     top: int = 10
@@ -94,8 +95,8 @@ class AnchorWords(SingleKeyMethod):
     _anchors_id: str | None = field(init=False, repr=False, compare=False, default=None)
 
     parameter_constraints: ClassVar[dict[str, Constraint]] = {
-        "min_df": Interval("float", 0.0, 1.0),
-        "max_df": Interval("float", 0.0, 1.0),
+        "min_df_share": Interval("float", 0.0, 1.0),
+        "max_df_share": Interval("float", 0.0, 1.0),
         "max_anchors": Interval("int", 1),
         "min_rel_freq": Interval("float", 0.0, 1.0),
         "top": Interval("int", 1, 10_000),
@@ -104,8 +105,9 @@ class AnchorWords(SingleKeyMethod):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.max_df < self.min_df:
-            raise ParameterError("max_df", self.max_df, f">= min_df={self.min_df}")
+        if self.max_df_share < self.min_df_share:
+            allowed = f">= min_df_share={self.min_df_share}"
+            raise ParameterError("max_df_share", self.max_df_share, allowed)
 
     @property
     def anchors(self) -> frozenset[str]:
@@ -130,7 +132,7 @@ class AnchorWords(SingleKeyMethod):
         terms = vocabulary(stats)
         df = np.array([stats.df(t) for t in terms], dtype=np.int64)
         share = df / n
-        ok = (share >= self.min_df) & (share <= self.max_df) & (df >= 2)
+        ok = (share >= self.min_df_share) & (share <= self.max_df_share) & (df >= 2)
         idx = np.flatnonzero(ok)
         # largest df first; np.lexsort is stable and terms are sorted, so ties keep term order
         order = idx[np.lexsort((idx, -df[idx]))][: self.max_anchors]
@@ -141,8 +143,8 @@ class AnchorWords(SingleKeyMethod):
     def params(self) -> dict[str, Any]:
         """JSON-ready parameters with the fitted dictionary's size and fingerprint (or None)."""
         return {
-            "min_df": self.min_df,
-            "max_df": self.max_df,
+            "min_df_share": self.min_df_share,
+            "max_df_share": self.max_df_share,
             "max_anchors": self.max_anchors,
             "min_rel_freq": self.min_rel_freq,
             "top": self.top,
@@ -155,18 +157,19 @@ class AnchorWords(SingleKeyMethod):
         """A warning when the fitted dictionary has fewer than ``min_anchors`` words (no
         document can get a signature), with the collection size the rule needs; else None.
 
-        An anchor needs ``df >= 2`` and ``df / N <= max_df``, so ``N >= ceil(2 / max_df)``.
+        An anchor needs ``df >= 2`` and ``df / N <= max_df_share``, so
+        ``N >= ceil(2 / max_df_share)``.
         """
         size = 0 if self._anchors is None else len(self._anchors)
         if size >= self.min_anchors:
             return None
-        need = math.ceil(2 / self.max_df) if self.max_df > 0 else None
-        where = f"at least {need} documents" if need else "max_df > 0"
+        need = math.ceil(2 / self.max_df_share) if self.max_df_share > 0 else None
+        where = f"at least {need} documents" if need else "max_df_share > 0"
         return (
             f"{self.name}: the anchor dictionary has {size} words (< min_anchors="
             f"{self.min_anchors}) on {num_docs} documents, so no document gets a signature; "
-            f"anchors need df >= 2 and df/N <= max_df={self.max_df}: {where} "
-            "(or raise max_df); identical documents are still paired"
+            f"anchors need df >= 2 and df/N <= max_df_share={self.max_df_share}: {where} "
+            "(or raise max_df_share); identical documents are still paired"
         )
 
     def key(self) -> SignatureKey:

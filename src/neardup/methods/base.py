@@ -40,9 +40,9 @@ from neardup.errors import (
 )
 from neardup.methods.decision import EQUAL_SIGNATURE, VERIFIED, DecisionRule
 from neardup.methods.keys import GroupKeys, KeyRows, slot_keys
-from neardup.methods.params import Constraint, validate_parameters
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
+from neardup.params import Constraint, validate_parameters
 from neardup.text.canonical import CanonicalForm
 
 MAGIC = b"NDSG"
@@ -264,8 +264,19 @@ KEY_FORMS: tuple[str, ...] = ("none", "rows", "groups")
 Layout = Literal["rows", "values", "sets"]
 #: How ``Signatures.data`` can hold the documents (:attr:`MethodBase.layout`).
 LAYOUTS: tuple[str, ...] = ("rows", "values", "sets")
+SetKeys = Literal["prefix", "postings"]
+#: How a method's candidates can come from keys of its signature sets
+#: (:meth:`MethodBase.set_keys`).
+SET_KEYS: tuple[str, ...] = ("prefix", "postings")
 #: The boolean fields of :class:`Capabilities`.
-_FLAGS = ("needs_fit", "exact_key", "signs_from_sets", "rows_per_document", "signs_from_text")
+_FLAGS = (
+    "needs_fit",
+    "exact_key",
+    "signs_from_sets",
+    "rows_per_document",
+    "signs_from_text",
+    "stores_signature",
+)
 #: Class attributes a method declared before :class:`Capabilities` (refused now).
 _LEGACY_FLAGS = (*_FLAGS, "groups_by_key", "has_index_keys")
 
@@ -287,6 +298,10 @@ class Capabilities:
         rows_per_document: :meth:`MethodBase.sign_rows` signs each document alone into
             one row (the dedup job then signs in its worker processes).
         signs_from_text: signing needs each document's text, not its tokens.
+        stores_signature: a collection stores each document's signature for ``check`` to
+            decide on, though it signs from the shingle sets: the own rule reads a sample
+            that the stored 32-bit verification sets would change (``shingles-mod``:
+            ``x mod m`` of the 64-bit fingerprints).
         keys: the form of the :meth:`MethodBase.keys` hook: ``none`` (no index keys: the
             method cannot back a collection), ``rows`` (:class:`KeyRows`: a collection's
             keys), ``groups`` (:class:`GroupKeys`: the Dask engine's grouping keys too, the
@@ -302,6 +317,7 @@ class Capabilities:
     signs_from_sets: bool = False
     rows_per_document: bool = False
     signs_from_text: bool = False
+    stores_signature: bool = False
     keys: KeyForm = "none"
 
     def __post_init__(self) -> None:
@@ -396,12 +412,18 @@ class Method(Protocol):
 
     def keys(self, sigs: Signatures) -> GroupKeys | KeyRows: ...
 
+    def set_keys(self) -> SetKeys | None: ...
+
+    def row_hasher(self) -> Any: ...
+
+    def resolved_params(self) -> dict[str, Any]: ...
+
 
 class MethodBase(ABC):
     """Shared behaviour of the method classes, and the default of every :class:`Method` hook.
 
     Parameters are validated from their declared constraints
-    (:mod:`neardup.methods.params`), once, before the method's own rules: a method
+    (:mod:`neardup.params`), once, before the method's own rules: a method
     dataclass declares ``parameter_constraints`` (parameter -> constraint, a subclass
     extending its base's) and, when it has rules across parameters, a ``__post_init__``
     that calls ``super().__post_init__()`` first.
@@ -425,7 +447,8 @@ class MethodBase(ABC):
       ``group_limit``: None (every pair of a group);
     * :meth:`key`: name, :meth:`params` and the canonical form's parameters;
     * :meth:`sign_counts`: :meth:`sign` of the bags' tokens;
-    * :meth:`lexicon_warning`: None;
+    * :meth:`lexicon_warning`: None; :meth:`set_keys`: None; :meth:`row_hasher`: None;
+      :meth:`resolved_params`: ``{}``;
     * :meth:`from_sets`, :meth:`sign_rows`, :meth:`from_rows`, :meth:`keys`,
       :meth:`containment`: refused (the capabilities or decision rule say when they
       exist).
@@ -549,6 +572,24 @@ class MethodBase(ABC):
     def lexicon_warning(self, num_docs: int) -> str | None:
         """A warning when the fitted lexicon is too small for ``num_docs`` documents: None."""
         return None
+
+    def set_keys(self) -> SetKeys | None:
+        """How the method's own :meth:`candidates` come from keys of its signature sets
+        (the Dask engine then groups by them, :mod:`neardup.distributed.grouping`):
+        ``prefix`` (prefix filtering over fingerprints ordered by document frequency),
+        ``postings`` (every fingerprint of the sketch), or None (other candidates)."""
+        return None
+
+    def row_hasher(self) -> Any:
+        """The :class:`~neardup.methods.minhash.MinHasher` whose sketches of the shingle
+        sets are :meth:`sign_rows` (the prepare kernel then signs in its one pass over the
+        texts), or None."""
+        return None
+
+    def resolved_params(self) -> dict[str, Any]:
+        """Parameters a collection stores resolved at its creation, so that they never
+        change under it (init parameter -> value): none."""
+        return {}
 
     def payload(self, data: Any, i: int) -> np.ndarray:
         """Document ``i``'s signature payload in ``Signatures.data``, by :attr:`layout`:

@@ -4,7 +4,7 @@ Each method carries a :class:`DecisionRule` object (``decision_rule`` class attr
 rule its paper defines, whether that rule or exact verification is its default, and the
 measures the rule can decide on. The object decides: its :meth:`~DecisionRule.bar`,
 :meth:`~DecisionRule.accepts` and :meth:`~DecisionRule.describe` are what the pair decision
-(:mod:`neardup.decide`) calls, so no caller branches on a method or a rule kind. One class
+(:mod:`neardup.job.decide`) calls, so no caller branches on a method or a rule kind. One class
 per kind:
 
 * ``equal-signature`` (:class:`EqualSignature`): I-Match (Chowdhury et al. 2002) and its
@@ -38,7 +38,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 
 from neardup.errors import ParameterError, check_choice
-from neardup.methods.options import DECISIONS as DECISIONS
+from neardup.options import DECISIONS as DECISIONS
 
 #: Names written in each pair row (``decision``): which rule accepted the pair.
 DECIDED_BY: tuple[str, ...] = ("verified", "own", "identical")
@@ -51,7 +51,7 @@ RuleKind = Literal[
 @dataclass(frozen=True, slots=True)
 class DecisionRule:
     """A method's own duplicate rule, as its paper defines it: an object the pair decision
-    (:func:`neardup.decide.decide`) asks for the bar a pair's score must reach
+    (:func:`neardup.job.decide.decide`) asks for the bar a pair's score must reach
     (:meth:`bar`), which pairs pass (:meth:`accepts`) and the rule's words in a pair row
     (:meth:`describe`). Each kind is a subclass (:class:`EqualSignature`,
     :class:`SharedMegaShingle`, :class:`HammingAtMost`, :class:`SimilarityAtLeast`,

@@ -43,12 +43,12 @@ from neardup._array import U64
 from neardup.methods.base import Capabilities, Prepared, Signatures
 from neardup.methods.decision import DecisionRule, SimilarityAtLeast
 from neardup.methods.measures import intersection_sizes
-from neardup.methods.params import Constraint, Options
 from neardup.methods.postings import posting_candidates
 from neardup.methods.prefix import prefix_candidates, rank_by_frequency
 from neardup.methods.registry import register
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingle_methods import ShingleMethod
+from neardup.params import Constraint, Options
 
 
 def dice(shared: np.ndarray, size_a: np.ndarray, size_b: np.ndarray) -> np.ndarray:

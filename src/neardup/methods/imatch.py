@@ -39,8 +39,8 @@ from neardup.methods.base import (
 )
 from neardup.methods.decision import DecisionRule, EqualSignature
 from neardup.methods.keys import GroupKeys
-from neardup.methods.params import Constraint, Interval
 from neardup.methods.registry import register
+from neardup.params import Constraint, Interval
 from neardup.text.canonical import CanonicalForm
 
 DIGEST = 20  # bytes of a SHA-1 digest

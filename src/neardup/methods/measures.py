@@ -20,8 +20,8 @@ from itertools import pairwise
 import numpy as np
 
 from neardup._array import seg_arange, sort_by_owner
-from neardup.methods.options import MEASURES as MEASURES
 from neardup.methods.sets import ShingleSets
+from neardup.options import MEASURES as MEASURES
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,10 +32,10 @@ from neardup.methods.base import Capabilities, MethodBase, Prepared, Signatures
 from neardup.methods.decision import DecisionRule, SharedMegaShingle
 from neardup.methods.keys import GroupKeys
 from neardup.methods.minhash import EMPTY, MinHasher
-from neardup.methods.params import Constraint, Interval, Options
 from neardup.methods.registry import register
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
+from neardup.params import Constraint, Interval, Options
 from neardup.text.canonical import CanonicalForm
 
 _P = np.uint64(0x9E3779B97F4A7C15)

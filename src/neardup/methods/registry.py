@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from neardup.errors import ParameterError, UsageError
 from neardup.methods.base import Method, MethodBase
 from neardup.methods.decision import rule_of
-from neardup.methods.params import describe_constraints
+from neardup.params import describe_constraints
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
@@ -151,7 +151,7 @@ def describe(name: str) -> dict[str, Any]:
     """JSON-ready description: name, summary (the first paragraph of the class docstring),
     source, needs_fit, decision rule (``kind``, ``rule``, ``default``, ``measures``),
     parameters with defaults and what each allows (``allowed``:
-    :meth:`neardup.methods.params.Interval.as_dict` or the like; the canonical form is
+    :meth:`neardup.params.Interval.as_dict` or the like; the canonical form is
     validated by :class:`~neardup.text.canonical.CanonicalForm`)."""
     cls = method_class(name)
     allowed = describe_constraints(cls.parameter_constraints)

@@ -23,7 +23,14 @@ import numpy as np
 
 from neardup._array import U64
 from neardup.errors import ParameterError, check_int
-from neardup.methods.base import Capabilities, Layout, MethodBase, Prepared, Signatures
+from neardup.methods.base import (
+    Capabilities,
+    Layout,
+    MethodBase,
+    Prepared,
+    SetKeys,
+    Signatures,
+)
 from neardup.methods.decision import DecisionRule, ExactMeasure, SampleEstimate
 from neardup.methods.keys import GroupKeys, KeyRows
 from neardup.methods.lsh import (
@@ -35,12 +42,13 @@ from neardup.methods.lsh import (
 )
 from neardup.methods.measures import intersection_sizes
 from neardup.methods.minhash import SCHEMES, MinHasher
-from neardup.methods.params import Constraint, Interval, Options
 from neardup.methods.postings import posting_candidates
 from neardup.methods.prefix import prefix_candidates, rank_by_frequency
 from neardup.methods.registry import register
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import FINGERPRINTS, UNITS, FingerprintKind, Shingling
+from neardup.options import OPTIONS
+from neardup.params import Constraint, Interval, Options
 from neardup.text.canonical import CanonicalForm
 
 #: Estimators of the resemblance on bottom-n sketches (:class:`ShinglesMin`).
@@ -86,7 +94,7 @@ class ShingleMethod(MethodBase):
     seed: int = 0
     canonical: CanonicalForm = field(default_factory=CanonicalForm)
     threshold: float = 0.5
-    max_df: int = 5000
+    max_df: int = OPTIONS["max_df"].default
 
     parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "shingle_size": Interval("int", 1, 64),  # those of Shingling, named as here
@@ -95,7 +103,7 @@ class ShingleMethod(MethodBase):
         "fingerprint": Options(FINGERPRINTS),
         "seed": Interval("int", 0, 2**32 - 1),
         "threshold": Interval("float", 0.0, 1.0, low_open=True),
-        "max_df": Interval("int", 2),
+        "max_df": OPTIONS["max_df"].constraint,
     }
 
     @property
@@ -160,6 +168,11 @@ class ShingleMethod(MethodBase):
         ranked = rank_by_frequency(sigs.data)
         return prefix_candidates(ranked, self.threshold, max_group=self.max_df)
 
+    def set_keys(self) -> SetKeys | None:
+        """``prefix``: the candidates are :meth:`candidates`' prefix filtering (None when a
+        subclass finds them otherwise)."""
+        return "prefix" if type(self).candidates is ShingleMethod.candidates else None
+
     def similarity(self, sigs: Signatures, pairs: np.ndarray) -> np.ndarray:
         """Resemblance (eq. 1) of each pair on the method's sets: float64 (p,)."""
         sets: ShingleSets = sigs.data
@@ -185,6 +198,9 @@ class ShinglesMod(ShingleMethod):
     name: ClassVar[str] = "shingles-mod"
     source: ClassVar[str] = (
         "Broder 1997; Zagorulko et al. 2013 method 1 (fingerprints divisible by m), eq. (1)"
+    )
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        signs_from_sets=True, stores_signature=True, keys="rows"
     )
     decision_rule: ClassVar[DecisionRule] = SampleEstimate(
         "resemblance (formula 1) or containment (formula 2) estimated on the mod-m samples "
@@ -273,6 +289,11 @@ class ShinglesMin(ShingleMethod):
         """Pairs sharing a fingerprint of their bottom-n sketches: int64 (p, 2)."""
         return posting_candidates(sigs.data, max_df=self.max_df)
 
+    def set_keys(self) -> SetKeys | None:
+        """``postings``: the candidates share a fingerprint of their sketches (None when a
+        subclass finds them otherwise)."""
+        return "postings" if type(self).candidates is ShinglesMin.candidates else None
+
     def similarity(self, sigs: Signatures, pairs: np.ndarray) -> np.ndarray:
         """The resemblance estimate of each pair on the bottom-n sketches: Broder's (the
         union's n smallest) or, with ``estimator="zagorulko"``, formula (1) of Zagorulko et
@@ -356,6 +377,15 @@ class MinHashLSH(ShingleMethod):
     def hasher(self) -> MinHasher:
         """The :class:`MinHasher` of these parameters."""
         return MinHasher(num_perm=self.num_perm, seed=self.minhash_seed, scheme=self.scheme)
+
+    def row_hasher(self) -> MinHasher | None:
+        """:attr:`hasher`, whose sketches are the signature rows (None when a subclass
+        reduces the sets otherwise)."""
+        return self.hasher if type(self)._reduce is MinHashLSH._reduce else None
+
+    def resolved_params(self) -> dict[str, Any]:
+        """The LSH ``bands`` and ``rows`` in use (a collection keeps its banding)."""
+        return {"bands": self.lsh.bands, "rows": self.lsh.rows}
 
     @cached_property
     def lsh(self) -> LSHParams:

@@ -46,8 +46,9 @@ import xxhash
 from neardup._array import U64, fmix64, group_bounds, pairs_in_groups, seg_arange, unique_pairs
 from neardup.methods.base import Capabilities, Layout, MethodBase, Prepared, Signatures, TermBags
 from neardup.methods.decision import DecisionRule, HammingAtMost
-from neardup.methods.params import Constraint, Interval, Options
 from neardup.methods.registry import register
+from neardup.options import OPTIONS
+from neardup.params import Constraint, Interval, Options
 from neardup.text.canonical import CanonicalForm
 from neardup.text.xxh64 import token_fingerprints
 
@@ -263,7 +264,7 @@ class SimHash(MethodBase):
     weighting: Weighting = "tf"
     max_hamming: int = 3
     seed: int = 0
-    max_df: int = 5000
+    max_df: int = OPTIONS["max_df"].default
     canonical: CanonicalForm = field(default_factory=CanonicalForm)
 
     parameter_constraints: ClassVar[dict[str, Constraint]] = {
@@ -271,7 +272,7 @@ class SimHash(MethodBase):
         "weighting": Options(WEIGHTINGS),
         "max_hamming": Interval("int", 0, 31),
         "seed": Interval("int", 0, 2**32 - 1),
-        "max_df": Interval("int", 2),
+        "max_df": OPTIONS["max_df"].constraint,
     }
 
     @property

@@ -89,8 +89,9 @@ from neardup.errors import InputError
 from neardup.methods.base import Capabilities, MethodBase, Prepared, Signature, Signatures
 from neardup.methods.decision import DecisionRule, SimilarityAtLeast
 from neardup.methods.keys import KeyRows
-from neardup.methods.params import Constraint, Interval, Options
 from neardup.methods.registry import register
+from neardup.options import OPTIONS
+from neardup.params import Constraint, Interval, Options
 from neardup.text.canonical import CJK, CanonicalForm, normalize
 from neardup.text.sentences import paragraph_spans, split_paragraph
 from neardup.text.xxh64 import token_fingerprints
@@ -766,7 +767,7 @@ class SLST(MethodBase):
     seed: int = 0
     cjk_lengths: Literal["words", "characters"] = "words"
     threshold: float = 0.5
-    max_df: int = 5000
+    max_df: int = OPTIONS["max_df"].default
     canonical: CanonicalForm = field(default_factory=CanonicalForm)
 
     parameter_constraints: ClassVar[dict[str, Constraint]] = {
@@ -776,7 +777,7 @@ class SLST(MethodBase):
         "window": Interval("int", 1, "min_block"),
         "seed": Interval("int", 0, 2**32 - 1),
         "threshold": Interval("float", 0.0, 1.0, low_open=True),
-        "max_df": Interval("int", 2),
+        "max_df": OPTIONS["max_df"].constraint,
     }
 
     def params(self) -> dict[str, Any]:

@@ -61,10 +61,11 @@ from neardup.methods.base import Capabilities, Layout, MethodBase, Prepared, Sig
 from neardup.methods.decision import DecisionRule, SimilarityAtLeast
 from neardup.methods.keys import KeyRows
 from neardup.methods.measures import intersection_sizes
-from neardup.methods.params import Constraint, Interval, Words
 from neardup.methods.prefix import prefix_lengths, rank_by_frequency
 from neardup.methods.registry import register
 from neardup.methods.sets import ShingleSets
+from neardup.options import OPTIONS
+from neardup.params import Constraint, Interval, Words
 from neardup.text.canonical import CanonicalForm
 from neardup.text.stopwords import stop_words
 
@@ -210,7 +211,7 @@ class SpotSigs(MethodBase):
     chain: int = 2
     seed: int = 0
     threshold: float = 0.5
-    max_df: int = 5000
+    max_df: int = OPTIONS["max_df"].default
     canonical: CanonicalForm = field(default_factory=lambda: CanonicalForm(stop_words=False))
 
     parameter_constraints: ClassVar[dict[str, Constraint]] = {
@@ -219,7 +220,7 @@ class SpotSigs(MethodBase):
         "chain": Interval("int", 1, 16),
         "seed": Interval("int", 0, 2**32 - 1),
         "threshold": Interval("float", 0.0, 1.0, low_open=True),
-        "max_df": Interval("int", 2),
+        "max_df": OPTIONS["max_df"].constraint,
     }
 
     def __post_init__(self) -> None:

@@ -61,8 +61,8 @@ from neardup.methods.imatch import (
     vocabulary,
 )
 from neardup.methods.keys import GroupKeys
-from neardup.methods.params import Constraint, Interval
 from neardup.methods.registry import register
+from neardup.params import Constraint, Interval
 from neardup.text.canonical import CanonicalForm
 
 

@@ -42,6 +42,7 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -54,10 +55,9 @@ from starlette.concurrency import run_in_threadpool
 from starlette.convertors import Convertor, register_url_convertor
 
 from neardup._version import __version__
-from neardup.crawl.queue import DEFAULT_METHOD
 from neardup.errors import ParameterError
-from neardup.methods.options import OPTIONS
-from neardup.methods.params import Interval, Options, Text
+from neardup.options import MAX_ID_BYTES, OPTIONS, id_too_long
+from neardup.params import Interval, Options, Text
 from neardup.service import docs, limits, problems, ui
 from neardup.service import schemas as sc
 from neardup.service.limits import AllowedHosts, AuthThrottle, BodyLimit, NoSniff
@@ -178,7 +178,7 @@ _StopWordList = Annotated[
 
 def option_field(name: str) -> Any:
     """The request field of option ``name`` from its declaration
-    (:data:`neardup.methods.options.OPTIONS`): its default, its range (``ge``/``gt``/``le``)
+    (:data:`neardup.options.OPTIONS`): its default, its range (``ge``/``gt``/``le``)
     or choices (a pattern, and ``enum`` in the schema) and its help as the description. A
     value out of it is a 422 naming the field, with the library's message
     (:meth:`_Body._declared_options`)."""
@@ -229,7 +229,7 @@ class CollectionIn(_Body):
 
     name: str = Field(min_length=1, max_length=200, pattern=r"^[^/\x00-\x1f\x7f]+$")
     method: str = Field(
-        default=DEFAULT_METHOD,
+        default=OPTIONS["collection_method"].default,
         max_length=64,
         description="Registry name of the method; default tf-ridf, the TF-RIDF signature "
         "of Romanov 2019 (the default of every collection).",
@@ -248,12 +248,31 @@ class CollectionIn(_Body):
     measure: str = option_field("measure")
     min_tokens: int = option_field("min_tokens")
     decision: str | None = option_field("decision")
+    max_df: int = option_field("max_df")
+
+
+def _id_length(doc_id: str) -> str:
+    """Refuse a document id over :data:`~neardup.options.MAX_ID_BYTES` UTF-8 bytes: the
+    rule of every collection (:func:`neardup.options.id_too_long`)."""
+    problem = id_too_long(doc_id)
+    if problem is not None:
+        raise ValueError(problem)
+    return doc_id
+
+
+#: A document id: 1 character to :data:`~neardup.options.MAX_ID_BYTES` UTF-8 bytes (in a
+#: body and in a path alike).
+_Id = Annotated[
+    str,
+    Field(min_length=1, description=f"Document id, at most {MAX_ID_BYTES} UTF-8 bytes."),
+    AfterValidator(_id_length),
+]
 
 
 class DocumentIn(_Body):
     """A document to add."""
 
-    id: str = Field(min_length=1, max_length=2000)
+    id: _Id
     text: str = Field(max_length=_TEXT_MAX)
     source: str = Field(default="", max_length=2000)
 
@@ -277,7 +296,7 @@ class LibraryIn(_Body):
         default=None, min_length=1, max_length=200, pattern=r"^[^/\x00-\x1f\x7f]+$"
     )
     method: str = Field(
-        default=DEFAULT_METHOD,
+        default=OPTIONS["collection_method"].default,
         max_length=64,
         description=(
             "Method of the collection when it is created here: any method that can back a "
@@ -298,18 +317,12 @@ class CheckIn(_Body):
     """A text to check."""
 
     text: str = Field(max_length=_TEXT_MAX)
-    limit: int = Field(default=20, ge=1, le=1000)
-    k: int | None = Field(
-        default=None,
-        ge=1,
-        le=1000,
-        description="Top-k instead of limit: the k matches with the highest decided score "
-        "(evidence.score), ties by id; only matches at or above the threshold.",
-    )
+    limit: int = option_field("limit")
+    k: int | None = option_field("k")
 
 
 Name = Annotated[str, Path(min_length=1, max_length=200)]
-DocId = Annotated[str, Path(min_length=1, max_length=2000)]
+DocId = Annotated[str, Path(min_length=1), AfterValidator(_id_length)]
 _bearer = HTTPBearer(auto_error=False, description="API token (when the service has one).")
 _PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
     code: {"description": desc, "content": {problems.PROBLEM: {}}}
@@ -533,6 +546,7 @@ def _routes(api: FastAPI, st: Store, require: Any, state: ui.UiState, budget: fl
             measure=body.measure,
             min_tokens=body.min_tokens,
             decision=body.decision,
+            max_df=body.max_df,
         )
         return info.as_dict()
 

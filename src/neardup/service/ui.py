@@ -43,9 +43,11 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from neardup.crawl.queue import DEFAULT_METHOD, collection_methods, method_label
+from neardup.crawl.queue import collection_methods, method_label
 from neardup.errors import InputError, NeardupError
-from neardup.methods.registry import method_class, method_names
+from neardup.methods.plan import plan_for
+from neardup.methods.registry import method_names
+from neardup.options import OPTIONS
 from neardup.service import limits, rules, web
 from neardup.service.highlight import SideBySide, side_by_side
 from neardup.service.sources import SourceFetcher, StoredText, stored_texts
@@ -61,6 +63,8 @@ ACTIVE = ("link search", "pattern detection", "in work")
 #: Matches shown side by side (the others are listed with their scores).
 SIDE_BY_SIDE = 5
 _SPLIT = re.compile(r"[,\n\r]+")
+#: The method of a collection created from the pages without one (the declared default).
+_DEFAULT_METHOD: str = OPTIONS["collection_method"].default
 #: The word-form choices of the forms creating a collection (value, label); ``""``: the
 #: method's own canonical form.
 MORPHOLOGY_CHOICES = (
@@ -121,7 +125,7 @@ def _queue_routes(api: FastAPI, state: UiState) -> None:
     async def queue_add(request: Request) -> Response:
         async with request.form() as form:  # closes its uploads' temporary files
             values = {k: str(form.get(k, "")) for k in ("url", "clarifications", "collection")}
-            values["method"] = str(form.get("method", "")) or DEFAULT_METHOD
+            values["method"] = str(form.get("method", "")) or _DEFAULT_METHOD
             values["morphology"] = str(form.get("morphology", ""))
             status, denied = _check_token(state, request, form)
             if denied:
@@ -183,7 +187,7 @@ def _add_library(queue: CrawlQueue, values: Mapping[str, str]) -> LibraryStatus:
         raise InputError("enter the library's home page address")
     clarifications = [c.strip() for c in _SPLIT.split(values["clarifications"]) if c.strip()]
     collection = values["collection"].strip() or None
-    method = values.get("method", "").strip() or DEFAULT_METHOD
+    method = values.get("method", "").strip() or _DEFAULT_METHOD
     morphology = values.get("morphology", "").strip() or None
     return queue.add(
         url, clarifications, collection=collection, method=method, morphology=morphology
@@ -210,12 +214,12 @@ async def _queue_page(
             "url": "",
             "clarifications": "",
             "collection": "",
-            "method": DEFAULT_METHOD,
+            "method": _DEFAULT_METHOD,
             "morphology": "",
         },
         method_options=[(m, method_label(m)) for m in collection_methods()],
         morphologies=MORPHOLOGY_CHOICES,
-        default_method=DEFAULT_METHOD,
+        default_method=_DEFAULT_METHOD,
         notice=_notice(request),
         need_token=_need_token(state, request),
         csrf=csrf_token(state, request),
@@ -388,7 +392,7 @@ def _about(state: UiState, name: str) -> dict[str, Any] | None:
     except CollectionNotFound:
         return None
     libraries = [lib for lib in state.queue.libraries() if lib.collection == name]
-    lexical = method_class(stats["method"]).capabilities.needs_fit
+    lexical = plan_for(stats["method"]).needs_fit
     return {
         "stats": stats,
         "libraries": libraries,
@@ -426,17 +430,15 @@ async def collections_page(
                 out.append(about)
         return out
 
-    from neardup.methods.options import OPTIONS
-
     return web.render(
         request,
         "collections.html",
         status,
         rows=await run_in_threadpool(rows),
         form_error=error,
-        values=values or {"name": "", "method": DEFAULT_METHOD, "threshold": "", "morphology": ""},
+        values=values or {"name": "", "method": _DEFAULT_METHOD, "threshold": "", "morphology": ""},
         method_options=[(m, method_label(m)) for m in collection_methods()],
-        default_method=DEFAULT_METHOD,
+        default_method=_DEFAULT_METHOD,
         default_threshold=OPTIONS["threshold"].default,
         morphologies=MORPHOLOGY_CHOICES,
         need_token=_need_token(state, request),
@@ -454,7 +456,6 @@ def _create_collection(store: Store, values: Mapping[str, str]) -> Any:
         CollectionExists: the name is taken.
     """
     from neardup.errors import ParameterError
-    from neardup.methods.options import OPTIONS
 
     name = values["name"].strip()
     if not name:
@@ -466,7 +467,7 @@ def _create_collection(store: Store, values: Mapping[str, str]) -> Any:
         raise ParameterError("threshold", raw, "a number in (0, 1]") from None
     morphology = values["morphology"].strip()
     params = {"canonical": {"morphology": morphology}} if morphology else None
-    method = values["method"].strip() or DEFAULT_METHOD
+    method = values["method"].strip() or _DEFAULT_METHOD
     return store.create_collection(name, method, params, threshold=threshold)
 
 
@@ -494,15 +495,14 @@ PAGE_SIZE = 50
 
 
 def upload_accept(*, records: bool = True) -> str:
-    """The file picker's ``accept``: every suffix the readers take (document files, PDF,
-    DOCX, and with ``records`` the record files: JSONL, CSV, Parquet, and compressed files),
-    so the picker offers what the server reads."""
-    from neardup.text.formats import COMPRESSION_SUFFIXES, DOCUMENT_SUFFIXES
+    """The file picker's ``accept``: every suffix the readers take (the document formats of
+    :mod:`neardup.text.formats`, and with ``records`` the record formats and compressed
+    files), so the picker offers what the server reads."""
+    from neardup.text.formats import COMPRESSION_SUFFIXES, FORMATS
 
-    rec = (".jsonl", ".ndjson", ".json", ".csv", ".parquet", *COMPRESSION_SUFFIXES)
-    return ",".join(
-        (*DOCUMENT_SUFFIXES, ".pdf", ".docx", *(rec if records else ()), "text/plain", "text/html")
-    )
+    docs = [s for f in FORMATS if not f.records for s in f.suffixes]
+    rec = [s for f in FORMATS if f.records for s in f.suffixes] + [*COMPRESSION_SUFFIXES]
+    return ",".join((*docs, *(rec if records else ()), "text/plain", "text/html"))
 
 
 def _built(state: UiState, libraries: list[LibraryStatus]) -> list[dict[str, Any]]:

@@ -1,9 +1,9 @@
 """The bulk path of ``Store.add``: preparing a batch outside the database, writing it fast.
 
-A batch is prepared (hashes; canonical tokens and shingle sets by the prepare stage,
-:func:`neardup.job.prepare.shingle_texts`; signatures and index keys, compressed texts) by
-:func:`prepare` with no database connection held, in a worker thread while the previous
-batch is written. It is written in one transaction by :func:`write`:
+A batch is signed by the collection core (:func:`neardup.index.core.prepare`) and put in
+the database's form (compressed texts, encoded sets, keys sorted) by :func:`encode`, with
+no database connection held, in a worker thread while the previous batch is written. It is
+written in one transaction (:mod:`neardup.store.storage`):
 
 * documents first with ``ON CONFLICT DO NOTHING`` (only rows this transaction inserted get
   any other row, as before: re-adding adds nothing, two writers lose nothing);
@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import sqlite3
 import struct
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -32,16 +31,10 @@ from typing import Any
 import numpy as np
 from sqlalchemy import Connection
 
-from neardup.index.methods import (
-    KeyRows,
-    collection_keys,
-    keeps_signature,
-    signs_at_add,
-    signs_from_sets,
-)
-from neardup.methods.base import Method, Prepared
+from neardup.index.core import Ready, Signed
+from neardup.index.methods import KeyRows
+from neardup.methods.base import Method
 from neardup.store.codec import encode_sets, encode_text, fingerprint_shift, scrub
-from neardup.text.types import Document
 
 _PG_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
 _PG_TRAILER = struct.pack(">h", -1)
@@ -61,29 +54,20 @@ _PG_INDEX = np.dtype(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Ready:
-    """One document prepared for insertion: the document, its canonical token count and
-    content hash, and (lexical methods only) its canonical tokens."""
-
-    doc: Document
-    length: int
-    content_hash: bytes
-    tokens: list[str] | None = None
-
-
 @dataclass(frozen=True, eq=False)
 class Batch:
-    """A prepared batch: everything :func:`write` needs, no database access left to do.
+    """A signed batch in the database's form: everything :func:`insert_rows` needs, no
+    database access left to do.
 
     Attributes:
         ready: documents to insert, in input order.
         bodies: ``nd_texts.body`` of each.
         sets: ``nd_shingles.fingerprints`` of each (format 2, :mod:`neardup.store.codec`).
-        keys: index keys (batch rows index ``ready``), or ``None`` for methods whose keys
-            come from the recompute (lexical methods).
+        keys: index keys (batch rows index ``ready``) sorted by key, or ``None`` for
+            methods whose keys come from the recompute (lexical methods).
         signatures: ``nd_signatures.payload`` of each (``Signature.to_bytes``), or ``None``
-            for methods that keep no signature at add (:func:`~.methods.keeps_signature`).
+            for methods that keep no signature at add
+            (:attr:`~neardup.methods.plan.MethodPlan.keeps_signature`).
     """
 
     ready: list[Ready]
@@ -93,59 +77,21 @@ class Batch:
     signatures: list[bytes] | None = None
 
 
-def prepare(
-    meth: Method, ready_docs: list[tuple[Document, bytes]], min_tokens: int
-) -> tuple[Batch, list[tuple[Document, int]]]:
-    """Prepare documents not stored yet: tokens, shingle sets, index keys, texts.
-
-    Args:
-        meth: the collection's method.
-        ready_docs: ``(document, content hash)`` of each document to add.
-        min_tokens: documents with fewer canonical tokens are left out.
-
-    Returns:
-        ``(batch, too_short)``: the batch, and ``(document, token count)`` of each document
-        shorter than ``min_tokens``.
-    """
-    from neardup.job.prepare import PrepareConfig, shingle_texts  # here: a check needs neither
-
-    from_sets = signs_from_sets(meth)
-    at_add = signs_at_add(meth)
-    config = PrepareConfig(
-        canonical=meth.canonical,
-        shingling=meth.shingling,
-        min_tokens=min_tokens,
-        # MinHash-LSH: the sketches come from the prepare kernel's sign pass with the sets
-        signer=meth if from_sets and meth.capabilities.rows_per_document else None,
-        keep_tokens=meth.capabilities.needs_fit
-        or (at_add and not meth.capabilities.signs_from_text),
-    )
-    done = shingle_texts([d.text for d, _ in ready_docs], config)
-    lengths, sets = done.counts, done.sets
-    keep = np.flatnonzero(lengths >= min_tokens)
-    too_short = [(ready_docs[i][0], int(lengths[i])) for i in np.flatnonzero(lengths < min_tokens)]
-    tokens: Sequence[list[str] | None] = [None] * len(keep) if done.tokens is None else done.tokens
-    ready = [
-        Ready(ready_docs[i][0], int(lengths[i]), ready_docs[i][1], tokens[j])
-        for j, i in enumerate(keep.tolist())
-    ]
-    sigs = None
-    if from_sets:  # from_rows of the rows equals from_sets of the sets (the method's contract)
-        sigs = meth.from_sets(sets) if done.rows is None else meth.from_rows(done.rows)
-    elif at_add:  # from the text (SL+ST) or the canonical tokens (SpotSigs), as the job signs
-        sigs = meth.sign([Prepared(r.doc.id, r.doc.text, r.tokens or []) for r in ready])
-        ready = [replace(r, tokens=None) for r in ready]
-    keys = None if sigs is None else collection_keys(meth, sigs, sets)
-    signatures = None
-    if sigs is not None and keeps_signature(meth):
-        signatures = [meth.signature(sigs, i).to_bytes() for i in range(len(ready))]
+def encode(meth: Method, signed: Signed) -> Batch:
+    """The rows of a batch signed by the collection core
+    (:func:`neardup.index.core.prepare`): compressed texts, encoded shingle sets, index keys
+    sorted by key, signature bytes."""
+    keys = signed.keys
     if keys is not None:
         order = np.argsort(keys.key, kind="stable")
         keys = KeyRows(keys.row[order], keys.band[order], keys.key[order])
-    bodies = [encode_text(r.doc.text) for r in ready]
+    signatures = None
+    if signed.signatures is not None:
+        signatures = [sig.to_bytes() for sig in signed.signatures]
+    bodies = [encode_text(r.doc.text) for r in signed.ready]
     shift = fingerprint_shift(meth.shingling.fingerprint)
-    stored = encode_sets(sets.values, sets.offsets, shift=shift)
-    return Batch(ready, bodies, stored, keys, signatures), too_short
+    stored = encode_sets(signed.sets.values, signed.sets.offsets, shift=shift)
+    return Batch(signed.ready, bodies, stored, keys, signatures)
 
 
 # -- writing ---------------------------------------------------------------------------------

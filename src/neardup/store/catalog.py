@@ -22,8 +22,9 @@ from neardup.index.methods import build_method, creation_params
 from neardup.index.results import CollectionInfo
 from neardup.methods.base import Method
 from neardup.methods.decision import resolve_decision
-from neardup.methods.options import check_options
+from neardup.methods.plan import plan_for
 from neardup.methods.registry import method_class
+from neardup.options import check_options
 from neardup.store import schema as s
 from neardup.store.database import Database, utc
 from neardup.store.errors import CollectionExists, CollectionNotFound
@@ -74,6 +75,7 @@ def create(
     measure: str,
     min_tokens: int,
     decision: str | None,
+    max_df: int,
 ) -> None:
     """Insert a collection row (:meth:`neardup.store.Store.create_collection` documents the
     arguments).
@@ -83,7 +85,13 @@ def create(
         CollectionExists: the name is taken.
     """
     check_name(name)
-    check_options(threshold=threshold, measure=measure, min_tokens=min_tokens, decision=decision)
+    check_options(
+        threshold=threshold,
+        measure=measure,
+        min_tokens=min_tokens,
+        decision=decision,
+        max_df=max_df,
+    )
     init, canonical = creation_params(method, dict(params or {}), threshold)
     mode = resolve_decision(method_class(method), decision, measure)
     row = {
@@ -97,6 +105,7 @@ def create(
         "stats_dirty": False,
         "created_at": datetime.now(UTC),
         "decision": mode,
+        "max_df": max_df,
     }
     try:
         with db.write() as conn:
@@ -203,7 +212,7 @@ def recompute_collection(
     with db.write() as conn:
         info = collection_info(conn, name, lock=True)
         meth = method(info)
-        if not meth.capabilities.needs_fit:
+        if not plan_for(meth, info).needs_fit:
             return info, None
         fresh = build_method(info.method, info.params, info.canonical)
         report = recompute(conn, info.id, fresh)
@@ -231,7 +240,8 @@ def marker(conn: Connection, collection_id: int) -> tuple[int, int]:
 
 
 def info_of(row: Any) -> CollectionInfo:
-    """An ``nd_collections`` row as :class:`CollectionInfo` (``decision`` NULL: ``verified``)."""
+    """An ``nd_collections`` row as :class:`CollectionInfo` (``decision`` NULL: ``verified``;
+    ``max_df`` NULL: no cut)."""
     m = row._mapping
     return CollectionInfo(
         int(m["id"]),
@@ -245,6 +255,7 @@ def info_of(row: Any) -> CollectionInfo:
         bool(m["stats_dirty"]),
         utc(m["created_at"]),
         m.get("decision") or "verified",
+        None if m.get("max_df") is None else int(m["max_df"]),
     )
 
 

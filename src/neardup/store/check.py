@@ -1,5 +1,7 @@
-"""Checking a text against a collection: look its index keys up, verify each candidate on
-the exact shingle sets (Broder 1997) or by the method's own rule, decide and score.
+"""Checking a text against a collection of a :class:`neardup.Store`: the collection core's
+check (:func:`neardup.index.core.check`: look the text's index keys up, verify each
+candidate on the exact shingle sets, Broder 1997, or by the method's own rule, decide and
+score) over the database storage (:mod:`neardup.store.storage`).
 
 :func:`check` is :meth:`neardup.store.Store.check` (its docstring gives the rules). The
 collection row and built method are reused between checks (:mod:`neardup.store.cache`);
@@ -8,27 +10,22 @@ lexical methods are fitted on the current word statistics first.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
-from typing import Any
 
-import numpy as np
 from sqlalchemy import Connection
 
-from neardup._array import sorted_unique
-from neardup.decide import Decision
-from neardup.errors import check_int
+from neardup.index import core
 from neardup.index.methods import build_method
 from neardup.index.results import CheckResult, CollectionInfo
-from neardup.index.verify import Candidate, Query, check_k, select, verify
 from neardup.methods.base import Method
+from neardup.methods.plan import plan_for
 from neardup.store.cache import MethodCache
 from neardup.store.catalog import collection_info, marker, valid_name
-from neardup.store.codec import decode_set, shown_title
 from neardup.store.database import Database
 from neardup.store.errors import CollectionNotFound
-from neardup.store.lookup import candidates, collection_row
+from neardup.store.lookup import collection_row
 from neardup.store.recompute import load_stats
+from neardup.store.storage import DatabaseStorage
 
 
 def check(
@@ -42,39 +39,23 @@ def check(
     k: int | None = None,
 ) -> CheckResult:
     """Which stored documents does ``text_`` duplicate? (:meth:`neardup.store.Store.check`;
-    ``recompute(name)`` brings a ``stats_dirty`` collection's statistics up to date).
+    ``recompute(name)`` brings a ``stats_dirty`` collection's statistics up to date). The
+    collection core's check (:func:`neardup.index.core.check`) over the database storage.
 
     Raises:
         CollectionNotFound: no such collection.
         InputError: the text has fewer canonical tokens than the collection's
             ``min_tokens``.
     """
-    check_int("limit", limit, low=1, high=100_000)
-    k = check_k(k)
-    t0 = time.perf_counter()
+    limit, k = core.check_limits(limit, k)
     with db.check_reads() as conn:  # one pooled connection per check
         info, meth = _checked_collection(cache, conn, name)
-        if not meth.capabilities.needs_fit:
-            query = Query.of(meth, text_, min_tokens=info.min_tokens)
-            hits, rows = _lookup(conn, info, query.keys)
-    if (
-        meth.capabilities.needs_fit
-    ):  # lexical: fitted on current statistics (may recompute them first)
-        meth = query_method(db, cache, info, recompute)
-        query = Query.of(meth, text_, min_tokens=info.min_tokens)
-        with db.read() as conn:
-            hits, rows = _lookup(conn, info, query.keys)
-    verified = verify(meth, _decision(info), query, _candidates(rows, hits))
-    return CheckResult(
-        info.name,
-        info.method,
-        info.measure,
-        info.threshold,
-        query.tokens,
-        len(hits),
-        select(verified, limit=limit, k=k),
-        time.perf_counter() - t0,
-    )
+        if not plan_for(meth, info).needs_fit:
+            storage = DatabaseStorage(db, info, meth, conn)
+            return core.check(storage, meth, info, text_, limit=limit, k=k)
+    # lexical: fitted on current statistics (may recompute them first)
+    meth = query_method(db, cache, info, recompute)
+    return core.check(DatabaseStorage(db, info, meth), meth, info, text_, limit=limit, k=k)
 
 
 def query_method(
@@ -82,7 +63,7 @@ def query_method(
 ) -> Method:
     """The collection's method, fitted on current statistics for lexical methods."""
     meth = cache.method(info)
-    if not meth.capabilities.needs_fit:
+    if not plan_for(meth, info).needs_fit:
         return meth
     if info.stats_dirty:
         recompute(info.name)
@@ -96,18 +77,6 @@ def query_method(
     fitted.fit(stats)
     cache.keep_fitted(info.id, mark, fitted)
     return fitted
-
-
-def _lookup(
-    conn: Connection, info: CollectionInfo, keys: np.ndarray
-) -> tuple[dict[int, int], list[Any]]:
-    """Candidates (``{document pk: shared keys}``) and their stored rows, in one
-    statement (one round trip): the most-shared-keys candidates joined to their
-    documents, shingle sets and (when stored) signatures."""
-    if keys.size == 0:
-        return {}, []
-    rows = candidates(conn, info.id, sorted_unique(keys).tolist())
-    return {r[0]: int(r[6]) for r in rows}, rows
 
 
 def _checked_collection(
@@ -132,22 +101,3 @@ def _checked_collection(
     meth = cache.method(info)
     cache.keep_checked(name, raw, info, meth)
     return info, meth
-
-
-def _candidates(rows: list[Any], hits: dict[int, int]) -> list[Candidate]:
-    """The candidate rows of :func:`~neardup.store.lookup.candidates` as :class:`Candidate`
-    values (sets decoded, titles shown)."""
-    return [
-        Candidate(
-            doc_id, source, shown_title(title, body), decode_set(blob), payload, hits[int(pk)]
-        )
-        for pk, doc_id, source, title, blob, payload, _hits, body in rows
-    ]
-
-
-def _decision(info: CollectionInfo) -> Decision:
-    return Decision(
-        measure=info.measure,  # type: ignore[arg-type]  # validated when stored
-        threshold=info.threshold,
-        mode=info.decision,  # type: ignore[arg-type]
-    )

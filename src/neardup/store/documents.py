@@ -24,9 +24,10 @@ from sqlalchemy import (
 
 from neardup.errors import NeardupError
 from neardup.index.codec import bad_doc_id
-from neardup.index.methods import collection_keys, signs_at_add, signs_from_sets, slot_keys
+from neardup.index.methods import collection_keys, slot_keys
 from neardup.index.results import CollectionInfo, DocumentInfo, DocumentPage
 from neardup.methods.base import Method, Prepared, Signature
+from neardup.methods.plan import plan_for
 from neardup.store import schema as s
 from neardup.store.cache import MethodCache
 from neardup.store.catalog import collection_info, mark_dirty
@@ -156,7 +157,7 @@ def remove(db: Database, cache: MethodCache, name: str, doc_id: str) -> None:
             raise DocumentNotFound(name, doc_id)
         d = {"d": pk}
         meth = cache.method(info)
-        if meth.capabilities.needs_fit:
+        if plan_for(meth, info).needs_fit:
             _uncount(conn, info.id, pk)
         _remove_keys(conn, info, meth, pk)
         for table in (
@@ -189,7 +190,8 @@ def _remove_keys(conn: Connection, info: CollectionInfo, meth: Method, pk: int) 
 
 
 def _stored_keys(conn: Connection, meth: Method, pk: int) -> np.ndarray | None:
-    if signs_from_sets(meth) or signs_at_add(meth):
+    plan = plan_for(meth)
+    if plan.streams or plan.signs_at_add:
         row = conn.execute(
             select(s.documents.c.content_hash, s.texts.c.body)
             .join(s.texts, s.texts.c.document_id == s.documents.c.id)
@@ -200,7 +202,7 @@ def _stored_keys(conn: Connection, meth: Method, pk: int) -> np.ndarray | None:
         text_ = decode_text(bytes(row[1]), expected_hash=bytes(row[0]))
         tokens = meth.canonical.tokens(text_)
         sets = meth.shingling.batch([tokens])
-        if signs_at_add(meth):  # signed again from the text, as add signed it
+        if plan.signs_at_add:  # signed again from the text, as add signed it
             return collection_keys(meth, meth.sign([Prepared("", text_, tokens)]), sets).key
         return collection_keys(meth, meth.from_sets(sets), sets).key
     payload = conn.execute(

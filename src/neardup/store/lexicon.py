@@ -17,7 +17,7 @@ from sqlalchemy import text
 from neardup.index.results import CollectionInfo
 from neardup.methods.base import Method, Prepared
 from neardup.methods.keys import key_rows
-from neardup.methods.registry import method_class
+from neardup.methods.plan import plan_for
 from neardup.store.database import Database
 
 _ANY_DOCUMENT = "SELECT 1 FROM nd_documents WHERE collection_id = :c LIMIT 1"
@@ -30,7 +30,7 @@ _ANY_KEY = (
 def empty_lexicon_warning(db: Database, info: CollectionInfo) -> str:
     """``""``, or the warning for a lexical collection (``needs_fit``) that holds documents
     of which none has an index key (two index lookups of one row each)."""
-    if not method_class(info.method).capabilities.needs_fit:
+    if not plan_for(info.method).needs_fit:
         return ""
     with db.read() as conn:
         params = {"c": info.id}

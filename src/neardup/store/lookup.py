@@ -28,7 +28,7 @@ __all__ = ["COLLECTION_COLUMNS", "MAX_CANDIDATES", "candidates", "collection_row
 #: ``nd_collections`` columns read by a check, in :func:`collection_row`'s order.
 COLLECTION_COLUMNS = (
     "id, name, method, params, canonical, measure, threshold, min_tokens, stats_dirty, "
-    "created_at, decision"
+    "created_at, decision, max_df"
 )
 
 _ROWS = (
@@ -39,20 +39,33 @@ _ROWS = (
     "LEFT JOIN nd_signatures g ON g.document_id = d.id "
     "LEFT JOIN nd_texts t ON t.document_id = d.id"
 )
-_PG_CANDIDATES = (
-    "WITH h AS (SELECT document_id, COUNT(*) AS hits FROM ("
-    "SELECT document_id FROM nd_index WHERE key = ANY(%(k)s::int8[]) AND collection_id = %(c)s "
-    "UNION ALL SELECT document_id FROM nd_index_pending "
-    "WHERE key = ANY(%(k)s::int8[]) AND collection_id = %(c)s) AS k "
+_HITS = (
+    "h AS (SELECT document_id, COUNT(*) AS hits FROM p {cut}"
     f"GROUP BY document_id ORDER BY hits DESC, document_id LIMIT {MAX_CANDIDATES}) {_ROWS}"
 )
-_SQLITE_CANDIDATES = (
+#: Keys of more than ``max_df`` rows (documents) give no candidates (``nd_collections.max_df``).
+_CUT = "WHERE key NOT IN (SELECT key FROM p GROUP BY key HAVING COUNT(*) > {m}) "
+_PG_POSTINGS = (
+    "WITH p AS {mat}(SELECT key, document_id FROM nd_index "
+    "WHERE key = ANY(%(k)s::int8[]) AND collection_id = %(c)s "
+    "UNION ALL SELECT key, document_id FROM nd_index_pending "
+    "WHERE key = ANY(%(k)s::int8[]) AND collection_id = %(c)s), "
+)
+_SQLITE_POSTINGS = (
     "WITH q AS MATERIALIZED (SELECT value AS key FROM json_each(?)), "
-    "h AS (SELECT document_id, COUNT(*) AS hits FROM ("
-    "SELECT document_id FROM nd_index WHERE collection_id = ? AND key IN (SELECT key FROM q) "
-    "UNION ALL SELECT document_id FROM nd_index_pending "
-    "WHERE collection_id = ? AND key IN (SELECT key FROM q)) "
-    f"GROUP BY document_id ORDER BY hits DESC, document_id LIMIT {MAX_CANDIDATES}) {_ROWS}"
+    "p AS {mat}(SELECT key, document_id FROM nd_index "
+    "WHERE collection_id = ? AND key IN (SELECT key FROM q) "
+    "UNION ALL SELECT key, document_id FROM nd_index_pending "
+    "WHERE collection_id = ? AND key IN (SELECT key FROM q)), "
+)
+# the postings are read once (inlined), or twice with the cut (materialized once)
+_PG_CANDIDATES = _PG_POSTINGS.format(mat="") + _HITS.format(cut="")
+_PG_CANDIDATES_CUT = _PG_POSTINGS.format(mat="MATERIALIZED ") + _HITS.format(
+    cut=_CUT.format(m="%(m)s")
+)
+_SQLITE_CANDIDATES = _SQLITE_POSTINGS.format(mat="") + _HITS.format(cut="")
+_SQLITE_CANDIDATES_CUT = _SQLITE_POSTINGS.format(mat="MATERIALIZED ") + _HITS.format(
+    cut=_CUT.format(m="?")
 )
 
 
@@ -72,13 +85,16 @@ def collection_row(conn: Connection, name: str) -> tuple[Any, ...] | None:
     return None if row is None else tuple(row)
 
 
-def candidates(conn: Connection, collection_id: int, keys: list[int]) -> list[tuple[Any, ...]]:
+def candidates(
+    conn: Connection, collection_id: int, keys: list[int], max_df: int | None = None
+) -> list[tuple[Any, ...]]:
     """The documents sharing index keys with a query, joined to their stored rows.
 
     Args:
         conn: an open connection (read transaction).
         collection_id: the collection.
         keys: the query's distinct index keys (signed 64-bit).
+        max_df: keys of more documents than this give no candidates; ``None``: no cut.
 
     Returns:
         At most :data:`MAX_CANDIDATES` rows ``(pk, doc_id, source, title, fingerprints,
@@ -91,10 +107,17 @@ def candidates(conn: Connection, collection_id: int, keys: list[int]) -> list[tu
     cur = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
     try:
         if conn.dialect.name == "postgresql":
-            cur.execute(_PG_CANDIDATES, {"k": keys, "c": collection_id})
+            if max_df is None:
+                cur.execute(_PG_CANDIDATES, {"k": keys, "c": collection_id})
+            else:
+                cur.execute(_PG_CANDIDATES_CUT, {"k": keys, "c": collection_id, "m": max_df})
         else:
             packed = json.dumps([int(k) for k in keys], separators=(",", ":"))
-            cur.execute(_SQLITE_CANDIDATES, (packed, collection_id, collection_id))
+            args: tuple[Any, ...] = (packed, collection_id, collection_id)
+            if max_df is None:
+                cur.execute(_SQLITE_CANDIDATES, args)
+            else:
+                cur.execute(_SQLITE_CANDIDATES_CUT, (*args, max_df))
         return [tuple(r) for r in cur.fetchall()]
     finally:
         cur.close()

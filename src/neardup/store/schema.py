@@ -80,6 +80,8 @@ collections = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     # migration 0004: own | verified; NULL (collections made before it) = verified
     Column("decision", String(16), nullable=True),
+    # migration 0007: keys of more documents give no candidates; NULL (made before) = no cut
+    Column("max_df", Integer, nullable=True),
 )
 
 documents = Table(

@@ -12,8 +12,10 @@ transaction, deleted with it) and read back by :meth:`Store.document_text`.
 
 :class:`Store` is a facade; the work is done by one module per concern:
 :mod:`~neardup.store.database` (transactions, errors; shared with the crawler),
-:mod:`~neardup.store.catalog`, :mod:`~neardup.store.adding` (``add``),
-:mod:`~neardup.store.documents` (read, remove), :mod:`~neardup.store.check`,
+:mod:`~neardup.store.catalog`, :mod:`~neardup.store.adding` (``add``) and
+:mod:`~neardup.store.check` (the collection core's add and check,
+:mod:`neardup.index.core`, over the database storage :mod:`~neardup.store.storage`),
+:mod:`~neardup.store.documents` (read, remove),
 :mod:`~neardup.store.codec` (stored texts and sets) and :mod:`~neardup.store.cache`.
 :class:`StoreCollection` is one collection of a :class:`Store` bound to its name: the SQLite
 and PostgreSQL backends of the collection API (:class:`neardup.index.collection.Collection`),
@@ -35,10 +37,9 @@ from neardup.index.results import (
     DocumentPage,
 )
 from neardup.methods.base import Method
-from neardup.methods.options import DEFAULT_COLLECTION_METHOD, OPTIONS
-from neardup.methods.registry import method_class
+from neardup.methods.plan import plan_for
+from neardup.options import OPTIONS, check_options
 from neardup.store import adding, catalog, check, documents
-from neardup.store.adding import DEFAULT_BATCH
 from neardup.store.cache import MethodCache
 from neardup.store.catalog import collection_info
 from neardup.store.codec import TEXT_FORMAT, content_hash, decode_text, encode_text, scrub
@@ -99,20 +100,21 @@ class Store:
     def create_collection(
         self,
         name: str,
-        method: str = DEFAULT_COLLECTION_METHOD,
+        method: str = OPTIONS["collection_method"].default,
         params: dict[str, Any] | None = None,
         *,
         threshold: float = OPTIONS["threshold"].default,
         measure: str = OPTIONS["measure"].default,
         min_tokens: int = OPTIONS["min_tokens"].default,
         decision: str | None = OPTIONS["decision"].default,
+        max_df: int = OPTIONS["max_df"].default,
     ) -> CollectionInfo:
         """Create a collection; its method and parameters are fixed from now on.
 
         Args:
             name: unique name, 1-200 characters, no control characters.
             method: registry name (default TF-RIDF, Romanov 2019:
-                :data:`~neardup.methods.options.DEFAULT_COLLECTION_METHOD`).
+                :data:`~neardup.options.OPTIONS` ``collection_method``).
             params: the method's parameters (``canonical`` may be a ``CanonicalForm``).
             threshold: decision threshold in (0, 1]; also the method's own threshold (LSH
                 tuning) unless ``params`` sets one.
@@ -121,11 +123,13 @@ class Store:
             decision: ``own`` (the method's own rule decides a check), ``verified`` (the
                 exact shingle sets) or None (the method's default,
                 :mod:`neardup.methods.decision`).
+            max_df: index keys shared by more documents than this give a check no
+                candidates (>= 2), as :class:`neardup.Index` passes them over.
 
         Raises:
             ParameterError / UnsupportedMethod: bad name, method, parameters or options
                 (``measure`` the method's own rule cannot decide on included; the options
-                as :data:`neardup.methods.options.OPTIONS` declares them).
+                as :data:`neardup.options.OPTIONS` declares them).
             CollectionExists: the name is taken.
         """
         catalog.create(
@@ -137,6 +141,7 @@ class Store:
             measure=measure,
             min_tokens=min_tokens,
             decision=decision,
+            max_df=max_df,
         )
         return self.collection(name)
 
@@ -191,7 +196,7 @@ class Store:
         name: str,
         items: Iterable[Document | Skipped],
         *,
-        batch_size: int = DEFAULT_BATCH,
+        batch_size: int = OPTIONS["batch_size"].default,
         on_batch: Callable[[AddReport], None] | None = None,
         recompute_stats: bool = True,
     ) -> AddReport:
@@ -217,11 +222,12 @@ class Store:
             CollectionNotFound: no such collection.
             StoreError: the database failed (batches committed before stay committed).
         """
-        check_int("batch_size", batch_size, low=1, high=100_000)
+        check_options(batch_size=batch_size)
         info = self.collection(name)
         meth = self._method(info)
         report = adding.add(self._db, info, meth, items, batch_size=batch_size, on_batch=on_batch)
-        if meth.capabilities.needs_fit and recompute_stats and (report.added or self._dirty(name)):
+        lexical = plan_for(meth, info).needs_fit
+        if lexical and recompute_stats and (report.added or self._dirty(name)):
             adding.recompute_after_add(self.recompute, name)  # also an add killed before it
             warning = empty_lexicon_warning(self._db, info)
             if warning:
@@ -307,7 +313,7 @@ class Store:
 
     # -- check ------------------------------------------------------------------------------
     def check(
-        self, name: str, text_: str, *, limit: int = 100, k: int | None = None
+        self, name: str, text_: str, *, limit: int = OPTIONS["limit"].default, k: int | None = None
     ) -> CheckResult:
         """Which stored documents does ``text_`` duplicate?
 
@@ -319,7 +325,7 @@ class Store:
         decision is ``verified``; under ``own`` the method's own rule on the stored signature
         decides (equal TF-RIDF signature, one shared mega-shingle, ...). An identical
         document (resemblance 1) always matches. The decision is
-        :func:`neardup.decide.decide`, the dedup job's. Each match's ``evidence["decision"]``
+        :func:`neardup.job.decide.decide`, the dedup job's. Each match's ``evidence["decision"]``
         says which rule accepted it (``own``, ``verified`` or ``identical``),
         ``evidence["rule"]`` names it with its bar and ``evidence["score"]`` is the value it
         decided on (the exact measure, the method's own score, or 1 for identical). A lexical
@@ -329,10 +335,10 @@ class Store:
         Args:
             name: the collection.
             text_: clean text of the document.
-            limit: at most this many matches, best first (>= 1): by resemblance, then
+            limit: at most this many matches, 1-1,000, best first: by resemblance, then
                 the larger containment, then id.
             k: top-k instead of ``limit``: the ``k`` matches with the highest decided score
-                (``evidence["score"]``), ties by id, 1-100,000. Only decided matches are
+                (``evidence["score"]``), ties by id, 1-1,000. Only decided matches are
                 ranked (the threshold still applies; see :mod:`neardup.index.collection`).
 
         Raises:
@@ -344,7 +350,7 @@ class Store:
         result = check.check(
             self._db, self._cache, name, text_, limit=limit, recompute=self.recompute, k=k
         )
-        if not result.duplicate and method_class(result.method).capabilities.needs_fit:
+        if not result.duplicate and plan_for(result.method).needs_fit:
             info = self.collection(name)
             warning = empty_lexicon_warning(self._db, info)
             if not warning:  # the collection has keys: has the text a lexicon word?
@@ -394,14 +400,16 @@ class StoreCollection:
         self,
         items: Iterable[Document | Skipped],
         *,
-        batch_size: int = DEFAULT_BATCH,
+        batch_size: int = OPTIONS["batch_size"].default,
         on_batch: Callable[[AddReport], None] | None = None,
         **options: Any,
     ) -> AddReport:
         """:meth:`Store.add` to this collection."""
         return self.store.add(self.name, items, batch_size=batch_size, on_batch=on_batch, **options)
 
-    def check(self, text_: str, *, limit: int = 100, k: int | None = None) -> CheckResult:
+    def check(
+        self, text_: str, *, limit: int = OPTIONS["limit"].default, k: int | None = None
+    ) -> CheckResult:
         """:meth:`Store.check` against this collection."""
         return self.store.check(self.name, text_, limit=limit, k=k)
 

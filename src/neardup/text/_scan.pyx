@@ -6,7 +6,7 @@ Each is one loop in C over the raw bytes of a block (or the decoded fields of it
 and gives what its numpy reference in :mod:`neardup.text.read` gives, value for value:
 
 * :func:`clean_lines`: the positions of the ``\\n`` bytes of a block that can be decoded
-  at once, or None (:func:`neardup.text.read._clean_lines`);
+  at once, or None (:func:`neardup.text.formats.jsonl._clean_lines`);
 * :func:`plain_lines`: which lines hold no byte that could make their record other than
   plain text (:func:`neardup.text.read._plain_lines`, by its ``bytes.translate`` table);
 * :func:`bare_records`: which records have a non-blank string id and text

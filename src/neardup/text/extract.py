@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from typing import Protocol
 
 from neardup.errors import NeardupError, ParameterError
+from neardup.options import OPTIONS
 from neardup.text.types import ContentType
 
 #: Tags whose content is never visible text.
@@ -166,18 +167,16 @@ def cpu_budget(seconds: float, what: str = "extraction") -> Iterator[None]:
         raise CPUBudgetError(what, seconds)
 
 
-#: HTML main-text extractors (``--extractor``); the first is the default.
-EXTRACTORS: tuple[str, ...] = ("resiliparse", "trafilatura")
-
-
-def extract(text: str, content_type: ContentType, *, extractor: str = "resiliparse") -> str:
+def extract(
+    text: str, content_type: ContentType, *, extractor: str = OPTIONS["extractor"].default
+) -> str:
     """Clean text of a document whose markup is ``content_type``.
 
     Args:
         text: the decoded document.
         content_type: ``"html"`` (:func:`html_to_text`), ``"wiki"`` (:func:`wiki_to_text`)
             or ``"text"`` (returned unchanged).
-        extractor: the HTML main-text extractor, one of :data:`EXTRACTORS`.
+        extractor: the HTML main-text extractor, one of :data:`neardup.options.EXTRACTORS`.
 
     Returns:
         The clean text (may be ``""``).
@@ -194,7 +193,7 @@ def extract(text: str, content_type: ContentType, *, extractor: str = "resilipar
     raise ParameterError("content_type", content_type, "one of text, html, wiki")
 
 
-def html_to_text(html: str, *, extractor: str = "resiliparse") -> str:
+def html_to_text(html: str, *, extractor: str = OPTIONS["extractor"].default) -> str:
     """Main text of an HTML page, boilerplate removed.
 
     ``extractor="resiliparse"`` (the default): Resiliparse's
@@ -223,8 +222,7 @@ def html_to_text(html: str, *, extractor: str = "resiliparse") -> str:
         Main-text extraction has a CPU budget (:data:`HTML_BUDGET_S` plus
         :data:`HTML_BUDGET_S_PER_MB` a MB, :func:`cpu_budget`); past it, the visible text.
     """
-    if extractor not in EXTRACTORS:
-        raise ParameterError("extractor", extractor, f"one of {', '.join(EXTRACTORS)}")
+    OPTIONS["extractor"].check(extractor)
     if not html or not html.strip():
         return ""
     budget = HTML_BUDGET_S + HTML_BUDGET_S_PER_MB * len(html) / 1e6

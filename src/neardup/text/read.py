@@ -3,7 +3,7 @@ PDF, DOCX and standard input into documents (or skips).
 
 :func:`read_corpus` is the one reader of neardup: the local dedup job, collections, ``check``
 and the upload forms go through it (the dedup job through its two halves,
-:func:`neardup.text.units.plan_units` and :func:`read_unit`, so that workers can share the
+:func:`neardup.text.inputs.plan_units` and :func:`read_unit`, so that workers can share the
 costly half). Every document goes through the same steps: size limit, empty check, binary
 check (:func:`.encoding.looks_binary`), decoding (:func:`.encoding.decode`; a record field is
 strict UTF-8, a bad byte costing that record only), content type (forced, or per record:
@@ -13,38 +13,28 @@ a :class:`Skipped` value with a reason; only a missing input path or a bad param
 
 from __future__ import annotations
 
-import codecs
 import inspect
-import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from neardup.errors import DecodeError, ParameterError, check_choice, check_int
+from neardup.errors import DecodeError, ParameterError, check_int
+from neardup.options import OPTIONS, check_options
 from neardup.text.encoding import SNIFF_BYTES, decode, looks_binary
-from neardup.text.extract import EXTRACTORS, extract
-from neardup.text.formats import input_kind
+from neardup.text.extract import extract
+from neardup.text.formats import FORMATS, Format, format_of
+from neardup.text.formats.format import is_compressed
+from neardup.text.formats.jsonl import loads_record, parse_block, scanner
+from neardup.text.inputs import Spool, plan_units, planned_bytes, resolve_inputs
 from neardup.text.scrub import scrub
 from neardup.text.sniff import sniff_content_type
 from neardup.text.title import titled
-from neardup.text.types import CONTENT_TYPES, ContentType, Document, Skipped
-from neardup.text.units import (
-    LinesUnit,
-    LongInt,
-    ReadOptions,
-    RecordsUnit,
-    Spool,
-    Unit,
-    open_stream,
-    plan_units,
-    planned_bytes,
-    record_id,
-    resolve_inputs,
-)
+from neardup.text.types import ContentType, Document, Skipped
+from neardup.text.units import LinesUnit, ReadOptions, RecordsUnit, Unit, open_stream, record_id
 
 __all__ = [
     "ReadOptions",
@@ -56,20 +46,18 @@ __all__ = [
     "read_unit",
 ]
 
-#: Kept for callers of the earlier reader (the Dask engine's blocks).
-JSONL_SUFFIXES: tuple[str, ...] = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")
 #: Substrings without which a text cannot be HTML or wiki under the sniffing rules.
 _MARKUP_HINTS: tuple[str, ...] = ("<", "[[", "{{", "==", "'''", "{|")
 
 
 def read_options(
     *,
-    id_field: str = "id",
-    text_field: str = "text",
-    content_type: str = "auto",
-    max_bytes: int = 20_000_000,
+    id_field: str = OPTIONS["id_field"].default,
+    text_field: str = OPTIONS["text_field"].default,
+    content_type: str = OPTIONS["content_type"].default,
+    max_bytes: int = OPTIONS["max_bytes"].default,
     glob: str | None = None,
-    extractor: str = "resiliparse",
+    extractor: str = OPTIONS["extractor"].default,
     follow_symlinks: bool = False,
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
@@ -84,12 +72,13 @@ def read_options(
     patterns = {"include": _patterns("include", include), "exclude": _patterns("exclude", exclude)}
     if limit is not None:
         check_int("limit", limit, low=1)
-    check_choice("content_type", content_type, CONTENT_TYPES)
-    check_choice("extractor", extractor, EXTRACTORS)
-    check_int("max_bytes", max_bytes, low=1)
-    for name, value in (("id_field", id_field), ("text_field", text_field)):
-        if not isinstance(value, str) or not value:
-            raise ParameterError(name, value, "a non-empty string")
+    check_options(
+        content_type=content_type,
+        extractor=extractor,
+        max_bytes=max_bytes,
+        id_field=id_field,
+        text_field=text_field,
+    )
     if glob is not None and (not isinstance(glob, str) or not glob):
         raise ParameterError("glob", glob, "a non-empty pattern string or None")
     return ReadOptions(
@@ -141,12 +130,12 @@ def _patterns(name: str, value: Sequence[str]) -> tuple[str, ...]:
 def read_corpus(
     inputs: Sequence[str | os.PathLike[str]] | str | os.PathLike[str],
     *,
-    id_field: str = "id",
-    text_field: str = "text",
-    content_type: str = "auto",
-    max_bytes: int = 20_000_000,
+    id_field: str = OPTIONS["id_field"].default,
+    text_field: str = OPTIONS["text_field"].default,
+    content_type: str = OPTIONS["content_type"].default,
+    max_bytes: int = OPTIONS["max_bytes"].default,
     glob: str | None = None,
-    extractor: str = "resiliparse",
+    extractor: str = OPTIONS["extractor"].default,
     follow_symlinks: bool = False,
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
@@ -234,9 +223,9 @@ def read_corpus(
 def read_named(
     paths: list[Path], options: ReadOptions, names: list[str]
 ) -> Iterator[Document | Skipped]:
-    """The documents of resolved ``paths`` (:func:`neardup.text.units.resolve_inputs`) as
+    """The documents of resolved ``paths`` (:func:`neardup.text.inputs.resolve_inputs`) as
     :func:`read_corpus` reads them, each path named ``names[k]`` in ids (one group of a
-    job's inputs: :func:`neardup.text.units.group_names`)."""
+    job's inputs: :func:`neardup.text.inputs.group_names`)."""
     yield from read_units(plan_units(paths, options, names=names), options)
 
 
@@ -254,7 +243,7 @@ def read_counted(
     inputs: Sequence[str | os.PathLike[str]], options: ReadOptions, on_bytes: Any
 ) -> tuple[int | None, Iterator[Document | Skipped]]:
     """:func:`read_corpus` with the progress of the read in bytes: the planned total (the
-    inputs' files on disk, :func:`neardup.text.units.planned_bytes`; None with a
+    inputs' files on disk, :func:`neardup.text.inputs.planned_bytes`; None with a
     ``limit``), and the items, ``on_bytes(n)`` called as each read unit's ``n`` bytes are
     handed out.
 
@@ -308,7 +297,7 @@ def _file_document(path: Path, doc_id: str, options: ReadOptions) -> Document | 
     try:
         before = path.stat()
         size = before.st_size
-        compressed = path.suffix.lower() in (".gz", ".zst", ".bz2", ".xz")
+        compressed = is_compressed(path.name)
         if size > limit and not compressed:
             return Skipped(doc_id, source, "oversize", f"{size} bytes > max_bytes={limit}")
         with open_stream(path) as f:
@@ -344,7 +333,9 @@ def _version(st: os.stat_result) -> tuple[int, int, int, int]:
 def _binary_head(head: bytes, name: str) -> bool:
     """Whether a file of no known kind is binary by its first bytes (a PDF or DOCX by its
     signature is not: it is read by its text)."""
-    if not name or input_kind(name) != "unknown" or head.startswith((b"%PDF-", b"PK\x03\x04")):
+    if not name or format_of(name) is not None:
+        return False
+    if any(fmt.signature and head.startswith(fmt.signature) for fmt in FORMATS):
         return False
     return looks_binary(head)
 
@@ -367,11 +358,11 @@ def document_from_bytes(
     """
     if not data:
         return Skipped(doc_id, source, "empty", "0 bytes")
-    kind = input_kind(name) if name else "unknown"
-    if kind == "pdf" or data.startswith(b"%PDF-"):
-        return titled(_office(data, doc_id, source, "pdf"), name=name, pdf=data)
-    if kind == "docx" or (data.startswith(b"PK\x03\x04") and b"word/" in data[:4096]):
-        return titled(_office(data, doc_id, source, "docx"), name=name, docx=data)
+    named = format_of(name) if name else None
+    for fmt in FORMATS:  # a binary document format, by name or signature, in their order
+        if fmt.text is not None and (fmt is named or fmt.opens(data)):
+            meta = None if fmt.title is None else partial(fmt.title, data)
+            return titled(_binary_document(data, doc_id, source, fmt), name=name, meta=meta)
     if looks_binary(data):
         return Skipped(doc_id, source, "binary", "NUL or control bytes in the first 8 KiB")
     try:
@@ -385,16 +376,18 @@ def document_from_bytes(
     )
 
 
-def _office(data: bytes, doc_id: str, source: str, kind: str) -> Document | Skipped:
-    from neardup.text.office import OfficeError, docx_text, pdf_text
+def _binary_document(data: bytes, doc_id: str, source: str, fmt: Format) -> Document | Skipped:
+    """The document of a binary format's file (PDF, DOCX) by its :attr:`~.Format.text`."""
+    from neardup.text.office import OfficeError
 
+    assert fmt.text is not None
     try:
-        text = pdf_text(data) if kind == "pdf" else docx_text(data)
+        text = fmt.text(data)
     except OfficeError as exc:
         return Skipped(doc_id, source, "unreadable", str(exc))
     text = scrub(text)
     if not text.strip():
-        return Skipped(doc_id, source, "no-text", f"no text layer in the {kind.upper()}")
+        return Skipped(doc_id, source, "no-text", f"no text layer in the {fmt.name.upper()}")
     return Document(doc_id, text, source, "text", len(data))
 
 
@@ -460,7 +453,7 @@ def record_document(
 
 def _lines_documents(unit: LinesUnit, options: ReadOptions) -> list[Document | Skipped]:
     """Documents of a block of JSONL lines: the whole block decoded at once when it is clean
-    (:func:`_block_parse`), else one ``json.loads`` a line."""
+    (:func:`~.formats.jsonl.parse_block`), else one ``json.loads`` a line."""
     fast = _block_lines(unit, options)
     if fast is not None:
         return fast
@@ -480,112 +473,10 @@ def _lines_documents(unit: LinesUnit, options: ReadOptions) -> list[Document | S
 
 
 def _block_lines(unit: LinesUnit, options: ReadOptions) -> list[Document | Skipped] | None:
-    parsed = _block_parse(unit, options)
+    parsed = parse_block(unit, options)
     if parsed is None:
         return None
     return _block_documents(unit, options, *parsed)
-
-
-def block_records(unit: LinesUnit, options: ReadOptions) -> tuple[list[Any], list[Any]] | None:
-    """The raw id and text values of a clean JSONL block, one a line, as the reader decodes
-    them (:func:`_block_parse`), or None where the block must be read line by line."""
-    parsed = _block_parse(unit, options)
-    return None if parsed is None else (parsed[0], parsed[1])
-
-
-def _block_parse(
-    unit: LinesUnit, options: ReadOptions, *, raw: bool = False
-) -> tuple[list[Any], list[Any], Any] | None:
-    """``(ids, texts, line ends)`` of a clean block of JSONL lines (:func:`_clean_lines`),
-    one record a line, decoded at once by msgspec into the two fields alone (the other
-    fields are checked as JSON, not built), or None (the line-by-line path then): a
-    malformed or non-UTF-8 line, a line that is not an object, an id that is not a string
-    or null, or a text that is not a string or null. With ``raw`` the texts are left as
-    their JSON (``msgspec.Raw``, quotes and escapes included, not checked as UTF-8)."""
-    data = unit.data
-    ends = _clean_lines(data, options.max_bytes)
-    if ends is None:
-        return None
-    decoder = _record_decoder(options.id_field, options.text_field, raw)
-    if decoder is None:
-        return None
-    import msgspec
-
-    try:
-        records = decoder.decode_lines(data)
-    except (msgspec.MsgspecError, ValueError, RecursionError):
-        return None  # a line nested deeper than msgspec recurses: line by line
-    if len(records) != ends.shape[0] + (0 if data.endswith(b"\n") else 1):
-        return None
-    return [r.doc_id for r in records], [r.body for r in records], ends
-
-
-def _clean_lines(data: bytes, max_bytes: int) -> Any:
-    """int64 positions of the ``\\n`` bytes of a block that can be decoded at once, or
-    None: it must hold one object a line (no blank, CR-ended or space-led first line, so
-    record k is line k) and no line over ``max_bytes`` (such a line is skipped, not
-    parsed). One loop in C where :mod:`neardup.text._scan` is built (:func:`_scanner`),
-    else numpy; the same values."""
-    import numpy as np
-
-    scan = _scanner()
-    if scan is not None:
-        ends = scan.clean_lines(data, max_bytes)
-        return None if ends is None else np.frombuffer(ends, dtype=np.int64)
-    if len(data) < 2 or data[:1].isspace() or b"\r" in data:
-        return None
-    ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
-    if ends.size and (ends[0] == 0 or bool((ends[1:] - ends[:-1] == 1).any())):
-        return None
-    if max_bytes < len(data):
-        bounds = np.concatenate([[-1], ends, [len(data)]])
-        if int((bounds[1:] - bounds[:-1]).max()) - 1 > max_bytes:
-            return None
-    return ends
-
-
-#: The environment variable choosing the compiled kernels (``python``: the numpy path; the
-#: job checks its value, :func:`neardup.methods.kernel.requested`).
-_KERNEL_ENV = "NEARDUP_KERNEL"
-#: The version of :mod:`neardup.text._scan` this module calls (its ``ABI``).
-_SCAN_ABI = 2
-
-
-def _scanner() -> Any:
-    """The compiled block checks (:mod:`neardup.text._scan`), or None: not built, an older
-    build, or ``NEARDUP_KERNEL=python`` (the numpy reference, which gives the same
-    values)."""
-    if os.environ.get(_KERNEL_ENV, "").strip().lower() == "python":
-        return None
-    return _scan_module()
-
-
-@lru_cache(maxsize=1)
-def _scan_module() -> Any:
-    try:
-        from neardup.text import _scan  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return _scan if getattr(_scan, "ABI", None) == _SCAN_ABI else None
-
-
-@lru_cache(maxsize=8)
-def _record_decoder(id_field: str, text_field: str, raw: bool = False) -> Any:
-    """msgspec decoder of a record's id and text fields (None if they are one field); with
-    ``raw`` the text is kept as its JSON (``msgspec.Raw``, ``null`` when missing)."""
-    if id_field == text_field:
-        return None
-    import msgspec
-
-    body: tuple[str, Any, Any] = (
-        ("body", msgspec.Raw, msgspec.Raw(b"null")) if raw else ("body", str | None, None)
-    )
-    record = msgspec.defstruct(
-        "Record",
-        [("doc_id", str | None, None), body],
-        rename={"doc_id": id_field, "body": text_field},
-    )
-    return msgspec.json.Decoder(record)
 
 
 class JsonTexts(Sequence[str]):
@@ -688,12 +579,12 @@ def read_unit_columns(unit: Unit, options: ReadOptions, *, raw_texts: bool = Fal
             unit = unit.loaded()
         except OSError as exc:
             return _columns([_unloaded(unit, exc)])
-        if raw_texts and _scanner() is not None:
-            parsed = _block_parse(unit, options, raw=True)
+        if raw_texts and scanner() is not None:
+            parsed = parse_block(unit, options, raw=True)
             got = None if parsed is None else _raw_block_columns(unit, options, *parsed)
             if got is not None:
                 return got
-        parsed = _block_parse(unit, options)
+        parsed = parse_block(unit, options)
         if parsed is not None:
             return _block_columns(unit, options, *parsed)
     return _columns(read_unit(unit, options))
@@ -730,7 +621,7 @@ def _raw_block_columns(
 
     n = len(raws)
     good = _plain_lines(unit.data, ends, n, options)
-    every = _scanner().bare_raw_records(raw_ids, raws, good.view(np.uint8))
+    every = scanner().bare_raw_records(raw_ids, raws, good.view(np.uint8))
     if every < 0:
         return None
     if every:
@@ -798,7 +689,7 @@ def _bare_records(ids: list[Any], texts: list[Any], good: Any) -> bool:
     :func:`_bare`; returns whether every flag is left set."""
     import numpy as np
 
-    scan = _scanner()
+    scan = scanner()
     if scan is not None:
         return bool(scan.bare_records(ids, texts, good.view(np.uint8)))
     pairs = zip(ids, texts, strict=True)
@@ -830,7 +721,7 @@ def _columns(items: list[Document | Skipped]) -> UnitColumns:
 
 def _plain_lines(data: bytes, ends: Any, n: int, options: ReadOptions) -> Any:
     """Which of the ``n`` lines of a clean JSONL block (``ends``: int64 positions of its
-    ``\\n`` bytes, :func:`_clean_lines`) hold a record that
+    ``\\n`` bytes, :func:`~.formats.jsonl._clean_lines`) hold a record that
     :func:`record_document` would take as plain text without looking further, decided on
     the raw bytes of the block at once: no control byte, no escape that can stand for one
     or for a markup character (``\\b``, ``\\u0000``-``\\u007f``) and, unless the content
@@ -838,15 +729,15 @@ def _plain_lines(data: bytes, ends: Any, n: int, options: ReadOptions) -> Any:
     :func:`_make_document`). The test is on the whole line, so a hint in another field
     flags its record too: a flagged record goes through :func:`record_document` itself,
     which decides it the same way, only slower. Size needs no test: a clean block has no
-    line over ``max_bytes`` (:func:`_clean_lines`) and a text is never longer than its
-    line. One loop in C over the block where :mod:`neardup.text._scan` is built
-    (:func:`_scanner`), else numpy over its hint bytes; the same flags. Returns bool (n,),
-    writable."""
+    line over ``max_bytes`` (:func:`~.formats.jsonl._clean_lines`) and a text is never
+    longer than its line. One loop in C over the block where :mod:`neardup.text._scan` is
+    built (:func:`~.formats.jsonl.scanner`), else numpy over its hint bytes; the same
+    flags. Returns bool (n,), writable."""
     import numpy as np
 
     if options.content_type not in ("auto", "text"):
         return np.zeros(n, dtype=bool)  # a forced markup: the full path
-    scan = _scanner()
+    scan = scanner()
     if scan is not None:
         flags = scan.plain_lines(data, n, _hint_table(options.content_type))
         return np.frombuffer(flags, dtype=np.uint8).view(bool)
@@ -911,102 +802,6 @@ def _hint_table(content_type: str) -> bytes:
             table[char] = code
         table[ord("<")] = 1
     return bytes(table)
-
-
-def _parse_int(digits: str) -> int | LongInt:
-    return int(digits) if len(digits) <= 4000 else LongInt(digits)
-
-
-def loads_record(line: bytes, fields: tuple[str, ...]) -> Any:
-    """A JSONL line's value (a BOM before it ignored), as :func:`json.loads` gives it,
-    except that an integer of any length is read (:class:`LongInt`) and a line nested too
-    deep for the recursive parser gives a dict of its top-level ``fields`` alone (the
-    other fields are checked to be balanced, not parsed: :func:`_top_fields`).
-
-    Raises:
-        UnicodeDecodeError: not UTF-8.
-        ValueError: malformed JSON (or a wanted field itself nested too deep).
-    """
-    data = line.removeprefix(codecs.BOM_UTF8)
-    try:
-        return json.loads(data, parse_int=_parse_int)
-    except RecursionError:
-        data.decode("utf-8")  # the same UnicodeDecodeError json.loads raises
-        return _top_fields(data, fields)
-
-
-def _top_fields(data: bytes, fields: tuple[str, ...]) -> dict[str, Any]:
-    """The ``fields`` of the JSON object ``data`` found by one iterative scan (strings and
-    bracket depth), each value parsed alone; the object must be one ``{...}`` whose
-    brackets balance.
-
-    Raises:
-        ValueError: not such an object, or a wanted value that cannot be parsed.
-    """
-    text = data.strip()
-    if not text.startswith(b"{"):
-        raise ValueError("nested too deep and not an object")
-    spans = _top_spans(text)
-    out: dict[str, Any] = {}
-    for key, (start, end) in spans.items():
-        if key in fields:
-            try:
-                out[key] = json.loads(text[start:end], parse_int=_parse_int)
-            except RecursionError:
-                raise ValueError(f"field {key!r} nested too deep") from None
-    return out
-
-
-def _top_spans(text: bytes) -> dict[str, tuple[int, int]]:
-    """``{key: (start, end)}`` of the values at depth 1 of the object ``text``."""
-    spans: dict[str, tuple[int, int]] = {}
-    depth, i, n = 0, 0, len(text)
-    key: str | None = None
-    value_start = -1
-    expect_key = False
-    while i < n:
-        c = text[i]
-        if c == 0x22:  # a string: find its end, minding escapes
-            j = i + 1
-            while True:
-                j = text.find(b'"', j)
-                if j < 0:
-                    raise ValueError("unterminated string")
-                back = j - 1
-                while text[back] == 0x5C:
-                    back -= 1
-                if (j - 1 - back) % 2 == 0:
-                    break
-                j += 1
-            if depth == 1 and expect_key:
-                key = json.loads(text[i : j + 1])
-                expect_key = False
-            i = j + 1
-            continue
-        if c in b"{[":
-            depth += 1
-            if depth == 1:
-                expect_key = True
-        elif c in b"}]":
-            if depth == 1 and key is not None:
-                spans[key] = (value_start, i)
-                key = None
-            depth -= 1
-            if depth < 0:
-                raise ValueError("unbalanced brackets")
-            if depth == 0 and text[i + 1 :].strip():
-                raise ValueError("extra data after the object")
-        elif depth == 1 and c == 0x3A and key is not None:  # ":"
-            value_start = i + 1
-        elif depth == 1 and c == 0x2C:  # ","
-            if key is not None:
-                spans[key] = (value_start, i)
-                key = None
-            expect_key = True
-        i += 1
-    if depth != 0:
-        raise ValueError("unbalanced brackets")
-    return spans
 
 
 def jsonl_record(line: bytes, fallback_id: str, source: str, options: Any) -> Document | Skipped:

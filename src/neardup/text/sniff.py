@@ -1,6 +1,7 @@
 """Guess whether a text is HTML, MediaWiki markup or plain text.
 
-By file extension when the name has a known one, else by content:
+By file extension when the name has one a document format fixes
+(:attr:`neardup.text.formats.Format.content_type`), else by content:
 
 * HTML: the text opens (after blanks, comments and an XML declaration) with
   ``<!DOCTYPE html``, ``<html``, ``<head`` or ``<body``; or it is a fragment dense in HTML
@@ -20,24 +21,9 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
+from neardup.text.formats import content_type_of
 from neardup.text.types import ContentType
 
-#: Extensions (lower case, after removing a ``.gz``) and the type they fix.
-EXTENSION_TYPES: dict[str, ContentType] = {
-    ".html": "html",
-    ".htm": "html",
-    ".xhtml": "html",
-    ".wiki": "wiki",
-    ".mediawiki": "wiki",
-    ".txt": "text",
-    ".text": "text",
-    ".md": "text",
-    ".markdown": "text",
-    ".rst": "text",
-    ".asc": "text",
-    ".adoc": "text",
-    ".asciidoc": "text",
-}
 #: A fragment needs at least this many known HTML tags to be called HTML.
 MIN_TAGS = 3
 _HEAD_CHARS = 4096
@@ -98,7 +84,7 @@ def _type_from_name(name: str) -> ContentType | None:
     path = PurePath(name.lower())
     if path.suffix == ".gz":
         path = path.with_suffix("")
-    return EXTENSION_TYPES.get(path.suffix)
+    return content_type_of(path.suffix)
 
 
 def is_html_document(text: str) -> bool:

@@ -15,8 +15,9 @@ import html
 import io
 import logging
 import re
+from collections.abc import Callable
 
-from neardup.text.formats import strip_compression
+from neardup.text.formats.format import strip_compression
 from neardup.text.types import Document, Skipped
 
 #: Longest title kept, characters (a runaway <title> is cut).
@@ -195,18 +196,12 @@ def titled(
     *,
     name: str,
     raw: str = "",
-    pdf: bytes | None = None,
-    docx: bytes | None = None,
+    meta: Callable[[], str] | None = None,
 ) -> Document | Skipped:
     """``doc`` with the title its file gives (``raw``: the decoded file before extraction;
-    ``pdf``/``docx``: the file's bytes for their metadata), else the file ``name``; ``doc``
-    unchanged when it is a skip or has no file name."""
+    ``meta``: the title of a binary file's metadata, :attr:`neardup.text.formats.Format.title`),
+    else the file ``name``; ``doc`` unchanged when it is a skip or has no file name."""
     if isinstance(doc, Skipped) or not name:
         return doc
-    if pdf is not None:
-        found = pdf_title(pdf)
-    elif docx is not None:
-        found = docx_title(docx)
-    else:
-        found = title_of(raw, name=name)
+    found = meta() if meta is not None else title_of(raw, name=name)
     return dataclasses.replace(doc, title=found or file_title(name))

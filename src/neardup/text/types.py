@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 ContentType = Literal["text", "html", "wiki"]
-CONTENT_TYPES: tuple[str, ...] = ("auto", "text", "html", "wiki")
 
 SkipReason = Literal[
     "empty",

@@ -1,9 +1,10 @@
 """The pair decision: candidate pairs -> decided pairs, the value that decided, the rule.
 
 One function, :func:`decide`, decides every candidate pair of every engine: the local job
-(:func:`neardup.dedup.dedup`), the Dask partitions (:mod:`neardup.distributed.partition`),
-and a collection check on every backend (:mod:`neardup.index.verify`, a batch of one query:
-memory :class:`neardup.Index`, SQLite and PostgreSQL :mod:`neardup.store.check`).
+(:func:`neardup.job.pipeline.dedup`), the Dask partitions
+(:mod:`neardup.distributed.partition`), and a collection check on every backend
+(:mod:`neardup.index.verify`, a batch of one query: memory :class:`neardup.Index`, SQLite
+and PostgreSQL :mod:`neardup.store.check`).
 
 The rules (:class:`Decision` holds the job's measure, threshold and mode):
 

@@ -9,7 +9,7 @@ documents), ``verify`` (the decision, and exact resemblance and containment on t
 shingle sets for every reported pair), ``cluster`` (connected components) and ``keep`` (one
 document per cluster).
 
-The decision for a pair (:func:`neardup.decide.decide`, shared with the Dask engine,
+The decision for a pair (:func:`neardup.job.decide.decide`, shared with the Dask engine,
 collections and :class:`neardup.Index`; rules in :mod:`neardup.methods.decision`): with
 ``decision="own"`` the
 method's own rule as its paper defines it (equal I-Match/TF-RIDF/anchor signature, one shared
@@ -32,20 +32,19 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from os import PathLike
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal, Protocol
 
 import numpy as np
 
 from neardup._spill import PartStack, default_budget
 from neardup._version import __version__
-from neardup.decide import Decided, Decision, decide, decision_summary, signature_scores
 from neardup.errors import AccountingError, ParameterError, check_choice, check_int
 from neardup.frames import adapt_source
 from neardup.job.cluster import Cluster, make_clusters
+from neardup.job.decide import Decided, Decision, decide, decision_summary, signature_scores
 from neardup.job.keep import containments, drop_reason, field_ranks
 from neardup.job.pairs import Pair, PairTable
 from neardup.job.prepare import (
-    PrepareConfig,
     PreparedDocuments,
     claim_ids,
     kernel_of,
@@ -58,13 +57,13 @@ from neardup.methods.base import Method, Prepared
 from neardup.methods.corpus_stats import CorpusStatistics
 from neardup.methods.decision import resolve_decision
 from neardup.methods.lsh import banding_summary, thread_limit
-from neardup.methods.options import JOB_OPTIONS, OPTIONS, validate_options
+from neardup.methods.plan import MethodPlan, PrepareConfig, plan_for
 from neardup.methods.prefix import containment_candidates, rank_by_frequency
 from neardup.methods.registry import make_method
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
+from neardup.options import JOB_OPTIONS, OPTIONS, validate_options
 from neardup.progress import NullProgress, Progress
-from neardup.text.canonical import CanonicalForm
 from neardup.text.types import Document, Skipped
 from neardup.text.units import ReadOptions, UniqueIds
 
@@ -83,7 +82,7 @@ class Dropped:
         reason: why, in words.
         match: with ``--against``, the id of the ``--against`` document it matches (the
             best one: highest ``score``, then the smallest id), else None.
-        score: the value that decided that match (:mod:`neardup.decide`), in [0, 1].
+        score: the value that decided that match (:mod:`neardup.job.decide`), in [0, 1].
     """
 
     id: str
@@ -224,7 +223,7 @@ def _pair_table(result: DedupResult) -> PairTable:
 @dataclass(frozen=True, kw_only=True)
 class DedupOptions:
     """Job options, validated by their one declaration
-    (:data:`neardup.methods.options.OPTIONS`: the same value gets the same error from
+    (:data:`neardup.options.OPTIONS`: the same value gets the same error from
     collections, the API and the CLI).
 
     Args:
@@ -271,6 +270,107 @@ class DedupOptions:
         return {name: getattr(self, name) for name in JOB_OPTIONS}
 
 
+#: ``(wanted ids) -> {id: value}``: a keep-by field's values of the clustered documents.
+FieldReader = Callable[[set[str]], dict[str, Any]]
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class Job:
+    """One dedup job as :func:`dedup` hands it to an :class:`Executor`: everything
+    resolved and checked, nothing read yet.
+
+    Attributes:
+        groups: the inputs, ``[source]`` or, with ``against``, ``[against, source]`` (A's
+            first); each input paths or documents (:func:`dedup` turned texts, pairs and
+            frames into documents).
+        method: the method, built (:func:`resolve_method`); options: the options with the
+            decision resolved (:func:`decided_options`).
+        read_options: how input paths are read.
+        within: with ``against``: B's duplicates among themselves are dropped too.
+        field_reader: the keep-by field's reader, or None (no ``keep_by``).
+        progress: the receiver of the stages' progress; clock: ``() -> seconds``.
+    """
+
+    groups: list[Any]
+    method: Method
+    options: DedupOptions
+    read_options: ReadOptions
+    within: bool = True
+    field_reader: FieldReader | None = None
+    progress: Progress = field(default_factory=NullProgress)
+    clock: Any = time.perf_counter
+
+
+class Executor(Protocol):
+    """What runs a :class:`Job`: the in-process job (:mod:`neardup.job.executors.local`),
+    a pool of worker processes (:mod:`neardup.job.executors.pool`) or a Dask cluster
+    (:mod:`neardup.distributed.executor`). Every executor gives the same
+    :class:`DedupResult`: the same pairs, clusters, dropped and skipped rows, and a summary
+    with the same keys (:func:`job_summary`; its own figures under ``summary["executor"]``).
+
+    A new executor is one module with a class implementing this protocol, given to
+    :func:`dedup` as ``executor=`` (or named in :data:`EXECUTORS`). An executor that
+    cannot run a job refuses it in :meth:`run`, before any work, with a
+    :class:`~neardup.errors.ParameterError` naming what it cannot run.
+
+    Attributes:
+        name: the executor's name (``summary["executor"]["name"]``).
+        settings: the :func:`dedup` arguments it takes when named by a string (``jobs``,
+            ``memory_budget``, ``spill_dir``); the others are refused.
+        writes_files: whether :meth:`run` writes the four JSONL files of the result into
+            an output directory of its own (the Dask workers do; then
+            :func:`neardup.output.write_result` adds ``summary.json`` only).
+    """
+
+    name: ClassVar[str]
+    settings: ClassVar[tuple[str, ...]]
+    writes_files: ClassVar[bool]
+
+    def run(self, job: Job) -> DedupResult:
+        """Run ``job``; its result."""
+        ...
+
+
+#: Executor name -> ``module:class`` (imported when named: the Dask executor sits above
+#: the job, in :mod:`neardup.distributed`, and imports Dask when it runs).
+EXECUTORS: dict[str, str] = {
+    "local": "neardup.job.executors.local:InProcess",
+    "pool": "neardup.job.executors.pool:ProcessPool",
+    "dask": "neardup.distributed.executor:DaskExecutor",
+}
+
+
+def executor_for(executor: str | Executor | None, **settings: Any) -> Executor:
+    """The executor of a job: ``executor`` itself, the one :data:`EXECUTORS` names (made
+    with the ``settings`` it takes), or, for None, the pool (which runs in this process
+    when ``jobs`` is 1 or the input is not paths).
+
+    Args:
+        executor: an :class:`Executor`, a name of :data:`EXECUTORS`, or None.
+        **settings: :func:`dedup`'s ``jobs``, ``memory_budget`` and ``spill_dir`` (None:
+            not given).
+
+    Raises:
+        ParameterError: an unknown name; a setting the executor does not take (or any
+            setting with an :class:`Executor` object: set it on the object).
+    """
+    given = {k: v for k, v in settings.items() if v is not None}
+    if executor is not None and not isinstance(executor, str):
+        for key, value in given.items():
+            raise ParameterError(key, value, "None with an Executor object (set it there)")
+        return executor
+    from importlib import import_module
+
+    name = check_choice("executor", executor or "pool", tuple(EXECUTORS))
+    module, _, cls_name = EXECUTORS[name].partition(":")
+    cls = getattr(import_module(module), cls_name)
+    for key, value in given.items():
+        if key not in cls.settings:
+            raise ParameterError(key, value, f"None with the {name} executor")
+    made: Executor = cls(**given)
+    return made
+
+
 class _Clock:
     """Seconds per stage (injectable clock for determinism in tests)."""
 
@@ -294,7 +394,7 @@ class _Clock:
 def dedup(
     source: Iterable[Document] | Sequence[str | PathLike[str]] | Any,
     *,
-    method: str | Method = "shingles-full",
+    method: str | Method = OPTIONS["dedup_method"].default,
     options: DedupOptions | None = None,
     read_options: ReadOptions | Mapping[str, Any] | None = None,
     progress: Progress | None = None,
@@ -303,10 +403,11 @@ def dedup(
     memory_budget: int | None = None,
     spill_dir: str | PathLike[str] | None = None,
     texts: bool | None = None,
-    id_field: str = "id",
-    text_field: str = "text",
+    id_field: str = OPTIONS["id_field"].default,
+    text_field: str = OPTIONS["text_field"].default,
     against: Iterable[Document] | Sequence[str | PathLike[str]] | str | PathLike[str] | Any = None,
     within: bool = True,
+    executor: str | Executor | None = None,
     **method_params: Any,
 ) -> DedupResult:
     """Find near-duplicate pairs and clusters in a corpus and decide what to keep.
@@ -333,11 +434,13 @@ def dedup(
             for word shingles with XXH64 fingerprints and methods that sign from the
             shingle sets; other methods read in this process. It also bounds the threads
             of the LSH band keys and band grouping (:func:`neardup.methods.lsh.thread_limit`).
+            A setting of the pool executor (:class:`~neardup.job.executors.pool.ProcessPool`).
         memory_budget: bytes of shingle sets and signature rows the job holds in memory
             (>= 0; default: a quarter of the physical memory); past it they are kept in
             temporary files in ``spill_dir`` (default: the system's temporary directory)
             and read through memory maps. The result does not depend on it. Applies to
             the worker path (input paths, methods that sign from the shingle sets).
+            Settings of the local and pool executors.
         against: a second corpus A, of any kind ``source`` may be (paths are read with
             ``read_options``; a frame's annotation is not made then): only ``source``'s
             documents (B) are dropped, never A's. A B document is dropped when it has a
@@ -352,6 +455,11 @@ def dedup(
             ``summary["against"]``.
         within: with ``against``: also drop B documents that match other B documents
             (default); False: check B against A only.
+        executor: what runs the job (:class:`Executor`): ``"local"`` (this process),
+            ``"pool"`` (``jobs`` worker processes; the default), ``"dask"``
+            (:class:`neardup.distributed.executor.DaskExecutor` on a ``LocalCluster``; give
+            a ``DaskExecutor`` object for a cluster of your own), or an executor object.
+            The result does not depend on it.
         **method_params: parameters of the named method (``shingle_size=4``, ``m=25``...).
             For ``minhash-lsh``, ``threshold`` defaults to ``options.threshold``.
 
@@ -359,12 +467,19 @@ def dedup(
         :class:`DedupResult`.
 
     Raises:
-        ParameterError: a bad option or method parameter.
+        ParameterError: a bad option or method parameter; a job the executor cannot run
+            (named: ``keep_by`` or documents on Dask).
         InputError: an input path does not exist.
     """
     from neardup.text.read import as_read_options
 
     ropts = as_read_options(read_options)  # validated before anything is read
+    runner = executor_for(executor, jobs=jobs, memory_budget=memory_budget, spill_dir=spill_dir)
+    opts = options or DedupOptions()
+    meth = resolve_method(method, opts, method_params)
+    opts = decided_options(meth, opts)
+    job = partial(Job, method=meth, options=opts, read_options=ropts,
+                  progress=progress or NullProgress(), clock=clock)  # fmt: skip
     if against is not None:
         if not isinstance(within, bool):
             raise ParameterError("within", within, "True or False")
@@ -376,23 +491,15 @@ def dedup(
             _plain_source(g, texts=texts, id_field=id_field, text_field=text_field)
             for g in (against, source)
         ]
-        return _dedup(groups, method=method, options=options, read_options=ropts,
-                      progress=progress, clock=clock, jobs=jobs, memory_budget=memory_budget,
-                      spill_dir=spill_dir, within=within, method_params=method_params)  # fmt: skip
+        return runner.run(job(groups=groups, within=within))
     adapted = adapt_source(source, texts=texts, id_field=id_field, text_field=text_field)
-    field = (options or DedupOptions()).keep_by
+    field = opts.keep_by
     if adapted is not None:
         reader = None if field is None else adapted.field_reader(field)
-        result = _dedup([adapted.documents], method=method, options=options,
-                        read_options=ropts, progress=progress, clock=clock, jobs=jobs,
-                        memory_budget=memory_budget, spill_dir=spill_dir, within=True,
-                        method_params=method_params, field_reader=reader)  # fmt: skip
+        result = runner.run(job(groups=[adapted.documents], field_reader=reader))
         return adapted.finish(result)
     reader = None if field is None else _path_field_reader(source, field, ropts)
-    return _dedup([source], method=method, options=options, read_options=ropts,
-                  progress=progress, clock=clock, jobs=jobs, memory_budget=memory_budget,
-                  spill_dir=spill_dir, within=True, method_params=method_params,
-                  field_reader=reader)  # fmt: skip
+    return runner.run(job(groups=[source], field_reader=reader))
 
 
 def _plain_source(source: Any, **how: Any) -> Any:
@@ -424,43 +531,29 @@ def _path_field_reader(source: Any, field: str, opts: ReadOptions) -> FieldReade
     return lambda wanted: field_values(paths, wanted, field, opts)
 
 
-#: ``(wanted ids) -> {id: value}``: a keep-by field's values of the clustered documents.
-FieldReader = Callable[[set[str]], dict[str, Any]]
-
-
-def _dedup(
-    groups: list[Any],
+def run_here(
+    job: Job,
     *,
-    method: str | Method,
-    options: DedupOptions | None,
-    read_options: ReadOptions,
-    progress: Progress | None,
-    clock: Any,
+    executor: str,
     jobs: int | None,
     memory_budget: int | None,
     spill_dir: str | PathLike[str] | None,
-    within: bool,
-    method_params: dict[str, Any],
-    field_reader: FieldReader | None = None,
 ) -> DedupResult:
-    """The job over one source, or ``[against, source]`` (:func:`dedup`); ``field_reader``
-    reads the keep-by field."""
-    if jobs is not None:
-        from neardup.job.prepare_pool import check_jobs
-
-        check_jobs(jobs)
-    opts = options or DedupOptions()
-    meth = resolve_method(method, opts, method_params)
-    opts = decided_options(meth, opts)
-    prog = progress or NullProgress()
-    timer = _Clock(clock)
+    """Run ``job`` in this process, reading, preparing and shingling input paths on
+    ``jobs`` worker processes (1: here; None: the cores available): the in-process and
+    pool executors' run (``executor``: its name, for the summary). ``memory_budget`` and
+    ``spill_dir``: as :func:`dedup` takes them."""
+    groups, meth, opts, read_options = job.groups, job.method, job.options, job.read_options
+    within, field_reader, prog = job.within, job.field_reader, job.progress
+    timer = _Clock(job.clock)
+    plan = plan_for(meth, opts)
     shingling = meth.shingling
-    streaming = meth.capabilities.signs_from_sets and not meth.capabilities.needs_fit
-    ingest = _Ingest(meth, shingling, opts, timer, keep_docs=not streaming)
+    streaming = plan.streams
+    ingest = _Ingest(plan, shingling, timer, keep_docs=not streaming)
     spill = _Spill.make(memory_budget, spill_dir)
     limited = read_options.limit is not None  # a cut stream: one process
     if streaming and ingest.fast and all(_is_paths(g) for g in groups) and not limited:
-        parallel = _ParallelIngest(ingest, read_options, jobs, meth, spill)
+        parallel = _ParallelIngest(ingest, read_options, jobs, plan, spill)
         sets, ids, lengths, skipped, signed = parallel.run(groups, prog)
         read, unique = parallel.read, parallel.unique
         worker_seconds = parallel.worker_seconds
@@ -471,7 +564,7 @@ def _dedup(
         if len(groups) == 1:
             ingest.run(*_items(groups[0], read_options, prog), prog)
         else:
-            from neardup.text.units import Spool
+            from neardup.text.inputs import Spool
 
             spool = Spool()
             try:
@@ -492,8 +585,8 @@ def _dedup(
         if signed.rows is not None:
             sigs = timer.run("sign", signed.signatures, meth, sets)
         else:
-            sigs = timer.run("sign", _sign, ingest.prepared, meth, sets)
-        warnings = lexicon_warnings(meth, n) + ([kernel_note] if kernel_note else [])
+            sigs = timer.run("sign", _sign, ingest.prepared, plan, sets)
+        warnings = lexicon_warnings(plan, n) + ([kernel_note] if kernel_note else [])
         restrict = partial(against_pairs, first=first, within=within) if len(groups) > 1 else None
         cand, decided, contained = find_pairs(
             meth, sigs, sets, keys, opts, timer=timer, progress=prog, restrict=restrict
@@ -517,19 +610,19 @@ def _dedup(
             "keep", dropped_members, clusters, ids, pairs, contained, opts.threshold
         )
     pair_table = PairTable(ids, pairs, meth.name, decisions=decided.codes, rules=decided.labels)
-    summary = _summary(
-        meth, opts, timer, n - first, skipped[a_skipped:], cand, pair_table, clusters, dropped
-    )
-    if spilled:
-        summary["spilled_to_disk"] = True
+    figures: dict[str, Any] = {"name": executor}
     if worker_seconds:
-        summary["worker_seconds"] = worker_seconds
+        figures["worker_seconds"] = worker_seconds
         children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        summary["worker_peak_memory_mib"] = {"largest": round(children / 1024, 1)}
-    summary["decision"] = decision_summary(meth, decision_of(opts), decided.codes)
-    summary["kernel"] = kernel
-    summary["warnings"] = [*warnings, *filter(None, [unique.warning()])]
-    summary["renamed_ids"] = unique.renamed
+        figures["worker_peak_memory_mib"] = {"largest": round(children / 1024, 1)}
+    figures["spilled_to_disk"] = spilled
+    summary = job_summary(
+        meth, opts, seconds=timer.seconds, skipped=skipped[a_skipped:],
+        candidates=int(cand.shape[0]), pairs=len(pair_table), clusters=len(clusters),
+        dropped=len(dropped), decision=decision_summary(meth, decision_of(opts), decided.codes),
+        kernel=kernel, warnings=[*warnings, *filter(None, [unique.warning()])],
+        renamed_ids=unique.renamed, documents=n - first, executor=figures,
+    )  # fmt: skip
     if keep_by is not None:
         summary["keep_by"] = keep_by
         if keep_by["clustered"] and keep_by["missing"] == keep_by["clustered"]:
@@ -660,7 +753,7 @@ def find_pairs(
     ``containment``: the fingerprints are ranked by corpus frequency and the containment
     prefix index (:func:`neardup.methods.prefix.containment_candidates`) adds its pairs; the
     groups of identical documents are always candidates; the pairs are decided by
-    :func:`neardup.decide.decide`.
+    :func:`neardup.job.decide.decide`.
 
     Args:
         meth: the (fitted) method; sigs: its signatures of the ``n`` documents; sets: their
@@ -727,12 +820,12 @@ def decided_options(meth: Method, opts: DedupOptions) -> DedupOptions:
     return dataclasses.replace(opts, decision=mode)  # type: ignore[arg-type]
 
 
-def lexicon_warnings(meth: Method, num_docs: int) -> list[str]:
+def lexicon_warnings(plan: MethodPlan, num_docs: int) -> list[str]:
     """Warnings of a lexical method whose fitted lexicon is too small for the collection
     (the method's ``lexicon_warning(num_docs)``)."""
-    if not meth.capabilities.needs_fit:
+    if not plan.needs_fit:
         return []
-    text = meth.lexicon_warning(num_docs)
+    text = plan.method.lexicon_warning(num_docs)
     return [text] if text else []
 
 
@@ -755,9 +848,9 @@ def _group_items(
     groups: list[Any], opts: ReadOptions, spool: Any
 ) -> list[Iterable[Document | Skipped]]:
     """The documents of each of several groups of inputs; paths are named relative to the
-    common parent of all (:func:`neardup.text.units.group_names`)."""
+    common parent of all (:func:`neardup.text.inputs.group_names`)."""
+    from neardup.text.inputs import group_names, resolve_inputs
     from neardup.text.read import read_named
-    from neardup.text.units import group_names, resolve_inputs
 
     resolved = [resolve_inputs([str(p) for p in g], spool) if _is_paths(g) else [] for g in groups]
     names = group_names(resolved)
@@ -846,20 +939,14 @@ class _ParallelIngest:
         ingest: _Ingest,
         read_options: ReadOptions,
         jobs: int | None,
-        meth: Method,
+        plan: MethodPlan,
         spill: _Spill,
     ) -> None:
         from neardup.job.prepare_pool import check_jobs, default_jobs, pool_safe
 
         self._ingest = ingest
         self._read = read_options
-        self._config = PrepareConfig(
-            canonical=ingest._canonical,
-            shingling=ingest._shingling,
-            min_tokens=ingest._opts.min_tokens,
-            signer=meth if meth.capabilities.rows_per_document else None,
-            read=self._read,
-        )
+        self._config = plan.prepare_config(rows=True, texts=True, read=self._read)
         #: the prepare kernel the workers run (``summary.json``'s ``kernel``), and the line
         #: the job warns with when the compiled kernel is not built
         self.kernel, self.kernel_note = _kernel(self._config)
@@ -881,7 +968,7 @@ class _ParallelIngest:
         ``[source]``), ids relative to the common parent of all; :attr:`bounds` gets
         ``(ids, read, skipped)`` after each group."""
         from neardup.job.prepare_pool import UnitMerger, prepared_units
-        from neardup.text.units import (
+        from neardup.text.inputs import (
             Spool,
             group_names,
             plan_units,
@@ -942,28 +1029,18 @@ class _Ingest:
 
     def __init__(
         self,
-        meth: Method,
+        plan: MethodPlan,
         shingling: Shingling,
-        opts: DedupOptions,
         timer: _Clock,
         *,
         keep_docs: bool,
     ) -> None:
-        # a method that signs from the text alone (SL+ST) needs no token lists: its sets
-        # take the vectorised path and its documents are kept with their text only
-        self._text_only = meth.capabilities.signs_from_text
-        self._canonical: CanonicalForm = meth.canonical
         self._shingling = shingling
-        self._opts = opts
         self._timer = timer
         self._keep_docs = keep_docs
-        self._config = PrepareConfig(
-            canonical=meth.canonical,
-            shingling=shingling,
-            min_tokens=opts.min_tokens,
-            keep_tokens=keep_docs and not self._text_only,
-            keep_texts=keep_docs,
-        )
+        # a method that signs from the text alone (SL+ST) needs no token lists: its sets
+        # take the vectorised path and its documents are kept with their text only
+        self._config = plan.prepare_config(texts=True)
         self.kernel, self.kernel_note = _kernel(self._config)
         self.prepared: list[Prepared] = []
         self._ids: list[str] = []
@@ -1026,11 +1103,12 @@ class _Ingest:
         self._keys.append(ready.keys if everything else ready.keys[out.take])
         self._ids.extend(ready.ids[k] for k in out.accepted.tolist())
         self._lengths.extend(ready.counts[out.accepted].tolist())
-        if ready.texts is not None:  # keep_docs
+        if self._keep_docs:
             tokens, texts = ready.tokens, ready.texts
             for k, t in zip(out.accepted.tolist(), out.take.tolist(), strict=True):
                 kept = () if tokens is None else tokens[t]
-                self.prepared.append(Prepared(ready.ids[k], texts[t], kept))
+                text_ = "" if texts is None else texts[t]
+                self.prepared.append(Prepared(ready.ids[k], text_, kept))
 
     @property
     def fast(self) -> bool:
@@ -1052,10 +1130,11 @@ def _kernel(config: PrepareConfig) -> tuple[str, str]:
     return kernel, unbuilt_note() if kernel == "python" else ""
 
 
-def _sign(prepared: list[Prepared], meth: Method, sets: ShingleSets) -> Any:
-    if meth.capabilities.needs_fit:
+def _sign(prepared: list[Prepared], plan: MethodPlan, sets: ShingleSets) -> Any:
+    meth = plan.method
+    if plan.needs_fit:
         meth.fit(CorpusStatistics.from_token_lists(p.tokens for p in prepared))
-    return meth.from_sets(sets) if meth.capabilities.signs_from_sets else meth.sign(prepared)
+    return meth.from_sets(sets) if plan.signs_from_sets else meth.sign(prepared)
 
 
 def _relabel(opts: DedupOptions, sets: ShingleSets, cand: np.ndarray) -> bool:
@@ -1118,7 +1197,7 @@ def _verify(
     *,
     keys: np.ndarray | None = None,
 ) -> tuple[Decided, dict[int, int]]:
-    """The decided pairs (:func:`neardup.decide.decide`) and the containments among them.
+    """The decided pairs (:func:`neardup.job.decide.decide`) and the containments among them.
 
     ``keys``: content keys of the full sets (under the own rule, only the pairs it accepts
     or with equal keys are measured exactly).
@@ -1135,7 +1214,7 @@ def _verify(
 
 
 def decision_of(opts: DedupOptions) -> Decision:
-    """The :class:`~neardup.decide.Decision` of resolved job options
+    """The :class:`~neardup.job.decide.Decision` of resolved job options
     (:func:`decided_options`)."""
     mode = opts.decision or "verified"
     return Decision(measure=opts.measure, threshold=opts.threshold, mode=mode)
@@ -1240,38 +1319,66 @@ def check_accounting(summary: dict[str, Any], read: int) -> None:
     summary["read"] = read
 
 
-def _summary(
+def job_summary(
     meth: Method,
     opts: DedupOptions,
-    timer: _Clock,
-    n: int,
-    skipped: list[Skipped],
-    cand: np.ndarray,
-    pairs: Sequence[Pair],
-    clusters: list[Cluster],
-    dropped: list[Dropped],
+    *,
+    documents: int,
+    skipped: Sequence[Skipped] | Mapping[str, int],
+    candidates: int,
+    pairs: int,
+    clusters: int,
+    dropped: int,
+    seconds: Mapping[str, float],
+    decision: dict[str, Any],
+    kernel: str,
+    warnings: list[str],
+    renamed_ids: int,
+    executor: dict[str, Any],
 ) -> dict[str, Any]:
-    reasons: dict[str, int] = {}
-    for s in skipped:
-        reasons[s.reason] = reasons.get(s.reason, 0) + 1
+    """``summary.json`` of a job, the same keys on every executor (``read`` is set by
+    :func:`check_accounting`; ``against``, ``keep_by``, ``inputs``, ``read_options`` and
+    ``outputs`` are added when the job has them).
+
+    Args:
+        meth, opts: the job's method and resolved options; documents: B's documents
+            processed; skipped: B's skip rows, or their counts by reason; candidates,
+            pairs, clusters, dropped: the stages' counts; seconds: seconds per stage;
+            decision: :func:`~neardup.job.decide.decision_summary`; kernel: the prepare
+            kernel; warnings: lines for the user; renamed_ids: records given their place
+            as id (a repeated id); executor: ``{"name": ...}`` and the executor's own
+            figures (worker seconds, partitions...).
+    """
+    if isinstance(skipped, Mapping):
+        reasons = dict(skipped)
+    else:
+        reasons = {}
+        for s in skipped:
+            reasons[s.reason] = reasons.get(s.reason, 0) + 1
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    n_skipped = sum(reasons.values())
     return {
         "neardup_version": __version__,
         "method": meth.name,
         "method_params": meth.params(),
         "canonical": meth.canonical.params(),
         "options": opts.as_dict(),
-        "read": n + len(skipped),
-        "documents": n,
-        "skipped": len(skipped),
+        "read": documents + n_skipped,
+        "documents": documents,
+        "skipped": n_skipped,
         "skipped_by_reason": dict(sorted(reasons.items())),
-        "candidate_pairs": int(cand.shape[0]),
+        "candidate_pairs": candidates,
         **banding_summary(meth, opts.threshold),
-        "pairs": len(pairs),
-        "clusters": len(clusters),
-        "kept": n - len(dropped),
-        "dropped": len(dropped),
-        "removed": len(dropped),
-        "seconds": {**timer.seconds, "total": round(sum(timer.seconds.values()), 6)},
+        "pairs": pairs,
+        "clusters": clusters,
+        "kept": documents - dropped,
+        "dropped": dropped,
+        "removed": dropped,
+        "seconds": {**seconds, "total": round(sum(seconds.values()), 6)},
         "peak_memory_mib": round(peak_kib / 1024, 1),
+        "decision": decision,
+        "kernel": kernel,
+        "warnings": warnings,
+        "renamed_ids": renamed_ids,
+        "executor": executor,
     }

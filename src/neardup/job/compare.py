@@ -20,7 +20,9 @@ from neardup.frames import names_path
 from neardup.methods.base import Method, Prepared
 from neardup.methods.keys import key_rows
 from neardup.methods.measures import Overlap, compaire, dice_multiset, overlap
+from neardup.methods.plan import plan_for
 from neardup.methods.registry import make_method
+from neardup.options import OPTIONS
 from neardup.text.types import Document, Skipped
 
 
@@ -79,7 +81,9 @@ class Comparison:
         }
 
 
-def read_document(path: str | os.PathLike[str], *, content_type: str = "auto") -> str:
+def read_document(
+    path: str | os.PathLike[str], *, content_type: str = OPTIONS["content_type"].default
+) -> str:
     """The text of the file at ``path``, read as ``dedup`` reads it
     (:func:`neardup.text.read.read_corpus`: markup removed; a record file's records joined
     by blank lines).
@@ -125,7 +129,7 @@ def compare(
     text_a: str | os.PathLike[str] | Document,
     text_b: str | os.PathLike[str] | Document,
     *,
-    method: str | Method = "shingles-full",
+    method: str | Method = OPTIONS["dedup_method"].default,
     corpus: Iterable[str] | None = None,
     **method_params: Any,
 ) -> Comparison:
@@ -159,7 +163,8 @@ def compare(
     list_a, list_b = shingling.occurrences(ta)[0], shingling.occurrences(tb)[0]
     ov = overlap(sorted_unique(list_a), sorted_unique(list_b))
     docs = [Prepared("a", text_a, ta), Prepared("b", text_b, tb)]
-    if meth.capabilities.needs_fit:
+    lexical = plan_for(meth).needs_fit
+    if lexical:
         from neardup.methods.corpus_stats import CorpusStatistics
 
         reference = (canonical.tokens(t) for t in corpus or ())
@@ -167,7 +172,7 @@ def compare(
     sigs = meth.sign(docs)
     score = meth.compare(meth.signature(sigs, 0), meth.signature(sigs, 1))
     empty = False
-    if meth.capabilities.needs_fit:
+    if lexical:
         keys = key_rows(meth.keys(sigs))
         empty = keys.for_row(0).size == 0 or keys.for_row(1).size == 0
     return Comparison(

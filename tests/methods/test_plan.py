@@ -1,0 +1,203 @@
+"""The plan of each method (:func:`neardup.methods.plan.plan_for`): how it is prepared,
+signed, grouped into candidates and decided, decided once from its capabilities."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+
+from neardup.errors import ParameterError
+from neardup.job.pipeline import DedupOptions
+from neardup.methods.base import Signatures
+from neardup.methods.plan import MethodPlan, PlanOptions, PrepareConfig, plan_for
+from neardup.methods.registry import make_method, method_names
+from neardup.methods.shingle_methods import MinHashLSH, ShinglesFull
+
+#: Each built-in method's plan under the default options: signing, Dask candidates,
+#: decision, index keys, group limit, then the flags needs_fit, signs_from_sets, streams,
+#: signs_at_add, signs_from_text, keep_tokens, keep_texts, exact_key, keeps_signature,
+#: content_key (1: True).
+PLANS: dict[str, tuple[str, str, str, str, int | None, str]] = {
+    "anchor-words": ("fitted", "whole", "own", "rows", None, "1000011100"),
+    "imatch": ("fitted", "groups", "own", "groups", None, "1000011100"),
+    "imatch-random": ("fitted", "groups", "own", "groups", None, "1000011100"),
+    "megashingles": ("sets", "groups", "own", "groups", None, "0110000101"),
+    "minhash-lsh": ("rows", "groups", "verified", "groups", 5000, "0110000001"),
+    "shingles-dice": ("sets", "whole", "own", "rows", None, "0110000001"),
+    "shingles-full": ("sets", "prefix", "verified", "rows", 5000, "0110000001"),
+    "shingles-min": ("sets", "postings", "own", "rows", 5000, "0110000001"),
+    "shingles-mod": ("sets", "prefix", "own", "rows", 5000, "0110000011"),
+    "simhash": ("documents", "whole", "own", "none", None, "0001101011"),
+    "sl-st": ("documents", "whole", "own", "rows", None, "0001101011"),
+    "spotsigs": ("documents", "whole", "own", "rows", None, "0001011011"),
+    "tf-ridf": ("fitted", "groups", "own", "groups", None, "1000011100"),
+}
+FLAGS = (
+    "needs_fit",
+    "signs_from_sets",
+    "streams",
+    "signs_at_add",
+    "signs_from_text",
+    "keep_tokens",
+    "keep_texts",
+    "exact_key",
+    "keeps_signature",
+    "content_key",
+)
+
+
+def _row(plan: MethodPlan) -> tuple[str, str, str, str, int | None, str]:
+    flags = "".join("1" if getattr(plan, f) else "0" for f in FLAGS)
+    return plan.signing, plan.candidates, plan.decision, plan.keys, plan.group_limit, flags
+
+
+@pytest.mark.parametrize("name", sorted(PLANS))
+def test_each_built_in_methods_plan(name: str) -> None:
+    plan = plan_for(name)
+    assert _row(plan) == PLANS[name]
+    assert plan.method.name == name and plan.min_tokens == 3 and plan.threshold == 0.5
+    assert plan.measure == "resemblance" and plan.rule is type(plan.method).decision_rule
+    assert plan.set_keys == (plan.candidates if plan.candidates in ("prefix", "postings") else None)
+    assert plan.runs_by_key == (plan.candidates != "whole")
+    assert plan.has_index_keys == (name != "simhash")
+
+
+def test_every_built_in_method_has_a_plan_in_the_table() -> None:
+    builtin = {n for n in method_names() if make_method(n).__module__.startswith("neardup.")}
+    assert builtin == set(PLANS)
+
+
+def test_a_method_by_name_and_by_object_have_the_same_plan() -> None:
+    meth = make_method("shingles-mod")
+    by_object = plan_for(meth)
+    by_name = plan_for("shingles-mod")
+    assert by_object.method is meth
+    assert dataclasses.replace(by_name, method=meth) == by_object
+
+
+def test_containment_runs_over_the_whole_corpus_on_dask() -> None:
+    plan = plan_for("minhash-lsh", PlanOptions(measure="containment"))
+    assert plan.candidates == "whole" and not plan.runs_by_key
+    full = plan_for("shingles-full", PlanOptions(measure="containment", threshold=0.8))
+    # the sets' keys are the method's, whatever the measure; the Dask engine does not use them
+    assert full.candidates == "whole" and full.set_keys == "prefix" and full.threshold == 0.8
+
+
+def test_the_decision_is_resolved_once() -> None:
+    assert plan_for("minhash-lsh", PlanOptions(decision="own")).decision == "own"
+    assert plan_for("tf-ridf", PlanOptions(decision="verified")).decision == "verified"
+    with pytest.raises(ParameterError) as err:
+        plan_for("shingles-min", PlanOptions(measure="containment"))
+    assert err.value.name == "measure"
+
+
+def test_job_options_are_plan_settings() -> None:
+    plan = plan_for(make_method("spotsigs"), DedupOptions(min_tokens=7, threshold=0.9))
+    assert (plan.min_tokens, plan.threshold, plan.decision) == (7, 0.9, "own")
+
+
+def test_bad_plan_options_are_refused_naming_the_option() -> None:
+    with pytest.raises(ParameterError) as err:
+        PlanOptions(min_tokens=0)
+    assert err.value.name == "min_tokens"
+    with pytest.raises(ParameterError) as err:
+        meth = make_method("shingles-full")
+        PrepareConfig(canonical=meth.canonical, shingling=meth.shingling, min_tokens=0)
+    assert err.value.name == "min_tokens"
+
+
+def test_the_too_short_rule() -> None:
+    plan = plan_for("shingles-full", PlanOptions(min_tokens=3))
+    assert plan.too_short(2) == "2 canonical tokens < min_tokens=3"
+    assert plan.too_short(0) == "0 canonical tokens < min_tokens=3"
+    assert plan.too_short(3) is None
+
+
+def test_the_prepare_config_of_a_method_signing_rows() -> None:
+    plan = plan_for("minhash-lsh", PlanOptions(min_tokens=4))
+    meth = plan.method
+    signed = plan.prepare_config(rows=True)
+    assert signed.signer is meth and signed.min_tokens == 4
+    assert signed.canonical == meth.canonical and signed.shingling == meth.shingling
+    assert not signed.keep_tokens and not signed.keep_texts and signed.read is None
+    assert plan.prepare_config().signer is None
+    # a set method has no rows to sign in the prepare stage
+    assert plan_for("shingles-full").prepare_config(rows=True).signer is None
+
+
+@pytest.mark.parametrize(
+    ("name", "texts", "tokens", "kept_texts"),
+    [
+        ("sl-st", True, False, True),  # signs from the text alone
+        ("spotsigs", True, True, True),  # from the canonical tokens of prepared documents
+        ("spotsigs", False, True, False),  # a collection signs at add: it has the texts
+        ("tf-ridf", True, True, True),  # fitted on the tokens, then signed from them
+        ("tf-ridf", False, True, False),  # the Dask engine's by-key partitions
+        ("shingles-full", True, False, False),  # the sets only
+    ],
+)
+def test_what_the_prepare_stage_keeps(
+    name: str, texts: bool, tokens: bool, kept_texts: bool
+) -> None:
+    config = plan_for(name).prepare_config(texts=texts)
+    assert (config.keep_tokens, config.keep_texts) == (tokens, kept_texts)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _OwnCandidates(ShinglesFull):
+    """shingles-full finding its candidates otherwise: not by prefix keys."""
+
+    name = "test-own-candidates"
+
+    def candidates(self, sigs: Signatures) -> np.ndarray:
+        return np.zeros((0, 2), np.int64)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _OtherRows(MinHashLSH):
+    """MinHash-LSH rows reduced otherwise: the prepare kernel cannot sketch them."""
+
+    name = "test-other-rows"
+
+    def _reduce(self, sets: Any) -> np.ndarray:
+        return np.asarray(MinHashLSH._reduce(self, sets)) + np.uint64(1)
+
+
+def test_a_subclass_with_its_own_candidates_runs_over_the_whole_corpus() -> None:
+    plan = plan_for(_OwnCandidates())
+    assert plan.set_keys is None and plan.candidates == "whole" and plan.group_limit is None
+    assert plan_for(ShinglesFull()).set_keys == "prefix"
+
+
+def test_the_prepare_kernel_sketches_for_minhash_lsh_only() -> None:
+    assert isinstance(MinHashLSH().row_hasher(), type(MinHashLSH().hasher))
+    assert _OtherRows().row_hasher() is None
+    assert ShinglesFull().row_hasher() is None
+
+
+def test_a_collection_stores_the_lsh_banding() -> None:
+    assert MinHashLSH(threshold=0.5).resolved_params() == {"bands": 25, "rows": 5}
+    assert ShinglesFull().resolved_params() == {}
+
+
+def test_no_module_outside_the_methods_reads_capabilities() -> None:
+    """Callers ask the plan (``plan_for``): an attribute read ``<x>.capabilities`` outside
+    ``neardup/methods/`` is a second place deciding how a method runs."""
+    import ast
+    from pathlib import Path
+
+    import neardup
+
+    root = Path(neardup.__file__).parent
+    readers = []
+    for path in sorted(root.rglob("*.py")):
+        if path.parent.name == "methods" and path.parent.parent == root:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr == "capabilities":
+                readers.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert readers == []
