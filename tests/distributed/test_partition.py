@@ -134,3 +134,28 @@ def test_one_task_candidates_pass_over_a_partition_without_documents(tmp_path: P
     ids = np.concatenate([x.ids for x in parts])
     pairs = {(str(ids[a]), str(ids[b])) for t in one for a, b in zip(t["a"], t["b"], strict=True)}
     assert (copied, "copy0") in pairs and one[0]["a"].size == 0
+
+
+def test_sources_of_a_relative_input_are_named_as_given_after_a_pickle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A raw partition of a file given by a relative path names each document's place
+    ``FILE:LINE`` with the file as given (renamed as read), also once pickled (a raw
+    partition moved to another worker: the renaming function is made again there)."""
+    import pickle
+
+    from neardup.distributed.plan import plan_blocks
+
+    path, _ = _corpus(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    opts = DedupOptions(threshold=0.5)
+    meth = resolve_method("minhash-lsh", opts, {})
+    opts = decided_options(meth, opts)
+    blocks, _ = plan_blocks([], [path.name], 1 << 20)
+    blocks = io.number_lines(blocks, [io.count_lines(b) for b in blocks])
+    raw = pt.ingest(blocks[0], meth, opts, {})
+    moved = pickle.loads(pickle.dumps(raw))
+    n = len(raw.ids)
+    assert n > 30 and len(moved.sources) == n
+    assert [raw.sources[0], moved.sources[0]] == ["corpus.jsonl:1"] * 2
+    assert list(moved.sources[n - 2 :]) == [f"corpus.jsonl:{n - 1}", f"corpus.jsonl:{n}"]

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import xxhash
@@ -131,7 +132,8 @@ def ingest_config(
 def _named_as_given(prepared: PreparedDocuments, block: Block) -> PreparedDocuments:
     """``prepared`` with its sources (and skip rows) naming the block's file as it was
     given (:func:`~neardup.distributed.io.as_given`), so that a renamed id, the place of a
-    repeated one, is the local job's."""
+    repeated one, is the local job's; the sources are renamed as they are read
+    (:class:`_GivenSources`)."""
     rename = as_given(block)
     if rename is None:
         return prepared
@@ -139,7 +141,43 @@ def _named_as_given(prepared: PreparedDocuments, block: Block) -> PreparedDocume
         (p, replace(s, source=rename(s.source), detail=rename(s.detail)))
         for p, s in prepared.skipped
     ]
-    return replace(prepared, sources=[rename(x) for x in prepared.sources], skipped=skipped)
+    sources = _GivenSources(prepared.sources, block, rename)
+    return replace(prepared, sources=sources, skipped=skipped)
+
+
+class _GivenSources(Sequence[str]):
+    """A block's document sources (``FILE:LINE``) named as the block's file was given,
+    each renamed when it is read (:func:`~neardup.distributed.io.as_given`, a regular
+    expression): the job reads only those it reports, a repeated id's place and a skip
+    row's source, not one a document (20 ms of CPU a block of 25,000 documents, 3 % of its
+    ingest; 0.85 s of the workers' CPU at a million documents given by a relative path)."""
+
+    __slots__ = ("_block", "_read", "_rename")
+
+    def __init__(
+        self, read: Sequence[str], block: Block, rename: Callable[[str], str] | None = None
+    ) -> None:
+        self._read, self._block, self._rename = read, block, rename
+
+    def __len__(self) -> int:
+        return len(self._read)
+
+    @overload
+    def __getitem__(self, k: int) -> str: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[str]: ...
+
+    def __getitem__(self, k: int | slice) -> str | list[str]:
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        if self._rename is None:  # unpickled: the function is made again
+            self._rename = as_given(self._block)
+        text = self._read[k]
+        return text if self._rename is None else self._rename(text)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_GivenSources, (list(self._read), self._block))  # not the function
 
 
 # -- duplicate ids ----------------------------------------------------------------------------
