@@ -458,7 +458,7 @@ class _Job:
         documents, the part_keys tasks ran 0.25 s after that wait's round trip)."""
         return (
             not self.whole
-            and set_keys(self.meth) is None
+            and self.plan.set_keys is None
             and all(b.kind == "jsonl" for b in blocks)
             and sum(lines) <= WHOLE_KEY_DOCS
         )
