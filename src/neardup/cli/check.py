@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 import typer
 
-from neardup.cli.options import (
+from neardup.cli.shared_options import (
     CHECK_LIMIT,
     CONTENT_TYPE,
     ID_FIELD,

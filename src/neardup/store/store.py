@@ -13,7 +13,7 @@ transaction, deleted with it) and read back by :meth:`Store.document_text`.
 :class:`Store` is a facade; the work is done by one module per concern:
 :mod:`~neardup.store.database` (transactions, errors; shared with the crawler),
 :mod:`~neardup.store.catalog`, :mod:`~neardup.store.adding` (``add``) and
-:mod:`~neardup.store.check` (the collection core's add and check,
+:mod:`~neardup.store.checking` (the collection core's add and check,
 :mod:`neardup.index.core`, over the database storage :mod:`~neardup.store.storage`),
 :mod:`~neardup.store.documents` (read, remove),
 :mod:`~neardup.store.codec` (stored texts and sets) and :mod:`~neardup.store.cache`.
@@ -39,7 +39,7 @@ from neardup.index.results import (
 from neardup.methods.base import Method
 from neardup.methods.plan import plan_for
 from neardup.options import OPTIONS, check_options
-from neardup.store import adding, catalog, check, documents
+from neardup.store import adding, catalog, checking, documents
 from neardup.store.cache import MethodCache
 from neardup.store.catalog import collection_info
 from neardup.store.codec import TEXT_FORMAT, content_hash, decode_text, encode_text, scrub
@@ -347,14 +347,14 @@ class Store:
             InputError: the text has fewer canonical tokens than the collection's
                 ``min_tokens``.
         """
-        result = check.check(
+        result = checking.check(
             self._db, self._cache, name, text_, limit=limit, recompute=self.recompute, k=k
         )
         if not result.duplicate and plan_for(result.method).needs_fit:
             info = self.collection(name)
             warning = empty_lexicon_warning(self._db, info)
             if not warning:  # the collection has keys: has the text a lexicon word?
-                meth = check.query_method(self._db, self._cache, info, self.recompute)
+                meth = checking.query_method(self._db, self._cache, info, self.recompute)
                 warning = query_lexicon_warning(meth, text_)
             if warning:
                 result = dataclasses.replace(result, warnings=(*result.warnings, warning))
