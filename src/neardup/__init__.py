@@ -31,7 +31,7 @@ _EXPORTS: dict[str, str] = {
     "NeardupError": "neardup.errors",
     "ParameterError": "neardup.errors",
     "UsageError": "neardup.errors",
-    "Collection": "neardup.index.collection",
+    "Collection": "neardup.index.core",
     "Index": "neardup.index.memory",
     "Store": "neardup.store",
     "CollectionInfo": "neardup.store",
@@ -178,7 +178,7 @@ if _TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eager
         ParameterError,
         UsageError,
     )
-    from neardup.index.collection import Collection
+    from neardup.index.core import Collection
     from neardup.index.memory import Index
     from neardup.job.cluster import Cluster
     from neardup.job.compare import Comparison, compare
