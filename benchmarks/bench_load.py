@@ -58,8 +58,8 @@ import psutil
 from sqlalchemy.engine import make_url
 
 from bench_collections import load
+from neardup.errors import CollectionExists
 from neardup.store import Store
-from neardup.store.errors import CollectionExists
 from neardup.text.types import Document
 
 DEFAULT_CORPUS = Path("/work/bench-corpus/corpus.jsonl")

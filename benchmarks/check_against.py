@@ -94,7 +94,7 @@ def main() -> int:
         failures.append(f"dropped A documents {a_dropped[:3]}, unknown {not_b[:3]}")
     # every removed B document with a match names an A document it matches (exactly)
     low: list[tuple[str, str, float]] = []
-    # a collection verifies on the high 32 bits of each fingerprint (neardup.store.codec):
+    # a collection verifies on the high 32 bits of each fingerprint (neardup.index.codec):
     # a rare collision moves a score in the 6th decimal
     tolerance = 1e-5 if args.collection_ids else 1e-6
     matched = [d for d in dropped if d.get("match") is not None]

@@ -131,14 +131,14 @@ def test_sphinx_roles_become_api_links_or_code() -> None:
     html = (
         "see :class:<code>~neardup.index.memory.Index</code>, "
         ":meth:<code>Index.query</code>, :func:<code>dedup()</code>... "
-        ":mod:<code>neardup.store.codec</code> and :data:<code>BLOCK_BYTES</code>"
+        ":mod:<code>neardup.index.codec</code> and :data:<code>BLOCK_BYTES</code>"
     )
     out = hooks.resolve_roles(html, api_url="api.html", anchors=anchors)
     assert out == (
         'see <a href="api.html#neardup.index.memory.Index"><code>Index</code></a>, '
         '<a href="api.html#neardup.index.memory.Index.query"><code>Index.query</code></a>, '
         '<a href="api.html#neardup.job.pipeline.dedup"><code>dedup()</code></a>... '
-        "<code>neardup.store.codec</code> and <code>BLOCK_BYTES</code>"
+        "<code>neardup.index.codec</code> and <code>BLOCK_BYTES</code>"
     )
 
 

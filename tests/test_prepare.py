@@ -216,10 +216,10 @@ def test_index_add_stores_the_jobs_sets(shards: list[str]) -> None:
 
 
 def test_store_add_stores_the_jobs_sets_and_keys(tmp_path: Path, shards: list[str]) -> None:
+    from neardup.index.codec import content_hash, decode_set, verification_set
     from neardup.index.core import prepare
     from neardup.index.methods import collection_keys
     from neardup.store import Store
-    from neardup.store.codec import content_hash, decode_set, verification_set
 
     meth = make_method("minhash-lsh", threshold=0.5)
     config = PrepareConfig(
@@ -340,10 +340,10 @@ def test_bulk_add_takes_the_kernels_minhash_rows(monkeypatch: pytest.MonkeyPatch
     """A collection's bulk add signs MinHash-LSH in the prepare kernel's sign pass (no
     numpy ``MinHasher.sketches`` call where the kernel is built), with the index keys of
     the numpy path byte for byte."""
+    from neardup.index.codec import content_hash
     from neardup.index.core import prepare
     from neardup.methods import kernel as kmod
     from neardup.methods.minhash import MinHasher
-    from neardup.store.codec import content_hash
 
     meth = make_method("minhash-lsh", threshold=0.5)
     docs = [Document(f"d{i}", t) for i, t in enumerate(TEXTS * 3)]

@@ -1,4 +1,4 @@
-"""``neardup view``: the page of a dedup output folder (:mod:`neardup.view`), on the example
+"""``neardup view``: the page of a dedup output folder (:mod:`neardup.html_report`), on the example
 corpus's real run; the page in a browser is tested in ``tests/browser/test_view_browser.py``."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from neardup.cli.main import app
 from neardup.errors import InputError, ParameterError
-from neardup.view import ViewLimits, render_view, view_data, write_view
+from neardup.html_report import ViewLimits, render_view, view_data, write_view
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "corpus"
 

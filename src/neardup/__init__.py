@@ -31,7 +31,7 @@ _EXPORTS: dict[str, str] = {
     "NeardupError": "neardup.errors",
     "ParameterError": "neardup.errors",
     "UsageError": "neardup.errors",
-    "Collection": "neardup.index.collection",
+    "Collection": "neardup.index.core",
     "Index": "neardup.index.memory",
     "Store": "neardup.store",
     "CollectionInfo": "neardup.store",
@@ -68,14 +68,14 @@ _EXPORTS: dict[str, str] = {
     "repeated_paragraphs": "neardup.corpus.paragraphs",
     "ParagraphResult": "neardup.corpus.paragraphs",
     "RepeatedUnit": "neardup.corpus.paragraphs",
-    "repeated_substrings": "neardup.corpus.substrings",
-    "RepeatedSpan": "neardup.corpus.substrings",
-    "SubstringResult": "neardup.corpus.substrings",
-    "contamination": "neardup.corpus.contamination",
+    "repeated_substrings": "neardup.corpus.exact_substrings",
+    "RepeatedSpan": "neardup.corpus.exact_substrings",
+    "SubstringResult": "neardup.corpus.exact_substrings",
+    "contamination": "neardup.corpus.decontamination",
     "against_collection": "neardup.corpus.against",
-    "Contaminated": "neardup.corpus.contamination",
-    "ContaminationResult": "neardup.corpus.contamination",
-    "EvalMatch": "neardup.corpus.contamination",
+    "Contaminated": "neardup.corpus.decontamination",
+    "ContaminationResult": "neardup.corpus.decontamination",
+    "EvalMatch": "neardup.corpus.decontamination",
 }
 
 # -- __all__: generated from _EXPORTS by docs/hooks/public_api.py --
@@ -161,14 +161,14 @@ def __dir__() -> list[str]:
 if _TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
     # -- imports: generated from _EXPORTS by docs/hooks/public_api.py --
     from neardup.corpus.against import against_collection
-    from neardup.corpus.contamination import (
+    from neardup.corpus.decontamination import (
         Contaminated,
         ContaminationResult,
         EvalMatch,
         contamination,
     )
+    from neardup.corpus.exact_substrings import RepeatedSpan, SubstringResult, repeated_substrings
     from neardup.corpus.paragraphs import ParagraphResult, RepeatedUnit, repeated_paragraphs
-    from neardup.corpus.substrings import RepeatedSpan, SubstringResult, repeated_substrings
     from neardup.errors import (
         DecodeError,
         FormatError,
@@ -178,7 +178,7 @@ if _TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eager
         ParameterError,
         UsageError,
     )
-    from neardup.index.collection import Collection
+    from neardup.index.core import Collection
     from neardup.index.memory import Index
     from neardup.job.cluster import Cluster
     from neardup.job.compare import Comparison, compare

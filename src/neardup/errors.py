@@ -3,7 +3,8 @@
 Every error neardup raises on purpose derives from :class:`NeardupError`. Expected outcomes
 (a document skipped as empty, a text too short to shingle) are *values*
 (:class:`neardup.text.Skipped`), never exceptions. The CLI maps the tree to exit codes
-(:class:`UsageError` -> 2, any other ``NeardupError`` -> 1) and the service to HTTP statuses.
+(:class:`UsageError` -> 2, any other ``NeardupError`` -> 1) and the service to HTTP statuses
+(the statuses of the collection errors are in their docstrings).
 """
 
 from __future__ import annotations
@@ -101,3 +102,50 @@ def check_choice(name: str, value: object, choices: tuple[str, ...]) -> str:
     if value not in choices:
         raise ParameterError(name, value, "one of " + ", ".join(choices))
     return str(value)
+
+
+class UnsupportedMethod(UsageError):
+    """The method cannot back a collection (no index key for it yet)."""
+
+
+class StoreError(NeardupError):
+    """The database of a collection store cannot be opened, migrated or written (HTTP 503)."""
+
+
+class CollectionNotFound(InputError):
+    """No collection of that name (HTTP 404)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"no collection named {name!r}")
+
+
+class CollectionExists(UsageError):
+    """A collection of that name exists already (HTTP 409)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"a collection named {name!r} exists already")
+
+
+class DocumentNotFound(InputError):
+    """No document with that id in the collection (HTTP 404)."""
+
+    def __init__(self, collection: str, doc_id: str) -> None:
+        self.collection = collection
+        self.doc_id = doc_id
+        super().__init__(f"no document {doc_id!r} in collection {collection!r}")
+
+
+class TextNotStored(DocumentNotFound):
+    """The document is stored but its text is not: it was added before the store kept texts
+    (migration 0003). A :class:`DocumentNotFound` (HTTP 404); ``remove`` and ``add`` the
+    document again to keep its text.
+    """
+
+    def __init__(self, collection: str, doc_id: str) -> None:
+        super().__init__(collection, doc_id)
+        self.args = (
+            f"document {doc_id!r} in collection {collection!r} has no stored text: it was "
+            "added before the store kept texts (remove it and add it again to keep it)",
+        )

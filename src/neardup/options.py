@@ -16,7 +16,7 @@ from it:
   allowed) from each;
 * the API's request fields (:func:`neardup.service.api.option_field`: ranges, choices,
   defaults and descriptions in the OpenAPI schema; a bad value is a 422 naming the field);
-* the command line's defaults, help texts and choices (:mod:`neardup.cli.options`).
+* the command line's defaults, help texts and choices (:mod:`neardup.cli.shared_options`).
 
 A document id is at most :data:`MAX_ID_BYTES` UTF-8 bytes on every surface (the library's
 collections, the API's bodies and paths).

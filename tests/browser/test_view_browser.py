@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from neardup.cli.main import app
-from neardup.view import write_view
+from neardup.html_report import write_view
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "corpus"
 

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner, Result
 
+from neardup.cli.dedup_output import skipped_lines
 from neardup.cli.main import app
-from neardup.cli.results import skipped_lines
 from neardup.text.types import Skipped, SkipReason
 
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"

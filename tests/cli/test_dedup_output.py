@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
+from neardup.cli.dedup_output import top_pairs
 from neardup.cli.main import app
-from neardup.cli.results import top_pairs
 from neardup.job.pipeline import dedup
 from neardup.output import current_umask, write_result
 

@@ -1,4 +1,4 @@
-"""The database, --json and read options are one definition (neardup.cli.options) shared by
+"""The database, --json and read options are one definition (neardup.cli.shared_options) shared by
 every command: the same flags, help, defaults and environment variable everywhere, and the
 same reading behaviour in ``add`` and ``check``."""
 
@@ -14,7 +14,7 @@ from typer.core import TyperOption
 from typer.testing import CliRunner
 
 from neardup.cli.main import app
-from neardup.cli.options import MAX_BYTES, read_options
+from neardup.cli.shared_options import MAX_BYTES, read_options
 
 runner = CliRunner()
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import neardup
 from neardup.corpus.counts import Occurrences
-from neardup.corpus.units import normal_form, split_units
+from neardup.corpus.segments import normal_form, split_units
 from neardup.errors import ParameterError
 
 NAV = "Home | News | Sport | Contact"
@@ -228,12 +228,12 @@ def test_cuts_agree_with_a_plain_reference(
 def test_whole_text_line_keys_equal_line_by_line(text: str, symbols: bool) -> None:
     """The line path normalises the whole text once; each key is the unit's own (none for
     a line without a letter or digit, unless ``symbols``)."""
-    from neardup.corpus import units
+    from neardup.corpus import segments
 
-    fast = units._lines(text, 1, symbols)
+    fast = segments._lines(text, 1, symbols)
     assert fast is not None
     slow = []
-    for start, nxt in units._spans(text, units._SEPARATORS["line"]):
+    for start, nxt in segments._spans(text, segments._SEPARATORS["line"]):
         content = text[start:nxt].rstrip()
         norm = normal_form(content)
         keyed = norm and (symbols or any(c.isalnum() for c in norm))

@@ -52,9 +52,9 @@ def _corpus(tmp_path: Path) -> tuple[Path, list[dict[str, str]], dict[str, list[
 def test_planted_spans_found_exactly(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
 ) -> None:
-    from neardup.corpus import substrings
+    from neardup.corpus import exact_substrings
 
-    monkeypatch.setattr(substrings, "_CHUNK", chunk)
+    monkeypatch.setattr(exact_substrings, "_CHUNK", chunk)
     path, rows, planted = _corpus(tmp_path)
     result = neardup.repeated_substrings(path, min_bytes=60)
     got = [(s.id, s.start, s.end, s.text, s.copies) for s in result.spans]
@@ -100,9 +100,9 @@ def test_short_repeats_are_not_reported(tmp_path: Path) -> None:
 def test_against_reports_only_spans_found_in_the_other_corpus(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
 ) -> None:
-    from neardup.corpus import substrings
+    from neardup.corpus import exact_substrings
 
-    monkeypatch.setattr(substrings, "_CHUNK", chunk)
+    monkeypatch.setattr(exact_substrings, "_CHUNK", chunk)
     path, _, _planted = _corpus(tmp_path)
     other = tmp_path / "other.jsonl"
     other.write_text(json.dumps({"id": "o", "text": "zz " + PLANTED_CJK + " zz"}) + "\n", "utf-8")
@@ -158,9 +158,9 @@ def test_spans_match_brute_force_at_any_chunk_size(
 ) -> None:
     # the suffix-array runs and the text-order spans are read in chunks of _CHUNK ranks or
     # positions; runs and spans crossing a chunk's end must come out as with one chunk
-    from neardup.corpus import substrings
+    from neardup.corpus import exact_substrings
 
-    monkeypatch.setattr(substrings, "_CHUNK", chunk)
+    monkeypatch.setattr(exact_substrings, "_CHUNK", chunk)
     rng = random.Random(11)
     pieces = ["ab", "аб", "漢", "abc abc", "я", "x", " "]
     texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(5, 60))) for _ in range(12)]

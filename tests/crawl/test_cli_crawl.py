@@ -18,8 +18,8 @@ from crawl._helpers import doc_ids
 from fake_library import serve_library
 from neardup.cli.main import app
 from neardup.crawl import CrawlQueue, CrawlSettings
+from neardup.errors import CollectionNotFound
 from neardup.store import Store
-from neardup.store.errors import CollectionNotFound
 
 NEARDUP = [sys.executable, "-c", "from neardup.cli.main import run; run()"]
 WAIT_S = 120.0

@@ -1,4 +1,4 @@
-"""The crawler's migrations make its tables exactly as neardup.crawl.tables declares them, in
+"""The crawler's migrations make its tables exactly as neardup.crawl.db declares them, in
 their own version table; a database made before the crawler had its own migrations (the
 tables made by the store's migration 0002, no crawl version table) opens and is kept."""
 
@@ -12,7 +12,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import inspect, text
 
 from neardup.crawl import CrawlQueue, CrawlSettings
-from neardup.crawl.tables import MIGRATIONS, metadata
+from neardup.crawl.db import MIGRATIONS, metadata
 from neardup.store import Store
 from neardup.store.engine import head_revisions
 from neardup.store.schema import metadata as store_metadata

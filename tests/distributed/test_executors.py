@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from neardup.distributed import plan
+from neardup.distributed import job as dask_job
 from neardup.distributed.executor import DaskExecutor
 from neardup.errors import ParameterError
 from neardup.job.executors.pool import ProcessPool
@@ -234,9 +234,9 @@ def test_examples_corpus_verify_and_keep_by_partition_give_the_same_files(
     documents, candidate and decided pairs than :data:`WHOLE_KEY_DOCS`,
     :data:`WHOLE_VERIFY_PAIRS` and :data:`WHOLE_KEEP_PAIRS`) give the files of the
     one-task stages."""
-    monkeypatch.setattr(plan, "WHOLE_KEY_DOCS", -1)
-    monkeypatch.setattr(plan, "WHOLE_KEEP_PAIRS", -1)
-    monkeypatch.setattr(plan, "WHOLE_VERIFY_PAIRS", -1)
+    monkeypatch.setattr(dask_job, "WHOLE_KEY_DOCS", -1)
+    monkeypatch.setattr(dask_job, "WHOLE_KEEP_PAIRS", -1)
+    monkeypatch.setattr(dask_job, "WHOLE_VERIFY_PAIRS", -1)
     _all_executors(tmp_path, corpus_shards, client, method, _options(method, measure))
     summary = json.loads((tmp_path / "dask" / "summary.json").read_text())
     assert summary["executor"]["cc_rounds"] >= 1
@@ -254,8 +254,8 @@ def test_planted_20k_same_files_on_every_executor(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     if keep_stage == "distributed":  # verify and keep partition by partition
-        monkeypatch.setattr(plan, "WHOLE_KEEP_PAIRS", -1)
-        monkeypatch.setattr(plan, "WHOLE_VERIFY_PAIRS", -1)
+        monkeypatch.setattr(dask_job, "WHOLE_KEEP_PAIRS", -1)
+        monkeypatch.setattr(dask_job, "WHOLE_VERIFY_PAIRS", -1)
     # 1 MiB blocks: the 20k documents in many Dask partitions
     opts = _options("shingles-full", measure)
     files = _all_executors(

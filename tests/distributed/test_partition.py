@@ -122,7 +122,7 @@ def test_one_task_candidates_pass_over_a_partition_without_documents(tmp_path: P
     opts = DedupOptions(threshold=0.5)
     meth = resolve_method("imatch", opts, {})
     opts = decided_options(meth, opts)
-    from neardup.distributed.plan import plan_blocks
+    from neardup.distributed.job import plan_blocks
 
     blocks, _ = plan_blocks([], [str(bad), str(path)], 1 << 20)
     parts = [pt.finalize(pt.ingest(b, meth, opts, {}), meth, opts) for b in blocks]

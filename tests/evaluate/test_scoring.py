@@ -10,7 +10,7 @@ import pytest
 
 from neardup.errors import FormatError, InputError, ParameterError
 from neardup.evaluate.bootstrap import bootstrap_pairs
-from neardup.evaluate.clusters import adjusted_rand_index, bcubed, cluster_scores, components
+from neardup.evaluate.cluster_metrics import adjusted_rand_index, bcubed, cluster_scores, components
 from neardup.evaluate.gold import GoldStandard, load_gold
 from neardup.evaluate.metrics import Gold, score_pairs
 from neardup.evaluate.run import evaluate_pairs_dir

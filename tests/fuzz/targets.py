@@ -527,8 +527,7 @@ def store_cases(draw: st.DrawFn) -> dict[str, Any]:
 
 
 def _run_store(case: dict[str, Any], ctx: Context, kind: str) -> None:
-    from neardup.errors import InputError, NeardupError
-    from neardup.store.errors import StoreError
+    from neardup.errors import InputError, NeardupError, StoreError
     from neardup.text.types import Document
 
     store = ctx.store(kind)

@@ -25,10 +25,10 @@ from pathlib import Path
 import pytest
 
 from fuzz.guard import check_case
+from neardup.errors import CollectionNotFound, DocumentNotFound
 from neardup.job.pipeline import dedup
 from neardup.output import write_result
 from neardup.store import Store
-from neardup.store.errors import CollectionNotFound, DocumentNotFound
 from neardup.text.extract import wiki_to_text
 from neardup.text.read import read_corpus
 from neardup.text.types import Document

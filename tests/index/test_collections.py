@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 
 import neardup
-from neardup.errors import InputError, ParameterError
+from neardup.errors import DocumentNotFound, InputError, ParameterError
 from neardup.index.codec import content_hash
-from neardup.index.collection import Collection, DocumentNotFound
+from neardup.index.core import Collection
 from neardup.index.memory import Index
 from neardup.methods.decision import rule_of
 from neardup.methods.registry import method_class, method_names

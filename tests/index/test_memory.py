@@ -210,7 +210,7 @@ def test_an_index_saved_by_the_first_format_still_loads(tmp_path: Path) -> None:
 
 
 def test_method_choices_are_validated() -> None:
-    from neardup.store.errors import UnsupportedMethod
+    from neardup.errors import UnsupportedMethod
 
     with pytest.raises(UnsupportedMethod, match="simhash"):
         Index(method="simhash")

@@ -106,7 +106,7 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def dask_client() -> Iterator[Any]:
     distributed = require("distributed")  # a dev dependency: fails in CI, skips elsewhere
-    from neardup.distributed.plan import local_cluster
+    from neardup.distributed.job import local_cluster
 
     with local_cluster(workers=2, processes=False) as cluster, distributed.Client(cluster) as cli:
         yield cli

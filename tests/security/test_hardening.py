@@ -17,9 +17,8 @@ from urllib.parse import quote
 import pytest
 from typer.testing import CliRunner
 
-from neardup.errors import ParameterError
+from neardup.errors import ParameterError, StoreError
 from neardup.service import ServiceConfig, create_app
-from neardup.store.errors import StoreError
 from security._app import AUTH, TOKEN, client
 from shared_data import paragraphs
 from store._db import unique

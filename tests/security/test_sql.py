@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, inspect, text
 
+from neardup.errors import CollectionNotFound, DocumentNotFound
 from neardup.store import Store
-from neardup.store.errors import CollectionNotFound, DocumentNotFound
 from neardup.text.types import Document
 from security._app import AUTH, client
 from shared_data import paragraphs

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import create_engine, inspect, text
 
+from neardup.index.codec import title
 from neardup.store import Store
-from neardup.store.codec import title
 from neardup.text.types import Document
 from store._db import unique
 from store.test_texts import _alembic, _real_docs, _tables_and_version, empty_url  # noqa: F401

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from sqlalchemy import text
 
 from neardup.errors import FormatError, InputError
+from neardup.index.codec import decode_set, encode_set, encode_sets, set_size, verification_set
 from neardup.methods.sets import ShingleSets
 from neardup.store import Store
-from neardup.store.codec import decode_set, encode_set, encode_sets, set_size, verification_set
 from neardup.store.database import Database
 from neardup.text.types import Document
 from store._db import unique

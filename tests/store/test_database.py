@@ -9,11 +9,11 @@ import pytest
 from sqlalchemy import literal, select, text
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 
+from neardup.errors import StoreError
 from neardup.store import Store
 from neardup.store import schema as s
 from neardup.store.database import Database, first_line, store_errors
 from neardup.store.documents import ids_with_prefix, stored
-from neardup.store.errors import StoreError
 from neardup.text.types import Document
 from store._db import unique
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from neardup.index.codec import encode_sets, fingerprint_shift, verification_set
 from neardup.store import Store
-from neardup.store.codec import encode_sets, fingerprint_shift, verification_set
 from neardup.text.types import Document
 from shared_data import paragraphs
 from store._db import unique

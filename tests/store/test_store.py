@@ -9,17 +9,18 @@ import numpy as np
 import pytest
 from sqlalchemy import text
 
-from neardup.errors import InputError, ParameterError
+from neardup.errors import (
+    CollectionExists,
+    CollectionNotFound,
+    DocumentNotFound,
+    InputError,
+    ParameterError,
+    UnsupportedMethod,
+)
 from neardup.methods.base import Signature
 from neardup.methods.corpus_stats import CorpusStatistics
 from neardup.methods.shingles import Shingling
 from neardup.store import Store
-from neardup.store.errors import (
-    CollectionExists,
-    CollectionNotFound,
-    DocumentNotFound,
-    UnsupportedMethod,
-)
 from neardup.text.canonical import CanonicalForm
 from neardup.text.types import Document
 from store._db import unique
@@ -167,7 +168,7 @@ def test_signatures_and_sets_are_stored_in_documented_formats(store: Store) -> N
     assert signed == 0  # minhash-lsh signs from the stored shingle set
     full = Shingling().fingerprints(CanonicalForm().tokens(doc(1).text))
     high = np.unique(np.asarray(full, dtype=np.uint64) >> np.uint64(32)).astype("<u4")
-    assert bytes(blob) == b"\x02" + high.tobytes()  # format 2, neardup.store.codec
+    assert bytes(blob) == b"\x02" + high.tobytes()  # format 2, neardup.index.codec
     assert payload is not None
     sig = Signature.from_bytes(bytes(payload))
     assert sig.key.method == "tf-ridf"

@@ -14,10 +14,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import bindparam, create_engine, inspect, text
 
-from neardup.errors import FormatError
+from neardup.errors import CollectionNotFound, DocumentNotFound, FormatError, TextNotStored
+from neardup.index.codec import ZLIB_TEXT_FORMAT
 from neardup.store import Store
-from neardup.store.codec import ZLIB_TEXT_FORMAT
-from neardup.store.errors import CollectionNotFound, DocumentNotFound, TextNotStored
 from neardup.store.store import TEXT_FORMAT, content_hash, decode_text, encode_text
 from neardup.text.types import Document
 from shared_data import data_path, load_docs, paragraphs

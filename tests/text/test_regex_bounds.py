@@ -24,7 +24,7 @@ from rich.console import Console
 
 from fuzz.guard import deadline
 from neardup.cli.pairview import print_passages
-from neardup.corpus.units import split_units
+from neardup.corpus.segments import split_units
 from neardup.crawl.links import page_links
 from neardup.crawl.pattern import detect_pattern
 from neardup.crawl.safety import UnsafeURLError, check_url

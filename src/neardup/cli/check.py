@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 import typer
 
-from neardup.cli.options import (
+from neardup.cli.shared_options import (
     CHECK_LIMIT,
     CONTENT_TYPE,
     ID_FIELD,
@@ -165,8 +165,8 @@ def _add_passages(store: Any, name: str, text: str, row: dict[str, Any]) -> None
     """``align_passages(text, stored text)`` of each match as ``passages`` rows
     (``{a_start, a_end, b_start, b_end}``: A is the record, B the stored document); a match
     whose text is not stored has none."""
+    from neardup.errors import DocumentNotFound
     from neardup.passages import align_passages
-    from neardup.store.errors import DocumentNotFound
 
     for match in row.get("matches", []):
         try:

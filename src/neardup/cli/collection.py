@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
-from neardup.cli.options import (
+from neardup.cli.shared_options import (
     BATCH_SIZE,
     COLLECTION_METHOD,
     CONTENT_TYPE,

@@ -14,7 +14,7 @@ import typer
 
 from neardup.cli.common import console, escape
 from neardup.cli.corpus_io import report, with_progress, write_out
-from neardup.cli.options import (
+from neardup.cli.shared_options import (
     CONTENT_TYPE,
     ID_FIELD,
     MAX_BYTES,
@@ -73,7 +73,7 @@ def contamination(
 ) -> None:
     """Corpus documents sharing an n-gram of --ngram words with an evaluation set, with the
     shared passages located. Exit 0: none; 1: some; 2: error."""
-    from neardup.corpus.contamination import contamination as run
+    from neardup.corpus.decontamination import contamination as run
 
     try:
         check_int("--top", top, low=0)

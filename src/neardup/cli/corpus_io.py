@@ -20,7 +20,7 @@ def with_progress(fn: Callable[[Any], Any], silent: bool) -> Any:
     err = console("err")
     if silent or not err.is_terminal:
         return fn(None)
-    from neardup.cli.progress import RichProgress
+    from neardup.cli.progress_bars import RichProgress
 
     with RichProgress(err) as prog:
         return fn(prog)
@@ -109,7 +109,7 @@ def report(
         show()
         from rich.markup import escape
 
-        from neardup.cli.results import skipped_lines
+        from neardup.cli.dedup_output import skipped_lines
 
         for line in skipped_lines(skipped, out_dir):
             console("err").print(escape(line), style="yellow", highlight=False)

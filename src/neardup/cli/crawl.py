@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from neardup.cli.options import COLLECTION_METHOD, THRESHOLD, DbOpt
+from neardup.cli.shared_options import COLLECTION_METHOD, THRESHOLD, DbOpt
 from neardup.errors import NeardupError
 
 if TYPE_CHECKING:

@@ -24,7 +24,7 @@ from neardup.cli.common import (
     fail,
     warn_unused_threshold,
 )
-from neardup.cli.options import (
+from neardup.cli.shared_options import (
     CONTENT_TYPE,
     DEDUP_METHOD,
     ID_FIELD,
@@ -343,7 +343,7 @@ def dedup(
             raise ParameterError("--passages", True, "with --out DIR")
         executor = ENGINES[chosen].make(flags, out_dir)
         if dry_run:
-            from neardup.cli.results import print_plan
+            from neardup.cli.dedup_output import print_plan
 
             plan: dict[str, Any] = {
                 "engine": engine,
@@ -404,7 +404,7 @@ def dedup(
         raise _fail_os(exc) from None
     finally:
         spool.close()
-    from neardup.cli.results import skipped_lines
+    from neardup.cli.dedup_output import skipped_lines
 
     for line in skipped_lines(result.skipped, out_dir):
         console("err").print(escape(line), style="yellow", highlight=False)
@@ -594,7 +594,7 @@ def _dask_executor(flags: dict[str, Any], out_dir: str | None) -> Executor:
     """The Dask executor: ``--scheduler`` or a ``LocalCluster`` of ``--workers``, blocks of
     ``--block-mib``, the files written into ``--out`` by the workers."""
     from neardup.distributed.executor import DaskExecutor
-    from neardup.distributed.plan import DEFAULT_BLOCK_BYTES
+    from neardup.distributed.job import DEFAULT_BLOCK_BYTES
 
     block = flags["--block-mib"]
     return DaskExecutor(
@@ -702,7 +702,7 @@ def _output_format(fmt: str, as_json: bool, top: int) -> str:
     Raises:
         ParameterError: an unknown format, ``--json`` with another format, ``--top`` < 0.
     """
-    from neardup.cli.results import FORMATS
+    from neardup.cli.dedup_output import FORMATS
     from neardup.errors import check_choice, check_int
 
     check_choice("--format", fmt, FORMATS)
@@ -713,14 +713,14 @@ def _output_format(fmt: str, as_json: bool, top: int) -> str:
 
 
 def _report_result(result: Any, out_dir: str | None, fmt: str, top: int) -> None:
-    from neardup.cli import results
+    from neardup.cli import dedup_output
 
     if fmt == "json":
-        results.write_json(sys.stdout, result)
+        dedup_output.write_json(sys.stdout, result)
     elif fmt == "jsonl":
-        results.write_jsonl(sys.stdout, result)
+        dedup_output.write_jsonl(sys.stdout, result)
     else:
-        results.print_table(console("out"), result, out_dir, top=top)
+        dedup_output.print_table(console("out"), result, out_dir, top=top)
     _exit_if_empty(result.summary)
 
 
@@ -733,7 +733,7 @@ def _exit_if_empty(summary: dict[str, Any]) -> None:
 def _run_with_progress(fn: Any, silent: bool) -> Any:
     if silent or not console("err").is_terminal:
         return fn(None)
-    from neardup.cli.progress import RichProgress
+    from neardup.cli.progress_bars import RichProgress
 
     with RichProgress(console("err")) as prog:
         return fn(prog)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from neardup.cli.options import (
+from neardup.cli.shared_options import (
     CONTENT_TYPE,
     ID_FIELD,
     MEASURE,

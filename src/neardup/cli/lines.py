@@ -16,7 +16,7 @@ import typer
 
 from neardup.cli.common import console, escape, fail
 from neardup.cli.corpus_io import clip, report, with_progress, write_out
-from neardup.cli.options import (
+from neardup.cli.shared_options import (
     CONTENT_TYPE,
     ID_FIELD,
     MAX_BYTES,

@@ -8,7 +8,7 @@ import sys
 import typer
 
 from neardup.cli.common import console, escape
-from neardup.cli.options import JsonOpt
+from neardup.cli.shared_options import JsonOpt
 
 
 def methods(as_json: JsonOpt = False) -> None:

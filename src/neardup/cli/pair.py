@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from neardup.cli.common import CanonicalOptions, check_output_path, console, escape, fail
-from neardup.cli.options import (
+from neardup.cli.shared_options import (
     CONTENT_TYPE,
     DEDUP_METHOD,
     ContentTypeOpt,

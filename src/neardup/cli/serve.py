@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from neardup.cli.options import DbOpt
+from neardup.cli.shared_options import DbOpt
 from neardup.errors import NeardupError
 
 #: Seconds of CPU-bound work per request (``neardup.service.limits.DEFAULT_BUDGET``; not

@@ -13,7 +13,7 @@ import typer
 
 from neardup.cli.common import console, escape, fail
 from neardup.cli.corpus_io import clip, report, with_progress, write_out
-from neardup.cli.options import (
+from neardup.cli.shared_options import (
     CONTENT_TYPE,
     ID_FIELD,
     MAX_BYTES,
@@ -71,7 +71,7 @@ def substrings(
 ) -> None:
     """Exact repeated spans of at least --min-bytes bytes within a corpus or between two
     (suffix array, Lee et al. 2022), and the corpus without them."""
-    from neardup.corpus.substrings import repeated_substrings
+    from neardup.corpus.exact_substrings import repeated_substrings
 
     try:
         check_int("--top", top, low=0)
@@ -121,7 +121,7 @@ def substrings(
 def _print(result: Any, top: int, out_dir: str | None, kept: Path | None) -> None:
     from rich.table import Table
 
-    from neardup.cli.results import column_header, shared_dir
+    from neardup.cli.dedup_output import column_header, shared_dir
 
     s = result.summary
     out = console("out")

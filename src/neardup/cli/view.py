@@ -50,7 +50,7 @@ def view(
 ) -> None:
     """Write one self-contained HTML page of a dedup result: clusters, pairs, and both texts
     of a pair with the aligned passages highlighted."""
-    from neardup.view import ViewLimits, write_view
+    from neardup.html_report import ViewLimits, write_view
 
     try:
         limits = ViewLimits(max_pairs=max_pairs, text_pairs=texts, max_chars=max_chars)

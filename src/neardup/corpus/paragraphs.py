@@ -35,7 +35,7 @@ import numpy as np
 from neardup.corpus.counts import Occurrences, RepeatedKeys
 from neardup.corpus.near import NearClusters, near_clusters
 from neardup.corpus.rewrite import Rewrites, write_kept
-from neardup.corpus.units import UNIT_KINDS, Unit, cut, normal_form, split_units
+from neardup.corpus.segments import UNIT_KINDS, Unit, cut, normal_form, split_units
 from neardup.errors import ParameterError, check_choice, check_float, check_int
 from neardup.progress import NullProgress, Progress
 from neardup.text.inputs import Spool, resolve_inputs
@@ -45,7 +45,7 @@ from neardup.text.units import ReadOptions
 
 KEEPS: tuple[str, ...] = ("first", "none")
 
-#: A text's units (:func:`neardup.corpus.units.split_units` with the job's parameters).
+#: A text's units (:func:`neardup.corpus.segments.split_units` with the job's parameters).
 Split = Callable[[str], list[Unit]]
 
 
@@ -54,7 +54,7 @@ class RepeatedUnit:
     """A line or paragraph held by at least ``min_docs`` documents.
 
     Attributes:
-        key: XXH64 of its normal form (:func:`neardup.corpus.units.normal_form`).
+        key: XXH64 of its normal form (:func:`neardup.corpus.segments.normal_form`).
         documents: documents holding it (each counted once).
         copies: its occurrences in the corpus (repeats inside a document included).
         first_id: id of the first document (read order) holding it.
@@ -151,7 +151,7 @@ def repeated_paragraphs(
             (boilerplate).
         min_chars: units whose normal form is shorter are never counted or cut (>= 1).
         symbols: count and cut units without a letter or a digit too (``};``, ``=====``);
-            by default they are never counted or cut (:mod:`neardup.corpus.units`).
+            by default they are never counted or cut (:mod:`neardup.corpus.segments`).
         near: count near-identical units as one (:mod:`neardup.corpus.near`: character
             5-gram sets, MinHash and LSH banding, verified exactly, joined into clusters);
             one more pass over the inputs, and the distinct units held in memory.

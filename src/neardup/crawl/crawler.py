@@ -48,7 +48,7 @@ from neardup.crawl.fetch import Fetcher, FetchResult
 from neardup.crawl.links import has_clarification, in_scope
 from neardup.crawl.pattern import AddressPattern, detect_pattern
 from neardup.crawl.status import PAGE_DONE, RUNNING, LibraryNotFound, LibraryStatus
-from neardup.store.errors import StoreError
+from neardup.errors import StoreError
 
 log = logging.getLogger("neardup.crawl")
 

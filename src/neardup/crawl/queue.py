@@ -17,11 +17,10 @@ from neardup.crawl.db import CrawlDB, now
 from neardup.crawl.safety import check_url
 from neardup.crawl.settings import CrawlSettings
 from neardup.crawl.status import FINISHED, RUNNING, LibraryStatus, PageInfo
-from neardup.errors import ParameterError
+from neardup.errors import CollectionExists, CollectionNotFound, ParameterError
 from neardup.options import OPTIONS
 from neardup.store import Store
 from neardup.store.catalog import check_name
-from neardup.store.errors import CollectionExists, CollectionNotFound
 from neardup.text.canonical import MORPHOLOGIES
 
 MAX_CLARIFICATIONS = 20

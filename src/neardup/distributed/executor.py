@@ -1,6 +1,6 @@
 """The Dask executor: the dedup job on a Dask cluster (``dedup(..., executor="dask")``,
 ``neardup dedup --engine dask``), run over the partitions of the input by
-:mod:`neardup.distributed.plan`; see ``docs/distributed.md``. Dask is imported when a job runs.
+:mod:`neardup.distributed.job`; see ``docs/distributed.md``. Dask is imported when a job runs.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from neardup.distributed.plan import DEFAULT_BLOCK_BYTES, run_on_dask
+from neardup.distributed.job import DEFAULT_BLOCK_BYTES, run_on_dask
 from neardup.errors import ParameterError, check_int
 from neardup.job.pipeline import DedupOptions, DedupResult, Job, dedup
 from neardup.methods.base import Method
@@ -37,7 +37,7 @@ class DaskExecutor:
             2), one thread each, closed at the end.
         block_bytes: target size of a plain JSONL block (partition), bytes (>= 1 MiB).
         reduce_partitions: partitions of the shuffled key, pair and edge tables (default:
-            :func:`~neardup.distributed.plan.reduce_count`).
+            :func:`~neardup.distributed.job.reduce_count`).
 
     Raises:
         ParameterError: ``block_bytes`` < 1 MiB; no ``out_dir`` with a ``client`` or

@@ -150,7 +150,7 @@ def keep_whole(
     written as part 0 (the other parts empty).
 
     For jobs whose decided pairs fit one worker
-    (:data:`neardup.distributed.plan.WHOLE_KEEP_PAIRS`): the distributed stages (rounds of
+    (:data:`neardup.distributed.job.WHOLE_KEEP_PAIRS`): the distributed stages (rounds of
     label propagation, three shuffles) cost Dask one task per piece, which at a million
     documents is most of the job's time; this is one task.
 

@@ -29,7 +29,7 @@ from typing import Any
 
 from neardup.errors import FormatError, InputError, NeardupError, ParameterError, check_choice
 from neardup.evaluate.bootstrap import PairIntervals, bootstrap_pairs
-from neardup.evaluate.clusters import ClusterScores, cluster_scores, components
+from neardup.evaluate.cluster_metrics import ClusterScores, cluster_scores, components
 from neardup.evaluate.gold import GoldStandard, Scope
 from neardup.evaluate.metrics import Scores, pair_key
 from neardup.evaluate.resources import MEMORY_MODES, Usage, measure

@@ -1,5 +1,5 @@
 """An in-memory, incremental near-duplicate index: the memory backend of the collection API
-(:mod:`neardup.index.collection`): add, check, remove, get, save, load.
+(:mod:`neardup.index.core`): add, check, remove, get, save, load.
 
 Like datasketch's ``MinHashLSH``, but it returns verified matches with resemblance and
 containment, finds a small document inside a large one, removes documents, and ranks the
@@ -41,10 +41,12 @@ from typing import Any, Literal
 import numpy as np
 
 from neardup.errors import (
+    DocumentNotFound,
     FormatError,
     InputError,
     NeardupError,
     ParameterError,
+    UnsupportedMethod,
     check_int,
 )
 from neardup.frames import documents_of
@@ -56,11 +58,9 @@ from neardup.index.codec import (
     title,
     verification_set,
 )
-from neardup.index.collection import DocumentNotFound
 from neardup.index.core import Signed
 from neardup.index.methods import (
     KeyRows,
-    UnsupportedMethod,
     build_method,
     canonical_form,
     collection_keys,
@@ -363,7 +363,7 @@ class Index:
                 larger containment, then id.
             k: top-k instead of ``limit``: the ``k`` matches with the highest decided score
                 (``evidence["score"]``), ties by id, 1-1,000 (only decided matches:
-                :mod:`neardup.index.collection`).
+                :mod:`neardup.index.core`).
 
         Raises:
             ParameterError: ``text_`` is not a string; ``limit`` or ``k`` out of range.

@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from neardup._array import fmix64
-from neardup.errors import FormatError, ParameterError, UsageError
+from neardup.errors import FormatError, ParameterError, UnsupportedMethod
 from neardup.methods.base import Method
 from neardup.methods.keys import KeyRows, key_rows, slot_keys
 from neardup.methods.plan import plan_for
@@ -59,7 +59,6 @@ from neardup.text.canonical import CANONICAL_VERSION, CanonicalForm
 __all__ = [
     "CONTENT_BAND",
     "KeyRows",
-    "UnsupportedMethod",
     "build_method",
     "canonical_form",
     "collection_keys",
@@ -73,10 +72,6 @@ __all__ = [
 #: ``band`` of a document's content-key row (no method's band or slot number is negative).
 CONTENT_BAND = -1
 _CONTENT_SALT = np.uint64(0x6A09E667F3BCC909)
-
-
-class UnsupportedMethod(UsageError):
-    """The method cannot back a collection (no index key for it yet)."""
 
 
 def collection_methods() -> list[str]:

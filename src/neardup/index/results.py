@@ -272,7 +272,7 @@ class CheckResult:
         Raises:
             InputError: pyarrow is not installed.
         """
-        from neardup.tables import rows_to_arrow
+        from neardup.result_tables import rows_to_arrow
 
         return rows_to_arrow((m.as_dict() for m in self.matches), MATCH_COLUMNS)
 
@@ -282,7 +282,7 @@ class CheckResult:
         Raises:
             InputError: pandas is not installed.
         """
-        from neardup.tables import rows_to_pandas
+        from neardup.result_tables import rows_to_pandas
 
         return rows_to_pandas((m.as_dict() for m in self.matches), MATCH_COLUMNS)
 

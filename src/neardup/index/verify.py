@@ -7,7 +7,7 @@ A candidate is verified on the exact verification sets (Broder 1997;
 :func:`neardup.index.codec.verification_set`) under ``verified``, or by the method's own
 rule on its signatures under ``own``; identical documents (resemblance 1) always match. The
 backends differ only in where the candidates and their sets come from
-(:mod:`neardup.index.memory`, :mod:`neardup.store.check`).
+(:mod:`neardup.index.memory`, :mod:`neardup.store.checking`).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ One function, :func:`decide`, decides every candidate pair of every engine: the 
 (:func:`neardup.job.pipeline.dedup`), the Dask partitions
 (:mod:`neardup.distributed.partition`), and a collection check on every backend
 (:mod:`neardup.index.verify`, a batch of one query: memory :class:`neardup.Index`, SQLite
-and PostgreSQL :mod:`neardup.store.check`).
+and PostgreSQL :mod:`neardup.store.checking`).
 
 The rules (:class:`Decision` holds the job's measure, threshold and mode):
 

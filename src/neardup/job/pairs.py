@@ -237,7 +237,7 @@ class PairTable(Sequence[Pair]):
         Raises:
             InputError: pyarrow is not installed.
         """
-        from neardup.tables import need
+        from neardup.result_tables import need
 
         pa = need("pyarrow", "to_arrow()")
         columns = self._columns()
@@ -254,7 +254,7 @@ class PairTable(Sequence[Pair]):
         Raises:
             InputError: pandas is not installed.
         """
-        from neardup.tables import need
+        from neardup.result_tables import need
 
         pd = need("pandas", "to_pandas()")
         columns = self._columns()

@@ -176,7 +176,7 @@ class DedupResult:
             ParameterError: an unknown ``table``.
             InputError: pyarrow is not installed.
         """
-        from neardup.tables import rows_to_arrow
+        from neardup.result_tables import rows_to_arrow
 
         if check_choice("table", table, RESULT_TABLES) == "pairs":
             return _pair_table(self).to_arrow()
@@ -190,7 +190,7 @@ class DedupResult:
             ParameterError: an unknown ``table``.
             InputError: pandas is not installed.
         """
-        from neardup.tables import rows_to_pandas
+        from neardup.result_tables import rows_to_pandas
 
         if check_choice("table", table, RESULT_TABLES) == "pairs":
             return _pair_table(self).to_pandas()

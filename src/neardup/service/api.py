@@ -714,7 +714,7 @@ def document_with_text(st: Store, name: str, doc_id: str) -> dict[str, Any]:
         CollectionNotFound, DocumentNotFound: no such collection or document.
         FormatError: the stored text is corrupt.
     """
-    from neardup.store.errors import TextNotStored
+    from neardup.errors import TextNotStored
 
     out = st.document(name, doc_id).as_dict()
     try:

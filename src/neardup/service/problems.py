@@ -24,12 +24,14 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from neardup.crawl.status import LibraryNotFound
-from neardup.errors import InputError, NeardupError, UsageError
-from neardup.store.errors import (
+from neardup.errors import (
     CollectionExists,
     CollectionNotFound,
     DocumentNotFound,
+    InputError,
+    NeardupError,
     StoreError,
+    UsageError,
 )
 
 PROBLEM = "application/problem+json"

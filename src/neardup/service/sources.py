@@ -4,7 +4,7 @@ The store keeps each document's text since migration 0003 (``nd_texts``); docume
 before it have fingerprints, signature and metadata only. So the text is looked up, in order:
 
 1. ``Store.document_text(name, doc_id)`` (any store object offering it: a ``str`` is the
-   text; ``None`` or :class:`~neardup.store.errors.TextNotStored` means no text is kept);
+   text; ``None`` or :class:`~neardup.errors.TextNotStored` means no text is kept);
 2. only when no text is kept, the document's source address when it is ``http(s)://``
    (documents of a crawled library added before migration 0003): the page is fetched again
    now, with the crawler's address checks (no private
@@ -26,9 +26,8 @@ from typing import Any, Literal
 import httpx
 from starlette.concurrency import run_in_threadpool
 
-from neardup.errors import InputError, NeardupError
+from neardup.errors import InputError, NeardupError, TextNotStored
 from neardup.store import Match, Store
-from neardup.store.errors import TextNotStored
 
 Origin = Literal["store", "source", "none"]
 _MAX_REDIRECTS = 3

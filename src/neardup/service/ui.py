@@ -44,7 +44,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from neardup.crawl.queue import collection_methods, method_label
-from neardup.errors import InputError, NeardupError
+from neardup.errors import CollectionNotFound, InputError, NeardupError
 from neardup.methods.plan import plan_for
 from neardup.methods.registry import method_names
 from neardup.options import OPTIONS
@@ -52,7 +52,6 @@ from neardup.service import limits, rules, web
 from neardup.service.highlight import SideBySide, side_by_side
 from neardup.service.sources import SourceFetcher, StoredText, stored_texts
 from neardup.store import CheckResult, Store
-from neardup.store.errors import CollectionNotFound
 
 if TYPE_CHECKING:
     from neardup.crawl import CrawlQueue, Dispatcher, LibraryStatus
@@ -572,7 +571,7 @@ def _doc_notice(request: Request) -> str:
 
 async def document_page(request: Request, state: UiState, name: str, doc_id: str) -> HTMLResponse:
     """One stored document: its metadata and text (404 page when missing)."""
-    from neardup.store.errors import DocumentNotFound, TextNotStored
+    from neardup.errors import DocumentNotFound, TextNotStored
 
     def load() -> tuple[Any, str | None]:
         info = state.store.document(name, doc_id)

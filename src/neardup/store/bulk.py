@@ -31,10 +31,10 @@ from typing import Any
 import numpy as np
 from sqlalchemy import Connection
 
+from neardup.index.codec import encode_sets, encode_text, fingerprint_shift, scrub
 from neardup.index.core import Ready, Signed
 from neardup.index.methods import KeyRows
 from neardup.methods.base import Method
-from neardup.store.codec import encode_sets, encode_text, fingerprint_shift, scrub
 
 _PG_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
 _PG_TRAILER = struct.pack(">h", -1)
@@ -62,7 +62,7 @@ class Batch:
     Attributes:
         ready: documents to insert, in input order.
         bodies: ``nd_texts.body`` of each.
-        sets: ``nd_shingles.fingerprints`` of each (format 2, :mod:`neardup.store.codec`).
+        sets: ``nd_shingles.fingerprints`` of each (format 2, :mod:`neardup.index.codec`).
         keys: index keys (batch rows index ``ready``) sorted by key, or ``None`` for
             methods whose keys come from the recompute (lexical methods).
         signatures: ``nd_signatures.payload`` of each (``Signature.to_bytes``), or ``None``
@@ -99,7 +99,7 @@ def document_rows(collection_id: int, ready: list[Ready], now: datetime) -> list
     """``nd_documents`` rows: (collection_id, doc_id, source, title, content_hash, length,
     added_at). The title is the document's own (``Document.title``: a file's title or
     name); left empty for the others, whose text's first non-blank line
-    (:func:`~neardup.store.codec.title`) is the title shown."""
+    (:func:`~neardup.index.codec.title`) is the title shown."""
     return [
         (
             collection_id,

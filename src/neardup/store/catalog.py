@@ -15,6 +15,8 @@ from sqlalchemy import Connection, bindparam, delete, func, insert, select, text
 from sqlalchemy.exc import IntegrityError
 
 from neardup.errors import (
+    CollectionExists,
+    CollectionNotFound,
     NeardupError,
     ParameterError,
 )
@@ -27,7 +29,6 @@ from neardup.methods.registry import method_class
 from neardup.options import check_options
 from neardup.store import schema as s
 from neardup.store.database import Database, utc
-from neardup.store.errors import CollectionExists, CollectionNotFound
 from neardup.store.recompute import RecomputeReport, recompute
 from neardup.store.sizes import table_bytes
 

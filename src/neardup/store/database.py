@@ -3,7 +3,7 @@ the dialect's ``INSERT`` (for ``ON CONFLICT``).
 
 :class:`Database` opens the engines of one URL (:func:`neardup.store.engine.open_engines`:
 SQLite pragmas, the store's migrations) and hands out connections in a transaction. Database
-errors become :class:`~neardup.store.errors.StoreError` (the message's first line only).
+errors become :class:`~neardup.errors.StoreError` (the message's first line only).
 """
 
 from __future__ import annotations
@@ -17,9 +17,8 @@ from typing import Any, Literal
 from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 
-from neardup.errors import NeardupError
+from neardup.errors import NeardupError, StoreError
 from neardup.store.engine import Engines, migrate, open_engines
-from neardup.store.errors import StoreError
 
 
 class Database:

@@ -22,8 +22,8 @@ from sqlalchemy import (
     text,
 )
 
-from neardup.errors import NeardupError
-from neardup.index.codec import bad_doc_id
+from neardup.errors import DocumentNotFound, NeardupError, TextNotStored
+from neardup.index.codec import bad_doc_id, decode_text, set_size, shown_title
 from neardup.index.methods import collection_keys, slot_keys
 from neardup.index.results import CollectionInfo, DocumentInfo, DocumentPage
 from neardup.methods.base import Method, Prepared, Signature
@@ -31,9 +31,7 @@ from neardup.methods.plan import plan_for
 from neardup.store import schema as s
 from neardup.store.cache import MethodCache
 from neardup.store.catalog import collection_info, mark_dirty
-from neardup.store.codec import decode_text, set_size, shown_title
 from neardup.store.database import Database, utc
-from neardup.store.errors import DocumentNotFound, TextNotStored
 
 _DELETE_INDEX_KEYS = text(
     "DELETE FROM nd_index WHERE collection_id = :c AND key IN :keys AND document_id = :d"

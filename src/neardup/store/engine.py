@@ -28,8 +28,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
-from neardup.errors import UsageError
-from neardup.store.errors import StoreError
+from neardup.errors import StoreError, UsageError
 
 ENV_VAR = "NEARDUP_DB"
 #: The store's migrations: package holding ``migrations/``, and Alembic's version table.
@@ -229,7 +228,7 @@ def upgrade(engine: Engine, migrations: tuple[str, str] = STORE_MIGRATIONS) -> N
     Args:
         engine: the writer engine.
         migrations: the package holding ``migrations/`` and its Alembic version table
-            (default the store's; the crawler has its own, :mod:`neardup.crawl.tables`).
+            (default the store's; the crawler has its own, :mod:`neardup.crawl.db`).
     """
     package, version_table = migrations
     if _at_head(engine, package, version_table):

@@ -100,7 +100,7 @@ def candidates(
         At most :data:`MAX_CANDIDATES` rows ``(pk, doc_id, source, title, fingerprints,
         signature payload or None, shared keys, text body or None)``, most shared keys
         first; the body (``nd_texts.body``) only where the stored title is empty (the title
-        is then the text's first line, :func:`neardup.store.codec.shown_title`).
+        is then the text's first line, :func:`neardup.index.codec.shown_title`).
     """
     if not keys:
         return []

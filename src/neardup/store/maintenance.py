@@ -22,9 +22,9 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
+from neardup.errors import StoreError
 from neardup.store import schema as s
 from neardup.store.engine import Engines
-from neardup.store.errors import StoreError
 
 
 @dataclass(frozen=True, slots=True)

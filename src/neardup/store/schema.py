@@ -16,7 +16,7 @@ Tables (``nd_`` prefix):
   megashingles) keep no signature row since migration 0004: it is derived from the stored
   shingle set when needed.
 * ``nd_shingles``: the shingle set of each document used for verification, format in
-  :mod:`neardup.store.codec` (since migration 0004: one version byte ``2``, then the
+  :mod:`neardup.index.codec` (since migration 0004: one version byte ``2``, then the
   sorted unique high 32 bits of each 64-bit shingle fingerprint, uint32 little-endian).
 * ``nd_index``: ``(collection, key) -> document`` rows: LSH band keys (minhash-lsh) or
   exact keys, 64-bit values stored as signed int64 (never text); ``band`` is the band or

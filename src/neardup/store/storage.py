@@ -18,7 +18,7 @@ import numpy as np
 from sqlalchemy import Connection, bindparam, insert, select
 
 from neardup._array import sorted_unique
-from neardup.index.codec import MAX_TERM_BYTES, term_key
+from neardup.index.codec import MAX_TERM_BYTES, decode_set, shown_title, term_key
 from neardup.index.core import Signed
 from neardup.index.results import AddReport, CollectionInfo, SkippedDoc
 from neardup.index.verify import Candidate
@@ -27,7 +27,6 @@ from neardup.methods.plan import plan_for
 from neardup.store import schema as s
 from neardup.store.bulk import Batch, document_rows, encode, insert_documents, insert_rows
 from neardup.store.catalog import mark_dirty
-from neardup.store.codec import decode_set, shown_title
 from neardup.store.database import Database
 from neardup.store.lookup import candidates
 

@@ -13,12 +13,12 @@ transaction, deleted with it) and read back by :meth:`Store.document_text`.
 :class:`Store` is a facade; the work is done by one module per concern:
 :mod:`~neardup.store.database` (transactions, errors; shared with the crawler),
 :mod:`~neardup.store.catalog`, :mod:`~neardup.store.adding` (``add``) and
-:mod:`~neardup.store.check` (the collection core's add and check,
+:mod:`~neardup.store.checking` (the collection core's add and check,
 :mod:`neardup.index.core`, over the database storage :mod:`~neardup.store.storage`),
 :mod:`~neardup.store.documents` (read, remove),
-:mod:`~neardup.store.codec` (stored texts and sets) and :mod:`~neardup.store.cache`.
+:mod:`~neardup.index.codec` (stored texts and sets) and :mod:`~neardup.store.cache`.
 :class:`StoreCollection` is one collection of a :class:`Store` bound to its name: the SQLite
-and PostgreSQL backends of the collection API (:class:`neardup.index.collection.Collection`),
+and PostgreSQL backends of the collection API (:class:`neardup.index.core.Collection`),
 beside the memory backend :class:`neardup.Index`.
 """
 
@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from neardup.errors import check_int
+from neardup.index.codec import TEXT_FORMAT, content_hash, decode_text, encode_text, scrub
 from neardup.index.results import (
     AddReport,
     CheckResult,
@@ -39,10 +40,9 @@ from neardup.index.results import (
 from neardup.methods.base import Method
 from neardup.methods.plan import plan_for
 from neardup.options import OPTIONS, check_options
-from neardup.store import adding, catalog, check, documents
+from neardup.store import adding, catalog, checking, documents
 from neardup.store.cache import MethodCache
 from neardup.store.catalog import collection_info
-from neardup.store.codec import TEXT_FORMAT, content_hash, decode_text, encode_text, scrub
 from neardup.store.database import Database, Tx
 from neardup.store.engine import Engines, resolve_url
 from neardup.store.lexicon import empty_lexicon_warning, query_lexicon_warning
@@ -155,7 +155,7 @@ class Store:
             return collection_info(conn, name)
 
     def open_collection(self, name: str) -> StoreCollection:
-        """Collection ``name`` as a :class:`~neardup.index.collection.Collection` (the
+        """Collection ``name`` as a :class:`~neardup.index.core.Collection` (the
         API the memory :class:`neardup.Index` shares): ``add``, ``check``, ``remove``,
         ``get``, ``len`` without the name.
 
@@ -339,7 +339,7 @@ class Store:
                 the larger containment, then id.
             k: top-k instead of ``limit``: the ``k`` matches with the highest decided score
                 (``evidence["score"]``), ties by id, 1-1,000. Only decided matches are
-                ranked (the threshold still applies; see :mod:`neardup.index.collection`).
+                ranked (the threshold still applies; see :mod:`neardup.index.core`).
 
         Raises:
             ParameterError: ``limit`` or ``k`` is not an int in range.
@@ -347,14 +347,14 @@ class Store:
             InputError: the text has fewer canonical tokens than the collection's
                 ``min_tokens``.
         """
-        result = check.check(
+        result = checking.check(
             self._db, self._cache, name, text_, limit=limit, recompute=self.recompute, k=k
         )
         if not result.duplicate and plan_for(result.method).needs_fit:
             info = self.collection(name)
             warning = empty_lexicon_warning(self._db, info)
             if not warning:  # the collection has keys: has the text a lexicon word?
-                meth = check.query_method(self._db, self._cache, info, self.recompute)
+                meth = checking.query_method(self._db, self._cache, info, self.recompute)
                 warning = query_lexicon_warning(meth, text_)
             if warning:
                 result = dataclasses.replace(result, warnings=(*result.warnings, warning))

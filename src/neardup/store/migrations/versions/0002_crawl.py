@@ -1,5 +1,5 @@
 """Crawler tables: the crawl queue and the pages of each library. Kept as it was: since
-issue 18 the crawler owns these tables (``neardup.crawl.tables``) and their later
+issue 18 the crawler owns these tables (``neardup.crawl.db``) and their later
 migrations (``neardup/crawl/migrations``, version table ``nd_crawl_alembic_version``).
 
 Revision ID: 0002

@@ -7,7 +7,7 @@
 * ``ix_nd_documents_hash`` is dropped: no query reads it, every insert paid for it.
 * ``nd_index_pending``: index rows of ``add`` batches not yet moved into ``nd_index``
   (appended in batch order, merged sorted by key; see :mod:`neardup.store.schema`).
-* New ``nd_shingles`` rows are written in format 2 (:mod:`neardup.store.codec`); rows written
+* New ``nd_shingles`` rows are written in format 2 (:mod:`neardup.index.codec`); rows written
   before stay in format 1 and are read as they are. New documents of methods that sign
   from the shingle set keep no ``nd_signatures`` row (existing rows stay and are used).
 

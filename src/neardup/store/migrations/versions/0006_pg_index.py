@@ -11,7 +11,7 @@ merged); ``nd_index_pending`` gets the same column order. SQLite keeps its ``WIT
 table (its rows are the lookup B-tree already, 540 bytes a document).
 
 Documents added from this revision on store an empty ``title``: the title shown is the first
-non-blank line of the stored text (:func:`neardup.store.codec.shown_title`); stored titles
+non-blank line of the stored text (:func:`neardup.index.codec.shown_title`); stored titles
 stay and are shown as they are. No rows change for this.
 
 Revision ID: 0006

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from sqlalchemy import Connection
 
+from neardup.errors import CollectionNotFound
 from neardup.index import core
 from neardup.index.methods import build_method
 from neardup.index.results import CheckResult, CollectionInfo
@@ -22,7 +23,6 @@ from neardup.methods.plan import plan_for
 from neardup.store.cache import MethodCache
 from neardup.store.catalog import collection_info, marker, valid_name
 from neardup.store.database import Database
-from neardup.store.errors import CollectionNotFound
 from neardup.store.lookup import collection_row
 from neardup.store.recompute import load_stats
 from neardup.store.storage import DatabaseStorage
