@@ -144,7 +144,7 @@ def test_sources_of_a_relative_input_are_named_as_given_after_a_pickle(
     partition moved to another worker: the renaming function is made again there)."""
     import pickle
 
-    from neardup.distributed.plan import plan_blocks
+    from neardup.distributed.job import plan_blocks
 
     path, _ = _corpus(tmp_path)
     monkeypatch.chdir(tmp_path)
