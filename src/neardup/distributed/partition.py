@@ -27,13 +27,7 @@ from neardup._array import (
     unique_pairs,
 )
 from neardup.distributed.ids import new_ids
-from neardup.distributed.io import (
-    Block,
-    as_given,
-    block_items,
-    write_part,
-    write_part_lines,
-)
+from neardup.distributed.io import Block, as_given, block_items
 from neardup.distributed.shuffle import Table, concat, hash_dest, range_dest, split
 from neardup.job.decide import decide, signature_scores
 from neardup.job.pairs import pair_lines
@@ -50,6 +44,7 @@ from neardup.methods.base import Prepared, Signatures
 from neardup.methods.keys import GroupKeys, group_keys
 from neardup.methods.plan import PrepareConfig, plan_for
 from neardup.methods.sets import ShingleSets
+from neardup.output import table_lines, write_table
 from neardup.text.types import Skipped
 from neardup.text.units import ReadOptions
 
@@ -211,7 +206,9 @@ def sign_fitted(part: Partition, meth: Any) -> Partition:
 
 def write_skipped(part: Partition, out_dir: str, p: int) -> int:
     """Write partition ``p``'s ``skipped.jsonl`` part; returns the row count."""
-    return write_part(out_dir, "skipped.jsonl", p, (s.as_dict() for s in part.skipped))
+    return write_table(
+        out_dir, "skipped.jsonl", table_lines(s.as_dict() for s in part.skipped), part=p
+    )
 
 
 # -- candidates -------------------------------------------------------------------------------
@@ -526,7 +523,7 @@ class Found:
             decisions=d.codes[at],
             rules=d.labels,
         )
-        write_part_lines(out_dir, "pairs.jsonl", p, lines)
+        write_table(out_dir, "pairs.jsonl", lines, part=p)
 
 
 def uses_signatures(meth: Any, opts: Any) -> bool:

@@ -61,6 +61,7 @@ from neardup.job.pipeline import (
 from neardup.job.prepare import kernel_of
 from neardup.methods.base import Method
 from neardup.methods.plan import plan_for
+from neardup.output import merge_tables, prepare_out_dir, write_summary, write_table
 from neardup.text.units import ReadOptions, renamed_warning
 
 DEFAULT_BLOCK_BYTES = 64 << 20
@@ -327,7 +328,7 @@ class _Job:
         plans) and once at the end, for everything the summary and the result need (ids,
         skip writes, counts, pair rows): each wait is a round trip through the scheduler
         (10-50 ms), and the stages between run back to back on the workers."""
-        io.prepare_out_dir(self.out)
+        prepare_out_dir(self.out)
         parts, offsets, skip_reasons, late = self._ingest(blocks, k, counted)
         n_parts = len(parts)
         r = self._reduce(n_parts)
@@ -362,9 +363,7 @@ class _Job:
         ids = [str(i) for part in named for i in part]
         pairs = self._pairs(rows, ids)
         t0 = time.perf_counter()
-        for name in ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl"):
-            io.merge_parts(self.out, name, n_parts)
-        io.remove_parts_dir(self.out)
+        merge_tables(self.out, n_parts)
         self._time("merge", t0)
         n = int(offsets[-1]) - self.first
         summary = self._summary(
@@ -377,11 +376,7 @@ class _Job:
                 self.first, self.a_read, self.a_reasons, self.against[1], matched
             )
         check_accounting(summary, self.read - self.a_read)
-        import json
-
-        io.write_text(
-            self.out, "summary.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
-        )
+        write_summary(self.out, summary)
         return summary, ids, pairs
 
     # -- stages ---------------------------------------------------------------------------
@@ -432,7 +427,7 @@ class _Job:
         writes = [
             self.c.submit(pt.write_skipped, x, self.out, p)
             if p >= k
-            else self.c.submit(io.write_part, self.out, "skipped.jsonl", p, [])
+            else self.c.submit(write_table, self.out, "skipped.jsonl", [], part=p)
             for p, x in enumerate(parts)
         ]
         named = [self.c.submit(pt.part_ids, x) for x in parts]
