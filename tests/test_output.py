@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from neardup.output import (
     FILES,
@@ -17,7 +18,7 @@ from neardup.output import (
     write_table,
 )
 
-ROWS = [
+ROWS: list[dict[str, Any]] = [
     {"id": "рассказ-1", "source": "a.jsonl:1", "reason": "too-short", "detail": "2 < 8"},
     {"id": "lone \ud800", "source": "b.jsonl:7", "reason": "unreadable", "detail": None},
     {"id": "x", "source": "c.csv:row 3", "reason": "unreadable", "detail": "duplicate"},
