@@ -1,4 +1,12 @@
-"""Writing a dedup result to a directory: JSONL files, then ``summary.json`` last.
+"""Writing a dedup result to a directory: JSONL files, then ``summary.json`` last; the one
+writer of every executor.
+
+The layout: ``OUT/pairs.jsonl``, ``clusters.jsonl``, ``dropped.jsonl``, ``skipped.jsonl``
+(:data:`FILES`, one JSON object a line, :func:`table_lines`) and ``OUT/summary.json``.
+:func:`write_table` writes a table whole, or one partition's piece of it
+(``OUT/_parts/NAME-PPPPP.jsonl``, an executor writing in parallel, as the Dask one does)
+that :func:`merge_tables` joins in partition order; :func:`write_summary` writes the
+summary. ``OUT`` is a local directory or an fsspec URL (``s3://...``, with ``fsspec``).
 
 Every file is written to a temporary name in the same directory and renamed into place
 (atomic on POSIX), and ``summary.json`` is written only after all the others: a directory
@@ -13,8 +21,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
 from typing import IO, Any
@@ -25,6 +35,7 @@ from neardup.job.pipeline import DedupResult
 FILES: tuple[str, ...] = ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _BLOCK = 8192  # lines per write
+_COPY = 1 << 22  # bytes per read when parts are merged
 
 
 def write_result(
@@ -42,27 +53,140 @@ def write_result(
         OSError: the directory cannot be created or written.
     """
     out = Path(out_dir).resolve()  # "a/../out" is out: no stray "a" made by mkdir(parents)
-    out.mkdir(parents=True, exist_ok=True)
-    stale = out / "summary.json"
-    if stale.exists():
-        stale.unlink()  # the old result is no longer claimed complete
+    prepare_out_dir(out)
     _remove_temporaries(out)
     if tables:
         _write_tables(result, out)
-    _atomic_write(out / "summary.json", json_text(result.summary, indent=2) + "\n")
-    _fsync_dir(out)
+    write_summary(out, result.summary)
     return out
 
 
 def _write_tables(result: DedupResult, out: Path) -> None:
     pairs = result.pairs
     if isinstance(pairs, PairTable):
-        _atomic_write_lines(out / "pairs.jsonl", pairs.lines())
+        write_table(out, "pairs.jsonl", pairs.lines())
     else:
-        _write_jsonl(out / "pairs.jsonl", (p.as_dict() for p in pairs))
-    _write_jsonl(out / "clusters.jsonl", result.cluster_rows())
-    _write_jsonl(out / "dropped.jsonl", (d.as_dict() for d in result.dropped))
-    _write_jsonl(out / "skipped.jsonl", (s.as_dict() for s in result.skipped))
+        write_table(out, "pairs.jsonl", table_lines(p.as_dict() for p in pairs))
+    write_table(out, "clusters.jsonl", table_lines(result.cluster_rows()))
+    write_table(out, "dropped.jsonl", table_lines(d.as_dict() for d in result.dropped))
+    write_table(out, "skipped.jsonl", table_lines(s.as_dict() for s in result.skipped))
+
+
+def table_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
+    """The lines of an output table: each row one JSON object (:func:`json_text`) and
+    ``\n``; a pair table makes its own, the same (:meth:`PairTable.lines`)."""
+    return (json_text(r) + "\n" for r in rows)
+
+
+def _remote(out_dir: str | os.PathLike[str]) -> tuple[Any, str] | None:
+    """``(filesystem, path)`` of an fsspec URL; None for a local directory."""
+    text = os.fspath(out_dir)
+    if "://" not in text or text.startswith("file://"):
+        return None
+    import fsspec
+
+    fs, root = fsspec.core.url_to_fs(text)
+    return fs, root.rstrip("/")
+
+
+def _local(out_dir: str | os.PathLike[str]) -> Path:
+    return Path(os.fspath(out_dir).removeprefix("file://"))
+
+
+def part_name(name: str, part: int) -> str:
+    """``_parts/NAME-PPPPP.jsonl``: partition ``part``'s piece of table ``NAME.jsonl``."""
+    return f"_parts/{name.removesuffix('.jsonl')}-{part:05d}.jsonl"
+
+
+def write_table(
+    out_dir: str | os.PathLike[str], name: str, lines: Iterable[str], *, part: int | None = None
+) -> int:
+    """Write output table ``name`` (one of :data:`FILES`) of ready ``lines``
+    (:func:`table_lines`): whole into ``OUT/NAME`` through a temporary name renamed into
+    place (``part=None``), or partition ``part``'s piece (:func:`part_name`, overwriting a
+    retried task's) for :func:`merge_tables`. Memory stays one block of lines.
+
+    Returns:
+        Number of lines written.
+    """
+    target = name if part is None else part_name(name, part)
+    remote = _remote(out_dir)
+    if remote is None:
+        path = _local(out_dir) / target
+        if part is None:
+            return _atomic_write_lines(path, lines)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8") as fh:
+            return write_lines(fh, lines)
+    fs, root = remote
+    final = f"{root}/{target}"
+    fs.makedirs(final.rsplit("/", 1)[0], exist_ok=True)
+    written = final if part is not None else f"{root}/.{name}.tmp"
+    with fs.open(written, "w", encoding="utf-8") as fh:
+        count = write_lines(fh, lines)
+    if written != final:
+        fs.mv(written, final)
+    return count
+
+
+def merge_tables(out_dir: str | os.PathLike[str], parts: int) -> None:
+    """Join the ``parts`` pieces of every table (:func:`write_table` with ``part``), in
+    partition order, into ``OUT/NAME``; then remove them and ``OUT/_parts``.
+
+    Raises:
+        OSError / FileNotFoundError: a piece is missing or unreadable.
+    """
+    remote = _remote(out_dir)
+    for name in FILES:
+        pieces = [part_name(name, p) for p in range(parts)]
+        if remote is None:
+            root = _local(out_dir)
+            with _atomic_file(root / name, "wb") as out:
+                for x in pieces:
+                    with open(root / x, "rb") as fh:
+                        shutil.copyfileobj(fh, out, _COPY)
+            continue
+        fs, base = remote
+        with fs.open(f"{base}/.{name}.tmp", "wb") as out:
+            for x in pieces:
+                with fs.open(f"{base}/{x}", "rb") as fh:
+                    while chunk := fh.read(_COPY):
+                        out.write(chunk)
+        fs.mv(f"{base}/.{name}.tmp", f"{base}/{name}")
+    if remote is None:
+        shutil.rmtree(_local(out_dir) / "_parts", ignore_errors=True)
+    elif remote[0].exists(f"{remote[1]}/_parts"):
+        remote[0].rm(f"{remote[1]}/_parts", recursive=True)
+
+
+def prepare_out_dir(out_dir: str | os.PathLike[str]) -> None:
+    """Create ``out_dir`` if needed and remove its ``summary.json`` (the old result is no
+    longer claimed complete)."""
+    remote = _remote(out_dir)
+    if remote is None:
+        out = _local(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "summary.json").unlink(missing_ok=True)
+        return
+    fs, root = remote
+    fs.makedirs(root, exist_ok=True)
+    if fs.exists(f"{root}/summary.json"):
+        fs.rm(f"{root}/summary.json")
+
+
+def write_summary(out_dir: str | os.PathLike[str], summary: dict[str, Any]) -> None:
+    """Write ``OUT/summary.json`` (indented :func:`json_text`), last: the result complete."""
+    text = json_text(summary, indent=2) + "\n"
+    remote = _remote(out_dir)
+    if remote is None:
+        out = _local(out_dir)
+        _atomic_write(out / "summary.json", text)
+        _fsync_dir(out)
+        return
+    fs, root = remote
+    with fs.open(f"{root}/.summary.json.tmp", "w", encoding="utf-8") as fh:
+        fh.write(text)
+    fs.mv(f"{root}/.summary.json.tmp", f"{root}/summary.json")
 
 
 def mark_stale(out_dir: str | os.PathLike[str]) -> None:
@@ -91,10 +215,6 @@ def _fsync_dir(path: Path) -> None:
         pass
     finally:
         os.close(fd)
-
-
-def _write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> None:
-    _atomic_write_lines(path, (json_text(r) + "\n" for r in rows))
 
 
 def json_text(obj: Any, **kwargs: Any) -> str:
@@ -137,14 +257,23 @@ def _atomic_write(path: Path, text: str) -> None:
     _atomic_write_lines(path, (text,))
 
 
-def _atomic_write_lines(path: Path, lines: Iterable[str]) -> None:
-    """Write ``lines`` to a temporary file beside ``path`` in blocks of :data:`_BLOCK`
-    lines, fsync, rename onto ``path``; memory stays one block however many lines."""
+def _atomic_write_lines(path: Path, lines: Iterable[str]) -> int:
+    """Write ``lines`` to ``path`` (:func:`_atomic_file`) in blocks of :data:`_BLOCK` lines;
+    memory stays one block however many lines. Returns the number of lines."""
+    with _atomic_file(path, "w") as fh:
+        return write_lines(fh, lines)
+
+
+@contextmanager
+def _atomic_file(path: Path, mode: str) -> Iterator[IO[Any]]:
+    """A temporary file beside ``path`` (``mode`` ``"w"``: UTF-8 text, ``"wb"``), fsynced
+    and renamed onto ``path`` when the ``with`` block ends; removed if it raises."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp makes 0600; a plain open would not
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            write_lines(fh, lines)
+        encoding = None if "b" in mode else "utf-8"
+        with os.fdopen(fd, mode, encoding=encoding) as fh:
+            yield fh
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)

@@ -210,6 +210,80 @@ def test_every_method_on_every_executor(
         assert (("j6-opening", "csv6") in pairs) == (measure == "containment"), pairs
 
 
+@pytest.fixture(scope="module")
+def repeated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three JSONL files in ``ids/`` whose ids repeat across them: ``x`` three times, a
+    record holding the place (``ids/b.jsonl:2``) a later repeat would get, a record holding
+    the id a reading skip took (``a.jsonl:3``, the line that is not JSON), and a near
+    copy under a repeat."""
+    s = _stories()
+    root = tmp_path_factory.mktemp("repeated") / "ids"
+    root.mkdir()
+
+    def write(name: str, rows: list[dict[str, str] | str]) -> None:
+        lines = [r if isinstance(r, str) else json.dumps(r, ensure_ascii=False) for r in rows]
+        (root / name).write_text("".join(x + "\n" for x in lines), "utf-8")
+
+    write("a.jsonl", [
+        {"id": "x", "text": s[0]},
+        {"id": "ids/b.jsonl:2", "text": s[1]},  # the place of b's repeat of x
+        "not json",  # a reading skip: its id (a.jsonl:3) is taken
+    ])  # fmt: skip
+    write("b.jsonl", [
+        {"id": "y", "text": s[2]},
+        {"id": "x", "text": _edited(s[0])},  # -> ids/b.jsonl:2#2 (held)
+        {"id": "a.jsonl:3", "text": s[3]},  # -> ids/b.jsonl:3
+    ])  # fmt: skip
+    write("c.jsonl", [
+        {"id": "x", "text": s[4]},  # -> ids/c.jsonl:1
+        {"id": "y", "text": _edited(s[2])},  # -> ids/c.jsonl:2, a near copy of b's y
+        {"id": "z", "text": s[5]},
+    ])  # fmt: skip
+    return root
+
+
+def test_repeated_ids_are_renamed_alike_on_every_executor(
+    tmp_path: Path, repeated: Path, dask_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ids repeated across files (partitions on Dask): the same new ids in every file and
+    the same warning naming the first clashes, on every executor."""
+    monkeypatch.chdir(repeated.parent)  # places named as given: ids/b.jsonl:2
+    got: dict[str, dict[str, Any]] = {}
+    for name in EXECUTORS:
+        out = tmp_path / name
+        executor = _executor(name, out, dask_client)
+        if name == "dask":
+            from neardup.distributed.executor import DaskExecutor
+
+            executor = DaskExecutor(out_dir=out, client=dask_client, reduce_partitions=3)
+        result = dedup(["ids"], options=DedupOptions(threshold=0.5), executor=executor)
+        write_result(result, out, tables=name != "dask")
+        got[name] = {
+            "files": {f: (out / f).read_bytes() for f in FILES},
+            "summary": json.loads((out / "summary.json").read_text("utf-8")),
+            "ids": list(result.ids),
+        }
+    for name in ("pool", "dask"):
+        assert got[name]["files"] == got["local"]["files"], name
+        assert got[name]["ids"] == got["local"]["ids"], name
+        for key in ("warnings", "renamed_ids", "documents", "skipped", "pairs"):
+            assert got[name]["summary"][key] == got["local"]["summary"][key], f"{name} {key}"
+    assert got["local"]["ids"] == [
+        *("x", "ids/b.jsonl:2"),
+        *("y", "ids/b.jsonl:2#2", "ids/b.jsonl:3"),
+        *("ids/c.jsonl:1", "ids/c.jsonl:2", "z"),
+    ]
+    assert _pairs(got["local"]["files"]) == [("x", "ids/b.jsonl:2#2"), ("y", "ids/c.jsonl:2")]
+    summary = got["dask"]["summary"]
+    assert summary["renamed_ids"] == 4
+    assert summary["warnings"] == [
+        "4 records repeat an id seen before (first: 'x' at ids/b.jsonl:2, 'a.jsonl:3' at "
+        "ids/b.jsonl:3, 'x' at ids/c.jsonl:1); each was given its place FILE:LINE as id "
+        "(--kept/--removed/--mark write it as the record's field neardup_id; use --id-field "
+        "to pick another id field)"
+    ]
+
+
 def test_a_refused_measure_is_refused_by_every_executor_alike(
     tree: Path, dask_client: Any, tmp_path: Path
 ) -> None:

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from neardup._array import group_bounds
-from neardup.distributed.io import write_part
 from neardup.distributed.shuffle import Table, concat, hash_dest, range_dest, split, take
-from neardup.job.cluster import keepers
+from neardup.job.cluster import cluster_row, keepers
 from neardup.job.pipeline import Dropped
+from neardup.output import table_lines, write_table
 
 if TYPE_CHECKING:
     from neardup.distributed.partition import Partition
@@ -151,18 +151,18 @@ def write_clusters(final: dict[str, Table], first: int, out_dir: str, p: int) ->
     """
     m, d = final["members"], final["dropped"]
     if not m or m["node"].size == 0:
-        write_part(out_dir, "clusters.jsonl", p, [])
-        write_part(out_dir, "dropped.jsonl", p, [])
+        write_table(out_dir, "clusters.jsonl", [], part=p)
+        write_table(out_dir, "dropped.jsonl", [], part=p)
         return 0
     starts, sizes = group_bounds(m["keep"])
     number = {int(k): first + i for i, k in enumerate(m["keep"][starts].tolist())}
     rows = (
-        {"cluster": first + i, "members": m["id"][s : s + z].tolist(), "keep": m["keep_id"][s]}
+        cluster_row(first + i, m["id"][s : s + z].tolist(), m["keep_id"][s])
         for i, (s, z) in enumerate(zip(starts.tolist(), sizes.tolist(), strict=True))
     )
-    write_part(out_dir, "clusters.jsonl", p, rows)
+    write_table(out_dir, "clusters.jsonl", table_lines(rows), part=p)
     dropped = (
         Dropped(d["id"][i], d["keep_id"][i], number[int(d["keep"][i])], d["reason"][i]).as_dict()
         for i in range(d["node"].size if d else 0)
     )
-    return write_part(out_dir, "dropped.jsonl", p, dropped)
+    return write_table(out_dir, "dropped.jsonl", table_lines(dropped), part=p)

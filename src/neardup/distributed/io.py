@@ -14,9 +14,8 @@ a URL naming another kind of file is refused before the job. Records are turned 
 documents by the local reader (:mod:`neardup.text.read`), so ids, skip reasons and
 ``FILE:LINE`` sources agree.
 
-Outputs: every partition writes ``OUT/_parts/NAME-PPPPP.jsonl``; :func:`merge_parts`
-concatenates them in partition order into ``OUT/NAME`` (temporary name, then rename on
-local file systems) and removes the parts.
+Outputs are written by the job's one writer (:mod:`neardup.output`: every partition its
+piece of each table, merged in partition order).
 """
 
 from __future__ import annotations
@@ -45,7 +44,6 @@ _RECORD_SUFFIXES: tuple[str, ...] = tuple(s for f in FORMATS if f.records for s 
 #: so a tree of small documents is cut into blocks of at most 1,024 files, not one block of
 #: ``block_bytes`` that a single worker would read.
 DOCUMENT_UNITS = 16
-_CHUNK = 1 << 22
 
 
 @dataclass(frozen=True, slots=True)
@@ -422,94 +420,3 @@ def block_units(block: Block) -> Iterator[Unit]:
         base=block.base,
         shown=scrub(block.url),
     )
-
-
-# -- output ---------------------------------------------------------------------------------
-def part_url(out_dir: str, name: str, part: int) -> str:
-    """``OUT/_parts/NAME-PPPPP.jsonl`` for partition ``part`` of output ``NAME.jsonl``."""
-    stem = name.removesuffix(".jsonl")
-    return f"{out_dir.rstrip('/')}/_parts/{stem}-{part:05d}.jsonl"
-
-
-def write_part(out_dir: str, name: str, part: int, rows: Iterable[dict[str, Any]]) -> int:
-    """Write one partition's rows as JSONL (overwriting a retried task's file), each line
-    as the local job writes it (:func:`neardup.output.json_text`).
-
-    Returns:
-        Number of rows written.
-    """
-    from neardup.output import json_text
-
-    return write_part_lines(out_dir, name, part, (json_text(row) + "\n" for row in rows))
-
-
-def write_part_lines(out_dir: str, name: str, part: int, lines: Iterable[str]) -> int:
-    """Write one partition's ready JSONL ``lines`` (each ending in ``\\n``), overwriting a
-    retried task's file, in blocks (:func:`neardup.output.write_lines`).
-
-    Returns:
-        Number of lines written.
-    """
-    import fsspec
-
-    from neardup.output import write_lines
-
-    url = part_url(out_dir, name, part)
-    fs, path = fsspec.core.url_to_fs(url)
-    fs.makedirs(path.rsplit("/", 1)[0], exist_ok=True)
-    with fs.open(path, "w", encoding="utf-8") as fh:
-        return write_lines(fh, lines)
-
-
-def merge_parts(out_dir: str, name: str, parts: int) -> None:
-    """Concatenate ``parts`` part files of ``name`` in order into ``OUT/name``, then remove them.
-
-    Raises:
-        OSError / FileNotFoundError: a part file is missing or unreadable.
-    """
-    import fsspec
-
-    fs, root = fsspec.core.url_to_fs(out_dir)
-    final = f"{root.rstrip('/')}/{name}"
-    tmp = f"{root.rstrip('/')}/.{name}.tmp"
-    with fs.open(tmp, "wb") as out:
-        for p in range(parts):
-            _, src = fsspec.core.url_to_fs(part_url(out_dir, name, p))
-            with fs.open(src, "rb") as fh:
-                while chunk := fh.read(_CHUNK):
-                    out.write(chunk)
-    fs.mv(tmp, final)
-    for p in range(parts):
-        fs.rm(fsspec.core.url_to_fs(part_url(out_dir, name, p))[1])
-
-
-def remove_parts_dir(out_dir: str) -> None:
-    """Remove ``OUT/_parts`` once every part file has been merged (no error if absent)."""
-    import fsspec
-
-    fs, root = fsspec.core.url_to_fs(out_dir)
-    parts = f"{root.rstrip('/')}/_parts"
-    if fs.exists(parts):
-        fs.rm(parts, recursive=True)
-
-
-def write_text(out_dir: str, name: str, text: str) -> None:
-    """Write ``OUT/name`` whole (temporary name, then rename)."""
-    import fsspec
-
-    fs, root = fsspec.core.url_to_fs(out_dir)
-    tmp, final = f"{root.rstrip('/')}/.{name}.tmp", f"{root.rstrip('/')}/{name}"
-    with fs.open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    fs.mv(tmp, final)
-
-
-def prepare_out_dir(out_dir: str) -> None:
-    """Create ``out_dir`` and remove a stale ``summary.json`` (no complete result is claimed)."""
-    import fsspec
-
-    fs, root = fsspec.core.url_to_fs(out_dir)
-    fs.makedirs(root, exist_ok=True)
-    stale = f"{root.rstrip('/')}/summary.json"
-    if fs.exists(stale):
-        fs.rm(stale)

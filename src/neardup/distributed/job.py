@@ -5,8 +5,8 @@ Plan (every arrow between partitions is a task-based shuffle, :mod:`.shuffle`):
 1. ``ingest``: input blocks (planned by the local job's planner, :func:`.io.plan_local`:
    JSONL byte ranges, Parquet row groups, other record files, document files and skip
    rows) -> documents (the local reader) -> canonical tokens -> shingle sets, per partition;
-2. ``ids``: a shuffle by id hash finds repeated ids (the earliest in input order wins,
-   the others are given their place as id as in the local job); short documents are
+2. ``ids``: a shuffle by id hash finds repeated ids, renamed in one task by the local
+   job's renamer (:mod:`.ids`: the same ids and warning); short documents are
    skipped; each partition counts its documents and the client turns the counts into
    offsets, so a document's global index (offset + position) is its index in the local job;
 3. ``sign``: the method's signatures per partition (methods that need a fit: per-partition
@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from neardup.distributed import clusters as cl
-from neardup.distributed import forkserver, io
+from neardup.distributed import forkserver, ids, io
 from neardup.distributed import partition as pt
 from neardup.distributed.components import component_labels
 from neardup.distributed.result import read_result
@@ -61,6 +61,7 @@ from neardup.job.pipeline import (
 from neardup.job.prepare import kernel_of
 from neardup.methods.base import Method
 from neardup.methods.plan import plan_for
+from neardup.output import merge_tables, prepare_out_dir, write_summary, write_table
 from neardup.text.units import ReadOptions, renamed_warning
 
 DEFAULT_BLOCK_BYTES = 64 << 20
@@ -290,6 +291,10 @@ class _Job:
         self.seconds: dict[str, float] = {}
         self.read = 0
         self.renamed = 0
+        #: a future of the renamer's ``(renamed, first clashes)`` (:meth:`_renamed`), and
+        #: those first ``(id, source)`` clashes once gathered (the warning names them)
+        self.renaming: Any = None
+        self.clashes: list[tuple[str, str]] = []
         #: ``(A's inputs, within)`` for ``--against``, else None
         self.against: tuple[list[Any], bool] | None = None
         #: A's documents (the first ``first`` of the corpus), its records read and skips
@@ -326,7 +331,7 @@ class _Job:
         plans) and once at the end, for everything the summary and the result need (ids,
         skip writes, counts, pair rows): each wait is a round trip through the scheduler
         (10-50 ms), and the stages between run back to back on the workers."""
-        io.prepare_out_dir(self.out)
+        prepare_out_dir(self.out)
         parts, offsets, skip_reasons, late = self._ingest(blocks, k, counted)
         n_parts = len(parts)
         r = self._reduce(n_parts)
@@ -349,7 +354,9 @@ class _Job:
             done, rounds = kept, 0
         else:
             done, rounds = self._cluster(parts, verified, offsets, r, contained, counts, bound)
-        done, counts, rows, (named, _) = self.c.gather([done, counts, rows, late])
+        done, counts, rows, (named, _), (_, self.clashes) = self.c.gather(
+            [done, counts, rows, late, self.renaming]
+        )
         self._time("verify+cluster", t0)
         if self.against is not None:
             n_clusters, n_dropped, matched = done
@@ -359,9 +366,7 @@ class _Job:
         ids = [str(i) for part in named for i in part]
         pairs = self._pairs(rows, ids)
         t0 = time.perf_counter()
-        for name in ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl"):
-            io.merge_parts(self.out, name, n_parts)
-        io.remove_parts_dir(self.out)
+        merge_tables(self.out, n_parts)
         self._time("merge", t0)
         n = int(offsets[-1]) - self.first
         summary = self._summary(
@@ -374,11 +379,7 @@ class _Job:
                 self.first, self.a_read, self.a_reasons, self.against[1], matched
             )
         check_accounting(summary, self.read - self.a_read)
-        import json
-
-        io.write_text(
-            self.out, "summary.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
-        )
+        write_summary(self.out, summary)
         return summary, ids, pairs
 
     # -- stages ---------------------------------------------------------------------------
@@ -406,7 +407,7 @@ class _Job:
             pure=False,
         )
         n_parts = len(raw)
-        losers = self._losers(raw)
+        renamed = self._renamed(raw)
         held = self._holders(raw)
         parts = [
             self.c.submit(
@@ -414,7 +415,7 @@ class _Job:
                 raw[p],
                 self.meth,
                 self.opts,
-                *losers[p],
+                renamed[p],
                 whole=self.whole,
                 pure=False,
                 workers=held[p],
@@ -429,7 +430,7 @@ class _Job:
         writes = [
             self.c.submit(pt.write_skipped, x, self.out, p)
             if p >= k
-            else self.c.submit(io.write_part, self.out, "skipped.jsonl", p, [])
+            else self.c.submit(write_table, self.out, "skipped.jsonl", [], part=p)
             for p, x in enumerate(parts)
         ]
         named = [self.c.submit(pt.part_ids, x) for x in parts]
@@ -473,20 +474,35 @@ class _Job:
         where = self.c.who_has(futures)
         return [list(where.get(f.key, ())) or None for f in futures]
 
-    def _losers(self, raw: list[Any]) -> list[list[Any]]:
-        """Per partition: futures of the loser pieces (repeated ids) from every id bucket.
+    def _renamed(self, raw: list[Any]) -> list[Any]:
+        """Per partition: a future of its renamed ids (:mod:`.ids`: the clashes found by a
+        shuffle of the ids by hash, renamed by the local job's :class:`UniqueIds` in one
+        task); :attr:`renaming` is a future of that task's ``(renamed, first clashes)``.
 
         The ids go to :func:`reduce_count` buckets by hash, not one a partition: each
-        bucket is a task a partition twice over (its piece in, its losers out), so ``P``
+        bucket is a task a partition twice over (its piece in, its rows out), so ``P``
         buckets made ``2 P^2`` tasks (2,312 at 34 partitions, for a few kilobytes each)."""
         import operator
 
         n = len(raw)
         r = self._reduce(n)
-        splits = [self.c.submit(pt.split_ids, x, p, r) for p, x in enumerate(raw)]
-        pieces = [[self.c.submit(operator.getitem, s, j) for s in splits] for j in range(r)]
-        found = [self.c.submit(pt.find_losers, j, n, *pieces[j]) for j in range(r)]
-        return [[self.c.submit(operator.getitem, f, p) for f in found] for p in range(n)]
+        splits = [self.c.submit(ids.split_ids, x, p, r) for p, x in enumerate(raw)]
+        buckets = [
+            self.c.submit(
+                ids.bucket_ids, j, *(self.c.submit(operator.getitem, s, j) for s in splits)
+            )
+            for j in range(r)
+        ]
+        clash = [self.c.submit(ids.clashes, b) for b in buckets]
+        names = self.c.submit(ids.first_names, r, *clash)
+        taken = [
+            self.c.submit(ids.taken, b, self.c.submit(operator.getitem, names, j))
+            for j, b in enumerate(buckets)
+        ]
+        done = self.c.submit(ids.rename, n, *clash, *taken)
+        self.renaming = self.c.submit(operator.getitem, done, slice(1, 3))
+        by_part = self.c.submit(operator.getitem, done, 0)
+        return [self.c.submit(operator.getitem, by_part, p) for p in range(n)]
 
     def _fit(self, parts: list[Any], *, sign: bool) -> list[Any]:
         """Fit the method on the corpus statistics (a tree reduction over the partitions);
@@ -784,7 +800,7 @@ class _Job:
             from neardup.methods.kernel import unbuilt_note
 
             warnings += [note for note in [unbuilt_note()] if note]
-        warnings += filter(None, [renamed_warning(self.renamed)])
+        warnings += filter(None, [renamed_warning(self.renamed, self.clashes)])
         return job_summary(
             meth,
             self.opts,

@@ -1,4 +1,4 @@
-"""Per-partition work of the Dask engine: ingest, duplicate ids, keys, candidates, verify.
+"""Per-partition work of the Dask engine: ingest, new ids (:mod:`.ids`), keys, candidates, verify.
 
 Every function here runs inside a Dask task on one partition (or one shuffle output) and
 takes and returns typed values of numpy arrays (:class:`~neardup.job.prepare.PreparedDocuments`
@@ -16,7 +16,6 @@ from dataclasses import dataclass, replace
 from typing import Any, overload
 
 import numpy as np
-import xxhash
 
 from neardup._array import (
     U64,
@@ -28,13 +27,8 @@ from neardup._array import (
     sorted_unique,
     unique_pairs,
 )
-from neardup.distributed.io import (
-    Block,
-    as_given,
-    block_items,
-    write_part,
-    write_part_lines,
-)
+from neardup.distributed.ids import new_ids
+from neardup.distributed.io import Block, as_given, block_items
 from neardup.distributed.shuffle import Table, concat, hash_dest, range_dest, split
 from neardup.job.decide import decide, signature_scores
 from neardup.job.pairs import pair_lines
@@ -51,6 +45,7 @@ from neardup.methods.base import Prepared, Signatures
 from neardup.methods.keys import GroupKeys, group_keys
 from neardup.methods.plan import PrepareConfig, plan_for
 from neardup.methods.sets import ShingleSets
+from neardup.output import table_lines, write_table
 from neardup.text.types import Skipped
 from neardup.text.units import ReadOptions
 
@@ -180,58 +175,20 @@ class _GivenSources(Sequence[str]):
         return (_GivenSources, (list(self._read), self._block))  # not the function
 
 
-# -- duplicate ids ----------------------------------------------------------------------------
-def split_ids(raw: PreparedDocuments, part: int, n_out: int) -> list[Table]:
-    """Ids of a raw partition keyed by their hash, for the duplicate-id shuffle: its
-    documents' and its reading skips' (a skipped record keeps its id too, as in the local
-    job's :class:`neardup.text.units.UniqueIds`)."""
-    skip_pos = np.array([p for p, _ in raw.skipped], dtype=np.int64)
-    ids = np.array([*raw.ids, *(s.id for _, s in raw.skipped)], dtype=object)
-    pos = np.concatenate([raw.positions, skip_pos])
-    h = np.fromiter(
-        (xxhash.xxh64_intdigest(s.encode("utf-8", "surrogatepass")) for s in ids),
-        dtype=U64,
-        count=ids.size,
-    )
-    table = {"h": h, "part": np.full(ids.size, part, np.int64), "pos": pos, "id": ids}
-    return split(table, hash_dest(h, n_out), n_out)
-
-
-def find_losers(j: int, n_parts: int, *pieces: Table) -> list[Table]:
-    """Later occurrences of repeated ids (the earliest in input order wins), by partition."""
-    t = concat(pieces)
-    empty = {"part": np.zeros(0, np.int64), "pos": np.zeros(0, np.int64)}
-    if not t or t["h"].size == 0:
-        return [dict(empty) for _ in range(n_parts)]
-    order = np.lexsort((t["pos"], t["part"], t["h"]))
-    t = {k: v[order] for k, v in t.items()}
-    starts, sizes = group_bounds(t["h"])
-    lose_part: list[int] = []
-    lose_pos: list[int] = []
-    for s, z in zip(starts[sizes > 1].tolist(), sizes[sizes > 1].tolist(), strict=True):
-        seen: set[str] = set()
-        for r in range(s, s + z):  # rows in input order within a hash group
-            doc_id = t["id"][r]
-            if doc_id in seen:
-                lose_part.append(int(t["part"][r]))
-                lose_pos.append(int(t["pos"][r]))
-            seen.add(doc_id)
-    losers = {"part": np.array(lose_part, np.int64), "pos": np.array(lose_pos, np.int64)}
-    return split(losers, losers["part"], n_parts)
-
-
 def finalize(
-    raw: PreparedDocuments, meth: Any, opts: Any, *losers: Table, whole: bool = False
+    raw: PreparedDocuments,
+    meth: Any,
+    opts: Any,
+    renamed: Table | None = None,
+    *,
+    whole: bool = False,
 ) -> Partition:
-    """Rename the partition's repeated ids (``losers``: their positions; a loser's source,
-    its place ``FILE:LINE``, becomes its id, as in the local job), the too-short rule of
-    :func:`neardup.job.prepare.screen`, and the signatures (unless a fit is needed, or the
-    method is decided over the whole corpus, :mod:`.whole`, as with ``whole``)."""
+    """Give the partition's repeated ids their new ids (``renamed``: its table from
+    :func:`neardup.distributed.ids.rename`, the local job's renamer; None: none), the too-short
+    rule of :func:`neardup.job.prepare.screen`, and the signatures (unless a fit is needed,
+    or the method is decided over the whole corpus, :mod:`.whole`, as with ``whole``)."""
     plan = plan_for(meth, opts)
-    lost = np.isin(raw.positions, concat(losers).get("pos", np.zeros(0, np.int64)))
-    if lost.any():
-        ids = [raw.sources[k] if lost[k] else raw.ids[k] for k in range(len(raw.ids))]
-        raw = dataclasses.replace(raw, ids=ids)
+    raw, n_renamed = (raw, 0) if renamed is None else new_ids(raw, renamed)
     out = screen(raw, no_repeats(raw))
     sets = raw.sets if out.is_everything(raw) else raw.sets.take(out.take)
     sig = None
@@ -247,7 +204,7 @@ def finalize(
         [] if raw.tokens is None else [raw.tokens[t] for t in out.take.tolist()],
         out.skip_rows(raw),
         read=len(raw.ids) + len(raw.skipped),
-        renamed=int(lost.sum()),
+        renamed=n_renamed,
         texts=[] if raw.texts is None else [raw.texts[t] for t in out.take.tolist()],
         keys=keys,
     )
@@ -287,7 +244,9 @@ def sign_fitted(part: Partition, meth: Any) -> Partition:
 
 def write_skipped(part: Partition, out_dir: str, p: int) -> int:
     """Write partition ``p``'s ``skipped.jsonl`` part; returns the row count."""
-    return write_part(out_dir, "skipped.jsonl", p, (s.as_dict() for s in part.skipped))
+    return write_table(
+        out_dir, "skipped.jsonl", table_lines(s.as_dict() for s in part.skipped), part=p
+    )
 
 
 # -- candidates -------------------------------------------------------------------------------
@@ -602,7 +561,7 @@ class Found:
             decisions=d.codes[at],
             rules=d.labels,
         )
-        write_part_lines(out_dir, "pairs.jsonl", p, lines)
+        write_table(out_dir, "pairs.jsonl", lines, part=p)
 
 
 def uses_signatures(meth: Any, opts: Any) -> bool:

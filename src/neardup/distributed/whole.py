@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from neardup.distributed.io import write_part_lines
 from neardup.distributed.shuffle import range_dest
 from neardup.job.pairs import pair_lines
 from neardup.methods.base import Prepared
 from neardup.methods.plan import plan_for
 from neardup.methods.sets import ShingleSets
+from neardup.output import table_lines, write_table
 
 if TYPE_CHECKING:
     from neardup.distributed.partition import Partition
@@ -99,7 +99,7 @@ def decide_whole(
             decisions=rows["code"],
             rules=decided.labels,
         )
-        write_part_lines(out_dir, "pairs.jsonl", p, lines)
+        write_table(out_dir, "pairs.jsonl", lines, part=p)
         out.append({"rows": rows, "candidates": int(n_cand[p])})
     kept = None
     if against is not None:
@@ -133,11 +133,11 @@ def _keep_against(
 def _write_first_part(out_dir: str, n_parts: int, clusters: list[Any], dropped: list[Any]) -> None:
     """``clusters.jsonl`` and ``dropped.jsonl`` of a keep stage run in one task: every row
     in part 0, the other ``n_parts - 1`` parts empty (the merge concatenates them)."""
-    from neardup.distributed.io import write_part
-
     for p in range(n_parts):
-        write_part(out_dir, "clusters.jsonl", p, (c.as_dict() for c in clusters) if p == 0 else ())
-        write_part(out_dir, "dropped.jsonl", p, (d.as_dict() for d in dropped) if p == 0 else ())
+        cluster_rows = table_lines(c.as_dict() for c in clusters) if p == 0 else ()
+        write_table(out_dir, "clusters.jsonl", cluster_rows, part=p)
+        dropped_rows = table_lines(d.as_dict() for d in dropped) if p == 0 else ()
+        write_table(out_dir, "dropped.jsonl", dropped_rows, part=p)
 
 
 def keep_whole(

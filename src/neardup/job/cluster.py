@@ -70,8 +70,13 @@ class Cluster:
     keep_index: int
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready row ``{cluster, members, keep}`` (ids)."""
-        return {"cluster": self.cluster, "members": list(self.members), "keep": self.keep}
+        """JSON-ready row ``{cluster, members, keep}`` (ids): :func:`cluster_row`."""
+        return cluster_row(self.cluster, list(self.members), self.keep)
+
+
+def cluster_row(cluster: int, members: list[str], keep: str) -> dict[str, Any]:
+    """A ``clusters.jsonl`` row, on every executor: ``{cluster, members, keep}`` (ids)."""
+    return {"cluster": cluster, "members": members, "keep": keep}
 
 
 def make_clusters(

@@ -313,12 +313,30 @@ class Executor(Protocol):
     cannot run a job refuses it in :meth:`run`, before any work, with a
     :class:`~neardup.errors.ParameterError` naming what it cannot run.
 
+    The stages (read -> prepared -> signed -> candidates -> decided -> clusters -> kept
+    -> written) and how each executor runs them; every one uses the same stage code:
+
+    - read, prepared: :func:`run_here` in input order (the pool maps read units to its
+      workers); Dask maps a task a block (:func:`neardup.distributed.partition.ingest`).
+    - repeated ids: :class:`~neardup.text.units.UniqueIds` in input order; Dask shuffles
+      the ids by hash and runs the same :class:`UniqueIds` over the clashes in one task
+      (:mod:`neardup.distributed.ids`): the same ids and warning.
+    - signed: in one process; Dask maps (a fit: a tree reduction of statistics, then map).
+    - candidates, decided: in one process; Dask shuffles keys by hash (gathered to one
+      task when small) and maps the verification a partition.
+    - clusters, kept: :func:`neardup.job.cluster.keepers`; Dask runs them in one task, or
+      by label propagation and shuffles when the pairs are many, with the same keep rule.
+    - written: :func:`neardup.output.write_table` a table and
+      :func:`~neardup.output.write_summary` last; Dask writes a piece a partition through
+      it, merged in partition order (:func:`~neardup.output.merge_tables`).
+
     Attributes:
         name: the executor's name (``summary["executor"]["name"]``).
         settings: the :func:`dedup` arguments it takes when named by a string (``jobs``,
             ``memory_budget``, ``spill_dir``); the others are refused.
         writes_files: whether :meth:`run` writes the four JSONL files of the result into
-            an output directory of its own (the Dask workers do; then
+            an output directory of its own (the Dask workers do, a piece a partition
+            through :func:`neardup.output.write_table`; then
             :func:`neardup.output.write_result` adds ``summary.json`` only).
     """
 
