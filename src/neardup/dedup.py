@@ -38,7 +38,15 @@ import numpy as np
 
 from neardup._spill import PartStack, default_budget
 from neardup._version import __version__
-from neardup.decide import Decided, Decision, decide, decision_summary, signature_scores
+from neardup.decide import (
+    Decided,
+    Decision,
+    decide,
+    decision_summary,
+    prefilter_summary,
+    signature_scores,
+    sketch_prefilter,
+)
 from neardup.errors import AccountingError, ParameterError, check_choice, check_int
 from neardup.frames import adapt_source
 from neardup.job.cluster import Cluster, make_clusters
@@ -518,8 +526,9 @@ def _dedup(
         )
     pair_table = PairTable(ids, pairs, meth.name, decisions=decided.codes, rules=decided.labels)
     summary = _summary(
-        meth, opts, timer, n - first, skipped[a_skipped:], cand, pair_table, clusters, dropped
-    )
+        meth, opts, timer, n - first, skipped[a_skipped:], cand, pair_table, clusters, dropped,
+        verified=decided.candidates,
+    )  # fmt: skip
     if spilled:
         summary["spilled_to_disk"] = True
     if worker_seconds:
@@ -666,14 +675,16 @@ def find_pairs(
         meth: the (fitted) method; sigs: its signatures of the ``n`` documents; sets: their
             full shingle sets; keys: uint64 (n,) content keys; opts: resolved options
             (:func:`decided_options`).
-        timer: stage clock (``rank``, ``candidates``, ``relabel``, ``verify``); progress:
+        timer: stage clock (``rank``, ``candidates``, ``prefilter``, ``relabel``,
+            ``verify``); progress:
             receiver of the ``candidates`` and ``verify`` stages.
         restrict: keeps the candidate pairs to decide (``dedup --against``:
             :func:`against_pairs`); all of them when None.
 
     Returns:
         ``(candidates, decided, contained)``: int64 (c, 2) candidate pairs (``a < b``,
-        sorted), the decided pairs in that order, and ``{doc: container}``
+        sorted), the decided pairs in that order (``decided.candidates``: those compared,
+        after :func:`neardup.decide.sketch_prefilter`), and ``{doc: container}``
         (:func:`neardup.job.keep.containments`; empty for resemblance).
     """
     clock = timer or _Clock()
@@ -683,11 +694,12 @@ def find_pairs(
     cand = clock.run("candidates", _candidates, meth, sigs, sets, opts, prog, keys)
     if restrict is not None:
         cand = restrict(cand)
-    if _relabel(opts, sets, cand):
+    checked = clock.run("prefilter", sketch_prefilter, meth, sigs, cand, decision_of(opts))
+    if _relabel(opts, sets, checked):
         # many candidates: dense labels (< 2**32) make the exact intersections one int64 sort
         sets = clock.run("relabel", ShingleSets.dense_labels, sets)
     decided, contained = clock.run(
-        "verify", partial(_verify, keys=keys), meth, sigs, sets, cand, opts, prog
+        "verify", partial(_verify, keys=keys), meth, sigs, sets, checked, opts, prog
     )
     return cand, decided, contained
 
@@ -1250,6 +1262,8 @@ def _summary(
     pairs: Sequence[Pair],
     clusters: list[Cluster],
     dropped: list[Dropped],
+    *,
+    verified: int,
 ) -> dict[str, Any]:
     reasons: dict[str, int] = {}
     for s in skipped:
@@ -1266,7 +1280,10 @@ def _summary(
         "skipped": len(skipped),
         "skipped_by_reason": dict(sorted(reasons.items())),
         "candidate_pairs": int(cand.shape[0]),
+        "prefiltered_pairs": int(cand.shape[0]) - verified,
+        "verified_pairs": verified,
         **banding_summary(meth, opts.threshold),
+        **prefilter_summary(meth, decision_of(opts)),
         "pairs": len(pairs),
         "clusters": len(clusters),
         "kept": n - len(dropped),

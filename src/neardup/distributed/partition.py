@@ -27,7 +27,7 @@ from neardup._array import (
     sorted_unique,
     unique_pairs,
 )
-from neardup.decide import decide, signature_scores
+from neardup.decide import decide, prefilter_method, signature_scores, sketch_prefilter
 from neardup.dedup import decision_of
 from neardup.distributed.io import (
     Block,
@@ -571,9 +571,14 @@ class Found:
 
 def uses_signatures(meth: Any, opts: Any) -> bool:
     """Whether :func:`decide_pairs` reads the documents' signatures: the method's own rule
-    decides (``decision="own"``), or its grouping keys are prefixes of signatures whose
-    true matches are kept (``exact_key``); the verified rule reads the shingle sets only."""
-    return bool(meth.capabilities.exact_key) or decision_of(opts).mode == "own"
+    decides (``decision="own"``), its grouping keys are prefixes of signatures whose
+    true matches are kept (``exact_key``), or its sketches prefilter the candidates
+    (:func:`neardup.decide.sketch_prefilter`); else the verified rule reads the shingle
+    sets only."""
+    decision = decision_of(opts)
+    if meth.capabilities.exact_key or decision.mode == "own":
+        return True
+    return prefilter_method(meth, decision) is not None
 
 
 def decide_pairs(meth: Any, opts: Any, pairs: np.ndarray, docs: list[dict[str, Any]]) -> Found:
@@ -599,6 +604,7 @@ def decide_pairs(meth: Any, opts: Any, pairs: np.ndarray, docs: list[dict[str, A
             pairs, local = pairs[real], local[real]
         if decision.mode == "own":
             own = signature_scores(meth, sigs, opts.measure)
+        local = sketch_prefilter(meth, sigs, local, decision)  # as the local job's
     decided = decide(sets, local, decision=decision, method=meth, own_scores=own)
     return Found(decided, gidx, ids, pairs)
 

@@ -27,11 +27,14 @@ from neardup.methods.base import Capabilities, Layout, MethodBase, Prepared, Sig
 from neardup.methods.decision import DecisionRule, ExactMeasure, SampleEstimate
 from neardup.methods.keys import GroupKeys, KeyRows
 from neardup.methods.lsh import (
+    PREFILTER_MISS,
     LSHParams,
+    agreement_floor,
     band_keys,
     lsh_candidates,
     optimal_params,
     recall_params,
+    sketch_agreements,
 )
 from neardup.methods.measures import intersection_sizes
 from neardup.methods.minhash import SCHEMES, MinHasher
@@ -428,6 +431,19 @@ class MinHashLSH(ShingleMethod):
     def candidates(self, sigs: Signatures) -> np.ndarray:
         """Pairs sharing an LSH bucket in some band: int64 (p, 2), ``a < b``."""
         return lsh_candidates(sigs.data, self.lsh, max_bucket=self.max_df)
+
+    def prefilter(self, sigs: Signatures, pairs: np.ndarray, threshold: float) -> np.ndarray:
+        """bool (p,): the candidate pairs worth an exact comparison at ``threshold``: those
+        whose sketches agree on at least :func:`~neardup.methods.lsh.agreement_floor` of the
+        ``num_perm`` slots (a pair at the threshold falls below with probability
+        <= :data:`~neardup.methods.lsh.PREFILTER_MISS`, one above it with less).
+
+        Raises:
+            ParameterError: ``threshold`` outside (0, 1].
+        """
+        floor = agreement_floor(threshold, self.num_perm, miss=PREFILTER_MISS)
+        keep: np.ndarray = sketch_agreements(sigs.data, pairs) >= floor
+        return keep
 
     def similarity(self, sigs: Signatures, pairs: np.ndarray) -> np.ndarray:
         """Estimated resemblance (share of equal sketch slots): float64 (p,)."""
