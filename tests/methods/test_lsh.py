@@ -86,10 +86,11 @@ def test_recall_params_refuses_bad_arguments() -> None:
         recall_params(0.5, 0)
 
 
-def test_minhash_lsh_bands_at_the_balanced_point_unless_asked_for_recall() -> None:
+def test_minhash_lsh_bands_for_recall_unless_asked_for_the_balanced_point() -> None:
     from neardup.methods.shingle_methods import MinHashLSH
 
-    assert MinHashLSH(threshold=0.5).lsh == LSHParams(25, 5)
+    assert MinHashLSH(threshold=0.5).lsh == LSHParams(40, 3)
+    assert MinHashLSH(threshold=0.5, candidate_probability=None).lsh == LSHParams(25, 5)
     assert MinHashLSH(threshold=0.5, candidate_probability=0.995).lsh == LSHParams(40, 3)
     assert MinHashLSH(threshold=0.5, candidate_probability=0.9).lsh == LSHParams(18, 3)
     assert MinHashLSH(threshold=0.5, bands=20, rows=6).lsh == LSHParams(20, 6)
