@@ -676,8 +676,7 @@ def find_pairs(
             full shingle sets; keys: uint64 (n,) content keys; opts: resolved options
             (:func:`decided_options`).
         timer: stage clock (``rank``, ``candidates``, ``prefilter``, ``relabel``,
-            ``verify``); progress:
-            receiver of the ``candidates`` and ``verify`` stages.
+            ``verify``); progress: receiver of the ``candidates`` and ``verify`` stages.
         restrict: keeps the candidate pairs to decide (``dedup --against``:
             :func:`against_pairs`); all of them when None.
 
