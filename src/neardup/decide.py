@@ -166,7 +166,7 @@ def signature_scores(
 
 
 def sketch_prefilter(
-    method: Method, sigs: Signatures, cand: np.ndarray, decision: Decision
+    method: Method, sigs: Signatures, cand: np.ndarray, decision: Decision, sizes: np.ndarray
 ) -> np.ndarray:
     """The candidates an exact verification compares: under ``verified`` resemblance with
     MinHash-LSH, those whose sketches agree on enough slots
@@ -176,7 +176,8 @@ def sketch_prefilter(
 
     Args:
         method: the job's method; sigs: its signatures of the documents ``cand`` indexes;
-        cand: int64 (p, 2) candidate pairs; decision: how they are decided.
+        cand: int64 (p, 2) candidate pairs; decision: how they are decided; sizes: int
+        (n,) shingles of each document (a small set's sketch holds fewer trials).
 
     Returns:
         int64 (q, 2): the kept rows of ``cand``, in order.
@@ -184,7 +185,7 @@ def sketch_prefilter(
     lsh = prefilter_method(method, decision)
     if lsh is None or cand.shape[0] == 0:
         return cand
-    kept: np.ndarray = cand[lsh.prefilter(sigs, cand, decision.threshold)]
+    kept: np.ndarray = cand[lsh.prefilter(sigs, cand, decision.threshold, sizes=sizes)]
     return kept
 
 

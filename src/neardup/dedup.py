@@ -693,7 +693,9 @@ def find_pairs(
     cand = clock.run("candidates", _candidates, meth, sigs, sets, opts, prog, keys)
     if restrict is not None:
         cand = restrict(cand)
-    checked = clock.run("prefilter", sketch_prefilter, meth, sigs, cand, decision_of(opts))
+    checked = clock.run(
+        "prefilter", sketch_prefilter, meth, sigs, cand, decision_of(opts), sets.sizes
+    )
     if _relabel(opts, sets, checked):
         # many candidates: dense labels (< 2**32) make the exact intersections one int64 sort
         sets = clock.run("relabel", ShingleSets.dense_labels, sets)

@@ -192,22 +192,36 @@ def test_the_compiled_agreement_pass_equals_numpy(threads: int) -> None:
         assert got.dtype == want.dtype == np.int32 and got.tobytes() == want.tobytes()
 
 
-@pytest.mark.parametrize(("t", "size"), [(0.5, 150), (0.8, 180)])
+@pytest.mark.parametrize(("t", "size"), [(0.5, 150), (0.8, 180), (0.5, 30), (0.5, 12)])
 def test_the_prefilter_drops_pairs_at_the_threshold_at_most_at_the_promised_rate(
     t: float, size: int
 ) -> None:
     """2,000 seeded pairs of resemblance exactly t through MinHash-LSH's sketches: the
     prefilter may drop 0.1 % (2 expected); the bound, 8, sits 4 standard deviations above.
-    Pairs at t - 0.3 mostly fall below the floor."""
+    Sets smaller than the 128 slots (densified sketches, fewer independent trials) are held
+    to the floor of their size. Pairs at t - 0.3 of full sketches mostly fall below it."""
     from neardup.methods.shingle_methods import MinHashLSH
 
     n = 2000
-    meth = MinHashLSH(threshold=t, candidate_probability=RECALL_PROBABILITY)
+    meth = MinHashLSH(threshold=t)
     pairs = np.arange(2 * n, dtype=np.int64).reshape(n, 2)
-    at_t = meth.from_sets(_pairs_at(t, n, size, seed=11))
-    assert n - int(meth.prefilter(at_t, pairs, t).sum()) <= 8
-    low = meth.from_sets(_pairs_at(t - 0.3, n, size, seed=12))
-    assert int(meth.prefilter(low, pairs, t).sum()) < n // 100
+    at_t = _pairs_at(t, n, size, seed=11)
+    kept = meth.prefilter(meth.from_sets(at_t), pairs, t, sizes=at_t.sizes)
+    assert n - int(kept.sum()) <= 8
+    if size >= 128:  # a full sketch tells pairs far below t apart
+        low = _pairs_at(t - 0.3, n, size, seed=12)
+        kept = meth.prefilter(meth.from_sets(low), pairs, t, sizes=low.sizes)
+        assert int(kept.sum()) < n // 100
+
+
+def test_agreement_floors_follow_the_smaller_set() -> None:
+    """``ceil(c_m · 128 / m)`` for a smaller set of ``m < 128`` shingles: 40 -> c = 10 of
+    40 trials -> 32 of 128 slots; 128 and more -> 47, the full sketch's floor."""
+    from neardup.methods.lsh import agreement_floors
+
+    floors = agreement_floors(0.5, 128, np.array([0, 1, 40, 127, 128, 5000]))
+    assert floors.tolist() == [0, 0, 32, 47, 47, 47]
+    assert agreement_floor(0.5, 40) == 10
 
 
 def test_candidates_find_near_duplicates_and_skip_strangers() -> None:

@@ -604,7 +604,7 @@ def decide_pairs(meth: Any, opts: Any, pairs: np.ndarray, docs: list[dict[str, A
             pairs, local = pairs[real], local[real]
         if decision.mode == "own":
             own = signature_scores(meth, sigs, opts.measure)
-        local = sketch_prefilter(meth, sigs, local, decision)  # as the local job's
+        local = sketch_prefilter(meth, sigs, local, decision, sets.sizes)  # as the local job
     decided = decide(sets, local, decision=decision, method=meth, own_scores=own)
     return Found(decided, gidx, ids, pairs)
 

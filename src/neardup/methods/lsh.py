@@ -456,7 +456,41 @@ def _below(t: float, k: int) -> np.ndarray:
     return np.cumsum(np.exp(log_choose + i * log(t) + (k - i) * log(1.0 - t)))
 
 
-@lru_cache(maxsize=256)
+def agreement_floors(
+    threshold: float, num_perm: int, smaller: np.ndarray, *, miss: float = PREFILTER_MISS
+) -> np.ndarray:
+    """The floor of each pair by the size of its smaller set.
+
+    A set of ``m < k`` shingles fills at most ``m`` of the ``k`` slots itself; densification
+    copies the others, so the agreeing slots of a pair carry about ``m`` independent trials,
+    not ``k``. The pair's floor is the :func:`agreement_floor` of ``m`` trials scaled to
+    ``k`` slots, ``ceil(c_m · k / m)``; ``c_k`` for ``m >= k`` (0 for an empty set).
+
+    Args:
+        threshold, num_perm, miss: as :func:`agreement_floor`.
+        smaller: int (p,): shingles of each pair's smaller set.
+
+    Returns:
+        int64 (p,): the least agreeing slots of each pair.
+    """
+    t = check_float("threshold", threshold, low=0.0, high=1.0, low_open=True)
+    k = check_int("num_perm", num_perm, low=1, high=4096)
+    m = check_float("miss", miss, low=0.0, high=1.0, low_open=True)
+    if m >= 1.0:
+        raise ParameterError("miss", miss, "a number in (0, 1)")
+    floors: np.ndarray = _floor_table(t, k, m)[np.clip(np.asarray(smaller), 0, k)]
+    return floors
+
+
+@lru_cache(maxsize=64)
+def _floor_table(t: float, k: int, miss: float) -> np.ndarray:
+    table = np.zeros(k + 1, dtype=np.int64)
+    for m in range(1, k + 1):
+        table[m] = -(-_floor(t, m, miss) * k // m)
+    return table
+
+
+@lru_cache(maxsize=1024)
 def _floor(t: float, k: int, miss: float) -> int:
     # below[c - 1] = P(X < c): the largest c with P(X < c) <= miss
     return int(np.searchsorted(_below(t, k), miss, side="right"))

@@ -30,7 +30,7 @@ from neardup.methods.lsh import (
     PREFILTER_MISS,
     RECALL_PROBABILITY,
     LSHParams,
-    agreement_floor,
+    agreement_floors,
     band_keys,
     lsh_candidates,
     optimal_params,
@@ -435,17 +435,22 @@ class MinHashLSH(ShingleMethod):
         """Pairs sharing an LSH bucket in some band: int64 (p, 2), ``a < b``."""
         return lsh_candidates(sigs.data, self.lsh, max_bucket=self.max_df)
 
-    def prefilter(self, sigs: Signatures, pairs: np.ndarray, threshold: float) -> np.ndarray:
+    def prefilter(
+        self, sigs: Signatures, pairs: np.ndarray, threshold: float, *, sizes: np.ndarray
+    ) -> np.ndarray:
         """bool (p,): the candidate pairs worth an exact comparison at ``threshold``: those
-        whose sketches agree on at least :func:`~neardup.methods.lsh.agreement_floor` of the
-        ``num_perm`` slots (a pair at the threshold falls below with probability
-        <= :data:`~neardup.methods.lsh.PREFILTER_MISS`, one above it with less).
+        whose sketches agree on at least their floor of the ``num_perm`` slots
+        (:func:`~neardup.methods.lsh.agreement_floors` by the smaller set's size in
+        ``sizes``, int (n,) shingles per document): a pair at the threshold falls below
+        with probability about :data:`~neardup.methods.lsh.PREFILTER_MISS`, one above it
+        with less.
 
         Raises:
             ParameterError: ``threshold`` outside (0, 1].
         """
-        floor = agreement_floor(threshold, self.num_perm, miss=PREFILTER_MISS)
-        keep: np.ndarray = sketch_agreements(sigs.data, pairs) >= floor
+        smaller = np.minimum(sizes[pairs[:, 0]], sizes[pairs[:, 1]])
+        floors = agreement_floors(threshold, self.num_perm, smaller, miss=PREFILTER_MISS)
+        keep: np.ndarray = sketch_agreements(sigs.data, pairs) >= floors
         return keep
 
     def similarity(self, sigs: Signatures, pairs: np.ndarray) -> np.ndarray:
