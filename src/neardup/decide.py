@@ -191,8 +191,10 @@ def sketch_prefilter(
 
 def prefilter_summary(method: Method, decision: Decision) -> dict[str, Any]:
     """``{"prefilter": {"min_agreeing_slots", "slots", "miss_at_t"}}`` when
-    :func:`sketch_prefilter` applies (``miss_at_t``: the probability that a pair at the
-    threshold is dropped), for a job's ``summary.json``; ``{}`` otherwise."""
+    :func:`sketch_prefilter` applies (the floor of a pair whose sets both have at least
+    ``slots`` shingles, and ``miss_at_t``, the probability that such a pair at the threshold
+    is dropped; smaller sets have lower floors), for a job's ``summary.json``; ``{}``
+    otherwise."""
     from neardup.methods.lsh import PREFILTER_MISS, agreement_floor, agreement_miss
 
     lsh = prefilter_method(method, decision)
