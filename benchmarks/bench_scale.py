@@ -189,6 +189,7 @@ def run_neardup(path: Path, work: Path, kernel: str = "auto") -> dict[str, Any]:
     r["peak_rss_mib"] = round(r["main_peak_mib"] + r["worker_peak_mib"], 1)
     r["pairs"] = summary["pairs"]
     r["candidate_pairs"] = summary["candidate_pairs"]
+    r["verified_pairs"] = summary.get("verified_pairs")  # after the sketch prefilter
     r["lsh"] = summary.get("lsh")  # bands, rows and P(candidate) at t
     r["spilled_to_disk"] = bool(figures.get("spilled_to_disk", False))
     r["_found"] = pairs

@@ -118,20 +118,53 @@ def _corpus_docs() -> list[Document | Skipped]:
 
 
 def test_summary_reports_the_lsh_banding_and_its_point_at_t() -> None:
-    """minhash-lsh's bands x rows and ``P(candidate | J = t)`` are in the summary: 25 x 5 at
-    0.5 by default (1 - (1 - 0.5^5)^25 = 0.547839), 40 x 3 for recall (1 - (1 - 0.5^3)^40 =
-    0.99521); a method without bands has no ``lsh``."""
-    res = dedup(_corpus(), method="minhash-lsh", options=DedupOptions(threshold=0.5))
-    assert res.summary["lsh"] == {"bands": 25, "rows": 5, "candidate_probability_at_t": 0.547839}
+    """minhash-lsh's bands x rows and ``P(candidate | J = t)`` are in the summary: 40 x 3 at
+    0.5 by default, for recall (1 - (1 - 0.5^3)^40 = 0.99521), 25 x 5 at the balanced point
+    (1 - (1 - 0.5^5)^25 = 0.547839); a method without bands has no ``lsh``."""
     res = dedup(
         _corpus(),
         method="minhash-lsh",
         options=DedupOptions(threshold=0.5),
-        candidate_probability=0.995,
+        candidate_probability=None,
     )
+    assert res.summary["lsh"] == {"bands": 25, "rows": 5, "candidate_probability_at_t": 0.547839}
+    res = dedup(_corpus(), method="minhash-lsh", options=DedupOptions(threshold=0.5))
     assert res.summary["lsh"] == {"bands": 40, "rows": 3, "candidate_probability_at_t": 0.99521}
     assert res.summary["candidate_pairs"] >= res.summary["pairs"] > 0
     assert "lsh" not in dedup(_corpus(), options=DedupOptions(threshold=0.5)).summary
+
+
+def test_the_sketch_prefilter_drops_only_candidates_far_below_t(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Under 40 x 3 the passage quoted alone ("part") becomes a candidate of the full story
+    and of its revision, at resemblance far below 0.5: their sketches agree on fewer than
+    47 of 128 slots (P(X < 47 | J = 0.5) = 0.000931), so only the revision pair is compared
+    exactly; without the prefilter the same pairs come out."""
+    import numpy as np
+
+    from neardup.methods.shingle_methods import MinHashLSH
+
+    opts = DedupOptions(threshold=0.5)
+    res = dedup(_corpus(), method="minhash-lsh", options=opts)  # 40 x 3 by default
+    s = res.summary
+    assert (s["candidate_pairs"], s["prefiltered_pairs"], s["verified_pairs"]) == (3, 2, 1)
+    assert s["prefilter"] == {"min_agreeing_slots": 47, "slots": 128, "miss_at_t": 0.000931}
+    assert "prefilter" in s["seconds"]
+    monkeypatch.setattr(
+        MinHashLSH, "prefilter", lambda self, sigs, pairs, t, sizes: np.ones(len(pairs), bool)
+    )
+    every = dedup(_corpus(), method="minhash-lsh", options=opts)
+    assert every.summary["verified_pairs"] == 3
+    assert (
+        [(p.a, p.b) for p in every.pairs]
+        == [(p.a, p.b) for p in res.pairs]
+        == [("full", "revised")]
+    )
+    # the own rule reads the sketches itself; containment is not estimated by them
+    for other in (DedupOptions(threshold=0.5, decision="own"), DedupOptions(measure="containment")):
+        s = dedup(_corpus(), method="minhash-lsh", options=other).summary
+        assert s["prefiltered_pairs"] == 0 and "prefilter" not in s
 
 
 def test_summary_counts_every_record_read() -> None:

@@ -88,7 +88,12 @@ def test_one_task_candidates_equal_the_shuffled_ones(
 def test_verification_fetches_signatures_only_where_the_rule_reads_them() -> None:
     lsh = resolve_method("minhash-lsh", DedupOptions(), {})
     mega = resolve_method("megashingles", DedupOptions(), {})
-    assert not pt.uses_signatures(lsh, decided_options(lsh, DedupOptions()))
+    full = resolve_method("shingles-full", DedupOptions(), {})
+    # minhash-lsh under the verified rule: its sketches prefilter the candidates
+    assert pt.uses_signatures(lsh, decided_options(lsh, DedupOptions()))
+    contain = DedupOptions(measure="containment")  # no prefilter: the sets alone
+    assert not pt.uses_signatures(lsh, decided_options(lsh, contain))
+    assert not pt.uses_signatures(full, decided_options(full, DedupOptions()))
     assert pt.uses_signatures(lsh, decided_options(lsh, DedupOptions(decision="own")))
     assert pt.uses_signatures(mega, decided_options(mega, DedupOptions()))  # exact keys
 

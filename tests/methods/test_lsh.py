@@ -11,12 +11,17 @@ from hypothesis import strategies as st
 
 from neardup.errors import ParameterError
 from neardup.methods.lsh import (
+    PREFILTER_MISS,
     RECALL_PROBABILITY,
     LSHParams,
+    agreement_floor,
+    agreement_miss,
     banding_summary,
     lsh_candidates,
     optimal_params,
     recall_params,
+    sketch_agreements,
+    sketch_agreements_numpy,
 )
 from neardup.methods.minhash import MinHasher
 from neardup.methods.sets import ShingleSets
@@ -81,10 +86,11 @@ def test_recall_params_refuses_bad_arguments() -> None:
         recall_params(0.5, 0)
 
 
-def test_minhash_lsh_bands_at_the_balanced_point_unless_asked_for_recall() -> None:
+def test_minhash_lsh_bands_for_recall_unless_asked_for_the_balanced_point() -> None:
     from neardup.methods.shingle_methods import MinHashLSH
 
-    assert MinHashLSH(threshold=0.5).lsh == LSHParams(25, 5)
+    assert MinHashLSH(threshold=0.5).lsh == LSHParams(40, 3)
+    assert MinHashLSH(threshold=0.5, candidate_probability=None).lsh == LSHParams(25, 5)
     assert MinHashLSH(threshold=0.5, candidate_probability=0.995).lsh == LSHParams(40, 3)
     assert MinHashLSH(threshold=0.5, candidate_probability=0.9).lsh == LSHParams(18, 3)
     assert MinHashLSH(threshold=0.5, bands=20, rows=6).lsh == LSHParams(20, 6)
@@ -123,6 +129,99 @@ def test_a_pair_at_the_threshold_is_a_candidate_at_the_promised_rate(t: float, s
     pairs = {tuple(p) for p in lsh_candidates(sketches, meth.lsh).tolist()}
     found = sum((2 * i, 2 * i + 1) in pairs for i in range(n))
     assert n - found <= 25, (n - found, meth.lsh)
+
+
+def _binomial_below(k: int, t: float, c: int) -> float:
+    """``P(X < c)``, ``X ~ Binomial(k, t)``, in exact rational arithmetic."""
+    from fractions import Fraction
+    from math import comb
+
+    q = Fraction(t)
+    return float(sum(comb(k, i) * q**i * (1 - q) ** (k - i) for i in range(c)))
+
+
+@pytest.mark.parametrize(
+    ("t", "k", "floor"),
+    [(0.5, 128, 47), (0.8, 128, 88), (0.9, 128, 104), (0.3, 128, 23), (0.5, 64, 20)],
+)
+def test_agreement_floor_is_the_binomial_bound(t: float, k: int, floor: int) -> None:
+    """The floor ``c`` is the largest with ``P(X < c) <= 0.001`` at ``s = t`` (checked in
+    exact arithmetic: one more slot would drop more than 0.1 % of the pairs at t)."""
+    assert agreement_floor(t, k) == floor
+    assert _binomial_below(k, t, floor) <= PREFILTER_MISS < _binomial_below(k, t, floor + 1)
+    assert agreement_miss(t, k, floor) == pytest.approx(_binomial_below(k, t, floor), rel=1e-9)
+
+
+def test_agreement_floor_edges_and_errors() -> None:
+    assert agreement_floor(1.0, 128) == 128  # only equal sketches: J = 1 agrees everywhere
+    assert agreement_miss(1.0, 128, 128) == 0.0
+    assert agreement_floor(0.5, 1) == 0  # one slot: dropping any pair would miss half
+    assert agreement_floor(0.5, 128, miss=0.5) == 64
+    with pytest.raises(ParameterError, match="miss"):
+        agreement_floor(0.5, 128, miss=1.0)
+    with pytest.raises(ParameterError, match="threshold"):
+        agreement_floor(0.0, 128)
+    with pytest.raises(ParameterError, match="floor"):
+        agreement_miss(0.5, 128, 129)
+
+
+def test_sketch_agreements_count_equal_slots() -> None:
+    sk = np.array([[1, 2, 3, 4], [1, 2, 0, 4], [9, 9, 9, 9]], dtype=np.uint64)
+    pairs = np.array([[0, 1], [0, 2], [1, 1], [0, 0]], dtype=np.int64)
+    assert sketch_agreements_numpy(sk, pairs).tolist() == [3, 0, 4, 4]
+    assert sketch_agreements(sk, pairs).tolist() == [3, 0, 4, 4]
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_the_compiled_agreement_pass_equals_numpy(threads: int) -> None:
+    """The kernel's ``agree_pass`` (several blocks, on threads, from a non-contiguous view
+    and a memory-mapped-like array) counts as numpy does, to the byte."""
+    from neardup.methods import kernel, lsh
+
+    if kernel.compiled() is None:
+        pytest.skip(kernel.missing_reason())
+    rng = np.random.default_rng(5)
+    wide = rng.integers(0, 4, size=(3000, 160), dtype=np.uint64)  # small values: many ties
+    pairs = rng.integers(0, 3000, size=(5000, 2))
+    for sketches in (wide[:, :128], np.ascontiguousarray(wide[:, 16:144])):
+        want = sketch_agreements_numpy(sketches, pairs)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(lsh, "workers", lambda: threads)
+            mp.setattr(lsh, "_AGREE_ROWS", 700)  # several blocks
+            got = sketch_agreements(sketches, pairs)
+        assert got.dtype == want.dtype == np.int32 and got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize(("t", "size"), [(0.5, 150), (0.8, 180), (0.5, 30), (0.5, 12)])
+def test_the_prefilter_drops_pairs_at_the_threshold_at_most_at_the_promised_rate(
+    t: float, size: int
+) -> None:
+    """2,000 seeded pairs of resemblance exactly t through MinHash-LSH's sketches: the
+    prefilter may drop 0.1 % (2 expected); the bound, 8, sits 4 standard deviations above.
+    Sets smaller than the 128 slots (densified sketches, fewer independent trials) are held
+    to the floor of their size. Pairs at t - 0.3 of full sketches mostly fall below it."""
+    from neardup.methods.shingle_methods import MinHashLSH
+
+    n = 2000
+    meth = MinHashLSH(threshold=t)
+    pairs = np.arange(2 * n, dtype=np.int64).reshape(n, 2)
+    at_t = _pairs_at(t, n, size, seed=11)
+    kept = meth.prefilter(meth.from_sets(at_t), pairs, t, sizes=at_t.sizes)
+    assert n - int(kept.sum()) <= 8
+    if size >= 128:  # a full sketch tells pairs far below t apart
+        low = _pairs_at(t - 0.3, n, size, seed=12)
+        kept = meth.prefilter(meth.from_sets(low), pairs, t, sizes=low.sizes)
+        assert int(kept.sum()) < n // 100
+
+
+def test_agreement_floors_follow_the_smaller_set() -> None:
+    """``ceil(c_m · 128 / m)`` for a smaller set of ``m < 128`` shingles: 40 -> c = 10 of
+    40 trials -> 32 of 128 slots; 128 and more -> 47, the full sketch's floor."""
+    from neardup.methods.lsh import agreement_floors
+
+    floors = agreement_floors(0.5, 128, np.array([0, 1, 40, 127, 128, 5000]))
+    assert floors.tolist() == [0, 0, 32, 47, 47, 47]
+    assert agreement_floor(0.5, 40) == 10
 
 
 def test_candidates_find_near_duplicates_and_skip_strangers() -> None:

@@ -815,6 +815,7 @@ class _Job:
             kernel=kernel,
             warnings=warnings,
             renamed_ids=self.renamed,
+            verified=None,  # the partitions do not count their prefiltered pairs (yet)
             executor={
                 "name": "dask",
                 "partitions": n_parts,

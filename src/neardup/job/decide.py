@@ -166,6 +166,59 @@ def signature_scores(
     return scores
 
 
+def sketch_prefilter(
+    method: Method, sigs: Signatures, cand: np.ndarray, decision: Decision, sizes: np.ndarray
+) -> np.ndarray:
+    """The candidates an exact verification compares: under ``verified`` resemblance with
+    MinHash-LSH, those whose sketches agree on enough slots
+    (:meth:`~neardup.methods.shingle_methods.MinHashLSH.prefilter`: a pair at the threshold
+    is dropped with probability <= 0.001); every candidate otherwise (the own rule reads the
+    sketches itself; containment is not estimated by them).
+
+    Args:
+        method: the job's method; sigs: its signatures of the documents ``cand`` indexes;
+        cand: int64 (p, 2) candidate pairs; decision: how they are decided; sizes: int
+        (n,) shingles of each document (a small set's sketch holds fewer trials).
+
+    Returns:
+        int64 (q, 2): the kept rows of ``cand``, in order.
+    """
+    lsh = prefilter_method(method, decision)
+    if lsh is None or cand.shape[0] == 0:
+        return cand
+    kept: np.ndarray = cand[lsh.prefilter(sigs, cand, decision.threshold, sizes=sizes)]
+    return kept
+
+
+def prefilter_summary(method: Method, decision: Decision) -> dict[str, Any]:
+    """``{"prefilter": {"min_agreeing_slots", "slots", "miss_at_t"}}`` when
+    :func:`sketch_prefilter` applies (the floor of a pair whose sets both have at least
+    ``slots`` shingles, and ``miss_at_t``, the probability that such a pair at the threshold
+    is dropped; smaller sets have lower floors), for a job's ``summary.json``; ``{}``
+    otherwise."""
+    from neardup.methods.lsh import PREFILTER_MISS, agreement_floor, agreement_miss
+
+    lsh = prefilter_method(method, decision)
+    if lsh is None:
+        return {}
+    floor = agreement_floor(decision.threshold, lsh.num_perm, miss=PREFILTER_MISS)
+    miss = agreement_miss(decision.threshold, lsh.num_perm, floor)
+    return {"prefilter": {"min_agreeing_slots": floor, "slots": lsh.num_perm,
+                          "miss_at_t": round(miss, 6)}}  # fmt: skip
+
+
+def prefilter_method(method: Method, decision: Decision) -> Any:
+    """The MinHash-LSH method whose sketches prefilter the candidates of ``decision``
+    (:func:`sketch_prefilter`), or None (another method, the own rule, or containment)."""
+    from neardup.methods.shingle_methods import MinHashLSH
+
+    if not isinstance(method, MinHashLSH):
+        return None
+    if decision.mode != "verified" or decision.measure != "resemblance":
+        return None
+    return method
+
+
 def decide(
     sets: ShingleSets,
     cand: np.ndarray,

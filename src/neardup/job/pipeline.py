@@ -41,7 +41,15 @@ from neardup._version import __version__
 from neardup.errors import AccountingError, ParameterError, check_choice, check_int
 from neardup.frames import adapt_source
 from neardup.job.cluster import Cluster, make_clusters
-from neardup.job.decide import Decided, Decision, decide, decision_summary, signature_scores
+from neardup.job.decide import (
+    Decided,
+    Decision,
+    decide,
+    decision_summary,
+    prefilter_summary,
+    signature_scores,
+    sketch_prefilter,
+)
 from neardup.job.keep import containments, drop_reason, field_ranks
 from neardup.job.pairs import Pair, PairTable
 from neardup.job.prepare import (
@@ -640,6 +648,7 @@ def run_here(
         dropped=len(dropped), decision=decision_summary(meth, decision_of(opts), decided.codes),
         kernel=kernel, warnings=[*warnings, *filter(None, [unique.warning()])],
         renamed_ids=unique.renamed, documents=n - first, executor=figures,
+        verified=decided.candidates,
     )  # fmt: skip
     if keep_by is not None:
         summary["keep_by"] = keep_by
@@ -777,14 +786,15 @@ def find_pairs(
         meth: the (fitted) method; sigs: its signatures of the ``n`` documents; sets: their
             full shingle sets; keys: uint64 (n,) content keys; opts: resolved options
             (:func:`decided_options`).
-        timer: stage clock (``rank``, ``candidates``, ``relabel``, ``verify``); progress:
-            receiver of the ``candidates`` and ``verify`` stages.
+        timer: stage clock (``rank``, ``candidates``, ``prefilter``, ``relabel``,
+            ``verify``); progress: receiver of the ``candidates`` and ``verify`` stages.
         restrict: keeps the candidate pairs to decide (``dedup --against``:
             :func:`against_pairs`); all of them when None.
 
     Returns:
         ``(candidates, decided, contained)``: int64 (c, 2) candidate pairs (``a < b``,
-        sorted), the decided pairs in that order, and ``{doc: container}``
+        sorted), the decided pairs in that order (``decided.candidates``: those compared,
+        after :func:`neardup.job.decide.sketch_prefilter`), and ``{doc: container}``
         (:func:`neardup.job.keep.containments`; empty for resemblance).
     """
     clock = timer or _Clock()
@@ -794,11 +804,14 @@ def find_pairs(
     cand = clock.run("candidates", _candidates, meth, sigs, sets, opts, prog, keys)
     if restrict is not None:
         cand = restrict(cand)
-    if _relabel(opts, sets, cand):
+    checked = clock.run(
+        "prefilter", sketch_prefilter, meth, sigs, cand, decision_of(opts), sets.sizes
+    )
+    if _relabel(opts, sets, checked):
         # many candidates: dense labels (< 2**32) make the exact intersections one int64 sort
         sets = clock.run("relabel", ShingleSets.dense_labels, sets)
     decided, contained = clock.run(
-        "verify", partial(_verify, keys=keys), meth, sigs, sets, cand, opts, prog
+        "verify", partial(_verify, keys=keys), meth, sigs, sets, checked, opts, prog
     )
     return cand, decided, contained
 
@@ -1353,6 +1366,7 @@ def job_summary(
     warnings: list[str],
     renamed_ids: int,
     executor: dict[str, Any],
+    verified: int | None,
 ) -> dict[str, Any]:
     """``summary.json`` of a job, the same keys on every executor (``read`` is set by
     :func:`check_accounting`; ``against``, ``keep_by``, ``inputs``, ``read_options`` and
@@ -1365,7 +1379,9 @@ def job_summary(
             decision: :func:`~neardup.job.decide.decision_summary`; kernel: the prepare
             kernel; warnings: lines for the user; renamed_ids: records given their place
             as id (a repeated id); executor: ``{"name": ...}`` and the executor's own
-            figures (worker seconds, partitions...).
+            figures (worker seconds, partitions...); verified: the candidates compared
+            exactly after the sketch prefilter (:func:`~neardup.job.decide.sketch_prefilter`),
+            None where the executor does not count them (Dask).
     """
     if isinstance(skipped, Mapping):
         reasons = dict(skipped)
@@ -1386,7 +1402,10 @@ def job_summary(
         "skipped": n_skipped,
         "skipped_by_reason": dict(sorted(reasons.items())),
         "candidate_pairs": candidates,
+        "prefiltered_pairs": None if verified is None else candidates - verified,
+        "verified_pairs": verified,
         **banding_summary(meth, opts.threshold),
+        **prefilter_summary(meth, decision_of(opts)),
         "pairs": pairs,
         "clusters": clusters,
         "kept": documents - dropped,

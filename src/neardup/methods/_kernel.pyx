@@ -17,13 +17,15 @@ Two passes, each one loop in C with the GIL released:
 * :func:`band_pass`: MinHash rows -> one LSH band key per (document, band)
   (``h = fmix64(h * P ^ row)`` over each band's rows, from a salt per band), as
   :func:`neardup.methods.lsh.band_keys` computes them.
+* :func:`agree_pass`: candidate pairs -> the number of slots on which their MinHash rows
+  agree, as :func:`neardup.methods.lsh.sketch_agreements_numpy` counts them.
 
 Every value is computed as the numpy reference computes it (:mod:`neardup.text.xxh64`,
 :mod:`neardup.text.vectorized`, :mod:`neardup.methods.shingles`,
 :class:`neardup.methods.sets.ShingleSets`, :class:`neardup.methods.minhash.MinHasher`).
 """
 
-from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 from libcpp.algorithm cimport sort
 from libcpp.vector cimport vector
@@ -33,7 +35,7 @@ from neardup.text._jsonchar cimport NOT_BMP, json_char
 
 #: Bumped with every change to this module's functions or their arguments;
 #: neardup.methods.kernel refuses a build of another version (a stale in-place build).
-ABI = 5
+ABI = 6
 
 
 cdef extern from *:
@@ -560,3 +562,36 @@ def band_pass(const uint64_t[:, :] sketches, int r, const uint64_t[::1] salts,
                     out[j, i] = h
                 else:
                     out[i, j] = h
+
+
+cdef extern from *:
+    """
+    #define neardup_prefetch(p) __builtin_prefetch((const void *)(p), 0, 0)
+    """
+    void prefetch "neardup_prefetch"(const void *p) noexcept nogil
+
+
+def agree_pass(const uint64_t[:, ::1] sketches, const int64_t[:, ::1] pairs, int32_t[::1] out):
+    """For each pair ``i``: ``out[i]`` = the slots ``t`` with
+    ``sketches[pairs[i, 0], t] == sketches[pairs[i, 1], t]`` (the rows of the pair
+    ``AHEAD`` places on are prefetched: the second rows are read at random)."""
+    cdef Py_ssize_t p = pairs.shape[0], k = sketches.shape[1], i, t, ahead = 8
+    cdef const uint64_t *a
+    cdef const uint64_t *b
+    cdef const uint64_t *base
+    cdef int32_t same
+    if sketches.shape[0] == 0:
+        return
+    base = &sketches[0, 0]
+    with nogil:
+        for i in range(p):
+            if i + ahead < p:
+                b = base + pairs[i + ahead, 1] * k
+                for t in range(0, k, 8):
+                    prefetch(b + t)
+            a = base + pairs[i, 0] * k
+            b = base + pairs[i, 1] * k
+            same = 0
+            for t in range(k):
+                same += a[t] == b[t]
+            out[i] = same

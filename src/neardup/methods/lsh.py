@@ -51,6 +51,8 @@ R = TypeVar("R")
 _GRID = 1001
 #: Documents :func:`band_keys` hashes at a time (bounds its temporary arrays).
 _KEY_ROWS = 1 << 16
+#: Most bands whose keys a thread of :func:`lsh_candidates` holds at a time.
+_BAND_RUN = 8
 #: Documents from which :func:`lsh_candidates` groups its bands on several threads.
 _THREAD_ROWS = 1 << 14
 #: Documents from which :func:`band_keys` and :func:`band_columns` take the compiled band
@@ -221,15 +223,28 @@ def band_keys(sketches: np.ndarray, params: LSHParams, *, chunk: int = _KEY_ROWS
 def band_columns(sketches: np.ndarray, params: LSHParams) -> np.ndarray:
     """:func:`band_keys` transposed: uint64 (bands, n), each band's keys contiguous (what
     :func:`lsh_candidates` sorts band by band)."""
-    n = sketches.shape[0]
     b, r = params.bands, params.rows
     if sketches.shape[1] < b * r:
         raise ParameterError("bands*rows", b * r, f"at most the sketch length {sketches.shape[1]}")
+    return _columns(sketches, r, _salts(b))
+
+
+def _columns(
+    sketches: np.ndarray, r: int, salts: np.ndarray, *, threaded: bool = True
+) -> np.ndarray:
+    """uint64 (len(salts), n): the keys of the bands on ``sketches``' first
+    ``len(salts)·r`` columns, band ``j`` salted by ``salts[j]`` (a run of bands of
+    :func:`band_columns` when ``sketches`` is a column slice and ``salts`` a slice);
+    ``threaded``: the kernel's pass on :func:`workers` threads, else on this one."""
+    n, b = sketches.shape[0], salts.shape[0]
     kernel = _band_kernel(n)
     if kernel is None:
-        return np.ascontiguousarray(band_keys(sketches, params).T)
+        rows = np.empty((n, b), dtype=U64)
+        for lo in range(0, n, _KEY_ROWS):
+            _hash_bands(sketches[lo : lo + _KEY_ROWS, : b * r], r, salts, rows[lo : lo + _KEY_ROWS])
+        return np.ascontiguousarray(rows.T)
     out = np.empty((b, n), dtype=U64)
-    _compiled_bands(kernel, sketches, r, _salts(b), out, by_band=True)
+    _compiled_bands(kernel, sketches, r, salts, out, by_band=True, threaded=threaded)
     return out
 
 
@@ -249,10 +264,17 @@ def _band_kernel(n: int) -> Any:
 
 
 def _compiled_bands(
-    kernel: Any, sketches: np.ndarray, r: int, salts: np.ndarray, out: np.ndarray, *, by_band: bool
+    kernel: Any,
+    sketches: np.ndarray,
+    r: int,
+    salts: np.ndarray,
+    out: np.ndarray,
+    *,
+    by_band: bool,
+    threaded: bool = True,
 ) -> None:
-    """The kernel's band pass over row blocks, on :func:`workers` threads (it releases
-    the GIL; each block writes its own part of ``out``)."""
+    """The kernel's band pass over row blocks, on :func:`workers` threads when
+    ``threaded`` (it releases the GIL; each block writes its own part of ``out``)."""
     n = sketches.shape[0]
     view = sketches if sketches.dtype == U64 else sketches.astype(U64)
     blocks = [(lo, min(n, lo + _KEY_ROWS)) for lo in range(0, n, _KEY_ROWS)]
@@ -267,7 +289,11 @@ def _compiled_bands(
         else:
             kernel.band_pass(view[lo:hi], r, salts, part, False)
 
-    thread_map(run, blocks)
+    if threaded:
+        thread_map(run, blocks)
+    else:
+        for block in blocks:
+            run(block)
 
 
 #: The job's thread limit (its ``jobs``), set by :func:`thread_limit`; None: every core.
@@ -348,14 +374,162 @@ def lsh_candidates(
     maybe_empty = np.flatnonzero(sketches[:, 0] == EMPTY)  # few rows: check them in full
     empty = maybe_empty[np.all(sketches[maybe_empty] == EMPTY, axis=1)]
     live = np.setdiff1d(np.arange(n), empty, assume_unique=True) if empty.size else np.arange(n)
-    columns = band_columns(sketches, params)  # of every row: no copy of the sketches
-    if live.size != n:
-        columns = columns[:, live]
+    b, r = params.bands, params.rows
+    if sketches.shape[1] < b * r:
+        raise ParameterError("bands*rows", b * r, f"at most the sketch length {sketches.shape[1]}")
+    salts = _salts(b)
+    threads = workers() if n >= _THREAD_ROWS else 1
+    count = threads * -(-b // (threads * _BAND_RUN))  # runs of <= _BAND_RUN bands, even
+    edges = [b * i // count for i in range(count + 1)]
 
-    def band(j: int) -> np.ndarray:
-        members, starts, sizes = equal_groups(columns[j], live)
-        return pairs_in_groups(members, starts, sizes, max_group=max_bucket)
+    def run(i: int) -> list[np.ndarray]:
+        """The pairs of bands ``edges[i]..edges[i+1]``, their keys made here (a run's keys
+        at a time bound the memory: 8 MB a band a million documents)."""
+        lo, hi = edges[i], edges[i + 1]
+        columns = _columns(sketches[:, lo * r : hi * r], r, salts[lo:hi], threaded=False)
+        if live.size != n:
+            columns = columns[:, live]
+        out = []
+        for j in range(hi - lo):
+            members, starts, sizes = equal_groups(columns[j], live)
+            out.append(pairs_in_groups(members, starts, sizes, max_group=max_bucket))
+        return out
 
-    bands = range(params.bands)  # on workers() threads, in band order (not when small)
-    found = thread_map(band, bands) if n >= _THREAD_ROWS else [band(j) for j in bands]
+    runs = range(count)  # on workers() threads, in band order (not when small)
+    found = [p for part in (thread_map(run, runs) if threads > 1 else map(run, runs)) for p in part]
     return unique_pairs(np.concatenate(found) if found else np.zeros((0, 2), np.int64), n)
+
+
+#: Largest probability that :func:`agreement_floor` drops a candidate of resemblance ``t``.
+PREFILTER_MISS = 0.001
+#: Candidate pairs :func:`sketch_agreements` compares at a time (bounds its gathers).
+_AGREE_ROWS = 1 << 14
+
+
+def agreement_floor(threshold: float, num_perm: int, *, miss: float = PREFILTER_MISS) -> int:
+    """The least number of agreeing sketch slots a candidate needs to be verified.
+
+    The slots of two MinHash sketches agree independently with probability ``s``, the pair's
+    resemblance, so the count ``X`` of agreeing slots of ``k`` is ``Binomial(k, s)``
+    (Broder 1997; one-permutation hashing with optimal densification has about the same
+    variance, Shrivastava 2017). The floor is the largest ``c`` with
+    ``P(X < c | s = t) <= miss``: a pair at the threshold is dropped with probability at
+    most ``miss``, a pair above it with less (``X`` grows with ``s``).
+
+    Args:
+        threshold: resemblance threshold ``t`` in (0, 1].
+        num_perm: sketch length ``k``, 1-4096.
+        miss: the largest probability of dropping a pair at ``t``, in (0, 1).
+
+    Returns:
+        ``c`` in ``0..k``; e.g. 47 at ``t = 0.5, k = 128`` (an estimate below 0.367 is dropped).
+
+    Raises:
+        ParameterError: an argument is out of range.
+    """
+    t = check_float("threshold", threshold, low=0.0, high=1.0, low_open=True)
+    k = check_int("num_perm", num_perm, low=1, high=4096)
+    m = check_float("miss", miss, low=0.0, high=1.0, low_open=True)
+    if m >= 1.0:
+        raise ParameterError("miss", miss, "a number in (0, 1)")
+    return _floor(t, k, m)
+
+
+def agreement_miss(threshold: float, num_perm: int, floor: int) -> float:
+    """``P(X < floor)`` for ``X ~ Binomial(num_perm, threshold)``: the probability that a pair
+    at the threshold has fewer than ``floor`` agreeing slots (:func:`agreement_floor`)."""
+    t = check_float("threshold", threshold, low=0.0, high=1.0, low_open=True)
+    k = check_int("num_perm", num_perm, low=1, high=4096)
+    c = check_int("floor", floor, low=0, high=k)
+    return float(_below(t, k)[c - 1]) if c > 0 else 0.0
+
+
+@lru_cache(maxsize=256)
+def _below(t: float, k: int) -> np.ndarray:
+    """``P(X <= i)`` for ``i = 0..k``, ``X ~ Binomial(k, t)`` (log-space terms)."""
+    if t >= 1.0:
+        return np.r_[np.zeros(k), 1.0]
+    from math import lgamma, log
+
+    i = np.arange(k + 1)
+    log_choose = np.array([lgamma(k + 1) - lgamma(x + 1) - lgamma(k - x + 1) for x in i])
+    return np.cumsum(np.exp(log_choose + i * log(t) + (k - i) * log(1.0 - t)))
+
+
+def agreement_floors(
+    threshold: float, num_perm: int, smaller: np.ndarray, *, miss: float = PREFILTER_MISS
+) -> np.ndarray:
+    """The floor of each pair by the size of its smaller set.
+
+    A set of ``m < k`` shingles fills at most ``m`` of the ``k`` slots itself; densification
+    copies the others, so the agreeing slots of a pair carry about ``m`` independent trials,
+    not ``k``. The pair's floor is the :func:`agreement_floor` of ``m`` trials scaled to
+    ``k`` slots, ``ceil(c_m · k / m)``; ``c_k`` for ``m >= k`` (0 for an empty set).
+
+    Args:
+        threshold, num_perm, miss: as :func:`agreement_floor`.
+        smaller: int (p,): shingles of each pair's smaller set.
+
+    Returns:
+        int64 (p,): the least agreeing slots of each pair.
+    """
+    t = check_float("threshold", threshold, low=0.0, high=1.0, low_open=True)
+    k = check_int("num_perm", num_perm, low=1, high=4096)
+    m = check_float("miss", miss, low=0.0, high=1.0, low_open=True)
+    if m >= 1.0:
+        raise ParameterError("miss", miss, "a number in (0, 1)")
+    floors: np.ndarray = _floor_table(t, k, m)[np.clip(np.asarray(smaller), 0, k)]
+    return floors
+
+
+@lru_cache(maxsize=64)
+def _floor_table(t: float, k: int, miss: float) -> np.ndarray:
+    table = np.zeros(k + 1, dtype=np.int64)
+    for m in range(1, k + 1):
+        table[m] = -(-_floor(t, m, miss) * k // m)
+    return table
+
+
+@lru_cache(maxsize=1024)
+def _floor(t: float, k: int, miss: float) -> int:
+    # below[c - 1] = P(X < c): the largest c with P(X < c) <= miss
+    return int(np.searchsorted(_below(t, k), miss, side="right"))
+
+
+def sketch_agreements(sketches: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """Slots on which the two sketches of each pair agree.
+
+    Args:
+        sketches: uint64 (n, k) sketches (in memory or a memory map).
+        pairs: int64 (p, 2) rows of ``sketches``.
+
+    Returns:
+        int32 (p,): ``count(sketches[a] == sketches[b])`` per pair (the compiled kernel's
+        ``agree_pass`` where built, else numpy, :func:`sketch_agreements_numpy`: the same
+        counts).
+    """
+    kernel = _band_kernel(pairs.shape[0])
+    if kernel is None:
+        return sketch_agreements_numpy(sketches, pairs)
+    view = np.ascontiguousarray(sketches, dtype=U64)
+    idx = np.ascontiguousarray(pairs, dtype=np.int64)
+    out = np.empty(idx.shape[0], dtype=np.int32)
+    p = idx.shape[0]
+    blocks = [(lo, min(p, lo + _AGREE_ROWS)) for lo in range(0, p, _AGREE_ROWS)]
+
+    def run(block: tuple[int, int]) -> None:
+        lo, hi = block
+        kernel.agree_pass(view, idx[lo:hi], out[lo:hi])
+
+    thread_map(run, blocks)
+    return out
+
+
+def sketch_agreements_numpy(sketches: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """:func:`sketch_agreements` in numpy (the reference of the kernel's ``agree_pass``)."""
+    out = np.empty(pairs.shape[0], dtype=np.int32)
+    for lo in range(0, pairs.shape[0], _AGREE_ROWS):
+        part = pairs[lo : lo + _AGREE_ROWS]
+        same = sketches[part[:, 0]] == sketches[part[:, 1]]
+        out[lo : lo + part.shape[0]] = same.sum(axis=1, dtype=np.int32)
+    return out
