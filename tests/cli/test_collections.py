@@ -98,7 +98,7 @@ def test_create_stats_and_list_speak_plainly(tmp_path: Path) -> None:
     code, out = _run("collection", "create", "lib", "-m", "minhash-lsh", "-p", "num_perm=64", *db)
     assert code == 0, out
     assert out.strip() == (
-        f"created collection lib: minhash-lsh (bands=14, num_perm=64, rows=4, threshold=0.5) "
+        f"created collection lib: minhash-lsh (bands=19, num_perm=64, rows=2, threshold=0.5) "
         f"in {path}"
     )
     code, out = _run("collection", "stats", "lib", *db)

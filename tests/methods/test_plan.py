@@ -180,7 +180,10 @@ def test_the_prepare_kernel_sketches_for_minhash_lsh_only() -> None:
 
 
 def test_a_collection_stores_the_lsh_banding() -> None:
-    assert MinHashLSH(threshold=0.5).resolved_params() == {"bands": 25, "rows": 5}
+    # recall banding (P(candidate at t) >= 0.995) by default; the balanced one without it
+    assert MinHashLSH(threshold=0.5).resolved_params() == {"bands": 40, "rows": 3}
+    balanced = MinHashLSH(threshold=0.5, candidate_probability=None)
+    assert balanced.resolved_params() == {"bands": 25, "rows": 5}
     assert ShinglesFull().resolved_params() == {}
 
 
