@@ -136,6 +136,9 @@ def _all_executors(
         assert got["dask"][name] == got["one"][name], f"dask {name}"
     assert kept.get("pool") == kept.get("one") and kept.get("dask") == kept.get("one")
     assert keys["pool"] == keys["one"] and keys["dask"] == keys["one"]
+    summaries = {n: json.loads((tmp / n / "summary.json").read_text()) for n in got}
+    for key in ("kernel", "warnings", "renamed_ids", "options", "method_params", "decision"):
+        assert summaries["pool"][key] == summaries["one"][key] == summaries["dask"][key], key
     summary = json.loads((tmp / "dask" / "summary.json").read_text())
     assert summary["method"] == method and summary["options"]["measure"] == opts.measure
     return got["one"]
