@@ -73,7 +73,7 @@ from neardup.job.decide import Decision
 from neardup.methods.base import Method, Prepared, Signature
 from neardup.methods.plan import PlanOptions, plan_for, too_short_detail
 from neardup.methods.sets import ShingleSets
-from neardup.options import OPTIONS, check_options
+from neardup.options import OPTIONS
 from neardup.text.types import Document, Skipped
 from neardup.text.units import UniqueIds
 
@@ -84,7 +84,6 @@ __all__ = [
     "Storage",
     "add",
     "check",
-    "check_limits",
     "chunks",
     "prepare",
     "screen",
@@ -354,17 +353,6 @@ def prepare(
 
 
 # -- check ----------------------------------------------------------------------------------
-def check_limits(limit: object, k: object) -> tuple[int, int | None]:
-    """``limit`` and ``k`` (``None`` or an int) of a check, in the bounds
-    :data:`neardup.options.OPTIONS` declares (1-1,000).
-
-    Raises:
-        ParameterError: either is not an int in range (bools included).
-    """
-    check_options(limit=limit, k=k)
-    return limit, k  # type: ignore[return-value]  # checked above
-
-
 def check(
     storage: Storage,
     meth: Method,
@@ -381,7 +369,7 @@ def check(
         storage: the backend; meth: the collection's method (fitted on the current word
             statistics when ``needs_fit``); info: the collection (name, method, measure,
             threshold, ``min_tokens``, decision).
-        text_: the text; limit, k: as :func:`check_limits` returns them.
+        text_: the text; limit, k: checked by :func:`neardup.options.check_options`.
 
     Raises:
         ParameterError: ``text_`` is not a string.

@@ -369,7 +369,7 @@ class Index:
             ParameterError: ``text_`` is not a string; ``limit`` or ``k`` out of range.
             InputError: ``text_`` has fewer than ``min_tokens`` canonical tokens.
         """
-        limit, k = core.check_limits(limit, k)
+        check_options(limit=limit, k=k)
         meth = self._query_method()
         return core.check(_Memory(self), meth, self.info, text_, limit=limit, k=k)
 

@@ -20,6 +20,7 @@ from neardup.index.methods import build_method
 from neardup.index.results import CheckResult, CollectionInfo
 from neardup.methods.base import Method
 from neardup.methods.plan import plan_for
+from neardup.options import check_options
 from neardup.store.cache import MethodCache
 from neardup.store.catalog import collection_info, marker, valid_name
 from neardup.store.database import Database
@@ -47,7 +48,7 @@ def check(
         InputError: the text has fewer canonical tokens than the collection's
             ``min_tokens``.
     """
-    limit, k = core.check_limits(limit, k)
+    check_options(limit=limit, k=k)
     with db.check_reads() as conn:  # one pooled connection per check
         info, meth = _checked_collection(cache, conn, name)
         if not plan_for(meth, info).needs_fit:
