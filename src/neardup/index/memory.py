@@ -147,8 +147,8 @@ class Index:
         >>> idx = Index(threshold=0.5)
         >>> idx.add([("a", "the quick brown fox jumps over the lazy dog again")]).added
         1
-        >>> [m.doc_id for m in idx.check("the quick brown fox jumps over the lazy dog").matches]
-        ['a']
+        >>> idx.check("the quick brown fox jumps over the lazy dog").matches[0].doc_id
+        'a'
     """
 
     measure: Literal["resemblance", "containment"] = OPTIONS["measure"].default
