@@ -18,7 +18,12 @@ closing the ``LocalCluster``:
   cluster of separate processes, as on a real cluster: a ``dask scheduler`` and 2 ``dask
   worker`` processes (``--nthreads 1``, each with its nanny) started once for the size,
   before its rounds, and stopped after them; its wall time is the job's alone (the cluster
-  is up), its workers' peak memory the largest over every run so far (``ru_maxrss``).
+  is up), its workers' peak memory the largest over every run so far (``ru_maxrss``);
+* **previous-local** and **previous-dask-2** (``--previous REV``, a git revision): the
+  local and the dask-2 runs of that revision, from a temporary worktree with its compiled
+  kernel built (:mod:`previous`), in the same rounds: ``ratio_dask2_over_previous`` and
+  ``ratio_local_over_previous`` (this tree's run over that revision's, paired by round;
+  the target: <= 1/0.95). Their files are not compared (a revision may decide otherwise).
 
 Every run uses ``--method`` (default ``shingles-full``, the default of both engines) at
 t = 0.5. A row records, for each kind of run, the run of median wall time (its peak
@@ -146,10 +151,16 @@ def external_cluster(workers: int, log_dir: Path) -> Iterator[str]:
 
 
 def run(
-    kind: str, workers: int, corpus: Path, out: Path, args: argparse.Namespace
+    kind: str,
+    workers: int,
+    corpus: Path,
+    out: Path,
+    args: argparse.Namespace,
+    src: Path | None = None,
 ) -> dict[str, Any]:
-    """One ``neardup dedup`` run, its console script in a process of its own: wall seconds
-    of the whole process, load before/after."""
+    """One ``neardup dedup`` run, its console script in a process of its own (``src``: a
+    revision's ``src/`` put first on ``PYTHONPATH``, else this tree): wall seconds of the
+    whole process, load before/after."""
     cmd = [*console(), "dedup", str(corpus), "--method", args.method, "--quiet"]
     cmd += ["--threshold", str(THRESHOLD), "--out", str(out)]
     if kind == "dask":
@@ -159,7 +170,8 @@ def run(
         cmd += ["--block-mib", str(args.block_mib)]
     load_before = round(os.getloadavg()[0], 2)
     t0 = time.perf_counter()
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    env = None if src is None else {**os.environ, "PYTHONPATH": str(src)}
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     wall = time.perf_counter() - t0
     if done.returncode != 0:
         raise SystemExit(f"{kind} run failed:\n{done.stderr[-3000:]}")
@@ -184,6 +196,8 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
             pass
     row: dict[str, Any] = {"docs": n, "method": args.method, "threshold": THRESHOLD}
     kinds = [k for k in KINDS if args.external or k[1] != "external"]
+    if args.previous_src is not None:
+        kinds += [("previous-local", "local", 1), ("previous-dask-2", "dask", 2)]
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name, _, _ in kinds}
     with contextlib.ExitStack() as stack:
         if args.external:
@@ -193,9 +207,15 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
         for r in range(args.repeat):
             for name, kind, workers in kinds:
                 print(f"[{n:,}] {name} {r + 1}/{args.repeat} ...", flush=True)
-                runs[name].append(run(kind, workers, path, work / f"{n}-{name}", args))
+                src = args.previous_src if name.startswith("previous") else None
+                runs[name].append(run(kind, workers, path, work / f"{n}-{name}", args, src))
                 print(f"[{n:,}] {name}: {runs[name][-1]['wall_s']} s", flush=True)
-    digests = {json.dumps(x.pop("_digests"), sort_keys=True) for rs in runs.values() for x in rs}
+    digests = {
+        json.dumps(x.pop("_digests"), sort_keys=True)
+        for name, rs in runs.items()
+        for x in rs
+        if not name.startswith("previous")
+    }
     for name, rs in runs.items():  # the run of median wall time, with every run's wall time
         row[name] = {**sorted(rs, key=lambda x: x["wall_s"])[len(rs) // 2],
                      "walls_s": [x["wall_s"] for x in rs]}  # fmt: skip
@@ -215,6 +235,15 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
         ]
         row["ratios_external_over_local"] = [round(v, 2) for v in ext]
         row["ratio_external_over_local"] = round(statistics.median(ext), 2)
+    if args.previous_src is not None:
+        row["previous"] = args.previous
+        for mine, theirs in (("dask-2", "previous-dask-2"), ("local", "previous-local")):
+            ratios = [
+                a["wall_s"] / b["wall_s"] for a, b in zip(runs[mine], runs[theirs], strict=True)
+            ]
+            key = f"ratio_{mine.replace('-', '')}_over_previous"
+            row[key.replace("ratio_", "ratios_", 1)] = [round(v, 2) for v in ratios]
+            row[key] = round(statistics.median(ratios), 2)
     return row
 
 
@@ -224,7 +253,7 @@ def table(rows: list[dict[str, Any]]) -> str:
         "|---:|---|---:|---:|---|---|",
     ]
     for row in rows:
-        for name in ("local", "dask-2", "dask-1", "external"):
+        for name in ("local", "dask-2", "dask-1", "external", "previous-local", "previous-dask-2"):
             if name not in row:
                 continue
             r = row[name]
@@ -243,6 +272,11 @@ def table(rows: list[dict[str, Any]]) -> str:
             f"(dask-1/dask-2) {row['scaling_dask1_over_dask2']}x{external}, "
             f"same files: {row['same_files']} | | | | |"
         )
+        if "previous" in row:
+            lines.append(
+                f"|  | against {row['previous']}: dask-2 {row['ratio_dask2_over_previous']}x, "
+                f"local {row['ratio_local_over_previous']}x | | | | |"
+            )
     return "\n".join(lines)
 
 
@@ -262,10 +296,19 @@ def main() -> None:
         default=True,
         help="the external-cluster row: a `dask scheduler` and 2 `dask worker` processes",
     )
+    parser.add_argument("--previous", default=None, help="git revision run beside this tree")
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
+    from previous import previous_tree
+
     rows = []
-    with tempfile.TemporaryDirectory(prefix="neardup-dask-bench-") as tmp:
+    with (
+        tempfile.TemporaryDirectory(prefix="neardup-dask-bench-") as tmp,
+        contextlib.ExitStack() as stack,
+    ):
+        args.previous_src = None
+        if args.previous:
+            args.previous_src = stack.enter_context(previous_tree(args.previous, Path(tmp)))
         for n in args.docs:
             rows.append(bench_size(n, args, Path(tmp)))
     result = {
