@@ -97,3 +97,74 @@ def test_add_and_check_read_records_alike(tmp_path: Path) -> None:
     assert checked.exit_code == 1
     row = json.loads(checked.stdout)
     assert row["id"] == "vanka-1886" and row["matches"][0]["id"] == "vanka-1886"
+
+
+class _Stop(Exception):
+    """Raised by the recording stand-ins: the command has handed its method over."""
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["--method", "shingles-full", "--shingle-size", "4", "--morphology", "stem"],
+        ["--preset", "zagorulko-2013", "--stop-symbols", ",;", "--param", "m=40"],
+        ["--method", "tf-ridf", "--no-stop-words"],
+        ["--preset", "rodnenko-2009", "--stop-words", "STOP"],
+    ],
+)
+def test_dedup_and_compare_build_the_same_method_from_the_same_flags(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flags: list[str]
+) -> None:
+    """``dedup`` and ``compare`` read --method, --preset, the canonical-form flags,
+    --shingle-size and --param through one builder (``cli.common.method_choice``): the same
+    flags hand the library the same method, parameters and canonical form."""
+    from neardup.methods.registry import make_method
+
+    stop = tmp_path / "stop.txt"
+    stop.write_text("the\nof\nand\n", encoding="utf-8")
+    flags = [str(stop) if f == "STOP" else f for f in flags]
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("The old house of the river stood by the mill and the bridge.\n", "utf-8")
+    b.write_text("The old house of the river stood by the mill and the road.\n", "utf-8")
+    seen: dict[str, tuple[str, dict[str, object]]] = {}
+
+    def record(command: str):  # type: ignore[no-untyped-def]
+        def stand_in(*args: object, method: str, **kwargs: object) -> None:
+            keep = ("options", "read_options", "executor", "progress", "corpus")
+            seen[command] = (method, {k: v for k, v in kwargs.items() if k not in keep})
+            raise _Stop
+
+        return stand_in
+
+    monkeypatch.setattr("neardup.job.pipeline.dedup", record("dedup"))
+    monkeypatch.setattr("neardup.job.compare.compare", record("compare"))
+    for args in (["dedup", str(a), str(b), "-q"], ["compare", str(a), str(b)]):
+        result = runner.invoke(app, [*args, *flags])
+        assert isinstance(result.exception, _Stop), result.output
+    assert seen["dedup"] == seen["compare"]
+    method, params = seen["dedup"]
+    meth = make_method(method, **params)  # type: ignore[arg-type]
+    canonical = meth.canonical
+    if "--morphology" in flags:
+        assert (method, params["shingle_size"], canonical.morphology) == (
+            "shingles-full",
+            4,
+            "stem",
+        )
+    if "zagorulko-2013" in flags:
+        assert method == "shingles-mod" and params["m"] == 40
+        assert canonical.stop_symbols == ",;"
+    if "--no-stop-words" in flags:
+        assert method == "tf-ridf" and canonical.stop_words is False
+    if str(stop) in flags:
+        assert method == "shingles-dice" and set(canonical.stop_word_list) == {"the", "of", "and"}
+
+
+def test_a_conflict_in_the_shared_flags_exits_2_alike(tmp_path: Path) -> None:
+    """--stop-words with --no-stop-words is refused by the one builder, for every command."""
+    a = tmp_path / "a.txt"
+    a.write_text("one two three four five six seven\n", encoding="utf-8")
+    conflict = ["--stop-words", "snowball", "--no-stop-words"]
+    for args in (["dedup", str(a)], ["compare", str(a), str(a)]):
+        result = runner.invoke(app, [*args, *conflict])
+        assert result.exit_code == 2 and "--no-stop-words" in result.output, result.output

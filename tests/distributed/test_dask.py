@@ -269,10 +269,11 @@ def test_examples_corpus_gives_the_local_files_and_result(
 
 
 def _own(method: str) -> set[str]:
-    from neardup.methods.decision import own_label
+    from neardup.methods.decision import rule_of
     from neardup.methods.registry import make_method
 
-    return {own_label(make_method(method), "resemblance", 0.5), "identical shingle sets"}
+    meth = make_method(method)
+    return {rule_of(meth).describe(meth, "resemblance", 0.5), "identical shingle sets"}
 
 
 def test_cli_dask_with_no_method_and_kept_equal_to_the_local_kept(

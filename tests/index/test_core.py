@@ -90,3 +90,33 @@ def test_a_storage_of_four_methods_backs_add_and_check() -> None:
         ]
     (m,) = core.check(storage, meth, index.info, WEB_VANKA, limit=10, k=None).matches
     assert (m.doc_id, m.evidence["score"]) == ("Ванька.txt", 0.998674)
+
+
+def test_the_refit_is_the_same_in_batches_and_fits_before_signing() -> None:
+    """`core.refit` (the memory Index's and the database's): the method is fitted when it
+    is called, then the stories are signed and keyed batch by batch; batches of 3 give the
+    signatures and keys of one batch of all."""
+    from neardup.methods.base import TermBags
+    from neardup.methods.corpus_stats import CorpusStatistics
+    from neardup.methods.registry import make_method
+
+    for name in ("tf-ridf", "imatch", "anchor-words"):
+        lists = [make_method(name).canonical.tokens(d.text) for d in STORIES]
+        stats = CorpusStatistics.from_token_lists(lists)
+        rows = {}
+        for batch in (3, len(lists)):
+            meth = make_method(name)
+            batches = core.refit(meth, stats, TermBags.from_token_lists(lists), batch=batch)
+            first = meth.sign_counts(TermBags.from_token_lists(lists[:1]))  # fitted already
+            out = []
+            for lo, sigs, keys in batches:
+                assert sigs.count == min(batch, len(lists) - lo)
+                out += [
+                    (meth.signature(sigs, i).to_bytes(), keys.for_row(i).tolist())
+                    for i in range(sigs.count)
+                ]
+            rows[batch] = out
+            assert first.count == 1 and out[0][0] == meth.signature(first, 0).to_bytes()
+        assert len(rows[3]) == len(STORIES) == 16
+        assert rows[3] == rows[len(lists)]
+        assert len({sig for sig, _ in rows[3]}) > 1  # the stories are told apart

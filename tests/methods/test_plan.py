@@ -3,8 +3,11 @@ signed, grouped into candidates and decided, decided once from its capabilities.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -187,20 +190,77 @@ def test_a_collection_stores_the_lsh_banding() -> None:
     assert ShinglesFull().resolved_params() == {}
 
 
-def test_no_module_outside_the_methods_reads_capabilities() -> None:
-    """Callers ask the plan (``plan_for``): an attribute read ``<x>.capabilities`` outside
-    ``neardup/methods/`` is a second place deciding how a method runs."""
-    import ast
-    from pathlib import Path
-
+def _outside_the_methods() -> Iterator[tuple[str, ast.AST]]:
+    """``(path:line, node)`` of every AST node of the package's modules outside
+    ``neardup/methods/``."""
     import neardup
 
     root = Path(neardup.__file__).parent
-    readers = []
     for path in sorted(root.rglob("*.py")):
         if path.parent.name == "methods" and path.parent.parent == root:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Attribute) and node.attr == "capabilities":
-                readers.append(f"{path.relative_to(root)}:{node.lineno}")
+            yield f"{path.relative_to(root)}:{getattr(node, 'lineno', 0)}", node
+
+
+def test_no_module_outside_the_methods_reads_capabilities() -> None:
+    """Callers ask the plan (``plan_for``): an attribute read ``<x>.capabilities`` outside
+    ``neardup/methods/`` is a second place deciding how a method runs."""
+    readers = [
+        at
+        for at, node in _outside_the_methods()
+        if isinstance(node, ast.Attribute) and node.attr == "capabilities"
+    ]
     assert readers == []
+
+
+def _method_classes() -> set[str]:
+    """The names of MethodBase and every subclass of it defined in the package."""
+    from neardup.methods.base import MethodBase
+
+    method_names()  # every built-in method's module imported
+    seen: set[str] = set()
+    todo: list[type] = [MethodBase]
+    while todo:
+        cls = todo.pop()
+        if cls.__module__.startswith("neardup.") and cls.__name__ not in seen:
+            seen.add(cls.__name__)
+            todo.extend(cls.__subclasses__())
+    return seen
+
+
+def _class_names(node: ast.expr) -> list[str]:
+    """The class names an ``isinstance`` second argument names (``C``, ``m.C``, tuples)."""
+    if isinstance(node, ast.Tuple):
+        return [n for elt in node.elts for n in _class_names(elt)]
+    if isinstance(node, ast.Attribute):
+        return [node.attr]
+    return [node.id] if isinstance(node, ast.Name) else []
+
+
+def test_no_module_outside_the_methods_branches_on_a_method_class() -> None:
+    """Callers ask the plan or a method hook: ``isinstance(x, MinHashLSH)`` (or
+    ``issubclass``) outside ``neardup/methods/`` decides by class what a hook should say,
+    and a subclass or plugin would not follow."""
+    classes = _method_classes()
+    assert {"MethodBase", "MinHashLSH", "ShinglesFull", "TFRIDF"} <= classes  # the walk sees them
+    branches = [
+        at
+        for at, node in _outside_the_methods()
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("isinstance", "issubclass")
+        and len(node.args) == 2
+        and set(_class_names(node.args[1])) & classes
+    ]
+    assert branches == []
+
+
+def test_the_plan_says_when_sketches_prefilter() -> None:
+    """Verified resemblance with MinHash-LSH: its ``num_perm`` slots; the own rule,
+    containment and the other methods: None. A subclass keeps the hook."""
+    assert plan_for(MinHashLSH(num_perm=64)).prefilter_slots == 64
+    assert plan_for(_OtherRows()).prefilter_slots == 128
+    assert plan_for("minhash-lsh", PlanOptions(decision="own")).prefilter_slots is None
+    assert plan_for("minhash-lsh", PlanOptions(measure="containment")).prefilter_slots is None
+    assert [n for n in sorted(PLANS) if plan_for(n).prefilter_slots is not None] == ["minhash-lsh"]

@@ -118,18 +118,19 @@ def create(
     """Create a collection; its method and parameters are fixed from now on. The method's
     own canonical form (TF-RIDF: stop words out, stems; SpotSigs: stop words kept) is kept
     unless --preset/--stop-words/--stop-symbols/--morphology override it."""
-    from neardup.cli.common import CanonicalOptions, fail, warn_unused_threshold
+    from neardup.cli.common import fail, method_choice, warn_unused_threshold
 
     try:
-        canonical = CanonicalOptions(
+        method, params = method_choice(
+            method,
+            COLLECTION_METHOD,
             stop_words=stop_words,
             no_stop_words=no_stop_words,
             stop_symbols=stop_symbols,
             morphology=morphology,
             preset=preset,
+            params=param,
         )
-        method = canonical.method(method, COLLECTION_METHOD)
-        params = canonical.method_params(method, params=param)
         warn_unused_threshold(method, threshold, decision)
     except NeardupError as exc:
         raise fail(exc) from None

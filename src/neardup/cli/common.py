@@ -148,60 +148,46 @@ def method_params(
     return result
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class CanonicalOptions:
-    """The canonical-form options ``dedup``, ``compare`` and ``collection create`` share, as
-    given on the command line.
+def method_choice(
+    method: str | None,
+    default: str,
+    *,
+    stop_words: str | None,
+    no_stop_words: bool,
+    stop_symbols: str | None,
+    morphology: str | None,
+    preset: str | None,
+    shingle_size: int | None = None,
+    params: list[str] | None = None,
+) -> tuple[str, dict[str, Any]]:
+    """The method a command runs and its parameters, from the flags ``dedup``, ``compare``
+    and ``collection create`` share, read here once for every command: ``--method`` (None:
+    the preset's, Rodnenko 2009: ``shingles-dice``, Zagorulko et al. 2013:
+    ``shingles-mod``; else ``default``), the canonical-form flags (``--stop-words
+    FILE|snowball``, ``--no-stop-words``, ``--stop-symbols`` with ``\\n``, ``\\r``, ``\\t``
+    escapes, ``--morphology``, ``--preset``), ``--shingle-size`` and ``--param KEY=VALUE``
+    (:func:`method_params`).
 
-    Attributes:
-        stop_words: ``--stop-words FILE|snowball`` (None: not given).
-        no_stop_words: ``--no-stop-words``.
-        stop_symbols: ``--stop-symbols`` (``\\n``, ``\\r``, ``\\t`` escapes allowed).
-        morphology: ``--morphology``.
-        preset: ``--preset`` (:mod:`neardup.methods.presets`).
+    Returns:
+        ``(method name, parameters)`` for :func:`~neardup.methods.registry.make_method`.
+
+    Raises:
+        UsageError: ``--stop-words`` with ``--no-stop-words``.
+        InputError: an unreadable stop-word file.
+        ParameterError: an unknown preset (the message lists them) or method, a parameter
+            the method does not have.
     """
-
-    stop_words: str | None = None
-    no_stop_words: bool = False
-    stop_symbols: str | None = None
-    morphology: str | None = None
-    preset: str | None = None
-
-    def method(self, given: str | None, default: str) -> str:
-        """The method to run: ``--method`` when given, else the preset's (Rodnenko 2009:
-        ``shingles-dice``; Zagorulko et al. 2013: ``shingles-mod``), else ``default``.
-
-        Raises:
-            ParameterError: an unknown preset (the message lists them).
-        """
-        if given is not None:
-            return given
-        if self.preset is not None:
+    if method is None:
+        method = default
+        if preset is not None:
             from neardup.methods.presets import preset as named_preset
 
-            return named_preset(self.preset).method or default
-        return default
-
-    def method_params(
-        self, method: str, *, shingle_size: int | None = None, params: list[str] | None = None
-    ) -> dict[str, Any]:
-        """:func:`method_params` of ``method`` with these options, ``--shingle-size`` and
-        ``--param KEY=VALUE``.
-
-        Raises:
-            UsageError: ``--stop-words`` with ``--no-stop-words``.
-            InputError: an unreadable stop-word file.
-            ParameterError: as :func:`method_params`.
-        """
-        return method_params(
-            method,
-            shingle_size,
-            params,
-            stop_words_choice(self.stop_words, self.no_stop_words),
-            self.morphology,
-            stop_symbols=self.stop_symbols,
-            preset=self.preset,
-        )
+            method = named_preset(preset).method or default
+    words = stop_words_choice(stop_words, no_stop_words)
+    given = method_params(
+        method, shingle_size, params, words, morphology, stop_symbols=stop_symbols, preset=preset
+    )
+    return method, given
 
 
 def given(name: str) -> bool:

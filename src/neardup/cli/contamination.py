@@ -23,6 +23,7 @@ from neardup.cli.shared_options import (
     IdFieldOpt,
     MaxBytesOpt,
     TextFieldOpt,
+    check_fields,
     read_options,
 )
 from neardup.errors import NeardupError, check_int
@@ -80,6 +81,7 @@ def contamination(
         opts = read_options(
             id_field=id_field, text_field=text_field, content_type=content_type, max_bytes=max_bytes
         )
+        check_fields([*inputs, *eval_set], opts)  # a field no file has: exit 2
         result = with_progress(
             lambda prog: run(
                 inputs, eval_set=eval_set, ngram=ngram, read_options=opts, kept=kept, progress=prog

@@ -17,11 +17,11 @@ import typer
 
 from neardup.cli import runconfig
 from neardup.cli.common import (
-    CanonicalOptions,
     check_output_path,
     console,
     escape,
     fail,
+    method_choice,
     warn_unused_threshold,
 )
 from neardup.cli.shared_options import (
@@ -268,15 +268,18 @@ def dedup(
             decision=decision,  # type: ignore[arg-type]
             min_tokens=min_tokens,
         )
-        canonical = CanonicalOptions(
+        chosen = check_choice("--engine", engine, tuple(ENGINES))
+        method, mparams = method_choice(
+            method,
+            DEDUP_METHOD,
             stop_words=stop_words,
             no_stop_words=no_stop_words,
             stop_symbols=stop_symbols,
             morphology=morphology,
             preset=preset,
+            shingle_size=shingle_size,
+            params=param,
         )
-        chosen = check_choice("--engine", engine, tuple(ENGINES))
-        method = canonical.method(method, DEDUP_METHOD)
         _check_against(against, against_collection, within)
         read_opts: dict[str, Any] = {
             **read_options(
@@ -317,7 +320,6 @@ def dedup(
             out_dir=out_dir,
         )
         ENGINES[chosen].check(asked)
-        mparams = canonical.method_params(method, shingle_size=shingle_size, params=param)
         warn_unused_threshold(method, threshold, decision)
         _check_outputs(kept, removed)
         check_fields(inputs, read_opts)  # a wrong field: exit 2 before any output

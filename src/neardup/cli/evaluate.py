@@ -45,6 +45,7 @@ from neardup.cli.shared_options import (
     StopOpt,
     StopSymOpt,
     TextFieldOpt,
+    check_fields,
 )
 from neardup.errors import InputError, NeardupError, ParameterError, UsageError, check_int
 
@@ -134,6 +135,7 @@ def _read_docs(inputs: list[Path], read_opts: dict[str, Any], err: Console) -> l
     from neardup.text.read import read_corpus
     from neardup.text.types import Document
 
+    check_fields(inputs, read_opts)  # a field a named record file lacks: exit 2
     docs, skipped = [], []
     for item in read_corpus([str(p) for p in inputs], **read_opts):
         if isinstance(item, Document):

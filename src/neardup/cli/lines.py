@@ -25,6 +25,7 @@ from neardup.cli.shared_options import (
     IdFieldOpt,
     MaxBytesOpt,
     TextFieldOpt,
+    check_fields,
     read_options,
 )
 from neardup.errors import NeardupError, check_int
@@ -132,6 +133,7 @@ def lines(
         opts = read_options(
             id_field=id_field, text_field=text_field, content_type=content_type, max_bytes=max_bytes
         )
+        check_fields(inputs, opts)  # a field no record file named has: exit 2
         result = with_progress(
             lambda prog: repeated_paragraphs(
                 inputs,

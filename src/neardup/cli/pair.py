@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
-from neardup.cli.common import CanonicalOptions, check_output_path, console, escape, fail
+from neardup.cli.common import check_output_path, console, escape, fail, method_choice
 from neardup.cli.shared_options import (
     CONTENT_TYPE,
     DEDUP_METHOD,
@@ -90,15 +90,17 @@ def compare(
             passages = True
         text_a = read_document(a, content_type=content_type)
         text_b = read_document(b, content_type=content_type)
-        canonical = CanonicalOptions(
+        method, mparams = method_choice(
+            method,
+            DEDUP_METHOD,
             stop_words=stop_words,
             no_stop_words=no_stop_words,
             stop_symbols=stop_symbols,
             morphology=morphology,
             preset=preset,
+            shingle_size=shingle_size,
+            params=param,
         )
-        method = canonical.method(method, DEDUP_METHOD)
-        mparams = canonical.method_params(method, shingle_size=shingle_size, params=param)
         reference = _corpus_texts(corpus) if corpus else None
         sides = Document(str(a), text_a), Document(str(b), text_b)  # texts, never paths
         result = run_compare(*sides, method=method, corpus=reference, **mparams)

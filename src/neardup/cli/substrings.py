@@ -22,6 +22,7 @@ from neardup.cli.shared_options import (
     IdFieldOpt,
     MaxBytesOpt,
     TextFieldOpt,
+    check_fields,
     read_options,
 )
 from neardup.errors import NeardupError, check_int
@@ -78,6 +79,7 @@ def substrings(
         opts = read_options(
             id_field=id_field, text_field=text_field, content_type=content_type, max_bytes=max_bytes
         )
+        check_fields([*inputs, *(against or [])], opts)  # a field no file has: exit 2
         result = with_progress(
             lambda prog: repeated_substrings(
                 inputs,

@@ -30,7 +30,7 @@ from neardup._array import (
 from neardup.distributed.ids import new_ids
 from neardup.distributed.io import Block, as_given, block_items
 from neardup.distributed.shuffle import Table, concat, hash_dest, range_dest, split
-from neardup.job.decide import decide, prefilter_method, signature_scores, sketch_prefilter
+from neardup.job.decide import decide, signature_scores, sketch_prefilter
 from neardup.job.pairs import pair_lines
 from neardup.job.pipeline import decision_of
 from neardup.job.prepare import (
@@ -570,10 +570,8 @@ def uses_signatures(meth: Any, opts: Any) -> bool:
     true matches are kept (``exact_key``), or its sketches prefilter the candidates
     (:func:`neardup.job.decide.sketch_prefilter`); else the verified rule reads the shingle
     sets only."""
-    decision = decision_of(opts)
-    if plan_for(meth, opts).exact_key or decision.mode == "own":
-        return True
-    return prefilter_method(meth, decision) is not None
+    plan = plan_for(meth, opts)
+    return plan.exact_key or plan.decision == "own" or plan.prefilter_slots is not None
 
 
 def decide_pairs(meth: Any, opts: Any, pairs: np.ndarray, docs: list[dict[str, Any]]) -> Found:
@@ -599,7 +597,7 @@ def decide_pairs(meth: Any, opts: Any, pairs: np.ndarray, docs: list[dict[str, A
             pairs, local = pairs[real], local[real]
         if decision.mode == "own":
             own = signature_scores(meth, sigs, opts.measure)
-        local = sketch_prefilter(meth, sigs, local, decision, sets.sizes)  # as the local job
+        local = sketch_prefilter(plan_for(meth, opts), sigs, local, sets.sizes)  # as the local job
     decided = decide(sets, local, decision=decision, method=meth, own_scores=own)
     return Found(decided, gidx, ids, pairs)
 

@@ -24,7 +24,7 @@ judged pairs only.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -147,8 +147,7 @@ def megashingle_expected_recall(
     from neardup.methods.megashingles import Megashingles, recall_curve
     from neardup.methods.registry import make_method
 
-    meth = make_method(MEGASHINGLES, **params)
-    assert isinstance(meth, Megashingles)
+    meth = cast(Megashingles, make_method(MEGASHINGLES, **params))  # the registry's class
     by_id = {d.id: d for d in docs}
     pairs = sorted(k for k in gold.positives if k[0] in by_id and k[1] in by_id)
     if not pairs:

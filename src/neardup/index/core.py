@@ -70,7 +70,8 @@ from neardup.index.results import (
 )
 from neardup.index.verify import Candidate, Query, select, verify
 from neardup.job.decide import Decision
-from neardup.methods.base import Method, Prepared, Signature
+from neardup.methods.base import CorpusStats, Method, Prepared, Signature, Signatures, TermBags
+from neardup.methods.keys import key_rows
 from neardup.methods.plan import PlanOptions, plan_for, too_short_detail
 from neardup.methods.sets import ShingleSets
 from neardup.options import OPTIONS
@@ -86,6 +87,7 @@ __all__ = [
     "check",
     "chunks",
     "prepare",
+    "refit",
     "screen",
 ]
 
@@ -350,6 +352,43 @@ def prepare(
     if sigs is not None and plan.keeps_signature:
         signatures = [meth.signature(sigs, i) for i in range(len(ready))]
     return Signed(ready, sets, keys, signatures), too_short
+
+
+# -- refit ----------------------------------------------------------------------------------
+#: Documents a refit signs at a time (bounds the signatures and key rows held).
+REFIT_BATCH = 5000
+
+
+def refit(
+    meth: Method, stats: CorpusStats, bags: TermBags, *, batch: int = REFIT_BATCH
+) -> Iterator[tuple[int, Signatures, KeyRows]]:
+    """The refit of a collection whose method fits collection statistics (``needs_fit``:
+    I-Match, TF-RIDF, anchor words), written once for every backend: ``meth`` is fitted on
+    ``stats`` now (in place), then every document is signed from its term bag
+    (``sign_counts``) and keyed (its index keys, as ``add`` keys the other methods),
+    ``batch`` documents at a time, as the iterator is read. The backend reads the
+    statistics and bags (the memory :class:`~neardup.Index` from its documents' tokens, a
+    database from its term counts) and writes what it yields.
+
+    Args:
+        meth: the collection's method, built afresh; stats: the collection's statistics;
+            bags: every document's term counts (position = the backend's document order).
+
+    Yields:
+        ``(lo, signatures, key rows)``: the signatures of documents ``lo .. lo +
+        signatures.count - 1`` and their :class:`~neardup.methods.keys.KeyRows` (``row``
+        numbered from 0 within the batch).
+    """
+    meth.fit(stats)
+    return _signed_batches(meth, bags, batch)
+
+
+def _signed_batches(
+    meth: Method, bags: TermBags, batch: int
+) -> Iterator[tuple[int, Signatures, KeyRows]]:
+    for lo in range(0, bags.count, batch):
+        sigs = meth.sign_counts(bags.slice(lo, min(lo + batch, bags.count)))
+        yield lo, sigs, key_rows(meth.keys(sigs))
 
 
 # -- check ----------------------------------------------------------------------------------

@@ -74,7 +74,6 @@ from neardup.index.verify import (
 from neardup.methods.base import Method, Signature, TermBags
 from neardup.methods.corpus_stats import CorpusStatistics
 from neardup.methods.decision import resolve_decision
-from neardup.methods.keys import key_rows
 from neardup.methods.plan import PlanOptions, plan_for
 from neardup.methods.registry import method_class
 from neardup.methods.sets import ShingleSets
@@ -387,17 +386,15 @@ class Index:
         ids = list(self._docs)
         lists = [self._docs[d].tokens or [] for d in ids]
         meth = build_method(self._name, self._init, self._canonical)
-        meth.fit(CorpusStatistics.from_token_lists(lists))
+        stats = CorpusStatistics.from_token_lists(lists)
+        batches = core.refit(meth, stats, TermBags.from_token_lists(lists))
         self._postings.clear()
-        if not ids:
-            return meth
-        sigs = meth.sign_counts(TermBags.from_token_lists(lists))
-        rows = key_rows(meth.keys(sigs))
-        for i, doc_id in enumerate(ids):
-            doc = self._docs[doc_id]
-            doc.signature = meth.signature(sigs, i)
-            doc.keys = rows.for_row(i)
-            self._post(doc_id, doc.keys)
+        for lo, sigs, rows in batches:
+            for i in range(sigs.count):
+                doc = self._docs[ids[lo + i]]
+                doc.signature = meth.signature(sigs, i)
+                doc.keys = rows.for_row(i)
+                self._post(ids[lo + i], doc.keys)
         return meth
 
     # -- files ------------------------------------------------------------------------

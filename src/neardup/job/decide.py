@@ -36,6 +36,7 @@ from neardup.errors import check_choice, check_float
 from neardup.methods.base import Method, Signatures
 from neardup.methods.decision import DECISIONS, rule_of
 from neardup.methods.measures import MEASURES, intersection_sizes
+from neardup.methods.plan import MethodPlan
 from neardup.methods.sets import ShingleSets
 
 #: The decisions a pair can be recorded under (index = the stored code).
@@ -167,30 +168,30 @@ def signature_scores(
 
 
 def sketch_prefilter(
-    method: Method, sigs: Signatures, cand: np.ndarray, decision: Decision, sizes: np.ndarray
+    plan: MethodPlan, sigs: Signatures, cand: np.ndarray, sizes: np.ndarray
 ) -> np.ndarray:
-    """The candidates an exact verification compares: under ``verified`` resemblance with
-    MinHash-LSH, those whose sketches agree on enough slots
+    """The candidates an exact verification compares: when the plan has
+    :attr:`~neardup.methods.plan.MethodPlan.prefilter_slots` (verified resemblance with
+    MinHash-LSH), those whose sketches agree on enough slots
     (:meth:`~neardup.methods.shingle_methods.MinHashLSH.prefilter`: a pair at the threshold
     is dropped with probability <= 0.001); every candidate otherwise (the own rule reads the
     sketches itself; containment is not estimated by them).
 
     Args:
-        method: the job's method; sigs: its signatures of the documents ``cand`` indexes;
-        cand: int64 (p, 2) candidate pairs; decision: how they are decided; sizes: int
-        (n,) shingles of each document (a small set's sketch holds fewer trials).
+        plan: the job's plan; sigs: its method's signatures of the documents ``cand``
+        indexes; cand: int64 (p, 2) candidate pairs; sizes: int (n,) shingles of each
+        document (a small set's sketch holds fewer trials).
 
     Returns:
         int64 (q, 2): the kept rows of ``cand``, in order.
     """
-    lsh = prefilter_method(method, decision)
-    if lsh is None or cand.shape[0] == 0:
+    if plan.prefilter_slots is None or cand.shape[0] == 0:
         return cand
-    kept: np.ndarray = cand[lsh.prefilter(sigs, cand, decision.threshold, sizes=sizes)]
+    kept: np.ndarray = cand[plan.method.prefilter(sigs, cand, plan.threshold, sizes=sizes)]
     return kept
 
 
-def prefilter_summary(method: Method, decision: Decision) -> dict[str, Any]:
+def prefilter_summary(plan: MethodPlan) -> dict[str, Any]:
     """``{"prefilter": {"min_agreeing_slots", "slots", "miss_at_t"}}`` when
     :func:`sketch_prefilter` applies (the floor of a pair whose sets both have at least
     ``slots`` shingles, and ``miss_at_t``, the probability that such a pair at the threshold
@@ -198,25 +199,13 @@ def prefilter_summary(method: Method, decision: Decision) -> dict[str, Any]:
     otherwise."""
     from neardup.methods.lsh import PREFILTER_MISS, agreement_floor, agreement_miss
 
-    lsh = prefilter_method(method, decision)
-    if lsh is None:
+    slots = plan.prefilter_slots
+    if slots is None:
         return {}
-    floor = agreement_floor(decision.threshold, lsh.num_perm, miss=PREFILTER_MISS)
-    miss = agreement_miss(decision.threshold, lsh.num_perm, floor)
-    return {"prefilter": {"min_agreeing_slots": floor, "slots": lsh.num_perm,
+    floor = agreement_floor(plan.threshold, slots, miss=PREFILTER_MISS)
+    miss = agreement_miss(plan.threshold, slots, floor)
+    return {"prefilter": {"min_agreeing_slots": floor, "slots": slots,
                           "miss_at_t": round(miss, 6)}}  # fmt: skip
-
-
-def prefilter_method(method: Method, decision: Decision) -> Any:
-    """The MinHash-LSH method whose sketches prefilter the candidates of ``decision``
-    (:func:`sketch_prefilter`), or None (another method, the own rule, or containment)."""
-    from neardup.methods.shingle_methods import MinHashLSH
-
-    if not isinstance(method, MinHashLSH):
-        return None
-    if decision.mode != "verified" or decision.measure != "resemblance":
-        return None
-    return method
 
 
 def decide(

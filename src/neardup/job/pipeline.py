@@ -804,9 +804,7 @@ def find_pairs(
     cand = clock.run("candidates", _candidates, meth, sigs, sets, opts, prog, keys)
     if restrict is not None:
         cand = restrict(cand)
-    checked = clock.run(
-        "prefilter", sketch_prefilter, meth, sigs, cand, decision_of(opts), sets.sizes
-    )
+    checked = clock.run("prefilter", sketch_prefilter, plan_for(meth, opts), sigs, cand, sets.sizes)
     if _relabel(opts, sets, checked):
         # many candidates: dense labels (< 2**32) make the exact intersections one int64 sort
         sets = clock.run("relabel", ShingleSets.dense_labels, sets)
@@ -1405,7 +1403,7 @@ def job_summary(
         "prefiltered_pairs": None if verified is None else candidates - verified,
         "verified_pairs": verified,
         **banding_summary(meth, opts.threshold),
-        **prefilter_summary(meth, decision_of(opts)),
+        **prefilter_summary(plan_for(meth, opts)),
         "pairs": pairs,
         "clusters": clusters,
         "kept": documents - dropped,

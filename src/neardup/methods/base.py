@@ -416,6 +416,12 @@ class Method(Protocol):
 
     def row_hasher(self) -> Any: ...
 
+    def prefilter_slots(self) -> int | None: ...
+
+    def prefilter(
+        self, sigs: Signatures, pairs: np.ndarray, threshold: float, *, sizes: np.ndarray
+    ) -> np.ndarray: ...
+
     def resolved_params(self) -> dict[str, Any]: ...
 
 
@@ -448,6 +454,7 @@ class MethodBase(ABC):
     * :meth:`key`: name, :meth:`params` and the canonical form's parameters;
     * :meth:`sign_counts`: :meth:`sign` of the bags' tokens;
     * :meth:`lexicon_warning`: None; :meth:`set_keys`: None; :meth:`row_hasher`: None;
+      :meth:`prefilter_slots`: None and :meth:`prefilter`: every pair;
       :meth:`resolved_params`: ``{}``;
     * :meth:`from_sets`, :meth:`sign_rows`, :meth:`from_rows`, :meth:`keys`,
       :meth:`containment`: refused (the capabilities or decision rule say when they
@@ -585,6 +592,20 @@ class MethodBase(ABC):
         sets are :meth:`sign_rows` (the prepare kernel then signs in its one pass over the
         texts), or None."""
         return None
+
+    def prefilter_slots(self) -> int | None:
+        """The sketch slots whose agreement :meth:`prefilter` counts before an exact
+        comparison at a resemblance threshold (the plan's ``prefilter_slots``), or None: the
+        signatures cannot prefilter, every candidate is compared."""
+        return None
+
+    def prefilter(
+        self, sigs: Signatures, pairs: np.ndarray, threshold: float, *, sizes: np.ndarray
+    ) -> np.ndarray:
+        """bool (p,): the candidate pairs worth an exact comparison of resemblance at
+        ``threshold`` (``sizes``: int (n,) shingles per document): every pair (only a method
+        with :meth:`prefilter_slots` drops some)."""
+        return np.ones(pairs.shape[0], dtype=bool)
 
     def resolved_params(self) -> dict[str, Any]:
         """Parameters a collection stores resolved at its creation, so that they never

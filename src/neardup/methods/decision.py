@@ -246,8 +246,3 @@ def own_accepts(method: Any, score: np.ndarray, threshold: float) -> np.ndarray:
     """bool (p,): the pairs whose ``score`` passes the method's own rule
     (:meth:`DecisionRule.accepts`)."""
     return rule_of(method).accepts(method, score, threshold)
-
-
-def own_label(method: Any, measure: str, threshold: float) -> str:
-    """The method's own rule in a few words with its bar (:meth:`DecisionRule.describe`)."""
-    return rule_of(method).describe(method, measure, threshold)

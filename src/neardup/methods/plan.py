@@ -20,7 +20,8 @@ The plan says:
   method's grouping keys (``groups``), by keys of its signature sets (``prefix``,
   ``postings``), or over the whole corpus in one task (``whole``);
 * **the decision**: the mode (``own`` or ``verified``, the method's default when none is
-  given) and the method's :class:`~neardup.methods.decision.DecisionRule`;
+  given), the method's :class:`~neardup.methods.decision.DecisionRule`, and whether its
+  sketches prefilter the candidates of an exact comparison (:attr:`MethodPlan.prefilter_slots`);
 * **the too-short rule**: a document with fewer than ``min_tokens`` canonical tokens gets
   no shingle set and is skipped (:func:`too_short_detail` words it, once).
 """
@@ -172,6 +173,10 @@ class MethodPlan:
             signing from the sets, neither row by row nor after a fit), else None.
         group_limit: group size above which a key's group gives a star only (None: all
             pairs).
+        prefilter_slots: the sketch slots whose agreement drops candidates before the
+            exact comparison (:meth:`~neardup.methods.base.Method.prefilter`; verified
+            resemblance with a method whose sketches can: MinHash-LSH's ``num_perm``), or
+            None (every candidate is compared: another method, the own rule, containment).
         keeps_signature: a collection stores each document's signature for ``check``.
         content_key: a collection gives each document a content-key row (not after a
             fit: ``recompute`` rewrites the keys without the shingle sets).
@@ -196,6 +201,7 @@ class MethodPlan:
     candidates: Candidates
     set_keys: SetKeys | None
     group_limit: int | None
+    prefilter_slots: int | None
     keeps_signature: bool
     content_key: bool
 
@@ -273,12 +279,14 @@ def plan_for(method: Method | str, options: Settings | None = None) -> MethodPla
     limit = method.group_limit
     if set_keys is not None:
         limit = int(getattr(method, "max_df"))  # noqa: B009 (a ShingleMethod field)
+    decision = resolve_decision(method, opts.decision, opts.measure)
+    exact_resemblance = decision == "verified" and opts.measure == "resemblance"
     return MethodPlan(
         method=method,
         min_tokens=opts.min_tokens,
         measure=opts.measure,
         threshold=opts.threshold,
-        decision=resolve_decision(method, opts.decision, opts.measure),
+        decision=decision,
         rule=rule_of(method),
         signing=signing,
         needs_fit=fit,
@@ -293,6 +301,7 @@ def plan_for(method: Method | str, options: Settings | None = None) -> MethodPla
         candidates=candidates,
         set_keys=set_keys,
         group_limit=limit,
+        prefilter_slots=method.prefilter_slots() if exact_resemblance else None,
         keeps_signature=(from_documents and not fit) or caps.stores_signature,
         content_key=not fit,
     )

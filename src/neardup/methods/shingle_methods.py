@@ -465,6 +465,10 @@ class MinHashLSH(ShingleMethod):
         """Pairs sharing an LSH bucket in some band: int64 (p, 2), ``a < b``."""
         return lsh_candidates(sigs.data, self.lsh, max_bucket=self.max_df)
 
+    def prefilter_slots(self) -> int:
+        """The ``num_perm`` sketch slots :meth:`prefilter` counts."""
+        return self.num_perm
+
     def prefilter(
         self, sigs: Signatures, pairs: np.ndarray, threshold: float, *, sizes: np.ndarray
     ) -> np.ndarray:

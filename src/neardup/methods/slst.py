@@ -382,11 +382,6 @@ class SuffixAutomaton:
             states.append(v)
         return lengths, states
 
-    def longest_common_substring(self, t: Sequence[int]) -> int:
-        """Length of the longest common substring of ``s`` and ``t`` (0 if none)."""
-        lengths, _ = self.match(t)
-        return max(lengths, default=0)
-
     def end_positions(self, state: int) -> list[int]:
         """Sorted end positions in ``s`` of the substrings of ``state`` (its endpos set)."""
         if self._children is None:

@@ -14,10 +14,11 @@ collection, so after adding (or removing) documents they are recomputed set-wise
    temporary table and applied with one ``UPDATE nd_terms ... FROM tmp`` (repairs any
    drift; terms no document has any more are deleted);
 3. ``fit``: the method is fitted on the statistics (:class:`DbStats`, a ``CorpusStats``);
-4. ``sign``: every document is re-signed from its bag of words in batches, by the method's
-   ``sign_counts`` hook (:class:`~neardup.methods.base.TermBags`): TF-RIDF vectorised
-   (:meth:`~neardup.methods.tfridf.TFRIDF.sign_counts`), other lexical methods (I-Match,
-   anchor words) by signing the bags' tokens (they only need counts);
+4. ``sign``: every document is re-signed from its bag of words in batches and keyed, by
+   the collection core's :func:`neardup.index.core.refit` (the memory Index's refit too),
+   with the method's ``sign_counts`` hook (:class:`~neardup.methods.base.TermBags`):
+   TF-RIDF vectorised (:meth:`~neardup.methods.tfridf.TFRIDF.sign_counts`), other lexical
+   methods (I-Match, anchor words) by signing the bags' tokens (they only need counts);
 5. ``write``: signatures and index keys go to temporary tables (COPY on PostgreSQL);
    ``apply``: one ``INSERT INTO nd_signatures ... SELECT FROM tmp ON CONFLICT DO UPDATE``
    and one ``DELETE`` + ``INSERT ... SELECT`` of the index rows.
@@ -26,18 +27,16 @@ collection, so after adding (or removing) documents they are recomputed set-wise
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from sqlalchemy import Connection, text
 
-from neardup.methods.base import CorpusStats, Method, Signatures, TermBags
-from neardup.methods.keys import key_rows
+from neardup.index.core import refit
+from neardup.methods.base import Method, Signatures, TermBags
 from neardup.store.bulk import sqlite_insert
 
-_SIGN_BATCH = 5000
 _FETCH_DOCS = 5000
 
 
@@ -276,15 +275,15 @@ def recompute(conn: Connection, collection_id: int, meth: Method) -> RecomputeRe
     laps.lap("read")
     stats = write_counts(conn, collection_id, counts)
     laps.lap("counts")
-    meth.fit(stats)
+    batches = refit(meth, stats, counts.bags())
     laps.lap("fit")
     dialect = conn.dialect.name
     blob = "BYTEA" if dialect == "postgresql" else "BLOB"
     _temp_table(conn, "tmp_nd_sigs", f"document_id BIGINT PRIMARY KEY, payload {blob}")
     _temp_table(conn, "tmp_nd_keys", "document_id BIGINT, band INTEGER, key BIGINT")
     laps.lap("write")
-    for ids, sigs in _signatures(meth, stats, counts):
-        keys = key_rows(meth.keys(sigs))
+    for lo, sigs, keys in batches:
+        ids = counts.doc_ids[lo : lo + sigs.count].tolist()
         payloads = _payloads(meth, sigs)
         laps.lap("sign")
         _copy_rows(
@@ -312,18 +311,6 @@ class _Laps:
         now = time.perf_counter()
         self.seconds[step] = self.seconds.get(step, 0.0) + now - self._t
         self._t = now
-
-
-def _signatures(
-    meth: Method, stats: CorpusStats, counts: TermCounts
-) -> Iterator[tuple[list[int], Signatures]]:
-    """Signatures of every document (``meth`` fitted on ``stats``), in batches:
-    ``(primary keys, signatures)``, by the method's ``sign_counts`` hook."""
-    bags = counts.bags()
-    n = bags.count
-    for lo in range(0, n, _SIGN_BATCH):
-        hi = min(lo + _SIGN_BATCH, n)
-        yield counts.doc_ids[lo:hi].tolist(), meth.sign_counts(bags.slice(lo, hi))
 
 
 def _payloads(meth: Method, sigs: Signatures) -> list[bytes]:

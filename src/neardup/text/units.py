@@ -313,4 +313,3 @@ def renamed_warning(renamed: int, first: Sequence[tuple[str, str]] = ()) -> str 
         " each was given its place FILE:LINE as id (--kept/--removed/--mark write it as the"
         " record's field neardup_id; use --id-field to pick another id field)"
     )
-
