@@ -92,7 +92,7 @@ def test_checks_see_pending_rows_and_the_merge_moves_them(
     info = store.create_collection(name, "minhash-lsh", threshold=0.5)
     bands = _rows_each(info)
     monkeypatch.setattr(storage, "DIRECT_BELOW", 1)  # every batch a bulk batch
-    monkeypatch.setattr(module, "merge", lambda db, cid, mine=None: None)  # as if killed
+    monkeypatch.setattr(module, "merge", lambda db, cid: None)  # as if killed before it
     assert store.add(name, docs, batch_size=4).added == len(docs)
     assert _index_rows(store, name) == (0, len(docs) * bands)
     assert store.stats(name)["index_rows"] == len(docs) * bands
@@ -101,72 +101,6 @@ def test_checks_see_pending_rows_and_the_merge_moves_them(
     assert store.add(name, docs).added == 0  # a re-run finishes the interrupted merge
     assert _index_rows(store, name) == (len(docs) * bands, 0)
     assert store.check(name, docs[2].text).matches[0].doc_id == docs[2].id
-
-
-def _index_of(store: Store, name: str) -> list[tuple[int, int, str]]:
-    """``(key, band, doc_id)`` of the collection's ``nd_index`` rows, sorted."""
-    with store._read() as conn:
-        rows = conn.execute(
-            text(
-                "SELECT i.key, i.band, d.doc_id FROM nd_index i "
-                "JOIN nd_documents d ON d.id = i.document_id "
-                "JOIN nd_collections c ON c.id = i.collection_id WHERE c.name = :n"
-            ),
-            {"n": name},
-        ).all()
-    return sorted((int(k), int(b), str(d)) for k, b, d in rows)
-
-
-def test_a_merge_of_the_adds_own_rows_sorts_them_in_memory(
-    store: Store, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # SQLite: the add's pending rows, all of the pending table, go into nd_index in key
-    # order from memory; the index equals the one INSERT ... SELECT ... ORDER BY makes
-    import neardup.store.bulk as bulk
-    import neardup.store.storage as storage
-
-    docs = _real_docs()[:6]
-    fast, slow = unique("fast"), unique("slow")
-    each = _rows_each(store.create_collection(fast, "minhash-lsh", threshold=0.5))
-    store.create_collection(slow, "minhash-lsh", threshold=0.5)
-    monkeypatch.setattr(storage, "DIRECT_BELOW", 1)  # every batch a bulk batch
-    in_memory: list[int] = []
-    real = bulk._insert_sorted
-
-    def sorting(conn: Any, cid: int, mine: list[Any]) -> int:
-        in_memory.append(len(mine))
-        return real(conn, cid, mine)
-
-    monkeypatch.setattr(bulk, "_insert_sorted", sorting)
-    assert store.add(fast, docs, batch_size=4).added == len(docs)
-    monkeypatch.setattr(bulk, "_only_mine", lambda conn, mine: False)
-    assert store.add(slow, docs, batch_size=4).added == len(docs)
-    assert _index_rows(store, fast) == (len(docs) * each, 0) == _index_rows(store, slow)
-    assert _index_of(store, fast) == _index_of(store, slow)
-    assert in_memory == ([2] if store.dialect == "sqlite" else [])  # the two batches' rows
-
-
-def test_a_merge_leaves_another_adds_pending_rows(
-    store: Store, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # rows an interrupted add left pending are not this add's: its merge moves its own
-    # collection's rows by SQL and leaves the others pending (SQLite and PostgreSQL alike)
-    import neardup.store.adding as module
-    import neardup.store.storage as storage
-
-    docs = _real_docs()[:6]
-    left, other = unique("left"), unique("other")
-    each = _rows_each(store.create_collection(left, "minhash-lsh", threshold=0.5))
-    store.create_collection(other, "minhash-lsh", threshold=0.5)
-    monkeypatch.setattr(storage, "DIRECT_BELOW", 1)
-    real = module.merge
-    monkeypatch.setattr(module, "merge", lambda db, cid, mine=None: None)  # as if killed
-    assert store.add(left, docs[:3]).added == 3
-    monkeypatch.setattr(module, "merge", real)
-    assert store.add(other, docs[3:]).added == 3
-    assert _index_rows(store, other) == (3 * each, 0)
-    assert _index_rows(store, left) == (0, 3 * each)
-    assert store.check(left, docs[1].text).matches[0].doc_id == docs[1].id
 
 
 def _merges(
@@ -189,9 +123,9 @@ def _merges(
     merges: list[int] = []
     real = module.merge
 
-    def counting(db: Database, cid: int, mine: list[Any] | None = None) -> None:
+    def counting(db: Database, cid: int) -> None:
         merges.append(_index_rows(store, name)[1] // each)
-        real(db, cid, mine)
+        real(db, cid)
 
     monkeypatch.setattr(module, "MERGE_ROWS", merge_rows * each)
     if max_rows is not None:
@@ -236,7 +170,7 @@ def test_small_batches_write_the_index_directly(
     import neardup.store.adding as module
 
     merges: list[int] = []
-    monkeypatch.setattr(module, "merge", lambda db, cid, mine=None: merges.append(cid))
+    monkeypatch.setattr(module, "merge", lambda db, cid: merges.append(cid))
     assert store.add(name, docs, batch_size=2).added == len(docs)
     assert _index_rows(store, name) == (len(docs) * _rows_each(info), 0) and merges == []
     assert store.check(name, docs[0].text).matches[0].doc_id == docs[0].id

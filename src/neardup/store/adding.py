@@ -18,7 +18,7 @@ from neardup.errors import UsageError
 from neardup.index import core
 from neardup.index.results import AddReport, CollectionInfo
 from neardup.methods.base import Method
-from neardup.store.bulk import Pending, merge_pending
+from neardup.store.bulk import merge_pending
 from neardup.store.database import Database
 from neardup.store.storage import DatabaseStorage
 from neardup.text.types import Document, Skipped
@@ -60,9 +60,8 @@ def add(
         if on_batch is not None:
             on_batch(part)
         if storage.unmerged >= merge_after(merged):
-            mine = storage.take_pending()
-            merge(db, info.id, mine)
-            merged += sum(len(p) for p in mine)
+            merge(db, info.id)
+            merged, storage.unmerged = merged + storage.unmerged, 0
 
     report = core.add(
         storage,
@@ -74,7 +73,7 @@ def add(
         ahead=True,
     )
     if storage.unmerged or _has_pending(db, info.id):  # this add's, or an interrupted one's
-        merge(db, info.id, storage.take_pending())
+        merge(db, info.id)
     return report
 
 
@@ -95,16 +94,15 @@ def recompute_after_add(recompute: Callable[[str], object], name: str) -> None:
         recompute(name)
 
 
-def merge(db: Database, collection_id: int, mine: list[Pending] | None = None) -> None:
-    """Move the collection's pending index rows into ``nd_index`` (one transaction;
-    ``mine``: the rows this add wrote since its last merge, :func:`merge_pending`).
+def merge(db: Database, collection_id: int) -> None:
+    """Move the collection's pending index rows into ``nd_index`` (one transaction).
 
     PostgreSQL: then ``VACUUM`` the pending table (its deleted rows would otherwise be
     read by every check's scan of it until autovacuum runs) and ``ANALYZE`` the index
     table; best effort, outside any transaction, no lock that blocks readers or writers.
     """
     with db.write() as conn:
-        merge_pending(conn, collection_id, mine)
+        merge_pending(conn, collection_id)
     if db.dialect != "postgresql":
         return
     with (

@@ -77,23 +77,6 @@ class Batch:
     signatures: list[bytes] | None = None
 
 
-@dataclass(frozen=True, eq=False)
-class Pending:
-    """Index rows an ``add`` wrote to ``nd_index_pending`` (one batch), as it wrote them.
-
-    Attributes:
-        key: int64 (r,) index keys; band: int64 (r,) their bands; document: int64 (r,)
-            the documents' primary keys.
-    """
-
-    key: np.ndarray
-    band: np.ndarray
-    document: np.ndarray
-
-    def __len__(self) -> int:
-        return int(self.key.shape[0])
-
-
 def encode(meth: Method, signed: Signed) -> Batch:
     """The rows of a batch signed by the collection core
     (:func:`neardup.index.core.prepare`): compressed texts, encoded shingle sets, index keys
@@ -160,7 +143,7 @@ def insert_rows(
     pks: list[int],
     *,
     pending: bool = True,
-) -> Pending | None:
+) -> int:
     """Texts, shingle sets, signatures (when kept at add) and index rows of the batch rows
     ``fresh`` (their primary keys ``pks``), one statement per table.
 
@@ -169,10 +152,10 @@ def insert_rows(
             into ``nd_index`` (small batches, e.g. one document over the API).
 
     Returns:
-        The index rows written to ``nd_index_pending`` (``None``: none).
+        The number of index rows written to ``nd_index_pending``.
     """
     if not fresh:
-        return None
+        return 0
     texts = [(p, batch.bodies[i]) for p, i in zip(pks, fresh, strict=True)]
     sets = [(p, batch.sets[i]) for p, i in zip(pks, fresh, strict=True)]
     sigs = (
@@ -192,7 +175,7 @@ def insert_rows(
                 _pg_copy_blobs(cur, "nd_signatures (document_id, payload)", sigs)
             if keys is not None:
                 _pg_copy_index(cur, collection_id, *keys, table=target)
-            return None if keys is None or not pending else Pending(*keys)
+            return 0 if keys is None or not pending else int(keys[0].shape[0])
         sqlite_insert(cur, "nd_texts (document_id, body)", 2, _flat(texts))
         sqlite_insert(cur, "nd_shingles (document_id, fingerprints)", 2, _flat(sets))
         if sigs:
@@ -202,7 +185,7 @@ def insert_rows(
             flat = np.empty((key.shape[0], 4), dtype=np.int64)
             flat[:, 0], flat[:, 1], flat[:, 2], flat[:, 3] = collection_id, key, band, doc
             sqlite_insert(cur, f"{target} ({_INDEX_COLUMNS})", 4, flat.ravel().tolist())
-        return None if keys is None or not pending else Pending(*keys)
+        return 0 if keys is None or not pending else int(keys[0].shape[0])
     finally:
         cur.close()
 
@@ -253,18 +236,11 @@ def _flat(rows: list[tuple[int, bytes]]) -> list[Any]:
     return [v for row in rows for v in row]
 
 
-def merge_pending(conn: Connection, collection_id: int, mine: list[Pending] | None = None) -> int:
+def merge_pending(conn: Connection, collection_id: int) -> int:
     """Move the collection's ``nd_index_pending`` rows into ``nd_index``, sorted by key, in
     the caller's transaction (PostgreSQL: one ``DELETE ... RETURNING`` statement, so rows
     another writer commits meanwhile are never deleted unmerged; its ``nd_index`` has no
     unique key since migration 0006, and a pending row is moved exactly once).
-
-    SQLite, when ``mine`` (the rows this ``add`` wrote since its last merge) are all the
-    pending rows (:func:`_only_mine`): they are sorted in memory and inserted in key order
-    from there, and the pending table emptied at once; SQLite's own sort of them
-    (``ORDER BY`` on the unindexed table) took three quarters of a merge: 3.2 of 4.3 s of
-    CPU for 2M rows (2026-12-02). Otherwise (another writer's or an interrupted add's rows
-    are pending too) by one ``INSERT ... SELECT ... ORDER BY``.
 
     Returns:
         The number of rows moved.
@@ -278,8 +254,6 @@ def merge_pending(conn: Connection, collection_id: int, mine: list[Pending] | No
             c,
         )
         return int(result.rowcount or 0)
-    if mine and _only_mine(conn, mine):
-        return _insert_sorted(conn, collection_id, mine)
     moved = conn.exec_driver_sql(
         f"INSERT OR IGNORE INTO nd_index ({_INDEX_COLUMNS}) SELECT {_INDEX_COLUMNS} "
         "FROM nd_index_pending WHERE collection_id = ? ORDER BY key, document_id, band",
@@ -289,48 +263,6 @@ def merge_pending(conn: Connection, collection_id: int, mine: list[Pending] | No
     return int(moved or 0)
 
 
-#: Rows a statement of :func:`_insert_sorted` binds at most (bounds the Python ints alive).
-_MERGE_CHUNK = 65_536
-
-
-def _only_mine(conn: Connection, mine: list[Pending]) -> bool:
-    """Are the rows ``mine`` all of ``nd_index_pending`` (every collection's)? Their count,
-    the least and largest document key and the sum of document keys, compared in one scan:
-    rows another writer added since have documents above ``mine``'s (SQLite gives a new
-    document the largest rowid plus one), rows left by an interrupted add or another
-    collection's add the count."""
-    docs = np.concatenate([p.document for p in mine])
-    got = conn.exec_driver_sql(
-        "SELECT COUNT(*), MIN(document_id), MAX(document_id), SUM(document_id) "
-        "FROM nd_index_pending"
-    ).one()
-    want = (docs.shape[0], int(docs.min()), int(docs.max()), int(docs.sum()))
-    return tuple(int(v) for v in got) == want
-
-
-def _insert_sorted(conn: Connection, collection_id: int, mine: list[Pending]) -> int:
-    """Insert ``mine`` into ``nd_index`` in its primary-key order (key, document, band),
-    then empty ``nd_index_pending`` (whose rows are ``mine``: :func:`_only_mine`)."""
-    key = np.concatenate([p.key for p in mine])
-    band = np.concatenate([p.band for p in mine])
-    doc = np.concatenate([p.document for p in mine])
-    order = np.lexsort((band, doc, key))
-    flat = np.empty((order.shape[0], 4), dtype=np.int64)
-    flat[:, 0], flat[:, 1] = collection_id, key[order]
-    flat[:, 2], flat[:, 3] = band[order], doc[order]
-    del key, band, doc, order
-    cur = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-    try:
-        for at in range(0, flat.shape[0], _MERGE_CHUNK):
-            part = flat[at : at + _MERGE_CHUNK].ravel().tolist()
-            sqlite_insert(cur, f"nd_index ({_INDEX_COLUMNS})", 4, part, tail=_IGNORE)
-        cur.execute("DELETE FROM nd_index_pending")  # all rows: SQLite truncates the table
-    finally:
-        cur.close()
-    return int(flat.shape[0])
-
-
-_IGNORE = " ON CONFLICT DO NOTHING"
 _INDEX_COLUMNS = "collection_id, key, band, document_id"
 
 

@@ -25,14 +25,7 @@ from neardup.index.verify import Candidate
 from neardup.methods.base import Method
 from neardup.methods.plan import plan_for
 from neardup.store import schema as s
-from neardup.store.bulk import (
-    Batch,
-    Pending,
-    document_rows,
-    encode,
-    insert_documents,
-    insert_rows,
-)
+from neardup.store.bulk import Batch, document_rows, encode, insert_documents, insert_rows
 from neardup.store.catalog import mark_dirty
 from neardup.store.database import Database
 from neardup.store.lookup import candidates
@@ -50,26 +43,15 @@ class DatabaseStorage:
             connection per call.
 
     Attributes:
-        pending: the index rows this storage wrote to ``nd_index_pending`` since the caller
-            last took them (:meth:`take_pending`; ``add`` merges them,
-            :func:`neardup.store.adding.merge`).
+        unmerged: index rows written to ``nd_index_pending`` since the caller last reset it
+            (``add`` merges them, :func:`neardup.store.adding.merge`).
     """
 
     def __init__(
         self, db: Database, info: CollectionInfo, meth: Method, conn: Connection | None = None
     ) -> None:
         self.db, self.info, self.meth, self.conn = db, info, meth, conn
-        self.pending: list[Pending] = []
-
-    @property
-    def unmerged(self) -> int:
-        """Index rows written to ``nd_index_pending`` and not taken yet."""
-        return sum(len(p) for p in self.pending)
-
-    def take_pending(self) -> list[Pending]:
-        """:attr:`pending`, which is then empty."""
-        taken, self.pending = self.pending, []
-        return taken
+        self.unmerged = 0
 
     def stored_hashes(self, ids: list[str]) -> dict[str, bytes]:
         """``{id: content hash}`` of the ``ids`` stored already."""
@@ -101,12 +83,10 @@ class DatabaseStorage:
             fresh = [i for i, r in enumerate(encoded.ready) if r.doc.id in pks]
             pk = [pks[encoded.ready[i].doc.id] for i in fresh]
             pending = len(encoded.ready) >= DIRECT_BELOW
-            written = insert_rows(conn, info.id, encoded, fresh, pk, pending=pending)
+            self.unmerged += insert_rows(conn, info.id, encoded, fresh, pk, pending=pending)
             if fresh and needs_fit:
                 tokens = [encoded.ready[i].tokens or [] for i in fresh]
                 self._insert_terms(conn, tokens, pk)
-        if written is not None:
-            self.pending.append(written)
         raced = tuple(
             SkippedDoc(r.doc.id, r.doc.source, "exists", "added concurrently")
             for r in encoded.ready
