@@ -13,7 +13,7 @@ backends differ only in where the candidates and their sets come from
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -52,25 +52,41 @@ class Query:
     def of(cls, meth: Method, text_: str, *, min_tokens: int) -> Query:
         """The query of ``text_`` under ``meth`` (fitted first when ``needs_fit``).
 
+        Methods signing from the shingle sets alone (``streams``) prepare and sign the text
+        as ``add`` does (:func:`neardup.job.prepare.shingle_texts`: the compiled kernel's
+        tokens, set and, for MinHash-LSH, sketch in one pass; 0.27 ms of CPU a text of the
+        planted corpus against 0.73 ms by the Python tokenizer, shingling and hasher).
+
         Raises:
             InputError: fewer canonical tokens than ``min_tokens``.
         """
-        tokens = meth.canonical.tokens(text_)
-        if len(tokens) < min_tokens:
-            raise InputError(
-                f"document too short to check: {too_short_detail(len(tokens), min_tokens)}"
-            )
         plan = plan_for(meth)
-        sets = meth.shingling.batch([tokens])
         if plan.streams:
-            sigs = meth.from_sets(sets)
+            from neardup.job.prepare import shingle_texts
+
+            config = plan.prepare_config(rows=True)
+            done = shingle_texts([text_], replace(config, min_tokens=min_tokens))
+            count = int(done.counts[0])
+            _long_enough(count, min_tokens)
+            sets = done.sets
+            sigs = meth.from_sets(sets) if done.rows is None else meth.from_rows(done.rows)
         else:  # lexical methods read the statistics' form of a term; the others sign as add
+            tokens = meth.canonical.tokens(text_)
+            count = len(tokens)
+            _long_enough(count, min_tokens)
+            sets = meth.shingling.batch([tokens])
             terms = tokens if plan.signs_at_add else [term_key(t) for t in tokens]
             sigs = meth.sign([Prepared("query", text_, terms)])
         keys = collection_keys(meth, sigs, sets).for_row(0)
         shift = fingerprint_shift(meth.shingling.fingerprint)
         stored = verification_set(sets.get(0), shift=shift)
-        return cls(len(tokens), stored, meth.signature(sigs, 0), keys)
+        return cls(count, stored, meth.signature(sigs, 0), keys)
+
+
+def _long_enough(count: int, min_tokens: int) -> None:
+    """Raises InputError: ``count`` canonical tokens are fewer than ``min_tokens``."""
+    if count < min_tokens:
+        raise InputError(f"document too short to check: {too_short_detail(count, min_tokens)}")
 
 
 @dataclass(frozen=True, slots=True)
