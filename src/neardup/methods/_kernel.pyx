@@ -80,6 +80,8 @@ cdef extern from *:
     static const uint32_t neardup_BARE = 1 << 18;
     static const int neardup_COUNT_SHIFT = 20;
     static const uint32_t neardup_MARK = 15;
+    /* a fast_table entry (bit 31; bits 26-27 the class, 24-25 the UTF-8 bytes) */
+    static const uint32_t neardup_FAST = 1U << 31;
     """
     const uint64_t P1 "neardup_P1"
     const uint64_t P2 "neardup_P2"
@@ -98,6 +100,7 @@ cdef extern from *:
     const uint32_t BARE "neardup_BARE"
     const int COUNT_SHIFT "neardup_COUNT_SHIFT"
     const uint32_t MARK "neardup_MARK"
+    const uint32_t FAST "neardup_FAST"
 
 
 cdef inline uint64_t rotl(uint64_t x, int r) noexcept nogil:
@@ -231,6 +234,28 @@ cdef struct Tables:
     const uint8_t *cls
     const uint32_t *pairs  # sorted (first << 16 | mark) of canonical composites
     Py_ssize_t npairs
+    const uint32_t *fast  # per code point: its one output's UTF-8 (see fast_table), or 0
+
+
+cdef void fast_table(const uint32_t *info, uint32_t *fast) noexcept nogil:
+    """The code points of ``info`` that normalize to one code point of their own class
+    (not a mark): ``FAST | class << 26 | bytes << 24 | UTF-8`` (the UTF-8 of that one
+    code point, 1-3 bytes, little-endian in the low 24 bits), so that the common case of
+    :func:`tokens_of` is one load and one 4-byte store; 0 for the others (the general
+    path). Derived from ``info`` alone: the same tokens either way."""
+    cdef uint32_t cp, e, o, c
+    cdef uint8_t enc[4]
+    cdef Py_ssize_t size
+    for cp in range(0x10000):
+        e = info[cp]
+        if (e >> COUNT_SHIFT) != 1:
+            fast[cp] = 0
+            continue
+        o = e & CP_MASK
+        c = (e >> CLASS_SHIFT) & 3
+        enc[0] = enc[1] = enc[2] = enc[3] = 0
+        size = put_utf8(enc, o)
+        fast[cp] = FAST | (c << 26) | (<uint32_t>size << 24) | enc[0] | (<uint32_t>enc[1] << 8) | (<uint32_t>enc[2] << 16)
 
 
 cdef inline bint composes(const Tables *t, uint32_t first, uint32_t mark) noexcept nogil:
@@ -273,9 +298,10 @@ cdef bint tokens_of(const char_t *data, Py_ssize_t length, const Tables *t, uint
     cdef const uint32_t *info = t.info
     cdef const uint16_t *outcp = t.outcp
     cdef const uint8_t *cls = t.cls
+    cdef const uint32_t *fast = t.fast
     cdef uint8_t *buf = store.data()
     cdef Py_ssize_t cap = <Py_ssize_t>store.size(), size = 0, chars = 0, i = 0
-    cdef uint32_t cp, e, n, o, c, j, prev = 0
+    cdef uint32_t cp, e, n, o, c, j, f, prev = 0
     cdef bint first = True
     while i < length:
         if char_t is json_t:
@@ -292,6 +318,28 @@ cdef bint tokens_of(const char_t *data, Py_ssize_t length, const Tables *t, uint
             if cp > 0xFFFF:
                 out.resize(start)
                 return False
+        f = fast[cp]
+        if f:  # one code point out (most of them): its UTF-8 from the table
+            c = (f >> 26) & 3
+            if c == WORD:
+                if size + 4 > cap:
+                    store.resize(2 * store.size() + 64)
+                    buf = store.data()
+                    cap = <Py_ssize_t>store.size()
+                memcpy(buf + size, &f, 4)  # the bytes past the UTF-8 are written over next
+                size += (f >> 24) & 3
+                chars += 1
+            else:
+                if chars:
+                    emit(out, buf, size, chars, False, seed, stop, min_len)
+                    size = 0
+                    chars = 0
+                if c == CJK:
+                    memcpy(buf, &f, 4)
+                    emit(out, buf, (f >> 24) & 3, 1, True, seed, stop, min_len)
+            prev = cp
+            first = False
+            continue
         e = info[cp]
         n = e >> COUNT_SHIFT
         if n == 1 or n == MARK:
@@ -400,6 +448,10 @@ def token_pass(list texts, const uint32_t[::1] info, const uint16_t[::1] outcp,
     t.cls = &cls[0]
     t.pairs = &pairs[0] if pairs.shape[0] else NULL
     t.npairs = pairs.shape[0]
+    cdef vector[uint32_t] fast
+    fast.resize(0x10000)
+    fast_table(&info[0], fast.data())
+    t.fast = fast.data()
     store.resize(4096)
     with nogil:
         off[0] = 0
