@@ -235,6 +235,7 @@ cdef struct Tables:
     const uint32_t *pairs  # sorted (first << 16 | mark) of canonical composites
     Py_ssize_t npairs
     const uint32_t *fast  # per code point: its one output's UTF-8 (see fast_table), or 0
+    const uint32_t *pair  # the same by a JSON body's next two bytes (see pair_table), or 0
 
 
 cdef void fast_table(const uint32_t *info, uint32_t *fast) noexcept nogil:
@@ -256,6 +257,27 @@ cdef void fast_table(const uint32_t *info, uint32_t *fast) noexcept nogil:
         enc[0] = enc[1] = enc[2] = enc[3] = 0
         size = put_utf8(enc, o)
         fast[cp] = FAST | (c << 26) | (<uint32_t>size << 24) | enc[0] | (<uint32_t>enc[1] << 8) | (<uint32_t>enc[2] << 16)
+
+
+cdef void pair_table(const uint32_t *fast, uint32_t *pair) noexcept nogil:
+    """:func:`fast_table` indexed by the next two bytes ``b0 << 8 | b1`` of a JSON string's
+    body, with the bytes the character takes in bits 28-29: printable ASCII but the
+    backslash (1 byte, whatever ``b1``) and the two-byte UTF-8 sequences (2 bytes), as
+    :func:`neardup.text._jsonchar.json_char` decodes them; 0 for the others."""
+    cdef uint32_t w, b0, b1, f
+    for w in range(0x10000):
+        b0 = w >> 8
+        b1 = w & 0xFF
+        f = 0
+        if 0x20 <= b0 < 0x80 and b0 != 92:
+            f = fast[b0]
+            if f:
+                f |= 1U << 28
+        elif 0xC2 <= b0 <= 0xDF and (b1 & 0xC0) == 0x80:
+            f = fast[((b0 & 0x1F) << 6) | (b1 & 0x3F)]
+            if f:
+                f |= 2U << 28
+        pair[w] = f
 
 
 cdef inline bint composes(const Tables *t, uint32_t first, uint32_t mark) noexcept nogil:
@@ -283,13 +305,26 @@ ctypedef fused char_t:
     json_t
 
 
+cdef inline uint32_t code_at(const char_t *data, Py_ssize_t length, Py_ssize_t i) noexcept nogil:
+    """The code point of the character at ``i`` (one :func:`tokens_of` has decoded)."""
+    if char_t is json_t:
+        return json_char(<const uint8_t *>data, length, i) & 0xFFFFFF
+    else:
+        return data[i]
+
+
 cdef bint tokens_of(const char_t *data, Py_ssize_t length, const Tables *t, uint64_t seed,
                     const StopTable *stop, int min_len, vector[uint64_t] &out,
                     vector[uint8_t] &store) noexcept nogil:
     """Append the token fingerprints of one text (its code points ``data[:length]``, of
-    the string's kind, or the ``length`` bytes of a JSON string's body for ``json_t``) to
-    ``out``; False (and nothing appended) when a code point is outside the tables (or the
-    JSON body is not strict UTF-8 of the Basic Multilingual Plane).
+    the string's kind, or the ``length`` bytes of a JSON string's body for ``json_t``,
+    followed by its closing quote) to ``out``; False (and nothing appended) when a code
+    point is outside the tables (or the JSON body is not strict UTF-8 of the Basic
+    Multilingual Plane).
+
+    A character the fast tables cover (``t.fast``; for JSON ``t.pair``, by its first two
+    bytes: printable ASCII or a two-byte UTF-8 sequence) takes one table load; the others
+    the general path (escapes, three-byte UTF-8, several or no code points out, marks).
 
     The token being built lives in locals (``buf``, ``size``, ``chars``), not behind a
     pointer: its bytes are written through a ``uint8_t *``, which may alias anything, so
@@ -299,26 +334,27 @@ cdef bint tokens_of(const char_t *data, Py_ssize_t length, const Tables *t, uint
     cdef const uint16_t *outcp = t.outcp
     cdef const uint8_t *cls = t.cls
     cdef const uint32_t *fast = t.fast
+    cdef const uint32_t *pair = t.pair
+    cdef const uint8_t *raw = <const uint8_t *>data
     cdef uint8_t *buf = store.data()
-    cdef Py_ssize_t cap = <Py_ssize_t>store.size(), size = 0, chars = 0, i = 0
-    cdef uint32_t cp, e, n, o, c, j, f, prev = 0
-    cdef bint first = True
+    cdef Py_ssize_t cap = <Py_ssize_t>store.size(), size = 0, chars = 0, i = 0, at
+    cdef Py_ssize_t last = -1  # where the character before started (-1: none)
+    cdef uint32_t cp, e, n, o, c, j, f, prev
     while i < length:
         if char_t is json_t:
-            cp = json_char(<const uint8_t *>data, length, i)
-            if cp == NOT_BMP:
-                out.resize(start)
-                return False
-            i += cp >> 24
-            cp &= 0xFFFFFF
+            f = pair[(<uint32_t>raw[i] << 8) | raw[i + 1]]  # raw[length]: the closing quote
+            if f:
+                last = i
+                i += (f >> 28) & 3
         else:
             cp = data[i]
-            i += 1
-        if char_t is uint32_t:
-            if cp > 0xFFFF:
-                out.resize(start)
-                return False
-        f = fast[cp]
+            if char_t is uint32_t:
+                f = fast[cp] if cp <= 0xFFFF else 0
+            else:
+                f = fast[cp]
+            if f:
+                last = i
+                i += 1
         if f:  # one code point out (most of them): its UTF-8 from the table
             c = (f >> 26) & 3
             if c == WORD:
@@ -337,16 +373,34 @@ cdef bint tokens_of(const char_t *data, Py_ssize_t length, const Tables *t, uint
                 if c == CJK:
                     memcpy(buf, &f, 4)
                     emit(out, buf, (f >> 24) & 3, 1, True, seed, stop, min_len)
-            prev = cp
-            first = False
             continue
+        at = i
+        if char_t is json_t:
+            cp = json_char(raw, length, i)
+            if cp == NOT_BMP:
+                out.resize(start)
+                return False
+            i += cp >> 24
+            cp &= 0xFFFFFF
+        else:
+            cp = data[i]
+            i += 1
+        if char_t is uint32_t:
+            if cp > 0xFFFF:
+                out.resize(start)
+                return False
         e = info[cp]
         n = e >> COUNT_SHIFT
         if n == 1 or n == MARK:
             # a combining mark stays as it is after a bare starter it does not compose with
-            if n == MARK and (first or not (info[prev] & BARE) or composes(t, prev, cp)):
-                out.resize(start)
-                return False
+            if n == MARK:
+                if last < 0:
+                    out.resize(start)
+                    return False
+                prev = code_at(data, length, last)
+                if not (info[prev] & BARE) or composes(t, prev, cp):
+                    out.resize(start)
+                    return False
             n = 1
             o = e & CP_MASK
             c = (e >> CLASS_SHIFT) & 3
@@ -359,7 +413,7 @@ cdef bint tokens_of(const char_t *data, Py_ssize_t length, const Tables *t, uint
         j = 0
         while True:  # each normalized code point ``o`` of class ``c`` into the tokens
             if c == WORD:
-                if size + 3 > cap:
+                if size + 4 > cap:
                     store.resize(2 * store.size() + 64)
                     buf = store.data()
                     cap = <Py_ssize_t>store.size()
@@ -377,8 +431,7 @@ cdef bint tokens_of(const char_t *data, Py_ssize_t length, const Tables *t, uint
                 break
             o = outcp[cp * WIDTH + j]
             c = cls[o]
-        prev = cp
-        first = False
+        last = at
     if chars:
         emit(out, buf, size, chars, False, seed, stop, min_len)
     return True
@@ -452,6 +505,10 @@ def token_pass(list texts, const uint32_t[::1] info, const uint16_t[::1] outcp,
     fast.resize(0x10000)
     fast_table(&info[0], fast.data())
     t.fast = fast.data()
+    cdef vector[uint32_t] pair
+    pair.resize(0x10000)
+    pair_table(fast.data(), pair.data())
+    t.pair = pair.data()
     store.resize(4096)
     with nogil:
         off[0] = 0
