@@ -235,7 +235,6 @@ cdef struct Tables:
     const uint32_t *pairs  # sorted (first << 16 | mark) of canonical composites
     Py_ssize_t npairs
     const uint32_t *fast  # per code point: its one output's UTF-8 (see fast_table), or 0
-    const uint32_t *pair  # the same by a JSON body's next two bytes (see pair_table), or 0
 
 
 cdef void fast_table(const uint32_t *info, uint32_t *fast) noexcept nogil:
@@ -257,27 +256,6 @@ cdef void fast_table(const uint32_t *info, uint32_t *fast) noexcept nogil:
         enc[0] = enc[1] = enc[2] = enc[3] = 0
         size = put_utf8(enc, o)
         fast[cp] = FAST | (c << 26) | (<uint32_t>size << 24) | enc[0] | (<uint32_t>enc[1] << 8) | (<uint32_t>enc[2] << 16)
-
-
-cdef void pair_table(const uint32_t *fast, uint32_t *pair) noexcept nogil:
-    """:func:`fast_table` indexed by the next two bytes ``b0 << 8 | b1`` of a JSON string's
-    body, with the bytes the character takes in bits 28-29: printable ASCII but the
-    backslash (1 byte, whatever ``b1``) and the two-byte UTF-8 sequences (2 bytes), as
-    :func:`neardup.text._jsonchar.json_char` decodes them; 0 for the others."""
-    cdef uint32_t w, b0, b1, f
-    for w in range(0x10000):
-        b0 = w >> 8
-        b1 = w & 0xFF
-        f = 0
-        if 0x20 <= b0 < 0x80 and b0 != 92:
-            f = fast[b0]
-            if f:
-                f |= 1U << 28
-        elif 0xC2 <= b0 <= 0xDF and (b1 & 0xC0) == 0x80:
-            f = fast[((b0 & 0x1F) << 6) | (b1 & 0x3F)]
-            if f:
-                f |= 2U << 28
-        pair[w] = f
 
 
 cdef inline bint composes(const Tables *t, uint32_t first, uint32_t mark) noexcept nogil:
@@ -322,9 +300,9 @@ cdef bint tokens_of(const char_t *data, Py_ssize_t length, const Tables *t, uint
     point is outside the tables (or the JSON body is not strict UTF-8 of the Basic
     Multilingual Plane).
 
-    A character the fast tables cover (``t.fast``; for JSON ``t.pair``, by its first two
-    bytes: printable ASCII or a two-byte UTF-8 sequence) takes one table load; the others
-    the general path (escapes, three-byte UTF-8, several or no code points out, marks).
+    A character that normalizes to one code point (``t.fast``; in a JSON body, printable
+    ASCII or a two-byte UTF-8 sequence) takes one table load; the others the general path
+    (escapes, three-byte UTF-8, several or no code points out, marks).
 
     The token being built lives in locals (``buf``, ``size``, ``chars``), not behind a
     pointer: its bytes are written through a ``uint8_t *``, which may alias anything, so
@@ -334,18 +312,27 @@ cdef bint tokens_of(const char_t *data, Py_ssize_t length, const Tables *t, uint
     cdef const uint16_t *outcp = t.outcp
     cdef const uint8_t *cls = t.cls
     cdef const uint32_t *fast = t.fast
-    cdef const uint32_t *pair = t.pair
     cdef const uint8_t *raw = <const uint8_t *>data
     cdef uint8_t *buf = store.data()
     cdef Py_ssize_t cap = <Py_ssize_t>store.size(), size = 0, chars = 0, i = 0, at
     cdef Py_ssize_t last = -1  # where the character before started (-1: none)
-    cdef uint32_t cp, e, n, o, c, j, f, prev
+    cdef uint32_t cp, e, n, o, c, j, f, b0, prev
     while i < length:
         if char_t is json_t:
-            f = pair[(<uint32_t>raw[i] << 8) | raw[i + 1]]  # raw[length]: the closing quote
-            if f:
-                last = i
-                i += (f >> 28) & 3
+            # the bytes a character takes by a branch on its first (predicted: runs of one
+            # script), not by the table's answer (the next character's load would wait)
+            b0 = raw[i]
+            if b0 < 0x80:
+                f = fast[b0] if b0 >= 0x20 and b0 != 92 else 0
+                if f:
+                    last = i
+                    i += 1
+            else:
+                f = fast[((b0 & 0x1F) << 6) | (raw[i + 1] & 0x3F)] if (
+                    b0 >= 0xC2 and b0 <= 0xDF and (raw[i + 1] & 0xC0) == 0x80) else 0
+                if f:
+                    last = i
+                    i += 2
         else:
             cp = data[i]
             if char_t is uint32_t:
@@ -505,10 +492,6 @@ def token_pass(list texts, const uint32_t[::1] info, const uint16_t[::1] outcp,
     fast.resize(0x10000)
     fast_table(&info[0], fast.data())
     t.fast = fast.data()
-    cdef vector[uint32_t] pair
-    pair.resize(0x10000)
-    pair_table(fast.data(), pair.data())
-    t.pair = pair.data()
     store.resize(4096)
     with nogil:
         off[0] = 0
