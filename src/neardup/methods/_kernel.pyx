@@ -26,7 +26,7 @@ Every value is computed as the numpy reference computes it (:mod:`neardup.text.x
 """
 
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
-from libc.string cimport memcpy
+from libc.string cimport memcmp, memcpy
 from libcpp.algorithm cimport sort
 from libcpp.vector cimport vector
 
@@ -424,6 +424,31 @@ cdef bint tokens_of(const char_t *data, Py_ssize_t length, const Tables *t, uint
     return True
 
 
+#: ``(info, its fast_table)`` of the last :func:`token_pass` (bytes, bytearray): the table
+#: is built once (about 0.1 ms), not for each call (a collection adds a few texts a call).
+_fast_cache = None
+
+
+cdef object fast_for(const uint32_t[::1] info):
+    """:func:`fast_table` of ``info`` (65536 entries), from the cache when ``info`` holds the
+    same values (compared byte for byte: no table is ever taken for other tables')."""
+    global _fast_cache
+    if info.shape[0] != 0x10000:
+        raise ValueError(f"info has {info.shape[0]} entries, not 65536")
+    cached = _fast_cache
+    cdef bytes key
+    if cached is not None:
+        key = cached[0]
+        if memcmp(<const char *>key, &info[0], 4 * 0x10000) == 0:
+            return cached[1]
+    key = (<const char *>&info[0])[:4 * 0x10000]
+    table = bytearray(4 * 0x10000)
+    cdef uint32_t[::1] view = memoryview(table).cast("I")
+    fast_table(&info[0], &view[0])
+    _fast_cache = (key, table)
+    return table
+
+
 def token_pass(list texts, const uint32_t[::1] info, const uint16_t[::1] outcp,
                const uint8_t[::1] cls, const uint32_t[::1] pairs, uint64_t seed,
                const uint64_t[::1] stop_slots, int stop_bits, int stop_probes,
@@ -488,10 +513,9 @@ def token_pass(list texts, const uint32_t[::1] info, const uint16_t[::1] outcp,
     t.cls = &cls[0]
     t.pairs = &pairs[0] if pairs.shape[0] else NULL
     t.npairs = pairs.shape[0]
-    cdef vector[uint32_t] fast
-    fast.resize(0x10000)
-    fast_table(&info[0], fast.data())
-    t.fast = fast.data()
+    fast = fast_for(info)  # held until the pass is done
+    cdef const uint32_t[::1] fast_view = memoryview(fast).cast("I")
+    t.fast = &fast_view[0]
     store.resize(4096)
     with nogil:
         off[0] = 0
