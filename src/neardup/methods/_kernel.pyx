@@ -255,7 +255,8 @@ cdef void fast_table(const uint32_t *info, uint32_t *fast) noexcept nogil:
         c = (e >> CLASS_SHIFT) & 3
         enc[0] = enc[1] = enc[2] = enc[3] = 0
         size = put_utf8(enc, o)
-        fast[cp] = FAST | (c << 26) | (<uint32_t>size << 24) | enc[0] | (<uint32_t>enc[1] << 8) | (<uint32_t>enc[2] << 16)
+        fast[cp] = (FAST | (c << 26) | (<uint32_t>size << 24) | enc[0]
+                    | (<uint32_t>enc[1] << 8) | (<uint32_t>enc[2] << 16))
 
 
 cdef inline bint composes(const Tables *t, uint32_t first, uint32_t mark) noexcept nogil:
@@ -582,7 +583,8 @@ cdef void densify(uint64_t *row, uint64_t *source, int k, uint64_t dseed) noexce
             attempt += 1
 
 
-cdef void sort_hashes(vector[uint64_t] &a, vector[uint64_t] &tmp, vector[uint32_t] &counts) noexcept nogil:
+cdef void sort_hashes(vector[uint64_t] &a, vector[uint64_t] &tmp,
+                      vector[uint32_t] &counts) noexcept nogil:
     """Sort ``a`` ascending (hash values: uniform over 64 bits). Between 32 and 2**16 values,
     a counting sort by the top bits into about one bucket a value, then an insertion sort of
     the nearly sorted result (few branches mispredicted, where a comparison sort of random
