@@ -125,6 +125,17 @@ def assert_equal(texts: list[str], **options: Any) -> PreparedTexts:
 DEFAULT: dict[str, Any] = {"canonical": CanonicalForm(), "shingling": Shingling(), "min_tokens": 1}
 
 
+def test_sets_of_every_sorting_size_equal_the_reference() -> None:
+    """Shingle sets of 31 to 33, 64, 65, 65,536 and 65,537 shingles (the kernel sorts 32 to
+    65,536 by counting and insertion, the others by ``std::sort``), and one of repeated
+    shingles, are the reference's sets, keys and rows."""
+    words = [f"w{i}" for i in range(65_541)]
+    sizes = [31, 32, 33, 64, 65, 65_536, 65_537]  # shingles of 5 words: 4 words more each
+    texts = [" ".join(words[: n + 4]) for n in sizes] + [" ".join(words[:40] * 3)]
+    got = assert_equal(texts, **DEFAULT, hasher=MinHasher())
+    assert np.diff(got.sets.offsets).tolist() == [*sizes, 40]  # 40 starts, cyclic
+
+
 def test_pinned_texts_equal_the_reference_and_fall_back_where_expected() -> None:
     got = assert_equal(PINNED, **DEFAULT, hasher=MinHasher())
     # the capital sigma, the combining marks / jamo and the astral / surrogate texts take

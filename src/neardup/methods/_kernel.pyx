@@ -26,7 +26,7 @@ Every value is computed as the numpy reference computes it (:mod:`neardup.text.x
 """
 
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
-from libc.string cimport memcpy
+from libc.string cimport memcmp, memcpy
 from libcpp.algorithm cimport sort
 from libcpp.vector cimport vector
 
@@ -80,6 +80,8 @@ cdef extern from *:
     static const uint32_t neardup_BARE = 1 << 18;
     static const int neardup_COUNT_SHIFT = 20;
     static const uint32_t neardup_MARK = 15;
+    /* a fast_table entry (bit 31; bits 26-27 the class, 24-25 the UTF-8 bytes) */
+    static const uint32_t neardup_FAST = 1U << 31;
     """
     const uint64_t P1 "neardup_P1"
     const uint64_t P2 "neardup_P2"
@@ -98,6 +100,7 @@ cdef extern from *:
     const uint32_t BARE "neardup_BARE"
     const int COUNT_SHIFT "neardup_COUNT_SHIFT"
     const uint32_t MARK "neardup_MARK"
+    const uint32_t FAST "neardup_FAST"
 
 
 cdef inline uint64_t rotl(uint64_t x, int r) noexcept nogil:
@@ -231,6 +234,29 @@ cdef struct Tables:
     const uint8_t *cls
     const uint32_t *pairs  # sorted (first << 16 | mark) of canonical composites
     Py_ssize_t npairs
+    const uint32_t *fast  # per code point: its one output's UTF-8 (see fast_table), or 0
+
+
+cdef void fast_table(const uint32_t *info, uint32_t *fast) noexcept nogil:
+    """The code points of ``info`` that normalize to one code point of their own class
+    (not a mark): ``FAST | class << 26 | bytes << 24 | UTF-8`` (the UTF-8 of that one
+    code point, 1-3 bytes, little-endian in the low 24 bits), so that the common case of
+    :func:`tokens_of` is one load and one 4-byte store; 0 for the others (the general
+    path). Derived from ``info`` alone: the same tokens either way."""
+    cdef uint32_t cp, e, o, c
+    cdef uint8_t enc[4]
+    cdef Py_ssize_t size
+    for cp in range(0x10000):
+        e = info[cp]
+        if (e >> COUNT_SHIFT) != 1:
+            fast[cp] = 0
+            continue
+        o = e & CP_MASK
+        c = (e >> CLASS_SHIFT) & 3
+        enc[0] = enc[1] = enc[2] = enc[3] = 0
+        size = put_utf8(enc, o)
+        fast[cp] = (FAST | (c << 26) | (<uint32_t>size << 24) | enc[0]
+                    | (<uint32_t>enc[1] << 8) | (<uint32_t>enc[2] << 16))
 
 
 cdef inline bint composes(const Tables *t, uint32_t first, uint32_t mark) noexcept nogil:
@@ -258,13 +284,26 @@ ctypedef fused char_t:
     json_t
 
 
+cdef inline uint32_t code_at(const char_t *data, Py_ssize_t length, Py_ssize_t i) noexcept nogil:
+    """The code point of the character at ``i`` (one :func:`tokens_of` has decoded)."""
+    if char_t is json_t:
+        return json_char(<const uint8_t *>data, length, i) & 0xFFFFFF
+    else:
+        return data[i]
+
+
 cdef bint tokens_of(const char_t *data, Py_ssize_t length, const Tables *t, uint64_t seed,
                     const StopTable *stop, int min_len, vector[uint64_t] &out,
                     vector[uint8_t] &store) noexcept nogil:
     """Append the token fingerprints of one text (its code points ``data[:length]``, of
-    the string's kind, or the ``length`` bytes of a JSON string's body for ``json_t``) to
-    ``out``; False (and nothing appended) when a code point is outside the tables (or the
-    JSON body is not strict UTF-8 of the Basic Multilingual Plane).
+    the string's kind, or the ``length`` bytes of a JSON string's body for ``json_t``,
+    followed by its closing quote) to ``out``; False (and nothing appended) when a code
+    point is outside the tables (or the JSON body is not strict UTF-8 of the Basic
+    Multilingual Plane).
+
+    A character that normalizes to one code point (``t.fast``; in a JSON body, printable
+    ASCII or a two-byte UTF-8 sequence) takes one table load; the others the general path
+    (escapes, three-byte UTF-8, several or no code points out, marks).
 
     The token being built lives in locals (``buf``, ``size``, ``chars``), not behind a
     pointer: its bytes are written through a ``uint8_t *``, which may alias anything, so
@@ -273,13 +312,59 @@ cdef bint tokens_of(const char_t *data, Py_ssize_t length, const Tables *t, uint
     cdef const uint32_t *info = t.info
     cdef const uint16_t *outcp = t.outcp
     cdef const uint8_t *cls = t.cls
+    cdef const uint32_t *fast = t.fast
+    cdef const uint8_t *raw = <const uint8_t *>data
     cdef uint8_t *buf = store.data()
-    cdef Py_ssize_t cap = <Py_ssize_t>store.size(), size = 0, chars = 0, i = 0
-    cdef uint32_t cp, e, n, o, c, j, prev = 0
-    cdef bint first = True
+    cdef Py_ssize_t cap = <Py_ssize_t>store.size(), size = 0, chars = 0, i = 0, at
+    cdef Py_ssize_t last = -1  # where the character before started (-1: none)
+    cdef uint32_t cp, e, n, o, c, j, f, b0, prev
     while i < length:
         if char_t is json_t:
-            cp = json_char(<const uint8_t *>data, length, i)
+            # the bytes a character takes by a branch on its first (predicted: runs of one
+            # script), not by the table's answer (the next character's load would wait)
+            b0 = raw[i]
+            if b0 < 0x80:
+                f = fast[b0] if b0 >= 0x20 and b0 != 92 else 0
+                if f:
+                    last = i
+                    i += 1
+            else:
+                f = fast[((b0 & 0x1F) << 6) | (raw[i + 1] & 0x3F)] if (
+                    b0 >= 0xC2 and b0 <= 0xDF and (raw[i + 1] & 0xC0) == 0x80) else 0
+                if f:
+                    last = i
+                    i += 2
+        else:
+            cp = data[i]
+            if char_t is uint32_t:
+                f = fast[cp] if cp <= 0xFFFF else 0
+            else:
+                f = fast[cp]
+            if f:
+                last = i
+                i += 1
+        if f:  # one code point out (most of them): its UTF-8 from the table
+            c = (f >> 26) & 3
+            if c == WORD:
+                if size + 4 > cap:
+                    store.resize(2 * store.size() + 64)
+                    buf = store.data()
+                    cap = <Py_ssize_t>store.size()
+                memcpy(buf + size, &f, 4)  # the bytes past the UTF-8 are written over next
+                size += (f >> 24) & 3
+                chars += 1
+            else:
+                if chars:
+                    emit(out, buf, size, chars, False, seed, stop, min_len)
+                    size = 0
+                    chars = 0
+                if c == CJK:
+                    memcpy(buf, &f, 4)
+                    emit(out, buf, (f >> 24) & 3, 1, True, seed, stop, min_len)
+            continue
+        at = i
+        if char_t is json_t:
+            cp = json_char(raw, length, i)
             if cp == NOT_BMP:
                 out.resize(start)
                 return False
@@ -296,9 +381,14 @@ cdef bint tokens_of(const char_t *data, Py_ssize_t length, const Tables *t, uint
         n = e >> COUNT_SHIFT
         if n == 1 or n == MARK:
             # a combining mark stays as it is after a bare starter it does not compose with
-            if n == MARK and (first or not (info[prev] & BARE) or composes(t, prev, cp)):
-                out.resize(start)
-                return False
+            if n == MARK:
+                if last < 0:
+                    out.resize(start)
+                    return False
+                prev = code_at(data, length, last)
+                if not (info[prev] & BARE) or composes(t, prev, cp):
+                    out.resize(start)
+                    return False
             n = 1
             o = e & CP_MASK
             c = (e >> CLASS_SHIFT) & 3
@@ -311,7 +401,7 @@ cdef bint tokens_of(const char_t *data, Py_ssize_t length, const Tables *t, uint
         j = 0
         while True:  # each normalized code point ``o`` of class ``c`` into the tokens
             if c == WORD:
-                if size + 3 > cap:
+                if size + 4 > cap:
                     store.resize(2 * store.size() + 64)
                     buf = store.data()
                     cap = <Py_ssize_t>store.size()
@@ -329,11 +419,35 @@ cdef bint tokens_of(const char_t *data, Py_ssize_t length, const Tables *t, uint
                 break
             o = outcp[cp * WIDTH + j]
             c = cls[o]
-        prev = cp
-        first = False
+        last = at
     if chars:
         emit(out, buf, size, chars, False, seed, stop, min_len)
     return True
+
+
+#: ``(info, its fast_table)`` of the last :func:`token_pass` (bytes, bytearray): the table
+#: is built once (about 0.1 ms), not for each call (a collection adds a few texts a call).
+_fast_cache = None
+
+
+cdef object fast_for(const uint32_t[::1] info):
+    """:func:`fast_table` of ``info`` (65536 entries), from the cache when ``info`` holds the
+    same values (compared byte for byte: no table is ever taken for other tables')."""
+    global _fast_cache
+    if info.shape[0] != 0x10000:
+        raise ValueError(f"info has {info.shape[0]} entries, not 65536")
+    cached = _fast_cache
+    cdef bytes key
+    if cached is not None:
+        key = cached[0]
+        if memcmp(<const char *>key, &info[0], 4 * 0x10000) == 0:
+            return cached[1]
+    key = (<const char *>&info[0])[:4 * 0x10000]
+    table = bytearray(4 * 0x10000)
+    cdef uint32_t[::1] view = memoryview(table).cast("I")
+    fast_table(&info[0], &view[0])
+    _fast_cache = (key, table)
+    return table
 
 
 def token_pass(list texts, const uint32_t[::1] info, const uint16_t[::1] outcp,
@@ -400,6 +514,9 @@ def token_pass(list texts, const uint32_t[::1] info, const uint16_t[::1] outcp,
     t.cls = &cls[0]
     t.pairs = &pairs[0] if pairs.shape[0] else NULL
     t.npairs = pairs.shape[0]
+    fast = fast_for(info)  # held until the pass is done
+    cdef const uint32_t[::1] fast_view = memoryview(fast).cast("I")
+    t.fast = &fast_view[0]
     store.resize(4096)
     with nogil:
         off[0] = 0
@@ -466,6 +583,45 @@ cdef void densify(uint64_t *row, uint64_t *source, int k, uint64_t dseed) noexce
             attempt += 1
 
 
+cdef void sort_hashes(vector[uint64_t] &a, vector[uint64_t] &tmp,
+                      vector[uint32_t] &counts) noexcept nogil:
+    """Sort ``a`` ascending (hash values: uniform over 64 bits). Between 32 and 2**16 values,
+    a counting sort by the top bits into about one bucket a value, then an insertion sort of
+    the nearly sorted result (few branches mispredicted, where a comparison sort of random
+    values mispredicts about half of its comparisons); otherwise ``std::sort``. The result
+    is the same sorted array either way."""
+    cdef Py_ssize_t n = <Py_ssize_t>a.size(), i, j
+    cdef int bits = 5
+    cdef uint64_t x
+    cdef uint32_t *cnt
+    cdef uint64_t *t
+    if n < 32 or n > (1 << 16):
+        sort(a.begin(), a.end())
+        return
+    while (1 << bits) < n:
+        bits += 1
+    counts.assign((1 << bits) + 1, 0)
+    cnt = counts.data()
+    for i in range(n):
+        cnt[(a[i] >> (64 - bits)) + 1] += 1
+    for i in range(1 << bits):
+        cnt[i + 1] += cnt[i]
+    tmp.resize(n)
+    t = tmp.data()
+    for i in range(n):
+        x = a[i]
+        t[cnt[x >> (64 - bits)]] = x
+        cnt[x >> (64 - bits)] += 1
+    for i in range(1, n):
+        x = t[i]
+        j = i
+        while j > 0 and t[j - 1] > x:
+            t[j] = t[j - 1]
+            j -= 1
+        t[j] = x
+    a.swap(tmp)
+
+
 def shingle_pass(const uint64_t[::1] tokens, const int64_t[::1] offsets,
                  const int64_t[::1] keep, int w, int s, uint64_t[::1] values,
                  int64_t[::1] set_offsets):
@@ -477,7 +633,8 @@ def shingle_pass(const uint64_t[::1] tokens, const int64_t[::1] offsets,
     cdef Py_ssize_t m = keep.shape[0], j, i, u, a
     cdef int64_t lo, n, count, d, pos = 0
     cdef uint64_t h
-    cdef vector[uint64_t] scratch
+    cdef vector[uint64_t] scratch, spare
+    cdef vector[uint32_t] counts
     cdef uint64_t *v
     cdef int t, width
     with nogil:
@@ -495,7 +652,7 @@ def shingle_pass(const uint64_t[::1] tokens, const int64_t[::1] offsets,
                 for t in range(width):
                     h = fmix64(rotl(h, 31) * COMBINE ^ tokens[a + t])
                 scratch[i] = h
-            sort(scratch.begin(), scratch.end())
+            sort_hashes(scratch, spare, counts)
             v = &values[pos]
             u = 0
             for i in range(count):
@@ -514,7 +671,7 @@ def sign_pass(const uint64_t[::1] values, const int64_t[::1] set_offsets,
     ``keys`` (n) and ``rows`` (n * k) are filled, ``n = len(set_offsets) - 1``.
     """
     cdef Py_ssize_t m = set_offsets.shape[0] - 1, j, i, u
-    cdef uint64_t key, g, salt, dseed
+    cdef uint64_t key, g, cur, salt, dseed
     cdef vector[uint64_t] source
     cdef const uint64_t *v
     cdef uint64_t *row
@@ -538,8 +695,8 @@ def sign_pass(const uint64_t[::1] values, const int64_t[::1] set_offsets,
                 for i in range(u):
                     g = fmix64(v[i] ^ salt)
                     slot = <int>(((g >> 32) * <uint64_t>k) >> 32)
-                    if g < row[slot]:
-                        row[slot] = g
+                    cur = row[slot]
+                    row[slot] = g if g < cur else cur  # a conditional move, not a branch
                 if u > 0:
                     densify(row, source.data(), k, dseed)
 
