@@ -167,7 +167,13 @@ def signature_scores(
 
 
 def sketch_prefilter(
-    method: Method, sigs: Signatures, cand: np.ndarray, decision: Decision, sizes: np.ndarray
+    method: Method,
+    sigs: Signatures,
+    cand: np.ndarray,
+    decision: Decision,
+    sizes: np.ndarray,
+    *,
+    low: bool = False,
 ) -> np.ndarray:
     """The candidates an exact verification compares: under ``verified`` resemblance with
     MinHash-LSH, those whose sketches agree on enough slots
@@ -178,7 +184,10 @@ def sketch_prefilter(
     Args:
         method: the job's method; sigs: its signatures of the documents ``cand`` indexes;
         cand: int64 (p, 2) candidate pairs; decision: how they are decided; sizes: int
-        (n,) shingles of each document (a small set's sketch holds fewer trials).
+        (n,) shingles of each document (a small set's sketch holds fewer trials);
+        low: ``sigs.data`` holds the sketches' low bytes
+        (:func:`~neardup.methods.lsh.low_bytes`): a superset of the rows kept on the full
+        sketches (the Dask job's candidate task, before any set is fetched).
 
     Returns:
         int64 (q, 2): the kept rows of ``cand``, in order.
@@ -186,7 +195,7 @@ def sketch_prefilter(
     lsh = prefilter_method(method, decision)
     if lsh is None or cand.shape[0] == 0:
         return cand
-    kept: np.ndarray = cand[lsh.prefilter(sigs, cand, decision.threshold, sizes=sizes)]
+    kept: np.ndarray = cand[lsh.prefilter(sigs, cand, decision.threshold, sizes=sizes, low=low)]
     return kept
 
 
