@@ -391,14 +391,16 @@ def _grouped(part: Partition, meth: Any) -> GroupKeys:
 
 def part_keys(part: Partition, meth: Any, opts: Any = None) -> dict[str, np.ndarray]:
     """A partition's keys for :func:`group_candidates` (a method with grouping keys):
-    ``keys`` uint64 and ``valid`` bool, (slots, n), each slot's row contiguous (its
-    :meth:`~neardup.methods.base.MethodBase.keys`, transposed here, on the partition's
-    worker), ``content`` uint64 (n,) (its documents' content keys) and ``live`` bool (n,)
-    (a non-empty set); where the sketches prefilter the candidates of ``opts``'s decision
-    (:func:`neardup.job.decide.prefilter_method`), also ``low`` uint64 (n, slots / 8), the
-    sketches' low bytes (:func:`neardup.methods.lsh.low_bytes`: 128 bytes a document at
-    128 slots, against 1,024 for the sketches), and ``sizes`` uint16 (n,), the shingles
-    of each set up to the slots (what the prefilter's floors read).
+    ``keys`` uint64 (slots, n) and ``valid`` bool (slots, n), each slot's row contiguous
+    (its :meth:`~neardup.methods.base.MethodBase.keys`, transposed here, on the
+    partition's worker; ``valid`` one row (1, n) when every slot's is the same, as a
+    document's LSH bands are all valid or none), ``content`` uint64 (n,) (its documents'
+    content keys) and ``live`` bool (n,) (a non-empty set); where the sketches prefilter
+    the candidates of ``opts``'s decision (:func:`neardup.job.decide.prefilter_method`),
+    also ``low`` uint64 (n, slots / 8), the sketches' low bytes
+    (:func:`neardup.methods.lsh.low_bytes`: 128 bytes a document at 128 slots, against
+    1,024 for the sketches), and ``sizes`` uint16 (n,), the shingles of each set up to
+    the slots (what the prefilter's floors read).
 
     Slot-major, so that :func:`group_candidates` joins one slot's keys of every partition
     at a time: the transpose of the whole corpus' (n, slots) keys there (one thread, a
@@ -406,9 +408,12 @@ def part_keys(part: Partition, meth: Any, opts: Any = None) -> dict[str, np.ndar
     a loaded A/B of 34 partitions of 30,000 x 40, against 0.15-0.27 s for the 34
     partitions' own transposes."""
     grouped = _grouped(part, meth)
+    valid = grouped.valid
+    if valid.shape[1] and (valid == valid[:, :1]).all():
+        valid = valid[:, :1]  # one row for every slot
     out = {
         "keys": np.ascontiguousarray(grouped.keys.astype(U64, copy=False).T),
-        "valid": np.ascontiguousarray(grouped.valid.T),
+        "valid": np.ascontiguousarray(valid.T),
         "content": part.keys,
         "live": part.sets.sizes > 0,
     }
@@ -454,14 +459,18 @@ def group_candidates(
     held = [t for t in keyed if t["keys"].shape[1]] or list(keyed[:1])
     live = np.concatenate([t["live"] for t in keyed])
     content = np.concatenate([t["content"] for t in keyed])
+    every_valid = all(t["valid"].shape[0] == 1 and t["valid"].all() for t in held)
 
     def slot(j: int) -> np.ndarray:
         if j < 0:  # identical documents: always a star
             members, starts, sizes = equal_groups(content[live], docs[live])
             return pairs_in_groups(members, starts, sizes, max_group=2)
-        valid = np.concatenate([t["valid"][j] for t in held])  # slot j of every partition
-        column = np.concatenate([t["keys"][j] for t in held])
-        members, starts, sizes = equal_groups(column[valid], docs[valid])
+        column = np.concatenate([t["keys"][j] for t in held])  # slot j of every partition
+        if every_valid:
+            members, starts, sizes = equal_groups(column, docs)
+        else:
+            valid = np.concatenate([t["valid"][min(j, t["valid"].shape[0] - 1)] for t in held])
+            members, starts, sizes = equal_groups(column[valid], docs[valid])
         return pairs_in_groups(members, starts, sizes, max_group=max_group)
 
     found = thread_map(slot, [CONTENT_SLOT, *range(held[0]["keys"].shape[0])])

@@ -533,9 +533,10 @@ def low_bytes(sketches: np.ndarray) -> np.ndarray:
     partition's (128 bytes a document at 128 slots) to prefilter the candidates before any
     set or sketch is fetched (:func:`neardup.job.decide.sketch_screen`)."""
     n, k = sketches.shape
-    width = -(-k // 8)
-    out = np.zeros((n, width * 8), dtype=np.uint8)
-    out[:, :k] = sketches  # uint64 -> uint8 keeps the low byte
+    if k % 8 == 0:  # uint64 -> uint8 keeps the low byte
+        return np.ascontiguousarray(sketches.astype(np.uint8)).view(U64)
+    out = np.zeros((n, -(-k // 8) * 8), dtype=np.uint8)
+    out[:, :k] = sketches
     return out.view(U64)
 
 
@@ -551,8 +552,8 @@ def byte_agreements(low: np.ndarray, pairs: np.ndarray, num_perm: int) -> np.nda
     seven = U64(0x7F7F7F7F7F7F7F7F)
     high = U64(0x8080808080808080)
     out = np.empty(pairs.shape[0], dtype=np.int32)
-    for lo in range(0, pairs.shape[0], _AGREE_ROWS * 4):
-        part = pairs[lo : lo + _AGREE_ROWS * 4]
+    for lo in range(0, pairs.shape[0], _AGREE_ROWS):
+        part = pairs[lo : lo + _AGREE_ROWS]
         x = np.take(low, part[:, 0], axis=0)
         x ^= np.take(low, part[:, 1], axis=0)
         y = x & seven
