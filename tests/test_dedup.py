@@ -152,7 +152,7 @@ def test_the_sketch_prefilter_drops_only_candidates_far_below_t(
     assert s["prefilter"] == {"min_agreeing_slots": 47, "slots": 128, "miss_at_t": 0.000931}
     assert "prefilter" in s["seconds"]
     monkeypatch.setattr(
-        MinHashLSH, "prefilter", lambda self, sigs, pairs, t, sizes: np.ones(len(pairs), bool)
+        MinHashLSH, "prefilter", lambda self, sigs, pairs, t, **kw: np.ones(len(pairs), bool)
     )
     every = dedup(_corpus(), method="minhash-lsh", options=opts)
     assert every.summary["verified_pairs"] == 3

@@ -2,7 +2,8 @@
 in-process executor (``local``), the worker pool (``ProcessPool(jobs=2)``) and the Dask
 executor (LocalCluster, 2 worker processes) write the same ``pairs.jsonl``,
 ``clusters.jsonl``, ``dropped.jsonl`` and ``skipped.jsonl`` byte for byte and a
-``summary.json`` with the same keys, and ``--kept`` writes the same records (the clean
+``summary.json`` with the same keys and the same pair counts (candidates, prefiltered,
+verified, pairs, clusters), and ``--kept`` writes the same records (the clean
 tree of txt, md, html, CSV, Parquet and gzipped JSONL: ``tests/job/test_executors.py``).
 
 Inputs: ``examples/corpus`` (every readable file, with a repeated id, a short document and
@@ -137,8 +138,13 @@ def _all_executors(
     assert kept.get("pool") == kept.get("one") and kept.get("dask") == kept.get("one")
     assert keys["pool"] == keys["one"] and keys["dask"] == keys["one"]
     summaries = {n: json.loads((tmp / n / "summary.json").read_text()) for n in got}
-    for key in ("kernel", "warnings", "renamed_ids", "options", "method_params", "decision"):
+    alike = ("kernel", "warnings", "renamed_ids", "options", "method_params", "decision")
+    # the pair counts too: candidates, those the sketch prefilter dropped, those compared
+    # exactly (the Dask job screens its candidates on the sketches' low bytes first)
+    counts = ("candidate_pairs", "prefiltered_pairs", "verified_pairs", "pairs", "clusters")
+    for key in (*alike, *counts):
         assert summaries["pool"][key] == summaries["one"][key] == summaries["dask"][key], key
+    assert isinstance(summaries["dask"]["verified_pairs"], int)
     summary = json.loads((tmp / "dask" / "summary.json").read_text())
     assert summary["method"] == method and summary["options"]["measure"] == opts.measure
     return got["one"]

@@ -64,7 +64,8 @@ def test_one_task_candidates_equal_the_shuffled_ones(
     meth, parts, offsets = _partitions(path, method)
     assert len(parts) >= 3
     keyed = [pt.part_keys(x, meth) for x in parts]
-    one = pt.group_candidates(limit, offsets, *keyed)
+    one, screened = pt.group_candidates(limit, offsets, *keyed)
+    assert screened.tolist() == [0] * len(parts)  # no screen without the sketches' bytes
     shuffled = _shuffled(meth, parts, offsets, 3, limit)
     assert len(one) == len(parts)
     for got, want in zip(one, shuffled, strict=True):
@@ -83,6 +84,39 @@ def test_one_task_candidates_equal_the_shuffled_ones(
         else star | {(f"copy{i}", f"copy{j}") for i in range(4) for j in range(i + 1, 4)}
     )
     assert (copied, "edited") in pairs
+
+
+def test_one_task_candidates_screened_on_the_sketches_low_bytes_keep_every_prefiltered_pair(
+    tmp_path: Path,
+) -> None:
+    """minhash-lsh under the verified rule: the candidate task screens the pairs on the
+    sketches' low bytes (part_keys sends them): it keeps every pair the sketch prefilter
+    keeps on the full sketches, drops pairs far below t, and counts those it dropped by
+    partition (of the earlier document)."""
+    from neardup.job.decide import sketch_prefilter
+    from neardup.job.pipeline import decision_of
+    from neardup.methods.base import Signatures
+    from neardup.methods.sets import ShingleSets
+
+    path, _ = _corpus(tmp_path)
+    meth, parts, offsets = _partitions(path, "minhash-lsh")
+    opts = decided_options(meth, DedupOptions(threshold=0.5))
+    plain = [pt.part_keys(x, meth) for x in parts]
+    keyed = [pt.part_keys(x, meth, opts) for x in parts]
+    assert "low" not in plain[0] and keyed[0]["low"].shape == (len(parts[0].ids), 16)
+    every, none = pt.group_candidates(None, offsets, *plain)
+    screened, dropped = pt.group_candidates(None, offsets, *keyed, meth=meth, opts=opts)
+    assert none.tolist() == [0] * len(parts)
+    cand = np.concatenate([np.stack([t["a"], t["b"]], axis=1) for t in every])
+    kept = np.concatenate([np.stack([t["a"], t["b"]], axis=1) for t in screened])
+    sigs = Signatures(None, np.concatenate([x.sig for x in parts]), len(cand))  # type: ignore[arg-type]
+    sizes = ShingleSets.concat([x.sets for x in parts]).sizes
+    want = sketch_prefilter(meth, sigs, cand, decision_of(opts), sizes)
+    assert 0 < len(want) <= len(kept) < len(cand)
+    assert {tuple(p) for p in want.tolist()} <= {tuple(p) for p in kept.tolist()}
+    assert [len(t["a"]) for t in screened] == [
+        len(a["a"]) - d for a, d in zip(every, dropped.tolist(), strict=True)
+    ]
 
 
 def test_verification_fetches_signatures_only_where_the_rule_reads_them() -> None:
@@ -135,7 +169,7 @@ def test_one_task_candidates_pass_over_a_partition_without_documents(tmp_path: P
     meth.fit(pt.merge_stats(*(pt.part_stats(p) for p in parts)))
     parts = [pt.sign_fitted(p, meth) for p in parts]
     offsets = np.concatenate([[0], np.cumsum([len(p.ids) for p in parts])]).astype(np.int64)
-    one = pt.group_candidates(None, offsets, *(pt.part_keys(x, meth) for x in parts))
+    one, _ = pt.group_candidates(None, offsets, *(pt.part_keys(x, meth) for x in parts))
     ids = np.concatenate([x.ids for x in parts])
     pairs = {(str(ids[a]), str(ids[b])) for t in one for a, b in zip(t["a"], t["b"], strict=True)}
     assert (copied, "copy0") in pairs and one[0]["a"].size == 0

@@ -17,6 +17,8 @@ from neardup.methods.lsh import (
     agreement_floor,
     agreement_miss,
     banding_summary,
+    byte_agreements,
+    low_bytes,
     lsh_candidates,
     optimal_params,
     recall_params,
@@ -170,6 +172,34 @@ def test_sketch_agreements_count_equal_slots() -> None:
     pairs = np.array([[0, 1], [0, 2], [1, 1], [0, 0]], dtype=np.int64)
     assert sketch_agreements_numpy(sk, pairs).tolist() == [3, 0, 4, 4]
     assert sketch_agreements(sk, pairs).tolist() == [3, 0, 4, 4]
+
+
+def test_byte_agreements_count_equal_low_bytes() -> None:
+    # slot values equal (3 of 4), equal in the low byte only (0x101 vs 0x201), unequal
+    sk = np.array([[1, 2, 3, 0x101], [1, 2, 0, 0x201], [9, 9, 9, 9]], dtype=np.uint64)
+    pairs = np.array([[0, 1], [0, 2], [1, 1], [2, 2]], dtype=np.int64)
+    low = low_bytes(sk)
+    assert low.shape == (3, 1) and low.dtype == np.uint64  # 4 slots in one word, 4 spare
+    assert byte_agreements(low, pairs, 4).tolist() == [3, 0, 4, 4]
+    assert sketch_agreements_numpy(sk, pairs).tolist() == [2, 0, 4, 4]
+
+
+@pytest.mark.parametrize("k", [128, 13])
+def test_byte_agreements_are_the_low_bytes_equal_and_never_fewer_than_the_slots(k: int) -> None:
+    """Per pair, the slots whose low bytes agree (numpy's count over a uint8 view): at
+    least the slots whose values agree, so a prefilter on them keeps every pair the
+    sketches keep; 13 slots: a spare byte in the second word."""
+    rng = np.random.default_rng(3)
+    # values in a few classes of high bits over few low bytes: agreements of both kinds
+    sk = (rng.integers(0, 3, size=(500, k), dtype=np.uint64) << np.uint64(8)) | rng.integers(
+        0, 4, size=(500, k), dtype=np.uint64
+    )
+    pairs = rng.integers(0, 500, size=(3000, 2))
+    got = byte_agreements(low_bytes(sk), pairs, k)
+    low = sk.astype(np.uint8)
+    assert got.tolist() == (low[pairs[:, 0]] == low[pairs[:, 1]]).sum(axis=1).tolist()
+    assert (got >= sketch_agreements_numpy(sk, pairs)).all()
+    assert (got > sketch_agreements_numpy(sk, pairs)).any()
 
 
 @pytest.mark.parametrize("threads", [1, 3])

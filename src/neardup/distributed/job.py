@@ -13,7 +13,9 @@ Plan (every arrow between partitions is a task-based shuffle, :mod:`.shuffle`):
    statistics are merged on the cluster, fitted once, then every partition signs);
 4. ``candidates``: grouping keys (LSH band keys, or the exact keys) shuffled by key; each
    bucket gives its pairs (an oversized bucket a star from its earliest document) which
-   are shuffled to the partition of their earlier document and deduplicated;
+   are shuffled to the partition of their earlier document and deduplicated (up to
+   :data:`WHOLE_KEY_DOCS` documents, one task over every partition's keys, which also
+   screens them by the sketch prefilter on the sketches' low bytes);
 5. ``verify``: each partition fetches from the later partitions only the documents its
    pairs need (the fetch runs where those documents live), computes exact resemblance and
    containment on the shingle sets and writes its ``pairs.jsonl`` part;
@@ -304,6 +306,9 @@ class _Job:
         #: futures of the partitions' :func:`~.partition.part_keys`, submitted with the
         #: ingest when the one-task candidates are sure to follow (:meth:`_keys_early`)
         self.keyed: list[Any] | None = None
+        #: a future of the candidates each partition's sketch screen dropped in the
+        #: one-task candidate stage (:func:`~.partition.group_candidates`), else None
+        self.screened: Any = None
 
     @property
     def _fetches_signatures(self) -> bool:
@@ -354,15 +359,16 @@ class _Job:
             done, rounds = kept, 0
         else:
             done, rounds = self._cluster(parts, verified, offsets, r, contained, counts, bound)
-        done, counts, rows, (named, _), (_, self.clashes) = self.c.gather(
-            [done, counts, rows, late, self.renaming]
+        done, counts, rows, (named, _), (_, self.clashes), screened = self.c.gather(
+            [done, counts, rows, late, self.renaming, self.screened]
         )
         self._time("verify+cluster", t0)
         if self.against is not None:
             n_clusters, n_dropped, matched = done
         else:
             (n_clusters, n_dropped), matched = done, 0
-        n_cand, n_pairs = sum(c[0] for c in counts), sum(c[1] for c in counts)
+        n_cand = sum(c[0] for c in counts) + (0 if screened is None else int(screened.sum()))
+        n_verified, n_pairs = sum(c[1] for c in counts), sum(c[2] for c in counts)
         ids = [str(i) for part in named for i in part]
         pairs = self._pairs(rows, ids)
         t0 = time.perf_counter()
@@ -370,7 +376,14 @@ class _Job:
         self._time("merge", t0)
         n = int(offsets[-1]) - self.first
         summary = self._summary(
-            n, skip_reasons, n_cand, n_pairs, n_clusters, n_dropped, n_parts, rounds, _codes(rows)
+            n,
+            skip_reasons,
+            (n_cand, n_verified, n_pairs),
+            n_clusters,
+            n_dropped,
+            n_parts,
+            rounds,
+            _codes(rows),
         )
         from neardup.job.pipeline import against_counts, check_accounting
 
@@ -436,7 +449,7 @@ class _Job:
         named = [self.c.submit(pt.part_ids, x) for x in parts]
         counting = [self.c.submit(pt.part_count, x) for x in parts]
         if self._keys_early(blocks, counts):  # after the counts: they run first
-            self.keyed = [self.c.submit(pt.part_keys, x, self.meth) for x in parts]
+            self.keyed = [self.c.submit(pt.part_keys, x, self.meth, self.opts) for x in parts]
         stats = self.c.gather(counting)
         sizes = np.array([s[0] for s in stats], dtype=np.int64)
         offsets = np.zeros(n_parts + 1, dtype=np.int64)
@@ -522,7 +535,8 @@ class _Job:
     ) -> tuple[list[Any], Any, Any, list[Any]]:
         """Candidates and decisions over the whole corpus in one task (:mod:`.whole`):
         the verified partitions, the containment map, the keep stage's counts with
-        ``--against`` and the partitions' ``(candidates, pairs)`` counts (futures all)."""
+        ``--against`` and the partitions' ``(candidates, verified, pairs)`` counts (futures
+        all)."""
         import operator
 
         against = None if self.against is None else (self.first, self.against[1])
@@ -559,10 +573,14 @@ class _Job:
         """:func:`~neardup.distributed.partition.group_candidates` on every partition's keys."""
         import operator
 
-        keyed = self.keyed or [self.c.submit(pt.part_keys, x, self.meth) for x in parts]
+        keyed = self.keyed or [self.c.submit(pt.part_keys, x, self.meth, self.opts) for x in parts]
         self.keyed = None
-        found = self.c.submit(pt.group_candidates, max_group, offsets, *keyed)
-        return [self.c.submit(operator.getitem, found, p) for p in range(len(parts))]
+        found = self.c.submit(
+            pt.group_candidates, max_group, offsets, *keyed, meth=self.meth, opts=self.opts
+        )
+        self.screened = self.c.submit(operator.getitem, found, 1)
+        tables = self.c.submit(operator.getitem, found, 0)
+        return [self.c.submit(operator.getitem, tables, p) for p in range(len(parts))]
 
     def _shuffled_candidates(
         self, parts: list[Any], offsets: np.ndarray, r: int, max_group: int | None
@@ -611,7 +629,7 @@ class _Job:
         """Verify the candidate pairs (``sizes`` of them a partition): up to
         :data:`WHOLE_VERIFY_PAIRS` in one task (:meth:`_verify_all`), else partition by
         partition, at most ``2 x workers`` in flight. Returns the verified partitions and
-        their ``(candidates, pairs)`` counts (futures, or values where the window waited
+        their ``(candidates, verified, pairs)`` counts (futures, or values where the window waited
         for them).
 
         A partition's verify task holds the documents it fetched from later partitions;
@@ -682,7 +700,8 @@ class _Job:
     ) -> tuple[Any, int]:
         """Components, clusters, keep decisions and dropped reasons; ``contained``: the
         ``{doc: container}`` map of a containment job (or its future), else empty;
-        ``counts``: the verified partitions' ``(candidates, pairs)`` (futures or values);
+        ``counts``: the verified partitions' ``(candidates, verified, pairs)`` (futures or
+        values);
         ``bound``: at most this many decided pairs (None: not known). Returns the
         ``(clusters, dropped)`` counts (a future, or values) and the label propagation's
         rounds.
@@ -693,7 +712,7 @@ class _Job:
         propagation and shuffles over the partitions."""
         n_parts = len(parts)
         if bound is None or bound > WHOLE_KEEP_PAIRS:
-            bound = sum(c[1] for c in self.c.gather(counts))
+            bound = sum(c[2] for c in self.c.gather(counts))
         if bound <= WHOLE_KEEP_PAIRS:
             done = self.c.submit(
                 keep_whole, self.opts, contained, self.out, n_parts, *parts, *verified
@@ -782,8 +801,7 @@ class _Job:
         self,
         n: int,
         reasons: dict[str, int],
-        n_cand: int,
-        n_pairs: int,
+        pair_counts: tuple[int, int, int],
         n_clusters: int,
         n_dropped: int,
         n_parts: int,
@@ -791,8 +809,10 @@ class _Job:
         codes: np.ndarray,
     ) -> dict[str, Any]:
         """The job's summary (:func:`~neardup.job.pipeline.job_summary`, the keys of every
-        executor); the Dask figures under ``executor``."""
+        executor); ``pair_counts``: the candidate pairs, those compared exactly (after the
+        sketch prefilter) and the pairs found; the Dask figures under ``executor``."""
         meth = self.meth
+        n_cand, n_verified, n_pairs = pair_counts
         peaks = self.c.run(_peak_mib)
         kernel = kernel_of(pt.ingest_config(meth, self.opts, self.read_options, whole=self.whole))
         warnings = lexicon_warnings(self.plan, n + self.first)
@@ -815,7 +835,7 @@ class _Job:
             kernel=kernel,
             warnings=warnings,
             renamed_ids=self.renamed,
-            verified=None,  # the partitions do not count their prefiltered pairs (yet)
+            verified=n_verified,
             executor={
                 "name": "dask",
                 "partitions": n_parts,

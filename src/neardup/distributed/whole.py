@@ -54,9 +54,10 @@ def decide_whole(
 
     Returns:
         ``(verified, contained, kept)``: per partition ``{rows: {a, b, res, cab, cba, score,
-        code}, candidates: int}`` (as :func:`neardup.distributed.partition.verify`
-        returns), ``{doc: container}`` by global index (empty for resemblance), and with
-        ``against`` the counts ``(clusters, dropped, matched in A)`` (else None).
+        code}, candidates: int, verified: int}`` (as :func:`neardup.distributed.partition.
+        verify` returns; the pairs compared exactly are all counted in the first),
+        ``{doc: container}`` by global index (empty for resemblance), and with ``against``
+        the counts ``(clusters, dropped, matched in A)`` (else None).
     """
     from functools import partial
 
@@ -100,7 +101,10 @@ def decide_whole(
             rules=decided.labels,
         )
         write_table(out_dir, "pairs.jsonl", lines, part=p)
-        out.append({"rows": rows, "candidates": int(n_cand[p])})
+        # the pairs compared exactly (after the sketch prefilter) are counted over the
+        # whole corpus (find_pairs): the count is the first partition's
+        verified = decided.candidates if p == 0 else 0
+        out.append({"rows": rows, "candidates": int(n_cand[p]), "verified": int(verified)})
     kept = None
     if against is not None:
         lengths = np.concatenate([p.lengths for p in parts]) if parts else np.zeros(0, np.int64)

@@ -168,7 +168,12 @@ def signature_scores(
 
 
 def sketch_prefilter(
-    plan: MethodPlan, sigs: Signatures, cand: np.ndarray, sizes: np.ndarray
+    plan: MethodPlan,
+    sigs: Signatures,
+    cand: np.ndarray,
+    sizes: np.ndarray,
+    *,
+    low: bool = False,
 ) -> np.ndarray:
     """The candidates an exact verification compares: when the plan has
     :attr:`~neardup.methods.plan.MethodPlan.prefilter_slots` (verified resemblance with
@@ -180,14 +185,18 @@ def sketch_prefilter(
     Args:
         plan: the job's plan; sigs: its method's signatures of the documents ``cand``
         indexes; cand: int64 (p, 2) candidate pairs; sizes: int (n,) shingles of each
-        document (a small set's sketch holds fewer trials).
+        document (a small set's sketch holds fewer trials);
+        low: ``sigs.data`` holds the sketches' low bytes
+        (:func:`~neardup.methods.lsh.low_bytes`): a superset of the rows kept on the full
+        sketches (the Dask job's candidate task, before any set is fetched).
 
     Returns:
         int64 (q, 2): the kept rows of ``cand``, in order.
     """
     if plan.prefilter_slots is None or cand.shape[0] == 0:
         return cand
-    kept: np.ndarray = cand[plan.method.prefilter(sigs, cand, plan.threshold, sizes=sizes)]
+    keep = plan.method.prefilter(sigs, cand, plan.threshold, sizes=sizes, low=low)
+    kept: np.ndarray = cand[keep]
     return kept
 
 

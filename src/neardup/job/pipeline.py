@@ -1364,7 +1364,7 @@ def job_summary(
     warnings: list[str],
     renamed_ids: int,
     executor: dict[str, Any],
-    verified: int | None,
+    verified: int,
 ) -> dict[str, Any]:
     """``summary.json`` of a job, the same keys on every executor (``read`` is set by
     :func:`check_accounting`; ``against``, ``keep_by``, ``inputs``, ``read_options`` and
@@ -1378,8 +1378,7 @@ def job_summary(
             kernel; warnings: lines for the user; renamed_ids: records given their place
             as id (a repeated id); executor: ``{"name": ...}`` and the executor's own
             figures (worker seconds, partitions...); verified: the candidates compared
-            exactly after the sketch prefilter (:func:`~neardup.job.decide.sketch_prefilter`),
-            None where the executor does not count them (Dask).
+            exactly after the sketch prefilter (:func:`~neardup.job.decide.sketch_prefilter`).
     """
     if isinstance(skipped, Mapping):
         reasons = dict(skipped)
@@ -1400,7 +1399,7 @@ def job_summary(
         "skipped": n_skipped,
         "skipped_by_reason": dict(sorted(reasons.items())),
         "candidate_pairs": candidates,
-        "prefiltered_pairs": None if verified is None else candidates - verified,
+        "prefiltered_pairs": candidates - verified,
         "verified_pairs": verified,
         **banding_summary(meth, opts.threshold),
         **prefilter_summary(plan_for(meth, opts)),

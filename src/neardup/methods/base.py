@@ -419,7 +419,13 @@ class Method(Protocol):
     def prefilter_slots(self) -> int | None: ...
 
     def prefilter(
-        self, sigs: Signatures, pairs: np.ndarray, threshold: float, *, sizes: np.ndarray
+        self,
+        sigs: Signatures,
+        pairs: np.ndarray,
+        threshold: float,
+        *,
+        sizes: np.ndarray,
+        low: bool = False,
     ) -> np.ndarray: ...
 
     def resolved_params(self) -> dict[str, Any]: ...
@@ -600,11 +606,18 @@ class MethodBase(ABC):
         return None
 
     def prefilter(
-        self, sigs: Signatures, pairs: np.ndarray, threshold: float, *, sizes: np.ndarray
+        self,
+        sigs: Signatures,
+        pairs: np.ndarray,
+        threshold: float,
+        *,
+        sizes: np.ndarray,
+        low: bool = False,
     ) -> np.ndarray:
         """bool (p,): the candidate pairs worth an exact comparison of resemblance at
-        ``threshold`` (``sizes``: int (n,) shingles per document): every pair (only a method
-        with :meth:`prefilter_slots` drops some)."""
+        ``threshold`` (``sizes``: int (n,) shingles per document; ``low``: ``sigs`` holds
+        the sketches' low bytes): every pair (only a method with :meth:`prefilter_slots`
+        drops some)."""
         return np.ones(pairs.shape[0], dtype=bool)
 
     def resolved_params(self) -> dict[str, Any]:

@@ -525,6 +525,46 @@ def sketch_agreements(sketches: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     return out
 
 
+def low_bytes(sketches: np.ndarray) -> np.ndarray:
+    """The low byte of every slot of uint64 (n, k) sketches, 8 slots a uint64 word: uint64
+    (n, ceil(k / 8)) (the last word's spare bytes 0), what :func:`byte_agreements` compares.
+
+    An eighth of the sketches' bytes: the Dask job's one candidate task receives every
+    partition's (128 bytes a document at 128 slots) to prefilter the candidates before any
+    set or sketch is fetched (:func:`neardup.job.decide.sketch_screen`)."""
+    n, k = sketches.shape
+    if k % 8 == 0:  # uint64 -> uint8 keeps the low byte
+        return np.ascontiguousarray(sketches.astype(np.uint8)).view(U64)
+    out = np.zeros((n, -(-k // 8) * 8), dtype=np.uint8)
+    out[:, :k] = sketches
+    return out.view(U64)
+
+
+def byte_agreements(low: np.ndarray, pairs: np.ndarray, num_perm: int) -> np.ndarray:
+    """Slots on which the low bytes (:func:`low_bytes`) of two sketches of ``num_perm`` slots
+    agree: int32 (p,), for int64 (p, 2) ``pairs`` of rows of ``low``.
+
+    A slot whose values agree has equal low bytes, so each count is at least
+    :func:`sketch_agreements`' count of the full sketches (unequal values share their low
+    byte about once in 256). Counted a word at a time: the bytes of ``a ^ b`` that are 0,
+    found by the carry-free test ``((x & 0x7F..) + 0x7F..) | x`` (a byte's high bit set
+    when the byte is not 0)."""
+    seven = U64(0x7F7F7F7F7F7F7F7F)
+    high = U64(0x8080808080808080)
+    out = np.empty(pairs.shape[0], dtype=np.int32)
+    for lo in range(0, pairs.shape[0], _AGREE_ROWS):
+        part = pairs[lo : lo + _AGREE_ROWS]
+        x = np.take(low, part[:, 0], axis=0)
+        x ^= np.take(low, part[:, 1], axis=0)
+        y = x & seven
+        y += seven
+        y |= x
+        y &= high
+        differ = np.bitwise_count(y).sum(axis=1, dtype=np.int32)
+        out[lo : lo + part.shape[0]] = num_perm - differ  # the spare bytes are 0 in both
+    return out
+
+
 def sketch_agreements_numpy(sketches: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     """:func:`sketch_agreements` in numpy (the reference of the kernel's ``agree_pass``)."""
     out = np.empty(pairs.shape[0], dtype=np.int32)

@@ -39,6 +39,7 @@ from neardup.methods.lsh import (
     LSHParams,
     agreement_floors,
     band_keys,
+    byte_agreements,
     lsh_candidates,
     optimal_params,
     recall_params,
@@ -470,7 +471,13 @@ class MinHashLSH(ShingleMethod):
         return self.num_perm
 
     def prefilter(
-        self, sigs: Signatures, pairs: np.ndarray, threshold: float, *, sizes: np.ndarray
+        self,
+        sigs: Signatures,
+        pairs: np.ndarray,
+        threshold: float,
+        *,
+        sizes: np.ndarray,
+        low: bool = False,
     ) -> np.ndarray:
         """bool (p,): the candidate pairs worth an exact comparison at ``threshold``: those
         whose sketches agree on at least their floor of the ``num_perm`` slots
@@ -479,12 +486,21 @@ class MinHashLSH(ShingleMethod):
         with probability about :data:`~neardup.methods.lsh.PREFILTER_MISS`, one above it
         with less.
 
+        ``low``: ``sigs.data`` holds the sketches' low bytes
+        (:func:`~neardup.methods.lsh.low_bytes`), whose agreements are at least the full
+        sketches' (:func:`~neardup.methods.lsh.byte_agreements`): every pair kept on the
+        full sketches is kept, and a few more (the Dask job's candidate task).
+
         Raises:
             ParameterError: ``threshold`` outside (0, 1].
         """
         smaller = np.minimum(sizes[pairs[:, 0]], sizes[pairs[:, 1]])
         floors = agreement_floors(threshold, self.num_perm, smaller, miss=PREFILTER_MISS)
-        keep: np.ndarray = sketch_agreements(sigs.data, pairs) >= floors
+        if low:
+            agree = byte_agreements(sigs.data, pairs, self.num_perm)
+        else:
+            agree = sketch_agreements(sigs.data, pairs)
+        keep: np.ndarray = agree >= floors
         return keep
 
     def similarity(self, sigs: Signatures, pairs: np.ndarray) -> np.ndarray:
