@@ -94,8 +94,8 @@ def test_one_task_candidates_screened_on_the_sketches_low_bytes_keep_every_prefi
     keeps on the full sketches, drops pairs far below t, and counts those it dropped by
     partition (of the earlier document)."""
     from neardup.job.decide import sketch_prefilter
-    from neardup.job.pipeline import decision_of
     from neardup.methods.base import Signatures
+    from neardup.methods.plan import plan_for
     from neardup.methods.sets import ShingleSets
 
     path, _ = _corpus(tmp_path)
@@ -111,7 +111,7 @@ def test_one_task_candidates_screened_on_the_sketches_low_bytes_keep_every_prefi
     kept = np.concatenate([np.stack([t["a"], t["b"]], axis=1) for t in screened])
     sigs = Signatures(None, np.concatenate([x.sig for x in parts]), len(cand))  # type: ignore[arg-type]
     sizes = ShingleSets.concat([x.sets for x in parts]).sizes
-    want = sketch_prefilter(meth, sigs, cand, decision_of(opts), sizes)
+    want = sketch_prefilter(plan_for(meth, opts), sigs, cand, sizes)
     assert 0 < len(want) <= len(kept) < len(cand)
     assert {tuple(p) for p in want.tolist()} <= {tuple(p) for p in kept.tolist()}
     assert [len(t["a"]) for t in screened] == [
