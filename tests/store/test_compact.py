@@ -153,7 +153,7 @@ def test_merges_grow_with_what_the_add_merged(
 
 @pytest.mark.parametrize(
     ("merged", "after"),
-    [(0, 2_000_000), (3_000_000, 2_000_000), (5_000_000, 2_500_000), (10**9, 4_000_000)],
+    [(0, 2_000_000), (3_000_000, 2_000_000), (5_000_000, 2_500_000), (10**9, 8_000_000)],
 )
 def test_merge_after(merged: int, after: int) -> None:
     from neardup.store.adding import merge_after

@@ -32,8 +32,11 @@ MERGE_ROWS = 2_000_000
 #: the add's size; a geometric schedule costs a constant times its size.
 MERGE_SHARE = 0.5
 #: ... but never more than this many pending rows: ``check`` scans them (no index), 0.21 s
-#: at 2M rows, 0.43 s at 4M, 0.92 s at 8M (2026-11-27).
-MERGE_MAX_ROWS = 4_000_000
+#: at 2M rows, 0.43 s at 4M, 0.92 s at 8M (2026-11-27). 8M, not 4M, since a document has
+#: 41 index rows (recall banding) and a merge's walk of a large ``nd_index`` costs more
+#: than sorting and appending 4M rows (8M rows into 70M: one merge 31-36 s of CPU, two of
+#: 4M 43-52 s; 4M appended 7 s; load 5-10, 2026-12-02).
+MERGE_MAX_ROWS = 8_000_000
 
 
 def add(
@@ -80,8 +83,9 @@ def add(
 def merge_after(merged: int) -> int:
     """Pending index rows after which ``add`` merges, once it has merged ``merged`` rows:
     ``MERGE_SHARE * merged`` clipped to ``[MERGE_ROWS, MERGE_MAX_ROWS]``. At a million
-    documents (26M index rows, batches of 52,000) that is 9 merges instead of 13, and their
-    walks of ``nd_index`` (the rows already there at each merge) sum to 98M rows, not 158M.
+    documents (41M index rows, batches of 82,000) that is 9 merges instead of 20, and their
+    walks of ``nd_index`` (the rows already there at each merge) sum to 122M rows, not 390M
+    (with at most 4M pending rows: 12 merges, 199M).
     """
     return int(min(max(MERGE_ROWS, MERGE_SHARE * merged), MERGE_MAX_ROWS))
 
