@@ -12,6 +12,7 @@ backends differ only in where the candidates and their sets come from
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -52,16 +53,20 @@ class Query:
     def of(cls, meth: Method, text_: str, *, min_tokens: int) -> Query:
         """The query of ``text_`` under ``meth`` (fitted first when ``needs_fit``).
 
-        Methods signing from the shingle sets alone (``streams``) prepare and sign the text
-        as ``add`` does (:func:`neardup.job.prepare.shingle_texts`: the compiled kernel's
-        tokens, set and, for MinHash-LSH, sketch in one pass; 0.27 ms of CPU a text of the
-        planted corpus against 0.73 ms by the Python tokenizer, shingling and hasher).
+        Methods signing from the shingle sets alone (``streams``), in a process that has
+        loaded the compiled kernel (the service loads it when it starts; ``add`` does),
+        prepare and sign the text as ``add`` does (:func:`neardup.job.prepare.shingle_texts`:
+        the kernel's tokens, set and, for MinHash-LSH, sketch in one pass; 0.27 ms of CPU a
+        text of the planted corpus against 0.73 ms by the Python tokenizer, shingling and
+        hasher). A one-file ``neardup check`` keeps the Python path: importing the kernel
+        and its reader costs more than one text saves. Both give the same set and sketch
+        (the kernel is bit-exact with the numpy reference).
 
         Raises:
             InputError: fewer canonical tokens than ``min_tokens``.
         """
         plan = plan_for(meth)
-        if plan.streams:
+        if plan.streams and "neardup.methods.kernel" in sys.modules:
             from neardup.job.prepare import shingle_texts
 
             config = plan.prepare_config(rows=True)

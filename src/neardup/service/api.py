@@ -382,6 +382,7 @@ def create_app(
         UsageError, StoreError: the database URL is bad or the database cannot be opened.
     """
     from neardup.crawl import CrawlQueue, CrawlSettings, Dispatcher
+    from neardup.methods import kernel  # noqa: F401  checks prepare queries on it (Query.of)
     from neardup.service.sources import SourceFetcher
 
     cfg = config or ServiceConfig()
