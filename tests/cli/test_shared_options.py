@@ -143,7 +143,7 @@ def test_dedup_and_compare_build_the_same_method_from_the_same_flags(
         assert isinstance(result.exception, _Stop), result.output
     assert seen["dedup"] == seen["compare"]
     method, params = seen["dedup"]
-    meth = make_method(method, **params)  # type: ignore[arg-type]
+    meth = make_method(method, **params)
     canonical = meth.canonical
     if "--morphology" in flags:
         assert (method, params["shingle_size"], canonical.morphology) == (
@@ -157,7 +157,8 @@ def test_dedup_and_compare_build_the_same_method_from_the_same_flags(
     if "--no-stop-words" in flags:
         assert method == "tf-ridf" and canonical.stop_words is False
     if str(stop) in flags:
-        assert method == "shingles-dice" and set(canonical.stop_word_list) == {"the", "of", "and"}
+        assert method == "shingles-dice" and canonical.stop_word_list is not None
+        assert set(canonical.stop_word_list) == {"the", "of", "and"}
 
 
 def test_a_conflict_in_the_shared_flags_exits_2_alike(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from neardup.distributed import io
 from neardup.distributed import partition as pt
 from neardup.distributed.shuffle import Table
 from neardup.job.pipeline import DedupOptions, decided_options, resolve_method
+from neardup.methods.base import Method
 from neardup.text.read import read_corpus
 from neardup.text.types import Document
 
@@ -33,7 +34,7 @@ def _corpus(tmp_path: Path) -> tuple[Path, str]:
     return path, str(rows[at]["id"])
 
 
-def _partitions(path: Path, method: str) -> tuple[object, list[pt.Partition], np.ndarray]:
+def _partitions(path: Path, method: str) -> tuple[Method, list[pt.Partition], np.ndarray]:
     opts = DedupOptions(threshold=0.5)
     meth = resolve_method(method, opts, {})
     opts = decided_options(meth, opts)
