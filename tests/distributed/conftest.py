@@ -1,6 +1,6 @@
 """One Dask cluster for every Dask test of this folder (started once per session).
 
-``client``: a ``distributed.Client`` of a :func:`neardup.distributed.job.local_cluster` of
+``client``: a ``distributed.Client`` of a :func:`neardup.distributed.executor.local_cluster` of
 2 worker processes of one thread each, the CLI's default cluster: the byte-for-byte tests
 then cross real process boundaries (every task's arguments and results are pickled), and
 the worker-kill test has a process to kill (the nanny starts a new one). Tests that start
@@ -31,7 +31,7 @@ from shared_data import require
 @pytest.fixture(scope="session")
 def client() -> Iterator[Any]:
     distributed = require("distributed")  # a dev dependency: fails in CI, skips elsewhere
-    from neardup.distributed.job import local_cluster
+    from neardup.distributed.executor import local_cluster
 
     with local_cluster(workers=2, processes=True) as cluster, distributed.Client(cluster) as cli:
         yield cli

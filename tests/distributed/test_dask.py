@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from neardup.distributed import dedup_dask
-from neardup.distributed import job as dask_job
+from neardup.distributed import executor as dask_executor
+from neardup.distributed import stages as dask_stages
 from neardup.errors import ParameterError
 from neardup.job.pipeline import DedupOptions, DedupResult, dedup
 from neardup.output import write_result
@@ -185,7 +186,7 @@ def test_killing_a_worker_mid_job_gives_the_same_result(
     later: tuple[str, ...] = ("part_keys", "group_candidates", "fetch", "verify_all", "keep_whole")
     if stages == "shuffles":  # candidates, verification and keep stage by partition
         for bound in ("WHOLE_KEY_DOCS", "WHOLE_VERIFY_PAIRS", "WHOLE_KEEP_PAIRS"):
-            monkeypatch.setattr(dask_job, bound, -1)
+            monkeypatch.setattr(dask_stages, bound, -1)
         later = ("buckets-", "pairs-", "cc-")
     files = _shards(tmp_path, _rows("linux-doc-zh-revisions"), 8)
     opts = DedupOptions(threshold=0.5)
@@ -378,7 +379,7 @@ def test_local_cluster_binds_no_dashboard_port_and_warns_nothing() -> None:
     import socket
     import warnings
 
-    from neardup.distributed.job import local_cluster
+    from neardup.distributed.executor import local_cluster
 
     taken = socket.socket()
     try:
@@ -401,7 +402,7 @@ def test_local_cluster_binds_no_dashboard_port_and_warns_nothing() -> None:
 
 def test_local_cluster_workers_run_without_the_profiler_and_malloc_trim() -> None:
     import distributed
-    from neardup.distributed.job import local_cluster
+    from neardup.distributed.executor import local_cluster
 
     def worker_settings() -> tuple[bool, str | None]:
         import dask
@@ -422,22 +423,22 @@ def test_lines_are_counted_on_the_client_only_for_local_jsonl_within_the_budget(
     path.write_bytes(b"".join(b'{"text": "line %d"}\n' % i for i in range(1000)))
     blocks = io.make_blocks([str(path)], 997)
     assert len(blocks) > 10
-    with dask_job._lines_counted_here(blocks) as counted:
+    with dask_executor._lines_counted_here(blocks) as counted:
         assert counted is not None
         assert counted.result() == [io.count_lines(b) for b in blocks]
         assert sum(counted.result()) == 1000
     gz = tmp_path / "c.jsonl.gz"
     gz.write_bytes(gzip.compress(path.read_bytes()))
-    with dask_job._lines_counted_here([*blocks, *io.make_blocks([str(gz)], 997)]) as counted:
+    with dask_executor._lines_counted_here([*blocks, *io.make_blocks([str(gz)], 997)]) as counted:
         assert counted is None  # a gzip block: the workers count
-    monkeypatch.setattr(dask_job, "COUNT_HERE_BYTES", path.stat().st_size - 1)
-    with dask_job._lines_counted_here(blocks) as counted:
+    monkeypatch.setattr(dask_executor, "COUNT_HERE_BYTES", path.stat().st_size - 1)
+    with dask_executor._lines_counted_here(blocks) as counted:
         assert counted is None  # over the budget
 
 
 def test_own_cluster_numbers_lines_as_the_local_job(tmp_path: Path) -> None:
     """On the job's own LocalCluster the lines of a local file are counted on the client
-    (:func:`neardup.distributed.job._lines_counted_here`): records without an id, repeated
+    (:func:`neardup.distributed.executor._lines_counted_here`): records without an id, repeated
     ids and bad lines in later 1 MiB blocks of the file are named ``FILE:LINE`` as the
     local job names them."""
     chekhov = Path(__file__).resolve().parents[2] / "examples" / "corpus" / "chekhov"

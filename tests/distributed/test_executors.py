@@ -1,6 +1,7 @@
 """One pipeline, interchangeable executors: for every built-in method and both measures, the
-in-process executor (``local``), the worker pool (``ProcessPool(jobs=2)``) and the Dask
-executor (LocalCluster, 2 worker processes) write the same ``pairs.jsonl``,
+in-process executor (``local``), the worker pool (``ProcessPool(jobs=2)``), the Dask
+executor (LocalCluster, 2 worker processes) and the partitioned job run inline (its tasks
+in this process, without Dask) write the same ``pairs.jsonl``,
 ``clusters.jsonl``, ``dropped.jsonl`` and ``skipped.jsonl`` byte for byte and a
 ``summary.json`` with the same keys and the same pair counts (candidates, prefiltered,
 verified, pairs, clusters), and ``--kept`` writes the same records (the clean
@@ -24,8 +25,9 @@ from typing import Any
 
 import pytest
 
-from neardup.distributed import job as dask_job
+from neardup.distributed import stages
 from neardup.distributed.executor import DaskExecutor
+from neardup.distributed.inline import InlineExecutor
 from neardup.errors import ParameterError
 from neardup.job.executors.pool import ProcessPool
 from neardup.job.export import export_records
@@ -118,32 +120,36 @@ def _all_executors(
     with_kept: bool = True,
     **dask_kw: Any,
 ) -> dict[str, bytes]:
-    """Run the three executors; assert their files and (``with_kept``) kept records are
-    equal; return the in-process files."""
+    """Run the four executors (local, pool, Dask, inline); assert their files and
+    (``with_kept``) kept records are equal; return the in-process files."""
     got: dict[str, dict[str, bytes]] = {}
     kept: dict[str, bytes] = {}
     keys: dict[str, list[str]] = {}
     dask = DaskExecutor(out_dir=tmp / "dask", client=client, **dask_kw)
-    for name, executor in (("one", "local"), ("pool", ProcessPool(jobs=2)), ("dask", dask)):
+    inline = InlineExecutor(out_dir=tmp / "inline", **dask_kw)
+    runs = (("one", "local"), ("pool", ProcessPool(jobs=2)), ("dask", dask), ("inline", inline))
+    for name, executor in runs:
         result = dedup(paths, method=method, options=opts, executor=executor)
-        if name != "dask":  # the Dask workers wrote theirs
+        if name not in ("dask", "inline"):  # the partitioned job's tasks wrote theirs
             write_result(result, tmp / name)
         got[name] = _files(tmp / name)
         keys[name] = sorted(json.loads((tmp / name / "summary.json").read_text()))
         if with_kept:
             kept[name] = _kept(result, paths, tmp / f"{name}-kept.jsonl")
+    others = ("pool", "dask", "inline")
     for name in FILES:
-        assert got["pool"][name] == got["one"][name], f"pool {name}"
-        assert got["dask"][name] == got["one"][name], f"dask {name}"
-    assert kept.get("pool") == kept.get("one") and kept.get("dask") == kept.get("one")
-    assert keys["pool"] == keys["one"] and keys["dask"] == keys["one"]
+        for other in others:
+            assert got[other][name] == got["one"][name], f"{other} {name}"
+    for other in others:
+        assert kept.get(other) == kept.get("one"), f"{other} --kept"
+        assert keys[other] == keys["one"], f"{other} summary keys"
     summaries = {n: json.loads((tmp / n / "summary.json").read_text()) for n in got}
     alike = ("kernel", "warnings", "renamed_ids", "options", "method_params", "decision")
     # the pair counts too: candidates, those the sketch prefilter dropped, those compared
     # exactly (the Dask job screens its candidates on the sketches' low bytes first)
     counts = ("candidate_pairs", "prefiltered_pairs", "verified_pairs", "pairs", "clusters")
     for key in (*alike, *counts):
-        assert summaries["pool"][key] == summaries["one"][key] == summaries["dask"][key], key
+        assert all(summaries[o][key] == summaries["one"][key] for o in others), key
     assert isinstance(summaries["dask"]["verified_pairs"], int)
     summary = json.loads((tmp / "dask" / "summary.json").read_text())
     assert summary["method"] == method and summary["options"]["measure"] == opts.measure
@@ -243,9 +249,9 @@ def test_examples_corpus_verify_and_keep_by_partition_give_the_same_files(
     documents, candidate and decided pairs than :data:`WHOLE_KEY_DOCS`,
     :data:`WHOLE_VERIFY_PAIRS` and :data:`WHOLE_KEEP_PAIRS`) give the files of the
     one-task stages."""
-    monkeypatch.setattr(dask_job, "WHOLE_KEY_DOCS", -1)
-    monkeypatch.setattr(dask_job, "WHOLE_KEEP_PAIRS", -1)
-    monkeypatch.setattr(dask_job, "WHOLE_VERIFY_PAIRS", -1)
+    monkeypatch.setattr(stages, "WHOLE_KEY_DOCS", -1)
+    monkeypatch.setattr(stages, "WHOLE_KEEP_PAIRS", -1)
+    monkeypatch.setattr(stages, "WHOLE_VERIFY_PAIRS", -1)
     _all_executors(tmp_path, corpus_shards, client, method, _options(method, measure))
     summary = json.loads((tmp_path / "dask" / "summary.json").read_text())
     assert summary["executor"]["cc_rounds"] >= 1
@@ -263,8 +269,8 @@ def test_planted_20k_same_files_on_every_executor(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     if keep_stage == "distributed":  # verify and keep partition by partition
-        monkeypatch.setattr(dask_job, "WHOLE_KEEP_PAIRS", -1)
-        monkeypatch.setattr(dask_job, "WHOLE_VERIFY_PAIRS", -1)
+        monkeypatch.setattr(stages, "WHOLE_KEEP_PAIRS", -1)
+        monkeypatch.setattr(stages, "WHOLE_VERIFY_PAIRS", -1)
     # 1 MiB blocks: the 20k documents in many Dask partitions
     opts = _options("shingles-full", measure)
     files = _all_executors(

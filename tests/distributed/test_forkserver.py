@@ -38,7 +38,7 @@ def test_workers_are_forked_from_the_warm_server() -> None:
     thread. (The session cluster's worker that the kill test killed was restarted by its
     nanny outside ``local_cluster``'s settings: spawned, as Dask does by default.)"""
     distributed = require("distributed")
-    from neardup.distributed.job import local_cluster
+    from neardup.distributed.executor import local_cluster
 
     assert forkserver.available()
     with local_cluster(workers=2) as cluster, distributed.Client(cluster) as cli:

@@ -89,7 +89,7 @@ def test_local_blocks_read_a_mixed_tree_as_the_local_reader(
     """Every kind of file of a tree (txt, md, html, wiki, CSV, Parquet row groups, plain and
     gzipped JSONL, bad files) is read by the Dask engine's blocks as the local reader reads
     it, item for item, in order, named alike (a relative input as given)."""
-    from neardup.distributed.job import plan_blocks
+    from neardup.distributed.stages import plan_blocks
 
     root = str(mixed_tree)
     if given == "relative":
@@ -114,7 +114,7 @@ def test_local_blocks_read_a_mixed_tree_as_the_local_reader(
 
 
 def test_a_url_input_holding_other_kinds_is_refused_naming_them(mixed_tree: Path) -> None:
-    from neardup.distributed.job import plan_blocks
+    from neardup.distributed.stages import plan_blocks
     from neardup.errors import InputError
 
     with pytest.raises(
@@ -143,7 +143,7 @@ def test_every_record_format_by_url_is_read_as_the_local_reader_reads_it(
     """A record file named by URL is read by its format (text.formats) through fsspec:
     the local reader's documents and skip rows, item for item, sources naming the URL; a
     Parquet file a block per row group."""
-    from neardup.distributed.job import plan_blocks
+    from neardup.distributed.stages import plan_blocks
 
     url = f"file://{mixed_tree}/{name}"
     blocks, _ = plan_blocks([], [url], 1 << 20)
@@ -163,7 +163,7 @@ def test_a_parquet_file_without_the_text_column_by_url_is_one_skip_row(tmp_path:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from neardup.distributed.job import plan_blocks
+    from neardup.distributed.stages import plan_blocks
 
     path = tmp_path / "other.parquet"
     pq.write_table(
@@ -177,7 +177,7 @@ def test_a_parquet_file_without_the_text_column_by_url_is_one_skip_row(tmp_path:
 
 
 def test_a_corrupt_gzip_url_is_a_skip_row_as_in_the_local_job(mixed_tree: Path) -> None:
-    from neardup.distributed.job import plan_blocks
+    from neardup.distributed.stages import plan_blocks
 
     gz = mixed_tree / "corrupt.jsonl.gz"
     blocks, _ = plan_blocks([], [f"file://{gz}"], 1 << 20)
@@ -192,7 +192,7 @@ def test_local_blocks_read_a_datasets_folder_as_the_local_reader(tmp_path: Path)
     # a folder saved by datasets' save_to_disk (state.json, an Arrow stream), beside a file
     import pyarrow as pa
 
-    from neardup.distributed.job import plan_blocks
+    from neardup.distributed.stages import plan_blocks
 
     saved = tmp_path / "saved"
     saved.mkdir()
@@ -218,7 +218,7 @@ def test_relative_and_absolute_inputs_are_named_each_as_given(
 ) -> None:
     # a folder and a file given relatively (one through ..) beside absolute paths inside
     # the working directory: each named as given, as the local reader names it
-    from neardup.distributed.job import plan_blocks
+    from neardup.distributed.stages import plan_blocks
 
     monkeypatch.chdir(mixed_tree)
     inputs = ["files/web", str(mixed_tree / "files" / "wiki"), "../tree/plain.jsonl"]
@@ -239,7 +239,7 @@ def test_a_relative_path_holding_the_working_directory_is_named_as_given(
 ) -> None:
     # the working directory's path inside the relative path given (from / every path
     # holds "/"; from P, "../P/...") stays in the names: only the prefix read by goes
-    from neardup.distributed.job import plan_blocks
+    from neardup.distributed.stages import plan_blocks
 
     if home == "/":
         monkeypatch.chdir("/")

@@ -10,7 +10,7 @@ import pytest
 
 from neardup.distributed import io
 from neardup.distributed import partition as pt
-from neardup.distributed.shuffle import Table
+from neardup.distributed.tables import Table
 from neardup.job.pipeline import DedupOptions, decided_options, resolve_method
 from neardup.methods.base import Method
 from neardup.text.read import read_corpus
@@ -162,7 +162,7 @@ def test_one_task_candidates_pass_over_a_partition_without_documents(tmp_path: P
     opts = DedupOptions(threshold=0.5)
     meth = resolve_method("imatch", opts, {})
     opts = decided_options(meth, opts)
-    from neardup.distributed.job import plan_blocks
+    from neardup.distributed.stages import plan_blocks
 
     blocks, _ = plan_blocks([], [str(bad), str(path)], 1 << 20)
     parts = [pt.finalize(pt.ingest(b, meth, opts, {}), meth, opts) for b in blocks]
@@ -184,7 +184,7 @@ def test_sources_of_a_relative_input_are_named_as_given_after_a_pickle(
     partition moved to another worker: the renaming function is made again there)."""
     import pickle
 
-    from neardup.distributed.job import plan_blocks
+    from neardup.distributed.stages import plan_blocks
 
     path, _ = _corpus(tmp_path)
     monkeypatch.chdir(tmp_path)

@@ -1,8 +1,9 @@
 """One job, every executor (issue 42): a tree of txt, md, html, CSV, Parquet and gzipped JSONL
 files made from the stories of ``examples/corpus`` (near copies across formats, an exact
 copy, an opening inside its story, a too-short record, a line that is not JSON) gives, in
-this process (``local``), on a pool of two worker processes (``pool``) and on Dask
-(``dask``, a ``LocalCluster`` of two worker threads), the same ``pairs.jsonl``,
+this process (``local``), on a pool of two worker processes (``pool``), on Dask
+(``dask``, a ``LocalCluster`` of two worker threads) and as the partitioned job's tasks in
+this process (``inline``), the same ``pairs.jsonl``,
 ``clusters.jsonl``, ``dropped.jsonl`` and ``skipped.jsonl`` byte for byte, a
 ``summary.json`` with the same keys, and the same ``--kept`` records; for every built-in
 method and both measures. What an executor cannot run it refuses by name, before any work.
@@ -11,6 +12,7 @@ method and both measures. What an executor cannot run it refuses by name, before
 from __future__ import annotations
 
 import csv
+import dataclasses
 import gzip
 import json
 from collections.abc import Iterator
@@ -37,7 +39,9 @@ from shared_data import require
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = ("pairs.jsonl", "clusters.jsonl", "dropped.jsonl", "skipped.jsonl")
-EXECUTORS = ("local", "pool", "dask")
+EXECUTORS = ("local", "pool", "dask", "inline")
+#: The executors of the partitioned job: their tasks write the result's files.
+PARTITIONED = ("dask", "inline")
 #: Summary values every executor gives alike (beside the same keys).
 SAME_VALUES = (
     *("read", "documents", "skipped", "pairs", "clusters", "kept", "decision"),
@@ -101,7 +105,7 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def dask_client() -> Iterator[Any]:
     distributed = require("distributed")  # a dev dependency: fails in CI, skips elsewhere
-    from neardup.distributed.job import local_cluster
+    from neardup.distributed.executor import local_cluster
 
     with local_cluster(workers=2, processes=False) as cluster, distributed.Client(cluster) as cli:
         yield cli
@@ -112,6 +116,10 @@ def _executor(name: str, out: Path, client: Any) -> Any:
         return InProcess()
     if name == "pool":
         return ProcessPool(jobs=2)
+    if name == "inline":
+        from neardup.distributed.inline import InlineExecutor
+
+        return InlineExecutor(out_dir=out)
     from neardup.distributed.executor import DaskExecutor
 
     return DaskExecutor(out_dir=out, client=client)
@@ -127,7 +135,7 @@ def _run_all(
         result: DedupResult = dedup(
             paths, method=method, options=opts, executor=_executor(name, out, client)
         )
-        write_result(result, out, tables=name != "dask")
+        write_result(result, out, tables=name not in PARTITIONED)
         kept = tmp / f"{name}-kept.jsonl"
         export_records(paths, kept, set(result.kept_ids()), read_options())
         got[name] = {
@@ -140,7 +148,7 @@ def _run_all(
 
 def _assert_same(got: dict[str, dict[str, Any]]) -> None:
     one = got["local"]
-    for name in ("pool", "dask"):
+    for name in EXECUTORS[1:]:
         for f in FILES:
             assert got[name]["files"][f] == one["files"][f], f"{name} {f}"
         assert got[name]["kept"] == one["kept"], f"{name} --kept"
@@ -232,18 +240,16 @@ def test_repeated_ids_are_renamed_alike_on_every_executor(
     for name in EXECUTORS:
         out = tmp_path / name
         executor = _executor(name, out, dask_client)
-        if name == "dask":
-            from neardup.distributed.executor import DaskExecutor
-
-            executor = DaskExecutor(out_dir=out, client=dask_client, reduce_partitions=3)
+        if name in PARTITIONED:  # the ids hashed to 3 buckets
+            executor = dataclasses.replace(executor, reduce_partitions=3)
         result = dedup(["ids"], options=DedupOptions(threshold=0.5), executor=executor)
-        write_result(result, out, tables=name != "dask")
+        write_result(result, out, tables=name not in PARTITIONED)
         got[name] = {
             "files": {f: (out / f).read_bytes() for f in FILES},
             "summary": json.loads((out / "summary.json").read_text("utf-8")),
             "ids": list(result.ids),
         }
-    for name in ("pool", "dask"):
+    for name in EXECUTORS[1:]:
         assert got[name]["files"] == got["local"]["files"], name
         assert got[name]["ids"] == got["local"]["ids"], name
         for key in ("warnings", "renamed_ids", "documents", "skipped", "pairs"):
@@ -280,16 +286,17 @@ def test_a_refused_measure_is_refused_by_every_executor_alike(
     assert len(messages) == 1
 
 
-def test_dask_refuses_by_name_what_its_workers_cannot_do(
-    tree: Path, dask_client: Any, tmp_path: Path
+@pytest.mark.parametrize("name", PARTITIONED)
+def test_the_partitioned_executors_refuse_by_name_what_their_tasks_cannot_do(
+    tree: Path, dask_client: Any, tmp_path: Path, name: str
 ) -> None:
-    dask = _executor("dask", tmp_path / "out", dask_client)
-    with pytest.raises(ParameterError, match=r"keep_by.*dask executor"):
-        dedup([str(tree)], options=DedupOptions(keep_by="date"), executor=dask)
+    executor = _executor(name, tmp_path / "out", dask_client)
+    with pytest.raises(ParameterError, match=rf"keep_by.*{name} executor"):
+        dedup([str(tree)], options=DedupOptions(keep_by="date"), executor=executor)
     with pytest.raises(ParameterError, match=r"source.*input paths"):
-        dedup(["один два три четыре пять шесть", "семь восемь"], texts=True, executor=dask)
+        dedup(["один два три четыре пять шесть", "семь восемь"], texts=True, executor=executor)
     with pytest.raises(ParameterError, match="limit"):
-        dedup([str(tree)], read_options={"limit": 3}, executor=dask)
+        dedup([str(tree)], read_options={"limit": 3}, executor=executor)
     assert not (tmp_path / "out").exists()
     # keep_by runs on the other executors
     assert dedup([str(tree)], options=DedupOptions(keep_by="date"), executor="local").clusters

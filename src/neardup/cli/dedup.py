@@ -596,7 +596,7 @@ def _dask_executor(flags: dict[str, Any], out_dir: str | None) -> Executor:
     """The Dask executor: ``--scheduler`` or a ``LocalCluster`` of ``--workers``, blocks of
     ``--block-mib``, the files written into ``--out`` by the workers."""
     from neardup.distributed.executor import DaskExecutor
-    from neardup.distributed.job import DEFAULT_BLOCK_BYTES
+    from neardup.distributed.stages import DEFAULT_BLOCK_BYTES
 
     block = flags["--block-mib"]
     return DaskExecutor(

@@ -1,5 +1,7 @@
-"""Corpus dedup on a Dask cluster (``neardup dedup --engine dask``): the Dask executor
-(:mod:`.executor`); see ``docs/distributed.md``.
+"""The partitioned dedup job: its stages as tasks that an executor maps, shuffles and
+gathers (:mod:`.stages` over a :class:`~.tasks.TaskRunner`), run on a Dask cluster
+(:mod:`.executor`, ``neardup dedup --engine dask``) or in this process (:mod:`.inline`);
+see ``docs/distributed.md``.
 
 Import cost is small: Dask is imported only when a job runs.
 """

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from neardup._array import group_bounds
-from neardup.distributed.shuffle import Table, concat, hash_dest, range_dest, split, take
+from neardup.distributed.tables import Table, concat, hash_dest, range_dest, split, take
 from neardup.job.cluster import cluster_row, keepers
 from neardup.job.pipeline import Dropped
 from neardup.output import table_lines, write_table

@@ -20,12 +20,15 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from neardup._array import U64, fmix64, group_bounds
-from neardup.distributed.shuffle import Table, concat, hash_dest, shuffle, split
+from neardup.distributed.tables import Table, concat, hash_dest, split
+
+if TYPE_CHECKING:
+    from neardup.distributed.tasks import TaskRunner
 
 _EDGE = {"u": np.int64, "v": np.int64}
 _MAX_ROUNDS = 200
@@ -113,18 +116,18 @@ def _fingerprint(out: dict[str, Any]) -> tuple[int, int]:
 
 
 def component_labels(
-    client: Any, edges: Sequence[Any], n_out: int, *, max_rounds: int = _MAX_ROUNDS
+    tasks: TaskRunner, edges: Sequence[Any], n_out: int, *, max_rounds: int = _MAX_ROUNDS
 ) -> tuple[list[Any], int]:
     """Component label (smallest member) of every node that has an edge.
 
     Args:
-        client: a ``distributed.Client``.
-        edges: futures of edge tables ``{u, v}`` (int64 global document indexes).
+        tasks: the executor's tasks.
+        edges: handles of edge tables ``{u, v}`` (int64 global document indexes).
         n_out: partitions of the edge and label tables.
         max_rounds: safety bound on large-star/small-star rounds.
 
     Returns:
-        ``(labels, rounds)``: ``n_out`` futures of ``{node, label}`` tables (each node once,
+        ``(labels, rounds)``: ``n_out`` handles of ``{node, label}`` tables (each node once,
         hash-partitioned by node) and the number of rounds run.
 
     Raises:
@@ -133,16 +136,16 @@ def component_labels(
     previous: tuple[int, int] | None = None
     current = list(edges)
     for rounds in range(1, max_rounds + 1):
-        large = shuffle(
-            client, current, split_large, n_out, combine_large, split_args=(n_out,), name="cc-large"
+        large = tasks.shuffle(
+            current, split_large, n_out, combine_large, split_args=(n_out,), name="cc-large"
         )
-        prints = client.gather([client.submit(_fingerprint, x) for x in large])
+        prints = tasks.gather([tasks.submit(_fingerprint, x) for x in large])
         total = (sum(p[0] for p in prints) % 2**64, sum(p[1] for p in prints))
         if total == previous:
-            labels = [client.submit(operator.getitem, x, "labels") for x in large]
+            labels = [tasks.submit(operator.getitem, x, "labels") for x in large]
             return labels, rounds
         previous = total
-        current = shuffle(
-            client, large, split_small, n_out, combine_small, split_args=(n_out,), name="cc-small"
+        current = tasks.shuffle(
+            large, split_small, n_out, combine_small, split_args=(n_out,), name="cc-small"
         )
     raise RuntimeError(f"connected components: no fixpoint after {max_rounds} rounds")

@@ -27,14 +27,14 @@ from contextlib import contextmanager, suppress
 from typing import Any
 
 #: Modules the fork server imports before it forks a worker: Dask's worker, the job's task
-#: modules (:mod:`neardup.distributed.job` imports every one), the compiled kernels and
+#: modules (:mod:`neardup.distributed.executor` imports every one), the compiled kernels and
 #: what the tasks import when they first run (fsspec, msgspec, the prepare kernel's
 #: wrappers: 20-30 ms a worker, at its first task, before), and last :mod:`.preforked`
 #: (Dask's version report, made once for every worker). One that fails to import is left
 #: for the worker to import (``multiprocessing`` skips it).
 WORKER_MODULES = (
     "distributed",
-    "neardup.distributed.job",
+    "neardup.distributed.executor",
     "neardup.methods._kernel",
     "neardup.methods.kernel",
     "neardup.methods.shingle_methods",

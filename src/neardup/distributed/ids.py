@@ -28,7 +28,7 @@ import numpy as np
 import xxhash
 
 from neardup._array import U64, group_bounds
-from neardup.distributed.shuffle import Table, concat, hash_dest, split
+from neardup.distributed.tables import Table, concat, hash_dest, split
 from neardup.job.prepare import PreparedDocuments
 from neardup.text.units import UniqueIds
 

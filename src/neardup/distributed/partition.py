@@ -29,7 +29,7 @@ from neardup._array import (
 )
 from neardup.distributed.ids import new_ids
 from neardup.distributed.io import Block, as_given, block_items
-from neardup.distributed.shuffle import Table, concat, hash_dest, range_dest, split
+from neardup.distributed.tables import Table, concat, hash_dest, range_dest, split
 from neardup.job.decide import decide, signature_scores, sketch_prefilter
 from neardup.job.pairs import pair_lines
 from neardup.job.pipeline import decision_of

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from neardup.distributed.shuffle import range_dest
+from neardup.distributed.tables import range_dest
 from neardup.job.pairs import pair_lines
 from neardup.methods.base import Prepared
 from neardup.methods.plan import plan_for
@@ -154,7 +154,7 @@ def keep_whole(
     written as part 0 (the other parts empty).
 
     For jobs whose decided pairs fit one worker
-    (:data:`neardup.distributed.job.WHOLE_KEEP_PAIRS`): the distributed stages (rounds of
+    (:data:`neardup.distributed.stages.WHOLE_KEEP_PAIRS`): the distributed stages (rounds of
     label propagation, three shuffles) cost Dask one task per piece, which at a million
     documents is most of the job's time; this is one task.
 

@@ -311,32 +311,32 @@ class Job:
 
 class Executor(Protocol):
     """What runs a :class:`Job`: the in-process job (:mod:`neardup.job.executors.local`),
-    a pool of worker processes (:mod:`neardup.job.executors.pool`) or a Dask cluster
-    (:mod:`neardup.distributed.executor`). Every executor gives the same
+    a pool of worker processes (:mod:`neardup.job.executors.pool`), a Dask cluster
+    (:mod:`neardup.distributed.executor`) or the Dask plan in this process
+    (:mod:`neardup.distributed.inline`). Every executor gives the same
     :class:`DedupResult`: the same pairs, clusters, dropped and skipped rows, and a summary
     with the same keys (:func:`job_summary`; its own figures under ``summary["executor"]``).
 
+    The stages are read -> prepared -> signed -> candidates -> decided -> clusters ->
+    kept -> written, each written once (the prepare kernel, :func:`plan_for`'s signer
+    and candidates, :func:`neardup.job.decide.decide`, :func:`neardup.job.cluster.keepers`,
+    :func:`neardup.output.write_table`, :class:`~neardup.text.units.UniqueIds`,
+    :func:`job_summary`) and run two ways:
+
+    - over the whole corpus in this process (:func:`run_here`: the local and pool
+      executors; the pool maps the read units to its worker processes);
+    - over the input's partitions, as tasks that the executor maps, shuffles and gathers
+      (:func:`neardup.distributed.stages.run_partitioned` over a
+      :class:`neardup.distributed.tasks.TaskRunner`: the Dask and inline executors).
+
     A new executor is one module with a class implementing this protocol, given to
-    :func:`dedup` as ``executor=`` (or named in :data:`EXECUTORS`). An executor that
-    cannot run a job refuses it in :meth:`run`, before any work, with a
-    :class:`~neardup.errors.ParameterError` naming what it cannot run.
-
-    The stages (read -> prepared -> signed -> candidates -> decided -> clusters -> kept
-    -> written) and how each executor runs them; every one uses the same stage code:
-
-    - read, prepared: :func:`run_here` in input order (the pool maps read units to its
-      workers); Dask maps a task a block (:func:`neardup.distributed.partition.ingest`).
-    - repeated ids: :class:`~neardup.text.units.UniqueIds` in input order; Dask shuffles
-      the ids by hash and runs the same :class:`UniqueIds` over the clashes in one task
-      (:mod:`neardup.distributed.ids`): the same ids and warning.
-    - signed: in one process; Dask maps (a fit: a tree reduction of statistics, then map).
-    - candidates, decided: in one process; Dask shuffles keys by hash (gathered to one
-      task when small) and maps the verification a partition.
-    - clusters, kept: :func:`neardup.job.cluster.keepers`; Dask runs them in one task, or
-      by label propagation and shuffles when the pairs are many, with the same keep rule.
-    - written: :func:`neardup.output.write_table` a table and
-      :func:`~neardup.output.write_summary` last; Dask writes a piece a partition through
-      it, merged in partition order (:func:`~neardup.output.merge_tables`).
+    :func:`dedup` as ``executor=`` (or named in :data:`EXECUTORS`); one running the
+    partitioned job (Ray, say) implements a :class:`~neardup.distributed.tasks.TaskRunner`
+    (``submit`` and ``gather``; ``map``, ``shuffle``, ``wait``, ``holders``, ``workers``
+    optional) and calls ``run_partitioned`` in its ``run``, as
+    :mod:`neardup.distributed.inline` does. An executor that cannot run a job refuses it
+    in :meth:`run`, before any work, with a :class:`~neardup.errors.ParameterError` naming
+    what it cannot run.
 
     Attributes:
         name: the executor's name (``summary["executor"]["name"]``).
@@ -357,12 +357,13 @@ class Executor(Protocol):
         ...
 
 
-#: Executor name -> ``module:class`` (imported when named: the Dask executor sits above
-#: the job, in :mod:`neardup.distributed`, and imports Dask when it runs).
+#: Executor name -> ``module:class`` (imported when named: the partitioned executors sit
+#: above the job, in :mod:`neardup.distributed`; the Dask one imports Dask when it runs).
 EXECUTORS: dict[str, str] = {
     "local": "neardup.job.executors.local:InProcess",
     "pool": "neardup.job.executors.pool:ProcessPool",
     "dask": "neardup.distributed.executor:DaskExecutor",
+    "inline": "neardup.distributed.inline:InlineExecutor",
 }
 
 

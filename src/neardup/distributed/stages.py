@@ -1,33 +1,42 @@
-"""The corpus dedup job on a Dask cluster (:mod:`.executor`): same outputs as the local job.
+"""The dedup job over the partitions of its input, as tasks that an executor maps,
+shuffles and gathers (:class:`~.tasks.TaskRunner`): the Dask executor runs them on a
+cluster (:mod:`.executor`), the inline executor in this process (:mod:`.inline`); the
+outputs are the local job's, byte for byte.
 
-Plan (every arrow between partitions is a task-based shuffle, :mod:`.shuffle`):
+The stages, each a function of its inputs run as tasks (:mod:`.partition` and the
+modules named), every arrow between partitions a :meth:`~.tasks.TaskRunner.shuffle`:
 
-1. ``ingest``: input blocks (planned by the local job's planner, :func:`.io.plan_local`:
-   JSONL byte ranges, Parquet row groups, other record files, document files and skip
-   rows) -> documents (the local reader) -> canonical tokens -> shingle sets, per partition;
-2. ``ids``: a shuffle by id hash finds repeated ids, renamed in one task by the local
-   job's renamer (:mod:`.ids`: the same ids and warning); short documents are
-   skipped; each partition counts its documents and the client turns the counts into
-   offsets, so a document's global index (offset + position) is its index in the local job;
-3. ``sign``: the method's signatures per partition (methods that need a fit: per-partition
-   statistics are merged on the cluster, fitted once, then every partition signs);
-4. ``candidates``: grouping keys (LSH band keys, or the exact keys) shuffled by key; each
+1. read, prepared (``ingest``): input blocks (planned by the local job's planner,
+   :func:`.io.plan_local`: JSONL byte ranges, Parquet row groups, other record files,
+   document files and skip rows) -> documents (the local reader) -> canonical tokens ->
+   shingle sets, mapped a task a block;
+2. ids: a shuffle by id hash finds repeated ids, renamed in one task by the local job's
+   renamer (:mod:`.ids`: the same ids and warning); short documents are skipped; each
+   partition counts its documents and the driver turns the gathered counts into offsets,
+   so a document's global index (offset + position) is its index in the local job;
+3. signed: the method's signatures per partition (methods that need a fit: per-partition
+   statistics are merged by a tree of tasks, fitted once, then every partition signs);
+4. candidates: grouping keys (LSH band keys, or the exact keys) shuffled by key; each
    bucket gives its pairs (an oversized bucket a star from its earliest document) which
    are shuffled to the partition of their earlier document and deduplicated (up to
    :data:`WHOLE_KEY_DOCS` documents, one task over every partition's keys, which also
    screens them by the sketch prefilter on the sketches' low bytes);
-5. ``verify``: each partition fetches from the later partitions only the documents its
+5. decided: each partition fetches from the later partitions only the documents its
    pairs need (the fetch runs where those documents live), computes exact resemblance and
    containment on the shingle sets and writes its ``pairs.jsonl`` part;
-6. ``cluster``: connected components by large-star/small-star over the edge table
-   (:mod:`.components`), then clusters, keep decisions and dropped reasons (:mod:`.clusters`);
-7. ``write``: part files merged in partition order, ``summary.json`` last.
+6. clusters, kept: connected components by large-star/small-star over the edge table
+   (:mod:`.components`), then clusters, keep decisions and dropped reasons
+   (:mod:`.clusters`), or the local job's stages in one task when the pairs are few
+   (:mod:`.whole`);
+7. written: part files merged in partition order, ``summary.json`` last
+   (:func:`neardup.output.merge_tables`, :func:`~neardup.output.write_summary`).
 
-The client only ever holds per-partition counts, offsets and fingerprints (and, for fit
-methods, the merged vocabulary statistics). Supported: the methods of :mod:`.grouping`,
-``measure="resemblance"``; see ``docs/distributed.md`` for the differences from the local job.
-With ``against`` (``dedup B --against A``) A's partitions come first and steps 4-6 are one
-task running the local job's code (:mod:`.whole`: ``against_pairs``, ``keep_against``).
+The driver (this process) only ever holds per-partition counts, offsets and fingerprints
+(and, for fit methods, the merged vocabulary statistics). Every method runs, with both
+measures (:mod:`.grouping` says how); see ``docs/distributed.md`` for the differences
+from the local job. With ``against`` (``dedup B --against A``) A's partitions
+come first and steps 4-6 are one task running the local job's code (:mod:`.whole`:
+``against_pairs``, ``keep_against``).
 """
 
 from __future__ import annotations
@@ -35,21 +44,22 @@ from __future__ import annotations
 import os
 import resource
 import time
+from collections import deque
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
 from neardup.distributed import clusters as cl
-from neardup.distributed import forkserver, ids, io
+from neardup.distributed import ids, io
 from neardup.distributed import partition as pt
 from neardup.distributed.components import component_labels
 from neardup.distributed.result import read_result
-from neardup.distributed.shuffle import shuffle
+from neardup.distributed.tasks import TaskRunner
 from neardup.distributed.whole import decide_whole, keep_whole
-from neardup.errors import check_int
+from neardup.errors import ParameterError
 from neardup.job.decide import decision_summary
 from neardup.job.pairs import PairTable
 from neardup.job.pipeline import (
@@ -64,6 +74,7 @@ from neardup.job.prepare import kernel_of
 from neardup.methods.base import Method
 from neardup.methods.plan import plan_for
 from neardup.output import merge_tables, prepare_out_dir, write_summary, write_table
+from neardup.text.read import as_read_options
 from neardup.text.units import ReadOptions, renamed_warning
 
 DEFAULT_BLOCK_BYTES = 64 << 20
@@ -85,39 +96,87 @@ WHOLE_VERIFY_PAIRS = 1_000_000
 #: rows.
 WHOLE_KEY_DOCS = 2_000_000
 
-#: Input bytes up to which the job's own ``LocalCluster`` has its blocks' lines counted on
-#: the client while it starts (:func:`_lines_counted_here`): 40 ms at 226 MB here, in the
-#: 0.1 s the start takes; a million documents (2.3 GB, 0.4 s) are counted by the workers.
-COUNT_HERE_BYTES = 512 << 20
+#: Read options that select the files of directory inputs or cut the stream, which the
+#: partition planner does not apply (:func:`neardup.distributed.io.plan_local`).
+_LOCAL_SELECTION = ("glob", "include", "exclude", "recursive", "limit")
 
 
-def run_on_dask(
+def refuse_unplanned(job: Job, executor: str) -> None:
+    """Refuse, before any work, what the partitioned job cannot run (``executor``: the
+    executor's name, for the message).
+
+    Raises:
+        ParameterError: ``keep_by`` (the tasks decide without the record fields),
+            documents or texts as the source (the tasks read input paths), or a read
+            option that selects files or cuts the stream (``include``, ``exclude``,
+            ``recursive``, ``glob``, ``limit``).
+    """
+    if job.field_reader is not None:
+        raise ParameterError(
+            "keep_by",
+            job.options.keep_by,
+            f"None with the {executor} executor (its tasks decide without the record "
+            "fields); use the local or pool executor, or the result's clusters",
+        )
+    for group in job.groups:
+        if not _are_paths(group):
+            raise ParameterError(
+                "source",
+                type(group).__name__,
+                f"input paths (files, directories, globs or URLs) with the {executor} "
+                "executor (its tasks read them); use the local or pool executor",
+            )
+    default = as_read_options(None)
+    for name in _LOCAL_SELECTION:
+        value = getattr(job.read_options, name)
+        if value != getattr(default, name):
+            raise ParameterError(
+                name, value, f"{getattr(default, name)!r} with the {executor} executor"
+            )
+
+
+def _are_paths(group: Any) -> bool:
+    return isinstance(group, list | tuple) and all(isinstance(p, str | os.PathLike) for p in group)
+
+
+def job_inputs(job: Job) -> tuple[list[str], list[str]]:
+    """A job's input paths: A's (``--against``; else empty) and the source's."""
+    a_inputs = [os.fspath(p) for p in job.groups[0]] if len(job.groups) > 1 else []
+    return a_inputs, [os.fspath(p) for p in job.groups[-1]]
+
+
+def run_partitioned(
     job: Job,
-    a_inputs: list[str],
-    inputs: list[str],
+    tasks: TaskRunner,
+    blocks: list[io.Block],
+    k: int,
     *,
-    out_dir: str | os.PathLike[str] | None,
-    client: Any,
-    scheduler: str | None,
-    workers: int | None,
-    block_bytes: int,
-    reduce_partitions: int | None,
+    executor: str,
+    out_dir: str,
+    reduce_partitions: int | None = None,
+    counted: Future[list[int]] | None = None,
 ) -> DedupResult:
-    """Run ``job`` (its method and options resolved) on the input paths ``inputs`` and,
-    with ``against``, A's ``a_inputs``: the Dask executor's run
-    (:class:`neardup.distributed.executor.DaskExecutor`, whose attributes the other
-    arguments are). The result is read back from ``out_dir``'s files."""
-    meth, opts = job.method, job.options
-    # derived parameters (an LSH's bands and rows: 25 ms) made here, before the cluster
-    # starts, and pickled with the method into every task: not made again in each worker
-    meth.params()
-    blocks, k = plan_blocks(a_inputs, inputs, block_bytes, job.read_options)
-    with _out(out_dir) as out, _client(client, scheduler, workers, blocks) as (cli, counted):
-        run = _Job(cli, meth, opts, job.read_options, out, reduce_partitions)
-        if len(job.groups) > 1:
-            run.against = (a_inputs, job.within)
-        summary, ids, pairs = run.run(blocks, k, counted)
-        return read_result(out, ids, pairs, summary, against=run.first)
+    """Run ``job`` (its method and options resolved; :func:`refuse_unplanned` passed)
+    over the partitions ``blocks`` (:func:`plan_blocks`: A's ``k`` first) on ``tasks``:
+    the partitioned executors' run (``executor``: its name, for the summary). The tasks
+    write the result's files into ``out_dir`` (a directory every task can write); the
+    result is read back from them.
+
+    Args:
+        reduce_partitions: outputs of the shuffles (None: :func:`reduce_count` for the
+            workers running).
+        counted: the blocks' line counts (:func:`~.io.count_lines`), a future made while
+            the executor started, or None (counted by tasks).
+    """
+    # derived parameters (an LSH's bands and rows: 25 ms) made here, before any task, and
+    # pickled with the method into every task: not made again in each worker
+    job.method.params()
+    run = _Job(tasks, job.method, job.options, job.read_options, out_dir, reduce_partitions)
+    run.name = executor
+    if len(job.groups) > 1:
+        run.against = (list(job.groups[0]), job.within)
+    summary, ids, pairs = run.run(blocks, k, counted)
+    return read_result(out_dir, ids, pairs, summary, against=run.first)
 
 
 def plan_blocks(
@@ -147,99 +206,15 @@ def plan_blocks(
 
 
 @contextmanager
-def _lines_counted_here(blocks: Sequence[io.Block]) -> Iterator[Future[list[int]] | None]:
-    """The blocks' line counts (:func:`~.io.count_lines`), a future counted in a thread of
-    this process while the ``with`` block runs (the start of the job's own
-    ``LocalCluster``), when every block is a range of a local JSONL file and they hold at
-    most :data:`COUNT_HERE_BYTES`; else None (the workers count them, after the start).
-    The client only waits while the cluster starts (for the workers' fork server and
-    their registration), and the count (a memory map, numpy without the GIL) fits in that
-    wait: the workers' count cost the job 40-60 ms more at 100,000 documents."""
-    local = all(b.kind == "jsonl" and io.is_local(b.url) for b in blocks)
-    if not local or sum(b.end - b.start for b in blocks) > COUNT_HERE_BYTES:
-        yield None
-        return
-    with ThreadPoolExecutor(1, thread_name_prefix="neardup-count") as pool:
-        yield pool.submit(lambda: [io.count_lines(b) for b in blocks])
-
-
-@contextmanager
-def _out(out_dir: str | os.PathLike[str] | None) -> Any:
+def out_dir_of(out_dir: str | os.PathLike[str] | None) -> Iterator[str]:
+    """``out_dir`` as a string, or a temporary local directory removed at the end."""
     if out_dir is not None:
         yield os.fspath(out_dir)
         return
     import tempfile
 
-    with tempfile.TemporaryDirectory(prefix="neardup-dask-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="neardup-job-") as tmp:
         yield tmp
-
-
-@contextmanager
-def _client(
-    client: Any, scheduler: str | None, workers: int | None, blocks: Sequence[io.Block]
-) -> Iterator[tuple[Any, Future[list[int]] | None]]:
-    """The client to run on (``client``, one for ``scheduler``, else one of a
-    ``LocalCluster`` of ``workers`` started here and closed at the end) and the blocks'
-    line counts where they were counted here while that cluster started
-    (:func:`_lines_counted_here`; else None)."""
-    if client is not None:
-        yield client, None
-        return
-    from distributed import Client
-
-    if scheduler is not None:
-        with Client(scheduler) as cli:
-            yield cli, None
-        return
-    n = check_int("workers", workers if workers is not None else 2, low=1)
-    with (
-        _lines_counted_here(blocks) as counted,
-        local_cluster(workers=n) as cluster,
-        Client(cluster) as cli,
-    ):
-        yield cli, counted
-
-
-def local_cluster(*, workers: int = 2, processes: bool = True, **kwargs: Any) -> Any:
-    """A ``distributed.LocalCluster`` of ``workers`` workers, one thread each, with no
-    dashboard, no probe of port 8787, glibc's default allocator thresholds
-    (:func:`_worker_environ`) and no statistical profiler in the workers (it samples the
-    task thread's stack every 10 ms, for the dashboard this cluster does not serve).
-    Worker processes are forked from a fork server that has imported Dask and the job's
-    modules (:mod:`.forkserver`; spawned where the platform has none).
-
-    ``dashboard_address=None`` turns the dashboard off but the scheduler's HTTP server (its
-    health and metrics routes) still binds the default port 8787, and warns "Port 8787 is
-    already in use" beside another cluster. Here it binds a free port on the loopback
-    interface (``127.0.0.1:0``) and the dashboard stays off (``dashboard=False``).
-
-    Args:
-        workers: number of workers (>= 1).
-        processes: worker processes (True) or threads of this process.
-        **kwargs: further ``LocalCluster`` arguments (``memory_limit``, ...).
-
-    Raises:
-        ParameterError: ``workers`` < 1.
-    """
-    import dask
-
-    from distributed import LocalCluster
-
-    n = check_int("workers", workers, low=1)
-    settings = {
-        "distributed.nanny.pre-spawn-environ": _worker_environ(),
-        "distributed.worker.profile.enabled": False,  # a nanny hands its config to its worker
-        **(forkserver.dask_settings() if processes else {}),
-    }
-    with dask.config.set(settings):
-        return LocalCluster(
-            n_workers=n,
-            threads_per_worker=1,
-            processes=processes,
-            dashboard_address="127.0.0.1:0",
-            scheduler_kwargs={"dashboard": False},
-            **kwargs,
-        )
 
 
 def reduce_count(n_parts: int, n_workers: int) -> int:
@@ -253,36 +228,21 @@ def reduce_count(n_parts: int, n_workers: int) -> int:
     return min(want, max(2, n_parts))
 
 
-def _worker_environ() -> dict[str, Any]:
-    """The environment Dask sets in a worker process before it starts, without
-    ``MALLOC_TRIM_THRESHOLD_``.
-
-    Dask sets it (to 65536) so that freed memory goes back to the system at once; setting
-    it turns off glibc's adaptive mmap threshold, so that every array over 128 KiB is a
-    fresh mapping whose pages fault in one by one: the job's numpy stages ran twice as
-    long there as in a plain process (``split_keys`` 0.23 s, 0.12 s of it in the kernel,
-    against 0.12 s; 20,000 page faults against 20). The nanny reads this when it is made,
-    so a restarted worker has it too."""
-    import dask
-
-    environ = dict(dask.config.get("distributed.nanny.pre-spawn-environ", default={}) or {})
-    environ.pop("MALLOC_TRIM_THRESHOLD_", None)
-    return environ
-
-
 class _Job:
-    """One run: holds futures of the partitions between stages."""
+    """One run: holds handles of the partitions between stages (``tasks``' results)."""
 
     def __init__(
         self,
-        client: Any,
+        tasks: TaskRunner,
         meth: Method,
         opts: DedupOptions,
         read_options: ReadOptions | dict[str, Any],
         out_dir: str,
         reduce: int | None,
     ) -> None:
-        self.c = client
+        self.t = tasks
+        #: the executor's name (``summary["executor"]["name"]``)
+        self.name = "tasks"
         self.meth = meth
         self.opts = opts
         #: how the method runs (its ``method`` is ``meth``, fitted in place when it needs it)
@@ -352,14 +312,14 @@ class _Job:
         else:
             t0 = time.perf_counter()
             verified, contained, kept, counts = self._whole(parts, offsets)
-        rows = [self.c.submit(pt.pair_rows, v) for v in verified]  # beside the cluster stage
+        rows = [self.t.submit(pt.pair_rows, v) for v in verified]  # beside the cluster stage
         # clusters need ids and lengths only: let the sets and signatures go
-        parts = [self.c.submit(pt.slim, x) for x in parts]
+        parts = [self.t.submit(pt.slim, x) for x in parts]
         if self.against is not None:  # the keep stage ran in the one task (keep_against)
             done, rounds = kept, 0
         else:
             done, rounds = self._cluster(parts, verified, offsets, r, contained, counts, bound)
-        done, counts, rows, (named, _), (_, self.clashes), screened = self.c.gather(
+        done, counts, rows, (named, _), (_, self.clashes), screened = self.t.gather(
             [done, counts, rows, late, self.renaming, self.screened]
         )
         self._time("verify+cluster", t0)
@@ -408,31 +368,28 @@ class _Job:
         if counted is not None:
             counts = counted.result()
         else:
-            counts = self.c.gather(self.c.map(io.count_lines, blocks, pure=False))
+            counts = self.t.gather(self.t.map(io.count_lines, blocks))
         blocks = io.number_lines(blocks, counts)
-        raw = self.c.map(
+        raw = self.t.map(
             pt.ingest,
             blocks,
             meth=self.meth,
             opts=self.opts,
             read_options=self.read_options,
             whole=self.whole,
-            pure=False,
         )
         n_parts = len(raw)
         renamed = self._renamed(raw)
         held = self._holders(raw)
         parts = [
-            self.c.submit(
+            self.t.submit(
                 pt.finalize,
                 raw[p],
                 self.meth,
                 self.opts,
                 renamed[p],
                 whole=self.whole,
-                pure=False,
-                workers=held[p],
-                allow_other_workers=held[p] is not None,  # None: the ingest failed
+                where=held[p],  # None: the ingest failed (or one place for all)
             )
             for p in range(n_parts)
         ]
@@ -441,16 +398,16 @@ class _Job:
             parts = self._fit(parts, sign=not self.whole)
         # A's partitions come first (k of them): their skips are A's, not written
         writes = [
-            self.c.submit(pt.write_skipped, x, self.out, p)
+            self.t.submit(pt.write_skipped, x, self.out, p)
             if p >= k
-            else self.c.submit(write_table, self.out, "skipped.jsonl", [], part=p)
+            else self.t.submit(write_table, self.out, "skipped.jsonl", [], part=p)
             for p, x in enumerate(parts)
         ]
-        named = [self.c.submit(pt.part_ids, x) for x in parts]
-        counting = [self.c.submit(pt.part_count, x) for x in parts]
+        named = [self.t.submit(pt.part_ids, x) for x in parts]
+        counting = [self.t.submit(pt.part_count, x) for x in parts]
         if self._keys_early(blocks, counts):  # after the counts: they run first
-            self.keyed = [self.c.submit(pt.part_keys, x, self.meth, self.opts) for x in parts]
-        stats = self.c.gather(counting)
+            self.keyed = [self.t.submit(pt.part_keys, x, self.meth, self.opts) for x in parts]
+        stats = self.t.gather(counting)
         sizes = np.array([s[0] for s in stats], dtype=np.int64)
         offsets = np.zeros(n_parts + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
@@ -483,9 +440,8 @@ class _Job:
         where the scheduler's occupancy estimate sends it, with a copy of the partition
         (up to 1.2 s a partition at a million documents). The duplicate-id shuffle waits
         for every partition anyway, so waiting here delays nothing."""
-        self._wait(futures)
-        where = self.c.who_has(futures)
-        return [list(where.get(f.key, ())) or None for f in futures]
+        self.t.wait(futures)
+        return self.t.holders(futures)
 
     def _renamed(self, raw: list[Any]) -> list[Any]:
         """Per partition: a future of its renamed ids (:mod:`.ids`: the clashes found by a
@@ -499,36 +455,36 @@ class _Job:
 
         n = len(raw)
         r = self._reduce(n)
-        splits = [self.c.submit(ids.split_ids, x, p, r) for p, x in enumerate(raw)]
+        splits = [self.t.submit(ids.split_ids, x, p, r) for p, x in enumerate(raw)]
         buckets = [
-            self.c.submit(
-                ids.bucket_ids, j, *(self.c.submit(operator.getitem, s, j) for s in splits)
+            self.t.submit(
+                ids.bucket_ids, j, *(self.t.submit(operator.getitem, s, j) for s in splits)
             )
             for j in range(r)
         ]
-        clash = [self.c.submit(ids.clashes, b) for b in buckets]
-        names = self.c.submit(ids.first_names, r, *clash)
+        clash = [self.t.submit(ids.clashes, b) for b in buckets]
+        names = self.t.submit(ids.first_names, r, *clash)
         taken = [
-            self.c.submit(ids.taken, b, self.c.submit(operator.getitem, names, j))
+            self.t.submit(ids.taken, b, self.t.submit(operator.getitem, names, j))
             for j, b in enumerate(buckets)
         ]
-        done = self.c.submit(ids.rename, n, *clash, *taken)
-        self.renaming = self.c.submit(operator.getitem, done, slice(1, 3))
-        by_part = self.c.submit(operator.getitem, done, 0)
-        return [self.c.submit(operator.getitem, by_part, p) for p in range(n)]
+        done = self.t.submit(ids.rename, n, *clash, *taken)
+        self.renaming = self.t.submit(operator.getitem, done, slice(1, 3))
+        by_part = self.t.submit(operator.getitem, done, 0)
+        return [self.t.submit(operator.getitem, by_part, p) for p in range(n)]
 
     def _fit(self, parts: list[Any], *, sign: bool) -> list[Any]:
         """Fit the method on the corpus statistics (a tree reduction over the partitions);
         with ``sign``, sign every partition with the fitted method."""
-        stats = [self.c.submit(pt.part_stats, x) for x in parts]
+        stats = [self.t.submit(pt.part_stats, x) for x in parts]
         while len(stats) > 1:  # tree reduction on the cluster
             stats = [
-                self.c.submit(pt.merge_stats, *stats[i : i + 8]) for i in range(0, len(stats), 8)
+                self.t.submit(pt.merge_stats, *stats[i : i + 8]) for i in range(0, len(stats), 8)
             ]
-        self.meth.fit(stats[0].result())
+        self.meth.fit(self.t.gather(stats[0]))
         if not sign:
             return parts
-        return [self.c.submit(pt.sign_fitted, x, self.meth) for x in parts]
+        return [self.t.submit(pt.sign_fitted, x, self.meth) for x in parts]
 
     def _whole(
         self, parts: list[Any], offsets: np.ndarray
@@ -540,14 +496,14 @@ class _Job:
         import operator
 
         against = None if self.against is None else (self.first, self.against[1])
-        done = self.c.submit(
+        done = self.t.submit(
             decide_whole, self.meth, self.opts, offsets, self.out, *parts, against=against
         )
-        found = self.c.submit(operator.getitem, done, 0)
-        verified = [self.c.submit(operator.getitem, found, p) for p in range(len(parts))]
-        contained = self.c.submit(operator.getitem, done, 1)
-        kept = self.c.submit(operator.getitem, done, 2)
-        counts = [self.c.submit(pt.verified_counts, v) for v in verified]
+        found = self.t.submit(operator.getitem, done, 0)
+        verified = [self.t.submit(operator.getitem, found, p) for p in range(len(parts))]
+        contained = self.t.submit(operator.getitem, done, 1)
+        kept = self.t.submit(operator.getitem, done, 2)
+        counts = [self.t.submit(pt.verified_counts, v) for v in verified]
         return verified, contained, kept, counts
 
     def _candidates(
@@ -563,7 +519,7 @@ class _Job:
             cand = self._grouped_candidates(parts, offsets, max_group)
         else:
             cand = self._shuffled_candidates(parts, offsets, r, max_group)
-        sizes: list[int] = self.c.gather([self.c.submit(pt.table_rows, c) for c in cand])
+        sizes: list[int] = self.t.gather([self.t.submit(pt.table_rows, c) for c in cand])
         self._time("candidates", t0)
         return cand, sizes
 
@@ -573,14 +529,14 @@ class _Job:
         """:func:`~neardup.distributed.partition.group_candidates` on every partition's keys."""
         import operator
 
-        keyed = self.keyed or [self.c.submit(pt.part_keys, x, self.meth, self.opts) for x in parts]
+        keyed = self.keyed or [self.t.submit(pt.part_keys, x, self.meth, self.opts) for x in parts]
         self.keyed = None
-        found = self.c.submit(
+        found = self.t.submit(
             pt.group_candidates, max_group, offsets, *keyed, meth=self.meth, opts=self.opts
         )
-        self.screened = self.c.submit(operator.getitem, found, 1)
-        tables = self.c.submit(operator.getitem, found, 0)
-        return [self.c.submit(operator.getitem, tables, p) for p in range(len(parts))]
+        self.screened = self.t.submit(operator.getitem, found, 1)
+        tables = self.t.submit(operator.getitem, found, 0)
+        return [self.t.submit(operator.getitem, tables, p) for p in range(len(parts))]
 
     def _shuffled_candidates(
         self, parts: list[Any], offsets: np.ndarray, r: int, max_group: int | None
@@ -589,11 +545,10 @@ class _Job:
         n_parts = len(parts)
         lookups = self._df(parts, r) if self.plan.set_keys == "prefix" else [[]] * n_parts
         first = [
-            self.c.submit(pt.split_keys, x, int(offsets[p]), self.meth, r, *lookups[p])
+            self.t.submit(pt.split_keys, x, int(offsets[p]), self.meth, r, *lookups[p])
             for p, x in enumerate(parts)
         ]
-        buckets = shuffle(
-            self.c,
+        buckets = self.t.shuffle(
             first,
             pt.passthrough,
             r,
@@ -602,8 +557,7 @@ class _Job:
             combine_args=(max_group, offsets),
             name="buckets",
         )
-        return shuffle(
-            self.c,
+        return self.t.shuffle(
             buckets,
             pt.passthrough,
             n_parts,
@@ -618,10 +572,10 @@ class _Job:
         ``{v, df}`` (its fingerprints' corpus document frequencies, by hash bucket)."""
         import operator
 
-        splits = [self.c.submit(pt.split_values, x, r) for x in parts]
-        pieces = [[self.c.submit(operator.getitem, s, j) for j in range(r)] for s in splits]
-        df = [self.c.submit(pt.sum_df, j, *(own[j] for own in pieces)) for j in range(r)]
-        return [[self.c.submit(pt.lookup_df, df[j], own[j]) for j in range(r)] for own in pieces]
+        splits = [self.t.submit(pt.split_values, x, r) for x in parts]
+        pieces = [[self.t.submit(operator.getitem, s, j) for j in range(r)] for s in splits]
+        df = [self.t.submit(pt.sum_df, j, *(own[j] for own in pieces)) for j in range(r)]
+        return [[self.t.submit(pt.lookup_df, df[j], own[j]) for j in range(r)] for own in pieces]
 
     def _verify(
         self, parts: list[Any], cand: list[Any], sizes: list[int], offsets: np.ndarray
@@ -636,21 +590,19 @@ class _Job:
         bounding the partitions in flight bounds that memory on every worker (fetches run
         only for the partitions being verified).
         """
-        from distributed import as_completed
-
         n_parts = len(parts)
         if sum(sizes) <= WHOLE_VERIFY_PAIRS:
             return self._verify_all(parts, cand, offsets)
         window = max(2, 2 * self._workers())
         verified: list[Any] = [None] * n_parts
         counts: list[Any] = []
-        running = as_completed()
+        running: deque[Any] = deque()
         for p in range(n_parts):
-            if running.count() >= window:
-                counts.append(next(running).result())
+            if len(running) >= window:  # the oldest in flight: verify tasks are alike
+                counts.append(self.t.gather(running.popleft()))
             verified[p] = self._verify_one(parts, cand, offsets, p)
-            running.add(self.c.submit(pt.verified_counts, verified[p]))
-        counts += [f.result() for f in running]
+            running.append(self.t.submit(pt.verified_counts, verified[p]))
+        counts += self.t.gather(list(running))
         return verified, counts
 
     def _verify_all(
@@ -661,22 +613,22 @@ class _Job:
         fetched once a partition; the verified partitions and their counts (futures)."""
         import operator
 
-        named = self.c.submit(pt.named_documents, *cand)
+        named = self.t.submit(pt.named_documents, *cand)
         docs = [
-            self.c.submit(pt.fetch, parts[q], named, int(offsets[q]), self._fetches_signatures)
+            self.t.submit(pt.fetch, parts[q], named, int(offsets[q]), self._fetches_signatures)
             for q in range(len(parts))
         ]
-        done = self.c.submit(pt.verify_all, self.meth, self.opts, self.out, offsets, *cand, *docs)
-        verified = [self.c.submit(operator.getitem, done, p) for p in range(len(parts))]
-        return verified, [self.c.submit(pt.verified_counts, v) for v in verified]
+        done = self.t.submit(pt.verify_all, self.meth, self.opts, self.out, offsets, *cand, *docs)
+        verified = [self.t.submit(operator.getitem, done, p) for p in range(len(parts))]
+        return verified, [self.t.submit(pt.verified_counts, v) for v in verified]
 
     def _verify_one(self, parts: list[Any], cand: list[Any], offsets: np.ndarray, p: int) -> Any:
         n_parts = len(parts)
         fetched = [
-            self.c.submit(pt.fetch, parts[q], cand[p], int(offsets[q]), self._fetches_signatures)
+            self.t.submit(pt.fetch, parts[q], cand[p], int(offsets[q]), self._fetches_signatures)
             for q in range(p + 1, n_parts)
         ]
-        return self.c.submit(
+        return self.t.submit(
             pt.verify,
             parts[p],
             cand[p],
@@ -712,16 +664,15 @@ class _Job:
         propagation and shuffles over the partitions."""
         n_parts = len(parts)
         if bound is None or bound > WHOLE_KEEP_PAIRS:
-            bound = sum(c[2] for c in self.c.gather(counts))
+            bound = sum(c[2] for c in self.t.gather(counts))
         if bound <= WHOLE_KEEP_PAIRS:
-            done = self.c.submit(
+            done = self.t.submit(
                 keep_whole, self.opts, contained, self.out, n_parts, *parts, *verified
             )
             return done, 0
-        edges = [self.c.submit(pt.edges_of, v) for v in verified]
-        labels, rounds = component_labels(self.c, edges, r)
-        attached = shuffle(
-            self.c,
+        edges = [self.t.submit(pt.edges_of, v) for v in verified]
+        labels, rounds = component_labels(self.t, edges, r)
+        attached = self.t.shuffle(
             labels,
             cl.split_to_docs,
             n_parts,
@@ -731,8 +682,7 @@ class _Job:
             combine_args=(offsets,),
             name="attach",
         )
-        groups = shuffle(
-            self.c,
+        groups = self.t.shuffle(
             attached,
             cl.split_by_label,
             r,
@@ -741,8 +691,7 @@ class _Job:
             combine_args=(self.opts.keep, contained),
             name="groups",
         )
-        reasons = shuffle(
-            self.c,
+        reasons = self.t.shuffle(
             groups,
             cl.split_dropped,
             n_parts,
@@ -753,26 +702,26 @@ class _Job:
             name="reasons",
         )
         finals = self._finals(groups, reasons, offsets)
-        n_each = self.c.gather([self.c.submit(cl.cluster_count, f) for f in finals])
+        n_each = self.t.gather([self.t.submit(cl.cluster_count, f) for f in finals])
         first = np.concatenate([[0], np.cumsum(n_each)]).astype(int)
         writes = [
-            self.c.submit(cl.write_clusters, f, int(first[p]), self.out, p)
+            self.t.submit(cl.write_clusters, f, int(first[p]), self.out, p)
             for p, f in enumerate(finals)
         ]
-        dropped = sum(self.c.gather(writes))
+        dropped = sum(self.t.gather(writes))
         return (int(first[-1]), int(dropped)), rounds
 
     def _finals(self, groups: list[Any], reasons: list[Any], offsets: np.ndarray) -> list[Any]:
         import operator
 
         n_parts = offsets.shape[0] - 1
-        g_split = [self.c.submit(cl.split_to_keep, g, offsets) for g in groups]
-        d_split = [self.c.submit(cl.split_to_keep, d, offsets) for d in reasons]
+        g_split = [self.t.submit(cl.split_to_keep, g, offsets) for g in groups]
+        d_split = [self.t.submit(cl.split_to_keep, d, offsets) for d in reasons]
         finals = []
         for p in range(n_parts):
-            gm = [self.c.submit(operator.getitem, s, p) for s in g_split]
-            dm = [self.c.submit(operator.getitem, s, p) for s in d_split]
-            finals.append(self.c.submit(cl.gather_final, p, len(gm), *gm, *dm))
+            gm = [self.t.submit(operator.getitem, s, p) for s in g_split]
+            dm = [self.t.submit(operator.getitem, s, p) for s in d_split]
+            finals.append(self.t.submit(cl.gather_final, p, len(gm), *gm, *dm))
         return finals
 
     def _pairs(self, parts: list[dict[str, np.ndarray]], ids: list[str]) -> PairTable:
@@ -790,12 +739,7 @@ class _Job:
 
     def _workers(self) -> int:
         """The cluster's workers now."""
-        return len(self.c.scheduler_info().get("workers", {}))
-
-    def _wait(self, futures: list[Any]) -> None:
-        from distributed import wait
-
-        wait(futures)
+        return self.t.workers()
 
     def _summary(
         self,
@@ -813,7 +757,7 @@ class _Job:
         sketch prefilter) and the pairs found; the Dask figures under ``executor``."""
         meth = self.meth
         n_cand, n_verified, n_pairs = pair_counts
-        peaks = self.c.run(_peak_mib)
+        peaks = self.t.on_workers(_peak_mib)
         kernel = kernel_of(pt.ingest_config(meth, self.opts, self.read_options, whole=self.whole))
         warnings = lexicon_warnings(self.plan, n + self.first)
         if kernel == "python":
@@ -837,7 +781,7 @@ class _Job:
             renamed_ids=self.renamed,
             verified=n_verified,
             executor={
-                "name": "dask",
+                "name": self.name,
                 "partitions": n_parts,
                 "cc_rounds": rounds,
                 "worker_peak_memory_mib": {k: round(v, 1) for k, v in sorted(peaks.items())},
