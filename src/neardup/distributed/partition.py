@@ -191,12 +191,15 @@ def finalize(
     plan = plan_for(meth, opts)
     raw, n_renamed = (raw, 0) if renamed is None else new_ids(raw, renamed)
     out = screen(raw, no_repeats(raw))
-    sets = raw.sets if out.is_everything(raw) else raw.sets.take(out.take)
+    every = out.is_everything(raw)  # then the arrays as they are: no copy (1 GB at 1M)
+    sets = raw.sets if every else raw.sets.take(out.take)
     sig = None
     if not plan.needs_fit and plan.runs_by_key and not whole:
         rows = raw.rows
-        sig = (meth.from_sets(sets) if rows is None else meth.from_rows(rows[out.take])).data
-    keys = raw.keys if out.is_everything(raw) else raw.keys[out.take]
+        if rows is not None and not every:
+            rows = rows[out.take]
+        sig = (meth.from_sets(sets) if rows is None else meth.from_rows(rows)).data
+    keys = raw.keys if every else raw.keys[out.take]
     return Partition(
         np.array([raw.ids[k] for k in out.accepted.tolist()], dtype=object),
         raw.counts[out.accepted],
