@@ -182,8 +182,10 @@ def run_neardup(path: Path, work: Path, kernel: str = "auto") -> dict[str, Any]:
             pairs.add(tuple(sorted((row["a"], row["b"]))))
     r.pop("stdout")
     r["stages_s"] = summary["seconds"]
+    r["stages_cpu_s"] = summary.get("cpu_seconds", {})  # the main process's CPU a stage
     figures = summary.get("executor", summary)  # top-level in the releases before the executors
     r["worker_seconds"] = figures.get("worker_seconds", {})
+    r["worker_cpu_s"] = figures.get("worker_cpu_seconds")  # the pool's workers' CPU, all
     r["main_peak_mib"] = summary["peak_memory_mib"]
     r["worker_peak_mib"] = figures.get("worker_peak_memory_mib", {}).get("largest", 0.0)
     r["peak_rss_mib"] = round(r["main_peak_mib"] + r["worker_peak_mib"], 1)
@@ -397,7 +399,24 @@ def table(rows: list[dict[str, Any]]) -> str:
         stages = ", ".join(f"{k} {v:.1f}" for k, v in row["neardup"]["stages_s"].items())
         spilled = " (spilled to disk)" if row["neardup"].get("spilled_to_disk") else ""
         lines.append(f"|  | neardup stages (s){spilled} | {stages} | | | | |")
-    return "\n".join(lines)
+    return "\n".join([*lines, "", *stage_table(rows)])
+
+
+def stage_table(rows: list[dict[str, Any]]) -> list[str]:
+    """Markdown lines: neardup's stages at each size, wall seconds against the main
+    process's CPU seconds (all its threads), and the pool's workers' CPU seconds (issue 43:
+    where the main process is in the workers' way)."""
+    lines = ["| docs | stage | wall s | main CPU s | workers' CPU s |", "|---:|---|---:|---:|---:|"]
+    for row in rows:
+        r = row["neardup"]
+        wall, cpu = r["stages_s"], r.get("stages_cpu_s", {})
+        stages = [*[k for k in wall if k != "total"], *[k for k in cpu if k not in wall]]
+        for stage in [*stages, "total"]:
+            workers = r.get("worker_cpu_s") if stage in ("read+prepare", "total") else None
+            cells = [wall.get(stage), cpu.get(stage), workers]
+            shown = " | ".join("" if v is None else f"{v:.2f}" for v in cells)
+            lines.append(f"| {row['docs']:,} | {stage} | {shown} |")
+    return lines
 
 
 def main() -> None:

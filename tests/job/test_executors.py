@@ -337,3 +337,25 @@ def test_cli_engines_write_summaries_with_the_same_keys(tree: Path, tmp_path: Pa
     assert (local["executor"]["name"], dask["executor"]["name"]) == ("pool", "dask")
     res = runner.invoke(app, ["dedup", str(tree), "--engine", "dask", "--jobs", "2"])
     assert res.exit_code == 2 and "--jobs" in res.output and "--workers" in res.output
+
+
+@pytest.mark.parametrize("name", ["local", "pool", "inline"])
+def test_summary_gives_cpu_seconds_per_stage_and_the_workers_cpu(
+    tree: Path, tmp_path: Path, dask_client: Any, name: str
+) -> None:
+    """``cpu_seconds``: this process's CPU per stage (the read and prepare stages' as one
+    figure, ``read+prepare``), its total their sum; a pool's workers' CPU under
+    ``executor.worker_cpu_seconds``: the stage table of issue 43."""
+    result = dedup([str(tree)], executor=_executor(name, tmp_path / name, dask_client))
+    summary = result.summary
+    cpu, wall = summary["cpu_seconds"], summary["seconds"]
+    stages = set(cpu) - {"total"}
+    ingest = "ingest" if name in PARTITIONED else "read+prepare"
+    assert ingest in stages and all(v >= 0 for v in cpu.values())
+    assert stages - {"read+prepare"} <= set(wall)
+    assert cpu["total"] == pytest.approx(sum(cpu[k] for k in stages), abs=1e-5)
+    assert cpu[ingest] > 0  # 18 documents read, prepared and shingled here or waited for
+    workers = summary["executor"].get("worker_cpu_seconds")
+    assert (workers is not None) == (name != "local")
+    if name == "pool":
+        assert workers > 0  # the workers read and prepared the tree

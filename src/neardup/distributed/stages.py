@@ -251,6 +251,10 @@ class _Job:
         self.out = out_dir
         self.reduce = reduce
         self.seconds: dict[str, float] = {}
+        #: this process's (the driver's) CPU seconds per stage
+        self.cpu_seconds: dict[str, float] = {}
+        #: the workers' CPU seconds when the job started (:meth:`run`)
+        self.worker_cpu: dict[str, float] = {}
         self.read = 0
         self.renamed = 0
         #: a future of the renamer's ``(renamed, first clashes)`` (:meth:`_renamed`), and
@@ -280,8 +284,11 @@ class _Job:
         """Whether candidates and decisions run in one task (:mod:`.whole`)."""
         return self.against is not None or not self.plan.runs_by_key
 
-    def _time(self, stage: str, t0: float) -> None:
-        self.seconds[stage] = round(time.perf_counter() - t0, 6)
+    def _time(self, stage: str, t0: tuple[float, float]) -> None:
+        """Record ``stage``'s seconds and this process's CPU seconds since ``t0``
+        (:func:`_started`)."""
+        self.seconds[stage] = round(time.perf_counter() - t0[0], 6)
+        self.cpu_seconds[stage] = round(time.process_time() - t0[1], 6)
 
     def run(
         self, blocks: list[io.Block], k: int, counted: Future[list[int]] | None = None
@@ -297,6 +304,7 @@ class _Job:
         skip writes, counts, pair rows): each wait is a round trip through the scheduler
         (10-50 ms), and the stages between run back to back on the workers."""
         prepare_out_dir(self.out)
+        self.worker_cpu = self.t.on_workers(_cpu_seconds)
         parts, offsets, skip_reasons, late = self._ingest(blocks, k, counted)
         n_parts = len(parts)
         r = self._reduce(n_parts)
@@ -304,13 +312,13 @@ class _Job:
         bound: int | None = None  # at most this many decided pairs (None: not known)
         if not self.whole:
             cand, sizes = self._candidates(parts, offsets, r)
-            t0 = time.perf_counter()
+            t0 = _started()
             verified, counts = self._verify(parts, cand, sizes, offsets)
             del cand
             contained: Any = {}
             bound = sum(sizes)
         else:
-            t0 = time.perf_counter()
+            t0 = _started()
             verified, contained, kept, counts = self._whole(parts, offsets)
         rows = [self.t.submit(pt.pair_rows, v) for v in verified]  # beside the cluster stage
         # clusters need ids and lengths only: let the sets and signatures go
@@ -331,7 +339,7 @@ class _Job:
         n_verified, n_pairs = sum(c[1] for c in counts), sum(c[2] for c in counts)
         ids = [str(i) for part in named for i in part]
         pairs = self._pairs(rows, ids)
-        t0 = time.perf_counter()
+        t0 = _started()
         merge_tables(self.out, n_parts)
         self._time("merge", t0)
         n = int(offsets[-1]) - self.first
@@ -364,7 +372,7 @@ class _Job:
         (futures), their document offsets, the reading skips by reason (gathered: the
         stage's wait) and, left for the job's last wait, futures of the partitions' ids
         (input order) and of their ``skipped.jsonl`` writes."""
-        t0 = time.perf_counter()
+        t0 = _started()
         if counted is not None:
             counts = counted.result()
         else:
@@ -513,7 +521,7 @@ class _Job:
         stage's wait): in one task up to :data:`WHOLE_KEY_DOCS` documents of a method with
         grouping keys (:meth:`_grouped_candidates`), else by two shuffles of ``(slot, key)``
         rows over ``r`` outputs (:meth:`_shuffled_candidates`); the same pairs."""
-        t0 = time.perf_counter()
+        t0 = _started()
         max_group = self.plan.group_limit
         if self.plan.set_keys is None and int(offsets[-1]) <= WHOLE_KEY_DOCS:
             cand = self._grouped_candidates(parts, offsets, max_group)
@@ -758,6 +766,8 @@ class _Job:
         meth = self.meth
         n_cand, n_verified, n_pairs = pair_counts
         peaks = self.t.on_workers(_peak_mib)
+        cpu_now = self.t.on_workers(_cpu_seconds)
+        cpu = sum(v - self.worker_cpu.get(k, 0.0) for k, v in cpu_now.items())
         kernel = kernel_of(pt.ingest_config(meth, self.opts, self.read_options, whole=self.whole))
         warnings = lexicon_warnings(self.plan, n + self.first)
         if kernel == "python":
@@ -775,6 +785,7 @@ class _Job:
             clusters=n_clusters,
             dropped=n_dropped,
             seconds=self.seconds,
+            cpu_seconds=self.cpu_seconds,
             decision=decision_summary(meth, decision_of(self.opts), codes),
             kernel=kernel,
             warnings=warnings,
@@ -785,6 +796,7 @@ class _Job:
                 "partitions": n_parts,
                 "cc_rounds": rounds,
                 "worker_peak_memory_mib": {k: round(v, 1) for k, v in sorted(peaks.items())},
+                "worker_cpu_seconds": round(cpu, 3),
             },
         )
 
@@ -808,3 +820,14 @@ def _reasons(stats: Sequence[tuple[int, dict[str, int], int, int]]) -> dict[str,
 def _peak_mib() -> float:
     """Peak resident memory of this process, MiB (``ru_maxrss``)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds (user + system) this process has used."""
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    return float(used.ru_utime + used.ru_stime)
+
+
+def _started() -> tuple[float, float]:
+    """``(perf_counter, process_time)`` now: a stage's start for :meth:`_Job._time`."""
+    return time.perf_counter(), time.process_time()

@@ -399,23 +399,36 @@ def executor_for(executor: str | Executor | None, **settings: Any) -> Executor:
 
 
 class _Clock:
-    """Seconds per stage (injectable clock for determinism in tests)."""
+    """Seconds per stage (``clock``: injectable for determinism in tests) and this process's
+    CPU seconds (all its threads, ``time.process_time``) per stage where they were taken:
+    the stages run by :meth:`run` and those :meth:`add` is given them for."""
 
     def __init__(self, clock: Any = time.perf_counter) -> None:
         self._clock = clock
         self.seconds: dict[str, float] = {}
+        self.cpu_seconds: dict[str, float] = {}
 
     def run(self, stage: str, fn: Any, *args: Any) -> Any:
-        t0 = self._clock()
+        t0, c0 = self._clock(), time.process_time()
         out = fn(*args)
-        self.add(stage, self._clock() - t0)
+        self.add(stage, self._clock() - t0, time.process_time() - c0)
         return out
 
     def now(self) -> float:
         return float(self._clock())
 
-    def add(self, stage: str, seconds: float) -> None:
+    def add(self, stage: str, seconds: float, cpu_seconds: float | None = None) -> None:
         self.seconds[stage] = round(self.seconds.get(stage, 0.0) + seconds, 6)
+        if cpu_seconds is not None:
+            cpu = self.cpu_seconds.get(stage, 0.0) + cpu_seconds
+            self.cpu_seconds[stage] = round(cpu, 6)
+
+
+def children_cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process's ended and waited-for child processes
+    (``RUSAGE_CHILDREN``): a pool's workers' once it has shut down."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return float(used.ru_utime + used.ru_stime)
 
 
 def dedup(
@@ -579,6 +592,7 @@ def run_here(
     ingest = _Ingest(plan, shingling, timer, keep_docs=not streaming)
     spill = _Spill.make(memory_budget, spill_dir)
     limited = read_options.limit is not None  # a cut stream: one process
+    children0 = children_cpu_seconds()
     if streaming and ingest.fast and all(_is_paths(g) for g in groups) and not limited:
         parallel = _ParallelIngest(ingest, read_options, jobs, plan, spill)
         sets, ids, lengths, skipped, signed = parallel.run(groups, prog)
@@ -588,6 +602,7 @@ def run_here(
         kernel, kernel_note = parallel.kernel, parallel.kernel_note
         bounds = parallel.bounds
     else:
+        c0 = time.process_time()
         if len(groups) == 1:
             ingest.run(*_items(groups[0], read_options, prog), prog)
         else:
@@ -599,6 +614,9 @@ def run_here(
                     ingest.run(items, None, False, prog)
             finally:
                 spool.close()
+        # its CPU as one figure (its wall seconds are split by step: read, prepare...)
+        timer.cpu_seconds.pop("read", None)
+        timer.cpu_seconds["read+prepare"] = round(time.process_time() - c0, 6)
         sets, ids, lengths, skipped, signed = ingest.result()
         read, unique = ingest.read, ingest.unique
         worker_seconds, spilled = {}, False
@@ -640,11 +658,14 @@ def run_here(
     figures: dict[str, Any] = {"name": executor}
     if worker_seconds:
         figures["worker_seconds"] = worker_seconds
+        if worker_seconds["jobs"] > 1:  # worker processes (1: this one, in cpu_seconds)
+            figures["worker_cpu_seconds"] = round(children_cpu_seconds() - children0, 3)
         children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         figures["worker_peak_memory_mib"] = {"largest": round(children / 1024, 1)}
     figures["spilled_to_disk"] = spilled
     summary = job_summary(
-        meth, opts, seconds=timer.seconds, skipped=skipped[a_skipped:],
+        meth, opts, seconds=timer.seconds, cpu_seconds=timer.cpu_seconds,
+        skipped=skipped[a_skipped:],
         candidates=int(cand.shape[0]), pairs=len(pair_table), clusters=len(clusters),
         dropped=len(dropped), decision=decision_summary(meth, decision_of(opts), decided.codes),
         kernel=kernel, warnings=[*warnings, *filter(None, [unique.warning()])],
@@ -1007,7 +1028,7 @@ class _ParallelIngest:
         )
 
         timer = self._ingest._timer
-        t0 = timer.now()
+        t0, c0 = timer.now(), time.process_time()
         spool = Spool()
         merger = UnitMerger(budget=self._spill.budget, spill_dir=self._spill.dir)
         try:
@@ -1025,7 +1046,7 @@ class _ParallelIngest:
         finally:
             spool.close()
         prog.finish("read")
-        timer.add("read+prepare", timer.now() - t0)
+        timer.add("read+prepare", timer.now() - t0, time.process_time() - c0)
         read_s, prepare_s, shingle_s, sign_s = (round(float(x), 6) for x in merger.seconds)
         self.worker_seconds = {
             "jobs": self._jobs,
@@ -1360,6 +1381,7 @@ def job_summary(
     clusters: int,
     dropped: int,
     seconds: Mapping[str, float],
+    cpu_seconds: Mapping[str, float],
     decision: dict[str, Any],
     kernel: str,
     warnings: list[str],
@@ -1375,6 +1397,8 @@ def job_summary(
         meth, opts: the job's method and resolved options; documents: B's documents
             processed; skipped: B's skip rows, or their counts by reason; candidates,
             pairs, clusters, dropped: the stages' counts; seconds: seconds per stage;
+            cpu_seconds: this process's CPU seconds per stage, where they were taken (a
+            pool's or a cluster's workers' under ``executor``);
             decision: :func:`~neardup.job.decide.decision_summary`; kernel: the prepare
             kernel; warnings: lines for the user; renamed_ids: records given their place
             as id (a repeated id); executor: ``{"name": ...}`` and the executor's own
@@ -1410,6 +1434,7 @@ def job_summary(
         "dropped": dropped,
         "removed": dropped,
         "seconds": {**seconds, "total": round(sum(seconds.values()), 6)},
+        "cpu_seconds": {**cpu_seconds, "total": round(sum(cpu_seconds.values()), 6)},
         "peak_memory_mib": round(peak_kib / 1024, 1),
         "decision": decision,
         "kernel": kernel,
