@@ -1,6 +1,6 @@
 """The inline executor: the partitioned dedup job (:mod:`.stages`, the Dask executor's
-plan) run in this process, task by task, without Dask (``dedup(..., executor="inline")``,
-``neardup dedup --engine inline``).
+plan) run in this process, task by task, without Dask (``dedup(..., executor="inline")``;
+a library executor: the command line's ``--engine`` is ``local`` or ``dask``).
 
 Each task runs when it is submitted, on the values of the tasks it names
 (:class:`InlineTasks`), so a partitioned job can be stepped through in a debugger or
