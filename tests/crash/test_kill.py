@@ -54,7 +54,7 @@ def test_add_survives_kills(
         if db == "sqlite"
         else request.getfixturevalue("pg_database")
     )
-    harness = AddHarness(url, corpus, method, f"kill-{uuid.uuid4().hex[:8]}", estimate_s=4.0)
+    harness = AddHarness(url, corpus, method, f"kill-{uuid.uuid4().hex[:8]}")
     _assert_clean(harness.run(kills, random.Random(11)), kills)
 
 
