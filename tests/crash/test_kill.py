@@ -1,8 +1,8 @@
 """SIGKILL ``neardup add``, ``dedup --out``, ``crawl`` and ``serve`` at seeded random points
 (bounded).
 
-24 kills in all (about two and a half minutes on a loaded 2-core machine); the long run,
-``tests/kill_harness.py``, does >= 100. After every kill and every completed run the
+24 kills in all (105 s at load 3 on 2 cores; 145 s before the add kills were timed); the
+long run, ``tests/kill_harness.py``, does >= 100. After every kill and every completed run the
 harness checks (:mod:`crash.harness`): no document lost or stored twice, every stored
 document identical to a clean rebuild's (signature bytes, index rows, term statistics,
 collection stats once complete), no orphan rows, no partial ``dedup`` output claimed
