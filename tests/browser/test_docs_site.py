@@ -1,8 +1,10 @@
 """The documentation site opened from disk (``file://``), as the README promises: a nav link
 opens its page (not a directory listing) and the search box finds a word of the site.
 
-The site is built by ``mkdocs build`` into a temporary folder (Material's offline plugin,
-``use_directory_urls: false``), then opened in Debian's chromium.
+The site is built by ``mkdocs build --strict`` into a temporary folder (Material's offline
+plugin, ``use_directory_urls: false``), then opened in Debian's chromium; or, when the
+environment variable ``NEARDUP_DOCS_SITE`` names a folder, the site built there by the same
+command (``make docs``: ``.ci/run`` builds it beside lint and sets the variable for the tests).
 """
 
 from __future__ import annotations
@@ -24,6 +26,11 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    built = os.environ.get("NEARDUP_DOCS_SITE", "")
+    if built:
+        if not (Path(built) / "index.html").is_file():
+            pytest.fail(f"NEARDUP_DOCS_SITE={built!r} holds no built site (index.html)")
+        return Path(built)
     out = tmp_path_factory.mktemp("site")
     subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(out)],

@@ -330,16 +330,33 @@ class AddHarness:
 
     Args:
         url: database URL; corpus: JSONL; method: the collection's method; tag: unique
-            prefix of the collection names; estimate_s: rough seconds of an uninterrupted add
-            (kill delays are drawn from [0.2, estimate_s]).
+            prefix of the collection names; estimate_s: seconds of an uninterrupted add
+            (kill delays are drawn from [0.2, estimate_s]); ``None``: measured, one
+            uninterrupted ``neardup add`` into a collection ``{tag}-timed`` (a delay past
+            the add's end kills nothing and costs a round: with a fixed 4 s against adds of
+            1 to 2 s, most of them did).
     """
 
-    def __init__(self, url: str, corpus: Path, method: str, tag: str, estimate_s: float) -> None:
+    def __init__(
+        self, url: str, corpus: Path, method: str, tag: str, estimate_s: float | None = None
+    ) -> None:
         self.url, self.corpus, self.method, self.tag = url, corpus, method, tag
-        self.estimate_s = estimate_s
         self.lexical = method in ("tf-ridf", "imatch", "imatch-random", "anchor-words")
         self.ref = reference(url, f"{tag}-ref", corpus, method)
         self.counts = Counts(f"add {method} {url.split(':')[0].split('+')[0]}")
+        self.estimate_s = self._timed(f"{tag}-timed") if estimate_s is None else estimate_s
+
+    def _timed(self, name: str) -> float:
+        """Seconds of an uninterrupted ``neardup add`` of the corpus into a new collection."""
+        from neardup.store import Store
+
+        with Store(self.url) as store:
+            store.create_collection(name, self.method)
+        t0 = time.monotonic()
+        proc = self._start(name)
+        if proc.wait(timeout=1800) != 0:
+            raise RuntimeError(f"the timed add exited {proc.returncode}")
+        return time.monotonic() - t0
 
     def run(self, kills: int, rng: random.Random, *, timeout_s: float = 900) -> Counts:
         """Kill until ``kills`` kills happened; every round ends with a completed add."""
