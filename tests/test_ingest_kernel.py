@@ -89,9 +89,39 @@ def test_a_bad_kernel_choice_fails_before_reading(
         dedup([str(EXAMPLES)], method="minhash-lsh", jobs=1)
 
 
+def _by_prepare_config() -> dict[str, list[str]]:
+    """The built-in methods grouped by the prepare stage they run (their plan's
+    :class:`~neardup.methods.plan.PrepareConfig` at t = 0.5): methods of one group get the
+    same job inputs from a kernel, whatever else they do with them."""
+    from neardup.job.pipeline import decided_options, resolve_method
+    from neardup.methods.plan import plan_for
+
+    groups: dict[str, list[str]] = {}
+    for name in METHODS:
+        opts = DedupOptions(threshold=0.5)
+        meth = resolve_method(name, opts, {})
+        config = plan_for(meth, decided_options(meth, opts)).prepare_config(rows=True, texts=True)
+        groups.setdefault(repr(config), []).append(name)
+    return groups
+
+
+#: One method a prepare config (6 of the 13 today: the shingle methods share one, I-Match
+#: and anchor words another...): the kernel is compared with the numpy path on every
+#: shared set through each distinct prepare stage, job to files; every method is compared
+#: on the examples corpus above, and the prepare outputs on every shared set by
+#: tests/methods/test_kernel.py.
+PREPARE_GROUPS = tuple(group[0] for group in _by_prepare_config().values())
+
+
+def test_every_method_is_in_a_prepare_group() -> None:
+    groups = _by_prepare_config()
+    assert sorted(m for group in groups.values() for m in group) == sorted(METHODS)
+    assert len(PREPARE_GROUPS) == len(groups) >= 5  # at least the kinds the comment names
+
+
 @pytest.mark.data
 @pytest.mark.slow
-@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("method", PREPARE_GROUPS)
 def test_every_shared_set_gives_the_same_files_with_either_kernel(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, method: str
 ) -> None:
