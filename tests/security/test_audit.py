@@ -1,8 +1,9 @@
-"""The dependency audit: wired into CI after the tests, fatal on a vulnerability."""
+"""The dependency audit: wired into CI beside the tests, fatal on a vulnerability."""
 
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -21,9 +22,16 @@ def _audit():  # type: ignore[no-untyped-def]
     return module
 
 
-def test_ci_runs_the_audit_after_the_tests() -> None:
-    run = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
-    assert "make audit" in run and run.index("make audit") > run.index("make test")
+def test_ci_runs_the_audit_and_fails_when_it_fails() -> None:
+    """``.ci/run`` starts ``make audit`` beside lint and the tests (it waits on the
+    network) and fails when it exits non-zero, after the tests' log."""
+    run = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    steps = re.search(r"^steps=\((.*)\)$", run, re.MULTILINE)
+    assert steps is not None and '"make audit"' in steps.group(1)
+    lines = run.splitlines()
+    waits = [i for i, line in enumerate(lines) if 'wait "${pids[$i]}"' in line]
+    assert waits and waits[0] > lines.index('NEARDUP_DOCS_SITE="$(pwd)/site" make test')
+    assert 'failed="$failed ${steps[$i]}' in run and "exit 1; }" in run
     make = (REPO / "Makefile").read_text(encoding="utf-8")
     assert "\naudit: " in make and ".ci/audit.py" in make
     assert "pip-audit" in (REPO / "pyproject.toml").read_text(encoding="utf-8")
