@@ -246,7 +246,7 @@ def add(
             index rows, :func:`neardup.store.adding.ahead_batches`); 0: no reader thread.
 
     Raises:
-        ParameterError: ``ahead`` is negative.
+        ParameterError: ``ahead`` is not an int >= 0.
 
     Returns:
         The :class:`AddReport` of every batch.

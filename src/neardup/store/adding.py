@@ -40,17 +40,18 @@ MERGE_SHARE = 0.5
 #: 4M 43-52 s; 4M appended 7 s; load 5-10, 2026-12-02).
 MERGE_MAX_ROWS = 8_000_000
 #: Documents the reader thread may have prepared ahead of the writer (at least 2 batches):
-#: a merge holds the writer for seconds (8M index rows into 30M: 8-10 s of CPU), and a
-#: reader two batches ahead stalled for its length, while this deep it keeps reading,
-#: preparing and signing and the writer catches up after the merge (at a million
-#: documents, batches of 2,000: 181 s instead of 307 s, the reader spent its CPU during
-#: merges; 2026-12-02, measured under a load of 4-9). About 6 KB a document held.
+#: a merge holds the writer for seconds (4M index rows into 41M: 9 s of CPU), and a reader
+#: two batches ahead stalled for its length, while this deep it keeps reading, preparing
+#: and signing and the writer catches up after the merge. A million documents, batches of
+#: 2,000, with :data:`ADD_SWITCH_S`, two pairs: 181.1 / 132.7 s against 197.0 / 199.5 s with
+#: 2 batches ahead, peak RSS 670 against 342 MiB (2026-12-02, load 3-6); 200,000 documents
+#: gained nothing (36.3 / 41.5 s against 32.1 / 37.2 s: 4 short merges).
 AHEAD_DOCUMENTS = 48_000
 #: The interpreter's switch interval (:func:`sys.setswitchinterval`, 5 ms by default) while
 #: an add runs, in seconds: the writer gives the GIL up in every SQLite statement (a batch of
 #: 2,000 documents runs about 45) and waited up to the interval to take it back from the
-#: busy reader thread. A million documents: 131.4 s instead of 151.8 s (2026-12-02, load
-#: 2.4-4.5). Restored when the last add running in the process ends.
+#: busy reader thread. A million documents: 131.4 / 135.2 s instead of 151.8 / 159.1 s (two
+#: pairs, 2026-12-02, load 2-4.5). Restored when the last add running in the process ends.
 ADD_SWITCH_S = 0.0005
 
 
