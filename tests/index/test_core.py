@@ -8,8 +8,10 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import neardup
+from neardup.errors import ParameterError
 from neardup.index import core
 from neardup.index.codec import fingerprint_shift, verification_set
 from neardup.index.memory import Index
@@ -90,6 +92,26 @@ def test_a_storage_of_four_methods_backs_add_and_check() -> None:
         ]
     (m,) = core.check(storage, meth, index.info, WEB_VANKA, limit=10, k=None).matches
     assert (m.doc_id, m.evidence["score"]) == ("Ванька.txt", 0.998674)
+
+
+def test_batches_prepared_ahead_in_a_thread_are_written_in_input_order() -> None:
+    """`ahead=n`: a reader thread prepares up to n batches while one is written; the rows,
+    their order and the report are those of the inline add (ahead=0)."""
+    index = Index(method="minhash-lsh", threshold=0.5)
+    meth = index._meth
+    shift = fingerprint_shift(meth.shingling.fingerprint)
+    got = {}
+    for ahead in (0, 1, 3):
+        storage = ListStorage(shift)
+        report = core.add(
+            storage, meth, STORIES, min_tokens=index.min_tokens, batch_size=3, ahead=ahead
+        )
+        got[ahead] = (report, [r[0] for r in storage.rows])
+    assert got[1] == got[3] == got[0]
+    assert got[0][0].batches == 6 and got[0][1] == [d.id for d in STORIES]
+    for bad in (-1, True, 1.5):
+        with pytest.raises(ParameterError, match="ahead"):
+            core.add(ListStorage(shift), meth, STORIES, min_tokens=1, batch_size=3, ahead=bad)  # type: ignore[arg-type]
 
 
 def test_the_refit_is_the_same_in_batches_and_fits_before_signing() -> None:

@@ -161,6 +161,41 @@ def test_merge_after(merged: int, after: int) -> None:
     assert merge_after(merged) == after
 
 
+@pytest.mark.parametrize(
+    ("batch_size", "ahead"), [(2000, 24), (1, 48_000), (30_000, 2), (10**6, 2)]
+)
+def test_ahead_batches(batch_size: int, ahead: int) -> None:
+    from neardup.store.adding import ahead_batches
+
+    assert ahead_batches(batch_size) == ahead
+
+
+def test_adds_share_the_short_switch_interval_and_the_last_restores_it() -> None:
+    import sys
+
+    from neardup.store.adding import ADD_SWITCH_S, _SwitchInterval
+
+    before = sys.getswitchinterval()
+    switch = _SwitchInterval()
+    try:
+        sys.setswitchinterval(0.004)
+        with switch.short():
+            assert sys.getswitchinterval() == pytest.approx(ADD_SWITCH_S)
+            with switch.short():  # a second add in another thread
+                pass
+            assert sys.getswitchinterval() == pytest.approx(ADD_SWITCH_S)
+        assert sys.getswitchinterval() == pytest.approx(0.004)
+        sys.setswitchinterval(0.0002)  # shorter already: kept
+        shorter = sys.getswitchinterval()  # as the interpreter rounds it
+        with switch.short():
+            assert sys.getswitchinterval() == shorter
+        with pytest.raises(RuntimeError), switch.short():
+            raise RuntimeError
+        assert sys.getswitchinterval() == shorter
+    finally:
+        sys.setswitchinterval(before)
+
+
 def test_small_batches_write_the_index_directly(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -163,8 +163,6 @@ def chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
         yield chunk
 
 
-#: Prepared batches the reader thread may hold ahead of the writer (``add(ahead=True)``).
-_AHEAD = 2
 #: Seconds an ``add`` that ends early waits for its reader thread to stop.
 _JOIN_S = 30
 
@@ -210,7 +208,7 @@ class Storage(Protocol):
 
     def encode(self, batch: Signed) -> Any:
         """The batch in the storage's form (run in the preparing thread under
-        ``add(ahead=True)``: compression, sorting)."""
+        ``add(ahead=n)``: compression, sorting)."""
         ...
 
     def write(self, batch: Signed, encoded: Any) -> AddReport:
@@ -234,7 +232,7 @@ def add(
     min_tokens: int,
     batch_size: int,
     on_batch: Callable[[AddReport], None] | None = None,
-    ahead: bool = False,
+    ahead: int = 0,
 ) -> AddReport:
     """Add documents to ``storage`` under ``meth``, ``batch_size`` at a time, in input order.
 
@@ -243,15 +241,21 @@ def add(
         items: documents (and text-stage skips, reported back).
         min_tokens: documents with fewer canonical tokens are skipped (``too-short``).
         batch_size: documents a batch; on_batch: called with each written batch's report.
-        ahead: prepare the next batches in a reader thread while one is written (the
-            database backends).
+        ahead: prepare up to this many batches in a reader thread while one is written
+            (the database backends: the reader keeps working while the writer merges its
+            index rows, :func:`neardup.store.adding.ahead_batches`); 0: no reader thread.
+
+    Raises:
+        ParameterError: ``ahead`` is not an int >= 0.
 
     Returns:
         The :class:`AddReport` of every batch.
     """
+    if isinstance(ahead, bool) or not isinstance(ahead, int) or ahead < 0:
+        raise ParameterError("ahead", ahead, "an int >= 0 (batches prepared ahead)")
     report = AddReport(0)
     batches = _prepared(storage, meth, items, min_tokens, batch_size)
-    feed: _Feed | _Inline = _Feed(lambda: batches) if ahead else _Inline(batches)
+    feed: _Feed | _Inline = _Feed(lambda: batches, ahead) if ahead else _Inline(batches)
     with feed:
         for signed, encoded, skipped in feed:
             part = AddReport(0, tuple(skipped), 0)
@@ -439,7 +443,7 @@ def check(
 
 # -- the reader thread ----------------------------------------------------------------------
 class _Inline:
-    """The generator run by its consumer (``add(ahead=False)``), as :class:`_Feed` is used."""
+    """The generator run by its consumer (``add(ahead=0)``), as :class:`_Feed` is used."""
 
     def __init__(self, items: Iterator[Any]) -> None:
         self._items = items
@@ -455,15 +459,15 @@ class _Inline:
 
 
 class _Feed:
-    """Runs a generator in a daemon thread, at most :data:`_AHEAD` items ahead of the
+    """Runs a generator in a daemon thread, at most ``depth`` items ahead of the
     consumer (``with feed: for item in feed``). An exception in the generator is raised in
     the consumer; leaving the ``with`` block early stops the generator at its next item."""
 
     _DONE = object()
 
-    def __init__(self, make: Callable[[], Iterator[Any]]) -> None:
+    def __init__(self, make: Callable[[], Iterator[Any]], depth: int) -> None:
         self._make = make
-        self._queue: queue.Queue[Any] = queue.Queue(maxsize=_AHEAD)
+        self._queue: queue.Queue[Any] = queue.Queue(maxsize=depth)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="neardup-add-reader", daemon=True)
 

@@ -9,7 +9,9 @@ processes adding to one collection lose nothing (:mod:`neardup.store.storage`).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable
+import sys
+import threading
+from collections.abc import Callable, Iterable, Iterator
 
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
@@ -37,6 +39,20 @@ MERGE_SHARE = 0.5
 #: than sorting and appending 4M rows (8M rows into 70M: one merge 31-36 s of CPU, two of
 #: 4M 43-52 s; 4M appended 7 s; load 5-10, 2026-12-02).
 MERGE_MAX_ROWS = 8_000_000
+#: Documents the reader thread may have prepared ahead of the writer (at least 2 batches):
+#: a merge holds the writer for seconds (4M index rows into 41M: 9 s of CPU), and a reader
+#: two batches ahead stalled for its length, while this deep it keeps reading, preparing
+#: and signing and the writer catches up after the merge. A million documents, batches of
+#: 2,000, with :data:`ADD_SWITCH_S`, two pairs: 181.1 / 132.7 s against 197.0 / 199.5 s with
+#: 2 batches ahead, peak RSS 670 against 342 MiB (2026-12-02, load 3-6); 200,000 documents
+#: gained nothing (36.3 / 41.5 s against 32.1 / 37.2 s: 4 short merges).
+AHEAD_DOCUMENTS = 48_000
+#: The interpreter's switch interval (:func:`sys.setswitchinterval`, 5 ms by default) while
+#: an add runs, in seconds: the writer gives the GIL up in every SQLite statement (a batch of
+#: 2,000 documents runs about 45) and waited up to the interval to take it back from the
+#: busy reader thread. A million documents: 131.4 / 135.2 s instead of 151.8 / 159.1 s (two
+#: pairs, 2026-12-02, load 2-4.5). Restored when the last add running in the process ends.
+ADD_SWITCH_S = 0.0005
 
 
 def add(
@@ -50,7 +66,8 @@ def add(
 ) -> AddReport:
     """Add documents to the collection ``info`` (method ``meth``), one transaction per batch,
     then merge the pending index rows (:meth:`neardup.store.Store.add` documents the
-    arguments; the caller recomputes statistics).
+    arguments; the caller recomputes statistics). While the batches are written, the
+    process's switch interval is at most :data:`ADD_SWITCH_S`.
 
     Raises:
         StoreError: the database failed (batches committed before stay committed).
@@ -66,15 +83,16 @@ def add(
             merge(db, info.id)
             merged, storage.unmerged = merged + storage.unmerged, 0
 
-    report = core.add(
-        storage,
-        meth,
-        items,
-        min_tokens=info.min_tokens,
-        batch_size=batch_size,
-        on_batch=written,
-        ahead=True,
-    )
+    with _SWITCH.short():
+        report = core.add(
+            storage,
+            meth,
+            items,
+            min_tokens=info.min_tokens,
+            batch_size=batch_size,
+            on_batch=written,
+            ahead=ahead_batches(batch_size),
+        )
     if storage.unmerged or _has_pending(db, info.id):  # this add's, or an interrupted one's
         merge(db, info.id)
     return report
@@ -88,6 +106,42 @@ def merge_after(merged: int) -> int:
     (with at most 4M pending rows: 12 merges, 199M).
     """
     return int(min(max(MERGE_ROWS, MERGE_SHARE * merged), MERGE_MAX_ROWS))
+
+
+def ahead_batches(batch_size: int) -> int:
+    """Batches of ``batch_size`` documents the reader may prepare ahead of the writer:
+    :data:`AHEAD_DOCUMENTS` of them, at least 2 (e.g. 24 batches of 2,000)."""
+    return max(2, AHEAD_DOCUMENTS // max(1, batch_size))
+
+
+class _SwitchInterval:
+    """:data:`ADD_SWITCH_S` as the switch interval while at least one add runs (adds of
+    several threads share it); the interval found by the first is restored by the last."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running = 0
+        self._saved: float | None = None  # None: the interval was short enough, left alone
+
+    @contextlib.contextmanager
+    def short(self) -> Iterator[None]:
+        with self._lock:
+            if self._running == 0:
+                found = sys.getswitchinterval()
+                self._saved = found if found > ADD_SWITCH_S else None
+                if self._saved is not None:
+                    sys.setswitchinterval(ADD_SWITCH_S)
+            self._running += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._running -= 1
+                if self._running == 0 and self._saved is not None:
+                    sys.setswitchinterval(self._saved)
+
+
+_SWITCH = _SwitchInterval()
 
 
 def recompute_after_add(recompute: Callable[[str], object], name: str) -> None:

@@ -39,6 +39,7 @@ from neardup.index.results import (
 )
 from neardup.methods.base import Method
 from neardup.methods.plan import plan_for
+from neardup.methods.registry import method_class
 from neardup.options import OPTIONS, check_options
 from neardup.store import adding, catalog, checking, documents
 from neardup.store.cache import MethodCache
@@ -350,7 +351,8 @@ class Store:
         result = checking.check(
             self._db, self._cache, name, text_, limit=limit, recompute=self.recompute, k=k
         )
-        if not result.duplicate and plan_for(result.method).needs_fit:
+        # the class's capabilities: plan_for(name) would build the method every check
+        if not result.duplicate and method_class(result.method).capabilities.needs_fit:
             info = self.collection(name)
             warning = empty_lexicon_warning(self._db, info)
             if not warning:  # the collection has keys: has the text a lexicon word?
