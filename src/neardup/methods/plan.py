@@ -246,6 +246,19 @@ class MethodPlan:
         return too_short_detail(count, self.min_tokens) if count < self.min_tokens else None
 
 
+def needs_fit(method: str) -> bool:
+    """Whether the registered method named ``method`` signs with statistics of the whole
+    collection (``plan_for(method).needs_fit``), read from its class, without building the
+    method (a check asks this after every text that matched nothing).
+
+    Raises:
+        ParameterError: an unknown method.
+    """
+    from neardup.methods.registry import method_class
+
+    return bool(method_class(method).capabilities.needs_fit)
+
+
 def plan_for(method: Method | str, options: Settings | None = None) -> MethodPlan:
     """The plan of ``method`` (a method, or a registry name: built with its defaults)
     under ``options`` (default: :class:`PlanOptions`).

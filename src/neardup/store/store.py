@@ -38,8 +38,7 @@ from neardup.index.results import (
     DocumentPage,
 )
 from neardup.methods.base import Method
-from neardup.methods.plan import plan_for
-from neardup.methods.registry import method_class
+from neardup.methods.plan import needs_fit, plan_for
 from neardup.options import OPTIONS, check_options
 from neardup.store import adding, catalog, checking, documents
 from neardup.store.cache import MethodCache
@@ -351,8 +350,8 @@ class Store:
         result = checking.check(
             self._db, self._cache, name, text_, limit=limit, recompute=self.recompute, k=k
         )
-        # the class's capabilities: plan_for(name) would build the method every check
-        if not result.duplicate and method_class(result.method).capabilities.needs_fit:
+        # from the method's class: plan_for(name) would build the method every check
+        if not result.duplicate and needs_fit(result.method):
             info = self.collection(name)
             warning = empty_lexicon_warning(self._db, info)
             if not warning:  # the collection has keys: has the text a lexicon word?
