@@ -16,10 +16,8 @@ from typing import Any, ClassVar
 from neardup.distributed import forkserver, io
 from neardup.distributed.stages import (
     DEFAULT_BLOCK_BYTES,
-    job_inputs,
     out_dir_of,
-    plan_blocks,
-    refuse_unplanned,
+    planned,
     run_partitioned,
 )
 from neardup.distributed.tasks import TaskRunner
@@ -139,9 +137,7 @@ class DaskExecutor:
                 read input paths), or a read option that selects files or cuts the stream
                 (``include``, ``exclude``, ``recursive``, ``glob``, ``limit``).
         """
-        refuse_unplanned(job, self.name)
-        a_inputs, inputs = job_inputs(job)
-        blocks, k = plan_blocks(a_inputs, inputs, self.block_bytes, job.read_options)
+        blocks, k = planned(job, self.name, self.block_bytes)
         with (
             out_dir_of(self.out_dir) as out,
             _client(self.client, self.scheduler, self.workers, blocks) as (cli, counted),

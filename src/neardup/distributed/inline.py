@@ -20,10 +20,8 @@ from typing import Any, ClassVar
 
 from neardup.distributed.stages import (
     DEFAULT_BLOCK_BYTES,
-    job_inputs,
     out_dir_of,
-    plan_blocks,
-    refuse_unplanned,
+    planned,
     run_partitioned,
 )
 from neardup.distributed.tasks import Done, TaskRunner, resolved
@@ -85,11 +83,10 @@ class InlineExecutor:
 
         Raises:
             ParameterError: what the partitioned job cannot run
-                (:func:`~neardup.distributed.stages.refuse_unplanned`).
+                (:func:`~neardup.distributed.stages.refuse_unplanned`, through
+                :func:`~neardup.distributed.stages.planned`).
         """
-        refuse_unplanned(job, self.name)
-        a_inputs, inputs = job_inputs(job)
-        blocks, k = plan_blocks(a_inputs, inputs, self.block_bytes, job.read_options)
+        blocks, k = planned(job, self.name, self.block_bytes)
         with out_dir_of(self.out_dir) as out:
             return run_partitioned(
                 job,

@@ -139,10 +139,19 @@ def _are_paths(group: Any) -> bool:
     return isinstance(group, list | tuple) and all(isinstance(p, str | os.PathLike) for p in group)
 
 
-def job_inputs(job: Job) -> tuple[list[str], list[str]]:
-    """A job's input paths: A's (``--against``; else empty) and the source's."""
+def planned(job: Job, executor: str, block_bytes: int) -> tuple[list[io.Block], int]:
+    """What an executor of the partitioned job does first, before its runtime starts:
+    :func:`refuse_unplanned` (``executor``: its name), then the job's blocks of about
+    ``block_bytes`` (:func:`plan_blocks` of its input paths; A's first) and how many are A's.
+
+    Raises:
+        ParameterError: what :func:`refuse_unplanned` refuses.
+        InputError: what :func:`plan_blocks` raises.
+    """
+    refuse_unplanned(job, executor)
     a_inputs = [os.fspath(p) for p in job.groups[0]] if len(job.groups) > 1 else []
-    return a_inputs, [os.fspath(p) for p in job.groups[-1]]
+    inputs = [os.fspath(p) for p in job.groups[-1]]
+    return plan_blocks(a_inputs, inputs, block_bytes, job.read_options)
 
 
 def run_partitioned(
