@@ -290,6 +290,53 @@ def test_equal_groups_are_the_stable_argsort_groups(
     assert got == want
 
 
+@settings(derandomize=True, max_examples=100, deadline=None)
+@given(
+    st.lists(st.integers(0, 2**64 - 1), min_size=0, max_size=300),
+    st.integers(0, 40),
+    st.integers(0, 40),
+)
+def test_repeated_groups_are_the_equal_groups(keys_: list[int], dups: int, near: int) -> None:
+    """The kernel's screen changes no group, member or member order: repeated keys,
+    singletons and keys that share their top bits with another (the screen's bitmap slot)
+    without being equal."""
+    from neardup._array import equal_groups
+    from neardup.methods import kernel, lsh
+
+    if kernel.compiled() is None:
+        pytest.skip(kernel.missing_reason())
+    keys = np.array(keys_, dtype=np.uint64)
+    if keys.size:
+        rng = np.random.default_rng(dups * 41 + near)
+        keys[rng.integers(0, keys.size, dups)] = keys[rng.integers(0, keys.size, dups)]
+        at = rng.integers(0, keys.size, near)  # same top bits, other low bits
+        keys[at] = keys[rng.integers(0, keys.size, near)] ^ np.uint64(1 << 20)
+    ids = np.arange(keys.size, dtype=np.int64) * 7 + 2
+
+    def groups(found: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list[tuple[int, ...]]:
+        members, starts, sizes = found
+        return sorted(tuple(members[a : a + n]) for a, n in zip(starts, sizes, strict=True))
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(lsh, "_KERNEL_ROWS", 0)
+        assert groups(lsh.repeated_groups(keys, ids)) == groups(equal_groups(keys, ids))
+
+
+def test_the_repeat_pass_marks_every_repeated_key_and_spares_lone_slots() -> None:
+    from neardup.methods import kernel
+
+    compiled = kernel.compiled()
+    if compiled is None:
+        pytest.skip(kernel.missing_reason())
+    bits = 12
+    top = np.array([5, 9, 9, 700, 5, 4095, 8, 8], dtype=np.uint64) << np.uint64(64 - bits)
+    keys = top | np.array([1, 2, 2, 3, 4, 5, 6, 7], dtype=np.uint64)  # 9: equal; 5, 8: top only
+    mark = np.empty(keys.size, dtype=np.uint8)
+    scratch = np.full(2 << (bits - 6), 2**64 - 1, dtype=np.uint64)  # zeroed by the pass
+    compiled.repeat_pass(keys, bits, scratch, mark)
+    assert mark.tolist() == [1, 1, 1, 0, 1, 0, 1, 1]
+
+
 @pytest.mark.parametrize("chunk", [1, 7, 1000])
 def test_band_keys_do_not_depend_on_the_chunk_or_a_memory_map(tmp_path: Path, chunk: int) -> None:
     from neardup.methods.lsh import LSHParams, band_keys

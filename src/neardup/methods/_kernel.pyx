@@ -19,6 +19,8 @@ Two passes, each one loop in C with the GIL released:
   :func:`neardup.methods.lsh.band_keys` computes them.
 * :func:`agree_pass`: candidate pairs -> the number of slots on which their MinHash rows
   agree, as :func:`neardup.methods.lsh.sketch_agreements_numpy` counts them.
+* :func:`repeat_pass`: 64-bit keys -> a mark on every key that may occur twice (its top
+  bits shared with another key): what :func:`neardup.methods.lsh.repeated_groups` sorts.
 
 Every value is computed as the numpy reference computes it (:mod:`neardup.text.xxh64`,
 :mod:`neardup.text.vectorized`, :mod:`neardup.methods.shingles`,
@@ -26,7 +28,7 @@ Every value is computed as the numpy reference computes it (:mod:`neardup.text.x
 """
 
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memcmp, memcpy, memset
 from libcpp.algorithm cimport sort
 from libcpp.vector cimport vector
 
@@ -35,7 +37,7 @@ from neardup.text._jsonchar cimport NOT_BMP, json_char
 
 #: Bumped with every change to this module's functions or their arguments;
 #: neardup.methods.kernel refuses a build of another version (a stale in-place build).
-ABI = 6
+ABI = 7
 
 
 cdef extern from *:
@@ -752,3 +754,27 @@ def agree_pass(const uint64_t[:, ::1] sketches, const int64_t[:, ::1] pairs, int
             for t in range(k):
                 same += a[t] == b[t]
             out[i] = same
+
+
+def repeat_pass(const uint64_t[::1] keys, int bits, uint64_t[::1] scratch, uint8_t[::1] out):
+    """``out[i] = 1`` when another of ``keys`` has the same top ``bits`` bits as
+    ``keys[i]`` (so every key that occurs twice or more is marked), else 0: two passes over
+    two bitmaps of ``2**bits`` bits in ``scratch`` (zeroed here; ``2**(bits - 5)`` words),
+    ``seen`` and ``twice``. ``bits`` is 6-32."""
+    cdef Py_ssize_t n = keys.shape[0], i
+    cdef uint64_t words = (<uint64_t>1) << (bits - 6)
+    cdef uint64_t *seen = &scratch[0]
+    cdef uint64_t *twice = seen + words
+    cdef uint64_t h, w, b
+    cdef int shift = 64 - bits
+    with nogil:
+        memset(seen, 0, 2 * words * sizeof(uint64_t))
+        for i in range(n):
+            h = keys[i] >> shift
+            w = h >> 6
+            b = (<uint64_t>1) << (h & 63)
+            twice[w] |= seen[w] & b
+            seen[w] |= b
+        for i in range(n):
+            h = keys[i] >> shift
+            out[i] = (twice[h >> 6] >> (h & 63)) & 1

@@ -51,7 +51,7 @@ Kernel = Literal["cython", "python"]
 ENV = "NEARDUP_KERNEL"
 KERNEL_CHOICES: tuple[str, ...] = ("auto", "python", "cython")
 #: The version of neardup.methods._kernel this module calls (its ``ABI``).
-_ABI = 6
+_ABI = 7
 #: Output code points a table entry holds at most (longer normalizations: Python path).
 _WIDTH = 4
 
