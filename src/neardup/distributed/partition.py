@@ -435,8 +435,9 @@ def group_candidates(
     """The candidate pairs of every partition in one task, from the keys of all of them
     (:func:`part_keys`, in partition order): the pairs :func:`split_keys`,
     :func:`bucket_pairs` and :func:`unique_candidates` give, found as the local job finds
-    them, one slot at a time (one sort of a slot's keys, :func:`neardup._array.equal_groups`,
-    on :func:`neardup.methods.lsh.thread_map` threads) rather than by one sort of every
+    them, one slot at a time (one sort of a slot's keys that can repeat,
+    :func:`neardup.methods.lsh.repeated_groups`, on :func:`neardup.methods.lsh.thread_map`
+    threads) rather than by one sort of every
     ``(slot, key)`` row.
 
     Where the keys hold the sketches' low bytes (:func:`part_keys` of ``meth`` and
@@ -452,7 +453,7 @@ def group_candidates(
         b``) that passed the screen; and int64 (P,): each partition's candidates that did
         not (all 0 without a screen).
     """
-    from neardup.methods.lsh import thread_map
+    from neardup.methods.lsh import repeated_groups, thread_map
 
     n = int(offsets[-1])
     n_parts = offsets.shape[0] - 1
@@ -467,14 +468,14 @@ def group_candidates(
 
     def slot(j: int) -> np.ndarray:
         if j < 0:  # identical documents: always a star
-            members, starts, sizes = equal_groups(content[live], docs[live])
+            members, starts, sizes = repeated_groups(content[live], docs[live])
             return pairs_in_groups(members, starts, sizes, max_group=2)
         column = np.concatenate([t["keys"][j] for t in held])  # slot j of every partition
         if every_valid:
-            members, starts, sizes = equal_groups(column, docs)
+            members, starts, sizes = repeated_groups(column, docs)
         else:
             valid = np.concatenate([t["valid"][min(j, t["valid"].shape[0] - 1)] for t in held])
-            members, starts, sizes = equal_groups(column[valid], docs[valid])
+            members, starts, sizes = repeated_groups(column[valid], docs[valid])
         return pairs_in_groups(members, starts, sizes, max_group=max_group)
 
     found = thread_map(slot, [CONTENT_SLOT, *range(held[0]["keys"].shape[0])])
