@@ -72,7 +72,7 @@ def test_a_new_sqlite_file_has_the_store_page_size_and_an_old_one_keeps_its_own(
 
     def page_size(store: Store) -> int:
         with store._engines.read.connect() as conn:
-            return int(conn.exec_driver_sql("PRAGMA page_size").scalar())
+            return int(conn.exec_driver_sql("PRAGMA page_size").scalar_one())
 
     with Store(f"sqlite:///{tmp_path / 'new.db'}") as store:
         assert page_size(store) == PAGE_SIZE == 8192
