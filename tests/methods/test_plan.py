@@ -264,3 +264,17 @@ def test_the_plan_says_when_sketches_prefilter() -> None:
     assert plan_for("minhash-lsh", PlanOptions(decision="own")).prefilter_slots is None
     assert plan_for("minhash-lsh", PlanOptions(measure="containment")).prefilter_slots is None
     assert [n for n in sorted(PLANS) if plan_for(n).prefilter_slots is not None] == ["minhash-lsh"]
+
+
+def test_a_shingle_method_makes_its_shingling_once() -> None:
+    """``shingling`` is kept on the (frozen) method: the same object each time, equal to the
+    one its parameters describe, and a method with other parameters has its own."""
+    from neardup.methods.registry import make_method
+    from neardup.methods.shingles import Shingling
+
+    meth = make_method("minhash-lsh", shingle_size=4, seed=7)
+    first = meth.shingling
+    assert meth.shingling is first
+    assert first == Shingling(size=4, step=1, unit="word", fingerprint="xxh64", seed=7)
+    other = make_method("minhash-lsh", shingle_size=3)
+    assert other.shingling == Shingling(size=3) and other.shingling is not first

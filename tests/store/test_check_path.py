@@ -4,6 +4,7 @@ and the upgrade from revision 0005."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 
 import pytest
@@ -144,3 +145,49 @@ def test_add_then_remove_leaves_no_index_rows(store: Store) -> None:
     for doc in docs:
         store.remove(name, doc.id)
     assert store.stats(name)["index_rows"] == 0
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "measure"),
+    [
+        ("minhash-lsh", {}, "resemblance"),
+        ("shingles-full", {}, "containment"),
+        ("megashingles", {}, "resemblance"),
+    ],
+)
+def test_the_kept_plan_gives_the_check_a_plan_made_afresh_gives(
+    store: Store, method: str, params: dict[str, object], measure: str
+) -> None:
+    """A check reuses its collection's plan (kept with the parsed row): the same matches,
+    evidence and token count as the collection core's check making the plan itself, and
+    the kept plan is ``plan_for(meth, info)``."""
+    from neardup.index import core
+    from neardup.methods.plan import plan_for
+    from neardup.store.checking import _checked_collection
+    from neardup.store.storage import DatabaseStorage
+
+    rng = random.Random(5)
+    vocabulary = [f"w{i}" for i in range(3000)]
+    docs = [
+        Document(f"d{i}", " ".join(rng.choice(vocabulary) for _ in range(200))) for i in range(6)
+    ]
+    name = unique("plan")
+    store.create_collection(name, method, params, threshold=0.5, measure=measure)
+    store.add(name, docs)
+    info = store.collection(name)
+    meth = store._method(info)
+    for doc in docs[:3]:
+        query = f"{doc.text} an added closing line"
+        kept = store.check(name, query)
+        again = store.check(name, query)  # the collection's row, method and plan from the cache
+        made = core.check(
+            DatabaseStorage(store._db, info, meth), meth, info, query, limit=10, k=None
+        )
+        assert kept.matches and kept.matches[0].doc_id == doc.id
+        for got in (again, made):
+            assert got.matches == kept.matches
+            assert (got.tokens, got.candidates) == (kept.tokens, kept.candidates)
+    with store._db.check_reads() as conn:
+        c_info, c_meth, c_plan = _checked_collection(store._cache, conn, name)
+    assert c_info == info and c_meth is meth
+    assert c_plan == plan_for(meth, info)

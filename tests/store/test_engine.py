@@ -60,6 +60,37 @@ def test_sqlite_uses_wal(tmp_path: Path) -> None:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
 
 
+def test_a_new_sqlite_file_has_the_store_page_size_and_an_old_one_keeps_its_own(
+    tmp_path: Path,
+) -> None:
+    """A file the store creates gets PAGE_SIZE-byte pages; a file made before with 4096-byte
+    pages (SQLite's default) keeps them, is migrated and works (add, check)."""
+    import sqlite3
+
+    from neardup.store.engine import PAGE_SIZE
+    from neardup.text.types import Document
+
+    def page_size(store: Store) -> int:
+        with store._engines.read.connect() as conn:
+            return int(conn.exec_driver_sql("PRAGMA page_size").scalar_one())
+
+    with Store(f"sqlite:///{tmp_path / 'new.db'}") as store:
+        assert page_size(store) == PAGE_SIZE == 8192
+    old = tmp_path / "old.db"
+    conn = sqlite3.connect(old)
+    conn.execute("PRAGMA page_size = 4096")
+    conn.execute("CREATE TABLE made_before (x INTEGER)")
+    conn.close()
+    text_ = " ".join(f"w{i}" for i in range(100))
+    with Store(f"sqlite:///{old}") as store:
+        assert page_size(store) == 4096
+        store.create_collection("c", "minhash-lsh")
+        store.add("c", [Document("a", text_)])
+        assert [m.doc_id for m in store.check("c", text_).matches] == ["a"]
+    with Store(f"sqlite:///{old}") as store:
+        assert page_size(store) == 4096
+
+
 @pytest.mark.parametrize("url", ["sqlite://", "sqlite:///:memory:"])
 def test_an_in_memory_store_keeps_what_it_is_given(url: str) -> None:
     """The write and read engines share the one in-memory database (each connection to

@@ -72,7 +72,7 @@ from neardup.index.verify import Candidate, Query, select, verify
 from neardup.job.decide import Decision
 from neardup.methods.base import CorpusStats, Method, Prepared, Signature, Signatures, TermBags
 from neardup.methods.keys import key_rows
-from neardup.methods.plan import PlanOptions, plan_for, too_short_detail
+from neardup.methods.plan import MethodPlan, PlanOptions, plan_for, too_short_detail
 from neardup.methods.sets import ShingleSets
 from neardup.options import OPTIONS
 from neardup.text.types import Document, Skipped
@@ -404,6 +404,7 @@ def check(
     *,
     limit: int,
     k: int | None,
+    plan: MethodPlan | None = None,
 ) -> CheckResult:
     """Which documents of ``storage`` does ``text_`` duplicate? (the rules:
     :meth:`neardup.Store.check`).
@@ -413,6 +414,8 @@ def check(
             statistics when ``needs_fit``); info: the collection (name, method, measure,
             threshold, ``min_tokens``, decision).
         text_: the text; limit, k: checked by :func:`neardup.options.check_options`.
+        plan: ``plan_for(meth, info)`` when the caller keeps it (the store's checks reuse
+            their collection's); None: made here when needed.
 
     Raises:
         ParameterError: ``text_`` is not a string.
@@ -421,7 +424,7 @@ def check(
     if not isinstance(text_, str):
         raise ParameterError("text", type(text_).__name__, "a string")
     t0 = time.perf_counter()
-    query = Query.of(meth, text_, min_tokens=info.min_tokens)
+    query = Query.of(meth, text_, min_tokens=info.min_tokens, plan=plan)
     found = storage.candidates(query.keys)
     decision = Decision(
         measure=info.measure,  # type: ignore[arg-type]  # validated when created

@@ -51,7 +51,7 @@ from neardup._array import fmix64
 from neardup.errors import FormatError, ParameterError, UnsupportedMethod
 from neardup.methods.base import Method
 from neardup.methods.keys import KeyRows, key_rows, slot_keys
-from neardup.methods.plan import plan_for
+from neardup.methods.plan import MethodPlan, plan_for
 from neardup.methods.registry import make_method, method_class
 from neardup.methods.sets import ShingleSets
 from neardup.text.canonical import CANONICAL_VERSION, CanonicalForm
@@ -160,13 +160,15 @@ def content_key_rows(sets: ShingleSets) -> KeyRows:
     return KeyRows(live.astype(np.int64), band, np.ascontiguousarray(key).view(np.int64))
 
 
-def collection_keys(meth: Method, sigs: Any, sets: ShingleSets) -> KeyRows:
+def collection_keys(
+    meth: Method, sigs: Any, sets: ShingleSets, *, plan: MethodPlan | None = None
+) -> KeyRows:
     """The index rows of a batch in a collection: the method's keys of ``sigs``
     and, when its plan has a content key (:attr:`~neardup.methods.plan.MethodPlan.content_key`),
     the :func:`content_key_rows` of the batch's full shingle sets ``sets`` (the same
-    documents, in the same order)."""
+    documents, in the same order). ``plan``: ``plan_for(meth)`` when the caller has it."""
     rows = key_rows(meth.keys(sigs))
-    if not plan_for(meth).content_key:
+    if not (plan_for(meth) if plan is None else plan).content_key:
         return rows
     extra = content_key_rows(sets)
     return KeyRows(

@@ -26,7 +26,7 @@ from neardup.index.results import Match
 from neardup.job.decide import Decision, decide
 from neardup.methods.base import Method, Prepared, Signature
 from neardup.methods.measures import overlap
-from neardup.methods.plan import plan_for, too_short_detail
+from neardup.methods.plan import MethodPlan, plan_for, too_short_detail
 from neardup.methods.sets import ShingleSets
 
 #: Most candidates a check verifies (the documents sharing the most index keys).
@@ -50,8 +50,12 @@ class Query:
     keys: np.ndarray
 
     @classmethod
-    def of(cls, meth: Method, text_: str, *, min_tokens: int) -> Query:
-        """The query of ``text_`` under ``meth`` (fitted first when ``needs_fit``).
+    def of(
+        cls, meth: Method, text_: str, *, min_tokens: int, plan: MethodPlan | None = None
+    ) -> Query:
+        """The query of ``text_`` under ``meth`` (fitted first when ``needs_fit``); ``plan``:
+        its :func:`~neardup.methods.plan.plan_for` when the caller has it (a check reuses
+        its collection's), else made here.
 
         Methods signing from the shingle sets alone (``streams``), in a process that has
         loaded the compiled kernel (the service loads it when it starts; ``add`` does),
@@ -65,7 +69,7 @@ class Query:
         Raises:
             InputError: fewer canonical tokens than ``min_tokens``.
         """
-        plan = plan_for(meth)
+        plan = plan_for(meth) if plan is None else plan
         if plan.streams and "neardup.methods.kernel" in sys.modules:
             from neardup.job.prepare import shingle_texts
 
@@ -82,7 +86,7 @@ class Query:
             sets = meth.shingling.batch([tokens])
             terms = tokens if plan.signs_at_add else [term_key(t) for t in tokens]
             sigs = meth.sign([Prepared("query", text_, terms)])
-        keys = collection_keys(meth, sigs, sets).for_row(0)
+        keys = collection_keys(meth, sigs, sets, plan=plan).for_row(0)
         shift = fingerprint_shift(meth.shingling.fingerprint)
         stored = verification_set(sets.get(0), shift=shift)
         return cls(count, stored, meth.signature(sigs, 0), keys)

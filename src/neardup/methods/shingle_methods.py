@@ -111,9 +111,10 @@ class ShingleMethod(MethodBase):
         "max_df": OPTIONS["max_df"].constraint,
     }
 
-    @property
+    @cached_property
     def shingling(self) -> Shingling:
-        """The :class:`Shingling` these parameters describe."""
+        """The :class:`Shingling` these parameters describe (made once per method object:
+        the fields are frozen; a check read it four times)."""
         return Shingling(
             size=self.shingle_size,
             step=self.step,

@@ -1,5 +1,7 @@
 """The store's method cache: each collection's built method, its fitted copy (lexical
-methods) and the parsed collection row a check reuses.
+methods) and the parsed collection row a check reuses, with the method's plan
+(:func:`neardup.methods.plan.plan_for`, made once per collection row instead of three times a
+check).
 
 Thread-safe (one lock). A collection's entries are dropped by :meth:`MethodCache.forget`
 when it is deleted; a fitted method is kept with the marker of the documents it was
@@ -14,10 +16,14 @@ from typing import Any
 from neardup.index.methods import build_method
 from neardup.index.results import CollectionInfo
 from neardup.methods.base import Method
+from neardup.methods.plan import MethodPlan, plan_for
 from neardup.store.catalog import dumps
 
 #: Collections whose parsed row and method a check keeps (cleared when full).
 CHECKED_MAX = 256
+
+#: What a check keeps of a collection: its parsed row, built method and the method's plan.
+Checked = tuple[CollectionInfo, Method, MethodPlan]
 
 
 class MethodCache:
@@ -27,7 +33,7 @@ class MethodCache:
     def __init__(self) -> None:
         self._methods: dict[tuple[int, str], Method] = {}
         self._fitted: dict[int, tuple[tuple[int, int], Method]] = {}
-        self._checked: dict[str, tuple[tuple[Any, ...], CollectionInfo, Method]] = {}
+        self._checked: dict[str, tuple[tuple[Any, ...], Checked]] = {}
         self._lock = threading.Lock()
 
     def method(self, info: CollectionInfo) -> Method:
@@ -61,22 +67,31 @@ class MethodCache:
         with self._lock:
             self._fitted.pop(collection_id, None)
 
-    def checked(self, name: str, raw: tuple[Any, ...]) -> tuple[CollectionInfo, Method] | None:
-        """The collection and method a check kept for ``name``, if its row is still ``raw``."""
+    def checked(self, name: str, raw: tuple[Any, ...]) -> Checked | None:
+        """The collection, method and plan a check kept for ``name``, if its row is still
+        ``raw``."""
         with self._lock:
             cached = self._checked.get(name)
         if cached is not None and cached[0] == raw:
-            return cached[1], cached[2]
+            return cached[1]
         return None
 
     def keep_checked(
         self, name: str, raw: tuple[Any, ...], info: CollectionInfo, meth: Method
-    ) -> None:
-        """Keep a checked collection (all are dropped when :data:`CHECKED_MAX` are kept)."""
+    ) -> Checked:
+        """Keep a checked collection with its plan (``plan_for(meth, info)``), and return
+        them (all are dropped when :data:`CHECKED_MAX` are kept).
+
+        Raises:
+            ParameterError: the method's own rule cannot decide on the collection's measure
+                (:func:`~neardup.methods.plan.plan_for`).
+        """
+        kept = (info, meth, plan_for(meth, info))
         with self._lock:
             if len(self._checked) >= CHECKED_MAX:
                 self._checked.clear()
-            self._checked[name] = (raw, info, meth)
+            self._checked[name] = (raw, kept)
+        return kept
 
     def forget(self, collection_id: int) -> None:
         """Drop everything kept for a collection (it was deleted)."""

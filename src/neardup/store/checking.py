@@ -21,7 +21,7 @@ from neardup.index.results import CheckResult, CollectionInfo
 from neardup.methods.base import Method
 from neardup.methods.plan import plan_for
 from neardup.options import check_options
-from neardup.store.cache import MethodCache
+from neardup.store.cache import Checked, MethodCache
 from neardup.store.catalog import collection_info, marker, valid_name
 from neardup.store.database import Database
 from neardup.store.lookup import collection_row
@@ -50,10 +50,10 @@ def check(
     """
     check_options(limit=limit, k=k)
     with db.check_reads() as conn:  # one pooled connection per check
-        info, meth = _checked_collection(cache, conn, name)
-        if not plan_for(meth, info).needs_fit:
+        info, meth, plan = _checked_collection(cache, conn, name)
+        if not plan.needs_fit:
             storage = DatabaseStorage(db, info, meth, conn)
-            return core.check(storage, meth, info, text_, limit=limit, k=k)
+            return core.check(storage, meth, info, text_, limit=limit, k=k, plan=plan)
     # lexical: fitted on current statistics (may recompute them first)
     meth = query_method(db, cache, info, recompute)
     return core.check(DatabaseStorage(db, info, meth), meth, info, text_, limit=limit, k=k)
@@ -80,12 +80,10 @@ def query_method(
     return fitted
 
 
-def _checked_collection(
-    cache: MethodCache, conn: Connection, name: str
-) -> tuple[CollectionInfo, Method]:
-    """The collection and its method for a check: one raw query for the row; the
-    parsed info and built method are reused while the row stays the same (a collection
-    deleted and created again under the same name has another row).
+def _checked_collection(cache: MethodCache, conn: Connection, name: str) -> Checked:
+    """The collection, its method and the method's plan for a check: one raw query for the
+    row; the parsed info, built method and plan are reused while the row stays the same (a
+    collection deleted and created again under the same name has another row).
 
     Raises:
         CollectionNotFound: no such collection.
@@ -99,6 +97,4 @@ def _checked_collection(
     if cached is not None:
         return cached
     info = collection_info(conn, name)
-    meth = cache.method(info)
-    cache.keep_checked(name, raw, info, meth)
-    return info, meth
+    return cache.keep_checked(name, raw, info, cache.method(info))
