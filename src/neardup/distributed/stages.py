@@ -483,12 +483,14 @@ class _Job:
             for j in range(r)
         ]
         clash = [self.t.submit(ids.clashes, b) for b in buckets]
-        names = self.t.submit(ids.first_names, r, *clash)
+        found = [self.t.submit(ids.sources_of, x, p, *clash) for p, x in enumerate(raw)]
+        names = self.t.submit(ids.first_names, r, n, *clash, *found)
         taken = [
             self.t.submit(ids.taken, b, self.t.submit(operator.getitem, names, j))
             for j, b in enumerate(buckets)
         ]
-        done = self.t.submit(ids.rename, n, *clash, *taken)
+        found += [self.t.submit(ids.sources_of, x, p, *taken) for p, x in enumerate(raw)]
+        done = self.t.submit(ids.rename, n, 2 * r, *clash, *taken, *found)
         self.renaming = self.t.submit(operator.getitem, done, slice(1, 3))
         by_part = self.t.submit(operator.getitem, done, 0)
         return [self.t.submit(operator.getitem, by_part, p) for p in range(n)]
