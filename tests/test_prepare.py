@@ -20,7 +20,6 @@ import pytest
 from neardup.errors import ParameterError
 from neardup.job.pipeline import DedupOptions, dedup
 from neardup.job.prepare import (
-    ChainedSources,
     kernel_of,
     prepare_documents,
     prepare_stream,
@@ -436,21 +435,3 @@ def test_texts_are_read_raw_only_where_the_kernel_tokenizes_them(
     )
     got = prepare_unit(LinesUnit("f.jsonl", "f.jsonl", data, 1), config)
     assert asked == [want_raw] and got.ids == ["a"] and len(got.sets) == 1
-
-
-def test_chained_sources_read_as_the_joined_list() -> None:
-    """The joined batches' sources (:class:`ChainedSources`) are read one by one from the
-    batches as the list of all of them reads: lengths, indexes from either end, slices,
-    iteration, and an index past either end refused; a source is made when it is read."""
-    from neardup.text.read import LineSources
-
-    parts = [LineSources("a.jsonl", 1, 3), [], ["x:1"], LineSources("b.jsonl", 7, 2)]
-    chained = ChainedSources(parts)
-    joined = [s for p in parts for s in p]
-    assert joined == ["a.jsonl:1", "a.jsonl:2", "a.jsonl:3", "x:1", "b.jsonl:7", "b.jsonl:8"]
-    assert len(chained) == 6 and list(chained) == joined
-    assert [chained[k] for k in range(-6, 6)] == joined + joined
-    assert chained[1:5] == joined[1:5] and chained[::-2] == joined[::-2]
-    for k in (6, -7):
-        with pytest.raises(IndexError):
-            chained[k]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import gzip
 import json
 import os
@@ -415,8 +414,8 @@ def test_local_cluster_workers_run_without_the_profiler_and_malloc_trim() -> Non
         assert list(cli.run(worker_settings).values()) == [(False, None)]
 
 
-def test_lines_are_counted_on_the_client_a_block_at_a_time_only_for_local_jsonl(
-    tmp_path: Path,
+def test_lines_are_counted_on_the_client_only_for_local_jsonl_within_the_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from neardup.distributed import io
 
@@ -426,21 +425,15 @@ def test_lines_are_counted_on_the_client_a_block_at_a_time_only_for_local_jsonl(
     assert len(blocks) > 10
     with dask_executor._lines_counted_here(blocks) as counted:
         assert counted is not None
-        counts = [c.result() for c in counted]
-        assert counts == [io.count_lines(b) for b in blocks]
-        assert sum(counts) == 1000
-    # numbered a block at a time as the counts come, as number_lines numbers them all
-    other = [dataclasses.replace(b, url=b.url + "x") for b in blocks[:3]]  # another file
-    both = [*blocks, *other, *blocks[:2]]  # then the first again: numbered from 1
-    both_counts = [*counts, *counts[:3], *counts[:2]]
-    at_once = io.number_lines(both, both_counts)
-    assert [io.numbered(b, both_counts[:i], both) for i, b in enumerate(both)] == at_once
-    want = [1, 1 + counts[0], 1 + sum(counts[:2]), 1, 1 + counts[0]]
-    assert [b.first_line for b in at_once[-5:]] == want
+        assert counted.result() == [io.count_lines(b) for b in blocks]
+        assert sum(counted.result()) == 1000
     gz = tmp_path / "c.jsonl.gz"
     gz.write_bytes(gzip.compress(path.read_bytes()))
     with dask_executor._lines_counted_here([*blocks, *io.make_blocks([str(gz)], 997)]) as counted:
         assert counted is None  # a gzip block: the workers count
+    monkeypatch.setattr(dask_executor, "COUNT_HERE_BYTES", path.stat().st_size - 1)
+    with dask_executor._lines_counted_here(blocks) as counted:
+        assert counted is None  # over the budget
 
 
 def test_own_cluster_numbers_lines_as_the_local_job(tmp_path: Path) -> None:

@@ -81,57 +81,6 @@ def test_blocks_cover_every_line_once_with_its_number(
     assert got == want
 
 
-@settings(max_examples=60, deadline=None)
-@given(
-    lines=st.lists(st.integers(0, 40).map(lambda n: b"x" * n), max_size=25),
-    trailing=st.booleans(),
-    start=st.integers(0, 400),
-    size=st.integers(1, 400),
-    chunk=st.integers(1, 50),
-)
-def test_a_range_read_piece_by_piece_is_cut_as_read_whole(
-    tmp_path_factory: pytest.TempPathFactory,
-    lines: list[bytes],
-    trailing: bool,
-    start: int,
-    size: int,
-    chunk: int,
-) -> None:
-    """A byte range read :data:`~neardup.text.formats.jsonl._CHUNK` bytes at a time gives
-    the units the range read at once gives, cut where the local planner cuts (each ends with
-    the first line that brings it to ``BLOCK_BYTES``; the last given its newline), and the
-    line count of a file read by bytes (not mapped) agrees."""
-    import fsspec
-
-    from neardup.text.formats import jsonl
-
-    data = b"\n".join(lines) + (b"\n" if trailing and lines else b"")
-    path = tmp_path_factory.mktemp("range") / "lines.jsonl"
-    path.write_bytes(data)
-    starts = [0, *(k + 1 for k in range(len(data)) if data[k : k + 1] == b"\n")]
-    spans = zip(starts, [*starts[1:], len(data)], strict=True)
-    whole = b"".join(data[a:b] for a, b in spans if start <= a < start + size and a < len(data))
-    want, at = [], 0
-    while at < len(whole):
-        nl = whole.find(b"\n", at + 16 - 1)
-        cut = len(whole) if nl < 0 else nl + 1
-        want.append(whole[at:cut] if whole[at:cut].endswith(b"\n") else whole[at:cut] + b"\n")
-        at = cut
-    fs = fsspec.filesystem("file")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(jsonl, "_CHUNK", chunk)
-        mp.setattr(jsonl, "BLOCK_BYTES", 16)
-        units = jsonl.range_units(
-            fs, str(path), start, start + size, first_line=1, base="b", shown="s"
-        )
-        assert [u.data for u in units] == want
-        memory = fsspec.filesystem("memory")
-        memory.pipe_file("/range/lines.jsonl", data)
-        lines_read = jsonl.range_lines(memory, "/range/lines.jsonl", start, start + size)
-    assert lines_read == jsonl.range_lines(fs, str(path), start, start + size)
-    assert lines_read == whole.count(b"\n") + (1 if whole and not whole.endswith(b"\n") else 0)
-
-
 @pytest.mark.parametrize("given", ["absolute", "relative"])
 @pytest.mark.parametrize("block_bytes", [1, 1 << 20])
 def test_local_blocks_read_a_mixed_tree_as_the_local_reader(

@@ -7,14 +7,11 @@ object decides, in one task, over the only rows its decisions depend on:
 
 1. :func:`split_ids`: every partition's ids (documents and reading skips) by id hash;
 2. :func:`bucket_ids` + :func:`clashes`: each bucket's rows of ids met more than once;
-3. :func:`sources_of`: each partition's sources of those rows (a renamed record is given
-   its source; the sources of the others are never made nor sent);
-4. :func:`first_names`: :class:`UniqueIds` over those rows in input order gives the names of
+3. :func:`first_names`: :class:`UniqueIds` over those rows in input order gives the names of
    the renamed rows, sent by hash to the buckets;
-5. :func:`taken`: each bucket's rows whose own id is one of those names (a name that an
-   earlier record holds is not free; a later record holding it is renamed in turn), and
-   their sources (:func:`sources_of`);
-6. :func:`rename`: :class:`UniqueIds` over the clashes and those rows in input order: the
+4. :func:`taken`: each bucket's rows whose own id is one of those names (a name that an
+   earlier record holds is not free; a later record holding it is renamed in turn);
+5. :func:`rename`: :class:`UniqueIds` over the clashes and those rows in input order: the
    new ids by partition, the count and the first clashes of the job's warning
    (:meth:`UniqueIds.warning`), the local job's exactly.
 
@@ -26,12 +23,11 @@ record's place, when that place is in turn some record's id.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 
 import numpy as np
 import xxhash
 
-from neardup._array import U64, group_bounds, sorted_unique
+from neardup._array import U64, group_bounds
 from neardup.distributed.tables import Table, concat, hash_dest, split
 from neardup.job.prepare import PreparedDocuments
 from neardup.text.units import UniqueIds
@@ -52,16 +48,17 @@ def _empty() -> Table:
         "pos": np.zeros(0, np.int64),
         "skip": np.zeros(0, bool),
         "id": np.zeros(0, object),
+        "source": np.zeros(0, object),
     }
 
 
 def split_ids(raw: PreparedDocuments, part: int, n_out: int) -> list[Table]:
-    """Rows ``(h, part, pos, skip, id)`` of a raw partition's documents and reading skips
-    (a skipped record's id is taken too, as in the local job), by id hash into ``n_out``
-    pieces. Without their sources: the few that a renamed record needs are looked up
-    (:func:`sources_of`; sending every one was a string a document through the shuffle)."""
+    """Rows ``(h, part, pos, skip, id, source)`` of a raw partition's documents and reading
+    skips (a skipped record's id is taken too, as in the local job), by id hash into
+    ``n_out`` pieces."""
     skip_pos = np.array([p for p, _ in raw.skipped], dtype=np.int64)
     ids = np.array([*raw.ids, *(s.id for _, s in raw.skipped)], dtype=object)
+    sources = np.array([*raw.sources, *(s.source for _, s in raw.skipped)], dtype=object)
     skip = np.zeros(ids.size, bool)
     skip[len(raw.ids) :] = True
     h = _hashes(ids)
@@ -71,19 +68,9 @@ def split_ids(raw: PreparedDocuments, part: int, n_out: int) -> list[Table]:
         "pos": np.concatenate([raw.positions, skip_pos]),
         "skip": skip,
         "id": ids,
+        "source": sources,
     }
     return split(table, hash_dest(h, n_out), n_out)
-
-
-def sources_of(raw: PreparedDocuments, part: int, *tables: Table) -> Table:
-    """``{pos, source}``: the sources of the documents of ``tables``' rows that are this
-    partition's (``part``; reading skips need none: they are never renamed), by position."""
-    pos = [t["pos"][(t["part"] == part) & ~t["skip"]] for t in tables]
-    at = sorted_unique(np.concatenate(pos)) if pos else np.zeros(0, np.int64)
-    index = np.searchsorted(raw.positions, at)
-    assert np.array_equal(raw.positions[index], at)  # positions ascend, documents' only
-    index = index.tolist()
-    return {"pos": at, "source": np.array([raw.sources[i] for i in index], dtype=object)}
 
 
 def bucket_ids(j: int, *pieces: Table) -> Table:
@@ -105,11 +92,9 @@ def clashes(bucket: Table) -> Table:
     return {k: v[keep] for k, v in bucket.items()}
 
 
-def _claimed(tables: Sequence[Table], sources: Sequence[Table]) -> tuple[UniqueIds, Table]:
+def _claimed(tables: tuple[Table, ...]) -> tuple[UniqueIds, Table]:
     """:class:`UniqueIds` run over the rows of ``tables`` in input order (a row met twice
-    counted once), each document's source read from ``sources`` (:func:`sources_of`, a
-    table a partition, in order); it and the renamed rows ``(part, pos, id)`` (the new
-    ids)."""
+    counted once); it and the renamed rows ``(part, pos, id)`` (the new ids)."""
     t = concat(tables) or _empty()
     order = np.lexsort((t["pos"], t["part"]))
     t = {k: v[order] for k, v in t.items()}
@@ -120,16 +105,13 @@ def _claimed(tables: Sequence[Table], sources: Sequence[Table]) -> tuple[UniqueI
     unique = UniqueIds()
     at: list[int] = []
     names: list[str] = []
-    where = [dict(zip(s["pos"].tolist(), s["source"].tolist(), strict=True)) for s in sources]
-    rows = zip(
-        t["skip"].tolist(), t["id"].tolist(), t["part"].tolist(), t["pos"].tolist(), strict=True
-    )
-    for r, (skip, doc_id, part, pos) in enumerate(rows):
+    rows = zip(t["skip"].tolist(), t["id"].tolist(), t["source"].tolist(), strict=True)
+    for r, (skip, doc_id, source) in enumerate(rows):
         if skip:
             unique.note(doc_id)
             continue
         before = unique.renamed
-        new = unique.claim(doc_id, where[part][pos])
+        new = unique.claim(doc_id, source)
         if unique.renamed != before:
             at.append(r)
             names.append(new)
@@ -138,12 +120,10 @@ def _claimed(tables: Sequence[Table], sources: Sequence[Table]) -> tuple[UniqueI
     return unique, renamed
 
 
-def first_names(n_out: int, n_parts: int, *clash_then_sources: Table) -> list[Table]:
-    """The names the clashes alone give their renamed rows (:func:`_claimed`; the clash
-    tables, then the ``n_parts`` partitions' :func:`sources_of` them), by hash into ``n_out``
-    pieces for :func:`taken`."""
-    cut = len(clash_then_sources) - n_parts
-    names = _claimed(clash_then_sources[:cut], clash_then_sources[cut:])[1]["id"]
+def first_names(n_out: int, *clash: Table) -> list[Table]:
+    """The names the clashes alone give their renamed rows (:func:`_claimed`), by hash into
+    ``n_out`` pieces for :func:`taken`."""
+    names = _claimed(clash)[1]["id"]
     return split({"id": names}, hash_dest(_hashes(names), n_out), n_out)
 
 
@@ -157,17 +137,11 @@ def taken(bucket: Table, names: Table) -> Table:
     return {k: v[keep] for k, v in bucket.items()}
 
 
-def rename(
-    n_parts: int, n_tables: int, *tables_then_sources: Table
-) -> tuple[list[Table], int, list[tuple[str, str]]]:
+def rename(n_parts: int, *tables: Table) -> tuple[list[Table], int, list[tuple[str, str]]]:
     """The new ids (:class:`UniqueIds` over the clashes and the :func:`taken` rows, in input
-    order: the first ``n_tables`` tables; then their sources, a :func:`sources_of` table a
-    partition for the clashes and one for the taken rows) as ``{pos, id}`` tables by
-    partition, the number renamed and the first few ``(id, source)`` clashes
-    (:attr:`UniqueIds.first`, for :func:`renamed_warning`)."""
-    tables, found = tables_then_sources[:n_tables], tables_then_sources[n_tables:]
-    sources = [concat([found[p], found[n_parts + p]]) or found[p] for p in range(n_parts)]
-    unique, renamed = _claimed(tables, sources)
+    order) as ``{pos, id}`` tables by partition, the number renamed and the first few
+    ``(id, source)`` clashes (:attr:`UniqueIds.first`, for :func:`renamed_warning`)."""
+    unique, renamed = _claimed(tables)
     by_part = split(renamed, renamed["part"], n_parts)
     return [{"pos": t["pos"], "id": t["id"]} for t in by_part], unique.renamed, unique.first
 

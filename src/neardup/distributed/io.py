@@ -334,16 +334,6 @@ def number_lines(blocks: Sequence[Block], counts: Sequence[int]) -> list[Block]:
     return out
 
 
-def numbered(block: Block, counts: Sequence[int], blocks: Sequence[Block]) -> Block:
-    """``block``, the one after the ``len(counts)`` counted ``blocks``, numbered as
-    :func:`number_lines` numbers it: its ``first_line`` is 1 plus the lines of the blocks
-    of its file just before it."""
-    line, i = 1, len(counts) - 1
-    while i >= 0 and blocks[i].url == block.url:
-        line, i = line + counts[i], i - 1
-    return dataclasses.replace(block, first_line=line)
-
-
 def read_block(
     block: Block, read_options_dict: ReadOptions | dict[str, Any]
 ) -> Iterator[Document | Skipped]:

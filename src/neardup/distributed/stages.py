@@ -163,7 +163,7 @@ def run_partitioned(
     executor: str,
     out_dir: str,
     reduce_partitions: int | None = None,
-    counted: Sequence[Future[int]] | None = None,
+    counted: Future[list[int]] | None = None,
 ) -> DedupResult:
     """Run ``job`` (its method and options resolved; :func:`refuse_unplanned` passed)
     over the partitions ``blocks`` (:func:`plan_blocks`: A's ``k`` first) on ``tasks``:
@@ -174,8 +174,8 @@ def run_partitioned(
     Args:
         reduce_partitions: outputs of the shuffles (None: :func:`reduce_count` for the
             workers running).
-        counted: the blocks' line counts (:func:`~.io.count_lines`), a future a block,
-            counted in order from the executor's start, or None (counted by tasks).
+        counted: the blocks' line counts (:func:`~.io.count_lines`), a future made while
+            the executor started, or None (counted by tasks).
     """
     # derived parameters (an LSH's bands and rows: 25 ms) made here, before any task, and
     # pickled with the method into every task: not made again in each worker
@@ -300,7 +300,7 @@ class _Job:
         self.cpu_seconds[stage] = round(time.process_time() - t0[1], 6)
 
     def run(
-        self, blocks: list[io.Block], k: int, counted: Sequence[Future[int]] | None = None
+        self, blocks: list[io.Block], k: int, counted: Future[list[int]] | None = None
     ) -> tuple[dict[str, Any], list[str], PairTable]:
         """Run the job on ``blocks`` (:func:`plan_blocks`: A's ``k`` first; ``counted``:
         their line counts made on the client, or None); the summary, the processed
@@ -374,7 +374,7 @@ class _Job:
 
     # -- stages ---------------------------------------------------------------------------
     def _ingest(
-        self, blocks: list[io.Block], k: int, counted: Sequence[Future[int]] | None
+        self, blocks: list[io.Block], k: int, counted: Future[list[int]] | None
     ) -> tuple[list[Any], np.ndarray, dict[str, int], tuple[list[Any], list[Any]]]:
         """Read and prepare the blocks (the first ``k`` are A's; ``counted``: their line
         counts made on the client, or None: counted here); the finalized partitions
@@ -382,22 +382,19 @@ class _Job:
         stage's wait) and, left for the job's last wait, futures of the partitions' ids
         (input order) and of their ``skipped.jsonl`` writes."""
         t0 = _started()
-        how: dict[str, Any] = {
-            "meth": self.meth,
-            "opts": self.opts,
-            "read_options": self.read_options,
-            "whole": self.whole,
-        }
-        if counted is None:
+        if counted is not None:
+            counts = counted.result()
+        else:
             counts = self.t.gather(self.t.map(io.count_lines, blocks))
-            blocks = io.number_lines(blocks, counts)
-            raw = self.t.map(pt.ingest, blocks, **how)
-        else:  # each block's ingest submitted once the blocks before it are counted
-            counts, raw = [], []
-            for block, count in zip(blocks, counted, strict=True):
-                raw.append(self.t.submit(pt.ingest, io.numbered(block, counts, blocks), **how))
-                counts.append(count.result())
-            blocks = io.number_lines(blocks, counts)
+        blocks = io.number_lines(blocks, counts)
+        raw = self.t.map(
+            pt.ingest,
+            blocks,
+            meth=self.meth,
+            opts=self.opts,
+            read_options=self.read_options,
+            whole=self.whole,
+        )
         n_parts = len(raw)
         renamed = self._renamed(raw)
         held = self._holders(raw)
@@ -483,14 +480,12 @@ class _Job:
             for j in range(r)
         ]
         clash = [self.t.submit(ids.clashes, b) for b in buckets]
-        found = [self.t.submit(ids.sources_of, x, p, *clash) for p, x in enumerate(raw)]
-        names = self.t.submit(ids.first_names, r, n, *clash, *found)
+        names = self.t.submit(ids.first_names, r, *clash)
         taken = [
             self.t.submit(ids.taken, b, self.t.submit(operator.getitem, names, j))
             for j, b in enumerate(buckets)
         ]
-        found += [self.t.submit(ids.sources_of, x, p, *taken) for p, x in enumerate(raw)]
-        done = self.t.submit(ids.rename, n, 2 * r, *clash, *taken, *found)
+        done = self.t.submit(ids.rename, n, *clash, *taken)
         self.renaming = self.t.submit(operator.getitem, done, slice(1, 3))
         by_part = self.t.submit(operator.getitem, done, 0)
         return [self.t.submit(operator.getitem, by_part, p) for p in range(n)]

@@ -25,13 +25,11 @@ the Dask partitions of :mod:`neardup.distributed`) and the collections' ``add``
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
-import itertools
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any
 
 import numpy as np
 
@@ -362,7 +360,7 @@ def concat_prepared(parts: Sequence[PreparedDocuments]) -> PreparedDocuments:
     rows = [p.rows for p in parts]
     return PreparedDocuments(
         [i for p in parts for i in p.ids],
-        ChainedSources([p.sources for p in parts]),
+        [s for p in parts for s in p.sources],
         np.concatenate([p.positions + s for p, s in zip(parts, shift, strict=True)]),
         np.concatenate([p.counts for p in parts]),
         parts[0].min_tokens,
@@ -375,41 +373,6 @@ def concat_prepared(parts: Sequence[PreparedDocuments]) -> PreparedDocuments:
         sum(p.items for p in parts),
         tuple(float(sum(p.seconds[i] for p in parts)) for i in range(4)),  # type: ignore[arg-type]
     )
-
-
-class ChainedSources(Sequence[str]):
-    """The sources of batches one after another, read from them when asked for: a batch's
-    sources are made when read (:class:`neardup.text.read.LineSources`), and the Dask
-    engine reads only those of repeated ids and skip rows (joining them into one list made
-    every one: 30 ms of a 64 MiB block's ingest)."""
-
-    __slots__ = ("_parts", "_starts")
-
-    def __init__(self, parts: Sequence[Sequence[str]]) -> None:
-        self._parts = list(parts)
-        self._starts = [0, *itertools.accumulate(len(p) for p in self._parts)]
-
-    def __len__(self) -> int:
-        return self._starts[-1]
-
-    def __iter__(self) -> Iterator[str]:
-        return itertools.chain.from_iterable(self._parts)
-
-    @overload
-    def __getitem__(self, k: int) -> str: ...
-
-    @overload
-    def __getitem__(self, k: slice) -> list[str]: ...
-
-    def __getitem__(self, k: int | slice) -> str | list[str]:
-        if isinstance(k, slice):
-            return [self[i] for i in range(*k.indices(len(self)))]
-        n = len(self)
-        if not -n <= k < n:
-            raise IndexError(k)
-        k %= n
-        at = bisect.bisect_right(self._starts, k) - 1
-        return self._parts[at][k - self._starts[at]]
 
 
 def _joined(lists: Sequence[list[Any] | None]) -> list[Any] | None:

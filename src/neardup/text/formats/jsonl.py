@@ -16,7 +16,7 @@ import codecs
 import io
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any, cast
@@ -529,10 +529,8 @@ def range_lines(fs: Any, path: str, start: int, end: int) -> int:
     protocol = fs.protocol if isinstance(fs.protocol, tuple) else (fs.protocol,)
     if "file" in protocol or "local" in protocol:
         return _count_mapped(path, start, end)
-    lines, last = 0, b""
-    for piece in _range_pieces(fs, path, start, end):
-        lines, last = lines + piece.count(b"\n"), piece
-    return lines + (1 if last and not last.endswith(b"\n") else 0)
+    data = _range_data(fs, path, start, end)
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
 def range_units(
@@ -540,12 +538,9 @@ def range_units(
 ) -> Iterator[LinesUnit]:
     """The read units of the lines that start in ``[start, end)`` of a plain JSONL file on
     ``fs`` (joined into chunks of about :data:`~neardup.text.units.BLOCK_BYTES`), in file
-    order, the first numbered ``first_line``: what the local reader decodes at once. The
-    range is read a unit's worth at a time (:func:`_range_pieces`), not whole: a 64 MiB
-    block read at once was two fresh 64 MiB buffers whose pages faulted in (0.1 s of a
-    block's 0.9 s ingest here), where a unit's buffer is heap that the next one reuses."""
-    first = first_line
-    for chunk in _cut(_range_pieces(fs, path, start, end)):
+    order, the first numbered ``first_line``: what the local reader decodes at once."""
+    first, data = first_line, _range_data(fs, path, start, end)
+    for chunk in _cut(data):
         yield LinesUnit(shown, base, chunk, first)
         first += chunk.count(b"\n")
 
@@ -574,42 +569,37 @@ def _count_mapped(path: str, start: int, end: int) -> int:
             return before + inside
 
 
-def _range_pieces(fs: Any, path: str, start: int, end: int) -> Iterator[bytes]:
+def _range_data(fs: Any, path: str, start: int, end: int) -> bytes:
     """The bytes of the lines that start in ``[start, end)`` of a plain JSONL file (the last
-    one whole, past ``end``), in file order, in pieces of at most :data:`_CHUNK` bytes (the
-    last one with the rest of its last line): no Python step a line."""
+    one whole, past ``end``), read in large pieces: no Python step a line."""
     with fs.open(path, "rb", block_size=_CHUNK) as fh:
         pos = start
         if pos > 0:
             fh.seek(pos - 1)
             if fh.read(1) != b"\n":  # mid-line: that line belongs to the previous block
                 pos += len(fh.readline())
-        left = end - pos
-        while left > 0:
-            piece = fh.read(min(left, _CHUNK))
-            if not piece:  # the file ends before the range
-                return
-            left -= len(piece)
-            if left <= 0 and not piece.endswith(b"\n"):
-                piece += fh.readline()  # the rest of the last line that starts in the range
-            yield piece
+        if pos >= end:
+            return b""
+        pieces = [fh.read(end - pos)]
+        if pieces[0].endswith(b"\n"):
+            return pieces[0]
+        pieces.append(fh.readline())  # the rest of the last line that starts in the block
+        return b"".join(pieces)
 
 
-def _cut(pieces: Iterable[bytes]) -> Iterator[bytes]:
-    """Whole lines, given in ``pieces``, cut into chunks as the local planner cuts a
-    stream: each chunk ends with the first line that brings it to :data:`BLOCK_BYTES`
-    bytes; the last line is given its ``\\n`` if it lacks one."""
-    data = b""
-    for piece in pieces:
-        data = data + piece if data else piece
-        while True:
-            nl = data.find(b"\n", BLOCK_BYTES - 1)
-            if nl < 0:
-                break
-            yield data[: nl + 1]
-            data = data[nl + 1 :]
-    if data:
-        yield data if data.endswith(b"\n") else data + b"\n"
+def _cut(data: bytes) -> Iterator[bytes]:
+    """``data`` (whole lines) cut into chunks as the local planner cuts a stream: each
+    chunk ends with the first line that brings it to :data:`BLOCK_BYTES` bytes; the last
+    line is given its ``\\n`` if it lacks one."""
+    start, n = 0, len(data)
+    while start < n:
+        nl = data.find(b"\n", start + BLOCK_BYTES - 1)
+        if nl < 0:
+            tail = data[start:]
+            yield tail if tail.endswith(b"\n") else tail + b"\n"
+            return
+        yield data[start : nl + 1]
+        start = nl + 1
 
 
 FORMAT = Format(
