@@ -291,3 +291,36 @@ def test_a_paper_method_backs_a_collection_over_the_api(client: TestClient, meth
     got = client.post(f"/collections/{name}/check", json={"text": new}).json()
     assert [m["id"] for m in got["matches"]] == ["rerere-2016"]
     assert got["matches"][0]["evidence"]["decision"] == "own"
+
+
+@pytest.mark.parametrize(("method", "on_loop"), [("minhash-lsh", True), ("tf-ridf", False)])
+def test_short_checks_run_on_the_loop_when_they_only_read(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch, method: str, on_loop: bool
+) -> None:
+    """A check of a short text skips the thread-pool hop once the store knows the
+    collection's checks only read; a lexical collection's (a check may recompute) and a
+    long text's stay in the pool."""
+    import neardup.service.api as api
+
+    hops: list[str] = []
+    pool = api.run_in_threadpool
+
+    async def counted(func: Any, *args: Any, **kwargs: Any) -> Any:
+        hops.append(getattr(func, "__name__", "?"))
+        return await pool(func, *args, **kwargs)
+
+    monkeypatch.setattr(api, "run_in_threadpool", counted)
+    name = unique()
+    client.post("/collections", json={"name": name, "method": method}, headers=AUTH)
+    docs = {"documents": [{"id": f"d{i}", "text": f"{TEXT} extra{i}"} for i in range(3)]}
+    assert client.post(f"/collections/{name}/documents/batch", json=docs, headers=AUTH).is_success
+    hops.clear()
+    for _ in range(2):  # the first check tells the store what the collection's checks do
+        r = client.post(f"/collections/{name}/check", json={"text": f"{TEXT} extra1"})
+        assert r.status_code == 200 and "d1" in {m["id"] for m in r.json()["matches"]}
+    assert hops == ["check"] if on_loop else ["check", "check"]
+    hops.clear()
+    monkeypatch.setattr(api, "INLINE_CHECK_CHARS", len(TEXT))  # the body limit is 20,000
+    long = f"{TEXT} extra1"
+    assert client.post(f"/collections/{name}/check", json={"text": long}).status_code == 200
+    assert hops == ["check"]

@@ -191,3 +191,20 @@ def test_the_kept_plan_gives_the_check_a_plan_made_afresh_gives(
         c_info, c_meth, c_plan = _checked_collection(store._cache, conn, name)
     assert c_info == info and c_meth is meth
     assert c_plan == plan_for(meth, info)
+
+
+def test_check_reads_only_is_known_after_a_check(store: Store) -> None:
+    """A server runs a check on its event loop only when the collection's checks never
+    write (:meth:`Store.check_reads_only`): known from the store's last check of it."""
+    docs = _real_docs()[:6]
+    banded, lexical = unique("reads"), unique("fits")
+    store.create_collection(banded, "minhash-lsh", threshold=0.5)
+    store.create_collection(lexical, "tf-ridf")
+    for name in (banded, lexical):
+        store.add(name, docs)
+        assert not store.check_reads_only(name)  # not checked yet: unknown
+        assert store.check(name, docs[0].text).matches[0].doc_id == docs[0].id
+    assert store.check_reads_only(banded)
+    assert not store.check_reads_only(lexical)  # a check may recompute its statistics
+    store.delete_collection(banded)
+    assert not store.check_reads_only(banded)

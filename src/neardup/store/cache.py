@@ -76,6 +76,14 @@ class MethodCache:
             return cached[1]
         return None
 
+    def reads_only(self, name: str) -> bool:
+        """Whether the last check of ``name`` needed no fit: its method's keys and
+        signatures do not depend on word statistics, so a check reads the database and
+        never writes (no recompute). ``False`` for a collection no check has seen yet."""
+        with self._lock:
+            cached = self._checked.get(name)
+        return cached is not None and not cached[1][2].needs_fit
+
     def keep_checked(
         self, name: str, raw: tuple[Any, ...], info: CollectionInfo, meth: Method
     ) -> Checked:

@@ -361,6 +361,14 @@ class Store:
                 result = dataclasses.replace(result, warnings=(*result.warnings, warning))
         return result
 
+    def check_reads_only(self, name: str) -> bool:
+        """Whether a check of ``name`` only reads, as far as the store's last check of it
+        saw: its method keeps no word statistics, so no check of it recomputes (writes).
+        ``False`` until a check of the collection ran in this store; no database access.
+        A server may run such checks of short texts on its event loop
+        (:mod:`neardup.service.api`)."""
+        return self._cache.reads_only(name)
+
     # -- internals (the tests reach the database through these) -----------------------------
     @property
     def _engines(self) -> Engines:
