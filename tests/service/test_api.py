@@ -300,10 +300,11 @@ def test_short_checks_run_on_the_loop_when_they_only_read(
     """A check of a short text skips the thread-pool hop once the store knows the
     collection's checks only read; a lexical collection's (a check may recompute) and a
     long text's stay in the pool."""
+    from starlette.concurrency import run_in_threadpool as pool
+
     import neardup.service.api as api
 
     hops: list[str] = []
-    pool = api.run_in_threadpool
 
     async def counted(func: Any, *args: Any, **kwargs: Any) -> Any:
         hops.append(getattr(func, "__name__", "?"))

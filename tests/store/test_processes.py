@@ -76,7 +76,7 @@ def test_kill9_then_resume_stores_each_document_once(db_url: str, tmp_path: Path
         proc = _add(db_url, name, corpus)
         seen = _wait_for(store, name, 1000, proc)
         proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
+        proc.communicate(timeout=30)  # reaps it and closes its pipes
         partial = _counts(store, name)
         assert proc.returncode == -signal.SIGKILL, "add finished before it could be killed"
         assert seen >= 1000 and partial["documents"] < 10_000
