@@ -414,6 +414,46 @@ def test_local_cluster_workers_run_without_the_profiler_and_malloc_trim() -> Non
         assert list(cli.run(worker_settings).values()) == [(False, None)]
 
 
+def test_workers_of_the_own_cluster_drop_only_the_heartbeat_error_of_its_close(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A finished job's own LocalCluster does not end on the heartbeat traceback its
+    close can race into (dask/distributed#7105); other worker errors still show."""
+    import distributed
+    from neardup.distributed.executor import local_cluster, quiet_heartbeat_at_close
+
+    def logged() -> list[str]:
+        import logging
+
+        seen: list[str] = []
+        handler = logging.Handler()
+        handler.emit = lambda record: seen.append(record.getMessage())  # type: ignore[method-assign]
+        log = logging.getLogger("distributed.worker")
+        log.addHandler(handler)
+        try:
+            log.error("Failed to communicate with scheduler during heartbeat.")
+            log.error("Compute Failed")
+        finally:
+            log.removeHandler(handler)
+        return seen
+
+    with local_cluster(workers=1) as cluster, distributed.Client(cluster) as cli:
+        assert list(cli.run(logged).values()) == [
+            ["Failed to communicate with scheduler during heartbeat.", "Compute Failed"]
+        ]
+        cli.run(quiet_heartbeat_at_close)
+        assert list(cli.run(logged).values()) == [["Compute Failed"]]
+    marker = tmp_path / "quieted"
+
+    def mark() -> None:
+        marker.write_text(str(os.getpid()))
+
+    monkeypatch.setattr(dask_executor, "quiet_heartbeat_at_close", mark)
+    with dask_executor._client(None, None, 1, []) as (cli, _):
+        assert not marker.exists()  # only once the job is done
+    assert int(marker.read_text()) != os.getpid()  # on the worker
+
+
 def test_lines_are_counted_on_the_client_only_for_local_jsonl_within_the_budget(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
