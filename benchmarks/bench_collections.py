@@ -27,7 +27,8 @@ For each size N (``--sizes``) and database (``--db sqlite postgresql``):
 * previous release (``--previous REV``, a git revision): the same ``add`` (SQLite and
   PostgreSQL alike, a fresh database) by that revision, from a temporary worktree with its
   compiled kernel built (:mod:`previous`), and by this tree, each in its own process, one
-  after the other in the same run: ``add_docs_per_s_subprocess``,
+  after the other in the same run (``--previous-pairs`` pairs in alternating order, the
+  disk written back before each; the means): ``add_docs_per_s_subprocess``,
   ``add_docs_per_s_previous`` and their ratio ``add_ratio_over_previous`` (issue 28:
   SQLite bulk add at 1M >= 1.5x the release before's rate in the same run);
 * machine load (``os.getloadavg``) before and after each row.
@@ -426,20 +427,29 @@ def compare_previous(
     args: argparse.Namespace, db: str, n: int, n_add: int, src: Path
 ) -> dict[str, Any]:
     """The add by this tree and by the previous revision, each in its own process and fresh
-    database, one after the other."""
-    rates: dict[str, Any] = {}
-    for label, tree in (("subprocess", REPO / "src"), ("previous", src)):
-        with (
-            tempfile.TemporaryDirectory(dir=args.workdir) as tmp,
-            _database(args, db, tmp, n) as url,
-        ):
-            rates[label] = add_in_process(tree, url, args.corpus, n_add, args.batch)
-    now, before = rates["subprocess"]["docs_per_s"], rates["previous"]["docs_per_s"]
+    database, ``--previous-pairs`` pairs in alternating order (previous first in the first
+    pair), the disk written back (``os.sync``) before each: one run after another's database
+    was deleted paid for its write-back (identical code 0.90x, 2026-12-03). The rates are
+    the means; each run's is kept under ``add_runs``."""
+    trees = {"subprocess": REPO / "src", "previous": src}
+    runs: dict[str, list[float]] = {"subprocess": [], "previous": []}
+    for pair in range(args.previous_pairs):
+        order = ("previous", "subprocess") if pair % 2 == 0 else ("subprocess", "previous")
+        for label in order:
+            with (
+                tempfile.TemporaryDirectory(dir=args.workdir) as tmp,
+                _database(args, db, tmp, n) as url,
+            ):
+                os.sync()
+                got = add_in_process(trees[label], url, args.corpus, n_add, args.batch)
+                runs[label].append(got["docs_per_s"])
+    now, before = (round(float(np.mean(runs[k])), 1) for k in ("subprocess", "previous"))
     return {
         "previous": args.previous,
         "add_docs_per_s_subprocess": now,
         "add_docs_per_s_previous": before,
         "add_ratio_over_previous": round(now / before, 2) if before else None,
+        "add_runs": runs,
     }
 
 
@@ -546,6 +556,12 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the databases/collections")
     ap.add_argument("--out", type=Path)
     ap.add_argument("--previous", help="git revision whose add is timed in the same run")
+    ap.add_argument(
+        "--previous-pairs",
+        type=int,
+        default=1,
+        help="pairs of subprocess adds (this tree, --previous), alternating which goes first",
+    )
     args = ap.parse_args()
     with contextlib.ExitStack() as stack:
         prev = None
