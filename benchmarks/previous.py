@@ -50,11 +50,15 @@ def previous_tree(rev: str, work: Path, *, build: bool = True) -> Iterator[Path]
 
 
 def build_kernel(tree: Path, work: Path) -> bool:
-    """Build the compiled kernel of the source tree ``tree`` when its ``setup.py`` declares
-    one: a wheel by ``pip wheel`` (its ``[build-system]`` requirements in an isolated
-    environment, about a minute), whose extension module is copied into ``tree/src``.
-    Nothing is installed. Returns whether a module was copied; without one that revision
-    runs its numpy path (its ``summary.json`` says ``"kernel": "python"``)."""
+    """Build the compiled modules of the source tree ``tree`` when its ``setup.py`` declares
+    its kernel: a wheel by ``pip wheel`` (its ``[build-system]`` requirements in an isolated
+    environment, about a minute), whose extension modules (every one under ``neardup/``:
+    the prepare kernel and the JSONL reader's ``neardup.text._scan``) are copied into
+    ``tree/src``. Nothing is installed. Returns whether the kernel was copied; without it
+    that revision runs its numpy path (its ``summary.json`` says ``"kernel": "python"``).
+
+    Until 2026-12-03 only the kernel was copied: a revision with ``_scan`` ran its reader's
+    pure-Python path, its read+prepare stage 1.25-1.36x this tree's with the same code."""
     setup = tree / "setup.py"
     if not setup.exists() or "_kernel" not in setup.read_text(encoding="utf-8"):
         return False
@@ -68,8 +72,8 @@ def build_kernel(tree: Path, work: Path) -> bool:
     for wheel in wheels.glob("*.whl") if done.returncode == 0 else ():
         with zipfile.ZipFile(wheel) as archive:
             for name in archive.namelist():
-                if name.startswith("neardup/methods/_kernel") and name.endswith((".so", ".pyd")):
+                if name.startswith("neardup/") and name.endswith((".so", ".pyd")):
                     target = tree / "src" / name
                     target.write_bytes(archive.read(name))
-                    copied = True
+                    copied = copied or name.startswith("neardup/methods/_kernel")
     return copied
