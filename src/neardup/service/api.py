@@ -435,18 +435,21 @@ def create_app(
 
 
 async def checked(st: Store, name: str, text: str, limit: int, k: int | None) -> CheckResult:
-    """``st.check(name, text, limit=limit, k=k)``, on the event loop when the text has at
-    most :data:`INLINE_CHECK_CHARS` characters and the collection's checks only read
-    (:meth:`~neardup.store.Store.check_reads_only`), else in the thread pool.
+    """``st.check(name, text, limit=limit, k=k)``, on the event loop when the store is
+    SQLite, the text has at most :data:`INLINE_CHECK_CHARS` characters and the
+    collection's checks only read (:meth:`~neardup.store.Store.check_reads_only`), else in
+    the thread pool.
 
     A check is CPU work under the GIL either way (the loop waits for it in both); the
     thread-pool hop cost the server 1.0 ms of CPU a check at 200,000 documents (3.3-3.4
     against 2.3-2.4 ms, two interleaved pairs of 1,040 checks over http.client,
-    2026-12-02), a third of the check. A long text, or a lexical collection whose check
-    may recompute its statistics (a write that can wait on another writer's lock), still
-    leaves the loop free.
+    2026-12-02), a third of the check. A long text, a lexical collection whose check may
+    recompute its statistics (a write that can wait on another writer's lock), and every
+    check of a PostgreSQL store (a round trip to a server that may be slow) still leave
+    the loop free.
     """
-    if len(text) <= INLINE_CHECK_CHARS and st.check_reads_only(name):
+    inline = st.dialect == "sqlite" and len(text) <= INLINE_CHECK_CHARS
+    if inline and st.check_reads_only(name):
         return st.check(name, text, limit=limit, k=k)
     return await run_in_threadpool(st.check, name, text, limit=limit, k=k)
 
