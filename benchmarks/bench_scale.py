@@ -24,9 +24,10 @@ RSS from ``wait4``), on the same JSONL file:
   not fit in this machine's 24 GiB).
 * **datasketch** ``MinHash`` + ``MinHashLSH(threshold=0.5, num_perm=128)`` the same way
   (only up to ``--datasketch-max`` documents: it takes minutes at 100k).
-* **previous release** (``--previous REV``, a git revision): neardup's read + prepare
-  stages of that revision on the 100k corpus, from a temporary worktree, for the
-  read + prepare ratio.
+* **previous release** (``--previous REV``, a git revision): the job of that revision
+  (up to ``--previous-max`` documents), from a temporary worktree with its compiled
+  modules (:mod:`previous`), run right after neardup's: its wall and its read + prepare
+  ratio.
 
 The corpus file is read once before the first contender, so that each finds it in the
 page cache. Recall: the share of gold pairs with Jaccard >= 0.6 (and >= 0.8) that a
@@ -211,16 +212,14 @@ def run_peer(name: str, path: Path, work: Path) -> dict[str, Any]:
 
 
 def run_previous(rev: str, path: Path, work: Path) -> dict[str, Any]:
-    """read + prepare seconds of neardup at git revision ``rev`` (temporary worktree)."""
-    tree = work / f"prev-{rev}"
-    subprocess.run(["git", "-C", str(REPO), "worktree", "add", "-f", "--detach", str(tree), rev],
-                   check=True, capture_output=True)  # fmt: skip
-    try:
-        from previous import build_kernel
+    """The job of neardup at git revision ``rev`` (a temporary worktree with its compiled
+    modules, :func:`previous.previous_tree`): wall, peak memory, its stage seconds and its
+    read + prepare seconds."""
+    from previous import previous_tree
 
-        build_kernel(tree, work)  # a revision with the compiled kernel runs it, as installed
+    with previous_tree(rev, work) as src:
         out_dir = work / "prev-out"
-        env = {**os.environ, "PYTHONPATH": str(tree / "src")}
+        env = {**os.environ, "PYTHONPATH": str(src)}
         cmd = [
             sys.executable, "-c", "from neardup.cli.main import run; run()", "dedup",
             str(path), "--method", "minhash-lsh", "-t", str(THRESHOLD), "--out", str(out_dir),
@@ -237,9 +236,6 @@ def run_previous(rev: str, path: Path, work: Path) -> dict[str, Any]:
         r["kernel"] = summary.get("kernel", "python")
         shutil.rmtree(out_dir, ignore_errors=True)
         return r
-    finally:
-        subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(tree)],
-                       check=False, capture_output=True)  # fmt: skip
 
 
 # -- the peers, in their own process -----------------------------------------------------------
@@ -338,12 +334,12 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     print(f"[{n:,}] page cache warmed in {warm(path)} s", flush=True)
     row: dict[str, Any] = {"docs": n, "gold_pairs_j60": len(gold), "bytes": path.stat().st_size}
     contenders: list[tuple[str, Any]] = [("neardup", lambda: run_neardup(path, work))]
+    if args.previous and n <= args.previous_max:  # next to neardup: the same machine state
+        contenders.append(("previous", lambda: run_previous(args.previous, path, work)))
     if n <= args.rensa_max:
         contenders.append(("rensa", lambda: run_peer("rensa", path, work)))
     if n <= args.datasketch_max:
         contenders.append(("datasketch", lambda: run_peer("datasketch", path, work)))
-    if args.previous and n <= args.previous_max:
-        contenders.append(("previous", lambda: run_previous(args.previous, path, work)))
     if n <= args.kernel_check_max:
         contenders.append(("neardup-python", lambda: run_neardup(path, work, "python")))
     for name, fn in contenders:
