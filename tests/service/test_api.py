@@ -300,11 +300,11 @@ def test_short_checks_run_on_the_loop_when_they_only_read(
     """A check of a short text skips the thread-pool hop once the store knows the
     collection's checks only read; a lexical collection's (a check may recompute), a long
     text's and a PostgreSQL store's (a round trip to a server) stay in the pool."""
-    on_loop = on_loop and db_url.startswith("sqlite")
     from starlette.concurrency import run_in_threadpool as pool
 
     import neardup.service.api as api
 
+    on_loop = on_loop and db_url.startswith("sqlite")
     hops: list[str] = []
 
     async def counted(func: Any, *args: Any, **kwargs: Any) -> Any:
