@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from neardup._array import equal_groups, seg_arange, unique_pairs
+from neardup._array import equal_groups, seg_arange, sorted_unique, unique_pairs
 from neardup.errors import check_float
 from neardup.job.cluster import components
 from neardup.methods.lsh import band_keys, optimal_params
@@ -161,7 +161,7 @@ def _joined(
     label = np.arange(n, dtype=np.int64)
     members, rank = buckets
     # the shingle sets of the units in a bucket, once: local[u] is unit u's row in them
-    involved = np.unique(members)
+    involved = sorted_unique(members)
     local = np.full(n, -1, dtype=np.int64)
     local[involved] = np.arange(len(involved))
     sets = _sets([texts[i] for i in involved.tolist()]) if whole is None else whole.take(involved)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from neardup._array import group_bounds
+from neardup._array import group_bounds, sorted_unique
 from neardup.distributed.tables import Table, concat, hash_dest, range_dest, split, take
 from neardup.job.cluster import cluster_row, keepers
 from neardup.job.pipeline import Dropped
@@ -140,7 +140,7 @@ def _sorted(t: Table) -> Table:
 def cluster_count(final: dict[str, Table]) -> int:
     """Number of clusters (distinct kept documents) of a final partition."""
     m = final["members"]
-    return 0 if not m else int(np.unique(m["keep"]).size)
+    return 0 if not m else int(sorted_unique(m["keep"]).size)
 
 
 def write_clusters(final: dict[str, Table], first: int, out_dir: str, p: int) -> int:

@@ -40,6 +40,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from neardup._array import sorted_unique
 from neardup.errors import (
     DocumentNotFound,
     FormatError,
@@ -717,7 +718,7 @@ class _Memory:
         documents passed over."""
         index = self.index
         hits: Counter[str] = Counter()
-        for key in np.unique(keys).tolist():
+        for key in sorted_unique(keys).tolist():
             posting = index._postings.get(key)
             if posting is not None and len(posting) <= index.max_df:
                 hits.update(posting)

@@ -1289,9 +1289,10 @@ def _keep_ranks(
     the documents in some pair are read) and the summary's ``keep_by`` entry: ``field``,
     ``order``, ``kind`` (how the values compared), ``clustered`` (documents read) and
     ``missing`` (those without the field)."""
+    from neardup._array import sorted_unique
     from neardup.job.keep import value_kind
 
-    members = np.unique(edges.ravel()).tolist() if edges.size else []
+    members = sorted_unique(edges).tolist() if edges.size else []
     found = reader({ids[m] for m in members})
     values = {m: found.get(ids[m]) for m in members}
     ranks = field_ranks(len(ids), values, order=opts.keep_order)

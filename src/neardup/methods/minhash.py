@@ -25,7 +25,7 @@ from typing import Literal
 
 import numpy as np
 
-from neardup._array import U64, fmix64
+from neardup._array import U64, fmix64, sorted_unique
 from neardup.errors import IncompatibleSignatureError, check_choice, check_int
 from neardup.methods.sets import ShingleSets
 
@@ -66,7 +66,7 @@ class MinHasher:
 
     def sketch(self, fingerprints: np.ndarray) -> np.ndarray:
         """MinHash sketch of one set: uint64 array of shape (num_perm,)."""
-        return self.sketches(ShingleSets.from_arrays([np.unique(fingerprints)]))[0]
+        return self.sketches(ShingleSets.from_arrays([sorted_unique(fingerprints)]))[0]
 
     def sketches(self, sets: ShingleSets) -> np.ndarray:
         """MinHash sketches of every set: uint64 array of shape (len(sets), num_perm)."""

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from neardup._array import seg_arange
+from neardup._array import seg_arange, sorted_unique
 from neardup.errors import ParameterError, check_int
 from neardup.methods.shingles import Shingling
 from neardup.text.canonical import CanonicalForm
@@ -219,7 +219,7 @@ def _cap_pairs(count: np.ndarray, limit: int = MAX_PAIRS) -> np.ndarray:
         return count
     ordered = np.sort(count)
     cum = np.cumsum(ordered)
-    values = np.unique(ordered)
+    values = sorted_unique(ordered)
     total = cum[np.searchsorted(ordered, values, side="right") - 1]
     fits = values[total <= limit]
     cap = int(fits.max()) if fits.size else -1

@@ -22,6 +22,7 @@ from sqlalchemy import (
     text,
 )
 
+from neardup._array import sorted_unique
 from neardup.errors import DocumentNotFound, NeardupError, TextNotStored
 from neardup.index.codec import bad_doc_id, decode_text, set_size, shown_title
 from neardup.index.methods import collection_keys, slot_keys
@@ -184,7 +185,7 @@ def _remove_keys(conn: Connection, info: CollectionInfo, meth: Method, pk: int) 
     if keys is None:
         conn.execute(_DELETE_INDEX_SCAN, params)
     elif keys.size:
-        conn.execute(_DELETE_INDEX_KEYS, {**params, "keys": np.unique(keys).tolist()})
+        conn.execute(_DELETE_INDEX_KEYS, {**params, "keys": sorted_unique(keys).tolist()})
 
 
 def _stored_keys(conn: Connection, meth: Method, pk: int) -> np.ndarray | None:

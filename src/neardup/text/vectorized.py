@@ -17,6 +17,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from neardup._array import sorted_unique
 from neardup.text.canonical import TOKEN_RE, CanonicalForm, normalize
 
 OTHER, WORD, CJK, CONT, PAIR, TRIPLE, QUAD = 0, 1, 2, 3, 4, 5, 6
@@ -232,7 +233,7 @@ class FingerprintTable:
         slots <<= np.uint64(64 - bits)
         used = np.zeros(size, dtype=bool)
         probes = 1
-        for v in np.unique(np.asarray(values, dtype=np.uint64)).tolist():
+        for v in sorted_unique(np.asarray(values, dtype=np.uint64)).tolist():
             i, step = v >> (64 - bits), 1
             while used[i]:
                 i, step = (i + 1) % size, step + 1
@@ -267,7 +268,7 @@ def stop_fingerprints(enabled: bool, seed: int, words: tuple[str, ...] | None = 
     from neardup.text.xxh64 import token_fingerprints
 
     chosen = sorted(stop_words()) if words is None else list(words)
-    return np.unique(token_fingerprints(chosen, seed))
+    return sorted_unique(token_fingerprints(chosen, seed))
 
 
 def _first_code_points(batch: TokenBatch) -> np.ndarray:
