@@ -9,13 +9,23 @@ The opposite holds in the dedup job's worker processes, which make and free the 
 few-MiB temporaries unit after unit: :func:`keep_freed_heap` has glibc keep freed memory
 for reuse instead of mapping and faulting in fresh pages for every temporary (about a
 sixth of the workers' CPU time went to page faults without it).
+
+:func:`held_bytes` estimates what a batch of documents holds, for the ``__sizeof__`` of the
+values the Dask engine keeps on its workers (Dask weighs a result by ``sys.getsizeof``).
 """
 
 from __future__ import annotations
 
 import ctypes
+import sys
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
+
+import numpy as np
+
+#: Items of a sequence (or object array) whose sizes :func:`held_bytes` samples.
+_SAMPLED = 32
 
 
 @lru_cache(maxsize=1)
@@ -87,3 +97,41 @@ def stack_consuming(parts: list[Any]) -> Any:
             freed = 0
     trim()
     return out
+
+
+def held_bytes(*values: Any) -> int:
+    """Bytes that ``values`` hold, estimated: a numpy array its ``nbytes`` (an object
+    array, plus its items), a sequence (a list of ids, texts or token lists) its items,
+    sampled (:data:`_SAMPLED` evenly spaced items, scaled to its length; a token list's
+    own items counted one level down), None nothing, anything else ``sys.getsizeof``.
+
+    For ``__sizeof__`` of a partition of the Dask engine: without one, Dask weighed a
+    million documents' partitions at 56 bytes each, so its scheduler moved them between
+    workers as if free (a 2.2 s transfer of partitions away from the worker finding the
+    candidates, in a task stream at a million documents)."""
+    return sum(_held(v, depth=2) for v in values)
+
+
+def _held(value: Any, *, depth: int) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, np.ndarray):
+        if value.dtype != object:
+            return int(value.nbytes)
+        return int(value.nbytes) + _items(value.ravel(), depth)
+    if isinstance(value, (str, bytes)) or depth == 0:
+        return sys.getsizeof(value)
+    if isinstance(value, Sequence):
+        return sys.getsizeof(value) + _items(value, depth)
+    return sys.getsizeof(value)
+
+
+def _items(seq: Any, depth: int) -> int:
+    """The sampled items' bytes of ``seq``, scaled to its length."""
+    n = len(seq)
+    if n == 0:
+        return 0
+    step = max(1, n // _SAMPLED)
+    picked = range(0, n, step)
+    total = sum(_held(seq[i], depth=depth - 1) for i in picked)
+    return total * n // len(picked)

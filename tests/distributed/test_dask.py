@@ -183,7 +183,14 @@ def test_what_the_local_job_refuses_is_refused_alike(tmp_path: Path, client: Any
 def test_killing_a_worker_mid_job_gives_the_same_result(
     tmp_path: Path, client: Any, stages: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    later: tuple[str, ...] = ("part_keys", "group_candidates", "fetch", "verify_all", "keep_whole")
+    later: tuple[str, ...] = (
+        "raw_keys",
+        "part_keys",
+        "group_candidates",
+        "fetch",
+        "verify_all",
+        "keep_whole",
+    )
     if stages == "shuffles":  # candidates, verification and keep stage by partition
         for bound in ("WHOLE_KEY_DOCS", "WHOLE_VERIFY_PAIRS", "WHOLE_KEEP_PAIRS"):
             monkeypatch.setattr(dask_stages, bound, -1)

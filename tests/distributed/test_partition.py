@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from neardup.distributed import io
+from neardup.distributed import ids, io
 from neardup.distributed import partition as pt
-from neardup.distributed.tables import Table
+from neardup.distributed.tables import Table, collect
 from neardup.job.pipeline import DedupOptions, decided_options, resolve_method
+from neardup.job.prepare import PreparedDocuments
 from neardup.methods.base import Method
 from neardup.text.read import read_corpus
 from neardup.text.types import Document
@@ -199,3 +201,95 @@ def test_sources_of_a_relative_input_are_named_as_given_after_a_pickle(
     assert n > 30 and len(moved.sources) == n
     assert [raw.sources[0], moved.sources[0]] == ["corpus.jsonl:1"] * 2
     assert list(moved.sources[n - 2 :]) == [f"corpus.jsonl:{n - 1}", f"corpus.jsonl:{n}"]
+
+
+def _raw_blocks(
+    tmp_path: Path, rows: list[dict[str, str]], method: str = "minhash-lsh"
+) -> tuple[Method, DedupOptions, list[PreparedDocuments]]:
+    """``rows`` as one JSONL file cut into blocks of 16 KiB, each read and prepared
+    (:func:`~neardup.distributed.partition.ingest`): the raw partitions."""
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    opts = DedupOptions(threshold=0.5)
+    meth = resolve_method(method, opts, {})
+    opts = decided_options(meth, opts)
+    files = io.list_files([str(path)])
+    blocks = io.make_blocks(files, 1 << 14, io.file_names([str(path)], files))
+    return meth, opts, [pt.ingest(b, meth, opts, {}) for b in blocks]
+
+
+def _example_rows() -> list[dict[str, str]]:
+    docs = [d for d in read_corpus([str(ROOT / "examples" / "corpus")]) if isinstance(d, Document)]
+    return [{"id": d.id, "text": d.text} for d in docs]
+
+
+def test_keys_made_from_a_raw_partition_are_those_of_the_finalized_one(tmp_path: Path) -> None:
+    """raw_keys (before the ids are renamed) gives the keys part_keys gives of the partition
+    finalize makes, renamed ids and too-short documents included; the candidates found
+    from them in one task, collected in order, are group_candidates' of the partitions."""
+    rows = _example_rows()
+    rows.insert(2, {"id": "short", "text": "three words only"})
+    rows.insert(5, {"id": rows[1]["id"], "text": rows[7]["text"]})  # a repeated id
+    meth, opts, raws = _raw_blocks(tmp_path, rows)
+    assert len(raws) >= 3
+    first = raws[0]
+    assert not first.long.all()  # the short document is in the first block
+    renamed = {"pos": first.positions[:1], "id": np.array(["renamed"], dtype=object)}
+    parts = [
+        pt.finalize(raws[0], meth, opts, renamed),
+        *(pt.finalize(r, meth, opts) for r in raws[1:]),
+    ]
+    assert parts[0].ids[0] == "renamed"
+    for raw, part in zip(raws, parts, strict=True):
+        early, late = pt.raw_keys(raw, meth, opts), pt.part_keys(part, meth, opts)
+        assert early.keys() == late.keys() and "low" in early
+        for name, column in late.items():
+            assert np.array_equal(early[name], column), name
+    offsets = np.concatenate([[0], np.cumsum([len(p.ids) for p in parts])]).astype(np.int64)
+    keyed = [pt.part_keys(p, meth, opts) for p in parts]
+    want, want_dropped = pt.group_candidates(None, offsets, *keyed, meth=meth, opts=opts)
+    collected = collect(collect(keyed[0]), *keyed[1:])
+    got, dropped = pt.collected_candidates(None, collected, meth=meth, opts=opts)
+    assert dropped.tolist() == want_dropped.tolist()
+    assert [t["a"].tolist() for t in got] == [t["a"].tolist() for t in want]
+    assert [t["b"].tolist() for t in got] == [t["b"].tolist() for t in want]
+    assert sum(t["a"].size for t in got) > 0
+
+
+def test_repeated_id_hashes_tell_whether_the_ids_shuffle_must_run(tmp_path: Path) -> None:
+    rows = _example_rows()
+    (tmp_path / "distinct").mkdir()
+    _, _, raws = _raw_blocks(tmp_path / "distinct", rows)
+    assert len(raws) >= 3
+    assert not ids.repeated([ids.id_hashes(r) for r in raws])
+    again = [*rows, {"id": rows[0]["id"], "text": rows[0]["text"] + " and more"}]
+    (tmp_path / "again").mkdir()
+    _, _, raws = _raw_blocks(tmp_path / "again", again)
+    hashes = [ids.id_hashes(r) for r in raws]
+    assert ids.repeated(hashes)
+    assert ids.repeated(hashes[:1] + hashes[-1:])  # the first and last blocks hold the id
+    assert not ids.repeated(hashes[1:-1])
+    assert not ids.repeated([])
+    # a reading skip's id is an id too: a skipped record repeating a document's id
+    skip = [*rows, {"id": rows[0]["id"]}]  # no text: skipped, its id taken
+    (tmp_path / "skip").mkdir()
+    _, _, raws = _raw_blocks(tmp_path / "skip", skip)
+    assert any(r.skipped for r in raws)
+    assert ids.repeated([ids.id_hashes(r) for r in raws])
+
+
+def test_partitions_weigh_what_they_hold_for_dask(tmp_path: Path) -> None:
+    """Dask weighs a task's result by sys.getsizeof (dask.sizeof's default): a raw and a
+    finalized partition report their arrays, ids and sets, not a dataclass' 56 bytes."""
+    from dask.sizeof import sizeof
+
+    meth, opts, raws = _raw_blocks(tmp_path, _example_rows())
+    raw = raws[0]
+    part = pt.finalize(raw, meth, opts)
+    held = raw.sets.values.nbytes + raw.sets.offsets.nbytes + raw.keys.nbytes
+    assert raw.rows is not None
+    assert sizeof(raw) >= held + raw.rows.nbytes + raw.positions.nbytes
+    assert part.sig is not None
+    assert sizeof(part) >= held + part.sig.nbytes + part.ids.nbytes
+    assert sizeof(raw.sets) == sys.getsizeof(raw.sets) > raw.sets.values.nbytes
+    assert sizeof(part) < 4 * (held + part.sig.nbytes) + 200 * len(part.ids)  # no wild guess

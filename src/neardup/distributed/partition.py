@@ -79,6 +79,14 @@ class Partition:
     texts: list[str] = dataclasses.field(default_factory=list)
     keys: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, U64))
 
+    def __sizeof__(self) -> int:
+        """Bytes held, estimated (:func:`neardup._memory.held_bytes`): what Dask weighs
+        the partition by when it places tasks, steals them and spills."""
+        from neardup._memory import held_bytes
+
+        held = (self.ids, self.lengths, self.sets, self.sig, self.tokens, self.skipped)
+        return object.__sizeof__(self) + held_bytes(*held, self.texts, self.keys)
+
 
 def ingest(
     block: Block,
@@ -429,8 +437,31 @@ def part_keys(part: Partition, meth: Any, opts: Any = None) -> dict[str, np.ndar
     return out
 
 
+def raw_keys(raw: PreparedDocuments, meth: Any, opts: Any = None) -> dict[str, np.ndarray]:
+    """:func:`part_keys` of the partition :func:`finalize` makes of ``raw``, made from
+    ``raw`` alone, before the repeated ids are renamed: which documents finalize keeps
+    (too short ones go; a repeated id is renamed, never dropped, see
+    :func:`neardup.job.prepare.no_repeats`) and their signatures do not depend on the
+    ids, and the keys hold no id. So the candidates are found while the ids shuffle runs
+    (at a million documents that shuffle and finalize held the candidate stage back by
+    about 1 s). Only for a method that signs without a fit (``finalize`` signs it)."""
+    return part_keys(finalize(raw, meth, opts), meth, opts)
+
+
+def collected_candidates(
+    max_group: int | None, keyed: list[Any], meth: Any = None, opts: Any = None
+) -> tuple[list[Table], np.ndarray]:
+    """:func:`group_candidates` of the partitions' keys, collected in order on one worker
+    (:func:`~neardup.distributed.tables.collect`; the offsets made from them)."""
+    return group_candidates(max_group, None, *keyed, meth=meth, opts=opts)
+
+
 def group_candidates(
-    max_group: int | None, offsets: np.ndarray, *keyed: Any, meth: Any = None, opts: Any = None
+    max_group: int | None,
+    offsets: np.ndarray | None,
+    *keyed: Any,
+    meth: Any = None,
+    opts: Any = None,
 ) -> tuple[list[Table], np.ndarray]:
     """The candidate pairs of every partition in one task, from the keys of all of them
     (:func:`part_keys`, in partition order): the pairs :func:`split_keys`,
@@ -448,6 +479,9 @@ def group_candidates(
     of the planted corpus, 40 x 3 bands at 0.5: 585,816 candidates, of which 58,617
     pass the prefilter and about 1 % more the screen).
 
+    ``offsets``: int64 (P + 1,), the partitions' document offsets; None: made here from
+    the keys' document counts (the same: the keys are the accepted documents').
+
     Returns:
         One table ``{a, b}`` a partition: its sorted unique pairs (``a`` in it, ``a <
         b``) that passed the screen; and int64 (P,): each partition's candidates that did
@@ -455,6 +489,9 @@ def group_candidates(
     """
     from neardup.methods.lsh import repeated_groups, thread_map
 
+    if offsets is None:
+        offsets = np.zeros(len(keyed) + 1, np.int64)
+        np.cumsum([t["content"].shape[0] for t in keyed], out=offsets[1:])
     n = int(offsets[-1])
     n_parts = offsets.shape[0] - 1
     if not keyed:

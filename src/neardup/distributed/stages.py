@@ -10,7 +10,8 @@ modules named), every arrow between partitions a :meth:`~.tasks.TaskRunner.shuff
    :func:`.io.plan_local`: JSONL byte ranges, Parquet row groups, other record files,
    document files and skip rows) -> documents (the local reader) -> canonical tokens ->
    shingle sets, mapped a task a block;
-2. ids: a shuffle by id hash finds repeated ids, renamed in one task by the local job's
+2. ids: when the id hashes collected as the blocks are read repeat, a shuffle by id hash
+   finds repeated ids, renamed in one task by the local job's
    renamer (:mod:`.ids`: the same ids and warning); short documents are skipped; each
    partition counts its documents and the driver turns the gathered counts into offsets,
    so a document's global index (offset + position) is its index in the local job;
@@ -20,7 +21,8 @@ modules named), every arrow between partitions a :meth:`~.tasks.TaskRunner.shuff
    bucket gives its pairs (an oversized bucket a star from its earliest document) which
    are shuffled to the partition of their earlier document and deduplicated (up to
    :data:`WHOLE_KEY_DOCS` documents, one task over every partition's keys, which also
-   screens them by the sketch prefilter on the sketches' low bytes);
+   screens them by the sketch prefilter on the sketches' low bytes; those keys made as
+   each block is read, :meth:`_Job._keys_early`);
 5. decided: each partition fetches from the later partitions only the documents its
    pairs need (the fetch runs where those documents live), computes exact resemblance and
    containment on the shingle sets and writes its ``pairs.jsonl`` part;
@@ -57,6 +59,7 @@ from neardup.distributed import ids, io
 from neardup.distributed import partition as pt
 from neardup.distributed.components import component_labels
 from neardup.distributed.result import read_result
+from neardup.distributed.tables import collect
 from neardup.distributed.tasks import TaskRunner
 from neardup.distributed.whole import decide_whole, keep_whole
 from neardup.errors import ParameterError
@@ -276,9 +279,10 @@ class _Job:
         self.first = 0
         self.a_read = 0
         self.a_reasons: dict[str, int] = {}
-        #: futures of the partitions' :func:`~.partition.part_keys`, submitted with the
-        #: ingest when the one-task candidates are sure to follow (:meth:`_keys_early`)
-        self.keyed: list[Any] | None = None
+        #: a future of :func:`~.partition.group_candidates` of the partitions'
+        #: :func:`~.partition.raw_keys`, submitted with the ingest when the one-task
+        #: candidates are sure to follow (:meth:`_keys_early`)
+        self.found: Any = None
         #: a future of the candidates each partition's sketch screen dropped in the
         #: one-task candidate stage (:func:`~.partition.group_candidates`), else None
         self.screened: Any = None
@@ -396,7 +400,18 @@ class _Job:
             whole=self.whole,
         )
         n_parts = len(raw)
-        renamed = self._renamed(raw)
+        repeats = self.t.submit(ids.repeated, self._collected(raw, ids.id_hashes))
+        if self._keys_early(blocks, counts):
+            keyed = self._collected(raw, pt.raw_keys, self.meth, self.opts)
+            limit = self.plan.group_limit
+            self.found = self.t.submit(
+                pt.collected_candidates, limit, keyed, meth=self.meth, opts=self.opts
+            )
+        if self.t.gather(repeats):  # the wait for every block (the holders' wait below)
+            renamed = self._renamed(raw)
+        else:
+            renamed = [None] * n_parts
+            self.renaming = self.t.submit(ids.nothing_renamed)
         held = self._holders(raw)
         parts = [
             self.t.submit(
@@ -422,8 +437,6 @@ class _Job:
         ]
         named = [self.t.submit(pt.part_ids, x) for x in parts]
         counting = [self.t.submit(pt.part_count, x) for x in parts]
-        if self._keys_early(blocks, counts):  # after the counts: they run first
-            self.keyed = [self.t.submit(pt.part_keys, x, self.meth, self.opts) for x in parts]
         stats = self.t.gather(counting)
         sizes = np.array([s[0] for s in stats], dtype=np.int64)
         offsets = np.zeros(n_parts + 1, dtype=np.int64)
@@ -439,13 +452,16 @@ class _Job:
 
     def _keys_early(self, blocks: list[io.Block], lines: list[int]) -> bool:
         """Whether the candidates are sure to be found in one task
-        (:meth:`_grouped_candidates`: a method with grouping keys and at most
-        :data:`WHOLE_KEY_DOCS` documents, here bounded by the blocks' ``lines``, each
-        block a range of a JSONL file), so that the partitions' keys are made while the
-        client waits for their document counts (in a loaded run's task stream at 100,000
-        documents, the part_keys tasks ran 0.25 s after that wait's round trip)."""
+        (:meth:`_grouped_candidates`: a method with grouping keys that signs without a
+        fit and at most :data:`WHOLE_KEY_DOCS` documents, here bounded by the blocks'
+        ``lines``, each block a range of a JSONL file), so that each partition's keys are
+        made as soon as it is read (:func:`~.partition.raw_keys`) and the candidates while
+        the repeated ids are found: in a task stream at a million documents, the ids
+        shuffle, finalize and then the keys held the candidate task back 2.1 s after the
+        last block was read."""
         return (
             not self.whole
+            and not self.plan.needs_fit
             and self.plan.set_keys is None
             and all(b.kind == "jsonl" for b in blocks)
             and sum(lines) <= WHOLE_KEY_DOCS
@@ -459,6 +475,15 @@ class _Job:
         for every partition anyway, so waiting here delays nothing."""
         self.t.wait(futures)
         return self.t.holders(futures)
+
+    def _collected(self, raw: list[Any], fn: Any, *args: Any) -> Any:
+        """A handle of the list of ``fn(x, *args)`` of every partition ``x`` of ``raw``, in
+        order, collected on one worker as each is made (:func:`~.tables.collect`)."""
+        made = [self.t.submit(fn, x, *args) for x in raw]
+        held = self.t.submit(collect, made[0]) if made else []
+        for x in made[1:]:
+            held = self.t.submit(collect, held, x)
+        return held
 
     def _renamed(self, raw: list[Any]) -> list[Any]:
         """Per partition: a future of its renamed ids (:mod:`.ids`: the clashes found by a
@@ -533,27 +558,31 @@ class _Job:
         t0 = _started()
         max_group = self.plan.group_limit
         if self.plan.set_keys is None and int(offsets[-1]) <= WHOLE_KEY_DOCS:
-            cand = self._grouped_candidates(parts, offsets, max_group)
+            cand = self._grouped_candidates(parts, offsets)
         else:
             cand = self._shuffled_candidates(parts, offsets, r, max_group)
         sizes: list[int] = self.t.gather([self.t.submit(pt.table_rows, c) for c in cand])
         self._time("candidates", t0)
         return cand, sizes
 
-    def _grouped_candidates(
-        self, parts: list[Any], offsets: np.ndarray, max_group: int | None
-    ) -> list[Any]:
+    def _grouped_candidates(self, parts: list[Any], offsets: np.ndarray) -> list[Any]:
         """:func:`~neardup.distributed.partition.group_candidates` on every partition's keys."""
         import operator
 
-        keyed = self.keyed or [self.t.submit(pt.part_keys, x, self.meth, self.opts) for x in parts]
-        self.keyed = None
-        found = self.t.submit(
-            pt.group_candidates, max_group, offsets, *keyed, meth=self.meth, opts=self.opts
-        )
+        found, self.found = self.found, None
+        if found is None:
+            keyed = [self.t.submit(pt.part_keys, x, self.meth, self.opts) for x in parts]
+            found = self._group(offsets, keyed)
         self.screened = self.t.submit(operator.getitem, found, 1)
         tables = self.t.submit(operator.getitem, found, 0)
         return [self.t.submit(operator.getitem, tables, p) for p in range(len(parts))]
+
+    def _group(self, offsets: np.ndarray | None, keyed: list[Any]) -> Any:
+        """A future of :func:`~.partition.group_candidates` of the partitions' ``keyed``."""
+        limit = self.plan.group_limit
+        return self.t.submit(
+            pt.group_candidates, limit, offsets, *keyed, meth=self.meth, opts=self.opts
+        )
 
     def _shuffled_candidates(
         self, parts: list[Any], offsets: np.ndarray, r: int, max_group: int | None

@@ -20,6 +20,15 @@ def empty_like(columns: dict[str, Any]) -> Table:
     return {k: np.zeros(0, dtype=v) for k, v in columns.items()}
 
 
+def collect(held: Any, *more: Any) -> list[Any]:
+    """``held`` (a task's result, or the list :func:`collect` made so far) with ``more``
+    after it: a link of a chain that brings the results of every partition to one worker
+    while the blocks are still being read (each link runs where the list is, so only the
+    new result moves, while the workers are busy with other blocks) rather than all at
+    once after the last one. Nothing is copied: the list holds the same objects."""
+    return [*(held if isinstance(held, list) else [held]), *more]
+
+
 def concat(tables: Sequence[Table]) -> Table:
     """Rows of all tables, in order (tables must share columns; empty input gives ``{}``)."""
     tables = [t for t in tables if t]

@@ -198,6 +198,16 @@ class PreparedDocuments:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def __sizeof__(self) -> int:
+        """Bytes held, estimated (:func:`neardup._memory.held_bytes`; a Dask block's
+        ingest result)."""
+        from neardup._memory import held_bytes
+
+        held = (self.ids, self.sources, self.positions, self.counts, self.sets, self.keys)
+        return object.__sizeof__(self) + held_bytes(
+            *held, self.rows, self.tokens, self.texts, self.skipped
+        )
+
     @property
     def long(self) -> np.ndarray:
         """bool (d,): which documents have a shingle set (``counts >= min_tokens``)."""

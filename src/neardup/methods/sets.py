@@ -35,6 +35,10 @@ class ShingleSets:
     def __len__(self) -> int:
         return int(self.offsets.shape[0] - 1)
 
+    def __sizeof__(self) -> int:
+        """Bytes held: the two arrays (Dask weighs a task's result by ``sys.getsizeof``)."""
+        return object.__sizeof__(self) + int(self.values.nbytes + self.offsets.nbytes)
+
     @property
     def sizes(self) -> np.ndarray:
         """int64 array, shape (n,): the size of each set."""
