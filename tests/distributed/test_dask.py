@@ -408,8 +408,10 @@ def test_local_cluster_binds_no_dashboard_port_and_warns_nothing() -> None:
 
 
 def test_local_cluster_workers_run_without_the_profiler_and_malloc_trim() -> None:
+    """...and the scheduler queues WORKER_SATURATION blocks a worker thread (Dask's 1.1
+    left a worker idle while its link of the keys chain waited for a transfer)."""
     import distributed
-    from neardup.distributed.executor import local_cluster
+    from neardup.distributed.executor import WORKER_SATURATION, local_cluster
 
     def worker_settings() -> tuple[bool, str | None]:
         import dask
@@ -419,6 +421,7 @@ def test_local_cluster_workers_run_without_the_profiler_and_malloc_trim() -> Non
 
     with local_cluster(workers=1) as cluster, distributed.Client(cluster) as cli:
         assert list(cli.run(worker_settings).values()) == [(False, None)]
+        assert cluster.scheduler.WORKER_SATURATION == WORKER_SATURATION == 2.0
 
 
 def test_workers_of_the_own_cluster_drop_only_the_heartbeat_error_of_its_close(

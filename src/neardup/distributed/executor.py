@@ -267,13 +267,22 @@ def quiet_heartbeat_at_close() -> None:
     logging.getLogger("distributed.worker").addFilter(_DropHeartbeatAtClose())
 
 
+#: Blocks queued on each worker thread of the job's own ``LocalCluster`` (Dask's
+#: ``distributed.scheduler.worker-saturation``, 1.1 by default): at 1.1 a worker whose link
+#: of the keys chain (:func:`neardup.distributed.tables.collect`) waits for a transfer counts
+#: as busy and is given no block meanwhile (1.1-1.7 s idle a worker before the last block was
+#: read, in a task stream at a million documents; 0.25-0.5 s at 2.0).
+WORKER_SATURATION = 2.0
+
+
 def local_cluster(*, workers: int = 2, processes: bool = True, **kwargs: Any) -> Any:
     """A ``distributed.LocalCluster`` of ``workers`` workers, one thread each, with no
     dashboard, no probe of port 8787, glibc's default allocator thresholds
-    (:func:`_worker_environ`) and no statistical profiler in the workers (it samples the
-    task thread's stack every 10 ms, for the dashboard this cluster does not serve).
-    Worker processes are forked from a fork server that has imported Dask and the job's
-    modules (:mod:`.forkserver`; spawned where the platform has none).
+    (:func:`_worker_environ`), no statistical profiler in the workers (it samples the
+    task thread's stack every 10 ms, for the dashboard this cluster does not serve) and
+    :data:`WORKER_SATURATION` blocks queued a worker thread. Worker processes are forked
+    from a fork server that has imported Dask and the job's modules (:mod:`.forkserver`;
+    spawned where the platform has none).
 
     ``dashboard_address=None`` turns the dashboard off but the scheduler's HTTP server (its
     health and metrics routes) still binds the default port 8787, and warns "Port 8787 is
@@ -296,6 +305,7 @@ def local_cluster(*, workers: int = 2, processes: bool = True, **kwargs: Any) ->
     settings = {
         "distributed.nanny.pre-spawn-environ": _worker_environ(),
         "distributed.worker.profile.enabled": False,  # a nanny hands its config to its worker
+        "distributed.scheduler.worker-saturation": WORKER_SATURATION,
         **(forkserver.dask_settings() if processes else {}),
     }
     with dask.config.set(settings):
