@@ -572,17 +572,13 @@ class _Job:
         found, self.found = self.found, None
         if found is None:
             keyed = [self.t.submit(pt.part_keys, x, self.meth, self.opts) for x in parts]
-            found = self._group(offsets, keyed)
+            limit = self.plan.group_limit
+            found = self.t.submit(
+                pt.group_candidates, limit, offsets, *keyed, meth=self.meth, opts=self.opts
+            )
         self.screened = self.t.submit(operator.getitem, found, 1)
         tables = self.t.submit(operator.getitem, found, 0)
         return [self.t.submit(operator.getitem, tables, p) for p in range(len(parts))]
-
-    def _group(self, offsets: np.ndarray | None, keyed: list[Any]) -> Any:
-        """A future of :func:`~.partition.group_candidates` of the partitions' ``keyed``."""
-        limit = self.plan.group_limit
-        return self.t.submit(
-            pt.group_candidates, limit, offsets, *keyed, meth=self.meth, opts=self.opts
-        )
 
     def _shuffled_candidates(
         self, parts: list[Any], offsets: np.ndarray, r: int, max_group: int | None
