@@ -10,8 +10,9 @@ few-MiB temporaries unit after unit: :func:`keep_freed_heap` has glibc keep free
 for reuse instead of mapping and faulting in fresh pages for every temporary (about a
 sixth of the workers' CPU time went to page faults without it).
 
-:func:`held_bytes` estimates what a batch of documents holds, for the ``__sizeof__`` of the
-values the Dask engine keeps on its workers (Dask weighs a result by ``sys.getsizeof``).
+:func:`held_bytes` and :func:`fields_bytes` estimate what a batch of documents holds, for
+the ``__sizeof__`` of the values the Dask engine keeps on its workers (Dask weighs a result
+by ``sys.getsizeof``).
 """
 
 from __future__ import annotations
@@ -110,6 +111,15 @@ def held_bytes(*values: Any) -> int:
     workers as if free (a 2.2 s transfer of partitions away from the worker finding the
     candidates, in a task stream at a million documents)."""
     return sum(_held(v, depth=2) for v in values)
+
+
+def fields_bytes(value: Any) -> int:
+    """``sys.getsizeof`` of a dataclass instance: the object itself and what its fields hold
+    (:func:`held_bytes` of every field), for its ``__sizeof__``."""
+    import dataclasses
+
+    fields = (getattr(value, f.name) for f in dataclasses.fields(value))
+    return object.__sizeof__(value) + held_bytes(*fields)
 
 
 def _held(value: Any, *, depth: int) -> int:

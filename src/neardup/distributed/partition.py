@@ -80,12 +80,11 @@ class Partition:
     keys: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, U64))
 
     def __sizeof__(self) -> int:
-        """Bytes held, estimated (:func:`neardup._memory.held_bytes`): what Dask weighs
+        """Bytes held, estimated (:func:`neardup._memory.fields_bytes`): what Dask weighs
         the partition by when it places tasks, steals them and spills."""
-        from neardup._memory import held_bytes
+        from neardup._memory import fields_bytes
 
-        held = (self.ids, self.lengths, self.sets, self.sig, self.tokens, self.skipped)
-        return object.__sizeof__(self) + held_bytes(*held, self.texts, self.keys)
+        return fields_bytes(self)
 
 
 def ingest(

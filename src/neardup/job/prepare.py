@@ -199,14 +199,11 @@ class PreparedDocuments:
         return len(self.ids)
 
     def __sizeof__(self) -> int:
-        """Bytes held, estimated (:func:`neardup._memory.held_bytes`; a Dask block's
+        """Bytes held, estimated (:func:`neardup._memory.fields_bytes`; a Dask block's
         ingest result)."""
-        from neardup._memory import held_bytes
+        from neardup._memory import fields_bytes
 
-        held = (self.ids, self.sources, self.positions, self.counts, self.sets, self.keys)
-        return object.__sizeof__(self) + held_bytes(
-            *held, self.rows, self.tokens, self.texts, self.skipped
-        )
+        return fields_bytes(self)
 
     @property
     def long(self) -> np.ndarray:
