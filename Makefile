@@ -7,12 +7,13 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 # Tests run in parallel (pytest-xdist): PYTEST_WORKERS workers (default: one a core), each
-# test file on one worker (its module fixtures, a browser or a server, are made once).
+# test file on one worker (its module fixtures, a browser or a server, are made once), the
+# longest files first (tests/conftest.py, by tests/file_seconds.json: make test-seconds).
 PYTEST_WORKERS ?= auto
-PYTEST := $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile
+PYTEST := $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 PIP    := $(BIN)/python -m pip
 
-.PHONY: demo test test-fast lint docs audit bench clean
+.PHONY: demo test test-fast test-seconds lint docs audit bench clean
 
 # The demo's install has the report extra (matplotlib) too, so that the README's
 # `neardup evaluate ... --html` example runs after `make demo`. setup.py and the .pyx:
@@ -47,6 +48,11 @@ test: lint
 # The tests not marked slow (pytest -m 'not slow'), without lint: the quick loop while editing.
 test-fast: $(VENV)/.dev
 	$(PYTEST) -m "not slow"
+
+# Rewrites tests/file_seconds.json (the seconds of each test file) from a full run.
+test-seconds: $(VENV)/.dev
+	$(PYTEST) --junitxml=.pytest-junit.xml -q
+	$(BIN)/python tests/file_seconds.py .pytest-junit.xml
 # The documentation site (MkDocs Material + mkdocstrings) in site/; warnings are errors.
 # Only the docs extra is installed for it (its own stamp), not the whole dev extra.
 # (nothing to install when the dev extra brought them: a reinstall would rebuild the kernel)
