@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import bindparam, create_engine, inspect, text
 
 from neardup.errors import CollectionNotFound, DocumentNotFound, FormatError, TextNotStored
-from neardup.index.codec import ZLIB_TEXT_FORMAT
+from neardup.index.codec import ZLIB_TEXT_FORMAT, encode_texts
 from neardup.store import Store
 from neardup.store.store import TEXT_FORMAT, content_hash, decode_text, encode_text
 from neardup.text.types import Document
@@ -132,6 +132,16 @@ def test_texts_stored_by_the_release_before_are_read() -> None:
     now = encode_text(sample)
     assert now[0] == TEXT_FORMAT == 2 and now[1:5] == b"\x28\xb5\x2f\xfd"  # a Zstandard frame
     assert decode_text(now, expected_hash=content_hash(sample)) == sample
+
+
+def test_a_batch_of_texts_is_stored_as_each_text_alone() -> None:
+    # the bulk add compresses a batch with Zstandard's threads: byte for byte the frames
+    # of encode_text, for real texts, a 1 MB novel, an empty text and a lone surrogate
+    texts = [d.text for d in [*_real_docs(), _novel(), _awkward()]] + ["", "\udc80"]
+    bodies = encode_texts(texts)
+    assert bodies == [encode_text(t) for t in texts]
+    assert [decode_text(b) for b in bodies] == texts
+    assert encode_texts([]) == [] and encode_texts(["один"]) == [encode_text("один")]
 
 
 # -- deletion and re-add -------------------------------------------------------------------------

@@ -32,10 +32,12 @@ told apart by length: a version-1 value is a multiple of 8 bytes, a version-2 va
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import zlib
 from itertools import pairwise
+from typing import Any
 
 import numpy as np
 import xxhash
@@ -212,6 +214,27 @@ def encode_text(text_: str) -> bytes:
     lone surrogates survive the round trip)."""
     raw = text_.encode("utf-8", "surrogatepass")
     return bytes((TEXT_FORMAT,)) + _compressor().compress(raw)
+
+
+#: Threads that compress a batch of texts (:func:`encode_texts`), at most.
+_TEXT_THREADS = 4
+
+
+def encode_texts(texts: list[str]) -> list[bytes]:
+    """:func:`encode_text` of each text, the same bytes, compressed by Zstandard's own
+    threads (``multi_compress_to_buffer``, up to :data:`_TEXT_THREADS`, one a core) with the
+    interpreter lock released: a bulk add compresses its batches in its reader thread
+    while the writer thread binds rows, and 100,000 texts took 2.1 s of that thread's time
+    one by one (2026-12-03). Backends without that call compress one by one."""
+    raws = [t.encode("utf-8", "surrogatepass") for t in texts]
+    compressor = _compressor()
+    many = getattr(compressor, "multi_compress_to_buffer", None)
+    if many is None or len(raws) < 2:
+        frames: list[Any] = [compressor.compress(raw) for raw in raws]
+    else:
+        frames = list(many(raws, threads=min(_TEXT_THREADS, os.cpu_count() or 1)))
+    head = bytes((TEXT_FORMAT,))
+    return [head + bytes(frame) for frame in frames]
 
 
 def decode_text(body: bytes, *, expected_hash: bytes | None = None) -> str:

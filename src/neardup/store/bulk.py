@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from sqlalchemy import Connection
 
-from neardup.index.codec import encode_sets, encode_text, fingerprint_shift, scrub
+from neardup.index.codec import encode_sets, encode_texts, fingerprint_shift, scrub
 from neardup.index.core import Ready, Signed
 from neardup.index.methods import KeyRows
 from neardup.methods.base import Method
@@ -88,7 +88,7 @@ def encode(meth: Method, signed: Signed) -> Batch:
     signatures = None
     if signed.signatures is not None:
         signatures = [sig.to_bytes() for sig in signed.signatures]
-    bodies = [encode_text(r.doc.text) for r in signed.ready]
+    bodies = encode_texts([r.doc.text for r in signed.ready])
     shift = fingerprint_shift(meth.shingling.fingerprint)
     stored = encode_sets(signed.sets.values, signed.sets.offsets, shift=shift)
     return Batch(signed.ready, bodies, stored, keys, signatures)
