@@ -2,6 +2,7 @@
 #   make demo   creates .venv, installs neardup, deduplicates examples/corpus
 #   make test   installs the dev extras, runs ruff and pytest
 #   make test-fast  pytest without the tests marked slow (no lint; `make lint` runs it)
+#   make test-seconds  a full run that rewrites tests/file_seconds.json (test order)
 #   make docs   builds the documentation site into site/ (mkdocs build --strict)
 PYTHON ?= python3
 VENV   ?= .venv
