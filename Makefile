@@ -54,6 +54,7 @@ test-fast: $(VENV)/.dev
 test-seconds: $(VENV)/.dev
 	$(PYTEST) --junitxml=.pytest-junit.xml -q
 	$(BIN)/python tests/file_seconds.py .pytest-junit.xml
+
 # The documentation site (MkDocs Material + mkdocstrings) in site/; warnings are errors.
 # Only the docs extra is installed for it (its own stamp), not the whole dev extra.
 # (nothing to install when the dev extra brought them: a reinstall would rebuild the kernel)
