@@ -37,7 +37,6 @@ import re
 import threading
 import zlib
 from itertools import pairwise
-from typing import Any
 
 import numpy as np
 import xxhash
@@ -226,14 +225,12 @@ def encode_texts(texts: list[str]) -> list[bytes]:
     interpreter lock released: a bulk add compresses its batches in its reader thread
     while the writer thread binds rows, and 100,000 texts took 2.1 s of that thread's time
     one by one (2026-12-03). Backends without that call compress one by one."""
+    many = getattr(_compressor(), "multi_compress_to_buffer", None)
+    if many is None or len(texts) < 2:
+        return [encode_text(t) for t in texts]
     raws = [t.encode("utf-8", "surrogatepass") for t in texts]
-    compressor = _compressor()
-    many = getattr(compressor, "multi_compress_to_buffer", None)
-    if many is None or len(raws) < 2:
-        frames: list[Any] = [compressor.compress(raw) for raw in raws]
-    else:
-        frames = list(many(raws, threads=min(_TEXT_THREADS, os.cpu_count() or 1)))
     head = bytes((TEXT_FORMAT,))
+    frames = many(raws, threads=min(_TEXT_THREADS, os.cpu_count() or 1))
     return [head + bytes(frame) for frame in frames]
 
 
