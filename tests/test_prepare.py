@@ -435,3 +435,37 @@ def test_texts_are_read_raw_only_where_the_kernel_tokenizes_them(
     )
     got = prepare_unit(LinesUnit("f.jsonl", "f.jsonl", data, 1), config)
     assert asked == [want_raw] and got.ids == ["a"] and len(got.sets) == 1
+
+
+def test_consecutive_units_concatenated_keep_their_sources_as_one_line_range() -> None:
+    """A Dask block's units, prepared one by one and concatenated, name their documents by
+    one line range (three values, not a string a document), the same names the units gave;
+    units of different files, or not consecutive, give the list of names."""
+    from neardup.job.prepare import concat_prepared
+    from neardup.text.read import LineSources
+    from neardup.text.units import LinesUnit
+
+    rows = [
+        {"id": f"d{k}", "text": f"Тоска. Кому повем печаль мою, номер {k}? Кругом толпа людей"}
+        for k in range(5)
+    ]
+    data = [json.dumps(r, ensure_ascii=False).encode() + b"\n" for r in rows]
+    config = PrepareConfig(
+        canonical=CanonicalForm(), shingling=Shingling(size=3), min_tokens=1, read=read_options()
+    )
+    a = prepare_unit(LinesUnit("f.jsonl", "f.jsonl", b"".join(data[:2]), 7), config)
+    b = prepare_unit(LinesUnit("f.jsonl", "f.jsonl", b"".join(data[2:]), 9), config)
+    joined = concat_prepared([a, b])
+    assert joined.sources == LineSources("f.jsonl", 7, 5)
+    assert (
+        list(joined.sources) == [*a.sources, *b.sources] == [f"f.jsonl:{k}" for k in range(7, 12)]
+    )
+    assert joined.ids == [r["id"] for r in rows]
+    apart = prepare_unit(LinesUnit("f.jsonl", "f.jsonl", b"".join(data[2:]), 20), config)
+    other = prepare_unit(LinesUnit("g.jsonl", "g.jsonl", b"".join(data[2:]), 9), config)
+    assert concat_prepared([a, apart]).sources == ["f.jsonl:7", "f.jsonl:8"] + [
+        f"f.jsonl:{k}" for k in (20, 21, 22)
+    ]
+    assert concat_prepared([a, other]).sources == ["f.jsonl:7", "f.jsonl:8"] + [
+        f"g.jsonl:{k}" for k in (9, 10, 11)
+    ]

@@ -253,3 +253,35 @@ def test_a_relative_path_holding_the_working_directory_is_named_as_given(
     local = list(read_corpus(inputs))
     assert got == local and len(local) > 2
     assert all(x.source.startswith(inputs[0]) or x.source.startswith(inputs[1]) for x in local)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    lines=st.lists(st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"")), min_size=1),
+    trailing=st.booleans(),
+    unit_bytes=st.integers(min_value=1, max_value=60),
+    at=st.integers(min_value=0, max_value=10**6),
+)
+def test_a_block_read_in_two_pieces_is_cut_into_the_units_of_its_bytes_joined(
+    lines: list[bytes], trailing: bool, unit_bytes: int, at: int
+) -> None:
+    """A block's bytes and the rest of its last line, read apart (no copy of the block to
+    join them), are cut into the units the joined bytes give: whole lines, each unit ending
+    with the line that brings it to the unit size, the last line given its ``\\n``."""
+    from neardup.text.formats import jsonl
+
+    whole = b"".join(line + b"\n" for line in lines)
+    if not trailing:
+        whole = whole[:-1]
+    last = whole.rfind(b"\n", 0, len(whole) - 1) + 1  # where the last line starts
+    inside = len(whole) - last - 1  # places to cut the last line apart (none: one piece)
+    split = last + 1 + at % inside if inside > 0 else len(whole)
+    data, tail = whole[:split], whole[split:]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(jsonl, "BLOCK_BYTES", unit_bytes)
+        apart = list(jsonl._cut(data, tail))
+        joined = list(jsonl._cut(whole))
+    assert apart == joined
+    assert b"".join(apart) == (whole if whole.endswith(b"\n") or not whole else whole + b"\n")
+    assert all(u.endswith(b"\n") for u in apart)
+    assert all(len(u) - len(u.split(b"\n")[-2]) - 1 < unit_bytes for u in apart)

@@ -201,6 +201,7 @@ def test_sources_of_a_relative_input_are_named_as_given_after_a_pickle(
     assert n > 30 and len(moved.sources) == n
     assert [raw.sources[0], moved.sources[0]] == ["corpus.jsonl:1"] * 2
     assert list(moved.sources[n - 2 :]) == [f"corpus.jsonl:{n - 1}", f"corpus.jsonl:{n}"]
+    assert len(pickle.dumps(raw.sources)) < 400 < len(pickle.dumps(list(raw.sources)))
 
 
 def _raw_blocks(

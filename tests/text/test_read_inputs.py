@@ -708,3 +708,25 @@ def test_a_file_given_twice_is_planned_and_counted_once(tmp_path: Path) -> None:
     assert [type(u).__name__ for u in units] == ["LinesUnit", "Skipped"]
     assert "the same file as a.jsonl" in units[1].detail  # type: ignore[union-attr]
     assert planned_bytes([path, tmp_path], read_options()) == path.stat().st_size
+
+
+def test_sources_of_consecutive_line_ranges_join_into_one_line_range() -> None:
+    from neardup.text.read import LineSources, joined_sources
+
+    a, b = LineSources("f.jsonl", 3, 2), LineSources("f.jsonl", 5, 3)
+    joined = joined_sources([a, b])
+    assert joined == LineSources("f.jsonl", 3, 5)
+    assert list(joined) == [*a, *b] == [f"f.jsonl:{k}" for k in range(3, 8)]
+    assert joined_sources([a, LineSources("f.jsonl", 9, 1)]) == [
+        "f.jsonl:3",
+        "f.jsonl:4",
+        "f.jsonl:9",
+    ]
+    assert joined_sources([a, LineSources("g.jsonl", 5, 1)]) == [
+        "f.jsonl:3",
+        "f.jsonl:4",
+        "g.jsonl:5",
+    ]
+    assert joined_sources([a, ["x:1"]]) == ["f.jsonl:3", "f.jsonl:4", "x:1"]
+    assert joined_sources([["x:1"], a]) == ["x:1", "f.jsonl:3", "f.jsonl:4"]
+    assert joined_sources([]) == []

@@ -47,6 +47,7 @@ from neardup.methods.lsh import low_bytes
 from neardup.methods.plan import PrepareConfig, plan_for
 from neardup.methods.sets import ShingleSets
 from neardup.output import table_lines, write_table
+from neardup.text.read import LineSources
 from neardup.text.types import Skipped
 from neardup.text.units import ReadOptions
 
@@ -180,7 +181,9 @@ class _GivenSources(Sequence[str]):
         return text if self._rename is None else self._rename(text)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_GivenSources, (list(self._read), self._block))  # not the function
+        # not the function; a line range stays three values (a spilled or moved partition)
+        read = self._read if isinstance(self._read, (list, LineSources)) else list(self._read)
+        return (_GivenSources, (read, self._block))
 
 
 def finalize(

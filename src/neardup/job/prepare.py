@@ -37,6 +37,7 @@ from neardup.errors import check_int
 from neardup.methods.plan import PrepareConfig, too_short_detail
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
+from neardup.text.read import joined_sources
 from neardup.text.types import Document, Skipped
 from neardup.text.units import UniqueIds, Unit
 
@@ -367,7 +368,7 @@ def concat_prepared(parts: Sequence[PreparedDocuments]) -> PreparedDocuments:
     rows = [p.rows for p in parts]
     return PreparedDocuments(
         [i for p in parts for i in p.ids],
-        [s for p in parts for s in p.sources],
+        joined_sources([p.sources for p in parts]),
         np.concatenate([p.positions + s for p, s in zip(parts, shift, strict=True)]),
         np.concatenate([p.counts for p in parts]),
         parts[0].min_tokens,

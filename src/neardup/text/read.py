@@ -684,6 +684,23 @@ class LineSources(Sequence[str]):
         return f"{self.path}:{self.first + k % self.lines}"
 
 
+def joined_sources(parts: Sequence[Sequence[str]]) -> Sequence[str]:
+    """The sources of ``parts`` one after another: one :class:`LineSources` where every part
+    is one and each starts at the line after the last of the one before, in one file (a
+    block's units), else a list. A list made a string a document: 2 s of the Dask workers'
+    CPU at a million documents (2026-12-03)."""
+    first = parts[0] if parts else None
+    if isinstance(first, LineSources):
+        at = first.first
+        for part in parts:
+            if not isinstance(part, LineSources) or part.path != first.path or part.first != at:
+                break
+            at += part.lines
+        else:
+            return LineSources(first.path, first.first, at - first.first)
+    return [s for part in parts for s in part]
+
+
 def _bare_records(ids: list[Any], texts: list[Any], good: Any) -> bool:
     """Clear ``good[k]`` (bool (n,), writable) where ``ids[k]`` or ``texts[k]`` is not
     :func:`_bare`; returns whether every flag is left set."""
