@@ -6,6 +6,7 @@ import gzip
 import json
 import os
 import signal
+import sys
 import threading
 import time
 from pathlib import Path
@@ -422,6 +423,41 @@ def test_local_cluster_workers_run_without_the_profiler_and_malloc_trim() -> Non
     with local_cluster(workers=1) as cluster, distributed.Client(cluster) as cli:
         assert list(cli.run(worker_settings).values()) == [(False, None)]
         assert cluster.scheduler.WORKER_SATURATION == WORKER_SATURATION == 2.0
+
+
+def _mapped_while_holding_a_large_array() -> int:
+    """Bytes glibc has mapped outside its heaps (``mallinfo2().hblkhd``) while this thread
+    holds a fresh 100 MiB array, in a process that keeps freed heap (as the job's tasks)."""
+    import ctypes
+
+    import numpy as np
+
+    from neardup._memory import keep_freed_heap
+
+    class MallInfo2(ctypes.Structure):
+        names = "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost"
+        _fields_ = [(name, ctypes.c_size_t) for name in names.split()]
+
+    libc = ctypes.CDLL(None)
+    libc.mallinfo2.restype = MallInfo2
+    keep_freed_heap()
+    held = np.ones(100 << 20, dtype=np.uint8)
+    mapped = int(libc.mallinfo2().hblkhd)
+    del held
+    return mapped
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="glibc's malloc")
+def test_own_cluster_tasks_take_large_arrays_from_the_reused_heap() -> None:
+    """A task runs in a worker's thread; with one malloc arena (the fork server's
+    environment) its 100 MiB array comes from the heap that keeps freed memory, not from a
+    fresh mapping faulted in page by page (a thread arena's heaps stop at 64 MiB)."""
+    import distributed
+    from neardup.distributed.executor import local_cluster
+
+    with local_cluster(workers=1) as cluster, distributed.Client(cluster) as cli:
+        mapped = cli.submit(_mapped_while_holding_a_large_array, pure=False).result()
+    assert mapped < 100 << 20
 
 
 def test_workers_of_the_own_cluster_drop_only_the_heartbeat_error_of_its_close(

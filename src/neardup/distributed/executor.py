@@ -321,7 +321,8 @@ def local_cluster(*, workers: int = 2, processes: bool = True, **kwargs: Any) ->
 
 def _worker_environ() -> dict[str, Any]:
     """The environment Dask sets in a worker process before it starts, without
-    ``MALLOC_TRIM_THRESHOLD_``.
+    ``MALLOC_TRIM_THRESHOLD_`` and with one malloc arena (a spawned worker's; a forked one
+    has the fork server's, :data:`~.forkserver.ONE_ARENA`).
 
     Dask sets it (to 65536) so that freed memory goes back to the system at once; setting
     it turns off glibc's adaptive mmap threshold, so that every array over 128 KiB is a
@@ -333,4 +334,4 @@ def _worker_environ() -> dict[str, Any]:
 
     environ = dict(dask.config.get("distributed.nanny.pre-spawn-environ", default={}) or {})
     environ.pop("MALLOC_TRIM_THRESHOLD_", None)
-    return environ
+    return {**environ, **forkserver.ONE_ARENA}
