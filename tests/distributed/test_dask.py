@@ -451,7 +451,7 @@ def _mapped_while_holding_a_large_array() -> int:
 def test_own_cluster_tasks_take_large_arrays_from_the_reused_heap() -> None:
     """A task runs in a worker's thread; with one malloc arena (the fork server's
     environment) its 100 MiB array comes from the heap that keeps freed memory, not from a
-    fresh mapping faulted in page by page (a thread arena's heaps stop at 64 MiB)."""
+    mapping made and unmade for it (a thread arena's heaps stop at 64 MiB)."""
     import distributed
     from neardup.distributed.executor import local_cluster
 

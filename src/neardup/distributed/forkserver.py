@@ -53,12 +53,12 @@ WORKER_MODULES = (
 THREAD_LIMITS = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 #: ... and one glibc malloc arena (read when the server starts; its forks inherit it): a
 #: Dask worker runs its tasks in a thread, whose own arena serves nothing over 64 MiB from
-#: its heaps, so a block's large arrays (its 64 MiB of bytes, its sketches) were fresh
-#: mappings faulted in page by page at every block, where the main thread's heap reuses
-#: freed memory (:func:`neardup._memory.keep_freed_heap`). A million documents, two
-#: workers: the ingest tasks' system time 5.2 s against 2.3 s, their thread CPU 22.5 s
-#: against 20.1 s (2026-12-03). The other thread of a worker, its event loop, allocates
-#: little, so one arena costs no waiting.
+#: its heaps, so a block's large arrays (its 64 MiB of bytes, its sketches) were mapped
+#: and unmapped afresh at every block, where the main arena's heap keeps freed memory
+#: (:func:`neardup._memory.keep_freed_heap`). A million documents, two workers: the ingest
+#: tasks' system time 5.2 s against 2.3 s, their thread CPU 22.5 s against 20.1 s, about
+#: as many minor faults (2026-12-03). The other thread of a worker, its event loop,
+#: allocates little, so one arena costs no waiting.
 ONE_ARENA = {"MALLOC_ARENA_MAX": "1"}
 
 METHOD = "forkserver"

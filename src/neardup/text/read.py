@@ -687,8 +687,8 @@ class LineSources(Sequence[str]):
 def joined_sources(parts: Sequence[Sequence[str]]) -> Sequence[str]:
     """The sources of ``parts`` one after another: one :class:`LineSources` where every part
     is one and each starts at the line after the last of the one before, in one file (a
-    block's units), else a list. A list made a string a document: 2 s of the Dask workers'
-    CPU at a million documents (2026-12-03)."""
+    block's units), else a list. A list made a string a document (under cProfile, 0.2 s of
+    a Dask ingest's 2.6 s at 100,000 documents, 2026-12-03)."""
     first = parts[0] if parts else None
     if isinstance(first, LineSources):
         at = first.first
