@@ -285,3 +285,36 @@ def test_a_block_read_in_two_pieces_is_cut_into_the_units_of_its_bytes_joined(
     assert b"".join(apart) == (whole if whole.endswith(b"\n") or not whole else whole + b"\n")
     assert all(u.endswith(b"\n") for u in apart)
     assert all(len(u) - len(u.split(b"\n")[-2]) - 1 < unit_bytes for u in apart)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lines=st.lists(st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"")), min_size=1),
+    trailing=st.booleans(),
+    cuts=st.tuples(st.integers(0, 400), st.integers(0, 400)),
+)
+def test_the_lines_of_a_byte_range_are_counted_alike_on_a_memory_map_and_a_remote_file(
+    tmp_path_factory: pytest.TempPathFactory,
+    lines: list[bytes],
+    trailing: bool,
+    cuts: tuple[int, int],
+) -> None:
+    """``range_lines`` counts the lines that start in ``[start, end)``: on a memory map for
+    a local file, on the bytes read (two pieces, the block and the rest of its last line)
+    for any other fsspec file system; both give the line starts counted directly."""
+    import fsspec
+
+    from neardup.text.formats import jsonl
+
+    whole = b"".join(line + b"\n" for line in lines)
+    if not trailing:
+        whole = whole[:-1]
+    start, end = sorted(c % (len(whole) + 2) for c in cuts)
+    starts = [0, *(i + 1 for i, b in enumerate(whole) if b == 0x0A and i + 1 < len(whole))]
+    want = sum(1 for s in starts if start <= s < end) if whole else 0
+    local = tmp_path_factory.mktemp("range") / "f.jsonl"
+    local.write_bytes(whole)
+    memory = fsspec.filesystem("memory")
+    memory.pipe("/range/f.jsonl", whole)
+    assert jsonl.range_lines(fsspec.filesystem("file"), str(local), start, end) == want
+    assert jsonl.range_lines(memory, "/range/f.jsonl", start, end) == want
