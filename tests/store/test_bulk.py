@@ -77,3 +77,16 @@ def test_a_failing_row_fails_its_statement() -> None:
     con = _table()
     with pytest.raises(sqlite3.IntegrityError):
         bulk.sqlite_insert(con.cursor(), "t (a, b)", 2, [1, b"a", 1, b"b"])
+
+
+@settings(max_examples=30, deadline=None)
+@given(rows=st.integers(min_value=0, max_value=5000), first=st.integers(-(2**63), 2**63 - 1))
+def test_a_first_column_written_in_the_statement_leads_every_row(rows: int, first: int) -> None:
+    """``first=`` (an index row's collection id) is every row's first column, the bound
+    values after it, rows in order."""
+    con = sqlite3.connect(":memory:")
+    con.execute("CREATE TABLE t (c INTEGER, a INTEGER, b BLOB)")
+    values = [v for k in range(rows) for v in (k * 7 - 3, bytes([k % 251]))]
+    bulk.sqlite_insert(con.cursor(), "t (c, a, b)", 2, values, first=first)
+    got = con.execute("SELECT c, a, b FROM t ORDER BY rowid").fetchall()
+    assert got == [(first, k * 7 - 3, bytes([k % 251])) for k in range(rows)]

@@ -17,6 +17,7 @@ from neardup.errors import FormatError, InputError
 from neardup.index.codec import decode_set, encode_set, encode_sets, set_size, verification_set
 from neardup.methods.sets import ShingleSets
 from neardup.store import Store
+from neardup.store.checkpoints import Checkpoints
 from neardup.store.database import Database
 from neardup.text.types import Document
 from store._db import unique
@@ -92,7 +93,7 @@ def test_checks_see_pending_rows_and_the_merge_moves_them(
     info = store.create_collection(name, "minhash-lsh", threshold=0.5)
     bands = _rows_each(info)
     monkeypatch.setattr(storage, "DIRECT_BELOW", 1)  # every batch a bulk batch
-    monkeypatch.setattr(module, "merge", lambda db, cid: None)  # as if killed before it
+    monkeypatch.setattr(module, "merge", lambda db, cid, background: None)  # as if killed before it
     assert store.add(name, docs, batch_size=4).added == len(docs)
     assert _index_rows(store, name) == (0, len(docs) * bands)
     assert store.stats(name)["index_rows"] == len(docs) * bands
@@ -123,9 +124,9 @@ def _merges(
     merges: list[int] = []
     real = module.merge
 
-    def counting(db: Database, cid: int) -> None:
+    def counting(db: Database, cid: int, background: Checkpoints | None) -> None:
         merges.append(_index_rows(store, name)[1] // each)
-        real(db, cid)
+        real(db, cid, background)
 
     monkeypatch.setattr(module, "MERGE_ROWS", merge_rows * each)
     if max_rows is not None:
@@ -205,7 +206,7 @@ def test_small_batches_write_the_index_directly(
     import neardup.store.adding as module
 
     merges: list[int] = []
-    monkeypatch.setattr(module, "merge", lambda db, cid: merges.append(cid))
+    monkeypatch.setattr(module, "merge", lambda db, cid, background: merges.append(cid))
     assert store.add(name, docs, batch_size=2).added == len(docs)
     assert _index_rows(store, name) == (len(docs) * _rows_each(info), 0) and merges == []
     assert store.check(name, docs[0].text).matches[0].doc_id == docs[0].id

@@ -20,6 +20,7 @@ from neardup.errors import UsageError
 from neardup.index import core
 from neardup.index.results import AddReport, CollectionInfo
 from neardup.methods.base import Method
+from neardup.store import checkpoints
 from neardup.store.bulk import merge_pending
 from neardup.store.database import Database
 from neardup.store.storage import DatabaseStorage
@@ -67,7 +68,8 @@ def add(
     """Add documents to the collection ``info`` (method ``meth``), one transaction per batch,
     then merge the pending index rows (:meth:`neardup.store.Store.add` documents the
     arguments; the caller recomputes statistics). While the batches are written, the
-    process's switch interval is at most :data:`ADD_SWITCH_S`.
+    process's switch interval is at most :data:`ADD_SWITCH_S`, and a thread of its own runs
+    the WAL checkpoints of a SQLite file (:func:`neardup.store.checkpoints.in_background`).
 
     Raises:
         StoreError: the database failed (batches committed before stay committed).
@@ -80,10 +82,10 @@ def add(
         if on_batch is not None:
             on_batch(part)
         if storage.unmerged >= merge_after(merged):
-            merge(db, info.id)
+            merge(db, info.id, storage.checkpoints)
             merged, storage.unmerged = merged + storage.unmerged, 0
 
-    with _SWITCH.short():
+    with _SWITCH.short(), checkpoints.in_background(db) as storage.checkpoints:
         report = core.add(
             storage,
             meth,
@@ -93,8 +95,8 @@ def add(
             on_batch=written,
             ahead=ahead_batches(batch_size),
         )
-    if storage.unmerged or _has_pending(db, info.id):  # this add's, or an interrupted one's
-        merge(db, info.id)
+        if storage.unmerged or _has_pending(db, info.id):  # this add's, or an interrupted one's
+            merge(db, info.id, storage.checkpoints)
     return report
 
 
@@ -152,15 +154,21 @@ def recompute_after_add(recompute: Callable[[str], object], name: str) -> None:
         recompute(name)
 
 
-def merge(db: Database, collection_id: int) -> None:
-    """Move the collection's pending index rows into ``nd_index`` (one transaction).
+def merge(
+    db: Database, collection_id: int, background: checkpoints.Checkpoints | None = None
+) -> None:
+    """Move the collection's pending index rows into ``nd_index`` (one transaction; its
+    commit's WAL checkpoint left to ``background`` when given).
 
     PostgreSQL: then ``VACUUM`` the pending table (its deleted rows would otherwise be
     read by every check's scan of it until autovacuum runs) and ``ANALYZE`` the index
     table; best effort, outside any transaction, no lock that blocks readers or writers.
     """
     with db.write() as conn:
+        checkpoints.skip_commit_checkpoint(conn, background)
         merge_pending(conn, collection_id)
+    if background is not None:
+        background.committed()
     if db.dialect != "postgresql":
         return
     with (

@@ -183,6 +183,18 @@ def _sqlite_events(engine: Engine, begin: str, pragmas: tuple[str, ...]) -> None
     def _begin(conn: Any) -> None:
         conn.exec_driver_sql(begin)
 
+    @event.listens_for(engine, "checkin")
+    def _checkin(dbapi_conn: Any, record: Any) -> None:
+        pages = record.info.pop(RESTORE_AUTOCHECKPOINT, None)
+        if pages is not None and dbapi_conn is not None:
+            dbapi_conn.execute(f"PRAGMA wal_autocheckpoint = {int(pages)}")
+
+
+#: Key of a pooled connection's ``info``: the ``wal_autocheckpoint`` (pages) it gets back
+#: when it returns to the pool (a bulk add turns its commits' checkpoints off while a
+#: thread of its own runs them: :mod:`neardup.store.checkpoints`).
+RESTORE_AUTOCHECKPOINT = "neardup_restore_autocheckpoint"
+
 
 def _ln(x: float | None) -> float | None:
     return math.log(x) if x is not None and x > 0 else None

@@ -27,6 +27,7 @@ from neardup.methods.plan import plan_for
 from neardup.store import schema as s
 from neardup.store.bulk import Batch, document_rows, encode, insert_documents, insert_rows
 from neardup.store.catalog import mark_dirty
+from neardup.store.checkpoints import Checkpoints, skip_commit_checkpoint
 from neardup.store.database import Database
 from neardup.store.lookup import candidates
 
@@ -45,6 +46,8 @@ class DatabaseStorage:
     Attributes:
         unmerged: index rows written to ``nd_index_pending`` since the caller last reset it
             (``add`` merges them, :func:`neardup.store.adding.merge`).
+        checkpoints: the thread that runs the WAL checkpoints of :meth:`write`'s commits
+            (:mod:`neardup.store.checkpoints`); ``None``: each commit runs its own.
     """
 
     def __init__(
@@ -52,6 +55,7 @@ class DatabaseStorage:
     ) -> None:
         self.db, self.info, self.meth, self.conn = db, info, meth, conn
         self.unmerged = 0
+        self.checkpoints: Checkpoints | None = None
 
     def stored_hashes(self, ids: list[str]) -> dict[str, bytes]:
         """``{id: content hash}`` of the ``ids`` stored already."""
@@ -77,6 +81,7 @@ class DatabaseStorage:
         info, needs_fit = self.info, plan_for(self.meth, self.info).needs_fit
         rows = document_rows(info.id, encoded.ready, datetime.now(UTC))
         with self.db.write() as conn:
+            skip_commit_checkpoint(conn, self.checkpoints)
             if needs_fit:  # serialise with recompute() on the collection row
                 mark_dirty(conn, info.id)
             pks = insert_documents(conn, rows)
@@ -87,6 +92,8 @@ class DatabaseStorage:
             if fresh and needs_fit:
                 tokens = [encoded.ready[i].tokens or [] for i in fresh]
                 self._insert_terms(conn, tokens, pk)
+        if self.checkpoints is not None:
+            self.checkpoints.committed()
         raced = tuple(
             SkippedDoc(r.doc.id, r.doc.source, "exists", "added concurrently")
             for r in encoded.ready
