@@ -116,3 +116,20 @@ def test_an_add_leaves_the_pool_as_it_found_it(tmp_path: Path) -> None:
         assert report.added == 300
         assert store.check("c", docs[7].text).matches[0].doc_id == "d7"
         assert _pooled_settings(store._db.engines.write) == {8192}
+
+
+@pytest.mark.parametrize(("docs", "threads"), [(3, 0), (70, 1)])
+def test_only_a_bulk_add_starts_the_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, docs: int, threads: int
+) -> None:
+    """A batch of fewer than ``DIRECT_BELOW`` documents (one over the API) commits as
+    before, with no thread to start and stop (its last checkpoint would sync the file)."""
+    from neardup.store import checkpoints
+
+    runs: list[int] = []
+    monkeypatch.setattr(checkpoints.Checkpoints, "_run", lambda self: runs.append(1))
+    texts = [Document(f"d{i}", f"a document of some words, number {i} " * 9) for i in range(docs)]
+    with Store(f"sqlite:///{tmp_path / 's.db'}") as store:
+        store.create_collection("c", "minhash-lsh", threshold=0.5)
+        assert store.add("c", texts).added == docs
+    assert len(runs) == threads

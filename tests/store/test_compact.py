@@ -104,6 +104,31 @@ def test_checks_see_pending_rows_and_the_merge_moves_them(
     assert store.check(name, docs[2].text).matches[0].doc_id == docs[2].id
 
 
+def test_a_merge_leaves_another_collections_pending_rows(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Merging one collection's pending rows moves those and no other's (the pending table
+    is emptied whole only when it holds none of another collection)."""
+    import neardup.store.adding as module
+    import neardup.store.storage as storage
+
+    docs = _real_docs()[:5]
+    names = [unique("mine"), unique("other")]
+    bands = [_rows_each(store.create_collection(n, "minhash-lsh", threshold=0.5)) for n in names]
+    monkeypatch.setattr(storage, "DIRECT_BELOW", 1)
+    real = module.merge
+    monkeypatch.setattr(module, "merge", lambda db, cid, background: None)
+    for n in names:
+        assert store.add(n, docs, batch_size=2).added == len(docs)
+    monkeypatch.setattr(module, "merge", real)
+    assert store.add(names[0], docs).added == 0  # finishes the first collection's merge
+    assert _index_rows(store, names[0]) == (len(docs) * bands[0], 0)
+    assert _index_rows(store, names[1]) == (0, len(docs) * bands[1])
+    assert store.add(names[1], docs).added == 0
+    assert _index_rows(store, names[1]) == (len(docs) * bands[1], 0)
+    assert store.check(names[1], docs[3].text).matches[0].doc_id == docs[3].id
+
+
 def _merges(
     store: Store,
     monkeypatch: pytest.MonkeyPatch,

@@ -56,12 +56,10 @@ class Checkpoints:
         self.error: BaseException | None = None
 
     def committed(self) -> None:
-        """Called after each commit of the add: the thread checkpoints at its next look."""
+        """Called after each bulk commit of the add (by its writer thread): the thread,
+        started at the first, checkpoints at its next look."""
         self._committed.set()
-
-    def start(self) -> None:
-        """Start the thread (when :attr:`active`)."""
-        if self.active:
+        if self.active and self._thread is None:
             self._thread = threading.Thread(
                 target=self._run, name="neardup-add-checkpoints", daemon=True
             )
@@ -93,11 +91,12 @@ class Checkpoints:
 
 @contextlib.contextmanager
 def in_background(db: Database) -> Iterator[Checkpoints]:
-    """The add's checkpoints in a thread while the block runs (a SQLite file), stopped after
-    one last checkpoint when it ends, however it ends."""
+    """The add's checkpoints in a thread while the block runs (a SQLite file), from its first
+    bulk commit (an add of a few documents, e.g. one over the API, starts none and keeps
+    its commits as they were), stopped after one last checkpoint when it ends, however it
+    ends."""
     file_db = db.dialect == "sqlite" and db.engines.write is not db.engines.read
     work = Checkpoints(db, active=file_db)
-    work.start()
     try:
         yield work
     finally:

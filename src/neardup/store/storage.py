@@ -32,7 +32,8 @@ from neardup.store.database import Database
 from neardup.store.lookup import candidates
 
 #: Batches of fewer documents write their index rows straight into ``nd_index`` (a few
-#: random B-tree inserts cost less than a second transaction for the merge).
+#: random B-tree inserts cost less than a second transaction for the merge) and their
+#: commits checkpoint as they did (no thread for them: :mod:`neardup.store.checkpoints`).
 DIRECT_BELOW = 64
 
 
@@ -47,7 +48,8 @@ class DatabaseStorage:
         unmerged: index rows written to ``nd_index_pending`` since the caller last reset it
             (``add`` merges them, :func:`neardup.store.adding.merge`).
         checkpoints: the thread that runs the WAL checkpoints of :meth:`write`'s commits
-            (:mod:`neardup.store.checkpoints`); ``None``: each commit runs its own.
+            of :data:`DIRECT_BELOW` documents or more (:mod:`neardup.store.checkpoints`);
+            ``None``: each commit runs its own.
     """
 
     def __init__(
@@ -80,20 +82,21 @@ class DatabaseStorage:
         """One transaction: documents first (ON CONFLICT DO NOTHING), then their rows."""
         info, needs_fit = self.info, plan_for(self.meth, self.info).needs_fit
         rows = document_rows(info.id, encoded.ready, datetime.now(UTC))
+        bulk = len(encoded.ready) >= DIRECT_BELOW  # index rows pending, checkpoints apart
+        background = self.checkpoints if bulk else None
         with self.db.write() as conn:
-            skip_commit_checkpoint(conn, self.checkpoints)
+            skip_commit_checkpoint(conn, background)
             if needs_fit:  # serialise with recompute() on the collection row
                 mark_dirty(conn, info.id)
             pks = insert_documents(conn, rows)
             fresh = [i for i, r in enumerate(encoded.ready) if r.doc.id in pks]
             pk = [pks[encoded.ready[i].doc.id] for i in fresh]
-            pending = len(encoded.ready) >= DIRECT_BELOW
-            self.unmerged += insert_rows(conn, info.id, encoded, fresh, pk, pending=pending)
+            self.unmerged += insert_rows(conn, info.id, encoded, fresh, pk, pending=bulk)
             if fresh and needs_fit:
                 tokens = [encoded.ready[i].tokens or [] for i in fresh]
                 self._insert_terms(conn, tokens, pk)
-        if self.checkpoints is not None:
-            self.checkpoints.committed()
+        if background is not None:
+            background.committed()
         raced = tuple(
             SkippedDoc(r.doc.id, r.doc.source, "exists", "added concurrently")
             for r in encoded.ready
