@@ -74,7 +74,11 @@ class Checkpoints:
         self._thread = None
 
     def _run(self) -> None:
-        raw = self.db.engines.read.raw_connection()
+        try:
+            raw = self.db.engines.read.raw_connection()
+        except Exception as exc:  # the commits checkpoint at WAL_BOUND_PAGES instead
+            self.error = exc
+            return
         try:
             cur = raw.driver_connection.cursor()  # type: ignore[union-attr]
             while not self._stop.is_set():

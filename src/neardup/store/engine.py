@@ -191,8 +191,8 @@ def _sqlite_events(engine: Engine, begin: str, pragmas: tuple[str, ...]) -> None
 
 
 #: Key of a pooled connection's ``info``: the ``wal_autocheckpoint`` (pages) it gets back
-#: when it returns to the pool (a bulk add turns its commits' checkpoints off while a
-#: thread of its own runs them: :mod:`neardup.store.checkpoints`).
+#: when it returns to the pool (a bulk add leaves its commits' checkpoints to a thread of
+#: its own until the log is long: :mod:`neardup.store.checkpoints`).
 RESTORE_AUTOCHECKPOINT = "neardup_restore_autocheckpoint"
 
 
