@@ -17,6 +17,7 @@ from neardup.store.checkpoints import (
     Checkpoints,
     in_background,
     skip_commit_checkpoint,
+    write,
 )
 from neardup.store.database import Database
 from neardup.text.types import Document
@@ -34,8 +35,7 @@ def _in_the_file_itself(path: Path) -> int:
 
 
 def _insert(db: Database, background: Checkpoints | None) -> None:
-    with db.write() as conn:
-        skip_commit_checkpoint(conn, background)
+    with write(db, background) as conn:
         pages = conn.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar()
         assert pages == (8192 if background is None else WAL_BOUND_PAGES)
         conn.exec_driver_sql(
@@ -77,8 +77,7 @@ def test_the_thread_copies_the_commits_into_the_file(db: Database, tmp_path: Pat
     assert _in_the_file_itself(tmp_path / "x.db") == 0  # in the log only
     with in_background(db) as background:
         assert background.active
-        _insert(db, background)
-        background.committed()
+        _insert(db, background)  # the commit is reported to the thread
     assert background.error is None
     assert _in_the_file_itself(tmp_path / "x.db") == 2 * ROWS
     assert not any(t.name == "neardup-add-checkpoints" for t in threading.enumerate())

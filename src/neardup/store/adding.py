@@ -164,11 +164,8 @@ def merge(
     read by every check's scan of it until autovacuum runs) and ``ANALYZE`` the index
     table; best effort, outside any transaction, no lock that blocks readers or writers.
     """
-    with db.write() as conn:
-        checkpoints.skip_commit_checkpoint(conn, background)
+    with checkpoints.write(db, background) as conn:
         merge_pending(conn, collection_id)
-    if background is not None:
-        background.committed()
     if db.dialect != "postgresql":
         return
     with (

@@ -8,9 +8,9 @@ critical path (the reader thread prepares the next batches on the other core). W
 wal_checkpoint(PASSIVE)`` after the add's commits (it waits for no reader or writer and
 copies what they no longer need; ``sqlite3`` lets the GIL go meanwhile), and the add's
 transactions leave their commit's checkpoint until the log is :data:`WAL_BOUND_PAGES` long
-(:func:`skip_commit_checkpoint`; the connection's own setting comes back when it returns to
-the pool). An add of 300,000 documents spent 7 % of its writer thread's samples in
-checkpoints (py-spy, 2026-12-03); with the thread, 25.3 and 26.0 s against 28.6 and 28.0 s.
+(:func:`write`; the connection's own setting comes back when it returns to the pool). An
+add of 300,000 documents spent 7 % of its writer thread's samples in checkpoints (py-spy,
+2026-12-03); with the thread, 25.3 and 26.0 s against 28.6 and 28.0 s.
 
 A process killed meanwhile loses nothing: the log holds every committed page until it is
 copied, and the next connection to open the file reads it (SQLite's WAL recovery).
@@ -105,6 +105,22 @@ def in_background(db: Database) -> Iterator[Checkpoints]:
         yield work
     finally:
         work.stop()
+
+
+@contextlib.contextmanager
+def write(db: Database, background: Checkpoints | None) -> Iterator[Connection]:
+    """A write transaction of the add (:meth:`Database.write`) whose commit leaves its
+    checkpoint to ``background`` (:func:`skip_commit_checkpoint`), which hears of the commit
+    once it is made; ``None``: a plain write transaction.
+
+    Raises:
+        StoreError: as :meth:`Database.write` (nothing is then reported committed).
+    """
+    with db.write() as conn:
+        skip_commit_checkpoint(conn, background)
+        yield conn
+    if background is not None:
+        background.committed()
 
 
 def skip_commit_checkpoint(conn: Connection, checkpoints: Checkpoints | None) -> None:

@@ -24,10 +24,10 @@ from neardup.index.results import AddReport, CollectionInfo, SkippedDoc
 from neardup.index.verify import Candidate
 from neardup.methods.base import Method
 from neardup.methods.plan import plan_for
+from neardup.store import checkpoints
 from neardup.store import schema as s
 from neardup.store.bulk import Batch, document_rows, encode, insert_documents, insert_rows
 from neardup.store.catalog import mark_dirty
-from neardup.store.checkpoints import Checkpoints, skip_commit_checkpoint
 from neardup.store.database import Database
 from neardup.store.lookup import candidates
 
@@ -57,7 +57,7 @@ class DatabaseStorage:
     ) -> None:
         self.db, self.info, self.meth, self.conn = db, info, meth, conn
         self.unmerged = 0
-        self.checkpoints: Checkpoints | None = None
+        self.checkpoints: checkpoints.Checkpoints | None = None
 
     def stored_hashes(self, ids: list[str]) -> dict[str, bytes]:
         """``{id: content hash}`` of the ``ids`` stored already."""
@@ -84,8 +84,7 @@ class DatabaseStorage:
         rows = document_rows(info.id, encoded.ready, datetime.now(UTC))
         bulk = len(encoded.ready) >= DIRECT_BELOW  # index rows pending, checkpoints apart
         background = self.checkpoints if bulk else None
-        with self.db.write() as conn:
-            skip_commit_checkpoint(conn, background)
+        with checkpoints.write(self.db, background) as conn:
             if needs_fit:  # serialise with recompute() on the collection row
                 mark_dirty(conn, info.id)
             pks = insert_documents(conn, rows)
@@ -95,8 +94,6 @@ class DatabaseStorage:
             if fresh and needs_fit:
                 tokens = [encoded.ready[i].tokens or [] for i in fresh]
                 self._insert_terms(conn, tokens, pk)
-        if background is not None:
-            background.committed()
         raced = tuple(
             SkippedDoc(r.doc.id, r.doc.source, "exists", "added concurrently")
             for r in encoded.ready
