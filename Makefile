@@ -19,7 +19,7 @@ PIP    := $(BIN)/python -m pip
 # The demo's install has the report extra (matplotlib) too, so that the README's
 # `neardup evaluate ... --html` example runs after `make demo`. setup.py and the .pyx:
 # pip install -e . also (re)builds the compiled prepare kernel.
-$(BIN)/neardup: pyproject.toml setup.py src/neardup/methods/_kernel.pyx
+$(BIN)/neardup: pyproject.toml setup.py src/neardup/methods/_kernel.pyx src/neardup/text/_scan.pyx
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet -e '.[report]'

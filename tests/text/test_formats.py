@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from neardup.errors import ParameterError
 from neardup.text.formats import (
@@ -99,3 +101,26 @@ def test_a_new_format_module_is_all_a_record_format_needs(tmp_path: Path) -> Non
         ("x", "the first record", f"{tmp_path / 'a.tsv'}:1"),
         ("y", "the second record", f"{tmp_path / 'a.tsv'}:2"),
     ]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    data=st.lists(st.sampled_from([b"\n", b"a", b"\xd0\xb1", b'{"id": 1}', b"\n\n"])).map(b"".join),
+    skip=st.integers(0, 5),
+)
+def test_newlines_count_as_bytes_count_across_pieces_and_buffer_kinds(
+    data: bytes, skip: int
+) -> None:
+    """``jsonl.newlines`` counts what ``bytes.count(b"\\n")`` counts, on bytes, a
+    bytearray and a memoryview slice, with the pieces it compares at once cut small so
+    that a run of lines crosses several of them."""
+    from neardup.text.formats import jsonl
+
+    want = data.count(b"\n")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(jsonl, "_LINE_PIECE", 3)
+        assert jsonl.newlines(data) == want
+        assert jsonl.newlines(bytearray(data)) == want
+        with memoryview(data) as view:
+            assert jsonl.newlines(view[skip:]) == data[skip:].count(b"\n")
+    assert jsonl.newlines(data) == want

@@ -28,6 +28,7 @@ from neardup.errors import InputError, ParameterError
 from neardup.text.formats import Format, format_named, format_of
 from neardup.text.formats.datasets import DatasetsEntryError, datasets_files, is_datasets_folder
 from neardup.text.formats.format import is_compressed
+from neardup.text.formats.jsonl import newlines
 from neardup.text.scrub import scrub
 from neardup.text.types import Skipped, SkipReason
 from neardup.text.units import (
@@ -373,7 +374,7 @@ def _count_newlines(path: Path, start: int, end: int) -> int:
             piece = f.read(min(PIECE, left))
             if not piece:
                 break
-            count += piece.count(b"\n")
+            count += newlines(piece)
             left -= len(piece)
     return count
 
