@@ -154,9 +154,9 @@ def span_blocks(
 def newlines(data: Any) -> int:
     """The ``\\n`` bytes of ``data`` (``bytes``, ``bytearray``, a memory map or a contiguous
     ``memoryview``), as ``bytes.count(b"\\n")`` counts them: numpy's vectorised compare a
-    piece of :data:`_LINE_PIECE` bytes at a time (its temporary stays in the cache and is
-    never fresh memory): 64 MiB of JSONL in 12 ms against 43 ms by ``bytes.count``, which
-    compares a byte at a time (2026-12-03)."""
+    piece of :data:`_LINE_PIECE` bytes at a time (its boolean temporary stays small, in the
+    cache): 64 MiB of JSONL in 12 ms against 43 ms by ``bytes.count``, which compares a
+    byte at a time (2026-12-03)."""
     import numpy as np
 
     with memoryview(data) as whole, whole.cast("B") as view:
