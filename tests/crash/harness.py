@@ -154,7 +154,7 @@ def snapshot(url: str, name: str) -> Snapshot:
     try:
         tables = inspect(engine).get_table_names()
         has_texts = "nd_texts" in tables
-        has_pending = "nd_index_pending" in tables
+        has_runs = "nd_index_runs" in tables
         with engine.connect() as conn:
             c = {"c": _collection_id(conn, name)}
             texts_join = "LEFT JOIN nd_texts t ON t.document_id = d.id" if has_texts else ""
@@ -177,13 +177,19 @@ def snapshot(url: str, name: str) -> Snapshot:
             index: dict[str, list[tuple[int, int]]] = {}
             for doc_id, band, key in conn.execute(
                 text(
-                    "SELECT d.doc_id, i.band, i.key FROM "
-                    f"({_INDEX_ROWS if has_pending else 'nd_index'}) i "
+                    "SELECT d.doc_id, i.band, i.key FROM nd_index i "
                     "JOIN nd_documents d ON d.id = i.document_id WHERE i.collection_id = :c"
                 ),
                 c,
             ):
                 index.setdefault(doc_id, []).append((int(band), int(key)))
+            pending = _run_rows(conn, c) if has_runs else []
+            pk_doc: dict[int, str] = (
+                {int(r[0]): r[1] for r in conn.execute(text(_DOC_IDS), c)} if pending else {}
+            )
+            for pk, band, key in pending:
+                if pk in pk_doc:
+                    index.setdefault(pk_doc[pk], []).append((band, key))
             doc_terms: dict[str, list[tuple[str, int]]] = {}
             for doc_id, term, count in conn.execute(
                 text(
@@ -202,6 +208,7 @@ def snapshot(url: str, name: str) -> Snapshot:
                 )
             }
             orphans = _orphans(conn, c, has_texts)
+            orphans["index_runs"] = sum(1 for pk, _, _ in pending if pk not in pk_doc)
             drift = conn.execute(
                 text(
                     "SELECT COUNT(*) FROM nd_terms t LEFT JOIN (SELECT term_id, COUNT(*) AS df, "
@@ -223,11 +230,20 @@ def snapshot(url: str, name: str) -> Snapshot:
     return Snapshot(docs, dup, index, doc_terms, terms, orphans, int(drift), stats)
 
 
-#: Index rows of a collection wherever they are: merged (``nd_index``) or still pending.
-_INDEX_ROWS = (
-    "SELECT collection_id, band, key, document_id FROM nd_index UNION ALL "
-    "SELECT collection_id, band, key, document_id FROM nd_index_pending"
-)
+_DOC_IDS = "SELECT id, doc_id FROM nd_documents WHERE collection_id = :c"
+
+
+def _run_rows(conn: Any, c: dict[str, int]) -> list[tuple[int, int, int]]:
+    """(document pk, band, key) of the collection's pending runs (``nd_index_runs``)."""
+    from neardup.store.runs import decode_run
+
+    out: list[tuple[int, int, int]] = []
+    for (payload,) in conn.execute(
+        text("SELECT payload FROM nd_index_runs WHERE collection_id = :c"), c
+    ):
+        run = decode_run(bytes(payload))
+        out.extend(zip(run.document.tolist(), run.band.tolist(), run.key.tolist(), strict=True))
+    return out
 
 
 def _collection_id(conn: Any, name: str) -> int:
@@ -243,8 +259,6 @@ def _orphans(conn: Any, c: dict[str, int], has_texts: bool) -> dict[str, int]:
     queries = {
         "index": "SELECT COUNT(*) FROM nd_index i LEFT JOIN nd_documents d ON d.id = i.document_id "
         "WHERE i.collection_id = :c AND d.id IS NULL",
-        "index_pending": "SELECT COUNT(*) FROM nd_index_pending i LEFT JOIN nd_documents d "
-        "ON d.id = i.document_id WHERE i.collection_id = :c AND d.id IS NULL",
         "doc_terms": "SELECT COUNT(*) FROM nd_doc_terms x LEFT JOIN nd_documents d "
         "ON d.id = x.document_id LEFT JOIN nd_terms t ON t.id = x.term_id "
         "WHERE x.collection_id = :c AND (d.id IS NULL OR t.id IS NULL)",

@@ -127,7 +127,8 @@ def test_upgrade_from_0005_keeps_index_rows(empty_url: str) -> None:  # noqa: F8
         )
     engine.dispose()
     with Store(empty_url) as st_:
-        assert _tables_and_version(empty_url)[1] == "0007"
+        assert _tables_and_version(empty_url)[1] == "0008"
+        assert "nd_index_pending" not in _tables_and_version(empty_url)[0]
         assert st_.stats("old")["index_rows"] == len(docs) * bands
         for doc in docs:
             got = st_.check("old", doc.text).matches[0]

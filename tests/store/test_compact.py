@@ -40,7 +40,9 @@ def _index_rows(store: Store, name: str) -> tuple[int, int]:
     """(merged, pending) index rows of the collection."""
     c = store.collection(name).id
     merged = _count(store, "SELECT COUNT(*) FROM nd_index WHERE collection_id = :c", c)
-    pending = _count(store, "SELECT COUNT(*) FROM nd_index_pending WHERE collection_id = :c", c)
+    pending = _count(
+        store, "SELECT COALESCE(SUM(rows), 0) FROM nd_index_runs WHERE collection_id = :c", c
+    )
     return merged, pending
 
 
@@ -107,8 +109,7 @@ def test_checks_see_pending_rows_and_the_merge_moves_them(
 def test_a_merge_leaves_another_collections_pending_rows(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Merging one collection's pending rows moves those and no other's (the pending table
-    is emptied whole only when it holds none of another collection)."""
+    """Merging one collection's pending runs moves those and no other's."""
     import neardup.store.adding as module
     import neardup.store.storage as storage
 
@@ -334,7 +335,7 @@ def test_upgrade_from_0003_keeps_index_rows_and_old_sets(empty_url: str) -> None
     engine.dispose()
     with Store(empty_url) as st_:
         tables, version = _tables_and_version(empty_url)
-        assert "nd_index_pending" in tables and version != "0003"
+        assert "nd_index_runs" in tables and version != "0003"
         assert st_.stats("old")["index_rows"] == len(docs) * _rows_each(info)
         got = st_.check("old", docs[1].text).matches[0]
         assert got.doc_id == docs[1].id and got.resemblance == 1.0

@@ -38,7 +38,11 @@ def test_alembic_only_when_the_schema_is_behind(tmp_path: Path) -> None:
     import sqlite3
 
     with sqlite3.connect(tmp_path / "a.db") as conn:  # pretend the schema before the last one
-        conn.execute("UPDATE nd_alembic_version SET version_num = '0006'")
-        conn.execute("ALTER TABLE nd_collections DROP COLUMN max_df")
+        conn.execute("UPDATE nd_alembic_version SET version_num = '0007'")
+        conn.execute("DROP TABLE nd_index_runs")
+        conn.execute(
+            "CREATE TABLE nd_index_pending (collection_id INTEGER NOT NULL, key BIGINT NOT NULL, "
+            "band SMALLINT NOT NULL, document_id BIGINT NOT NULL)"
+        )
     out = _open(url)
     assert out == "True []"

@@ -52,7 +52,7 @@ def _index_rows(store: Store, name: str) -> int:
             conn.execute(
                 text(
                     "SELECT (SELECT COUNT(*) FROM nd_index WHERE collection_id = :c) + "
-                    "(SELECT COUNT(*) FROM nd_index_pending WHERE collection_id = :c)"
+                    "(SELECT COALESCE(SUM(rows), 0) FROM nd_index_runs WHERE collection_id = :c)"
                 ),
                 {"c": cid},
             ).scalar_one()

@@ -27,18 +27,20 @@ from neardup.store.storage import DatabaseStorage
 from neardup.text.types import Document, Skipped
 
 #: ``add`` moves pending index rows into ``nd_index`` after at least this many (and at its
-#: end); until then ``check`` finds them by scanning ``nd_index_pending``.
+#: end); until then ``check`` finds them in the runs (:func:`neardup.store.runs.postings`).
 MERGE_ROWS = 2_000_000
 #: ... and, later in a long add, after this share of the rows it has merged so far
 #: (:func:`merge_after`): a merge walks the whole ``nd_index`` B-tree (random keys touch
 #: nearly every leaf page), so merging every :data:`MERGE_ROWS` would cost the square of
 #: the add's size; a geometric schedule costs a constant times its size.
 MERGE_SHARE = 0.5
-#: ... but never more than this many pending rows: ``check`` scans them (no index), 0.21 s
-#: at 2M rows, 0.43 s at 4M, 0.92 s at 8M (2026-11-27). 8M, not 4M, since a document has
-#: 41 index rows (recall banding) and a merge's walk of a large ``nd_index`` costs more
-#: than sorting and appending 4M rows (8M rows into 70M: one merge 31-36 s of CPU, two of
-#: 4M 43-52 s; 4M appended 7 s; load 5-10, 2026-12-02).
+#: ... but never more than this many pending rows: ``check`` reads every pending run, 0.15 s
+#: at 8M rows and 0.29 s at 16M (2026-12-03; it scanned 8M rows in 0.92 s before the runs
+#: of migration 0008). 8M, not 4M, since a document has 41 index rows (recall banding) and
+#: a merge's walk of a large ``nd_index`` costs more than moving 4M rows (8M rows into 70M:
+#: one merge 31-36 s of CPU, two of 4M 43-52 s; load 5-10, 2026-12-02); 16M with a share
+#: of 1.0 (6 merges, not 9) added a million documents in 117.7 s against 118.5 s: not
+#: worth the slower checks (2026-12-03, load 1.4).
 MERGE_MAX_ROWS = 8_000_000
 #: Documents the reader thread may have prepared ahead of the writer (at least 2 batches):
 #: a merge holds the writer for seconds (4M index rows into 41M: 9 s of CPU), and a reader
@@ -173,7 +175,7 @@ def merge(
         db.engines.write.connect() as raw,
     ):
         auto = raw.execution_options(isolation_level="AUTOCOMMIT")
-        auto.exec_driver_sql("VACUUM (ANALYZE) nd_index_pending")
+        auto.exec_driver_sql("VACUUM (ANALYZE) nd_index_runs")
         auto.exec_driver_sql("ANALYZE nd_index")
 
 
@@ -181,7 +183,7 @@ def _has_pending(db: Database, collection_id: int) -> bool:
     with db.read() as conn:
         return (
             conn.execute(
-                text("SELECT 1 FROM nd_index_pending WHERE collection_id = :c LIMIT 1"),
+                text("SELECT 1 FROM nd_index_runs WHERE collection_id = :c LIMIT 1"),
                 {"c": collection_id},
             ).first()
             is not None

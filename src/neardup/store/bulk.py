@@ -14,9 +14,10 @@ written in one transaction (:mod:`neardup.store.storage`):
 * PostgreSQL: documents with one ``INSERT ... SELECT FROM unnest(...) ON CONFLICT DO NOTHING
   RETURNING``, texts, shingle sets and index rows with ``COPY ... (FORMAT BINARY)`` (the
   index rows built as one numpy record array);
-* index rows are appended to ``nd_index_pending`` (no index to update) and moved into the
-  lookup B-tree ``nd_index`` sorted by key by :func:`merge_pending`: a first bulk load
-  builds it in key order, later ones walk it once per merge instead of once per batch.
+* index rows are stored as one run a batch (:mod:`neardup.store.runs`: no index to
+  update, one value to write) and moved into the lookup B-tree ``nd_index`` sorted by key
+  by :func:`merge_pending`: a first bulk load builds it in key order, later ones walk it
+  once per merge instead of once per batch.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from neardup.index.codec import encode_sets, encode_texts, fingerprint_shift, sc
 from neardup.index.core import Ready, Signed
 from neardup.index.methods import KeyRows
 from neardup.methods.base import Method
+from neardup.store import runs
 
 _PG_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
 _PG_TRAILER = struct.pack(">h", -1)
@@ -148,11 +150,11 @@ def insert_rows(
     ``fresh`` (their primary keys ``pks``), one statement per table.
 
     Args:
-        pending: index rows go to ``nd_index_pending`` (bulk batches) rather than straight
-            into ``nd_index`` (small batches, e.g. one document over the API).
+        pending: index rows go to a run (:mod:`neardup.store.runs`: bulk batches) rather
+            than straight into ``nd_index`` (small batches, e.g. one document over the API).
 
     Returns:
-        The number of index rows written to ``nd_index_pending``.
+        The number of index rows written to the run.
     """
     if not fresh:
         return 0
@@ -164,7 +166,6 @@ def insert_rows(
         else [(p, batch.signatures[i]) for p, i in zip(pks, fresh, strict=True)]
     )
     keys = _key_columns(batch.keys, fresh, pks)
-    target = "nd_index_pending" if pending else "nd_index"
     raw = conn.connection.driver_connection
     cur = raw.cursor()  # type: ignore[union-attr]
     try:
@@ -173,22 +174,18 @@ def insert_rows(
             _pg_copy_blobs(cur, "nd_shingles (document_id, fingerprints)", sets)
             if sigs:
                 _pg_copy_blobs(cur, "nd_signatures (document_id, payload)", sigs)
-            if keys is not None:
-                _pg_copy_index(cur, collection_id, *keys, table=target)
-            return 0 if keys is None or not pending else int(keys[0].shape[0])
-        sqlite_insert(cur, "nd_texts (document_id, body)", 2, _flat(texts))
-        sqlite_insert(cur, "nd_shingles (document_id, fingerprints)", 2, _flat(sets))
-        if sigs:
-            sqlite_insert(cur, "nd_signatures (document_id, payload)", 2, _flat(sigs))
-        if keys is not None:  # the collection id written in the statement, not bound
-            key, band, doc = keys
-            flat = np.empty((key.shape[0], 3), dtype=np.int64)
-            flat[:, 0], flat[:, 1], flat[:, 2] = key, band, doc
-            into = f"{target} ({_INDEX_COLUMNS})"
-            sqlite_insert(cur, into, 3, flat.ravel().tolist(), first=collection_id)
-        return 0 if keys is None or not pending else int(keys[0].shape[0])
+            if keys is not None and not pending:
+                pg_copy_index(cur, collection_id, *keys)
+        else:
+            sqlite_insert(cur, "nd_texts (document_id, body)", 2, _flat(texts))
+            sqlite_insert(cur, "nd_shingles (document_id, fingerprints)", 2, _flat(sets))
+            if sigs:
+                sqlite_insert(cur, "nd_signatures (document_id, payload)", 2, _flat(sigs))
+            if keys is not None and not pending:
+                sqlite_index_rows(cur, collection_id, *keys)
     finally:
         cur.close()
+    return runs.write(conn, collection_id, *keys) if keys is not None and pending else 0
 
 
 #: Rows of one multi-row ``INSERT ... VALUES`` statement on SQLite at most (a power of two;
@@ -243,41 +240,50 @@ def _flat(rows: list[tuple[int, bytes]]) -> list[Any]:
 
 
 def merge_pending(conn: Connection, collection_id: int) -> int:
-    """Move the collection's ``nd_index_pending`` rows into ``nd_index``, sorted by key, in
-    the caller's transaction (PostgreSQL: one ``DELETE ... RETURNING`` statement, so rows
-    another writer commits meanwhile are never deleted unmerged; its ``nd_index`` has no
-    unique key since migration 0006, and a pending row is moved exactly once).
+    """Move the collection's runs (:mod:`neardup.store.runs`) into ``nd_index`` in key
+    order, in the caller's transaction. SQLite: rows ``nd_index`` holds already are left as
+    they are (``ON CONFLICT DO NOTHING``); PostgreSQL's ``nd_index`` has no unique key since
+    migration 0006, and a run is taken exactly once.
 
     Returns:
         The number of rows moved.
     """
-    c = {"c": collection_id}
-    if conn.dialect.name == "postgresql":
-        result = conn.exec_driver_sql(
-            "WITH moved AS (DELETE FROM nd_index_pending WHERE collection_id = %(c)s "
-            f"RETURNING {_INDEX_COLUMNS}) INSERT INTO nd_index ({_INDEX_COLUMNS}) "
-            f"SELECT {_INDEX_COLUMNS} FROM moved ORDER BY key",
-            c,
-        )
-        return int(result.rowcount or 0)
-    moved = conn.exec_driver_sql(
-        f"INSERT OR IGNORE INTO nd_index ({_INDEX_COLUMNS}) SELECT {_INDEX_COLUMNS} "
-        "FROM nd_index_pending WHERE collection_id = ? ORDER BY key, document_id, band",
-        (collection_id,),
-    ).rowcount
-    others = conn.exec_driver_sql(
-        "SELECT 1 FROM nd_index_pending WHERE collection_id <> ? LIMIT 1", (collection_id,)
-    ).first()
-    # a DELETE without WHERE frees the table's pages at once: 8M rows 0.44 s, not 0.94 s
-    if others is None:
-        conn.exec_driver_sql("DELETE FROM nd_index_pending")
-    else:
-        conn.exec_driver_sql(
-            "DELETE FROM nd_index_pending WHERE collection_id = ?", (collection_id,)
-        )
-    return int(moved or 0)
+    run = runs.take(conn, collection_id)
+    if run is None:
+        return 0
+    cur = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+    try:
+        if conn.dialect.name == "postgresql":
+            pg_copy_index(cur, collection_id, run.key, run.band, run.document)
+        else:
+            sqlite_index_rows(cur, collection_id, run.key, run.band, run.document)
+    finally:
+        cur.close()
+    return int(run.key.shape[0])
 
 
+#: Index rows bound per piece by :func:`sqlite_index_rows` (a merge's millions of rows
+#: would otherwise be one Python list of three ints a row: 0.9 GB at 8M rows).
+_INDEX_PIECE = 1 << 16
+
+
+def sqlite_index_rows(
+    cur: Any, collection_id: int, key: np.ndarray, band: np.ndarray, doc: np.ndarray
+) -> None:
+    """Insert index rows into SQLite's ``nd_index`` in the order given (key order walks its
+    B-tree once), skipping rows it holds already; the collection id is written in the
+    statement, not bound (a quarter fewer values to make and bind)."""
+    into = f"nd_index ({_INDEX_COLUMNS})"
+    for at in range(0, key.shape[0], _INDEX_PIECE):
+        piece = slice(at, at + _INDEX_PIECE)
+        flat = np.empty((key[piece].shape[0], 3), dtype=np.int64)
+        flat[:, 0], flat[:, 1], flat[:, 2] = key[piece], band[piece], doc[piece]
+        sqlite_insert(
+            cur, into, 3, flat.ravel().tolist(), first=collection_id, tail=_IGNORE_EXISTING
+        )
+
+
+_IGNORE_EXISTING = " ON CONFLICT DO NOTHING"
 _INDEX_COLUMNS = "collection_id, key, band, document_id"
 
 
@@ -302,21 +308,17 @@ def _pg_copy_blobs(cur: Any, target: str, rows: list[tuple[int, bytes]]) -> None
         copy.write(_PG_HEADER + data + _PG_TRAILER)
 
 
-def _pg_copy_index(
-    cur: Any,
-    collection_id: int,
-    key: np.ndarray,
-    band: np.ndarray,
-    doc: np.ndarray,
-    *,
-    table: str,
+def pg_copy_index(
+    cur: Any, collection_id: int, key: np.ndarray, band: np.ndarray, doc: np.ndarray
 ) -> None:
+    """Copy index rows into PostgreSQL's ``nd_index`` in the order given (``COPY ...
+    BINARY`` of one numpy record array)."""
     rec = np.empty(key.shape[0], dtype=_PG_INDEX)
     rec["n"], rec["l1"], rec["l2"], rec["l3"], rec["l4"] = 4, 4, 8, 2, 8
     rec["collection"] = collection_id
     rec["key"], rec["band"], rec["document"] = key, band, doc
     with cur.copy(
-        f"COPY {table} (collection_id, key, band, document_id) FROM STDIN (FORMAT BINARY)"
+        "COPY nd_index (collection_id, key, band, document_id) FROM STDIN (FORMAT BINARY)"
     ) as copy:
         copy.write(_PG_HEADER + rec.tobytes() + _PG_TRAILER)
 

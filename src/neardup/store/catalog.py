@@ -156,7 +156,7 @@ def collection_stats(db: Database, name: str, *, sizes: bool = False) -> dict[st
         index = conn.execute(
             text(
                 "SELECT (SELECT COUNT(*) FROM nd_index WHERE collection_id = :c) + "
-                "(SELECT COUNT(*) FROM nd_index_pending WHERE collection_id = :c)"
+                "(SELECT COALESCE(SUM(rows), 0) FROM nd_index_runs WHERE collection_id = :c)"
             ),
             c,
         ).scalar_one()
@@ -188,7 +188,7 @@ def delete_collection(db: Database, name: str) -> int:
         info = collection_info(conn, name, lock=True)
         c = {"c": info.id}
         docs = "SELECT id FROM nd_documents WHERE collection_id = :c"
-        for table in ("nd_index", "nd_index_pending", "nd_doc_terms", "nd_terms"):
+        for table in ("nd_index", "nd_index_runs", "nd_doc_terms", "nd_terms"):
             conn.execute(text(f"DELETE FROM {table} WHERE collection_id = :c"), c)
         for table in ("nd_signatures", "nd_shingles", "nd_texts"):
             conn.execute(text(f"DELETE FROM {table} WHERE document_id IN ({docs})"), c)

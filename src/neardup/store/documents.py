@@ -30,6 +30,7 @@ from neardup.index.results import CollectionInfo, DocumentInfo, DocumentPage
 from neardup.methods.base import Method, Prepared, Signature
 from neardup.methods.plan import plan_for
 from neardup.store import schema as s
+from neardup.store.bulk import merge_pending
 from neardup.store.cache import MethodCache
 from neardup.store.catalog import collection_info, mark_dirty
 from neardup.store.database import Database, utc
@@ -158,9 +159,9 @@ def remove(db: Database, cache: MethodCache, name: str, doc_id: str) -> None:
         meth = cache.method(info)
         if plan_for(meth, info).needs_fit:
             _uncount(conn, info.id, pk)
+        merge_pending(conn, info.id)  # an add's pending runs: their rows into nd_index first
         _remove_keys(conn, info, meth, pk)
         for table in (
-            "nd_index_pending",
             "nd_doc_terms",
             "nd_signatures",
             "nd_shingles",

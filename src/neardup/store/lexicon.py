@@ -23,7 +23,7 @@ from neardup.store.database import Database
 _ANY_DOCUMENT = "SELECT 1 FROM nd_documents WHERE collection_id = :c LIMIT 1"
 _ANY_KEY = (
     "SELECT 1 FROM nd_index WHERE collection_id = :c "
-    "UNION ALL SELECT 1 FROM nd_index_pending WHERE collection_id = :c LIMIT 1"
+    "UNION ALL SELECT 1 FROM nd_index_runs WHERE collection_id = :c LIMIT 1"
 )
 
 

@@ -1,5 +1,6 @@
 """The check path's SQL, run on the DB-API connection: one statement for the collection row
-and one for the candidates with everything verification needs (issue 20).
+and one for the candidates with everything verification needs (issue 20), after one that
+reads the collection's pending runs (none once an add has merged them).
 
 SQLAlchemy compiles a cached statement in ~0.3 ms per call (the expanding ``IN`` list is
 rendered again each time) and wraps every row; a check at a million documents has ~5 ms
@@ -18,9 +19,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import numpy as np
 from sqlalchemy import Connection
 
 from neardup.index.verify import MAX_CANDIDATES
+from neardup.store import runs
 
 __all__ = ["COLLECTION_COLUMNS", "MAX_CANDIDATES", "candidates", "collection_row"]
 
@@ -48,15 +51,14 @@ _CUT = "WHERE key NOT IN (SELECT key FROM p GROUP BY key HAVING COUNT(*) > {m}) 
 _PG_POSTINGS = (
     "WITH p AS {mat}(SELECT key, document_id FROM nd_index "
     "WHERE key = ANY(%(k)s::int8[]) AND collection_id = %(c)s "
-    "UNION ALL SELECT key, document_id FROM nd_index_pending "
-    "WHERE key = ANY(%(k)s::int8[]) AND collection_id = %(c)s), "
+    "UNION ALL SELECT * FROM unnest(%(rk)s::int8[], %(rd)s::int8[]) AS r(key, document_id)), "
 )
 _SQLITE_POSTINGS = (
     "WITH q AS MATERIALIZED (SELECT value AS key FROM json_each(?)), "
     "p AS {mat}(SELECT key, document_id FROM nd_index "
     "WHERE collection_id = ? AND key IN (SELECT key FROM q) "
-    "UNION ALL SELECT key, document_id FROM nd_index_pending "
-    "WHERE collection_id = ? AND key IN (SELECT key FROM q)), "
+    "UNION ALL SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') "
+    "FROM json_each(?)), "
 )
 # the postings are read once (inlined), or twice with the cut (materialized once)
 _PG_CANDIDATES = _PG_POSTINGS.format(mat="") + _HITS.format(cut="")
@@ -88,7 +90,9 @@ def collection_row(conn: Connection, name: str) -> tuple[Any, ...] | None:
 def candidates(
     conn: Connection, collection_id: int, keys: list[int], max_df: int | None = None
 ) -> list[tuple[Any, ...]]:
-    """The documents sharing index keys with a query, joined to their stored rows.
+    """The documents sharing index keys with a query, joined to their stored rows: those of
+    ``nd_index`` and those of the collection's runs (pending rows of an add,
+    :func:`neardup.store.runs.postings`), passed into the statement.
 
     Args:
         conn: an open connection (read transaction).
@@ -104,16 +108,24 @@ def candidates(
     """
     if not keys:
         return []
+    pending = runs.postings(conn, collection_id, np.asarray(keys, dtype=np.int64))
     cur = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
     try:
         if conn.dialect.name == "postgresql":
+            params: dict[str, Any] = {
+                "k": keys,
+                "c": collection_id,
+                "rk": [k for k, _ in pending],
+                "rd": [d for _, d in pending],
+            }
             if max_df is None:
-                cur.execute(_PG_CANDIDATES, {"k": keys, "c": collection_id})
+                cur.execute(_PG_CANDIDATES, params)
             else:
-                cur.execute(_PG_CANDIDATES_CUT, {"k": keys, "c": collection_id, "m": max_df})
+                cur.execute(_PG_CANDIDATES_CUT, {**params, "m": max_df})
         else:
             packed = json.dumps([int(k) for k in keys], separators=(",", ":"))
-            args: tuple[Any, ...] = (packed, collection_id, collection_id)
+            found = json.dumps(pending, separators=(",", ":"))
+            args: tuple[Any, ...] = (packed, collection_id, found)
             if max_df is None:
                 cur.execute(_SQLITE_CANDIDATES, args)
             else:

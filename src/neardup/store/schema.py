@@ -26,6 +26,8 @@ Tables (``nd_`` prefix):
   document_id)``, no primary key, a B-tree ``ix_nd_index_key`` on ``key`` alone (the
   tables are made by the migrations, not from this metadata). No index by document (since
   0004): ``remove`` recomputes a document's keys from its stored text or signature.
+* ``nd_index_runs`` (migration 0008): index rows of bulk ``add`` batches not yet in
+  ``nd_index``, one row a batch, sorted by key (format in :mod:`neardup.store.runs`).
 * ``nd_terms`` (term, df, cf per collection) and ``nd_doc_terms`` (per-document term
   counts, seed 004's ``article_word``; no foreign keys, for fast set-wise updates): word
   statistics, filled for lexical methods (``needs_fit``) only.
@@ -138,18 +140,19 @@ index_rows = Table(
     sqlite_with_rowid=False,
 )
 
-#: ``nd_index_pending`` (migration 0004): index rows written by ``add`` batches, in batch
-#: order, no index. Random keys into the lookup B-tree cost a page write each; here they
-#: are appended, and moved into ``nd_index`` sorted by key in one statement (at the end of
+#: ``nd_index_runs`` (migration 0008): index rows written by bulk ``add`` batches and not
+#: yet in ``nd_index``, one row a batch: ``rows`` index rows sorted by key in ``payload``
+#: (format in :mod:`neardup.store.runs`). Moved into ``nd_index`` in key order at the end of
 #: each ``add`` call, after :func:`neardup.store.adding.merge_after` rows, and on the next
-#: ``add`` after an interrupted one). ``check`` reads both tables.
-index_pending = Table(
-    "nd_index_pending",
+#: ``add`` after an interrupted one; ``check`` searches both.
+index_runs = Table(
+    "nd_index_runs",
     metadata,
+    Column("id", BigId, primary_key=True, autoincrement=True),
     Column("collection_id", Integer, nullable=False),
-    Column("key", BigInteger, nullable=False),
-    Column("band", SmallInteger, nullable=False),
-    Column("document_id", BigInteger, nullable=False),
+    Column("rows", Integer, nullable=False),
+    Column("payload", LargeBinary, nullable=False),
+    Index("ix_nd_index_runs_collection", "collection_id"),
 )
 
 terms = Table(

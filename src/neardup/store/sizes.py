@@ -36,7 +36,10 @@ _TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
         (),
     ),
     "nd_index": ("SELECT COUNT(*) FROM nd_index WHERE collection_id = :c", ()),
-    "nd_index_pending": ("SELECT COUNT(*) FROM nd_index_pending WHERE collection_id = :c", ()),
+    "nd_index_runs": (
+        "SELECT COALESCE(SUM(rows), 0) FROM nd_index_runs WHERE collection_id = :c",
+        ("ix_nd_index_runs_collection",),
+    ),
     "nd_terms": (
         "SELECT COUNT(*) FROM nd_terms WHERE collection_id = :c",
         ("sqlite_autoindex_nd_terms_1",),
@@ -46,6 +49,9 @@ _TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
         ("ix_nd_doc_terms_document",),
     ),
 }
+
+#: Tables whose rows are not counted by ``COUNT(*)``: every collection's rows.
+_ALL_ROWS = {"nd_index_runs": "SELECT COALESCE(SUM(rows), 0) FROM nd_index_runs"}
 
 
 def table_bytes(conn: Connection, collection_id: int, documents: int) -> dict[str, Any]:
@@ -69,7 +75,8 @@ def table_bytes(conn: Connection, collection_id: int, documents: int) -> dict[st
         rows = int(conn.execute(text(count_sql), {"c": collection_id}).scalar_one())
         size: int | None = None
         if disk is not None:
-            all_rows = int(conn.execute(text(f"SELECT COUNT(*) FROM {table}")).scalar_one())
+            every = _ALL_ROWS.get(table, f"SELECT COUNT(*) FROM {table}")
+            all_rows = int(conn.execute(text(every)).scalar_one())
             share = rows / all_rows if all_rows else 0.0
             size = round(disk.get(table, 0) * share)
             total += size

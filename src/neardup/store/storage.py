@@ -45,7 +45,7 @@ class DatabaseStorage:
             connection per call.
 
     Attributes:
-        unmerged: index rows written to ``nd_index_pending`` since the caller last reset it
+        unmerged: index rows written to runs (``nd_index_runs``) since the caller last reset it
             (``add`` merges them, :func:`neardup.store.adding.merge`).
         checkpoints: the thread that runs the WAL checkpoints of :meth:`write`'s commits
             of :data:`DIRECT_BELOW` documents or more (:mod:`neardup.store.checkpoints`);
