@@ -13,7 +13,7 @@ written in one transaction (:mod:`neardup.store.storage`):
   (``BEGIN IMMEDIATE``: SQLite gives a new row the largest rowid plus one);
 * PostgreSQL: documents with one ``INSERT ... SELECT FROM unnest(...) ON CONFLICT DO NOTHING
   RETURNING``, texts, shingle sets and index rows with ``COPY ... (FORMAT BINARY)`` (the
-  index rows built as one numpy record array);
+  index rows built as numpy record arrays, :func:`pg_copy_index`);
 * index rows are stored as one run a batch (:mod:`neardup.store.runs`: no index to
   update, one value to write) and moved into the lookup B-tree ``nd_index`` sorted by key
   by :func:`merge_pending`: a first bulk load builds it in key order, later ones walk it
