@@ -22,21 +22,25 @@ def _server_pid() -> int | None:
     return pid
 
 
-def _parent_and_modules() -> tuple[int, bool, str | None]:
+def _parent_and_modules() -> tuple[int, bool, str | None, bool]:
+    import gc
 
     return (
         os.getppid(),
         all(name in sys.modules for name in forkserver.WORKER_MODULES),
         os.environ.get("OPENBLAS_NUM_THREADS"),
+        gc.get_freeze_count() > len(gc.get_objects()),  # the imports out of collections
     )
 
 
 def test_workers_are_forked_from_the_warm_server() -> None:
     """A new cluster's workers are children of the fork server (not of this process, where
     the nanny lives), with the job's modules (and what its tasks import when they first
-    run: fsspec, msgspec, the kernels' wrappers) imported before any task ran, and one BLAS
-    thread. (The session cluster's worker that the kill test killed was restarted by its
-    nanny outside ``local_cluster``'s settings: spawned, as Dask does by default.)"""
+    run: fsspec, msgspec, the kernels' wrappers) imported before any task ran, one BLAS
+    thread, and the imports' objects frozen out of the garbage collector's generations
+    (more of them frozen than left to collect). (The session cluster's worker that the
+    kill test killed was restarted by its nanny outside ``local_cluster``'s settings:
+    spawned, as Dask does by default.)"""
     distributed = require("distributed")
     from neardup.distributed.executor import local_cluster
 
@@ -45,7 +49,7 @@ def test_workers_are_forked_from_the_warm_server() -> None:
         got = list(cli.run(_parent_and_modules).values())
     server = _server_pid()
     assert server is not None and server != os.getpid()
-    assert got == [(server, True, "1")] * 2
+    assert got == [(server, True, "1", True)] * 2
 
 
 def test_start_is_idempotent() -> None:
