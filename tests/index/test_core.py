@@ -36,10 +36,10 @@ class ListStorage:
     def stored_hashes(self, ids: list[str]) -> dict[str, bytes]:
         return {r[0]: r[1] for r in self.rows if r[0] in ids}
 
-    def encode(self, batch: core.Signed) -> None:
-        return None
+    def encode(self, batch: core.Signed) -> core.Signed:
+        return batch
 
-    def write(self, batch: core.Signed, encoded: None) -> AddReport:
+    def write(self, batch: core.Signed) -> AddReport:
         assert batch.keys is not None
         sets = batch.sets
         for j, r in enumerate(batch.ready):

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
+from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from neardup.methods.keys import KeyRows
 from neardup.store import bulk
+from neardup.text.types import Document
 
 
 def _table() -> sqlite3.Connection:
@@ -90,3 +95,47 @@ def test_a_first_column_written_in_the_statement_leads_every_row(rows: int, firs
     bulk.sqlite_insert(con.cursor(), "t (c, a, b)", 2, values, first=first)
     got = con.execute("SELECT c, a, b FROM t ORDER BY rowid").fetchall()
     assert got == [(first, k * 7 - 3, bytes([k % 251])) for k in range(rows)]
+
+
+def _strings(obj: object) -> list[str]:
+    """Every ``str`` reachable from ``obj`` through dataclass fields, lists and tuples."""
+    if isinstance(obj, str):
+        return [obj]
+    if dataclasses.is_dataclass(obj):
+        obj = [getattr(obj, f.name) for f in dataclasses.fields(obj)]
+    if isinstance(obj, list | tuple):
+        return [s for item in obj for s in _strings(item)]
+    return []
+
+
+def test_a_queued_batch_holds_its_stored_form_not_its_texts() -> None:
+    """What waits in the add's queue (``bulk.encode``'s Batch) keeps the document columns,
+    the compressed texts (decoding to the texts, hash checked), the encoded sets and the
+    keys sorted, with int32 rows and int16 bands; no text itself."""
+    from neardup.index.codec import content_hash, decode_text
+    from neardup.index.core import prepare
+    from neardup.methods.registry import make_method
+
+    stories = sorted((Path(__file__).parents[2] / "examples/corpus/chekhov").glob("*.txt"))[:4]
+    docs = [Document(p.stem, p.read_text(encoding="utf-8"), source=str(p)) for p in stories]
+    meth = make_method("minhash-lsh", threshold=0.5)
+    signed, short = prepare(meth, [(d, content_hash(d.text)) for d in docs], 8)
+    assert short == [] and len(signed.ready) == 4
+    batch = bulk.encode(meth, signed)
+    assert [d[0] for d in batch.docs] == [d.id for d in docs]
+    assert [d[1] for d in batch.docs] == [d.source for d in docs]
+    assert [d[3] for d in batch.docs] == [content_hash(d.text) for d in docs]
+    assert [d[4] for d in batch.docs] == [r.length for r in signed.ready]
+    bodies = zip(batch.bodies, batch.docs, strict=True)
+    assert [decode_text(b, expected_hash=d[3]) for b, d in bodies] == [d.text for d in docs]
+    texts = {d.text for d in docs}
+    assert not texts & set(_strings(batch))
+    assert batch.keys is not None and signed.keys is not None
+    assert batch.keys.row.dtype == np.int32 and batch.keys.band.dtype == np.int16
+    assert np.all(np.diff(batch.keys.key) >= 0)
+    assert _key_rows(batch.keys) == _key_rows(signed.keys)
+
+
+def _key_rows(keys: KeyRows) -> list[tuple[int, int, int]]:
+    """``(key, row, band)`` of each index row, sorted."""
+    return sorted(zip(keys.key.tolist(), keys.row.tolist(), keys.band.tolist(), strict=True))

@@ -189,7 +189,7 @@ def test_merge_after(merged: int, after: int) -> None:
 
 
 @pytest.mark.parametrize(
-    ("batch_size", "ahead"), [(2000, 24), (1, 48_000), (30_000, 2), (10**6, 2)]
+    ("batch_size", "ahead"), [(2000, 64), (1, 128_000), (30_000, 4), (64_000, 2), (10**6, 2)]
 )
 def test_ahead_batches(batch_size: int, ahead: int) -> None:
     from neardup.store.adding import ahead_batches

@@ -207,13 +207,15 @@ class Storage(Protocol):
         ...
 
     def encode(self, batch: Signed) -> Any:
-        """The batch in the storage's form (run in the preparing thread under
-        ``add(ahead=n)``: compression, sorting)."""
+        """The batch in the storage's form, all that :meth:`write` needs (run in the
+        preparing thread under ``add(ahead=n)``: compression, sorting; what waits in the
+        queue is this value alone)."""
         ...
 
-    def write(self, batch: Signed, encoded: Any) -> AddReport:
-        """Store the batch (``encoded``: :meth:`encode`'s value); the report of what this
-        write added (documents another writer stored meanwhile skipped as ``exists``)."""
+    def write(self, encoded: Any) -> AddReport:
+        """Store a batch (``encoded``: :meth:`encode`'s value of it); the report of what
+        this write added (documents another writer stored meanwhile skipped as
+        ``exists``)."""
         ...
 
     def candidates(self, keys: np.ndarray) -> list[Candidate]:
@@ -257,10 +259,10 @@ def add(
     batches = _prepared(storage, meth, items, min_tokens, batch_size)
     feed: _Feed | _Inline = _Feed(lambda: batches, ahead) if ahead else _Inline(batches)
     with feed:
-        for signed, encoded, skipped in feed:
+        for encoded, skipped in feed:
             part = AddReport(0, tuple(skipped), 0)
-            if signed is not None:
-                part = _with_skips(skipped, storage.write(signed, encoded))
+            if encoded is not None:
+                part = _with_skips(skipped, storage.write(encoded))
             report = report + part
             if on_batch is not None:
                 on_batch(part)
@@ -277,13 +279,14 @@ def _prepared(
     items: Iterable[Document | Skipped],
     min_tokens: int,
     size: int,
-) -> Iterator[tuple[Signed | None, Any, list[SkippedDoc]]]:
-    """``(signed batch or None, its encoded form, skipped documents)`` of each chunk."""
+) -> Iterator[tuple[Any, list[SkippedDoc]]]:
+    """``(the storage's form of the signed batch, or None: nothing to write; skipped
+    documents)`` of each chunk."""
     seen = UniqueIds()
     for chunk in chunks(items, size):
         docs, skipped = screen(chunk, seen)
         signed = _new_documents(storage, meth, docs, skipped, min_tokens)
-        yield signed, None if signed is None else storage.encode(signed), skipped
+        yield None if signed is None else storage.encode(signed), skipped
 
 
 def _new_documents(

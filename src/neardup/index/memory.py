@@ -682,10 +682,10 @@ class _Memory:
         docs = self.index._docs
         return {i: docs[i].content_hash for i in ids if i in docs}
 
-    def encode(self, batch: Signed) -> None:
-        return None
+    def encode(self, batch: Signed) -> Signed:
+        return batch
 
-    def write(self, batch: Signed, encoded: None) -> AddReport:
+    def write(self, batch: Signed) -> AddReport:
         index = self.index
         n = len(batch.ready)
         keys = None if batch.keys is None else _per_document(batch.keys, n)

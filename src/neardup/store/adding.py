@@ -44,13 +44,16 @@ MERGE_SHARE = 0.5
 #: worth the slower checks (2026-12-03, load 1.4).
 MERGE_MAX_ROWS = 8_000_000
 #: Documents the reader thread may have prepared ahead of the writer (at least 2 batches):
-#: a merge holds the writer for seconds (4M index rows into 41M: 9 s of CPU), and a reader
-#: two batches ahead stalled for its length, while this deep it keeps reading, preparing
-#: and signing and the writer catches up after the merge. A million documents, batches of
-#: 2,000, with :data:`ADD_SWITCH_S`, two pairs: 181.1 / 132.7 s against 197.0 / 199.5 s with
-#: 2 batches ahead, peak RSS 670 against 342 MiB (2026-12-02, load 3-6); 200,000 documents
-#: gained nothing (36.3 / 41.5 s against 32.1 / 37.2 s: 4 short merges).
-AHEAD_DOCUMENTS = 48_000
+#: a merge holds the writer for seconds (8M index rows into 28M: 8-10 s), and a reader
+#: that fills the queue early stalls for the rest of it, while deep enough it keeps
+#: reading, preparing and signing and the writer catches up after the merge. A waiting
+#: batch holds only its stored form (:class:`neardup.store.bulk.Batch`, 3.2 KB a document;
+#: 7.8 KB with the text, sets and keys it was made from), so 128,000 documents ahead hold
+#: what 48,000 did. A million documents, batches of 2,000, one run each (2026-12-04, load
+#: 1.2-1.8): 48,000 ahead of the full batches 100.4 s, peak RSS 1,012 MiB; of the lean ones
+#: 89.7 s, 815 MiB; 128,000 lean 80.0 s, 1,010 MiB; 192,000 lean 77.7 s, 1,179 MiB. (2 batches
+#: ahead against 48,000: 181.1 / 132.7 s against 197.0 / 199.5 s, 2026-12-02.)
+AHEAD_DOCUMENTS = 128_000
 #: The interpreter's switch interval (:func:`sys.setswitchinterval`, 5 ms by default) while
 #: an add runs, in seconds: the writer gives the GIL up in every SQLite statement (a batch of
 #: 2,000 documents runs about 45) and waited up to the interval to take it back from the
@@ -127,7 +130,7 @@ def merge_after(merged: int) -> int:
 
 def ahead_batches(batch_size: int) -> int:
     """Batches of ``batch_size`` documents the reader may prepare ahead of the writer:
-    :data:`AHEAD_DOCUMENTS` of them, at least 2 (e.g. 24 batches of 2,000)."""
+    :data:`AHEAD_DOCUMENTS` of them, at least 2 (e.g. 64 batches of 2,000)."""
     return max(2, AHEAD_DOCUMENTS // max(1, batch_size))
 
 

@@ -59,61 +59,76 @@ _PG_INDEX = np.dtype(
 @dataclass(frozen=True, eq=False)
 class Batch:
     """A signed batch in the database's form: everything :func:`insert_rows` needs, no
-    database access left to do.
+    database access left to do, and nothing more: a batch waiting in the add's queue
+    (:data:`neardup.store.adding.AHEAD_DOCUMENTS`) holds no text, shingle set or key array
+    but its stored form, 2.5 KB a document instead of 6.3 (minhash-lsh, the 1M planted
+    corpus, 2026-12-04).
 
     Attributes:
-        ready: documents to insert, in input order.
+        docs: ``(id, source, title, content_hash, length)`` of each document to insert, in
+            input order (source and title scrubbed: the ``nd_documents`` columns of
+            :func:`document_rows`).
         bodies: ``nd_texts.body`` of each.
         sets: ``nd_shingles.fingerprints`` of each (format 2, :mod:`neardup.index.codec`).
-        keys: index keys (batch rows index ``ready``) sorted by key, or ``None`` for
-            methods whose keys come from the recompute (lexical methods).
+        keys: index keys sorted by key (``row``, int32, indexes ``docs``; ``band`` int16;
+            ``key`` int64), or ``None`` for methods whose keys come from the recompute
+            (lexical methods).
         signatures: ``nd_signatures.payload`` of each (``Signature.to_bytes``), or ``None``
             for methods that keep no signature at add
             (:attr:`~neardup.methods.plan.MethodPlan.keeps_signature`).
+        tokens: each document's canonical tokens for methods fitted on word statistics
+            (``needs_fit``), else ``None``.
     """
 
-    ready: list[Ready]
+    docs: list[tuple[str, str, str, bytes, int]]
     bodies: list[bytes]
     sets: list[bytes]
     keys: KeyRows | None
     signatures: list[bytes] | None = None
+    tokens: list[list[str]] | None = None
 
 
 def encode(meth: Method, signed: Signed) -> Batch:
     """The rows of a batch signed by the collection core
-    (:func:`neardup.index.core.prepare`): compressed texts, encoded shingle sets, index keys
-    sorted by key, signature bytes."""
+    (:func:`neardup.index.core.prepare`): document columns, compressed texts, encoded
+    shingle sets, index keys sorted by key, signature bytes."""
     keys = signed.keys
     if keys is not None:
         order = np.argsort(keys.key, kind="stable")
-        keys = KeyRows(keys.row[order], keys.band[order], keys.key[order])
+        keys = KeyRows(
+            keys.row[order].astype(np.int32), keys.band[order].astype(np.int16), keys.key[order]
+        )
     signatures = None
     if signed.signatures is not None:
         signatures = [sig.to_bytes() for sig in signed.signatures]
-    bodies = encode_texts([r.doc.text for r in signed.ready])
+    ready = signed.ready
+    bodies = encode_texts([r.doc.text for r in ready])
     shift = fingerprint_shift(meth.shingling.fingerprint)
     stored = encode_sets(signed.sets.values, signed.sets.offsets, shift=shift)
-    return Batch(signed.ready, bodies, stored, keys, signatures)
+    tokens = None
+    if any(r.tokens is not None for r in ready):
+        tokens = [r.tokens or [] for r in ready]
+    return Batch(_columns(ready), bodies, stored, keys, signatures, tokens)
+
+
+def _columns(ready: list[Ready]) -> list[tuple[str, str, str, bytes, int]]:
+    """``(id, source, title, content_hash, length)`` of each document (:class:`Batch`); the
+    title is the document's own (``Document.title``: a file's title or name), left empty
+    for the others, whose text's first non-blank line
+    (:func:`~neardup.index.codec.title`) is the title shown (migration 0006)."""
+    return [
+        (r.doc.id, scrub(r.doc.source or ""), scrub(r.doc.title), r.content_hash, r.length)
+        for r in ready
+    ]
 
 
 # -- writing ---------------------------------------------------------------------------------
-def document_rows(collection_id: int, ready: list[Ready], now: datetime) -> list[tuple[Any, ...]]:
+def document_rows(
+    collection_id: int, docs: list[tuple[str, str, str, bytes, int]], now: datetime
+) -> list[tuple[Any, ...]]:
     """``nd_documents`` rows: (collection_id, doc_id, source, title, content_hash, length,
-    added_at). The title is the document's own (``Document.title``: a file's title or
-    name); left empty for the others, whose text's first non-blank line
-    (:func:`~neardup.index.codec.title`) is the title shown."""
-    return [
-        (
-            collection_id,
-            r.doc.id,
-            scrub(r.doc.source or ""),
-            scrub(r.doc.title),  # "": the text's first line, derived when shown (0006)
-            r.content_hash,
-            r.length,
-            now,
-        )
-        for r in ready
-    ]
+    added_at) of a batch's documents (:attr:`Batch.docs`)."""
+    return [(collection_id, *d, now) for d in docs]
 
 
 def insert_documents(conn: Connection, rows: list[tuple[Any, ...]]) -> dict[str, int]:

@@ -78,26 +78,25 @@ class DatabaseStorage:
         """The batch's rows (:func:`neardup.store.bulk.encode`)."""
         return encode(self.meth, batch)
 
-    def write(self, batch: Signed, encoded: Batch) -> AddReport:
+    def write(self, encoded: Batch) -> AddReport:
         """One transaction: documents first (ON CONFLICT DO NOTHING), then their rows."""
         info, needs_fit = self.info, plan_for(self.meth, self.info).needs_fit
-        rows = document_rows(info.id, encoded.ready, datetime.now(UTC))
-        bulk = len(encoded.ready) >= DIRECT_BELOW  # index rows pending, checkpoints apart
+        docs = encoded.docs
+        rows = document_rows(info.id, docs, datetime.now(UTC))
+        bulk = len(docs) >= DIRECT_BELOW  # index rows pending, checkpoints apart
         background = self.checkpoints if bulk else None
         with checkpoints.write(self.db, background) as conn:
             if needs_fit:  # serialise with recompute() on the collection row
                 mark_dirty(conn, info.id)
             pks = insert_documents(conn, rows)
-            fresh = [i for i, r in enumerate(encoded.ready) if r.doc.id in pks]
-            pk = [pks[encoded.ready[i].doc.id] for i in fresh]
+            fresh = [i for i, d in enumerate(docs) if d[0] in pks]
+            pk = [pks[docs[i][0]] for i in fresh]
             self.unmerged += insert_rows(conn, info.id, encoded, fresh, pk, pending=bulk)
             if fresh and needs_fit:
-                tokens = [encoded.ready[i].tokens or [] for i in fresh]
+                tokens = [encoded.tokens[i] if encoded.tokens else [] for i in fresh]
                 self._insert_terms(conn, tokens, pk)
         raced = tuple(
-            SkippedDoc(r.doc.id, r.doc.source, "exists", "added concurrently")
-            for r in encoded.ready
-            if r.doc.id not in pks
+            SkippedDoc(d[0], d[1], "exists", "added concurrently") for d in docs if d[0] not in pks
         )
         return AddReport(len(fresh), raced, 1)
 
