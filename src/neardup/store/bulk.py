@@ -61,8 +61,8 @@ class Batch:
     """A signed batch in the database's form: everything :func:`insert_rows` needs, no
     database access left to do, and nothing more: a batch waiting in the add's queue
     (:data:`neardup.store.adding.AHEAD_DOCUMENTS`) holds no text, shingle set or key array
-    but its stored form, 2.5 KB a document instead of 6.3 (minhash-lsh, the 1M planted
-    corpus, 2026-12-04).
+    but its stored form, 3.2 KB a document instead of 7.8 (minhash-lsh, the 1M planted
+    corpus, tracemalloc, 2026-12-04).
 
     Attributes:
         docs: ``(id, source, title, content_hash, length)`` of each document to insert, in
