@@ -200,10 +200,11 @@ def test_ahead_batches(batch_size: int, ahead: int) -> None:
 def test_adds_share_the_short_switch_interval_and_the_last_restores_it() -> None:
     import sys
 
-    from neardup.store.adding import ADD_SWITCH_S, _WhileAdding
+    from neardup._collector import Shared
+    from neardup.store.adding import ADD_SWITCH_S, shorten_switch_interval
 
     before = sys.getswitchinterval()
-    adding = _WhileAdding()
+    adding = Shared(shorten_switch_interval)
     try:
         sys.setswitchinterval(0.004)
         with adding.applied():
@@ -223,51 +224,18 @@ def test_adds_share_the_short_switch_interval_and_the_last_restores_it() -> None
         sys.setswitchinterval(before)
 
 
-@pytest.mark.parametrize(
-    ("found", "while_adding"),
-    [((700, 10, 10), (50_000, 10, 10)), ((900, 5, 20), (50_000, 5, 20)),
-     ((80_000, 10, 10), (80_000, 10, 10)), ((0, 10, 10), (0, 10, 10))],
-)  # fmt: skip
-def test_adds_raise_the_collector_s_first_threshold_and_the_last_restores_it(
-    found: tuple[int, int, int], while_adding: tuple[int, int, int]
-) -> None:
-    """Young collections 50,000 allocations apart while adds run (a higher threshold kept,
-    automatic collection left off when it was), the thresholds found restored by the last
-    add to end, also one that failed."""
-    import gc
-
-    from neardup.store.adding import ADD_GC_THRESHOLD, _WhileAdding
-
-    assert ADD_GC_THRESHOLD == 50_000
-    before = gc.get_threshold()
-    adding = _WhileAdding()
-    try:
-        gc.set_threshold(*found)
-        with adding.applied():
-            assert gc.get_threshold() == while_adding
-            with adding.applied():  # a second add in another thread
-                pass
-            assert gc.get_threshold() == while_adding
-        assert gc.get_threshold() == found
-        with pytest.raises(RuntimeError), adding.applied():
-            raise RuntimeError
-        assert gc.get_threshold() == found
-    finally:
-        gc.set_threshold(*before)
-
-
 def test_an_add_collects_young_objects_less_often(store: Store) -> None:
     """A real add runs under the raised threshold (seen from its batch callback) and puts
     the process's own back."""
     import gc
 
-    from neardup.store.adding import ADD_GC_THRESHOLD
+    from neardup._collector import YOUNG_THRESHOLD
 
     seen: list[int] = []
     before = gc.get_threshold()
     store.create_collection(name := unique("gc"), "minhash-lsh")
     store.add(name, _real_docs()[:3], on_batch=lambda _: seen.append(gc.get_threshold()[0]))
-    assert seen and set(seen) == {max(before[0], ADD_GC_THRESHOLD) if before[0] else 0}
+    assert seen and set(seen) == {max(before[0], YOUNG_THRESHOLD) if before[0] else 0}
     assert gc.get_threshold() == before
 
 

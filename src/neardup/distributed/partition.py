@@ -32,7 +32,7 @@ from neardup.distributed.io import Block, as_given, block_items
 from neardup.distributed.tables import Table, concat, hash_dest, range_dest, split
 from neardup.job.decide import decide, signature_scores, sketch_prefilter
 from neardup.job.pairs import pair_lines
-from neardup.job.pipeline import decision_of
+from neardup.job.pipeline import decision_of, identical_pairs
 from neardup.job.prepare import (
     PreparedDocuments,
     concat_prepared,
@@ -507,8 +507,7 @@ def group_candidates(
 
     def slot(j: int) -> np.ndarray:
         if j < 0:  # identical documents: always a star
-            members, starts, sizes = repeated_groups(content[live], docs[live])
-            return pairs_in_groups(members, starts, sizes, max_group=2)
+            return identical_pairs(content, live)
         column = np.concatenate([t["keys"][j] for t in held])  # slot j of every partition
         if every_valid:
             members, starts, sizes = repeated_groups(column, docs)

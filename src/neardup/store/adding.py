@@ -9,14 +9,13 @@ processes adding to one collection lose nothing (:mod:`neardup.store.storage`).
 from __future__ import annotations
 
 import contextlib
-import gc
 import sys
-import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
+from neardup._collector import FEWER_COLLECTIONS, Shared
 from neardup.errors import UsageError
 from neardup.index import core
 from neardup.index.results import AddReport, CollectionInfo
@@ -60,17 +59,6 @@ AHEAD_DOCUMENTS = 128_000
 #: busy reader thread. A million documents: 131.4 / 135.2 s instead of 151.8 / 159.1 s (two
 #: pairs, 2026-12-02, load 2-4.5). Restored when the last add running in the process ends.
 ADD_SWITCH_S = 0.0005
-#: The cyclic garbage collector's first threshold (allocations of tracked objects between
-#: young collections; 700 by default) while an add runs, restored as the switch interval
-#: is: each collection holds the GIL the writer thread waits for, and a batch of 2,000
-#: documents started about 12 young collections, and every tenth batch a full one walking
-#: every object of the process. 200,000 documents, batches of 2,000, farm-bench: 0.86x the
-#: wall time with the collector off (5 pairs, 0.82-0.98, same peak RSS, 609 against
-#: 613 MiB), and this threshold as fast as off (4 pairs, 0.995x); a million documents in
-#: the benchmark's add: 0.956x the wall time, 0.914x the CPU (2 pairs, wall 0.90-1.01; same
-#: peak RSS, 988 MiB; 2026-12-04, load 1.1-1.7). Collections still run, so a long add in a
-#: server does not stop its cyclic garbage from being freed.
-ADD_GC_THRESHOLD = 50_000
 
 
 def add(
@@ -86,7 +74,8 @@ def add(
     then merge the pending index rows (:meth:`neardup.store.Store.add` documents the
     arguments; the caller recomputes statistics). While the batches are written, the
     process's switch interval is at most :data:`ADD_SWITCH_S` and the garbage collector's
-    first threshold at least :data:`ADD_GC_THRESHOLD`, and a thread of its own runs
+    first threshold at least :data:`neardup._collector.YOUNG_THRESHOLD`, and a thread of
+    its own runs
     the WAL checkpoints of a SQLite file (:func:`neardup.store.checkpoints.in_background`).
 
     Raises:
@@ -103,7 +92,11 @@ def add(
             merge(db, info.id, storage.checkpoints)
             merged, storage.unmerged = merged + storage.unmerged, 0
 
-    with _WHILE_ADDING.applied(), checkpoints.in_background(db) as storage.checkpoints:
+    with (
+        SHORT_SWITCH.applied(),
+        FEWER_COLLECTIONS.applied(),
+        checkpoints.in_background(db) as storage.checkpoints,
+    ):
         report = core.add(
             storage,
             meth,
@@ -134,50 +127,19 @@ def ahead_batches(batch_size: int) -> int:
     return max(2, AHEAD_DOCUMENTS // max(1, batch_size))
 
 
-class _WhileAdding:
-    """The process's settings while at least one add runs (adds of several threads share
-    them), those found by the first restored by the last: the switch interval at most
-    :data:`ADD_SWITCH_S`, and the cyclic garbage collector's first threshold at least
-    :data:`ADD_GC_THRESHOLD` (one left at 0, automatic collection off, stays 0)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._running = 0
-        self._switch: float | None = None  # None: short enough already, left alone
-        self._gc: tuple[int, ...] | None = None  # None: high enough (or 0), left alone
-
-    @contextlib.contextmanager
-    def applied(self) -> Iterator[None]:
-        with self._lock:
-            if self._running == 0:
-                self._apply()
-            self._running += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._running -= 1
-                if self._running == 0:
-                    self._restore()
-
-    def _apply(self) -> None:
-        found = sys.getswitchinterval()
-        self._switch = found if found > ADD_SWITCH_S else None
-        if self._switch is not None:
-            sys.setswitchinterval(ADD_SWITCH_S)
-        thresholds = gc.get_threshold()
-        self._gc = thresholds if 0 < thresholds[0] < ADD_GC_THRESHOLD else None
-        if self._gc is not None:
-            gc.set_threshold(ADD_GC_THRESHOLD, *thresholds[1:])
-
-    def _restore(self) -> None:
-        if self._switch is not None:
-            sys.setswitchinterval(self._switch)
-        if self._gc is not None:
-            gc.set_threshold(*self._gc)
+def shorten_switch_interval() -> Callable[[], None]:
+    """Set the switch interval to :data:`ADD_SWITCH_S` when it is longer; returns what
+    restores the one found."""
+    found = sys.getswitchinterval()
+    if found <= ADD_SWITCH_S:
+        return lambda: None
+    sys.setswitchinterval(ADD_SWITCH_S)
+    return lambda: sys.setswitchinterval(found)
 
 
-_WHILE_ADDING = _WhileAdding()
+#: The switch interval at most :data:`ADD_SWITCH_S` while adds run (adds of several
+#: threads share it; the last to end restores the interval the first found).
+SHORT_SWITCH = Shared(shorten_switch_interval)
 
 
 def recompute_after_add(recompute: Callable[[str], object], name: str) -> None:
