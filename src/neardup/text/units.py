@@ -16,6 +16,7 @@ import contextlib
 import gzip
 import json
 import lzma
+import os
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -119,6 +120,7 @@ class LinesUnit:
         with open(file, "rb") as f:
             f.seek(offset)
             data = f.read(length)
+            forget_read_pages(f, offset, length)
         if len(data) != length:
             raise OSError(f"{self.path} changed while it was read: {len(data)} of {length} bytes")
         if self.digest is not None and digest(data) != self.digest:
@@ -127,6 +129,31 @@ class LinesUnit:
                 " differ from those planned"
             )
         return LinesUnit(self.path, self.base, data, self.first_line)
+
+
+#: An input file of at least this share of the machine's physical memory has the pages of
+#: each span a worker read dropped from the page cache (:func:`forget_read_pages`).
+FORGET_SHARE = 0.5
+
+
+def forget_read_pages(f: IO[bytes], offset: int, length: int) -> None:
+    """Drop bytes ``offset:offset + length`` of ``f``, just read, from the page cache
+    (``posix_fadvise(POSIX_FADV_DONTNEED)``) when the file is at least
+    :data:`FORGET_SHARE` of the physical memory: such a file cannot stay cached beside
+    the job anyway, and its pages, read twice (the plan's digest, then the worker), were
+    kept by the kernel over the job's own spilled arrays, which the candidate and verify
+    stages then read back from the disk. Ten million documents (22.6 GB of JSONL, 24 GiB
+    of memory): see ``docs/speed.md``. A smaller file, or a system without the call, is
+    left alone."""
+    from neardup._spill import physical_memory
+
+    fadvise = getattr(os, "posix_fadvise", None)
+    total = physical_memory()
+    if fadvise is None or total is None:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        if os.fstat(f.fileno()).st_size >= FORGET_SHARE * total:
+            fadvise(f.fileno(), offset, length, os.POSIX_FADV_DONTNEED)
 
 
 @dataclass(frozen=True, slots=True)
