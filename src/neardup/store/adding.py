@@ -75,8 +75,8 @@ def add(
     arguments; the caller recomputes statistics). While the batches are written, the
     process's switch interval is at most :data:`ADD_SWITCH_S` and the garbage collector's
     first threshold at least :data:`neardup._collector.YOUNG_THRESHOLD`, and a thread of
-    its own runs
-    the WAL checkpoints of a SQLite file (:func:`neardup.store.checkpoints.in_background`).
+    its own runs the WAL checkpoints of a SQLite file
+    (:func:`neardup.store.checkpoints.in_background`).
 
     Raises:
         StoreError: the database failed (batches committed before stay committed).
