@@ -572,6 +572,7 @@ def _path_field_reader(source: Any, field: str, opts: ReadOptions) -> FieldReade
     return lambda wanted: field_values(paths, wanted, field, opts)
 
 
+@FEWER_COLLECTIONS.applied()
 def run_here(
     job: Job,
     *,
@@ -586,20 +587,6 @@ def run_here(
     ``spill_dir``: as :func:`dedup` takes them. The collector's young collections are
     :data:`~neardup._collector.YOUNG_THRESHOLD` allocations apart while it runs
     (:data:`~neardup._collector.FEWER_COLLECTIONS`)."""
-    with FEWER_COLLECTIONS.applied():
-        return _run_here(
-            job, executor=executor, jobs=jobs, memory_budget=memory_budget, spill_dir=spill_dir
-        )
-
-
-def _run_here(
-    job: Job,
-    *,
-    executor: str,
-    jobs: int | None,
-    memory_budget: int | None,
-    spill_dir: str | PathLike[str] | None,
-) -> DedupResult:
     groups, meth, opts, read_options = job.groups, job.method, job.options, job.read_options
     within, field_reader, prog = job.within, job.field_reader, job.progress
     timer = _Clock(job.clock)
