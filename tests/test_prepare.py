@@ -20,6 +20,7 @@ import pytest
 from neardup.errors import ParameterError
 from neardup.job.pipeline import DedupOptions, dedup
 from neardup.job.prepare import (
+    PreparedDocuments,
     kernel_of,
     prepare_documents,
     prepare_stream,
@@ -172,6 +173,75 @@ def test_a_pool_hands_results_over_in_slots_or_the_pipe_alike(
     assert ids2 == ids and len(ids) > 5 and rows.shape == (len(ids), 128)
     assert np.array_equal(sets2.values, sets.values)
     assert np.array_equal(sets2.offsets, sets.offsets) and np.array_equal(rows2, rows)
+
+
+def test_the_merger_keeps_the_sketches_low_bytes_in_memory_when_the_rows_spill(
+    shards: list[str], tmp_path: Path
+) -> None:
+    """``low=True`` (a MinHash job whose sketches prefilter): once the rows spill (at the
+    second unit, past a budget between one unit and two), the merger holds
+    their low bytes in memory, row for row, those held before the spill included; rows
+    never spilled get none."""
+    from neardup.methods.lsh import low_bytes
+
+    meth = make_method("minhash-lsh")
+    config = PrepareConfig(
+        canonical=meth.canonical, shingling=meth.shingling, min_tokens=3, signer=meth
+    )
+    spool = Spool()
+    try:
+        units = plan_units(resolve_inputs(shards, spool), read_options())
+        items = list(prepared_units(units, config, jobs=1))
+    finally:
+        spool.close()
+    assert len(items) >= 2
+    first = items[0]
+    assert isinstance(first, PreparedDocuments) and first.rows is not None
+    budget = 1 + first.sets.values.nbytes + first.rows.nbytes
+    spilled = UnitMerger(budget=budget, spill_dir=str(tmp_path), low=True)
+    held = UnitMerger(low=True)
+    for item in items:
+        spilled.add(item)
+        held.add(item)
+    assert spilled.rows.spilled and not spilled.low.spilled and not held.spilled
+    rows = spilled.rows.stack(np.zeros(0, np.uint64))
+    low = spilled.low.stack(np.zeros(0, np.uint64))
+    assert isinstance(rows, np.memmap) and not isinstance(low, np.memmap)
+    assert rows.shape == (len(spilled.ids), 128) and np.array_equal(low, low_bytes(rows))
+    assert len(spilled.sets()) == len(spilled.ids)  # (maps and closes the sets' spill file)
+    assert len(held.low) == 0 and len(held.rows) == len(spilled.ids)
+
+
+def test_the_merger_spills_as_soon_as_the_whole_input_would_pass_its_budget(
+    shards: list[str], tmp_path: Path
+) -> None:
+    """:meth:`UnitMerger.expect`: the held arrays scaled by the input read so far; past the
+    budget they spill at once (not when the budget is reached), below it or before 2 % of
+    the input is read they stay."""
+    config = PrepareConfig(canonical=CanonicalForm(), shingling=Shingling(size=5), min_tokens=3)
+    spool = Spool()
+    try:
+        units = plan_units(resolve_inputs(shards[:1], spool), read_options())
+        item = next(iter(prepared_units(units, config, jobs=1)))
+    finally:
+        spool.close()
+
+    def merger(budget: int) -> UnitMerger:
+        out = UnitMerger(budget=budget, spill_dir=str(tmp_path))
+        out.add(item)
+        return out
+
+    held = merger(1 << 40)._values.nbytes
+    assert held > 0
+    stays = merger(10 * held + 1)
+    stays.expect(10, 100)  # 10 % read: the whole input would hold 10 x held
+    assert not stays.spilled
+    goes = merger(10 * held - 1)
+    goes.expect(1, 100)  # 1 %: too early to tell
+    assert not goes.spilled
+    goes.expect(10, 100)
+    assert goes.spilled
+    assert len(goes.sets()) == len(stays.sets()) == len(goes.ids)
 
 
 def test_a_pool_whose_slots_the_system_refuses_uses_the_pipe(

@@ -244,6 +244,43 @@ def test_the_prefilter_drops_pairs_at_the_threshold_at_most_at_the_promised_rate
         assert int(kept.sum()) < n // 100
 
 
+def test_the_prefilter_screened_on_low_bytes_first_keeps_the_same_pairs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Sketches given with their low bytes (``Signatures.low``, as a large job holds them
+    beside its spilled sketches): the prefilter keeps exactly the pairs it keeps on the
+    full sketches alone, and counts on the full sketches only the pairs the screen passes
+    (a mix at t and far below it, 1,000 each, plus 3,000 pairs of strangers)."""
+    import dataclasses
+
+    from neardup.methods import shingle_methods
+    from neardup.methods.shingle_methods import MinHashLSH
+
+    t, n = 0.5, 1000
+    meth = MinHashLSH(threshold=t)
+    sets = ShingleSets.concat([_pairs_at(t, n, 150, seed=21), _pairs_at(0.2, n, 150, seed=22)])
+    sigs = meth.from_sets(sets)
+    rng = np.random.default_rng(23)
+    pairs = np.concatenate(
+        [np.arange(4 * n, dtype=np.int64).reshape(2 * n, 2), rng.integers(0, 4 * n, (3000, 2))]
+    )
+    want = meth.prefilter(sigs, pairs, t, sizes=sets.sizes)
+    counted: list[int] = []
+    full = sketch_agreements
+
+    def counting(sketches: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        counted.append(rows.shape[0])
+        return full(sketches, rows)
+
+    monkeypatch.setattr(shingle_methods, "sketch_agreements", counting)
+    screened = dataclasses.replace(sigs, low=low_bytes(sigs.data))
+    got = meth.prefilter(screened, pairs, t, sizes=sets.sizes)
+    assert got.tolist() == want.tolist()
+    kept = int(got.sum())
+    assert n - 8 <= kept <= n and len(counted) == 1  # one count, of the screened pairs
+    assert kept <= counted[0] < n + n // 10  # of 5,000: those at t, and few more
+
+
 def test_agreement_floors_follow_the_smaller_set() -> None:
     """``ceil(c_m · 128 / m)`` for a smaller set of ``m < 128`` shingles: 40 -> c = 10 of
     40 trials -> 32 of 128 slots; 128 and more -> 47, the full sketch's floor."""

@@ -25,6 +25,7 @@ with its bar) and the value it decided on (``score``).
 
 from __future__ import annotations
 
+import dataclasses
 import resource
 import time
 from collections import deque
@@ -947,11 +948,13 @@ class Signed:
 
     Attributes:
         keys: uint64 content keys per unit; rows: the signature rows (in memory or spilled
-        to disk), or None when the method does not sign one row per document.
+        to disk), or None when the method does not sign one row per document; low: the
+        MinHash rows' low bytes (:attr:`neardup.job.prepare_pool.UnitMerger.low`), or None.
     """
 
     keys: list[np.ndarray]
     rows: PartStack | None
+    low: PartStack | None = None
 
     def content_keys(self) -> np.ndarray:
         """uint64 (n,): the corpus' content keys."""
@@ -962,7 +965,10 @@ class Signed:
         the empty ``sets`` when there are none). Consumes :attr:`rows`."""
         if self.rows is None or not len(self.rows):
             return meth.from_sets(sets)
-        return meth.from_rows(self.rows.stack(np.zeros(0, np.uint64)))
+        sigs = meth.from_rows(self.rows.stack(np.zeros(0, np.uint64)))
+        if self.low is None or not len(self.low):
+            return sigs
+        return dataclasses.replace(sigs, low=self.low.stack(np.zeros(0, np.uint64)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -1019,6 +1025,8 @@ class _ParallelIngest:
         self.read = 0
         self.unique = UniqueIds()
         self._spill = spill
+        #: the MinHash sketches prefilter the candidates: keep their low bytes too
+        self._low_bytes = self._config.signer is not None and plan.prefilter_slots is not None
         self.spilled = False
         #: ``(ids, read, skipped)`` after each group of inputs
         self.bounds: list[tuple[int, int, int]] = []
@@ -1041,18 +1049,24 @@ class _ParallelIngest:
         timer = self._ingest._timer
         t0, c0 = timer.now(), time.process_time()
         spool = Spool()
-        merger = UnitMerger(budget=self._spill.budget, spill_dir=self._spill.dir)
+        merger = UnitMerger(
+            budget=self._spill.budget, spill_dir=self._spill.dir, low=self._low_bytes
+        )
         try:
             resolved = [resolve_inputs([str(p) for p in paths], spool) for paths in groups]
             total = sum(planned_bytes(paths, self._read) for paths in resolved)
             prog.start("read", total, unit="bytes")
             self.unique = merger.unique
+            done = 0
             for paths, names in zip(resolved, group_names(resolved), strict=True):
                 weights: deque[int] = deque()  # each unit's bytes, in the order results come
                 units = _noted(plan_units(paths, self._read, names=names), weights)
                 for item in prepared_units(units, self._config, jobs=self._jobs):
                     self.read += merger.add(item)
-                    prog.advance("read", weights.popleft())
+                    weight = weights.popleft()
+                    done += weight
+                    prog.advance("read", weight)
+                    merger.expect(done, total)
                 self.bounds.append((len(merger.ids), self.read, len(merger.skipped)))
         finally:
             spool.close()
@@ -1066,7 +1080,7 @@ class _ParallelIngest:
             "shingle": shingle_s,
             "sign": sign_s,
         }
-        signed = Signed(merger.keys, merger.rows if self._config.signer else None)
+        signed = Signed(merger.keys, merger.rows if self._config.signer else None, merger.low)
         self.spilled = merger.spilled
         lengths = np.array(merger.lengths, dtype=np.int64)
         return merger.sets(), merger.ids, lengths, merger.skipped, signed

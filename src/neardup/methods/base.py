@@ -237,11 +237,18 @@ class Signatures:
         key: how all of them were made.
         data: method-specific columnar data (a :class:`ShingleSets`, a 2-D array, ...).
         count: number of documents.
+        low: for MinHash sketches ``data`` uint64 (n, k), their low bytes
+            (:func:`neardup.methods.lsh.low_bytes`, uint64 (n, ceil(k / 8))) held in memory
+            beside them, or None: the sketch prefilter
+            (:meth:`~neardup.methods.shingle_methods.MinHashLSH.prefilter`) screens the
+            candidates on them before it reads ``data``, which a large job holds as a
+            memory map of a spill file.
     """
 
     key: SignatureKey
     data: Any
     count: int
+    low: Any = None
 
     def __len__(self) -> int:
         return self.count
