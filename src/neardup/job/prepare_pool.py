@@ -385,9 +385,12 @@ class UnitMerger:
             self.rows.append(rows)
             if self._low and self.rows.spilled:
                 self.low.append(low_bytes(rows))
-        held = self._values.nbytes + self.rows.nbytes
-        if self._budget is not None and not self.spilled and held > self._budget:
+        if self._budget is not None and not self.spilled and self._held() > self._budget:
             self._spill()
+
+    def _held(self) -> int:
+        """Bytes of the shingle sets and rows taken so far."""
+        return self._values.nbytes + self.rows.nbytes
 
     def expect(self, done: int, total: int) -> None:
         """``done`` of the input's ``total`` bytes (:func:`~neardup.text.inputs.planned_bytes`)
@@ -402,8 +405,7 @@ class UnitMerger:
         and the rest follows at the pace of the workers."""
         if self._budget is None or self.spilled or total <= 0 or done < PROJECT_SHARE * total:
             return
-        held = self._values.nbytes + self.rows.nbytes
-        if held * total > self._budget * done:
+        if self._held() * total > self._budget * done:
             self._spill()
 
     def _spill(self) -> None:
