@@ -20,15 +20,21 @@ def _advised(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int, int]]:
     return calls
 
 
+@pytest.fixture
+def path(tmp_path: Path) -> Path:
+    """A JSONL file of :data:`LINES`."""
+    out = tmp_path / "lines.jsonl"
+    out.write_bytes(LINES)
+    return out
+
+
 def _span(path: Path, offset: int, length: int) -> LinesUnit:
     return LinesUnit(str(path), path.name, b"", 1, (str(path), offset, length))
 
 
 def test_a_span_of_a_file_as_large_as_half_the_memory_is_dropped_once_read(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = tmp_path / "big.jsonl"
-    path.write_bytes(LINES)
     calls = _advised(monkeypatch)
     monkeypatch.setattr("neardup._spill.physical_memory", lambda: 2 * len(LINES))  # half
     second = len(LINES.split(b"\n")[0]) + 1
@@ -37,11 +43,7 @@ def test_a_span_of_a_file_as_large_as_half_the_memory_is_dropped_once_read(
     assert calls == [(second, len(LINES) - second, os.POSIX_FADV_DONTNEED)]
 
 
-def test_a_span_of_a_smaller_file_stays_cached(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = tmp_path / "small.jsonl"
-    path.write_bytes(LINES)
+def test_a_span_of_a_smaller_file_stays_cached(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls = _advised(monkeypatch)
     monkeypatch.setattr("neardup._spill.physical_memory", lambda: 2 * len(LINES) + 1)
     assert _span(path, 0, len(LINES)).loaded().data == LINES
@@ -52,10 +54,8 @@ def test_a_span_of_a_smaller_file_stays_cached(
 
 
 def test_without_the_call_the_span_is_read_all_the_same(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = tmp_path / "big.jsonl"
-    path.write_bytes(LINES)
     monkeypatch.delattr(os, "posix_fadvise")
     monkeypatch.setattr("neardup._spill.physical_memory", lambda: 1)
     assert _span(path, 0, len(LINES)).loaded().data == LINES
