@@ -262,29 +262,43 @@ def test_a_relative_path_holding_the_working_directory_is_named_as_given(
     unit_bytes=st.integers(min_value=1, max_value=60),
     at=st.integers(min_value=0, max_value=10**6),
 )
-def test_a_block_read_in_two_pieces_is_cut_into_the_units_of_its_bytes_joined(
-    lines: list[bytes], trailing: bool, unit_bytes: int, at: int
+def test_the_units_of_a_byte_range_are_its_whole_lines_cut_at_the_unit_size(
+    tmp_path_factory: pytest.TempPathFactory,
+    lines: list[bytes],
+    trailing: bool,
+    unit_bytes: int,
+    at: int,
 ) -> None:
-    """A block's bytes and the rest of its last line, read apart (no copy of the block to
-    join them), are cut into the units the joined bytes give: whole lines, each unit ending
-    with the line that brings it to the unit size, the last line given its ``\\n``."""
+    """``range_units`` of ``[0, cut)`` and ``[cut, size)`` read, between them, every line of
+    the file once, whole, numbered from 1 (the last line given its ``\\n``), in units that
+    each end with the line that brings them to the unit size, on a local file and on an
+    fsspec memory file alike."""
+    import fsspec
+
     from neardup.text.formats import jsonl
 
     whole = b"".join(line + b"\n" for line in lines)
     if not trailing:
         whole = whole[:-1]
-    last = whole.rfind(b"\n", 0, len(whole) - 1) + 1  # where the last line starts
-    inside = len(whole) - last - 1  # places to cut the last line apart (none: one piece)
-    split = last + 1 + at % inside if inside > 0 else len(whole)
-    data, tail = whole[:split], whole[split:]
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(jsonl, "BLOCK_BYTES", unit_bytes)
-        apart = list(jsonl._cut(data, tail))
-        joined = list(jsonl._cut(whole))
-    assert apart == joined
-    assert b"".join(apart) == (whole if whole.endswith(b"\n") or not whole else whole + b"\n")
-    assert all(u.endswith(b"\n") for u in apart)
-    assert all(len(u) - len(u.split(b"\n")[-2]) - 1 < unit_bytes for u in apart)
+    cut = at % (len(whole) + 1)
+    local = tmp_path_factory.mktemp("units") / "f.jsonl"
+    local.write_bytes(whole)
+    memory = fsspec.filesystem("memory")
+    memory.pipe("/units/f.jsonl", whole)
+    want = whole if whole.endswith(b"\n") or not whole else whole + b"\n"
+    for fs, path in ((fsspec.filesystem("file"), str(local)), (memory, "/units/f.jsonl")):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(jsonl, "BLOCK_BYTES", unit_bytes)
+            first = list(jsonl.range_units(fs, path, 0, cut, first_line=1, base="f", shown="f"))
+            line = 1 + sum(u.data.count(b"\n") for u in first)
+            size = len(whole)
+            rest = jsonl.range_units(fs, path, cut, size, first_line=line, base="f", shown="f")
+            units = first + list(rest)
+        assert b"".join(u.data for u in units) == want
+        assert all(u.data.endswith(b"\n") for u in units)
+        assert all(len(u.data) - len(u.data.split(b"\n")[-2]) - 1 < unit_bytes for u in units)
+        lines_before = [sum(u.data.count(b"\n") for u in units[:k]) for k in range(len(units))]
+        assert [u.first_line for u in units] == [1 + n for n in lines_before]
 
 
 @settings(max_examples=60, deadline=None)

@@ -20,6 +20,7 @@ def read_result(
     summary: dict[str, Any],
     *,
     against: int = 0,
+    kept: tuple[list[Cluster], list[Dropped]] | None = None,
 ) -> DedupResult:
     """The result of a finished run whose files are in ``out_dir``.
 
@@ -29,10 +30,23 @@ def read_result(
         pairs: the decided pairs, gathered from the workers (unrounded, as the local job's).
         summary: the run's summary.
         against: the leading ``ids`` that are A's documents (``--against``), else 0.
+        kept: the clusters and dropped documents when the run holds them (its keep stage
+            ran in one task), else None: read from ``clusters.jsonl`` and ``dropped.jsonl``.
 
     Raises:
         OSError / FileNotFoundError: an output file is missing or unreadable.
     """
+    skipped = [
+        Skipped(r["id"], r["source"], r["reason"], r["detail"])
+        for r in _rows(out_dir, "skipped.jsonl")
+    ]
+    clusters, dropped = kept if kept is not None else _read_kept(out_dir, ids)
+    return DedupResult(list(ids), pairs, clusters, dropped, skipped, summary, against=against)
+
+
+def _read_kept(out_dir: str, ids: Sequence[str]) -> tuple[list[Cluster], list[Dropped]]:
+    """The clusters (numbered by position in ``ids``) and dropped documents of the files
+    ``clusters.jsonl`` and ``dropped.jsonl`` in ``out_dir``."""
     rows = list(_rows(out_dir, "clusters.jsonl"))
     members = {m for r in rows for m in r["members"]}  # numbered: these only
     number = {doc_id: i for i, doc_id in enumerate(ids) if doc_id in members}
@@ -57,11 +71,7 @@ def read_result(
         )
         for r in _rows(out_dir, "dropped.jsonl")
     ]
-    skipped = [
-        Skipped(r["id"], r["source"], r["reason"], r["detail"])
-        for r in _rows(out_dir, "skipped.jsonl")
-    ]
-    return DedupResult(list(ids), pairs, clusters, dropped, skipped, summary, against=against)
+    return clusters, dropped
 
 
 def _rows(out_dir: str, name: str) -> Iterator[dict[str, Any]]:

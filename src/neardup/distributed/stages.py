@@ -63,11 +63,13 @@ from neardup.distributed.tables import collect
 from neardup.distributed.tasks import TaskRunner
 from neardup.distributed.whole import decide_whole, keep_whole
 from neardup.errors import ParameterError
+from neardup.job.cluster import Cluster
 from neardup.job.decide import decision_summary
 from neardup.job.pairs import PairTable
 from neardup.job.pipeline import (
     DedupOptions,
     DedupResult,
+    Dropped,
     Job,
     decision_of,
     job_summary,
@@ -188,7 +190,7 @@ def run_partitioned(
     if len(job.groups) > 1:
         run.against = (list(job.groups[0]), job.within)
     summary, ids, pairs = run.run(blocks, k, counted)
-    return read_result(out_dir, ids, pairs, summary, against=run.first)
+    return read_result(out_dir, ids, pairs, summary, against=run.first, kept=run.kept)
 
 
 def plan_blocks(
@@ -286,6 +288,9 @@ class _Job:
         #: a future of the candidates each partition's sketch screen dropped in the
         #: one-task candidate stage (:func:`~.partition.group_candidates`), else None
         self.screened: Any = None
+        #: ``(clusters, dropped)`` when the keep stage ran in one task
+        #: (:func:`~.whole.keep_whole`), else None (read back from the files)
+        self.kept: tuple[list[Cluster], list[Dropped]] | None = None
 
     @property
     def _fetches_signatures(self) -> bool:
@@ -347,7 +352,10 @@ class _Job:
         if self.against is not None:
             n_clusters, n_dropped, matched = done
         else:
-            (n_clusters, n_dropped), matched = done, 0
+            if isinstance(done[0], list):  # keep_whole: the clusters and dropped themselves
+                self.kept = done
+            n_clusters, n_dropped = (len(x) for x in done) if self.kept else done
+            matched = 0
         n_cand = sum(c[0] for c in counts) + (0 if screened is None else int(screened.sum()))
         n_verified, n_pairs = sum(c[1] for c in counts), sum(c[2] for c in counts)
         ids = [str(i) for part in named for i in part]

@@ -28,6 +28,8 @@ from neardup.output import table_lines, write_table
 
 if TYPE_CHECKING:
     from neardup.distributed.partition import Partition
+    from neardup.job.cluster import Cluster
+    from neardup.job.pipeline import Dropped
 
 
 def decide_whole(
@@ -146,7 +148,7 @@ def _write_first_part(out_dir: str, n_parts: int, clusters: list[Any], dropped: 
 
 def keep_whole(
     opts: Any, contained: dict[int, int], out_dir: str, n_parts: int, *parts_then_verified: Any
-) -> tuple[int, int]:
+) -> tuple[list[Cluster], list[Dropped]]:
     """The local job's cluster and keep stages in one task, on the gathered decided pairs:
     :func:`neardup.job.cluster.make_clusters` over every pair, then the dropped documents
     and their reasons as the local job gives them
@@ -166,7 +168,9 @@ def keep_whole(
             score, code}}``), in order.
 
     Returns:
-        ``(clusters, dropped)`` counts.
+        ``(clusters, dropped)``: the local job's :class:`~neardup.job.cluster.Cluster` and
+        :class:`~neardup.job.pipeline.Dropped` values (the driver's result takes them as
+        they are, not read back from the files: 0.5 s at a million documents).
     """
     from neardup.distributed.partition import stacked_rows
     from neardup.job.cluster import make_clusters
@@ -180,7 +184,7 @@ def keep_whole(
     clusters = make_clusters(ids, edges, lengths, keep=opts.keep, contained_in=contained)
     dropped = dropped_members(clusters, ids, rows, contained, opts.threshold)
     _write_first_part(out_dir, n_parts, clusters, dropped)
-    return len(clusters), len(dropped)
+    return clusters, dropped
 
 
 def _prepared(parts: tuple[Partition, ...]) -> list[Prepared]:
