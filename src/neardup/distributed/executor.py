@@ -90,7 +90,8 @@ class DaskTasks(TaskRunner):
 class DaskExecutor:
     """Runs a job on a Dask cluster; the workers write the job's files into ``out_dir``
     (``pairs.jsonl``, ``clusters.jsonl``, ``dropped.jsonl``, ``skipped.jsonl``, then
-    ``summary.json``) and the result is read back from them.
+    ``summary.json``) and the result is read back from them (the clusters and dropped
+    documents are taken from the keep task itself when one task ran it).
 
     Attributes:
         out_dir: output directory (local path or fsspec URL) writable by every worker and

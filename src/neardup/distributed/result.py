@@ -1,6 +1,7 @@
 """The Dask engine's :class:`~neardup.job.pipeline.DedupResult`: the pairs gathered from the
-workers, the clusters, dropped and skipped documents read back from the files they wrote
-(the same type, and the same values, as the local job returns)."""
+workers, the skipped documents read back from the files they wrote, the clusters and
+dropped documents too unless the keep task handed them over (the same type, and the same
+values, as the local job returns)."""
 
 from __future__ import annotations
 

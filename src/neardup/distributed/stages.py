@@ -354,8 +354,8 @@ class _Job:
         else:
             if isinstance(done[0], list):  # keep_whole: the clusters and dropped themselves
                 self.kept = done
-            n_clusters, n_dropped = (len(x) for x in done) if self.kept else done
-            matched = 0
+                done = (len(done[0]), len(done[1]))
+            (n_clusters, n_dropped), matched = done, 0
         n_cand = sum(c[0] for c in counts) + (0 if screened is None else int(screened.sum()))
         n_verified, n_pairs = sum(c[1] for c in counts), sum(c[2] for c in counts)
         ids = [str(i) for part in named for i in part]
