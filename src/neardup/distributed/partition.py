@@ -738,7 +738,12 @@ def table_rows(t: Table) -> int:
     return int(next(iter(t.values())).shape[0]) if t else 0
 
 
-def named_documents(*cands: Table) -> Table:
+def table_sizes(tables: list[Table]) -> list[int]:
+    """:func:`table_rows` of each table."""
+    return [table_rows(t) for t in tables]
+
+
+def named_documents(cands: list[Table]) -> Table:
     """``{b}``: the sorted distinct documents that the candidate tables name (either end),
     as :func:`fetch` takes them."""
     ends = [c[k] for c in cands for k in ("a", "b")]
@@ -746,18 +751,17 @@ def named_documents(*cands: Table) -> Table:
 
 
 def verify_all(
-    meth: Any, opts: Any, out_dir: str, offsets: np.ndarray, *cands_then_docs: Any
+    meth: Any, opts: Any, out_dir: str, offsets: np.ndarray, cands: list[Table], *docs: Any
 ) -> list[dict[str, Any]]:
     """:func:`verify` of every partition in one task: the candidate tables of the P
     partitions, then the documents they name from each partition (:func:`fetch` of
     :func:`named_documents`). Writes every ``pairs.jsonl`` part; returns each partition's
-    ``{rows, candidates}`` as :func:`verify` does (a pair belongs to its earlier
+    ``{rows, candidates, verified}`` as :func:`verify` does (a pair belongs to its earlier
     document's partition, as its candidate table does)."""
     n_parts = offsets.shape[0] - 1
-    cands, docs = cands_then_docs[:n_parts], list(cands_then_docs[n_parts:])
     stacks = [np.stack([c["a"], c["b"]], axis=1).astype(np.int64) for c in cands]
     pairs = np.concatenate(stacks) if stacks else np.zeros((0, 2), np.int64)
-    found = decide_pairs(meth, opts, pairs, docs)
+    found = decide_pairs(meth, opts, pairs, list(docs))
     kept = found.gidx[found.decided.pairs[:, 0]] if found.decided.pairs.size else pairs[:0, 0]
     dest = range_dest(kept, offsets)
     checked = np.bincount(range_dest(found.checked[:, 0], offsets), minlength=n_parts)
@@ -791,16 +795,10 @@ ROW_COLUMNS = ("a", "b", "res", "cab", "cba", "score")
 
 
 def stacked_rows(tables: list[dict[str, np.ndarray]]) -> np.ndarray:
-    """Verified partitions' pair columns (:func:`pair_rows`), in order, as one float64
+    """Verified partitions' pair columns (their ``rows``), in order, as one float64
     (p, 6) array of :data:`ROW_COLUMNS` (the local job's decided rows)."""
     rows = [np.column_stack([t[c] for c in ROW_COLUMNS]) for t in tables if t["a"].size]
     return np.concatenate(rows) if rows else np.zeros((0, len(ROW_COLUMNS)))
-
-
-def pair_rows(verified: dict[str, Any]) -> dict[str, np.ndarray]:
-    """A verified partition's pairs: ``{a, b, res, cab, cba, score, code}`` columns."""
-    rows: dict[str, np.ndarray] = verified["rows"]
-    return rows
 
 
 def edges_of(verified: dict[str, Any]) -> Table:

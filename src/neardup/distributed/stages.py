@@ -331,24 +331,25 @@ class _Job:
         if not self.whole:
             cand, sizes = self._candidates(parts, offsets, r)
             t0 = _started()
-            verified, counts = self._verify(parts, cand, sizes, offsets)
+            verified = self._verify(parts, cand, sizes, offsets)
             del cand
             contained: Any = {}
             bound = sum(sizes)
         else:
             t0 = _started()
-            verified, contained, kept, counts = self._whole(parts, offsets)
-        rows = [self.t.submit(pt.pair_rows, v) for v in verified]  # beside the cluster stage
+            verified, contained, kept = self._whole(parts, offsets)
         # clusters need ids and lengths only: let the sets and signatures go
         parts = [self.t.submit(pt.slim, x) for x in parts]
         if self.against is not None:  # the keep stage ran in the one task (keep_against)
             done, rounds = kept, 0
         else:
-            done, rounds = self._cluster(parts, verified, offsets, r, contained, counts, bound)
-        done, counts, rows, (named, _), (_, self.clashes), screened = self.t.gather(
-            [done, counts, rows, late, self.renaming, self.screened]
+            done, rounds = self._cluster(parts, verified, offsets, r, contained, bound)
+        done, verified, (named, _), (_, self.clashes), screened = self.t.gather(
+            [done, verified, late, self.renaming, self.screened]
         )
         self._time("verify+cluster", t0)
+        counts = [pt.verified_counts(v) for v in verified]
+        rows = [v["rows"] for v in verified]
         if self.against is not None:
             n_clusters, n_dropped, matched = done
         else:
@@ -536,45 +537,55 @@ class _Job:
             return parts
         return [self.t.submit(pt.sign_fitted, x, self.meth) for x in parts]
 
-    def _whole(
-        self, parts: list[Any], offsets: np.ndarray
-    ) -> tuple[list[Any], Any, Any, list[Any]]:
+    def _whole(self, parts: list[Any], offsets: np.ndarray) -> tuple[Any, Any, Any]:
         """Candidates and decisions over the whole corpus in one task (:mod:`.whole`):
-        the verified partitions, the containment map, the keep stage's counts with
-        ``--against`` and the partitions' ``(candidates, verified, pairs)`` counts (futures
-        all)."""
+        the verified partitions (one future of their list), the containment map and the
+        keep stage's counts with ``--against`` (futures all)."""
         import operator
 
         against = None if self.against is None else (self.first, self.against[1])
         done = self.t.submit(
             decide_whole, self.meth, self.opts, offsets, self.out, *parts, against=against
         )
-        found = self.t.submit(operator.getitem, done, 0)
-        verified = [self.t.submit(operator.getitem, found, p) for p in range(len(parts))]
+        verified = self.t.submit(operator.getitem, done, 0)
         contained = self.t.submit(operator.getitem, done, 1)
         kept = self.t.submit(operator.getitem, done, 2)
-        counts = [self.t.submit(pt.verified_counts, v) for v in verified]
-        return verified, contained, kept, counts
+        return verified, contained, kept
 
-    def _candidates(
-        self, parts: list[Any], offsets: np.ndarray, r: int
-    ) -> tuple[list[Any], list[int]]:
-        """The candidate pairs of each partition (futures) and their counts (gathered: the
-        stage's wait): in one task up to :data:`WHOLE_KEY_DOCS` documents of a method with
-        grouping keys (:meth:`_grouped_candidates`), else by two shuffles of ``(slot, key)``
-        rows over ``r`` outputs (:meth:`_shuffled_candidates`); the same pairs."""
+    def _each(self, values: Any, n: int) -> list[Any]:
+        """Per-partition handles of ``values``: a list of ``n`` of them (returned as it
+        is) or one future of their list (one task made them all), split here by one
+        ``getitem`` task a partition.
+
+        A stage whose next task takes every partition's value takes the one future
+        as it is (a task's argument may be either form): a task a partition costs
+        Dask a round of scheduling each, about 100 of them at a million documents."""
+        import operator
+
+        if isinstance(values, list):
+            return values
+        return [self.t.submit(operator.getitem, values, p) for p in range(n)]
+
+    def _candidates(self, parts: list[Any], offsets: np.ndarray, r: int) -> tuple[Any, list[int]]:
+        """The candidate pairs of each partition (:meth:`_each`'s handles: one future of
+        their list or a future a partition) and their counts (gathered: the stage's wait):
+        in one task up to :data:`WHOLE_KEY_DOCS` documents of a method with grouping keys
+        (:meth:`_grouped_candidates`), else by two shuffles of ``(slot, key)`` rows over
+        ``r`` outputs (:meth:`_shuffled_candidates`); the same pairs."""
         t0 = _started()
         max_group = self.plan.group_limit
         if self.plan.set_keys is None and int(offsets[-1]) <= WHOLE_KEY_DOCS:
             cand = self._grouped_candidates(parts, offsets)
+            sizes: list[int] = self.t.gather(self.t.submit(pt.table_sizes, cand))
         else:
             cand = self._shuffled_candidates(parts, offsets, r, max_group)
-        sizes: list[int] = self.t.gather([self.t.submit(pt.table_rows, c) for c in cand])
+            sizes = self.t.gather([self.t.submit(pt.table_rows, c) for c in cand])
         self._time("candidates", t0)
         return cand, sizes
 
-    def _grouped_candidates(self, parts: list[Any], offsets: np.ndarray) -> list[Any]:
-        """:func:`~neardup.distributed.partition.group_candidates` on every partition's keys."""
+    def _grouped_candidates(self, parts: list[Any], offsets: np.ndarray) -> Any:
+        """:func:`~neardup.distributed.partition.group_candidates` on every partition's
+        keys: one future of the list of their candidate tables."""
         import operator
 
         found, self.found = self.found, None
@@ -585,8 +596,7 @@ class _Job:
                 pt.group_candidates, limit, offsets, *keyed, meth=self.meth, opts=self.opts
             )
         self.screened = self.t.submit(operator.getitem, found, 1)
-        tables = self.t.submit(operator.getitem, found, 0)
-        return [self.t.submit(operator.getitem, tables, p) for p in range(len(parts))]
+        return self.t.submit(operator.getitem, found, 0)
 
     def _shuffled_candidates(
         self, parts: list[Any], offsets: np.ndarray, r: int, max_group: int | None
@@ -627,14 +637,11 @@ class _Job:
         df = [self.t.submit(pt.sum_df, j, *(own[j] for own in pieces)) for j in range(r)]
         return [[self.t.submit(pt.lookup_df, df[j], own[j]) for j in range(r)] for own in pieces]
 
-    def _verify(
-        self, parts: list[Any], cand: list[Any], sizes: list[int], offsets: np.ndarray
-    ) -> tuple[list[Any], list[Any]]:
-        """Verify the candidate pairs (``sizes`` of them a partition): up to
-        :data:`WHOLE_VERIFY_PAIRS` in one task (:meth:`_verify_all`), else partition by
-        partition, at most ``2 x workers`` in flight. Returns the verified partitions and
-        their ``(candidates, verified, pairs)`` counts (futures, or values where the window waited
-        for them).
+    def _verify(self, parts: list[Any], cand: Any, sizes: list[int], offsets: np.ndarray) -> Any:
+        """Verify the candidate pairs (``cand``: :meth:`_each`'s handles; ``sizes`` of them
+        a partition): up to :data:`WHOLE_VERIFY_PAIRS` in one task (:meth:`_verify_all`),
+        else partition by partition, at most ``2 x workers`` in flight. Returns the
+        verified partitions (:meth:`_each`'s handles).
 
         A partition's verify task holds the documents it fetched from later partitions;
         bounding the partitions in flight bounds that memory on every worker (fetches run
@@ -643,34 +650,27 @@ class _Job:
         n_parts = len(parts)
         if sum(sizes) <= WHOLE_VERIFY_PAIRS:
             return self._verify_all(parts, cand, offsets)
+        cand = self._each(cand, n_parts)
         window = max(2, 2 * self._workers())
         verified: list[Any] = [None] * n_parts
-        counts: list[Any] = []
         running: deque[Any] = deque()
         for p in range(n_parts):
             if len(running) >= window:  # the oldest in flight: verify tasks are alike
-                counts.append(self.t.gather(running.popleft()))
+                self.t.wait([running.popleft()])
             verified[p] = self._verify_one(parts, cand, offsets, p)
-            running.append(self.t.submit(pt.verified_counts, verified[p]))
-        counts += self.t.gather(list(running))
-        return verified, counts
+            running.append(verified[p])
+        return verified
 
-    def _verify_all(
-        self, parts: list[Any], cand: list[Any], offsets: np.ndarray
-    ) -> tuple[list[Any], list[Any]]:
+    def _verify_all(self, parts: list[Any], cand: Any, offsets: np.ndarray) -> Any:
         """Verify every partition's pairs in one task
         (:func:`~neardup.distributed.partition.verify_all`), on the documents the pairs name,
-        fetched once a partition; the verified partitions and their counts (futures)."""
-        import operator
-
-        named = self.t.submit(pt.named_documents, *cand)
+        fetched once a partition; one future of the verified partitions' list."""
+        named = self.t.submit(pt.named_documents, cand)
         docs = [
             self.t.submit(pt.fetch, parts[q], named, int(offsets[q]), self._fetches_signatures)
             for q in range(len(parts))
         ]
-        done = self.t.submit(pt.verify_all, self.meth, self.opts, self.out, offsets, *cand, *docs)
-        verified = [self.t.submit(operator.getitem, done, p) for p in range(len(parts))]
-        return verified, [self.t.submit(pt.verified_counts, v) for v in verified]
+        return self.t.submit(pt.verify_all, self.meth, self.opts, self.out, offsets, cand, *docs)
 
     def _verify_one(self, parts: list[Any], cand: list[Any], offsets: np.ndarray, p: int) -> Any:
         n_parts = len(parts)
@@ -693,18 +693,16 @@ class _Job:
     def _cluster(
         self,
         parts: list[Any],
-        verified: list[Any],
+        verified: Any,
         offsets: np.ndarray,
         r: int,
         contained: Any,
-        counts: list[Any],
         bound: int | None,
     ) -> tuple[Any, int]:
-        """Components, clusters, keep decisions and dropped reasons; ``contained``: the
-        ``{doc: container}`` map of a containment job (or its future), else empty;
-        ``counts``: the verified partitions' ``(candidates, verified, pairs)`` (futures or
-        values);
-        ``bound``: at most this many decided pairs (None: not known). Returns the
+        """Components, clusters, keep decisions and dropped reasons; ``verified``: the
+        verified partitions (:meth:`_each`'s handles); ``contained``: the ``{doc:
+        container}`` map of a containment job (or its future), else empty; ``bound``: at
+        most this many decided pairs (None: not known). Returns the
         ``(clusters, dropped)`` counts (a future, or values) and the label propagation's
         rounds.
 
@@ -714,11 +712,11 @@ class _Job:
         propagation and shuffles over the partitions."""
         n_parts = len(parts)
         if bound is None or bound > WHOLE_KEEP_PAIRS:
-            bound = sum(c[2] for c in self.t.gather(counts))
+            verified = self._each(verified, n_parts)
+            counts = self.t.gather([self.t.submit(pt.verified_counts, v) for v in verified])
+            bound = sum(c[2] for c in counts)
         if bound <= WHOLE_KEEP_PAIRS:
-            done = self.t.submit(
-                keep_whole, self.opts, contained, self.out, n_parts, *parts, *verified
-            )
+            done = self.t.submit(keep_whole, self.opts, contained, self.out, verified, *parts)
             return done, 0
         edges = [self.t.submit(pt.edges_of, v) for v in verified]
         labels, rounds = component_labels(self.t, edges, r)
@@ -775,9 +773,8 @@ class _Job:
         return finals
 
     def _pairs(self, parts: list[dict[str, np.ndarray]], ids: list[str]) -> PairTable:
-        """The decided pairs of every partition (``parts``: gathered
-        :func:`~neardup.distributed.partition.pair_rows`), in partition order (as
-        ``pairs.jsonl``)."""
+        """The decided pairs of every partition (``parts``: the gathered verified
+        partitions' ``rows``), in partition order (as ``pairs.jsonl``)."""
         table = pt.stacked_rows(parts)
         labels = [r.label for r in decision_of(self.opts).rules(self.meth)]
         return PairTable(ids, table, self.meth.name, decisions=_codes(parts), rules=labels)

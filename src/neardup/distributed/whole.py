@@ -147,7 +147,11 @@ def _write_first_part(out_dir: str, n_parts: int, clusters: list[Any], dropped: 
 
 
 def keep_whole(
-    opts: Any, contained: dict[int, int], out_dir: str, n_parts: int, *parts_then_verified: Any
+    opts: Any,
+    contained: dict[int, int],
+    out_dir: str,
+    verified: list[dict[str, Any]],
+    *parts: Partition,
 ) -> tuple[list[Cluster], list[Dropped]]:
     """The local job's cluster and keep stages in one task, on the gathered decided pairs:
     :func:`neardup.job.cluster.make_clusters` over every pair, then the dropped documents
@@ -163,9 +167,9 @@ def keep_whole(
     Args:
         opts: the resolved :class:`~neardup.job.pipeline.DedupOptions`; contained: ``{doc:
             container}`` by global index (empty for resemblance); out_dir: the output
-            directory; n_parts: P; parts_then_verified: the P partitions (ids and lengths;
-            slim ones do), then the P verified partitions (``{rows: {a, b, res, cab, cba,
-            score, code}}``), in order.
+            directory; verified: the P verified partitions (``{rows: {a, b, res, cab, cba,
+            score, code}}``), in order, as one list (:func:`~.partition.verify_all` makes
+            it in one task); parts: the P partitions (ids and lengths; slim ones do).
 
     Returns:
         ``(clusters, dropped)``: the local job's :class:`~neardup.job.cluster.Cluster` and
@@ -176,14 +180,13 @@ def keep_whole(
     from neardup.job.cluster import make_clusters
     from neardup.job.pipeline import dropped_members
 
-    parts, verified = parts_then_verified[:n_parts], parts_then_verified[n_parts:]
     ids = [str(i) for p in parts for i in p.ids.tolist()]
     lengths = np.concatenate([p.lengths for p in parts]) if parts else np.zeros(0, np.int64)
     rows = stacked_rows([v["rows"] for v in verified])
     edges = rows[:, :2].astype(np.int64)
     clusters = make_clusters(ids, edges, lengths, keep=opts.keep, contained_in=contained)
     dropped = dropped_members(clusters, ids, rows, contained, opts.threshold)
-    _write_first_part(out_dir, n_parts, clusters, dropped)
+    _write_first_part(out_dir, len(parts), clusters, dropped)
     return clusters, dropped
 
 
