@@ -272,6 +272,27 @@ def test_examples_corpus_verify_and_keep_by_partition_give_the_same_files(
     assert summary["executor"]["cc_rounds"] >= 1
 
 
+@pytest.mark.parametrize("by_partition", ["WHOLE_VERIFY_PAIRS", "WHOLE_KEEP_PAIRS"])
+def test_one_stage_by_partition_beside_one_task_stages_gives_the_same_files(
+    tmp_path: Path,
+    client: Any,
+    corpus_shards: list[str],
+    by_partition: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Verification by partition then the keep stage in one task (its task takes the P
+    verified partitions' futures as one list), and verification in one task then the keep
+    stage by partition (the one verified list split a partition a ``getitem``): the files
+    of the local job."""
+    monkeypatch.setattr(stages, by_partition, -1)
+    _all_executors(
+        tmp_path, corpus_shards, client, "minhash-lsh", _options("minhash-lsh", "resemblance")
+    )
+    summary = json.loads((tmp_path / "dask" / "summary.json").read_text())
+    assert (summary["executor"]["cc_rounds"] >= 1) == (by_partition == "WHOLE_KEEP_PAIRS")
+    assert summary["pairs"] > 0
+
+
 @pytest.mark.data
 @pytest.mark.parametrize("keep_stage", ["one-task", "distributed"])
 @pytest.mark.parametrize("measure", MEASURES)
