@@ -30,7 +30,7 @@ from typing import Any
 
 from neardup.errors import InputError
 from neardup.text.formats import FORMATS, format_named, format_of
-from neardup.text.formats.format import is_compressed
+from neardup.text.formats.format import is_compressed, is_local_fs
 from neardup.text.inputs import RecordFile, Spool, group_names, plan_deferred, resolve_inputs
 from neardup.text.read import as_read_options, read_unit
 from neardup.text.scrub import scrub
@@ -310,16 +310,9 @@ def count_lines(block: Block) -> int:
 
 def is_local(url: str) -> bool:
     """Whether ``url`` names a file on this machine's file system (a path, ``file://``)."""
-    return _local_path(url) is not None
-
-
-def _local_path(url: str) -> str | None:
-    """The path of a file on this machine's file system, or None (another fsspec protocol)."""
     import fsspec
 
-    fs, path = fsspec.core.url_to_fs(url)
-    protocol = fs.protocol if isinstance(fs.protocol, tuple) else (fs.protocol,)
-    return path if "file" in protocol or "local" in protocol else None
+    return is_local_fs(fsspec.core.url_to_fs(url)[0])
 
 
 def number_lines(blocks: Sequence[Block], counts: Sequence[int]) -> list[Block]:

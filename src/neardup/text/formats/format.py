@@ -166,3 +166,10 @@ def strip_compression(name: str) -> str:
 def is_compressed(name: str) -> bool:
     """Whether ``name`` ends with a compression suffix (:data:`COMPRESSION_SUFFIXES`)."""
     return name.lower().endswith(COMPRESSION_SUFFIXES)
+
+
+def is_local_fs(fs: Any) -> bool:
+    """Whether the fsspec file system ``fs`` is this machine's (protocol ``file`` or
+    ``local``), where a file can be memory-mapped and read back cheaply."""
+    protocol = fs.protocol if isinstance(fs.protocol, tuple) else (fs.protocol,)
+    return "file" in protocol or "local" in protocol

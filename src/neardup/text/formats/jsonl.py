@@ -21,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any, cast
 
-from neardup.text.formats.format import Batch, Format, Want, is_compressed
+from neardup.text.formats.format import Batch, Format, Want, is_compressed, is_local_fs
 from neardup.text.scrub import scrub
 from neardup.text.types import Skipped
 from neardup.text.units import (
@@ -537,15 +537,9 @@ _CHUNK = 1 << 22
 def range_lines(fs: Any, path: str, start: int, end: int) -> int:
     """Lines that start in ``[start, end)`` of a plain JSONL file on the fsspec file system
     ``fs``: counted on a memory map for a file of this machine, else on its bytes."""
-    if _is_local(fs):
+    if is_local_fs(fs):
         return _count_mapped(path, start, end)
     return sum(newlines(chunk) for chunk in _range_chunks(fs, path, start, end))
-
-
-def _is_local(fs: Any) -> bool:
-    """Whether the fsspec file system ``fs`` is this machine's."""
-    protocol = fs.protocol if isinstance(fs.protocol, tuple) else (fs.protocol,)
-    return "file" in protocol or "local" in protocol
 
 
 def range_units(
@@ -572,7 +566,7 @@ def _range_chunks(fs: Any, path: str, start: int, end: int) -> Iterator[bytes]:
     Elsewhere (object storage), the file is read forward only, each chunk its first
     :data:`BLOCK_BYTES` and the rest of their last line joined: a read back would fetch the
     bytes of each chunk again."""
-    local = _is_local(fs)
+    local = is_local_fs(fs)
     with fs.open(path, "rb", block_size=_CHUNK) as fh:
         pos = _line_start(fh, start)
         fh.seek(pos)
