@@ -73,6 +73,34 @@ def test_batch_intersections_equal_numpy(arrays: list[np.ndarray], data: st.Data
     assert got.tolist() == want
 
 
+@settings(derandomize=True, max_examples=40, deadline=None)
+@given(sets_strategy, st.data())
+def test_sets_on_disk_give_the_in_memory_counts(
+    tmp_path_factory: pytest.TempPathFactory, arrays: list[np.ndarray], data: st.DataObject
+) -> None:
+    """Sets in a memory-mapped file (the dedup job's spill) are read in file order first,
+    the pairs renumbered into them: the counts are those of the sets in memory, in the
+    pairs' order, whatever the chunk."""
+    big = [np.unique(a * np.uint64(0x9E3779B97F4A7C15)) for a in arrays]
+    big.append(np.array([3, 5], np.uint64))  # a file of at least one value
+    sets = ShingleSets.from_arrays(big)
+    path = tmp_path_factory.mktemp("spill") / "values.bin"
+    sets.values.tofile(path)
+    mapped = np.memmap(path, dtype=np.uint64, mode="r", shape=sets.values.shape)
+    on_disk = ShingleSets(mapped, sets.offsets)
+    n = len(big)
+    pairs = np.array(
+        data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=40))
+        or [(n - 1, 0)],
+        dtype=np.int64,
+    )
+    chunk = data.draw(st.sampled_from([1, 16, 1 << 20]))
+    assert on_disk.on_disk
+    got = intersection_sizes(on_disk, pairs, chunk=chunk)
+    assert got.tolist() == intersection_sizes(sets, pairs, chunk=chunk).tolist()
+    assert got.tolist() == [np.intersect1d(big[a], big[b]).size for a, b in pairs]
+
+
 @settings(derandomize=True, max_examples=60, deadline=None)
 @given(sets_strategy)
 def test_resemblance_symmetric_containment_swaps(arrays: list[np.ndarray]) -> None:

@@ -150,6 +150,8 @@ def intersection_sizes(
     out = np.zeros(pairs.shape[0], dtype=np.int64)
     if pairs.shape[0] == 0:
         return out
+    if sets.on_disk:
+        sets, pairs = _in_memory(sets, pairs, chunk)
     cost = sets.sizes[pairs[:, 0]] + sets.sizes[pairs[:, 1]]
     if dense_labels_pay(sets, int(cost.sum())):
         sets = sets.dense_labels()  # one pass over all sets beats a lexsort of the gather
@@ -158,6 +160,23 @@ def intersection_sizes(
     for lo, hi in pairwise(bounds):
         out[lo:hi] = _intersections(sets, pairs[lo:hi], small=small)
     return out
+
+
+def _in_memory(sets: ShingleSets, pairs: np.ndarray, chunk: int) -> tuple[ShingleSets, np.ndarray]:
+    """The sets of the documents that ``pairs`` names, read from a memory-mapped file in
+    file order into memory (about ``chunk`` values a read), and the pairs renumbered into
+    them: 8 bytes of memory a value of the named sets (about 1 GB for the 583,091 verified
+    pairs of ten million planted documents). Gathered in pair order, the reads jumped back
+    and forth across the file, and each page fault read the pages around it as well."""
+    docs = np.unique(pairs)
+    sizes = sets.sizes[docs]
+    offsets = np.zeros(docs.shape[0] + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    values = np.empty(int(offsets[-1]), dtype=sets.values.dtype)
+    for lo, hi in pairwise(_chunk_bounds(sizes, chunk)):
+        take = seg_arange(sets.offsets[docs[lo:hi]], sizes[lo:hi])
+        values[offsets[lo] : offsets[hi]] = sets.values[take]
+    return ShingleSets(values, offsets), np.searchsorted(docs, pairs)
 
 
 def _small(sets: ShingleSets) -> bool:
