@@ -184,11 +184,20 @@ def test_byte_agreements_count_equal_low_bytes() -> None:
     assert sketch_agreements_numpy(sk, pairs).tolist() == [2, 0, 4, 4]
 
 
-@pytest.mark.parametrize("k", [128, 13])
-def test_byte_agreements_are_the_low_bytes_equal_and_never_fewer_than_the_slots(k: int) -> None:
+@pytest.mark.parametrize(
+    ("k", "block", "threads"), [(128, 1 << 14, 1), (13, 1 << 14, 1), (128, 7, 3)]
+)
+def test_byte_agreements_are_the_low_bytes_equal_and_never_fewer_than_the_slots(
+    monkeypatch: pytest.MonkeyPatch, k: int, block: int, threads: int
+) -> None:
     """Per pair, the slots whose low bytes agree (numpy's count over a uint8 view): at
     least the slots whose values agree, so a prefilter on them keeps every pair the
-    sketches keep; 13 slots: a spare byte in the second word."""
+    sketches keep; 13 slots: a spare byte in the second word; blocks of 7 pairs on 3
+    threads: each pair's count in its place."""
+    from neardup.methods import lsh
+
+    monkeypatch.setattr(lsh, "_AGREE_ROWS", block)
+    monkeypatch.setattr(lsh, "workers", lambda: threads)
     rng = np.random.default_rng(3)
     # values in a few classes of high bits over few low bytes: agreements of both kinds
     sk = (rng.integers(0, 3, size=(500, k), dtype=np.uint64) << np.uint64(8)) | rng.integers(

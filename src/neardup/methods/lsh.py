@@ -585,11 +585,14 @@ def byte_agreements(low: np.ndarray, pairs: np.ndarray, num_perm: int) -> np.nda
     :func:`sketch_agreements`' count of the full sketches (unequal values share their low
     byte about once in 256). Counted a word at a time: the bytes of ``a ^ b`` that are 0,
     found by the carry-free test ``((x & 0x7F..) + 0x7F..) | x`` (a byte's high bit set
-    when the byte is not 0)."""
+    when the byte is not 0). A block of :data:`_AGREE_ROWS` pairs at a time, on
+    :func:`workers` threads (numpy lets go of the GIL: 10 million pairs in 0.52 s against
+    0.84 s on one thread of two cores, 2026-12-04)."""
     seven = U64(0x7F7F7F7F7F7F7F7F)
     high = U64(0x8080808080808080)
     out = np.empty(pairs.shape[0], dtype=np.int32)
-    for lo in range(0, pairs.shape[0], _AGREE_ROWS):
+
+    def run(lo: int) -> None:
         part = pairs[lo : lo + _AGREE_ROWS]
         x = np.take(low, part[:, 0], axis=0)
         x ^= np.take(low, part[:, 1], axis=0)
@@ -599,6 +602,8 @@ def byte_agreements(low: np.ndarray, pairs: np.ndarray, num_perm: int) -> np.nda
         y &= high
         differ = np.bitwise_count(y).sum(axis=1, dtype=np.int32)
         out[lo : lo + part.shape[0]] = num_perm - differ  # the spare bytes are 0 in both
+
+    thread_map(run, range(0, pairs.shape[0], _AGREE_ROWS))
     return out
 
 
