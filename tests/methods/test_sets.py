@@ -48,3 +48,22 @@ def test_values_equal_in_the_key_bits_are_still_ordered() -> None:
     """Two values of one document equal but for their lowest bits, given high one first."""
     high, low = (7 << 50) | 3, (7 << 50) | 1
     assert _built([high, low, 5], [0, 0, 1], 2) == [[low, high], [5]]
+
+
+@settings(derandomize=True, max_examples=100, deadline=None)
+@given(
+    st.lists(st.lists(_VALUES, max_size=12), min_size=1, max_size=10),
+    st.data(),
+)
+def test_take_gives_the_named_sets_in_order_whatever_the_chunk(
+    lists: list[list[int]], data: st.DataObject
+) -> None:
+    """Documents named in any order, repeated or not at all: each one's set, in that order,
+    gathered at once or a few values a step."""
+    arrays = [np.unique(np.array(v, dtype=np.uint64)) for v in lists]
+    sets = ShingleSets.from_arrays(arrays)
+    index = data.draw(st.lists(st.integers(0, len(arrays) - 1), max_size=15))
+    chunk = data.draw(st.sampled_from([None, 1, 3, 1 << 20]))
+    got = sets.take(np.array(index, dtype=np.int64), chunk=chunk)
+    assert got.values.dtype == np.uint64 and len(got) == len(index)
+    assert [got.get(k).tolist() for k in range(len(index))] == [arrays[i].tolist() for i in index]

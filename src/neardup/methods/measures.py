@@ -169,14 +169,7 @@ def _in_memory(sets: ShingleSets, pairs: np.ndarray, chunk: int) -> tuple[Shingl
     pairs of ten million planted documents). Gathered in pair order, the reads jumped back
     and forth across the file, and each page fault read the pages around it as well."""
     docs = np.unique(pairs)
-    sizes = sets.sizes[docs]
-    offsets = np.zeros(docs.shape[0] + 1, dtype=np.int64)
-    np.cumsum(sizes, out=offsets[1:])
-    values = np.empty(int(offsets[-1]), dtype=sets.values.dtype)
-    for lo, hi in pairwise(_chunk_bounds(sizes, chunk)):
-        take = seg_arange(sets.offsets[docs[lo:hi]], sizes[lo:hi])
-        values[offsets[lo] : offsets[hi]] = sets.values[take]
-    return ShingleSets(values, offsets), np.searchsorted(docs, pairs)
+    return sets.take(docs, chunk=chunk), np.searchsorted(docs, pairs)
 
 
 def _small(sets: ShingleSets) -> bool:

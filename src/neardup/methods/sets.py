@@ -116,14 +116,23 @@ class ShingleSets:
         np.cumsum(sizes, out=offsets[1:])
         return cls(values, offsets)
 
-    def take(self, index: np.ndarray) -> ShingleSets:
-        """The sets of documents ``index`` (int array), in that order."""
+    def take(self, index: np.ndarray, *, chunk: int | None = None) -> ShingleSets:
+        """The sets of documents ``index`` (int array), in that order, in memory.
+
+        ``chunk``: about that many fingerprints gathered a step into the result (bounds the
+        gather's int64 index, 8 bytes a value); None: all at once.
+        """
         index = np.asarray(index, dtype=np.int64)
         sizes = self.sizes[index]
-        values = self.values[seg_arange(self.offsets[index], sizes)]
         offsets = np.zeros(index.shape[0] + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
-        return ShingleSets(values, offsets)
+        if chunk is None:
+            return ShingleSets(self.values[seg_arange(self.offsets[index], sizes)], offsets)
+        out = ShingleSets(np.empty(int(offsets[-1]), dtype=self.values.dtype), offsets)
+        for lo, hi in out._chunks(chunk):
+            gather = seg_arange(self.offsets[index[lo:hi]], sizes[lo:hi])
+            out.values[offsets[lo] : offsets[hi]] = self.values[gather]
+        return out
 
     # ---------------------------------------------------------------------------------------------
     def mod_sample(self, m: int) -> ShingleSets:
