@@ -30,7 +30,7 @@ from neardup.job.prepare import (
     uses_token_fingerprints,
 )
 from neardup.job.prepare_pool import UnitMerger, prepared_units
-from neardup.methods.plan import PrepareConfig
+from neardup.methods.plan import PrepareConfig, plan_for
 from neardup.methods.registry import make_method, method_classes
 from neardup.methods.sets import ShingleSets
 from neardup.methods.shingles import Shingling
@@ -175,19 +175,17 @@ def test_a_pool_hands_results_over_in_slots_or_the_pipe_alike(
     assert np.array_equal(sets2.offsets, sets.offsets) and np.array_equal(rows2, rows)
 
 
-def test_the_merger_keeps_the_sketches_low_bytes_in_memory_when_the_rows_spill(
+def test_lean_rows_from_the_workers_give_the_sketches_candidates_spilled_or_held(
     shards: list[str], tmp_path: Path
 ) -> None:
-    """``low=True`` (a MinHash job whose sketches prefilter): once the rows spill (at the
-    second unit, past a budget between one unit and two), the merger holds
-    their low bytes in memory, row for row, those held before the spill included; rows
-    never spilled get none."""
-    from neardup.methods.lsh import low_bytes
-
+    """``lean`` (MinHash-LSH verified exactly): the workers send band keys and low bytes,
+    56 words a document against the sketch's 128; spilled (past a budget between one unit
+    and two) or held, they give the candidates and the kept pairs of the sketches made in
+    one process."""
     meth = make_method("minhash-lsh")
-    config = PrepareConfig(
-        canonical=meth.canonical, shingling=meth.shingling, min_tokens=3, signer=meth
-    )
+    plan = plan_for(meth, DedupOptions())
+    config = plan.prepare_config(rows=True, lean=True)
+    assert config.lean and not plan.prepare_config(rows=True).lean
     spool = Spool()
     try:
         units = plan_units(resolve_inputs(shards, spool), read_options())
@@ -197,19 +195,26 @@ def test_the_merger_keeps_the_sketches_low_bytes_in_memory_when_the_rows_spill(
     assert len(items) >= 2
     first = items[0]
     assert isinstance(first, PreparedDocuments) and first.rows is not None
+    assert first.rows.shape[1] == 40 + 16
     budget = 1 + first.sets.values.nbytes + first.rows.nbytes
-    spilled = UnitMerger(budget=budget, spill_dir=str(tmp_path), low=True)
-    held = UnitMerger(low=True)
+    spilled = UnitMerger(budget=budget, spill_dir=str(tmp_path))
+    held = UnitMerger()
     for item in items:
         spilled.add(item)
         held.add(item)
-    assert spilled.rows.spilled and not spilled.low.spilled and not held.spilled
-    rows = spilled.rows.stack(np.zeros(0, np.uint64))
-    low = spilled.low.stack(np.zeros(0, np.uint64))
-    assert isinstance(rows, np.memmap) and not isinstance(low, np.memmap)
-    assert rows.shape == (len(spilled.ids), 128) and np.array_equal(low, low_bytes(rows))
+    assert spilled.spilled and not held.spilled
+    sets = held.sets()
+    sketches = meth.from_sets(sets)
+    cand = meth.candidates(sketches)
+    assert cand.shape[0] > 0
+    kept = meth.prefilter(sketches, cand, 0.5, sizes=sets.sizes)
+    for merger in (spilled, held):
+        rows = merger.rows.stack(np.zeros(0, np.uint64))
+        assert isinstance(rows, np.memmap) == (merger is spilled)
+        lean = meth.from_lean_rows(rows)
+        assert meth.candidates(lean).tobytes() == cand.tobytes()
+        assert meth.prefilter(lean, cand, 0.5, sizes=sets.sizes).tolist() == kept.tolist()
     assert len(spilled.sets()) == len(spilled.ids)  # (maps and closes the sets' spill file)
-    assert len(held.low) == 0 and len(held.rows) == len(spilled.ids)
 
 
 def test_the_merger_spills_as_soon_as_the_whole_input_would_pass_its_budget(

@@ -44,34 +44,6 @@ def test_spilled_or_not_the_stack_equals_concatenate(
     assert got.dtype == expected.dtype and np.array_equal(got, expected)
 
 
-@settings(max_examples=40, deadline=None)
-@given(
-    sizes=st.lists(st.integers(0, 50), min_size=1, max_size=6),
-    width=st.sampled_from([1, 4]),
-    growable=st.booleans(),
-)
-def test_the_held_parts_are_the_stack_so_far_until_it_spills(
-    sizes: list[int], width: int, growable: bool
-) -> None:
-    """``held()`` is every part appended so far, not consumed: the stack still stacks
-    them all; once spilled (its view let go first) it holds none."""
-    parts = _parts(sizes, width)
-    stack = PartStack(growable=growable)
-    assert stack.held() is None
-    for k, part in enumerate(parts):
-        stack.append(part)
-        held = stack.held()
-        if sum(sizes[: k + 1]) == 0:  # no rows yet
-            assert held is None
-        else:
-            assert held is not None and np.array_equal(held, np.concatenate(parts[: k + 1]))
-        del held
-    stack.spill()
-    assert stack.held() is None
-    got = stack.stack(np.zeros((0, width), np.uint64))
-    assert np.array_equal(got, np.concatenate(parts))
-
-
 def test_a_spilled_stack_is_read_only_and_leaves_no_file(tmp_path: Path) -> None:
     stack = PartStack()
     stack.append(np.arange(10, dtype=np.uint64))

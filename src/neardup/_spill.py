@@ -129,21 +129,6 @@ class PartStack:
             self._buf[self._used : end] = data.reshape(-1).view(np.uint8).data
         self._used = end
 
-    def held(self) -> np.ndarray | None:
-        """The parts held in memory so far as one array (a view of the grown buffer, to be
-        let go before the stack spills or is stacked: the buffer cannot close while it is
-        viewed; joined parts otherwise), without consuming them; None when nothing is held
-        (nothing appended, or spilled)."""
-        if self._spilled or self._rows == 0 or self._dtype is None:
-            return None
-        shape = (self._rows, *self._shape)
-        if self._buf is not None:
-            count = self._used // self._dtype.itemsize
-            return np.frombuffer(self._buf, dtype=self._dtype, count=count).reshape(shape)
-        if not self._parts:
-            return np.zeros(shape, dtype=self._dtype)
-        return np.concatenate(self._parts)
-
     def spill(self, directory: str | None = None) -> None:
         """Move the parts held so far to a temporary file in ``directory`` (default: the
         system's temporary directory) and write every later part there."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -13,17 +14,18 @@ from neardup.errors import ParameterError
 from neardup.methods.lsh import (
     PREFILTER_MISS,
     RECALL_PROBABILITY,
+    BandKeys,
     LSHParams,
     agreement_floor,
     agreement_miss,
     banding_summary,
     byte_agreements,
+    key_candidates,
+    lean_rows,
     low_bytes,
     lsh_candidates,
     optimal_params,
     recall_params,
-    sketch_agreements,
-    sketch_agreements_numpy,
 )
 from neardup.methods.minhash import MinHasher
 from neardup.methods.sets import ShingleSets
@@ -167,11 +169,9 @@ def test_agreement_floor_edges_and_errors() -> None:
         agreement_miss(0.5, 128, 129)
 
 
-def test_sketch_agreements_count_equal_slots() -> None:
-    sk = np.array([[1, 2, 3, 4], [1, 2, 0, 4], [9, 9, 9, 9]], dtype=np.uint64)
-    pairs = np.array([[0, 1], [0, 2], [1, 1], [0, 0]], dtype=np.int64)
-    assert sketch_agreements_numpy(sk, pairs).tolist() == [3, 0, 4, 4]
-    assert sketch_agreements(sk, pairs).tolist() == [3, 0, 4, 4]
+def _equal_slots(sketches: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """int (p,): the slots on which the two sketches of each pair are equal."""
+    return (sketches[pairs[:, 0]] == sketches[pairs[:, 1]]).sum(axis=1)
 
 
 def test_byte_agreements_count_equal_low_bytes() -> None:
@@ -181,7 +181,7 @@ def test_byte_agreements_count_equal_low_bytes() -> None:
     low = low_bytes(sk)
     assert low.shape == (3, 1) and low.dtype == np.uint64  # 4 slots in one word, 4 spare
     assert byte_agreements(low, pairs, 4).tolist() == [3, 0, 4, 4]
-    assert sketch_agreements_numpy(sk, pairs).tolist() == [2, 0, 4, 4]
+    assert _equal_slots(sk, pairs).tolist() == [2, 0, 4, 4]
 
 
 @pytest.mark.parametrize(
@@ -207,28 +207,8 @@ def test_byte_agreements_are_the_low_bytes_equal_and_never_fewer_than_the_slots(
     got = byte_agreements(low_bytes(sk), pairs, k)
     low = sk.astype(np.uint8)
     assert got.tolist() == (low[pairs[:, 0]] == low[pairs[:, 1]]).sum(axis=1).tolist()
-    assert (got >= sketch_agreements_numpy(sk, pairs)).all()
-    assert (got > sketch_agreements_numpy(sk, pairs)).any()
-
-
-@pytest.mark.parametrize("threads", [1, 3])
-def test_the_compiled_agreement_pass_equals_numpy(threads: int) -> None:
-    """The kernel's ``agree_pass`` (several blocks, on threads, from a non-contiguous view
-    and a memory-mapped-like array) counts as numpy does, to the byte."""
-    from neardup.methods import kernel, lsh
-
-    if kernel.compiled() is None:
-        pytest.skip(kernel.missing_reason())
-    rng = np.random.default_rng(5)
-    wide = rng.integers(0, 4, size=(3000, 160), dtype=np.uint64)  # small values: many ties
-    pairs = rng.integers(0, 3000, size=(5000, 2))
-    for sketches in (wide[:, :128], np.ascontiguousarray(wide[:, 16:144])):
-        want = sketch_agreements_numpy(sketches, pairs)
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(lsh, "workers", lambda: threads)
-            mp.setattr(lsh, "_AGREE_ROWS", 700)  # several blocks
-            got = sketch_agreements(sketches, pairs)
-        assert got.dtype == want.dtype == np.int32 and got.tobytes() == want.tobytes()
+    assert (got >= _equal_slots(sk, pairs)).all()
+    assert (got > _equal_slots(sk, pairs)).any()
 
 
 @pytest.mark.parametrize(("t", "size"), [(0.5, 150), (0.8, 180), (0.5, 30), (0.5, 12)])
@@ -253,16 +233,11 @@ def test_the_prefilter_drops_pairs_at_the_threshold_at_most_at_the_promised_rate
         assert int(kept.sum()) < n // 100
 
 
-def test_the_prefilter_screened_on_low_bytes_first_keeps_the_same_pairs(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Sketches given with their low bytes (``Signatures.low``, as a large job holds them
-    beside its spilled sketches): the prefilter keeps exactly the pairs it keeps on the
-    full sketches alone, and counts on the full sketches only the pairs the screen passes
-    (a mix at t and far below it, 1,000 each, plus 3,000 pairs of strangers)."""
-    import dataclasses
-
-    from neardup.methods import shingle_methods
+def test_the_prefilter_keeps_the_same_pairs_from_sketches_band_keys_or_low_bytes() -> None:
+    """The three forms a job holds (the sketches, the band keys and low bytes of
+    ``from_lean_rows``, the low bytes alone as the Dask job's candidate task gets them)
+    keep the same pairs: a mix at t and far below it, 1,000 each, and 3,000 pairs of
+    strangers, of which some 1 % more than the full sketches' count would keep."""
     from neardup.methods.shingle_methods import MinHashLSH
 
     t, n = 0.5, 1000
@@ -273,21 +248,32 @@ def test_the_prefilter_screened_on_low_bytes_first_keeps_the_same_pairs(
     pairs = np.concatenate(
         [np.arange(4 * n, dtype=np.int64).reshape(2 * n, 2), rng.integers(0, 4 * n, (3000, 2))]
     )
-    want = meth.prefilter(sigs, pairs, t, sizes=sets.sizes)
-    counted: list[int] = []
-    full = sketch_agreements
-
-    def counting(sketches: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        counted.append(rows.shape[0])
-        return full(sketches, rows)
-
-    monkeypatch.setattr(shingle_methods, "sketch_agreements", counting)
-    screened = dataclasses.replace(sigs, low=low_bytes(sigs.data))
-    got = meth.prefilter(screened, pairs, t, sizes=sets.sizes)
-    assert got.tolist() == want.tolist()
+    got = meth.prefilter(sigs, pairs, t, sizes=sets.sizes)
+    lean = meth.from_lean_rows(meth.lean_rows(sigs.data))
+    assert meth.prefilter(lean, pairs, t, sizes=sets.sizes).tolist() == got.tolist()
+    low = dataclasses.replace(sigs, data=low_bytes(sigs.data))
+    assert meth.prefilter(low, pairs, t, sizes=sets.sizes, low=True).tolist() == got.tolist()
     kept = int(got.sum())
-    assert n - 8 <= kept <= n and len(counted) == 1  # one count, of the screened pairs
-    assert kept <= counted[0] < n + n // 10  # of 5,000: those at t, and few more
+    assert n - 8 <= kept < n + n // 10  # of 5,000: those at t, and few more
+    full = _equal_slots(sigs.data, pairs) >= 47  # the floor of sets of 128 and more
+    assert (got >= full).all()  # every pair the full sketches keep
+
+
+def test_band_keys_refuse_rows_of_another_width_and_the_own_rule() -> None:
+    """Rows not of ``lean_rows``' width are refused by name; band keys hold no sketch, so
+    the own rule's estimate and the index keys refuse them."""
+    from neardup.methods.shingle_methods import MinHashLSH
+
+    meth = MinHashLSH(threshold=0.5)  # 40 bands of 128 slots: 40 + 16 words
+    sk = _sketches(20, 128, 1, 3)
+    with pytest.raises(ParameterError, match=r"rows.*\(n, 56\)"):
+        meth.from_lean_rows(sk)
+    lean = meth.from_lean_rows(meth.lean_rows(sk))
+    assert lean.data.columns.shape == (40, 20) and lean.data.low.shape == (20, 16)
+    with pytest.raises(ParameterError, match="signatures"):
+        meth.similarity(lean, np.array([[0, 1]]))
+    with pytest.raises(ParameterError, match="signatures"):
+        meth.keys(lean)
 
 
 def test_agreement_floors_follow_the_smaller_set() -> None:
@@ -509,3 +495,49 @@ def test_a_thread_limit_below_one_is_refused() -> None:
 
     with pytest.raises(ParameterError, match="threads"), lsh.thread_limit(0):
         pass
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    sketch_arrays,
+    st.sampled_from([0.3, 0.5, 0.8]),
+    st.sampled_from([1, 3]),
+    st.sampled_from([None, 2]),
+)
+def test_band_keys_give_the_candidates_the_sketches_give(
+    sketches: np.ndarray, t: float, threads: int, max_bucket: int | None
+) -> None:
+    """Candidates from the band keys of :func:`lean_rows` (read back a block of 64 rows at
+    a time, on threads) are the sketches' own, to the byte: the same buckets, the same
+    stars of a large one, no all-EMPTY row; the low bytes are the sketches'."""
+    from neardup.methods import lsh
+    from neardup.methods.minhash import EMPTY
+
+    k = sketches.shape[1]
+    params = recall_params(t, k) if k >= 16 else LSHParams(k, 1)
+    want = lsh_candidates(sketches, params, max_bucket=max_bucket)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(lsh, "workers", lambda: threads)
+        mp.setattr(lsh, "_KEY_ROWS", 64)
+        mp.setattr(lsh, "_THREAD_ROWS", 0)
+        keys = BandKeys.from_rows(lean_rows(sketches, params), params, k)
+        got = key_candidates(keys, max_bucket=max_bucket)
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    assert keys.low.tobytes() == low_bytes(sketches).tobytes()
+    assert keys.empty.tolist() == np.flatnonzero((sketches == EMPTY).all(axis=1)).tolist()
+
+
+def test_band_keys_read_from_a_memory_map(tmp_path: Path) -> None:
+    """Lean rows in a spill file (a memory map, as a large job holds them) give the keys
+    the rows in memory give."""
+    sketches = _sketches(500, 128, 4, 40)
+    params = recall_params(0.5, 128)
+    rows = lean_rows(sketches, params)
+    path = tmp_path / "lean.u64"
+    rows.tofile(path)
+    mapped = np.memmap(path, dtype=np.uint64, mode="r", shape=rows.shape)
+    got = BandKeys.from_rows(mapped, params, 128)
+    want = BandKeys.from_rows(rows, params, 128)
+    assert got.columns.tobytes() == want.columns.tobytes()
+    assert got.low.tobytes() == want.low.tobytes()
+    assert key_candidates(got).tolist() == lsh_candidates(sketches, params).tolist()

@@ -853,8 +853,6 @@ def resolve_method(method: str | Method, opts: DedupOptions, params: dict[str, A
         if params:
             raise ParameterError("method_params", sorted(params), "none with a Method object")
         return method
-    import dataclasses
-
     from neardup.methods.registry import method_class
 
     cls = method_class(method)
@@ -870,8 +868,6 @@ def decided_options(meth: Method, opts: DedupOptions) -> DedupOptions:
         ParameterError: the method's own rule cannot decide on ``opts.measure`` (for
             example containment with shingles-min: only the mod-m sample estimates it).
     """
-    import dataclasses
-
     mode = resolve_decision(meth, opts.decision, opts.measure)
     return dataclasses.replace(opts, decision=mode)  # type: ignore[arg-type]
 
@@ -948,13 +944,13 @@ class Signed:
 
     Attributes:
         keys: uint64 content keys per unit; rows: the signature rows (in memory or spilled
-        to disk), or None when the method does not sign one row per document; low: the
-        MinHash rows' low bytes (:attr:`neardup.job.prepare_pool.UnitMerger.low`), or None.
+        to disk), or None when the method does not sign one row per document; lean: the
+        rows are the method's ``lean_rows`` (:attr:`~neardup.methods.plan.PrepareConfig.lean`).
     """
 
     keys: list[np.ndarray]
     rows: PartStack | None
-    low: PartStack | None = None
+    lean: bool = False
 
     def content_keys(self) -> np.ndarray:
         """uint64 (n,): the corpus' content keys."""
@@ -965,10 +961,8 @@ class Signed:
         the empty ``sets`` when there are none). Consumes :attr:`rows`."""
         if self.rows is None or not len(self.rows):
             return meth.from_sets(sets)
-        sigs = meth.from_rows(self.rows.stack(np.zeros(0, np.uint64)))
-        if self.low is None or not len(self.low):
-            return sigs
-        return dataclasses.replace(sigs, low=self.low.stack(np.zeros(0, np.uint64)))
+        rows = self.rows.stack(np.zeros(0, np.uint64))
+        return meth.from_lean_rows(rows) if self.lean else meth.from_rows(rows)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1014,7 +1008,7 @@ class _ParallelIngest:
 
         self._ingest = ingest
         self._read = read_options
-        self._config = plan.prepare_config(rows=True, texts=True, read=self._read)
+        self._config = plan.prepare_config(rows=True, texts=True, read=self._read, lean=True)
         #: the prepare kernel the workers run (``summary.json``'s ``kernel``), and the line
         #: the job warns with when the compiled kernel is not built
         self.kernel, self.kernel_note = _kernel(self._config)
@@ -1025,8 +1019,6 @@ class _ParallelIngest:
         self.read = 0
         self.unique = UniqueIds()
         self._spill = spill
-        #: the MinHash sketches prefilter the candidates: keep their low bytes too
-        self._low_bytes = self._config.signer is not None and plan.prefilter_slots is not None
         self.spilled = False
         #: ``(ids, read, skipped)`` after each group of inputs
         self.bounds: list[tuple[int, int, int]] = []
@@ -1049,9 +1041,7 @@ class _ParallelIngest:
         timer = self._ingest._timer
         t0, c0 = timer.now(), time.process_time()
         spool = Spool()
-        merger = UnitMerger(
-            budget=self._spill.budget, spill_dir=self._spill.dir, low=self._low_bytes
-        )
+        merger = UnitMerger(budget=self._spill.budget, spill_dir=self._spill.dir)
         try:
             resolved = [resolve_inputs([str(p) for p in paths], spool) for paths in groups]
             total = sum(planned_bytes(paths, self._read) for paths in resolved)
@@ -1080,7 +1070,8 @@ class _ParallelIngest:
             "shingle": shingle_s,
             "sign": sign_s,
         }
-        signed = Signed(merger.keys, merger.rows if self._config.signer else None, merger.low)
+        rows = merger.rows if self._config.signer else None
+        signed = Signed(merger.keys, rows, self._config.lean)
         self.spilled = merger.spilled
         lengths = np.array(merger.lengths, dtype=np.int64)
         return merger.sets(), merger.ids, lengths, merger.skipped, signed

@@ -111,10 +111,15 @@ def shingle_texts(
     tokens = [lists[i] for i in long]
     sets, keys, _ = token_sets(tokens, shingling=config.shingling)
     t2 = clock()
-    rows = None if config.signer is None else config.signer.sign_rows(sets)
+    rows = None if config.signer is None else _lean(config, config.signer.sign_rows(sets))
     t3 = clock()
     kept = tokens if config.keep_tokens else None
     return Shingled(counts, sets, keys, rows, kept, (t1 - t0, t2 - t1, t3 - t2))
+
+
+def _lean(config: PrepareConfig, rows: np.ndarray) -> np.ndarray:
+    """``rows`` as the job keeps them: the signer's ``lean_rows`` with ``config.lean``."""
+    return config.signer.lean_rows(rows) if config.lean else rows
 
 
 def kernel_of(config: PrepareConfig) -> str:
@@ -151,6 +156,8 @@ def _kernel_texts(texts: Sequence[str], config: PrepareConfig) -> Shingled:
     rows = done.rows
     if config.signer is not None and hasher is None:
         rows = config.signer.sign_rows(done.sets)
+    if rows is not None:
+        rows = _lean(config, rows)
     tokens_s, sets_s, sign_s = done.seconds
     return Shingled(
         np.asarray(done.counts, dtype=np.int64),

@@ -42,7 +42,6 @@ from neardup.job.prepare import (
     prepare_unit,
     screen,
 )
-from neardup.methods.lsh import low_bytes
 from neardup.methods.plan import PrepareConfig
 from neardup.methods.sets import ShingleSets
 from neardup.text.types import Skipped
@@ -336,19 +335,13 @@ class UnitMerger:
 
     Attributes:
         ids: accepted document ids; lengths: their token counts; keys: their content keys
-        per unit; rows: their signature rows (empty without a signer); low: with ``low``
-        (a MinHash job whose sketches prefilter its candidates) and once the rows spill,
-        their low bytes, an eighth of them, held in memory for
-        :meth:`~neardup.methods.shingle_methods.MinHashLSH.prefilter` (else empty);
-        skipped: skip rows in input order; seconds: the workers' step seconds.
+        per unit; rows: their signature rows (empty without a signer); skipped: skip rows
+        in input order; seconds: the workers' step seconds.
     """
 
-    def __init__(
-        self, *, budget: int | None = None, spill_dir: str | None = None, low: bool = False
-    ) -> None:
+    def __init__(self, *, budget: int | None = None, spill_dir: str | None = None) -> None:
         self._budget = budget
         self._spill_dir = spill_dir
-        self._low = low
         self.unique = UniqueIds()
         self.ids: list[str] = []
         self.lengths: list[int] = []
@@ -356,9 +349,6 @@ class UnitMerger:
         self._sizes: list[np.ndarray] = []
         self.keys: list[np.ndarray] = []
         self.rows = PartStack()
-        #: with ``low``: the low bytes of the MinHash sketch rows
-        #: (:func:`neardup.methods.lsh.low_bytes`), kept in memory when the rows spill
-        self.low = PartStack()
         self.skipped: list[Skipped] = []
         self.seconds = np.zeros(4)
 
@@ -383,8 +373,6 @@ class UnitMerger:
         self.keys.append(keys.copy())
         if rows is not None:
             self.rows.append(rows)
-            if self._low and self.rows.spilled:
-                self.low.append(low_bytes(rows))
         if self._budget is not None and not self.spilled and self._held() > self._budget:
             self._spill()
 
@@ -410,11 +398,7 @@ class UnitMerger:
 
     def _spill(self) -> None:
         """Move the held sets and rows to files in the spill directory (and every later
-        part); with ``low``, the rows' low bytes are kept in memory from here on."""
-        held = self.rows.held() if self._low else None
-        if held is not None:
-            self.low.append(low_bytes(held))
-        del held  # a view of the rows' buffer, which the spill closes
+        part)."""
         self._values.spill(self._spill_dir)
         self.rows.spill(self._spill_dir)
 

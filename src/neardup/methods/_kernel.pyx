@@ -17,8 +17,6 @@ Two passes, each one loop in C with the GIL released:
 * :func:`band_pass`: MinHash rows -> one LSH band key per (document, band)
   (``h = fmix64(h * P ^ row)`` over each band's rows, from a salt per band), as
   :func:`neardup.methods.lsh.band_keys` computes them.
-* :func:`agree_pass`: candidate pairs -> the number of slots on which their MinHash rows
-  agree, as :func:`neardup.methods.lsh.sketch_agreements_numpy` counts them.
 * :func:`repeat_pass`: 64-bit keys -> a mark on every key that may occur twice (its top
   bits shared with another key): what :func:`neardup.methods.lsh.repeated_groups` sorts.
 
@@ -721,39 +719,6 @@ def band_pass(const uint64_t[:, :] sketches, int r, const uint64_t[::1] salts,
                     out[j, i] = h
                 else:
                     out[i, j] = h
-
-
-cdef extern from *:
-    """
-    #define neardup_prefetch(p) __builtin_prefetch((const void *)(p), 0, 0)
-    """
-    void prefetch "neardup_prefetch"(const void *p) noexcept nogil
-
-
-def agree_pass(const uint64_t[:, ::1] sketches, const int64_t[:, ::1] pairs, int32_t[::1] out):
-    """For each pair ``i``: ``out[i]`` = the slots ``t`` with
-    ``sketches[pairs[i, 0], t] == sketches[pairs[i, 1], t]`` (the rows of the pair
-    ``AHEAD`` places on are prefetched: the second rows are read at random)."""
-    cdef Py_ssize_t p = pairs.shape[0], k = sketches.shape[1], i, t, ahead = 8
-    cdef const uint64_t *a
-    cdef const uint64_t *b
-    cdef const uint64_t *base
-    cdef int32_t same
-    if sketches.shape[0] == 0:
-        return
-    base = &sketches[0, 0]
-    with nogil:
-        for i in range(p):
-            if i + ahead < p:
-                b = base + pairs[i + ahead, 1] * k
-                for t in range(0, k, 8):
-                    prefetch(b + t)
-            a = base + pairs[i, 0] * k
-            b = base + pairs[i, 1] * k
-            same = 0
-            for t in range(k):
-                same += a[t] == b[t]
-            out[i] = same
 
 
 def repeat_pass(const uint64_t[::1] keys, int bits, uint64_t[::1] scratch, uint8_t[::1] out):

@@ -237,18 +237,11 @@ class Signatures:
         key: how all of them were made.
         data: method-specific columnar data (a :class:`ShingleSets`, a 2-D array, ...).
         count: number of documents.
-        low: for MinHash sketches ``data`` uint64 (n, k), their low bytes
-            (:func:`neardup.methods.lsh.low_bytes`, uint64 (n, ceil(k / 8))) held in memory
-            beside them, or None: the sketch prefilter
-            (:meth:`~neardup.methods.shingle_methods.MinHashLSH.prefilter`) screens the
-            candidates on them before it reads ``data``, which a large job holds as a
-            memory map of a spill file.
     """
 
     key: SignatureKey
     data: Any
     count: int
-    low: Any = None
 
     def __len__(self) -> int:
         return self.count
@@ -404,6 +397,10 @@ class Method(Protocol):
     def sign_rows(self, sets: ShingleSets) -> np.ndarray: ...
 
     def from_rows(self, rows: np.ndarray) -> Signatures: ...
+
+    def lean_rows(self, rows: np.ndarray) -> np.ndarray: ...
+
+    def from_lean_rows(self, rows: np.ndarray) -> Signatures: ...
 
     def candidates(self, sigs: Signatures) -> np.ndarray: ...
 
@@ -571,6 +568,21 @@ class MethodBase(ABC):
             ParameterError: the method does not sign one row per document.
         """
         raise ParameterError("method", self.name, "a method that signs one row per document")
+
+    def lean_rows(self, rows: np.ndarray) -> np.ndarray:
+        """What a job whose candidates are verified exactly keeps of :meth:`sign_rows`
+        ``rows`` (made in its worker processes; what :meth:`candidates` and
+        :meth:`prefilter` read): ``rows`` themselves (MinHash-LSH keeps band keys and low
+        bytes)."""
+        return rows
+
+    def from_lean_rows(self, rows: np.ndarray) -> Signatures:
+        """Signatures from stacked :meth:`lean_rows`: :meth:`from_rows`.
+
+        Raises:
+            ParameterError: the method does not sign one row per document.
+        """
+        return self.from_rows(rows)
 
     @abstractmethod
     def candidates(self, sigs: Signatures) -> np.ndarray:

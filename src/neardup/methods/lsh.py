@@ -194,13 +194,17 @@ def _all_shapes(k: int) -> tuple[np.ndarray, np.ndarray]:
     return np.array(bs), np.array(rs)
 
 
-def band_keys(sketches: np.ndarray, params: LSHParams, *, chunk: int = _KEY_ROWS) -> np.ndarray:
+def band_keys(
+    sketches: np.ndarray, params: LSHParams, *, chunk: int = _KEY_ROWS, threaded: bool = True
+) -> np.ndarray:
     """One 64-bit key per (document, band): the hash of the band's ``r`` rows.
 
     Args:
         sketches: uint64 array, shape (n, k) with ``k >= bands·rows`` (in memory or a
             memory map: it is read ``chunk`` documents at a time).
         chunk: documents hashed at a time (bounds the temporary arrays).
+        threaded: the compiled pass on :func:`workers` threads (False: on this one, as
+            in a worker process of a job, whose cores are taken by its siblings).
 
     Returns:
         uint64 array, shape (n, bands). Keys of different bands are salted apart.
@@ -213,7 +217,7 @@ def band_keys(sketches: np.ndarray, params: LSHParams, *, chunk: int = _KEY_ROWS
     salts = _salts(b)
     kernel = _band_kernel(n)
     if kernel is not None:
-        _compiled_bands(kernel, sketches, r, salts, out, by_band=False)
+        _compiled_bands(kernel, sketches, r, salts, out, by_band=False, threaded=threaded)
         return out
     for lo in range(0, n, chunk):
         _hash_bands(sketches[lo : lo + chunk, : b * r], r, salts, out[lo : lo + chunk])
@@ -373,31 +377,117 @@ def lsh_candidates(
 
     maybe_empty = np.flatnonzero(sketches[:, 0] == EMPTY)  # few rows: check them in full
     empty = maybe_empty[np.all(sketches[maybe_empty] == EMPTY, axis=1)]
-    live = np.setdiff1d(np.arange(n), empty, assume_unique=True) if empty.size else np.arange(n)
     b, r = params.bands, params.rows
     if sketches.shape[1] < b * r:
         raise ParameterError("bands*rows", b * r, f"at most the sketch length {sketches.shape[1]}")
     salts = _salts(b)
+
+    def columns(lo: int, hi: int) -> np.ndarray:
+        """Bands ``lo..hi``'s keys, made here (a run's keys at a time bound the memory:
+        8 MB a band a million documents)."""
+        return _columns(sketches[:, lo * r : hi * r], r, salts[lo:hi], threaded=False)
+
+    return _band_pairs(columns, n, b, empty, max_bucket)
+
+
+def _band_pairs(
+    columns: Callable[[int, int], np.ndarray],
+    n: int,
+    b: int,
+    empty: np.ndarray,
+    max_bucket: int | None,
+) -> np.ndarray:
+    """The pairs of :func:`lsh_candidates`: ``columns(lo, hi)`` gives uint64
+    (hi - lo, n), the keys of bands ``lo..hi``; ``empty``: int64, the documents that are
+    never candidates. Runs of bands on :func:`workers` threads, in band order."""
+    live = np.setdiff1d(np.arange(n), empty, assume_unique=True) if empty.size else np.arange(n)
     threads = workers() if n >= _THREAD_ROWS else 1
     count = threads * -(-b // (threads * _BAND_RUN))  # runs of <= _BAND_RUN bands, even
     edges = [b * i // count for i in range(count + 1)]
 
     def run(i: int) -> list[np.ndarray]:
-        """The pairs of bands ``edges[i]..edges[i+1]``, their keys made here (a run's keys
-        at a time bound the memory: 8 MB a band a million documents)."""
         lo, hi = edges[i], edges[i + 1]
-        columns = _columns(sketches[:, lo * r : hi * r], r, salts[lo:hi], threaded=False)
+        keys = columns(lo, hi)
         if live.size != n:
-            columns = columns[:, live]
+            keys = keys[:, live]
         out = []
         for j in range(hi - lo):
-            members, starts, sizes = repeated_groups(columns[j], live)
+            members, starts, sizes = repeated_groups(keys[j], live)
             out.append(pairs_in_groups(members, starts, sizes, max_group=max_bucket))
         return out
 
     runs = range(count)  # on workers() threads, in band order (not when small)
     found = [p for part in (thread_map(run, runs) if threads > 1 else map(run, runs)) for p in part]
     return unique_pairs(np.concatenate(found) if found else np.zeros((0, 2), np.int64), n)
+
+
+@dataclass(frozen=True, eq=False)
+class BandKeys:
+    """What an exactly verified MinHash-LSH job keeps of its sketches: the band keys its
+    candidates come from and the low bytes its prefilter counts (:func:`lean_rows`, made in
+    the worker processes; 448 bytes a document at 40 bands of 128 slots, against 1,024 for
+    the sketch, which a ten-million-document job wrote to a spill file and read back).
+
+    Attributes:
+        columns: uint64 (bands, n): band ``j``'s keys (:func:`band_keys`), contiguous.
+        low: uint64 (n, ceil(k / 8)): the sketches' low bytes (:func:`low_bytes`).
+        empty: int64 (e,): the documents whose sets are empty (never candidates).
+    """
+
+    columns: np.ndarray
+    low: np.ndarray
+    empty: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.low.shape[0])
+
+    @classmethod
+    def from_rows(cls, rows: np.ndarray, params: LSHParams, num_perm: int) -> BandKeys:
+        """The keys of stacked :func:`lean_rows` (in memory or a memory map, read once, a
+        block of rows at a time on :func:`workers` threads).
+
+        Raises:
+            ParameterError: ``rows`` is not uint64 (n, bands + ceil(num_perm / 8)).
+        """
+        b, words = params.bands, -(-num_perm // 8)
+        if rows.ndim != 2 or rows.shape[1] != b + words or rows.dtype != U64:
+            got = f"{rows.dtype}{rows.shape}"
+            raise ParameterError("rows", got, f"uint64 (n, {b + words}) from lean_rows")
+        n = rows.shape[0]
+        columns = np.empty((b, n), dtype=U64)
+        low = np.empty((n, words), dtype=U64)
+
+        def run(lo: int) -> None:
+            part = rows[lo : lo + _KEY_ROWS]
+            columns[:, lo : lo + part.shape[0]] = part[:, :b].T
+            low[lo : lo + part.shape[0]] = part[:, b:]
+
+        thread_map(run, range(0, n, _KEY_ROWS))
+        none = _empty_keys(params)
+        maybe = np.flatnonzero(columns[0] == none[0]) if n else np.zeros(0, np.int64)
+        empty = maybe[np.all(columns[:, maybe] == none[:, None], axis=0)]
+        return cls(columns, low, empty.astype(np.int64))
+
+
+def _empty_keys(params: LSHParams) -> np.ndarray:
+    """uint64 (bands,): the band keys of an empty set's sketch (every slot ``EMPTY``)."""
+    from neardup.methods.minhash import EMPTY
+
+    return band_keys(np.full((1, params.bands * params.rows), EMPTY, dtype=U64), params)[0]
+
+
+def lean_rows(sketches: np.ndarray, params: LSHParams) -> np.ndarray:
+    """uint64 (n, bands + ceil(k / 8)): each sketch's :func:`band_keys` then its
+    :func:`low_bytes`, one row a document (what :meth:`BandKeys.from_rows` reads), made on
+    this thread (a job's worker process)."""
+    return np.hstack([band_keys(sketches, params, threaded=False), low_bytes(sketches)])
+
+
+def key_candidates(keys: BandKeys, *, max_bucket: int | None = 1000) -> np.ndarray:
+    """:func:`lsh_candidates` from the band keys themselves: the same pairs as from the
+    sketches they were made of. int64 (p, 2), unique, ``a < b``."""
+    b, n = keys.columns.shape
+    return _band_pairs(lambda lo, hi: keys.columns[lo:hi], n, b, keys.empty, max_bucket)
 
 
 #: Most bits of the bitmaps :func:`repeated_groups` screens keys with (2 x 8 MiB).
@@ -439,7 +529,7 @@ def repeated_groups(keys: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.n
 
 #: Largest probability that :func:`agreement_floor` drops a candidate of resemblance ``t``.
 PREFILTER_MISS = 0.001
-#: Candidate pairs :func:`sketch_agreements` compares at a time (bounds its gathers).
+#: Candidate pairs :func:`byte_agreements` compares at a time (bounds its gathers).
 _AGREE_ROWS = 1 << 14
 
 
@@ -533,35 +623,6 @@ def _floor(t: float, k: int, miss: float) -> int:
     return int(np.searchsorted(_below(t, k), miss, side="right"))
 
 
-def sketch_agreements(sketches: np.ndarray, pairs: np.ndarray) -> np.ndarray:
-    """Slots on which the two sketches of each pair agree.
-
-    Args:
-        sketches: uint64 (n, k) sketches (in memory or a memory map).
-        pairs: int64 (p, 2) rows of ``sketches``.
-
-    Returns:
-        int32 (p,): ``count(sketches[a] == sketches[b])`` per pair (the compiled kernel's
-        ``agree_pass`` where built, else numpy, :func:`sketch_agreements_numpy`: the same
-        counts).
-    """
-    kernel = _band_kernel(pairs.shape[0])
-    if kernel is None:
-        return sketch_agreements_numpy(sketches, pairs)
-    view = np.ascontiguousarray(sketches, dtype=U64)
-    idx = np.ascontiguousarray(pairs, dtype=np.int64)
-    out = np.empty(idx.shape[0], dtype=np.int32)
-    p = idx.shape[0]
-    blocks = [(lo, min(p, lo + _AGREE_ROWS)) for lo in range(0, p, _AGREE_ROWS)]
-
-    def run(block: tuple[int, int]) -> None:
-        lo, hi = block
-        kernel.agree_pass(view, idx[lo:hi], out[lo:hi])
-
-    thread_map(run, blocks)
-    return out
-
-
 def low_bytes(sketches: np.ndarray) -> np.ndarray:
     """The low byte of every slot of uint64 (n, k) sketches, 8 slots a uint64 word: uint64
     (n, ceil(k / 8)) (the last word's spare bytes 0), what :func:`byte_agreements` compares.
@@ -581,8 +642,8 @@ def byte_agreements(low: np.ndarray, pairs: np.ndarray, num_perm: int) -> np.nda
     """Slots on which the low bytes (:func:`low_bytes`) of two sketches of ``num_perm`` slots
     agree: int32 (p,), for int64 (p, 2) ``pairs`` of rows of ``low``.
 
-    A slot whose values agree has equal low bytes, so each count is at least
-    :func:`sketch_agreements`' count of the full sketches (unequal values share their low
+    A slot whose values agree has equal low bytes, so each count is at least the count
+    of equal slots of the full sketches (unequal values share their low
     byte about once in 256). Counted a word at a time: the bytes of ``a ^ b`` that are 0,
     found by the carry-free test ``((x & 0x7F..) + 0x7F..) | x`` (a byte's high bit set
     when the byte is not 0). A block of :data:`_AGREE_ROWS` pairs at a time, on
@@ -604,14 +665,4 @@ def byte_agreements(low: np.ndarray, pairs: np.ndarray, num_perm: int) -> np.nda
         out[lo : lo + part.shape[0]] = num_perm - differ  # the spare bytes are 0 in both
 
     thread_map(run, range(0, pairs.shape[0], _AGREE_ROWS))
-    return out
-
-
-def sketch_agreements_numpy(sketches: np.ndarray, pairs: np.ndarray) -> np.ndarray:
-    """:func:`sketch_agreements` in numpy (the reference of the kernel's ``agree_pass``)."""
-    out = np.empty(pairs.shape[0], dtype=np.int32)
-    for lo in range(0, pairs.shape[0], _AGREE_ROWS):
-        part = pairs[lo : lo + _AGREE_ROWS]
-        same = sketches[part[:, 0]] == sketches[part[:, 1]]
-        out[lo : lo + part.shape[0]] = same.sum(axis=1, dtype=np.int32)
     return out

@@ -70,6 +70,8 @@ class PrepareConfig:
         keep_texts: keep the texts of the documents with a set (methods that sign from
             prepared documents).
         read: how a read unit's records become documents (:func:`prepare_unit` only).
+        lean: the signer's rows are cut to what an exactly verified job reads
+            (``signer.lean_rows``, :meth:`MethodPlan.prepare_config`).
 
     Raises:
         ParameterError: ``min_tokens`` < 1.
@@ -82,6 +84,7 @@ class PrepareConfig:
     keep_tokens: bool = False
     keep_texts: bool = False
     read: ReadOptions | None = None
+    lean: bool = False
 
     def __post_init__(self) -> None:
         check_int("min_tokens", self.min_tokens, low=1)
@@ -216,7 +219,12 @@ class MethodPlan:
         return self.candidates != "whole"
 
     def prepare_config(
-        self, *, rows: bool = False, texts: bool = False, read: ReadOptions | None = None
+        self,
+        *,
+        rows: bool = False,
+        texts: bool = False,
+        read: ReadOptions | None = None,
+        lean: bool = False,
     ) -> PrepareConfig:
         """How documents are prepared for this plan: its canonical form, shingling and
         ``min_tokens``; the token lists kept when :attr:`keep_tokens`.
@@ -228,16 +236,21 @@ class MethodPlan:
                 local job, the Dask engine's whole-corpus task): their texts are kept when
                 :attr:`keep_texts` (a collection has its documents' texts at hand).
             read: how a read unit's records become documents.
+            lean: with ``rows``, when the sketches only prefilter candidates that are
+                verified exactly (:attr:`prefilter_slots`), the rows are cut to what the
+                job reads of them (the method's ``lean_rows``; the local job).
         """
         meth = self.method
+        signer = meth if rows and self.signing == "rows" else None
         return PrepareConfig(
             canonical=meth.canonical,
             shingling=meth.shingling,
             min_tokens=self.min_tokens,
-            signer=meth if rows and self.signing == "rows" else None,
+            signer=signer,
             keep_tokens=self.keep_tokens,
             keep_texts=texts and self.keep_texts,
             read=read,
+            lean=lean and signer is not None and self.prefilter_slots is not None,
         )
 
     def too_short(self, count: int) -> str | None:

@@ -36,14 +36,17 @@ from neardup.methods.keys import GroupKeys, KeyRows
 from neardup.methods.lsh import (
     PREFILTER_MISS,
     RECALL_PROBABILITY,
+    BandKeys,
     LSHParams,
     agreement_floors,
     band_keys,
     byte_agreements,
+    key_candidates,
+    lean_rows,
+    low_bytes,
     lsh_candidates,
     optimal_params,
     recall_params,
-    sketch_agreements,
 )
 from neardup.methods.measures import intersection_sizes
 from neardup.methods.minhash import SCHEMES, MinHasher
@@ -455,16 +458,40 @@ class MinHashLSH(ShingleMethod):
 
     def keys(self, sigs: Signatures) -> GroupKeys:
         """One slot per LSH band, key = :func:`neardup.methods.lsh.band_keys` of sketches
-        uint64 (n, num_perm); a document with an empty set (all ``EMPTY``) has no key."""
+        uint64 (n, num_perm); a document with an empty set (all ``EMPTY``) has no key.
+
+        Raises:
+            ParameterError: ``sigs`` holds band keys (:meth:`from_lean_rows`)."""
         from neardup.methods.minhash import EMPTY
 
-        data = sigs.data
+        data = _sketches(sigs)
         keys = band_keys(data, self.lsh)
         live = ~np.all(data == EMPTY, axis=1)
         return GroupKeys(keys, np.broadcast_to(live[:, None], keys.shape).copy())
 
+    def lean_rows(self, rows: np.ndarray) -> np.ndarray:
+        """What an exactly verified job keeps of :meth:`sign_rows` ``rows`` (the sketches):
+        uint64 (n, bands + ceil(num_perm / 8)), the band keys and the low bytes
+        (:func:`neardup.methods.lsh.lean_rows`)."""
+        return lean_rows(rows, self.lsh)
+
+    def from_lean_rows(self, rows: np.ndarray) -> Signatures:
+        """Signatures of stacked :meth:`lean_rows`: their data a
+        :class:`~neardup.methods.lsh.BandKeys`, which :meth:`candidates` and
+        :meth:`prefilter` read (the same candidates and kept pairs as the sketches give);
+        the own rule and index keys need the sketches and refuse it.
+
+        Raises:
+            ParameterError: ``rows`` is not uint64 (n, bands + ceil(num_perm / 8)).
+        """
+        keys = BandKeys.from_rows(rows, self.lsh, self.num_perm)
+        return Signatures(self.key(), keys, len(keys))
+
     def candidates(self, sigs: Signatures) -> np.ndarray:
-        """Pairs sharing an LSH bucket in some band: int64 (p, 2), ``a < b``."""
+        """Pairs sharing an LSH bucket in some band: int64 (p, 2), ``a < b`` (from the
+        sketches, or from the band keys of :meth:`from_lean_rows`: the same pairs)."""
+        if isinstance(sigs.data, BandKeys):
+            return key_candidates(sigs.data, max_bucket=self.max_df)
         return lsh_candidates(sigs.data, self.lsh, max_bucket=self.max_df)
 
     def prefilter_slots(self) -> int:
@@ -481,50 +508,58 @@ class MinHashLSH(ShingleMethod):
         low: bool = False,
     ) -> np.ndarray:
         """bool (p,): the candidate pairs worth an exact comparison at ``threshold``: those
-        whose sketches agree on at least their floor of the ``num_perm`` slots
-        (:func:`~neardup.methods.lsh.agreement_floors` by the smaller set's size in
-        ``sizes``, int (n,) shingles per document): a pair at the threshold falls below
-        with probability about :data:`~neardup.methods.lsh.PREFILTER_MISS`, one above it
-        with less.
+        whose sketches' low bytes (:func:`~neardup.methods.lsh.low_bytes`) agree on at least
+        their floor of the ``num_perm`` slots (:func:`~neardup.methods.lsh.agreement_floors`
+        by the smaller set's size in ``sizes``, int (n,) shingles per document).
 
-        ``low``: ``sigs.data`` holds the sketches' low bytes
-        (:func:`~neardup.methods.lsh.low_bytes`), whose agreements are at least the full
-        sketches' (:func:`~neardup.methods.lsh.byte_agreements`): every pair kept on the
-        full sketches is kept, and a few more (the Dask job's candidate task).
+        Equal slots have equal low bytes, so a pair's byte agreements
+        (:func:`~neardup.methods.lsh.byte_agreements`) are at least its sketch agreements:
+        a pair at the threshold falls below its floor with probability at most
+        :data:`~neardup.methods.lsh.PREFILTER_MISS`, while an unequal slot agrees by chance
+        about once in 256. Every engine counts the same bytes, so the local job, the Dask
+        job and a run in one process compare the same pairs.
 
-        Where the full sketches come with their low bytes (``sigs.low``), the pairs are
-        screened on those first, and only the pairs that pass are counted on the full
-        sketches: the same pairs are kept, while the full rows, a memory map of a spill
-        file in a large job, are read for the few candidates that pass, not for every one
-        (ten million documents: 50 million candidates, 0.6 million pass the screen).
+        ``sigs.data``: the sketches, uint64 (n, num_perm); the
+        :class:`~neardup.methods.lsh.BandKeys` of :meth:`from_lean_rows`; or with ``low``,
+        the low bytes themselves (the Dask job's candidate task).
 
         Raises:
             ParameterError: ``threshold`` outside (0, 1].
         """
         smaller = np.minimum(sizes[pairs[:, 0]], sizes[pairs[:, 1]])
         floors = agreement_floors(threshold, self.num_perm, smaller, miss=PREFILTER_MISS)
-        if low:
-            agree = byte_agreements(sigs.data, pairs, self.num_perm)
-        elif sigs.low is not None:
-            keep = byte_agreements(sigs.low, pairs, self.num_perm) >= floors
-            passed = np.flatnonzero(keep)
-            keep[passed] = sketch_agreements(sigs.data, pairs[passed]) >= floors[passed]
-            return keep
-        else:
-            agree = sketch_agreements(sigs.data, pairs)
-        keep = agree >= floors
+        data = sigs.data
+        if isinstance(data, BandKeys):
+            data = data.low
+        elif not low:
+            data = low_bytes(data)
+        keep: np.ndarray = byte_agreements(data, pairs, self.num_perm) >= floors
         return keep
 
     def similarity(self, sigs: Signatures, pairs: np.ndarray) -> np.ndarray:
         """Estimated resemblance (share of equal sketch slots): float64 (p,)."""
         from neardup.methods.minhash import EMPTY
 
+        data = _sketches(sigs)
         out = np.zeros(pairs.shape[0], dtype=np.float64)
         for lo in range(0, pairs.shape[0], _SIMILARITY_CHUNK):  # bounded memory
             part = pairs[lo : lo + _SIMILARITY_CHUNK]
-            a, b = sigs.data[part[:, 0]], sigs.data[part[:, 1]]
+            a, b = data[part[:, 0]], data[part[:, 1]]
             out[lo : lo + part.shape[0]] = ((a == b) & (a != EMPTY)).mean(axis=1)
         return out
+
+
+def _sketches(sigs: Signatures) -> np.ndarray:
+    """The MinHash sketches in ``sigs``, uint64 (n, num_perm).
+
+    Raises:
+        ParameterError: ``sigs`` holds only band keys and low bytes
+            (:meth:`MinHashLSH.from_lean_rows`).
+    """
+    if isinstance(sigs.data, BandKeys):
+        raise ParameterError("signatures", "band keys", "MinHash sketches (from_rows, from_sets)")
+    data: np.ndarray = sigs.data
+    return data
 
 
 register(ShinglesFull)
