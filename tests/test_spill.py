@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup._spill import PartStack, default_budget, physical_memory
+from neardup._spill import PartStack, SpillFile, default_budget, physical_memory
 from neardup.errors import ParameterError
 
 
@@ -31,7 +31,7 @@ def test_spilled_or_not_the_stack_equals_concatenate(
 ) -> None:
     parts = _parts(sizes, width)
     expected = np.concatenate(parts)
-    stack = PartStack(growable=growable)
+    stack = PartStack(growable=growable, direct=spill_after % 2 == 1)
     for k, part in enumerate(parts):
         if k == spill_after:
             stack.spill()
@@ -42,6 +42,64 @@ def test_spilled_or_not_the_stack_equals_concatenate(
     assert stack.spilled == (spill_after < len(parts))
     assert isinstance(got, np.memmap) == (stack.spilled and expected.shape[0] > 0)
     assert got.dtype == expected.dtype and np.array_equal(got, expected)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    sizes=st.lists(st.integers(0, 3000), min_size=0, max_size=12),
+    direct=st.booleans(),
+)
+def test_a_spill_file_holds_every_byte_written_whatever_the_stage(
+    sizes: list[int], direct: bool
+) -> None:
+    """Written past the page cache through a stage of two pages (parts across stage ends,
+    a tail shorter than a page) or buffered, the file holds exactly the bytes written."""
+    import os
+
+    from neardup import _spill
+
+    rng = np.random.default_rng(len(sizes))
+    parts = [rng.integers(0, 256, size=n, dtype=np.uint8) for n in sizes]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_spill, "STAGE_BYTES", 2 * 4096)
+        spill = SpillFile(None, direct=direct)
+        assert spill.direct == direct  # ext4 and tmpfs take O_DIRECT
+        for part in parts:
+            spill.write(part.data)
+        with spill.finish() as file:
+            assert os.fstat(file.fileno()).st_size == sum(sizes)
+            file.seek(0)
+            assert file.read() == b"".join(p.tobytes() for p in parts)
+
+
+def test_a_file_system_that_refuses_unbuffered_writes_gets_buffered_ones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The flag taken but the first write refused (EINVAL): the file goes on buffered,
+    every byte in place."""
+    import errno
+    import os
+
+    from neardup import _spill
+
+    calls: list[int] = []
+    real = os.pwrite
+
+    def refuse_once(fd: int, data: memoryview, offset: int) -> int:
+        calls.append(offset)
+        if len(calls) == 1:
+            raise OSError(errno.EINVAL, "Invalid argument")
+        return real(fd, data, offset)
+
+    monkeypatch.setattr(_spill, "STAGE_BYTES", 4096)
+    monkeypatch.setattr(os, "pwrite", refuse_once)
+    spill = SpillFile(None, direct=True)
+    data = np.arange(1500, dtype=np.uint64)  # 12,000 bytes: two full stages and a tail
+    spill.write(data.data)
+    with spill.finish() as file:
+        file.seek(0)
+        assert file.read() == data.tobytes()
+    assert calls[:2] == [0, 0] and len(calls) == 4
 
 
 def test_a_spilled_stack_is_read_only_and_leaves_no_file(tmp_path: Path) -> None:
@@ -65,10 +123,10 @@ def test_the_spill_file_is_closed_once_mapped_and_the_map_still_reads(tmp_path: 
     stack.append(np.arange(1000, dtype=np.uint64).reshape(250, 4))
     stack.spill(str(tmp_path))
     stack.append(np.arange(1000, 2000, dtype=np.uint64).reshape(250, 4))
-    file = stack._file
-    assert file is not None and not file.closed
+    spill = stack._file
+    assert spill is not None and not spill.file.closed
     got = stack.stack(np.zeros((0, 4), np.uint64))
-    assert file.closed and stack.spilled
+    assert spill.file.closed and stack.spilled
     del stack
     gc.collect()
     assert got.shape == (500, 4) and got.reshape(-1).tolist() == list(range(2000))
@@ -91,10 +149,10 @@ def test_close_releases_a_spill_file_never_stacked(tmp_path: Path) -> None:
     stack = PartStack()
     stack.spill(str(tmp_path))
     stack.append(np.arange(5, dtype=np.uint64))
-    file = stack._file
-    assert file is not None
+    spill = stack._file
+    assert spill is not None
     stack.close()
-    assert file.closed
+    assert spill.file.closed
 
 
 def test_a_part_of_another_kind_is_refused() -> None:

@@ -10,11 +10,13 @@ temporary file (:func:`tempfile.TemporaryFile`: nothing is left behind, even by 
 job), and :meth:`~PartStack.stack` gives them back as one read-only :class:`numpy.memmap`,
 which the operating system pages in when read and drops under pressure (the file itself is
 closed then: the map holds its own descriptor). The file is native-endian scratch space for
-one process, not a stored format.
+one process, not a stored format. A :class:`SpillFile` written ``direct`` bypasses the page
+cache (the kernel then spends no reclaim on the writer's behalf).
 """
 
 from __future__ import annotations
 
+import errno
 import mmap
 import os
 import sys
@@ -70,16 +72,22 @@ def _populate(buf: mmap.mmap, start: int, end: int) -> None:
 class PartStack:
     """The parts of one array (one dtype, equal shapes past the first axis), in order.
 
+    Args:
+        growable: hold the parts in one growing anonymous map (Linux), else in a list.
+        direct: once spilled, write past the page cache where the system allows it
+            (:class:`SpillFile`): for a file read back in part, not at once.
+
     Attributes:
         nbytes: bytes appended so far; spilled: whether they are on disk.
     """
 
-    def __init__(self, *, growable: bool = GROWABLE) -> None:
+    def __init__(self, *, growable: bool = GROWABLE, direct: bool = False) -> None:
         self._growable = growable
+        self._direct = direct
         self._buf: mmap.mmap | None = None
         self._used = 0
         self._parts: list[np.ndarray] = []
-        self._file: IO[bytes] | None = None
+        self._file: SpillFile | None = None
         self._spilled = False
         self._dir: str | None = None
         self._dtype: np.dtype[Any] | None = None
@@ -144,12 +152,12 @@ class PartStack:
         while parts:
             self._spill_file().write(parts.pop(0).data)
 
-    def _spill_file(self) -> IO[bytes]:
+    def _spill_file(self) -> SpillFile:
         """The spill file, made at its first write (a stack spilled empty, such as the rows
         of a method that signs later, opens none)."""
         if self._file is None:
             # open until stack() maps it (then closed: the map keeps the data)
-            self._file = tempfile.TemporaryFile(prefix="neardup-spill-", dir=self._dir)  # noqa: SIM115
+            self._file = SpillFile(self._dir, direct=self._direct)
         return self._file
 
     def stack(self, empty: np.ndarray) -> np.ndarray:
@@ -161,9 +169,8 @@ class PartStack:
             return empty
         shape = (self._rows, *self._shape)
         if self._file is not None:
-            file, self._file = self._file, None
-            with file:  # closed once mapped: the map holds a duplicate of its descriptor
-                file.flush()
+            spill, self._file = self._file, None
+            with spill.finish() as file:  # closed once mapped: the map holds its own
                 return np.memmap(file, dtype=self._dtype, mode="r", shape=shape)
         if self._spilled:  # rows of width 0: nothing was written
             return np.zeros(shape, dtype=self._dtype)
@@ -186,3 +193,105 @@ class PartStack:
         if buf is not None:
             buf.close()
         self._parts, self._used = [], 0
+
+
+#: Bytes an unbuffered spill file gathers before each write (a multiple of the page).
+STAGE_BYTES = 32 << 20
+
+
+class SpillFile:
+    """An unnamed temporary file (:func:`tempfile.TemporaryFile`) written in order and, with
+    ``direct`` where the file system allows it (Linux ``O_DIRECT``), past the page cache.
+
+    Written through the page cache, a file larger than the free memory makes the kernel
+    reclaim a page for each page written, in the writing process: at ten million documents
+    the job's main process spent 45-53 s of system CPU in its spill writes while the worker
+    processes needed both cores (20 GiB written alone on the 2-core machine: 48.8 s of
+    system CPU buffered, 0.8 s unbuffered, 2026-12-04). Unbuffered, the bytes are gathered
+    in a page-aligned stage of :data:`STAGE_BYTES` and written a stage at a time; the
+    last write is padded to the page and the file cut back to its length.
+    """
+
+    def __init__(self, directory: str | None, *, direct: bool = False) -> None:
+        self.file: IO[bytes] = tempfile.TemporaryFile(prefix="neardup-spill-", dir=directory)  # noqa: SIM115
+        self._size = 0
+        self._written = 0
+        self._stage: mmap.mmap | None = None
+        self._staged = 0
+        if direct and _set_direct(self.file.fileno(), True):
+            self._stage = mmap.mmap(-1, STAGE_BYTES)
+
+    @property
+    def direct(self) -> bool:
+        """Whether the file is written past the page cache."""
+        return self._stage is not None
+
+    def write(self, data: Any) -> None:
+        """Append the bytes of ``data`` (a buffer)."""
+        view = memoryview(data).cast("B")
+        self._size += len(view)
+        if self._stage is None:
+            self.file.write(view)
+            return
+        while len(view):
+            take = min(len(view), STAGE_BYTES - self._staged)
+            self._stage[self._staged : self._staged + take] = view[:take]
+            self._staged += take
+            view = view[take:]
+            if self._staged == STAGE_BYTES:
+                self._drain(STAGE_BYTES)
+
+    def _drain(self, length: int) -> None:
+        """Write the stage's first ``length`` bytes (a multiple of the page) at the end."""
+        assert self._stage is not None
+        out = memoryview(self._stage)[:length]
+        done, fd = 0, self.file.fileno()
+        try:
+            while done < length:
+                try:
+                    done += os.pwrite(fd, out[done:], self._written + done)
+                except OSError as exc:  # a file system that takes the flag, not the writes
+                    if exc.errno != errno.EINVAL or not _set_direct(fd, False):
+                        raise
+        finally:
+            out.release()
+        self._written += length
+        self._staged = 0
+
+    def finish(self) -> IO[bytes]:
+        """The file, every byte written, to be mapped (or closed) by the caller."""
+        if self._stage is not None:
+            if self._staged:
+                padded = -(-self._staged // mmap.PAGESIZE) * mmap.PAGESIZE
+                self._stage[self._staged : padded] = bytes(padded - self._staged)
+                self._drain(padded)
+            os.ftruncate(self.file.fileno(), self._size)
+            _set_direct(self.file.fileno(), False)
+            self._stage.close()
+            self._stage = None
+        else:
+            self.file.flush()
+        return self.file
+
+    def close(self) -> None:
+        """Close the file (and its stage) without mapping it."""
+        if self._stage is not None:
+            self._stage.close()
+            self._stage = None
+        self.file.close()
+
+
+def _set_direct(fd: int, on: bool) -> bool:
+    """Turn ``O_DIRECT`` on or off for ``fd``; False where the system or the file system
+    does not have it (the file then stays buffered)."""
+    flag = getattr(os, "O_DIRECT", 0)
+    if not flag:
+        return False
+    import fcntl
+
+    try:
+        flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+        fcntl.fcntl(fd, fcntl.F_SETFL, flags | flag if on else flags & ~flag)
+    except OSError:
+        return False
+    return True

@@ -345,7 +345,9 @@ class UnitMerger:
         self.unique = UniqueIds()
         self.ids: list[str] = []
         self.lengths: list[int] = []
-        self._values = PartStack()
+        #: spilled past the page cache (:class:`~neardup._spill.SpillFile`); the rows stay
+        #: buffered: the candidate stage reads them back at once, verification only some sets
+        self._values = PartStack(direct=True)
         self._sizes: list[np.ndarray] = []
         self.keys: list[np.ndarray] = []
         self.rows = PartStack()
