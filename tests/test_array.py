@@ -1,4 +1,4 @@
-"""neardup._array.sorted_unique: np.unique's values, without loading numpy.ma."""
+"""neardup._array: sorted_unique (np.unique's values, without loading numpy.ma), pair codes."""
 
 from __future__ import annotations
 
@@ -17,6 +17,23 @@ def test_sorted_unique_equals_np_unique(values: list[int], dtype: str) -> None:
     got = sorted_unique(arr)
     want = np.unique(arr)
     assert got.dtype == arr.dtype and np.array_equal(got, want)
+    runs = np.concatenate([np.sort(arr[: len(arr) // 2]), np.sort(arr[len(arr) // 2 :])])
+    assert np.array_equal(sorted_unique(runs, runs=True), want)  # sorted runs, merged
+    assert np.array_equal(sorted_unique(arr, runs=True), want)  # or any order at all
+
+
+@settings(derandomize=True, max_examples=100, deadline=None)
+@given(st.integers(1, 40), st.lists(st.tuples(st.integers(0, 39), st.integers(0, 39))))
+def test_unique_pairs_are_the_sorted_distinct_rows_and_codes_round_trip(
+    n: int, rows: list[tuple[int, int]]
+) -> None:
+    from neardup._array import pair_codes, pairs_of_codes, unique_pairs
+
+    pairs = np.array([(a % n, b % n) for a, b in rows], dtype=np.int64).reshape(-1, 2)
+    want = sorted(set(map(tuple, pairs.tolist())))
+    assert [tuple(r) for r in unique_pairs(pairs, n).tolist()] == want
+    assert [tuple(r) for r in unique_pairs(pairs, n, runs=True).tolist()] == want
+    assert pairs_of_codes(pair_codes(pairs, n), n).tolist() == pairs.tolist()
 
 
 def test_sorted_unique_known_values_and_input_untouched() -> None:

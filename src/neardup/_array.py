@@ -10,7 +10,7 @@ _C2 = np.uint64(0xC4CEB9FE1A85EC53)
 _S33 = np.uint64(33)
 
 
-def sorted_unique(x: np.ndarray) -> np.ndarray:
+def sorted_unique(x: np.ndarray, *, runs: bool = False) -> np.ndarray:
     """The distinct values of a 1-d array, ascending: ``np.unique(x)`` without its import
     of ``numpy.ma`` (about 10 ms of a command's start-up) and without NaN handling, by one
     sort: numpy >= 2.3's ``np.unique`` of integers goes through a hash table, about 25x
@@ -18,11 +18,14 @@ def sorted_unique(x: np.ndarray) -> np.ndarray:
 
     Args:
         x: array of any shape (flattened) of an integer dtype.
+        runs: ``x`` is mostly a few ascending runs one after another: sorted by timsort
+            (``kind="stable"``), which merges them (fifty million int64 in six runs: 0.65 s
+            against 4.5 s for the default sort, 2026-12-05).
 
     Returns:
         A new 1-d array of ``x``'s dtype.
     """
-    a = np.sort(np.asarray(x).ravel())
+    a = np.sort(np.asarray(x).ravel(), kind="stable" if runs else None)
     if a.size < 2:
         return a
     keep = np.empty(a.size, dtype=bool)
@@ -243,9 +246,21 @@ def _ordered(pairs: np.ndarray) -> np.ndarray:
     return np.stack([lo[ok], hi[ok]], axis=1)
 
 
-def unique_pairs(pairs: np.ndarray, n: int) -> np.ndarray:
-    """Sorted unique rows of an int64 (p, 2) pair array over ids ``0 <= id < n``."""
+def unique_pairs(pairs: np.ndarray, n: int, *, runs: bool = False) -> np.ndarray:
+    """Sorted unique rows of an int64 (p, 2) pair array over ids ``0 <= id < n``
+    (``runs``: the rows are mostly a few sorted runs, :func:`sorted_unique`)."""
     if pairs.size == 0:
         return np.zeros((0, 2), np.int64)
-    code = sorted_unique(pairs[:, 0].astype(np.int64) * n + pairs[:, 1])
-    return np.stack([code // n, code % n], axis=1)
+    return pairs_of_codes(sorted_unique(pair_codes(pairs, n), runs=runs), n)
+
+
+def pair_codes(pairs: np.ndarray, n: int) -> np.ndarray:
+    """int64 (p,): ``a·n + b`` of each row ``(a, b)`` of int64 (p, 2) pairs over ids
+    ``0 <= id < n`` (in the order of the pairs: ascending codes are pairs sorted by (a, b))."""
+    return pairs[:, 0].astype(np.int64) * n + pairs[:, 1]
+
+
+def pairs_of_codes(codes: np.ndarray, n: int) -> np.ndarray:
+    """int64 (p, 2): the pairs of :func:`pair_codes` ``codes``."""
+    a, b = np.divmod(codes, n)
+    return np.stack([a, b], axis=1)

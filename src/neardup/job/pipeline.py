@@ -1240,8 +1240,10 @@ def _candidates(
             extra.append(same)
     # always sorted by (a, b): the pairs.jsonl order of every method and every executor
     # (an index listing pairs by signature, as tf-ridf's, is sorted here too)
-    if extra or not _ascending(cand, len(sets)):
-        cand = unique_pairs(np.concatenate([cand, *extra]) if extra else cand, len(sets))
+    ascending = _ascending(cand, len(sets))
+    if extra or not ascending:  # ascending: a run timsort merges the extra pairs into
+        joined = np.concatenate([cand, *extra]) if extra else cand
+        cand = unique_pairs(joined, len(sets), runs=ascending)
     prog.finish("candidates")
     return cand
 

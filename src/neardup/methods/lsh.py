@@ -41,8 +41,10 @@ from neardup._array import (
     equal_groups,
     fmix64,
     fmix64_into,
+    pair_codes,
     pairs_in_groups,
-    unique_pairs,
+    pairs_of_codes,
+    sorted_unique,
 )
 from neardup.errors import ParameterError, check_float, check_int
 
@@ -399,26 +401,31 @@ def _band_pairs(
 ) -> np.ndarray:
     """The pairs of :func:`lsh_candidates`: ``columns(lo, hi)`` gives uint64
     (hi - lo, n), the keys of bands ``lo..hi``; ``empty``: int64, the documents that are
-    never candidates. Runs of bands on :func:`workers` threads, in band order."""
+    never candidates. Runs of bands on :func:`workers` threads, in band order; each run's
+    pairs sorted and made unique on its thread, then the runs merged (ten million
+    documents, 50 million candidates: the one sort of every band's pairs on one thread had
+    taken about 9 s of the candidate stage's 19-24, 2026-12-05)."""
     live = np.setdiff1d(np.arange(n), empty, assume_unique=True) if empty.size else np.arange(n)
     threads = workers() if n >= _THREAD_ROWS else 1
     count = threads * -(-b // (threads * _BAND_RUN))  # runs of <= _BAND_RUN bands, even
     edges = [b * i // count for i in range(count + 1)]
 
-    def run(i: int) -> list[np.ndarray]:
+    def run(i: int) -> np.ndarray:
+        """The sorted unique codes (:func:`~neardup._array.pair_codes`) of a run's pairs."""
         lo, hi = edges[i], edges[i + 1]
         keys = columns(lo, hi)
         if live.size != n:
             keys = keys[:, live]
-        out = []
+        out = [np.zeros(0, np.int64)]
         for j in range(hi - lo):
             members, starts, sizes = repeated_groups(keys[j], live)
-            out.append(pairs_in_groups(members, starts, sizes, max_group=max_bucket))
-        return out
+            pairs = pairs_in_groups(members, starts, sizes, max_group=max_bucket)
+            out.append(pair_codes(pairs, n))
+        return sorted_unique(np.concatenate(out))
 
     runs = range(count)  # on workers() threads, in band order (not when small)
-    found = [p for part in (thread_map(run, runs) if threads > 1 else map(run, runs)) for p in part]
-    return unique_pairs(np.concatenate(found) if found else np.zeros((0, 2), np.int64), n)
+    found = list(thread_map(run, runs) if threads > 1 else map(run, runs))
+    return pairs_of_codes(sorted_unique(np.concatenate(found), runs=True), n)
 
 
 @dataclass(frozen=True, eq=False)
