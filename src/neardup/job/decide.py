@@ -187,8 +187,9 @@ def sketch_prefilter(
         indexes; cand: int64 (p, 2) candidate pairs; sizes: int (n,) shingles of each
         document (a small set's sketch holds fewer trials);
         low: ``sigs.data`` holds the sketches' low bytes
-        (:func:`~neardup.methods.lsh.low_bytes`): a superset of the rows kept on the full
-        sketches (the Dask job's candidate task, before any set is fetched).
+        (:func:`~neardup.methods.lsh.low_bytes`; the Dask job's candidate task, before any
+        set is fetched): the rows kept are the same, since the prefilter counts the low
+        bytes whatever it is given.
 
     Returns:
         int64 (q, 2): the kept rows of ``cand``, in order.

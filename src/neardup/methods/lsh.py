@@ -636,7 +636,8 @@ def low_bytes(sketches: np.ndarray) -> np.ndarray:
 
     An eighth of the sketches' bytes: the Dask job's one candidate task receives every
     partition's (128 bytes a document at 128 slots) to prefilter the candidates before any
-    set or sketch is fetched (:func:`neardup.job.decide.sketch_screen`)."""
+    set or sketch is fetched (:func:`neardup.job.decide.sketch_prefilter`), and the local
+    job's worker processes send them in place of the sketches (:func:`lean_rows`)."""
     n, k = sketches.shape
     if k % 8 == 0:  # uint64 -> uint8 keeps the low byte
         return np.ascontiguousarray(sketches.astype(np.uint8)).view(U64)
