@@ -64,3 +64,23 @@ def test_sort_by_owner_equals_a_lexsort(n: int, data: st.DataObject) -> None:
     got_v, got_o = sort_by_owner(v, o, n)
     order = np.lexsort((v, o))
     assert got_v.tolist() == v[order].tolist() and got_o.tolist() == o[order].tolist()
+
+
+@settings(derandomize=True, max_examples=150, deadline=None)
+@given(st.lists(st.integers(0, 20), max_size=40), st.integers(1, 30))
+def test_cost_ranges_cover_every_item_in_order_each_as_long_as_the_step_allows(
+    costs: list[int], step: int
+) -> None:
+    """Ranges one after another from 0 to n, none empty; a range of two or more items
+    costs at most ``step``, and the next item would take it past ``step``."""
+    from neardup._array import cost_ranges
+
+    cumulative = np.concatenate([[0], np.cumsum(costs, dtype=np.int64)]).astype(np.int64)
+    ranges = cost_ranges(cumulative, step)
+    starts = [0, *(hi for _, hi in ranges[:-1])] if ranges else []
+    assert [lo for lo, _ in ranges] == starts
+    assert (ranges[-1][1] if ranges else 0) == len(costs)
+    for lo, hi in ranges:
+        cost = sum(costs[lo:hi])
+        assert hi > lo and (hi - lo == 1 or cost <= step)
+        assert hi == len(costs) or cost + costs[hi] > step

@@ -254,6 +254,29 @@ def unique_pairs(pairs: np.ndarray, n: int, *, runs: bool = False) -> np.ndarray
     return pairs_of_codes(sorted_unique(pair_codes(pairs, n), runs=runs), n)
 
 
+def cost_ranges(cumulative: np.ndarray, step: int) -> list[tuple[int, int]]:
+    """Consecutive item ranges ``[lo, hi)`` covering items ``0..n-1`` in order, each of at
+    most ``step`` cost, or of one item that costs more (at least one item each).
+
+    Args:
+        cumulative: int (n + 1,): the running total of the items' costs from 0
+            (:attr:`~neardup.methods.sets.ShingleSets.offsets`: fingerprints of each set).
+        step: the most cost a range of two or more items has, >= 1.
+
+    Returns:
+        ``[(0, b_1), (b_1, b_2), ..., (b_k-1, n)]``; empty when ``n = 0``.
+    """
+    n = cumulative.shape[0] - 1
+    out: list[tuple[int, int]] = []
+    lo = 0
+    while lo < n:
+        hi = int(np.searchsorted(cumulative, cumulative[lo] + step, side="right")) - 1
+        hi = min(max(hi, lo + 1), n)
+        out.append((lo, hi))
+        lo = hi
+    return out
+
+
 def pair_codes(pairs: np.ndarray, n: int) -> np.ndarray:
     """int64 (p,): ``a·n + b`` of each row ``(a, b)`` of int64 (p, 2) pairs over ids
     ``0 <= id < n`` (in the order of the pairs: ascending codes are pairs sorted by (a, b))."""

@@ -15,11 +15,10 @@ Two empty sets have resemblance 0 (nothing is shared), so empty documents never 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import pairwise
 
 import numpy as np
 
-from neardup._array import seg_arange, sort_by_owner
+from neardup._array import cost_ranges, seg_arange, sort_by_owner
 from neardup.methods.sets import ShingleSets
 from neardup.options import MEASURES as MEASURES
 
@@ -156,8 +155,9 @@ def intersection_sizes(
     if dense_labels_pay(sets, int(cost.sum())):
         sets = sets.dense_labels()  # one pass over all sets beats a lexsort of the gather
     small = _small(sets)
-    bounds = _chunk_bounds(cost, chunk)
-    for lo, hi in pairwise(bounds):
+    cumulative = np.zeros(cost.shape[0] + 1, dtype=np.int64)
+    np.cumsum(cost, out=cumulative[1:])
+    for lo, hi in cost_ranges(cumulative, chunk):
         out[lo:hi] = _intersections(sets, pairs[lo:hi], small=small)
     return out
 
@@ -178,13 +178,6 @@ def _small(sets: ShingleSets) -> bool:
     if sets.on_disk:
         return False
     return not sets.values.size or int(sets.values.max()) < 2**32
-
-
-def _chunk_bounds(cost: np.ndarray, chunk: int) -> list[int]:
-    cum = np.cumsum(cost)
-    cuts = np.searchsorted(cum, np.arange(chunk, int(cum[-1]) + chunk, chunk), side="right")
-    bounds = sorted({0, *(int(c) for c in cuts), int(cost.shape[0])})
-    return [b for b in bounds if b <= cost.shape[0]]
 
 
 def _intersections(sets: ShingleSets, pairs: np.ndarray, *, small: bool) -> np.ndarray:

@@ -8,12 +8,12 @@ Samples of Zagorulko et al. 2013 live here too: "mod m" (fingerprints divisible 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from neardup._array import U64, distinct_order, seg_arange, sort_by_owner
+from neardup._array import U64, cost_ranges, distinct_order, seg_arange, sort_by_owner
 from neardup.errors import check_int
 
 #: Fingerprints hashed at a time by :meth:`ShingleSets.content_keys` (bounds its memory).
@@ -129,7 +129,7 @@ class ShingleSets:
         if chunk is None:
             return ShingleSets(self.values[seg_arange(self.offsets[index], sizes)], offsets)
         out = ShingleSets(np.empty(int(offsets[-1]), dtype=self.values.dtype), offsets)
-        for lo, hi in out._chunks(chunk):
+        for lo, hi in cost_ranges(offsets, chunk):
             gather = seg_arange(self.offsets[index[lo:hi]], sizes[lo:hi])
             out.values[offsets[lo] : offsets[hi]] = self.values[gather]
         return out
@@ -174,7 +174,7 @@ class ShingleSets:
         from neardup._array import fmix64
 
         key = np.zeros(len(self), dtype=U64)
-        for lo, hi in self._chunks(_KEY_CHUNK):  # bounded temporaries at any corpus size
+        for lo, hi in cost_ranges(self.offsets, _KEY_CHUNK):  # bounded temporaries
             base = self.offsets[lo]
             with np.errstate(over="ignore"):
                 mixed = fmix64(self.values[base : self.offsets[hi]] ^ np.uint64(0x5851F42D4C957F2D))
@@ -184,14 +184,3 @@ class ShingleSets:
                 bounds = self.offsets[lo : hi + 1] - base
                 key[lo:hi] = total[bounds[1:]] - total[bounds[:-1]]
         return fmix64(key ^ self.sizes.astype(U64))
-
-    def _chunks(self, values: int) -> Iterator[tuple[int, int]]:
-        """Consecutive document ranges ``[lo, hi)`` of about ``values`` fingerprints each
-        (at least one document each)."""
-        n = len(self)
-        lo = 0
-        while lo < n:
-            hi = int(np.searchsorted(self.offsets, self.offsets[lo] + values, side="right")) - 1
-            hi = min(max(hi, lo + 1), n)
-            yield lo, hi
-            lo = hi
