@@ -1250,9 +1250,11 @@ def _candidates(
 
 def _ascending(pairs: np.ndarray, n: int) -> bool:
     """Whether int64 (p, 2) pairs over ``0 <= id < n`` are unique and sorted by (a, b)."""
+    from neardup._array import pair_codes
+
     if pairs.shape[0] < 2:
         return True
-    code = pairs[:, 0].astype(np.int64) * n + pairs[:, 1]
+    code = pair_codes(pairs, n)
     return bool(np.all(code[1:] > code[:-1]))
 
 
