@@ -185,7 +185,6 @@ def test_killing_a_worker_mid_job_gives_the_same_result(
     tmp_path: Path, client: Any, stages: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     later: tuple[str, ...] = (
-        "raw_keys",
         "part_keys",
         "group_candidates",
         "fetch",
@@ -585,3 +584,18 @@ def test_renamed_ids_of_a_relative_input_are_named_as_given(
     named = {i for line in pairs for i in (json.loads(line)["a"], json.loads(line)["b"])}
     renamed = {i for i in named if ":" in i}
     assert renamed and all(i.startswith("data/part1/shard-00.jsonl:") for i in renamed)
+
+
+def test_the_keys_are_collected_on_one_worker_and_never_move(tmp_path: Path, client: Any) -> None:
+    """minhash-lsh on 8 shards over 2 workers: every link of the chain that collects the
+    partitions' keys (and id hashes) runs on one worker, so the growing list is never
+    sent to the other (placed by the scheduler, it moved, a worker idle while it did);
+    the job's files are the local job's."""
+    from distributed import get_task_stream
+
+    files = _shards(tmp_path, _corpus_rows(), 8)
+    with get_task_stream(client) as stream:
+        _same(tmp_path, files, client, "minhash-lsh")
+    links = [t for t in stream.data if str(t["key"]).startswith("collect-")]
+    assert len(links) >= 2 * 8  # the id hashes' chain and the keys' chain
+    assert len({t["worker"] for t in links}) == 1

@@ -15,6 +15,7 @@ from neardup.distributed.tables import Table, collect
 from neardup.job.pipeline import DedupOptions, decided_options, resolve_method
 from neardup.job.prepare import PreparedDocuments
 from neardup.methods.base import Method
+from neardup.methods.lsh import BandKeys
 from neardup.text.read import read_corpus
 from neardup.text.types import Document
 
@@ -92,12 +93,11 @@ def test_one_task_candidates_equal_the_shuffled_ones(
 def test_one_task_candidates_screened_on_the_sketches_low_bytes_keep_every_prefiltered_pair(
     tmp_path: Path,
 ) -> None:
-    """minhash-lsh under the verified rule: the candidate task screens the pairs on the
-    sketches' low bytes (part_keys sends them): it keeps every pair the sketch prefilter
-    keeps on the full sketches, drops pairs far below t, and counts those it dropped by
-    partition (of the earlier document)."""
+    """minhash-lsh under the verified rule: the partitions hold lean rows (band keys and
+    low bytes), and the candidate task screens the pairs on the low bytes (part_keys sends
+    them): it keeps the pairs the sketch prefilter keeps on the full sketches, drops pairs
+    far below t, and counts those it dropped by partition (of the earlier document)."""
     from neardup.job.decide import sketch_prefilter
-    from neardup.methods.base import Signatures
     from neardup.methods.plan import plan_for
     from neardup.methods.sets import ShingleSets
 
@@ -112,11 +112,12 @@ def test_one_task_candidates_screened_on_the_sketches_low_bytes_keep_every_prefi
     assert none.tolist() == [0] * len(parts)
     cand = np.concatenate([np.stack([t["a"], t["b"]], axis=1) for t in every])
     kept = np.concatenate([np.stack([t["a"], t["b"]], axis=1) for t in screened])
-    sigs = Signatures(None, np.concatenate([x.sig for x in parts]), len(cand))  # type: ignore[arg-type]
-    sizes = ShingleSets.concat([x.sets for x in parts]).sizes
-    want = sketch_prefilter(plan_for(meth, opts), sigs, cand, sizes)
-    assert 0 < len(want) <= len(kept) < len(cand)
-    assert {tuple(p) for p in want.tolist()} <= {tuple(p) for p in kept.tolist()}
+    sets = ShingleSets.concat([x.sets for x in parts])
+    sigs = meth.from_sets(sets)  # the full sketches (the partitions hold lean rows)
+    assert all(isinstance(x.sig, BandKeys) for x in parts)
+    want = sketch_prefilter(plan_for(meth, opts), sigs, cand, sets.sizes)
+    assert 0 < len(want) == len(kept) < len(cand)
+    assert want.tolist() == kept.tolist()
     assert [len(t["a"]) for t in screened] == [
         len(a["a"]) - d for a, d in zip(every, dropped.tolist(), strict=True)
     ]
@@ -224,10 +225,13 @@ def _example_rows() -> list[dict[str, str]]:
     return [{"id": d.id, "text": d.text} for d in docs]
 
 
-def test_keys_made_from_a_raw_partition_are_those_of_the_finalized_one(tmp_path: Path) -> None:
-    """raw_keys (before the ids are renamed) gives the keys part_keys gives of the partition
-    finalize makes, renamed ids and too-short documents included; the candidates found
-    from them in one task, collected in order, are group_candidates' of the partitions."""
+def test_keys_made_before_the_ids_are_renamed_are_those_of_the_renamed_partition(
+    tmp_path: Path,
+) -> None:
+    """A partition finalized before the ids are renamed (as the Dask job makes its keys
+    early) gives the keys of the partition finalize makes with the renamed ids, too-short
+    documents included; the candidates found from them in one task, collected in order,
+    are group_candidates' of the partitions."""
     rows = _example_rows()
     rows.insert(2, {"id": "short", "text": "three words only"})
     rows.insert(5, {"id": rows[1]["id"], "text": rows[7]["text"]})  # a repeated id
@@ -242,7 +246,8 @@ def test_keys_made_from_a_raw_partition_are_those_of_the_finalized_one(tmp_path:
     ]
     assert parts[0].ids[0] == "renamed"
     for raw, part in zip(raws, parts, strict=True):
-        early, late = pt.raw_keys(raw, meth, opts), pt.part_keys(part, meth, opts)
+        early = pt.part_keys(pt.finalize(raw, meth, opts), meth, opts)
+        late = pt.part_keys(part, meth, opts)
         assert early.keys() == late.keys() and "low" in early
         for name, column in late.items():
             assert np.array_equal(early[name], column), name
@@ -290,7 +295,9 @@ def test_partitions_weigh_what_they_hold_for_dask(tmp_path: Path) -> None:
     held = raw.sets.values.nbytes + raw.sets.offsets.nbytes + raw.keys.nbytes
     assert raw.rows is not None
     assert sizeof(raw) >= held + raw.rows.nbytes + raw.positions.nbytes
-    assert part.sig is not None
-    assert sizeof(part) >= held + part.sig.nbytes + part.ids.nbytes
+    assert isinstance(part.sig, BandKeys)  # minhash-lsh, verified: lean rows
+    sig = part.sig.columns.nbytes + part.sig.low.nbytes
+    assert sizeof(part.sig) == sys.getsizeof(part.sig) >= sig
+    assert sizeof(part) >= held + sig + part.ids.nbytes
     assert sizeof(raw.sets) == sys.getsizeof(raw.sets) > raw.sets.values.nbytes
-    assert sizeof(part) < 4 * (held + part.sig.nbytes) + 200 * len(part.ids)  # no wild guess
+    assert sizeof(part) < 4 * (held + sig) + 200 * len(part.ids)  # no wild guess

@@ -261,19 +261,25 @@ def test_the_prefilter_keeps_the_same_pairs_from_sketches_band_keys_or_low_bytes
 
 def test_band_keys_refuse_rows_of_another_width_and_the_own_rule() -> None:
     """Rows not of ``lean_rows``' width are refused by name; band keys hold no sketch, so
-    the own rule's estimate and the index keys refuse them."""
+    the own rule's estimate refuses them, while the grouping keys (the Dask job's) are the
+    sketches' own, an empty set's none."""
+    from neardup.methods.minhash import EMPTY
     from neardup.methods.shingle_methods import MinHashLSH
 
     meth = MinHashLSH(threshold=0.5)  # 40 bands of 128 slots: 40 + 16 words
-    sk = _sketches(20, 128, 1, 3)
+    sk = _sketches(20, 128, 1, 3)  # with a few empty sets' sketches
+    sk[7] = EMPTY
+    empty = np.all(sk == EMPTY, axis=1)
     with pytest.raises(ParameterError, match=r"rows.*\(n, 56\)"):
         meth.from_lean_rows(sk)
     lean = meth.from_lean_rows(meth.lean_rows(sk))
     assert lean.data.columns.shape == (40, 20) and lean.data.low.shape == (20, 16)
     with pytest.raises(ParameterError, match="signatures"):
         meth.similarity(lean, np.array([[0, 1]]))
-    with pytest.raises(ParameterError, match="signatures"):
-        meth.keys(lean)
+    got, want = meth.keys(lean), meth.keys(meth.from_rows(sk))
+    assert got.valid.tolist() == want.valid.tolist()
+    assert got.valid.tolist() == np.repeat(~empty[:, None], 40, axis=1).tolist()
+    assert (got.keys[got.valid] == want.keys[want.valid]).all()
 
 
 def test_agreement_floors_follow_the_smaller_set() -> None:

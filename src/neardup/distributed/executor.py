@@ -79,7 +79,11 @@ class DaskTasks(TaskRunner):
 
     def workers(self) -> int:
         """The cluster's workers now (at least 1)."""
-        return max(1, len(self.client.scheduler_info().get("workers", {})))
+        return max(1, len(self.places()))
+
+    def places(self) -> list[str]:
+        """The cluster's workers' addresses now, sorted."""
+        return sorted(self.client.scheduler_info().get("workers", {}))
 
     def on_workers(self, fn: Callable[[], Any]) -> dict[str, Any]:
         """``Client.run``: ``{worker address: fn()}``."""

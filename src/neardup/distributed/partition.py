@@ -22,7 +22,9 @@ from neardup._array import (
     equal_groups,
     fmix64,
     group_bounds,
+    pair_codes,
     pairs_in_groups,
+    pairs_of_codes,
     seg_arange,
     sorted_unique,
     unique_pairs,
@@ -43,7 +45,7 @@ from neardup.job.prepare import (
 )
 from neardup.methods.base import Prepared, Signatures
 from neardup.methods.keys import GroupKeys, group_keys
-from neardup.methods.lsh import low_bytes
+from neardup.methods.lsh import BandKeys, low_bytes
 from neardup.methods.plan import PrepareConfig, plan_for
 from neardup.methods.sets import ShingleSets
 from neardup.output import table_lines, write_table
@@ -59,9 +61,11 @@ class Partition:
 
     Attributes:
         ids: object (n,): document ids; lengths: int64 (n,): canonical token counts.
-        sets: their shingle sets; sig: their signature data (n, ...), or None before a
-            fitted method has signed; tokens: their token lists (methods that need a fit,
-            until signed; else empty); skipped: the partition's skip rows in input order.
+        sets: their shingle sets; sig: their signature data (n, ...) (the
+            :class:`~neardup.methods.lsh.BandKeys` of lean rows, :func:`_lean`), or None
+            before a fitted method has signed; tokens: their token lists (methods that
+            need a fit, until signed; else empty); skipped: the partition's skip rows in
+            input order.
         texts: their texts (methods decided over the whole corpus that sign from
             prepared documents, :mod:`.whole`; else empty).
         keys: uint64 (n,): the content keys of ``sets``
@@ -72,7 +76,7 @@ class Partition:
     ids: np.ndarray
     lengths: np.ndarray
     sets: ShingleSets
-    sig: np.ndarray | None
+    sig: np.ndarray | ShingleSets | BandKeys | None
     tokens: list[list[str]]
     skipped: list[Skipped]
     read: int = 0
@@ -129,8 +133,10 @@ def ingest_config(
 
     plan = plan_for(meth, opts)
     by_key = plan.runs_by_key and not whole
-    # by key: signed in the partitions; else Method.sign of whole-corpus Prepared
-    return plan.prepare_config(rows=by_key, texts=not by_key, read=as_read_options(read_options))
+    # by key: signed in the partitions (lean rows where only the low bytes prefilter);
+    # else Method.sign of whole-corpus Prepared
+    read = as_read_options(read_options)
+    return plan.prepare_config(rows=by_key, texts=not by_key, read=read, lean=True)
 
 
 def _named_as_given(prepared: PreparedDocuments, block: Block) -> PreparedDocuments:
@@ -208,7 +214,12 @@ def finalize(
         rows = raw.rows
         if rows is not None and not every:
             rows = rows[out.take]
-        sig = (meth.from_sets(sets) if rows is None else meth.from_rows(rows)).data
+        if rows is None:
+            sig = meth.from_sets(sets).data
+        elif _lean(meth, opts):  # as ingest_config made them
+            sig = meth.from_lean_rows(rows).data
+        else:
+            sig = meth.from_rows(rows).data
     keys = raw.keys if every else raw.keys[out.take]
     return Partition(
         np.array([raw.ids[k] for k in out.accepted.tolist()], dtype=object),
@@ -222,6 +233,15 @@ def finalize(
         texts=[] if raw.texts is None else [raw.texts[t] for t in out.take.tolist()],
         keys=keys,
     )
+
+
+def _lean(meth: Any, opts: Any) -> bool:
+    """Whether the partitions of a job run by key hold their method's lean rows
+    (:func:`ingest_config`: with the sketches' low bytes prefiltering candidates that are
+    verified exactly, MinHash-LSH's band keys and low bytes,
+    :class:`~neardup.methods.lsh.BandKeys`, 448 bytes a document against 1,024 for the
+    sketch), so that :func:`fetch` gives the low bytes."""
+    return plan_for(meth, opts).prepare_config(rows=True, lean=True).lean
 
 
 def part_count(part: Partition) -> tuple[int, dict[str, int], int, int]:
@@ -433,21 +453,11 @@ def part_keys(part: Partition, meth: Any, opts: Any = None) -> dict[str, np.ndar
     }
     slots = None if opts is None else plan_for(meth, opts).prefilter_slots
     if slots is not None:
-        assert isinstance(part.sig, np.ndarray)
-        out["low"] = low_bytes(part.sig)
+        sig = part.sig
+        assert isinstance(sig, BandKeys | np.ndarray)  # lean rows or sketches
+        out["low"] = sig.low if isinstance(sig, BandKeys) else low_bytes(sig)
         out["sizes"] = np.minimum(part.sets.sizes, slots).astype(np.uint16)
     return out
-
-
-def raw_keys(raw: PreparedDocuments, meth: Any, opts: Any = None) -> dict[str, np.ndarray]:
-    """:func:`part_keys` of the partition :func:`finalize` makes of ``raw``, made from
-    ``raw`` alone, before the repeated ids are renamed: which documents finalize keeps
-    (too short ones go; a repeated id is renamed, never dropped, see
-    :func:`neardup.job.prepare.no_repeats`) and their signatures do not depend on the
-    ids, and the keys hold no id. So the candidates are found while the ids shuffle runs
-    (at a million documents that shuffle and finalize held the candidate stage back by
-    about 1 s). Only for a method that signs without a fit (``finalize`` signs it)."""
-    return part_keys(finalize(raw, meth, opts), meth, opts)
 
 
 def collected_candidates(
@@ -468,10 +478,8 @@ def group_candidates(
     """The candidate pairs of every partition in one task, from the keys of all of them
     (:func:`part_keys`, in partition order): the pairs :func:`split_keys`,
     :func:`bucket_pairs` and :func:`unique_candidates` give, found as the local job finds
-    them, one slot at a time (one sort of a slot's keys that can repeat,
-    :func:`neardup.methods.lsh.repeated_groups`, on :func:`neardup.methods.lsh.thread_map`
-    threads) rather than by one sort of every
-    ``(slot, key)`` row.
+    them (:func:`_slot_pairs`: the keys of a slot that can repeat sorted at a time, runs
+    of slots on threads) rather than by one sort of every ``(slot, key)`` row.
 
     Where the keys hold the sketches' low bytes (:func:`part_keys` of ``meth`` and
     ``opts``), the pairs are screened by the sketch prefilter on them
@@ -488,8 +496,6 @@ def group_candidates(
         b``) that passed the screen; and int64 (P,): each partition's candidates that did
         not (all 0 without a screen).
     """
-    from neardup.methods.lsh import repeated_groups, thread_map
-
     if offsets is None:
         offsets = np.zeros(len(keyed) + 1, np.int64)
         np.cumsum([t["content"].shape[0] for t in keyed], out=offsets[1:])
@@ -497,29 +503,15 @@ def group_candidates(
     n_parts = offsets.shape[0] - 1
     if not keyed:
         return [], np.zeros(0, np.int64)
-    docs = np.arange(n, dtype=np.int64)
-    # a partition without documents (a block of skip rows) may have keys of no slots
-    held = [t for t in keyed if t["keys"].shape[1]] or list(keyed[:1])
     live = np.concatenate([t["live"] for t in keyed])
-    content = np.concatenate([t["content"] for t in keyed])
-    every_valid = all(t["valid"].shape[0] == 1 and t["valid"].all() for t in held)
-
-    def slot(j: int) -> np.ndarray:
-        if j < 0:  # identical documents: always a star
-            return identical_pairs(content, live)
-        column = np.concatenate([t["keys"][j] for t in held])  # slot j of every partition
-        if every_valid:
-            members, starts, sizes = repeated_groups(column, docs)
-        else:
-            valid = np.concatenate([t["valid"][min(j, t["valid"].shape[0] - 1)] for t in held])
-            members, starts, sizes = repeated_groups(column[valid], docs[valid])
-        return pairs_in_groups(members, starts, sizes, max_group=max_group)
-
-    found = thread_map(slot, [CONTENT_SLOT, *range(held[0]["keys"].shape[0])])
-    pairs = unique_pairs(np.concatenate(found), n)
+    same = identical_pairs(np.concatenate([t["content"] for t in keyed]), live)
+    shared = pair_codes(_slot_pairs(keyed, n, max_group), n)  # ascending
+    pairs = pairs_of_codes(
+        sorted_unique(np.concatenate([shared, pair_codes(same, n)]), runs=True), n
+    )
     dropped = np.zeros(n_parts, np.int64)
     if "low" in keyed[0] and pairs.size:
-        del found
+        del shared
         low = np.concatenate([t["low"] for t in keyed])
         sigs = Signatures(None, low, n)  # type: ignore[arg-type]
         sizes = np.concatenate([t["sizes"] for t in keyed])
@@ -531,6 +523,35 @@ def group_candidates(
         pairs = kept
     table = {"a": pairs[:, 0], "b": pairs[:, 1]}
     return split(table, range_dest(table["a"], offsets), n_parts), dropped
+
+
+def _slot_pairs(keyed: Sequence[Table], n: int, max_group: int | None) -> np.ndarray:
+    """int64 (p, 2): the pairs that share a key in some slot, sorted and unique, from the
+    partitions' :func:`part_keys`, by the local job's code
+    (:func:`neardup.methods.lsh.band_pairs`: runs of slots on threads, each run's pairs
+    made unique on its thread) where each document's keys are valid in every slot or in
+    none (MinHash-LSH's bands); else one slot at a time, on threads."""
+    from neardup.methods.lsh import band_pairs, repeated_groups, thread_map
+
+    # a partition without documents (a block of skip rows) may have keys of no slots
+    held = [t for t in keyed if t["keys"].shape[1]] or list(keyed[:1])
+    slots = held[0]["keys"].shape[0]
+
+    def columns(lo: int, hi: int) -> np.ndarray:
+        return np.stack([np.concatenate([t["keys"][j] for t in held]) for j in range(lo, hi)])
+
+    if all(t["valid"].shape[0] == 1 for t in held):  # a document's keys: all valid or none
+        empty = np.flatnonzero(~np.concatenate([t["valid"][0] for t in held]))
+        return band_pairs(columns, n, slots, empty, max_group)
+    docs = np.arange(n, dtype=np.int64)
+
+    def slot(j: int) -> np.ndarray:
+        valid = np.concatenate([t["valid"][min(j, t["valid"].shape[0] - 1)] for t in held])
+        members, starts, sizes = repeated_groups(columns(j, j + 1)[0][valid], docs[valid])
+        return pair_codes(pairs_in_groups(members, starts, sizes, max_group=max_group), n)
+
+    found = thread_map(slot, range(slots))
+    return pairs_of_codes(sorted_unique(np.concatenate([np.zeros(0, np.int64), *found])), n)
 
 
 def _route(slot: np.ndarray, key: np.ndarray) -> np.ndarray:
@@ -580,8 +601,9 @@ def fetch(part: Partition, cand: Table, offset: int, signatures: bool = True) ->
     """The documents of this partition that ``cand`` (another partition's pairs) needs.
 
     Args:
-        signatures: copy their signatures too (:func:`uses_signatures`); else ``sig`` is
-            None.
+        signatures: copy their signatures too (:func:`uses_signatures`; of a partition
+            of lean rows, :func:`_lean`, their low bytes, uint64 (k, words)); else ``sig``
+            is None.
 
     Returns:
         ``{gidx, sets, sig, ids, keys}`` of the needed documents (``keys``: their content
@@ -593,7 +615,9 @@ def fetch(part: Partition, cand: Table, offset: int, signatures: bool = True) ->
     local = b - offset
     assert part.sig is not None  # signed by finalize or sign_fitted
     sig = None
-    if signatures:
+    if isinstance(part.sig, BandKeys):  # the low bytes, all the prefilter reads
+        sig = part.sig.low[local] if signatures else None
+    elif signatures:
         sig = part.sig.take(local) if isinstance(part.sig, ShingleSets) else part.sig[local]
     return {
         "gidx": b,
@@ -687,7 +711,8 @@ def decide_pairs(meth: Any, opts: Any, pairs: np.ndarray, docs: list[dict[str, A
             pairs, local = pairs[real], local[real]
         if decision.mode == "own":
             own = signature_scores(meth, sigs, opts.measure)
-        local = sketch_prefilter(plan_for(meth, opts), sigs, local, sets.sizes)  # as the local job
+        plan = plan_for(meth, opts)  # as the local job; fetched low bytes of lean partitions
+        local = sketch_prefilter(plan, sigs, local, sets.sizes, low=_lean(meth, opts))
     decided = decide(sets, local, decision=decision, method=meth, own_scores=own)
     return Found(decided, gidx, ids, pairs, gidx[local[:, 0]] if local.size else pairs[:0, 0])
 

@@ -107,6 +107,11 @@ class TaskRunner:
         """Workers running tasks now (>= 1)."""
         return 1
 
+    def places(self) -> list[str]:
+        """The names of the workers running tasks now, in a fixed order, for ``where``
+        (empty: a runner that places nothing)."""
+        return []
+
     def on_workers(self, fn: Callable[[], Any]) -> dict[str, Any]:
         """``fn()`` run once in every worker process: ``{worker name: result}``."""
         return {"here": fn()}

@@ -389,22 +389,28 @@ def lsh_candidates(
         8 MB a band a million documents)."""
         return _columns(sketches[:, lo * r : hi * r], r, salts[lo:hi], threaded=False)
 
-    return _band_pairs(columns, n, b, empty, max_bucket)
+    return band_pairs(columns, n, b, empty, max_bucket)
 
 
-def _band_pairs(
+def band_pairs(
     columns: Callable[[int, int], np.ndarray],
     n: int,
     b: int,
     empty: np.ndarray,
     max_bucket: int | None,
 ) -> np.ndarray:
-    """The pairs of :func:`lsh_candidates`: ``columns(lo, hi)`` gives uint64
-    (hi - lo, n), the keys of bands ``lo..hi``; ``empty``: int64, the documents that are
-    never candidates. Runs of bands on :func:`workers` threads, in band order; each run's
-    pairs sorted and made unique on its thread, then the runs merged (ten million
-    documents, 50 million candidates: the one sort of every band's pairs on one thread had
-    taken about 9 s of the candidate stage's 19-24, 2026-12-05)."""
+    """The pairs of :func:`lsh_candidates` (and :func:`key_candidates`, and the Dask job's
+    one candidate task): ``columns(lo, hi)`` gives uint64 (hi - lo, n), the keys of bands
+    ``lo..hi``; ``empty``: int64, the documents that are never candidates. Runs of bands
+    on :func:`workers` threads, in band order; each run's pairs sorted and made unique on
+    its thread, then the runs merged (ten million documents, 50 million candidates: the one
+    sort of every band's pairs on one thread had taken about 9 s of the candidate stage's
+    19-24, 2026-12-05).
+
+    Returns:
+        int64 (p, 2): the pairs of documents sharing a key in some band (a bucket larger
+        than ``max_bucket`` a star from its first member), ``a < b``, sorted, unique.
+    """
     live = np.setdiff1d(np.arange(n), empty, assume_unique=True) if empty.size else np.arange(n)
     threads = workers() if n >= _THREAD_ROWS else 1
     count = threads * -(-b // (threads * _BAND_RUN))  # runs of <= _BAND_RUN bands, even
@@ -447,6 +453,11 @@ class BandKeys:
 
     def __len__(self) -> int:
         return int(self.low.shape[0])
+
+    def __sizeof__(self) -> int:
+        """Bytes held: the three arrays (Dask weighs a task's result by ``sys.getsizeof``)."""
+        held = self.columns.nbytes + self.low.nbytes + self.empty.nbytes
+        return object.__sizeof__(self) + int(held)
 
     @classmethod
     def from_rows(cls, rows: np.ndarray, params: LSHParams, num_perm: int) -> BandKeys:
@@ -494,7 +505,7 @@ def key_candidates(keys: BandKeys, *, max_bucket: int | None = 1000) -> np.ndarr
     """:func:`lsh_candidates` from the band keys themselves: the same pairs as from the
     sketches they were made of. int64 (p, 2), unique, ``a < b``."""
     b, n = keys.columns.shape
-    return _band_pairs(lambda lo, hi: keys.columns[lo:hi], n, b, keys.empty, max_bucket)
+    return band_pairs(lambda lo, hi: keys.columns[lo:hi], n, b, keys.empty, max_bucket)
 
 
 #: Most bits of the bitmaps :func:`repeated_groups` screens keys with (2 x 8 MiB).

@@ -458,15 +458,20 @@ class MinHashLSH(ShingleMethod):
 
     def keys(self, sigs: Signatures) -> GroupKeys:
         """One slot per LSH band, key = :func:`neardup.methods.lsh.band_keys` of sketches
-        uint64 (n, num_perm); a document with an empty set (all ``EMPTY``) has no key.
-
-        Raises:
-            ParameterError: ``sigs`` holds band keys (:meth:`from_lean_rows`)."""
+        uint64 (n, num_perm), or the keys themselves where ``sigs`` holds the
+        :class:`~neardup.methods.lsh.BandKeys` of :meth:`from_lean_rows` (their
+        ``columns`` transposed, a view: the same keys); a document with an empty set (all
+        ``EMPTY``) has no key."""
         from neardup.methods.minhash import EMPTY
 
-        data = _sketches(sigs)
-        keys = band_keys(data, self.lsh)
-        live = ~np.all(data == EMPTY, axis=1)
+        data = sigs.data
+        if isinstance(data, BandKeys):
+            keys = data.columns.T
+            live = np.ones(keys.shape[0], dtype=bool)
+            live[data.empty] = False
+        else:
+            keys = band_keys(data, self.lsh)
+            live = ~np.all(data == EMPTY, axis=1)
         return GroupKeys(keys, np.broadcast_to(live[:, None], keys.shape).copy())
 
     def lean_rows(self, rows: np.ndarray) -> np.ndarray:
@@ -477,9 +482,9 @@ class MinHashLSH(ShingleMethod):
 
     def from_lean_rows(self, rows: np.ndarray) -> Signatures:
         """Signatures of stacked :meth:`lean_rows`: their data a
-        :class:`~neardup.methods.lsh.BandKeys`, which :meth:`candidates` and
-        :meth:`prefilter` read (the same candidates and kept pairs as the sketches give);
-        the own rule and index keys need the sketches and refuse it.
+        :class:`~neardup.methods.lsh.BandKeys`, which :meth:`candidates`, :meth:`keys` and
+        :meth:`prefilter` read (the same candidates, keys and kept pairs as the sketches
+        give); the own rule (:meth:`similarity`) needs the sketches and refuses it.
 
         Raises:
             ParameterError: ``rows`` is not uint64 (n, bands + ceil(num_perm / 8)).
