@@ -245,12 +245,20 @@ def test_keys_made_before_the_ids_are_renamed_are_those_of_the_renamed_partition
         *(pt.finalize(r, meth, opts) for r in raws[1:]),
     ]
     assert parts[0].ids[0] == "renamed"
-    for raw, part in zip(raws, parts, strict=True):
-        early = pt.part_keys(pt.finalize(raw, meth, opts), meth, opts)
+    for k, (raw, part) in enumerate(zip(raws, parts, strict=True)):
+        signed = pt.finalize(raw, meth, opts)
+        early = pt.part_keys(signed, meth, opts)
         late = pt.part_keys(part, meth, opts)
         assert early.keys() == late.keys() and "low" in early
         for name, column in late.items():
             assert np.array_equal(early[name], column), name
+        # renamed from the bare raw partition and the partition signed early: the same
+        again = pt.finalize(pt.bare(raw), meth, opts, renamed if k == 0 else None, signed=signed)
+        assert pt.bare(raw).sets.values.size == 0 and pt.bare(raw).rows is None
+        assert again.ids.tolist() == part.ids.tolist() and again.renamed == part.renamed
+        assert again.skipped == part.skipped and again.read == part.read
+        assert again.sets is signed.sets and again.sig is signed.sig
+    assert parts[0].renamed == 1 and parts[0].skipped  # the renamed id, the short document
     offsets = np.concatenate([[0], np.cumsum([len(p.ids) for p in parts])]).astype(np.int64)
     keyed = [pt.part_keys(p, meth, opts) for p in parts]
     want, want_dropped = pt.group_candidates(None, offsets, *keyed, meth=meth, opts=opts)

@@ -411,19 +411,21 @@ class _Job:
         n_parts = len(raw)
         repeats = self.t.submit(ids.repeated, self._collected(raw, ids.id_hashes))
         early: list[Any] = [None] * n_parts  # partitions finalized before the ids are known
-        if self._keys_early(blocks, counts):
+        keys_early = self._keys_early(blocks, counts)
+        if keys_early:
             early = [self.t.submit(pt.finalize, x, self.meth, self.opts) for x in raw]
             keyed = self._collected(early, pt.part_keys, self.meth, self.opts)
             limit = self.plan.group_limit
             self.found = self.t.submit(
                 pt.collected_candidates, limit, keyed, meth=self.meth, opts=self.opts
             )
+            raw = [self.t.submit(pt.bare, x) for x in raw]  # the raw partitions may go
         if self.t.gather(repeats):  # the wait for every block (the holders' wait below)
             renamed = self._renamed(raw)
         else:
             renamed = [None] * n_parts
             self.renaming = self.t.submit(ids.nothing_renamed)
-        held = self._holders(raw)
+        held = self._holders(early if keys_early else raw)
         parts = [
             early[p]
             if early[p] is not None and renamed[p] is None
@@ -434,6 +436,7 @@ class _Job:
                 self.opts,
                 renamed[p],
                 whole=self.whole,
+                signed=early[p],
                 where=held[p],  # None: the ingest failed (or one place for all)
             )
             for p in range(n_parts)
@@ -474,7 +477,9 @@ class _Job:
         candidates found while the repeated ids are: in a task stream at a million
         documents, the ids shuffle, finalize and then the keys held the candidate task back
         2.1 s after the last block was read. Where no id repeats, that partition is the
-        job's (finalized once: 34 finalize tasks fewer at a million documents)."""
+        job's (finalized once: 34 finalize tasks fewer at a million documents); else its
+        ids are renamed from the raw partition's :func:`~.partition.bare` form, which is
+        all that is kept of it."""
         return (
             not self.whole
             and not self.plan.needs_fit
