@@ -556,7 +556,10 @@ def _slot_pairs(keyed: Sequence[Table], n: int, max_group: int | None) -> np.nda
     slots = held[0]["keys"].shape[0]
 
     def columns(lo: int, hi: int) -> np.ndarray:
-        return np.stack([np.concatenate([t["keys"][j] for t in held]) for j in range(lo, hi)])
+        out = np.empty((hi - lo, n), dtype=U64)  # slots lo..hi of every partition
+        for j in range(lo, hi):
+            np.concatenate([t["keys"][j] for t in held], out=out[j - lo])
+        return out
 
     if all(t["valid"].shape[0] == 1 for t in held):  # a document's keys: all valid or none
         empty = np.flatnonzero(~np.concatenate([t["valid"][0] for t in held]))
