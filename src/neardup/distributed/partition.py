@@ -523,10 +523,8 @@ def group_candidates(
         return [], np.zeros(0, np.int64)
     live = np.concatenate([t["live"] for t in keyed])
     same = identical_pairs(np.concatenate([t["content"] for t in keyed]), live)
-    shared = pair_codes(_slot_pairs(keyed, n, max_group), n)  # ascending
-    pairs = pairs_of_codes(
-        sorted_unique(np.concatenate([shared, pair_codes(same, n)]), runs=True), n
-    )
+    shared = _slot_pairs(keyed, n, max_group)  # sorted: a run timsort merges `same` into
+    pairs = unique_pairs(np.concatenate([shared, same]), n, runs=True)
     dropped = np.zeros(n_parts, np.int64)
     if "low" in keyed[0] and pairs.size:
         del shared
