@@ -1,8 +1,10 @@
-"""The collector's young threshold raised while a job or an add runs (neardup._collector)."""
+"""Process settings held while a job or an add runs: the collector's young threshold raised
+(neardup._collector), numpy's huge page advice off (neardup._memory)."""
 
 from __future__ import annotations
 
 import gc
+import importlib
 import json
 import threading
 from pathlib import Path
@@ -100,3 +102,63 @@ def test_a_dedup_job_runs_with_fewer_collections_and_puts_the_threshold_back(
     assert result.summary["pairs"] == 1
     assert progress.seen and set(progress.seen) == {YOUNG_THRESHOLD}
     assert not FEWER_COLLECTIONS._running
+
+
+#: numpy's switch of its huge page advice (sets it, returns what it was)
+_switch = importlib.import_module("numpy._core.multiarray")._set_madvise_hugepage
+
+
+def _advice_now() -> bool:
+    """numpy's huge page advice as set now (read by setting it back as it was)."""
+    switch = _switch
+    found = bool(switch(True))
+    switch(found)
+    return found
+
+
+def test_huge_page_advice_is_turned_off_and_put_back() -> None:
+    from neardup._memory import no_huge_page_advice
+
+    switch = _switch
+    before = bool(switch(True))
+    try:
+        restore = no_huge_page_advice()
+        assert _advice_now() is False
+        restore()
+        assert _advice_now() is True
+        switch(False)  # found off: nothing to put back
+        no_huge_page_advice()()
+        assert _advice_now() is False
+    finally:
+        switch(before)
+
+
+class _Advice(NullProgress):
+    """Records numpy's huge page advice at each stage's start."""
+
+    def __init__(self) -> None:
+        self.seen: list[bool] = []
+
+    def start(self, stage: str, total: int | None, *, unit: str = "items") -> None:
+        self.seen.append(_advice_now())
+
+
+def test_a_dedup_job_runs_without_huge_page_advice_and_puts_it_back(tmp_path: Path) -> None:
+    import neardup
+    from neardup.job.pipeline import WITHOUT_HUGE_PAGE_ADVICE
+
+    corpus = tmp_path / "corpus.jsonl"
+    text = "the quick brown fox jumps over the lazy dog near the river bank today"
+    rows = [{"id": "a", "text": text}, {"id": "b", "text": text + " again"}]
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    switch = _switch
+    before = bool(switch(True))
+    progress = _Advice()
+    try:
+        result = neardup.dedup([str(corpus)], method="minhash-lsh", jobs=1, progress=progress)
+        assert _advice_now() is True
+    finally:
+        switch(before)
+    assert result.summary["pairs"] == 1
+    assert progress.seen and set(progress.seen) == {False}
+    assert not WITHOUT_HUGE_PAGE_ADVICE._running

@@ -107,10 +107,13 @@ def ingest(
     the block. ``whole``: the job is decided over the whole corpus
     (:mod:`.whole`) whatever the method (``--against``). The worker keeps freed heap, as
     the local job's workers do (:func:`neardup._memory.keep_freed_heap`): a block's
-    ingest took 0.6 s without, 0.46-0.5 s with, at 25,000 documents."""
-    from neardup._memory import keep_freed_heap
+    ingest took 0.6 s without, 0.46-0.5 s with, at 25,000 documents. It holds what it
+    makes, so numpy's huge page advice is off there for the rest of its life
+    (:func:`neardup._memory.no_huge_page_advice`)."""
+    from neardup._memory import keep_freed_heap, no_huge_page_advice
 
     keep_freed_heap()
+    no_huge_page_advice()
     config = ingest_config(meth, opts, read_options, whole=whole)
     assert config.read is not None
     parts = [

@@ -37,7 +37,8 @@ from typing import Any, ClassVar, Literal, Protocol
 
 import numpy as np
 
-from neardup._collector import FEWER_COLLECTIONS
+from neardup._collector import FEWER_COLLECTIONS, Shared
+from neardup._memory import no_huge_page_advice
 from neardup._spill import PartStack, default_budget
 from neardup._version import __version__
 from neardup.errors import AccountingError, ParameterError, check_choice, check_int
@@ -573,7 +574,13 @@ def _path_field_reader(source: Any, field: str, opts: ReadOptions) -> FieldReade
     return lambda wanted: field_values(paths, wanted, field, opts)
 
 
+#: numpy's huge page advice off while held (:func:`neardup._memory.no_huge_page_advice`):
+#: the local job's main process keeps the large arrays it makes (:func:`run_here`).
+WITHOUT_HUGE_PAGE_ADVICE = Shared(no_huge_page_advice)
+
+
 @FEWER_COLLECTIONS.applied()
+@WITHOUT_HUGE_PAGE_ADVICE.applied()
 def run_here(
     job: Job,
     *,
@@ -587,7 +594,8 @@ def run_here(
     pool executors' run (``executor``: its name, for the summary). ``memory_budget`` and
     ``spill_dir``: as :func:`dedup` takes them. The collector's young collections are
     :data:`~neardup._collector.YOUNG_THRESHOLD` allocations apart while it runs
-    (:data:`~neardup._collector.FEWER_COLLECTIONS`)."""
+    (:data:`~neardup._collector.FEWER_COLLECTIONS`), and numpy advises no huge pages
+    (:data:`WITHOUT_HUGE_PAGE_ADVICE`)."""
     groups, meth, opts, read_options = job.groups, job.method, job.options, job.read_options
     within, field_reader, prog = job.within, job.field_reader, job.progress
     timer = _Clock(job.clock)
