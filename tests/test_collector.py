@@ -1,5 +1,6 @@
-"""Process settings held while a job or an add runs: the collector's young threshold raised
-(neardup._collector), numpy's huge page advice off (neardup._memory)."""
+"""Process settings held while long work runs: the collector's young threshold raised while
+a job or an add runs (neardup._collector), numpy's huge page advice off while a job runs
+(neardup._memory, neardup.job.pipeline)."""
 
 from __future__ import annotations
 
@@ -110,27 +111,25 @@ _switch = importlib.import_module("numpy._core.multiarray")._set_madvise_hugepag
 
 def _advice_now() -> bool:
     """numpy's huge page advice as set now (read by setting it back as it was)."""
-    switch = _switch
-    found = bool(switch(True))
-    switch(found)
+    found = bool(_switch(True))
+    _switch(found)
     return found
 
 
 def test_huge_page_advice_is_turned_off_and_put_back() -> None:
     from neardup._memory import no_huge_page_advice
 
-    switch = _switch
-    before = bool(switch(True))
+    before = bool(_switch(True))
     try:
         restore = no_huge_page_advice()
         assert _advice_now() is False
         restore()
         assert _advice_now() is True
-        switch(False)  # found off: nothing to put back
+        _switch(False)  # found off: nothing to put back
         no_huge_page_advice()()
         assert _advice_now() is False
     finally:
-        switch(before)
+        _switch(before)
 
 
 class _Advice(NullProgress):
@@ -151,14 +150,13 @@ def test_a_dedup_job_runs_without_huge_page_advice_and_puts_it_back(tmp_path: Pa
     text = "the quick brown fox jumps over the lazy dog near the river bank today"
     rows = [{"id": "a", "text": text}, {"id": "b", "text": text + " again"}]
     corpus.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    switch = _switch
-    before = bool(switch(True))
+    before = bool(_switch(True))
     progress = _Advice()
     try:
         result = neardup.dedup([str(corpus)], method="minhash-lsh", jobs=1, progress=progress)
         assert _advice_now() is True
     finally:
-        switch(before)
+        _switch(before)
     assert result.summary["pairs"] == 1
     assert progress.seen and set(progress.seen) == {False}
     assert not WITHOUT_HUGE_PAGE_ADVICE._running

@@ -83,7 +83,7 @@ def no_huge_page_advice() -> Callable[[], None]:
     first. On these machines (2026-12-05): a worker's ingest of 17 blocks of a million
     documents, holding them, spent 1.1-1.6 s joining its units' arrays with the advice
     and 0.4-0.5 s without (system time 1.7-2.2 s against 0.9-1.0 s), and the local job's
-    sign stage took 0.63 s against 0.23 s (``benchmarks/results/issue43_20261205c.md``)."""
+    sign stage took 0.72 s against 0.22 s (``benchmarks/results/issue43_20261205c.md``)."""
     core = getattr(np, "_core", None)
     switch = getattr(getattr(core, "multiarray", None), "_set_madvise_hugepage", None)
     if switch is None:
