@@ -5,14 +5,15 @@ a job or an add runs (neardup._collector), numpy's huge page advice off while a 
 from __future__ import annotations
 
 import gc
-import importlib
 import json
 import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from neardup._collector import FEWER_COLLECTIONS, YOUNG_THRESHOLD, Shared, raise_young_threshold
+from neardup._memory import huge_page_switch
 from neardup.progress import NullProgress
 
 
@@ -105,44 +106,53 @@ def test_a_dedup_job_runs_with_fewer_collections_and_puts_the_threshold_back(
     assert not FEWER_COLLECTIONS._running
 
 
-#: numpy's switch of its huge page advice (sets it, returns what it was)
-_switch = importlib.import_module("numpy._core.multiarray")._set_madvise_hugepage
+@pytest.fixture
+def switch() -> Iterator[Callable[[bool], bool]]:
+    """numpy's switch of its huge page advice (sets it, returns what it was); its state is
+    put back after the test."""
+    found = huge_page_switch()
+    if found is None:
+        pytest.skip("this numpy has no huge page switch")
+    before = found(True)
+    found(before)
+    yield found
+    found(before)
 
 
-def _advice_now() -> bool:
+def _advice_now(switch: Callable[[bool], bool]) -> bool:
     """numpy's huge page advice as set now (read by setting it back as it was)."""
-    found = bool(_switch(True))
-    _switch(found)
+    found = bool(switch(True))
+    switch(found)
     return found
 
 
-def test_huge_page_advice_is_turned_off_and_put_back() -> None:
+def test_huge_page_advice_is_turned_off_and_put_back(switch: Callable[[bool], bool]) -> None:
     from neardup._memory import no_huge_page_advice
 
-    before = bool(_switch(True))
-    try:
-        restore = no_huge_page_advice()
-        assert _advice_now() is False
-        restore()
-        assert _advice_now() is True
-        _switch(False)  # found off: nothing to put back
-        no_huge_page_advice()()
-        assert _advice_now() is False
-    finally:
-        _switch(before)
+    switch(True)
+    restore = no_huge_page_advice()
+    assert _advice_now(switch) is False
+    restore()
+    assert _advice_now(switch) is True
+    switch(False)  # found off: nothing to put back
+    no_huge_page_advice()()
+    assert _advice_now(switch) is False
 
 
 class _Advice(NullProgress):
     """Records numpy's huge page advice at each stage's start."""
 
-    def __init__(self) -> None:
+    def __init__(self, switch: Callable[[bool], bool]) -> None:
+        self.switch = switch
         self.seen: list[bool] = []
 
     def start(self, stage: str, total: int | None, *, unit: str = "items") -> None:
-        self.seen.append(_advice_now())
+        self.seen.append(_advice_now(self.switch))
 
 
-def test_a_dedup_job_runs_without_huge_page_advice_and_puts_it_back(tmp_path: Path) -> None:
+def test_a_dedup_job_runs_without_huge_page_advice_and_puts_it_back(
+    tmp_path: Path, switch: Callable[[bool], bool]
+) -> None:
     import neardup
     from neardup.job.pipeline import WITHOUT_HUGE_PAGE_ADVICE
 
@@ -150,13 +160,10 @@ def test_a_dedup_job_runs_without_huge_page_advice_and_puts_it_back(tmp_path: Pa
     text = "the quick brown fox jumps over the lazy dog near the river bank today"
     rows = [{"id": "a", "text": text}, {"id": "b", "text": text + " again"}]
     corpus.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    before = bool(_switch(True))
-    progress = _Advice()
-    try:
-        result = neardup.dedup([str(corpus)], method="minhash-lsh", jobs=1, progress=progress)
-        assert _advice_now() is True
-    finally:
-        _switch(before)
+    switch(True)
+    progress = _Advice(switch)
+    result = neardup.dedup([str(corpus)], method="minhash-lsh", jobs=1, progress=progress)
+    assert _advice_now(switch) is True
     assert result.summary["pairs"] == 1
     assert progress.seen and set(progress.seen) == {False}
     assert not WITHOUT_HUGE_PAGE_ADVICE._running

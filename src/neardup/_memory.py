@@ -84,8 +84,7 @@ def no_huge_page_advice() -> Callable[[], None]:
     documents, holding them, spent 1.1-1.6 s joining its units' arrays with the advice
     and 0.4-0.5 s without (system time 1.7-2.2 s against 0.9-1.0 s), and the local job's
     sign stage took 0.72 s against 0.22 s (``benchmarks/results/issue43_20261205c.md``)."""
-    core = getattr(np, "_core", None)
-    switch = getattr(getattr(core, "multiarray", None), "_set_madvise_hugepage", None)
+    switch = huge_page_switch()
     if switch is None:
         return _nothing
     found = bool(switch(False))
@@ -94,6 +93,18 @@ def no_huge_page_advice() -> Callable[[], None]:
         switch(found)
 
     return restore if found else _nothing
+
+
+def huge_page_switch() -> Callable[[bool], bool] | None:
+    """numpy's switch of its huge page advice (``_set_madvise_hugepage``: sets it, returns
+    what it was), in ``numpy._core`` (``numpy.core`` before numpy 2), or None."""
+    for name in ("_core", "core"):
+        switch = getattr(
+            getattr(getattr(np, name, None), "multiarray", None), "_set_madvise_hugepage", None
+        )
+        if switch is not None:
+            return switch
+    return None
 
 
 def _nothing() -> None:
