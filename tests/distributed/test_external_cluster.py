@@ -31,20 +31,22 @@ WORKERS = 2
 START_S = 60.0
 
 
-def _environ() -> dict[str, str]:
-    """This environment with the source tree first on ``PYTHONPATH``."""
+def _environ(first: Path | None = None) -> dict[str, str]:
+    """This environment with the source tree first on ``PYTHONPATH`` (after ``first``)."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "src"), env.get("PYTHONPATH")]))
+    paths = [str(first) if first else "", str(REPO / "src"), env.get("PYTHONPATH")]
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, paths))
     return env
 
 
-def _dask(*args: str, log: Path) -> subprocess.Popen[bytes]:
+def _dask(*args: str, log: Path, first: Path | None = None) -> subprocess.Popen[bytes]:
     """``dask ARGS`` (``python -m dask``: the ``dask`` console script's entry point) in a
-    session of its own (so its children are stopped with it), output into ``log``."""
+    session of its own (so its children are stopped with it), output into ``log``;
+    ``first``: a directory before the source tree on its ``PYTHONPATH``."""
     with open(log, "wb") as fh:
         return subprocess.Popen(
             [sys.executable, "-m", "dask", *args],
-            env=_environ(),
+            env=_environ(first),
             stdout=fh,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -170,3 +172,79 @@ def test_progit_revisions_in_partitions_on_an_external_cluster(
     summary = json.loads((tmp_path / "dask" / "summary.json").read_text())
     assert summary["documents"] == 209 and summary["executor"]["partitions"] == 3
     assert files["clusters.jsonl"].count(b"\n") == summary["clusters"] > 0
+
+
+def test_a_cluster_whose_workers_import_another_neardup_is_refused_naming_them(
+    tmp_path: Path,
+) -> None:
+    """A worker whose neardup is of another version, and one whose neardup fails to import,
+    make the job exit 2 at once with a message naming each worker and what it has, instead
+    of Dask's traceback from the first task the second could not unpickle."""
+    from neardup import __version__
+
+    other, broken = tmp_path / "other" / "neardup", tmp_path / "broken" / "neardup"
+    other.mkdir(parents=True)
+    broken.mkdir(parents=True)
+    (other / "__init__.py").write_text("")
+    (other / "_version.py").write_text('__version__ = "9.9.9"\n')
+    (broken / "__init__.py").write_text('raise ImportError("no kernel here")\n')
+    file, logs = tmp_path / "scheduler.json", [tmp_path / "scheduler.log"]
+    procs = [
+        _dask(
+            "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+            "--scheduler-file", str(file), log=logs[0],
+        )
+    ]  # fmt: skip
+    try:
+        address = _address(file, procs[0], logs)
+        for i, first in enumerate((other.parent, broken.parent)):
+            logs.append(tmp_path / f"worker{i}.log")
+            procs.append(
+                _dask(
+                    "worker", address, "--nthreads", "1", "--host", "127.0.0.1",
+                    "--no-dashboard", "--name", f"w{i}", log=logs[-1], first=first,
+                )
+            )  # fmt: skip
+        from distributed import Client
+
+        with Client(address, timeout=START_S) as client:
+            client.wait_for_workers(2, timeout=START_S)
+        source = REPO / "examples" / "corpus"
+        cmd = [sys.executable, "-m", "neardup", "dedup", str(source), "--engine", "dask"]
+        cmd += ["--scheduler", address, "--out", str(tmp_path / "out"), "--quiet"]
+        done = subprocess.run(cmd, env=_environ(), capture_output=True, text=True, timeout=120)
+    finally:
+        for proc in reversed(procs):
+            _stop(proc)
+    assert done.returncode == 2, done.stderr[-3000:]
+    message = done.stderr.strip().splitlines()[-1]
+    assert message.startswith(f"error: scheduler='{address}' is not allowed"), message
+    assert f"workers import neardup {__version__} (" in message
+    assert ": neardup 9.9.9" in message
+    assert ": neardup fails to import: ImportError: no kernel here" in message
+    assert not (tmp_path / "out" / "pairs.jsonl").exists()
+
+
+def test_the_check_of_workers_names_one_without_neardup() -> None:
+    """The answer of a worker without neardup at all (``ModuleNotFoundError``, which the
+    source tree on every test process's path cannot give here); workers that have this
+    version pass."""
+    from neardup import __version__
+    from neardup.distributed.executor import check_workers
+    from neardup.errors import ParameterError
+
+    class Answers:  # what Client.run(..., on_error="return") hands back
+        def __init__(self, found: dict[str, object]) -> None:
+            self.found = found
+
+        def run(self, fn: object, *args: object, on_error: str) -> dict[str, object]:
+            assert on_error == "return" and args == ("neardup._version:__version__",)
+            return self.found
+
+    check_workers(Answers({"tcp://a:1": __version__}), "client", "c")
+    with pytest.raises(ParameterError, match=r"\(tcp://b:2: no neardup\)$"):
+        check_workers(
+            Answers({"tcp://a:1": __version__, "tcp://b:2": ModuleNotFoundError("neardup")}),
+            "client",
+            "c",
+        )

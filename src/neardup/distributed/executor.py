@@ -231,12 +231,14 @@ def _client(
     line counts where they were counted here while that cluster started
     (:func:`_lines_counted_here`; else None)."""
     if client is not None:
+        check_workers(client, "client", client)
         yield client, None
         return
     from distributed import Client
 
     if scheduler is not None:
         with Client(scheduler) as cli:
+            check_workers(cli, "scheduler", scheduler)
             yield cli, None
         return
     n = check_int("workers", workers if workers is not None else 2, low=1)
@@ -247,6 +249,50 @@ def _client(
     ):
         yield cli, counted
         cli.run(quiet_heartbeat_at_close, on_error="ignore")  # cosmetic: never fails a job
+
+
+#: What each worker of a cluster the job did not start is asked (by :func:`check_workers`):
+#: its neardup's version, as ``pkgutil.resolve_name`` (of the standard library, so a worker
+#: without neardup can run it) imports it there.
+_VERSION_THERE = "neardup._version:__version__"
+
+
+def check_workers(client: Any, name: str, value: object) -> None:
+    """Refuse a cluster whose workers cannot run the job's tasks: each worker imports
+    neardup, of this version (:data:`neardup.__version__`; another one may compute other
+    values). The job's own ``LocalCluster`` forks its workers from this installation and
+    is not asked. One round trip to the workers; a cluster with no worker yet passes.
+
+    Without it, a worker lacking neardup failed on the first task sent to it, and the job
+    ended on Dask's traceback (``Exception: ImportError(...)``).
+
+    Args:
+        client: a ``distributed.Client``; name, value: the parameter that named the
+            cluster (``client`` or ``scheduler``) and its value, for the message.
+
+    Raises:
+        ParameterError: ``name`` with the workers that differ and what each has.
+    """
+    import pkgutil
+
+    from neardup._version import __version__
+
+    found = client.run(pkgutil.resolve_name, _VERSION_THERE, on_error="return")
+    wrong = {w: v for w, v in sorted(found.items()) if v != __version__}
+    if wrong:
+        has = "; ".join(f"{w}: {_has(v)}" for w, v in wrong.items())
+        raise ParameterError(
+            name, value, f"a cluster whose workers import neardup {__version__} ({has})"
+        )
+
+
+def _has(found: object) -> str:
+    """What a worker's answer to :data:`_VERSION_THERE` says it has."""
+    if isinstance(found, ModuleNotFoundError):
+        return "no neardup"
+    if isinstance(found, BaseException):
+        return f"neardup fails to import: {type(found).__name__}: {found}"
+    return f"neardup {found}"
 
 
 #: What a worker logs when its heartbeat meets the scheduler closing: a race of
