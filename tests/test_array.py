@@ -27,13 +27,15 @@ def test_sorted_unique_equals_np_unique(values: list[int], dtype: str) -> None:
 def test_unique_pairs_are_the_sorted_distinct_rows_and_codes_round_trip(
     n: int, rows: list[tuple[int, int]]
 ) -> None:
-    from neardup._array import pair_codes, pairs_of_codes, unique_pairs
+    from neardup._array import column_codes, pair_codes, pairs_of_codes, unique_pairs
 
     pairs = np.array([(a % n, b % n) for a, b in rows], dtype=np.int64).reshape(-1, 2)
     want = sorted(set(map(tuple, pairs.tolist())))
     assert [tuple(r) for r in unique_pairs(pairs, n).tolist()] == want
     assert [tuple(r) for r in unique_pairs(pairs, n, runs=True).tolist()] == want
     assert pairs_of_codes(pair_codes(pairs, n), n).tolist() == pairs.tolist()
+    assert np.array_equal(column_codes(pairs[:, 0], pairs[:, 1], n), pair_codes(pairs, n))
+    assert [int(c) for c in pair_codes(pairs, n)] == [a * n + b for a, b in pairs.tolist()]
 
 
 def test_sorted_unique_known_values_and_input_untouched() -> None:

@@ -50,6 +50,24 @@ def test_lines_of_ids_with_cyrillic_quotes_and_a_lone_surrogate() -> None:
     assert json.loads(lines[2])["a"] == 'a"b\\c'
 
 
+def test_lines_format_each_distinct_value_by_its_bits() -> None:
+    """Values are formatted once per distinct bit pattern: -0.0 and 0.0 (equal as floats)
+    keep their own text, as json.dumps gives them, and a value repeated across rows and
+    columns reads the same everywhere."""
+    ids = ["a", "b", "c"]
+    values = np.array([[0.0, -0.0, 2 / 3, 2 / 3], [2 / 3, 0.0, -0.0, 0.1 + 0.2]])
+    lines = list(pair_lines(ids, np.array([0, 1]), np.array([1, 2]), values, "m"))
+    assert [json.loads(x) for x in lines] == [
+        {"a": "a", "b": "b", "resemblance": 0.0, "containment_ab": -0.0,
+         "containment_ba": 0.666667, "score": 0.666667, "method": "m"},
+        {"a": "b", "b": "c", "resemblance": 0.666667, "containment_ab": 0.0,
+         "containment_ba": -0.0, "score": 0.3, "method": "m"},
+    ]  # fmt: skip
+    assert '"containment_ab": -0.0, ' in lines[0] and '"resemblance": 0.0, ' in lines[0]
+    assert lines == [json_text(Pair(ids[i], ids[i + 1], *values[i].tolist(), "m").as_dict()) + "\n"  # type: ignore[call-arg]
+                     for i in range(2)]  # fmt: skip
+
+
 @pytest.mark.slow
 def test_table_is_a_sequence_of_pairs_across_chunks() -> None:
     n = LINE_CHUNK + 3

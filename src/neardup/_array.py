@@ -280,7 +280,13 @@ def cost_ranges(cumulative: np.ndarray, step: int) -> list[tuple[int, int]]:
 def pair_codes(pairs: np.ndarray, n: int) -> np.ndarray:
     """int64 (p,): ``a·n + b`` of each row ``(a, b)`` of int64 (p, 2) pairs over ids
     ``0 <= id < n`` (in the order of the pairs: ascending codes are pairs sorted by (a, b))."""
-    return pairs[:, 0].astype(np.int64) * n + pairs[:, 1]
+    return column_codes(pairs[:, 0], pairs[:, 1], n)
+
+
+def column_codes(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
+    """int64 (p,): :func:`pair_codes` of the pairs ``(a[i], b[i])`` held as two int
+    columns of shape (p,) (a table's), without stacking them into (p, 2)."""
+    return a.astype(np.int64) * n + b
 
 
 def pairs_of_codes(codes: np.ndarray, n: int) -> np.ndarray:

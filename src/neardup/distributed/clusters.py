@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from neardup._array import group_bounds, sorted_unique
+from neardup._array import column_codes, group_bounds, sorted_unique
 from neardup.distributed.tables import Table, concat, hash_dest, range_dest, split, take
 from neardup.job.cluster import cluster_row, keepers
 from neardup.job.pipeline import Dropped
@@ -102,8 +102,8 @@ def add_reasons(
     rows = verified["rows"]
     lo, hi = np.minimum(t["node"], t["keep"]), np.maximum(t["node"], t["keep"])
     n = int(max(hi.max(), rows["b"].max() if rows["b"].size else 0)) + 1
-    code = rows["a"] * n + rows["b"]  # rows are sorted by (a, b)
-    want = lo * n + hi
+    code = column_codes(rows["a"], rows["b"], n)  # rows are sorted by (a, b)
+    want = column_codes(lo, hi, n)
     at = np.searchsorted(code, want)
     found = (at < code.size) & (code[np.minimum(at, max(code.size - 1, 0))] == want)
     reasons = np.empty(t["node"].size, dtype=object)

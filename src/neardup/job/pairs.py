@@ -22,6 +22,9 @@ import numpy as np
 #: :data:`neardup.methods.decision.DECIDED_BY`.
 DECIDED: tuple[str, ...] = ("verified", "own", "identical")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+#: What ``json.dumps(s, ensure_ascii=False)`` makes of a ``str`` (its encoder's function, in C
+#: where built; without the call's encoder object, about 10x faster for an id).
+_encode_string = json.encoder.encode_basestring
 #: Rows formatted per chunk by :func:`pair_lines` (bounds the temporary Python floats).
 LINE_CHUNK = 65_536
 _VALUE_COLUMNS = ("resemblance", "containment_ab", "containment_ba", "score")
@@ -326,23 +329,37 @@ def pair_lines(
         stop = start + LINE_CHUNK
         va, vb = a[start:stop].tolist(), b[start:stop].tolist()
         codes = [0] * len(va) if decisions is None else decisions[start:stop].tolist()
-        for i, (r, cab, cba, s) in enumerate(values[start:stop].tolist()):
+        res, cab, cba, score = _rounded(values[start:stop])
+        for i in range(len(va)):
             ja = quoted.get(va[i]) or _quote(quoted, ids, va[i])
             jb = quoted.get(vb[i]) or _quote(quoted, ids, vb[i])
             if ja[0] != '"' or jb[0] != '"':  # a lone surrogate in an id: the whole row ASCII
                 ja, jb = json.dumps(ids[va[i]]), json.dumps(ids[vb[i]])
             yield (
-                f'{{"a": {ja}, "b": {jb}, "resemblance": {round(r, 6)!r}, '
-                f'"containment_ab": {round(cab, 6)!r}, "containment_ba": {round(cba, 6)!r}, '
-                f'"score": {round(s, 6)!r}{tails[codes[i]]}'
+                f'{{"a": {ja}, "b": {jb}, "resemblance": {res[i]}, '
+                f'"containment_ab": {cab[i]}, "containment_ba": {cba[i]}, '
+                f'"score": {score[i]}{tails[codes[i]]}'
             )
 
 
+def _rounded(values: np.ndarray) -> list[list[str]]:
+    """The columns of float (m, 4) ``values`` as the text of each value rounded to 6
+    decimals (``repr(round(v, 6))``, as :meth:`Pair.as_dict` and ``json.dumps`` write it),
+    each distinct value (by its bits) formatted once: the 328,677 pairs of ten million
+    planted documents hold 12,619 distinct values among their 1.3 million."""
+    bits = np.ascontiguousarray(values, dtype=np.float64).view(np.int64)
+    distinct, at = np.unique(bits, return_inverse=True)
+    texts = np.array([repr(round(v, 6)) for v in distinct.view(np.float64).tolist()], object)
+    shown = texts[at.reshape(bits.shape)] if texts.size else np.empty(bits.shape, object)
+    return [shown[:, c].tolist() for c in range(bits.shape[1])]
+
+
 def _quote(cache: dict[int, str], ids: Sequence[str] | np.ndarray, i: int) -> str:
-    """JSON string of ``ids[i]`` (non-ASCII as itself), cached; ``!``-marked when the id
-    holds a lone surrogate (the caller then writes the row ASCII-escaped)."""
+    """JSON string of ``ids[i]`` (non-ASCII as itself: ``json.dumps(ensure_ascii=False)``
+    by the encoder's own string function), cached; ``!``-marked when the id holds a lone
+    surrogate (the caller then writes the row ASCII-escaped)."""
     doc_id = ids[i]
-    text = json.dumps(doc_id, ensure_ascii=False)
+    text = _encode_string(doc_id)
     if _SURROGATE.search(doc_id):
         text = "!" + text
     cache[i] = text
