@@ -15,7 +15,8 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -82,14 +83,14 @@ def _address(file: Path, proc: subprocess.Popen[bytes], logs: list[Path]) -> str
     pytest.fail(f"dask scheduler did not start:\n{_logs(logs)}")
 
 
-@pytest.fixture(scope="module")
-def scheduler(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The address (``tcp://127.0.0.1:PORT``) of a ``dask scheduler`` process with
-    :data:`WORKERS` ``dask worker`` processes registered (``--nthreads 1``); every process
-    is stopped at the end of the module, killed if it does not stop."""
+@contextmanager
+def _cluster(tmp: Path, firsts: Sequence[Path | None]) -> Iterator[str]:
+    """The address (``tcp://127.0.0.1:PORT``) of a ``dask scheduler`` process with a
+    ``dask worker`` process (``--nthreads 1``) registered for each of ``firsts`` (the
+    directory first on that worker's ``PYTHONPATH``, or None), logs in ``tmp``; every
+    process is stopped at the end, killed if it does not stop."""
     from distributed import Client
 
-    tmp = tmp_path_factory.mktemp("cluster")
     file = tmp / "scheduler.json"
     logs = [tmp / "scheduler.log"]
     procs = [
@@ -100,27 +101,38 @@ def scheduler(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     ]  # fmt: skip
     try:
         address = _address(file, procs[0], logs)
-        for i in range(WORKERS):
+        for i, first in enumerate(firsts):
             logs.append(tmp / f"worker{i}.log")
             procs.append(
                 _dask(
                     "worker", address, "--nthreads", "1", "--host", "127.0.0.1",
-                    "--no-dashboard", "--name", f"w{i}", log=logs[-1],
+                    "--no-dashboard", "--name", f"w{i}", log=logs[-1], first=first,
                 )
             )  # fmt: skip
         with Client(address, timeout=START_S) as client:
             try:
-                client.wait_for_workers(WORKERS, timeout=START_S)
+                client.wait_for_workers(len(firsts), timeout=START_S)
             except TimeoutError:
                 pytest.fail(f"dask workers did not register:\n{_logs(logs)}")
+        yield address
+    finally:
+        for proc in reversed(procs):  # the workers, then the scheduler
+            _stop(proc)
+
+
+@pytest.fixture(scope="module")
+def scheduler(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A :func:`_cluster` of :data:`WORKERS` workers running this tree's neardup, for the
+    module."""
+    from distributed import Client
+
+    with _cluster(tmp_path_factory.mktemp("cluster"), [None] * WORKERS) as address:
+        with Client(address, timeout=START_S) as client:
             # the workers run this tree's neardup, not the one of an installed copy
             where = client.run(lambda: __import__("neardup").__file__)
         assert len(where) == WORKERS
         assert all(Path(f).is_relative_to(REPO / "src") for f in where.values()), where
         yield address
-    finally:
-        for proc in reversed(procs):  # the workers, then the scheduler
-            _stop(proc)
 
 
 def _dedup(*args: str, out: Path) -> dict[str, bytes]:
@@ -188,34 +200,11 @@ def test_a_cluster_whose_workers_import_another_neardup_is_refused_naming_them(
     (other / "__init__.py").write_text("")
     (other / "_version.py").write_text('__version__ = "9.9.9"\n')
     (broken / "__init__.py").write_text('raise ImportError("no kernel here")\n')
-    file, logs = tmp_path / "scheduler.json", [tmp_path / "scheduler.log"]
-    procs = [
-        _dask(
-            "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-            "--scheduler-file", str(file), log=logs[0],
-        )
-    ]  # fmt: skip
-    try:
-        address = _address(file, procs[0], logs)
-        for i, first in enumerate((other.parent, broken.parent)):
-            logs.append(tmp_path / f"worker{i}.log")
-            procs.append(
-                _dask(
-                    "worker", address, "--nthreads", "1", "--host", "127.0.0.1",
-                    "--no-dashboard", "--name", f"w{i}", log=logs[-1], first=first,
-                )
-            )  # fmt: skip
-        from distributed import Client
-
-        with Client(address, timeout=START_S) as client:
-            client.wait_for_workers(2, timeout=START_S)
+    with _cluster(tmp_path, [other.parent, broken.parent]) as address:
         source = REPO / "examples" / "corpus"
         cmd = [sys.executable, "-m", "neardup", "dedup", str(source), "--engine", "dask"]
         cmd += ["--scheduler", address, "--out", str(tmp_path / "out"), "--quiet"]
         done = subprocess.run(cmd, env=_environ(), capture_output=True, text=True, timeout=120)
-    finally:
-        for proc in reversed(procs):
-            _stop(proc)
     assert done.returncode == 2, done.stderr[-3000:]
     message = done.stderr.strip().splitlines()[-1]
     assert message.startswith(f"error: scheduler='{address}' is not allowed"), message
