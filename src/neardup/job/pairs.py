@@ -350,7 +350,7 @@ def _rounded(values: np.ndarray) -> list[list[str]]:
     bits = np.ascontiguousarray(values, dtype=np.float64).view(np.int64)
     distinct, at = np.unique(bits, return_inverse=True)
     texts = np.array([repr(round(v, 6)) for v in distinct.view(np.float64).tolist()], object)
-    shown = texts[at.reshape(bits.shape)] if texts.size else np.empty(bits.shape, object)
+    shown = texts[at.reshape(bits.shape)]
     return [shown[:, c].tolist() for c in range(bits.shape[1])]
 
 
