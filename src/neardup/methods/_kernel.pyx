@@ -35,7 +35,7 @@ from neardup.text._jsonchar cimport NOT_BMP, json_char
 
 #: Bumped with every change to this module's functions or their arguments;
 #: neardup.methods.kernel refuses a build of another version (a stale in-place build).
-ABI = 7
+ABI = 8
 
 
 cdef extern from *:
@@ -50,7 +50,22 @@ cdef extern from *:
     int neardup_unicode_ready(object) except -1
 
 
+cdef extern from *:
+    """
+    #include <vector>
+    /* the token fingerprints of a token_pass, kept by each thread from one pass to the
+       next: a block's 3-4 MB are written into memory already touched (a vector new to
+       each pass grew by doubling, copied and zero-filled 2-3 times its size) */
+    static std::vector<uint64_t> &neardup_token_scratch(void) {
+        static thread_local std::vector<uint64_t> scratch;
+        return scratch;
+    }
+    """
+    vector[uint64_t] &token_scratch "neardup_token_scratch"() noexcept nogil
+
+
 cdef extern from "Python.h":
+    object PyByteArray_FromStringAndSize(const char *, Py_ssize_t)
     int PyUnicode_KIND(object)
     void *PyUnicode_DATA(object)
     Py_ssize_t PyUnicode_GET_LENGTH(object)
@@ -215,17 +230,15 @@ cdef inline bint is_stop(const StopTable *t, uint64_t v) noexcept nogil:
     return False
 
 
-cdef inline void emit(vector[uint64_t] &out, const uint8_t *buf, Py_ssize_t size,
-                      Py_ssize_t chars, bint cjk, uint64_t seed, const StopTable *stop,
-                      int min_len) noexcept nogil:
-    """The fingerprint of a token of ``chars`` code points (UTF-8 ``buf[:size]``) onto
-    ``out``, unless it is a stop word or (not CJK) shorter than ``min_len``."""
+cdef inline Py_ssize_t emit(uint64_t *out, Py_ssize_t count, const uint8_t *buf,
+                            Py_ssize_t size, Py_ssize_t chars, bint cjk, uint64_t seed,
+                            const StopTable *stop, int min_len) noexcept nogil:
+    """Write the fingerprint of a token of ``chars`` code points (UTF-8 ``buf[:size]``) at
+    ``out[count]``; returns ``count + 1``, or ``count`` (the slot is written over next)
+    for a stop word or a token (not CJK) shorter than ``min_len``."""
     cdef uint64_t h = xxh64(buf, size, seed)
-    if is_stop(stop, h):
-        return
-    if min_len > 1 and chars < min_len and not cjk:
-        return
-    out.push_back(h)
+    out[count] = h
+    return count + (not is_stop(stop, h)) * (cjk or chars >= min_len)
 
 
 cdef struct Tables:
@@ -292,14 +305,63 @@ cdef inline uint32_t code_at(const char_t *data, Py_ssize_t length, Py_ssize_t i
         return data[i]
 
 
-cdef bint tokens_of(const char_t *data, Py_ssize_t length, const Tables *t, uint64_t seed,
-                    const StopTable *stop, int min_len, vector[uint64_t] &out,
-                    vector[uint8_t] &store) noexcept nogil:
-    """Append the token fingerprints of one text (its code points ``data[:length]``, of
-    the string's kind, or the ``length`` bytes of a JSON string's body for ``json_t``,
-    followed by its closing quote) to ``out``; False (and nothing appended) when a code
-    point is outside the tables (or the JSON body is not strict UTF-8 of the Basic
-    Multilingual Plane).
+cdef struct Run:
+    # where a run of word characters stopped: at ``i`` (a character of ``w`` units whose
+    # fast_table entry is ``f``, 0 for the general path), the token's UTF-8 bytes and
+    # code points so far, where the character before ``i`` started
+    Py_ssize_t i, w, size, chars, last
+    uint32_t f
+
+
+cdef Run word_run(const char_t *data, Py_ssize_t length, const uint32_t *fast,
+                  uint8_t *buf, Py_ssize_t cap, Run r) noexcept nogil:
+    """Append the word characters from ``data[r.i]`` on that normalize to one code point
+    of their own (``fast``: most of them) to the token in ``buf``, up to the end, the
+    first other character or a full ``buf``. A function of its own: its few values stay
+    in registers (within the rest of :func:`tokens_of` they were kept on the stack and read
+    back after every character, 10 % of the pass).
+
+    The bytes a character takes come from a branch on its first byte (predicted: runs of
+    one script), not from the table's answer (the next character's load would wait)."""
+    cdef const uint8_t *raw = <const uint8_t *>data
+    cdef Py_ssize_t i = r.i, size = r.size, chars = r.chars, last = r.last, w = 1
+    cdef uint32_t f = 0, b0, cp
+    while i < length:
+        if char_t is json_t:
+            b0 = raw[i]
+            if b0 < 0x80:
+                f = fast[b0] if b0 >= 0x20 and b0 != 92 else 0
+                w = 1
+            else:  # the closing quote follows the body: raw[i + 1] can be read
+                f = fast[((b0 & 0x1F) << 6) | (raw[i + 1] & 0x3F)] if (
+                    b0 >= 0xC2 and b0 <= 0xDF and (raw[i + 1] & 0xC0) == 0x80) else 0
+                w = 2
+        else:
+            cp = data[i]
+            if char_t is uint32_t:
+                f = fast[cp] if cp <= 0xFFFF else 0
+            else:
+                f = fast[cp]
+        if ((f >> 26) & 3) != WORD or size + 4 > cap:
+            break
+        memcpy(buf + size, &f, 4)  # the bytes past the UTF-8 are written over next
+        size += (f >> 24) & 3
+        chars += 1
+        last = i
+        i += w
+    r.i, r.w, r.f, r.size, r.chars, r.last = i, w, f, size, chars, last
+    return r
+
+
+cdef Py_ssize_t tokens_of(const char_t *data, Py_ssize_t length, const Tables *t,
+                          uint64_t seed, const StopTable *stop, int min_len,
+                          vector[uint64_t] &out, Py_ssize_t count,
+                          vector[uint8_t] &store) noexcept nogil:
+    """Write the token fingerprints of one text (its code points ``data[:length]``, of the
+    string's kind, or the ``length`` bytes of a JSON string's body for ``json_t``,
+    followed by its closing quote) at ``out[count:]`` (grown to hold them); returns the
+    count after them, or -1 when a code point is outside the tables (or the JSON body is
+    not strict UTF-8 of the Basic Multilingual Plane): the caller keeps ``count``.
 
     A character that normalizes to one code point (``t.fast``; in a JSON body, printable
     ASCII or a two-byte UTF-8 sequence) takes one table load; the others the general path
@@ -308,7 +370,9 @@ cdef bint tokens_of(const char_t *data, Py_ssize_t length, const Tables *t, uint
     The token being built lives in locals (``buf``, ``size``, ``chars``), not behind a
     pointer: its bytes are written through a ``uint8_t *``, which may alias anything, so
     state kept in memory would be read again after every byte."""
-    cdef size_t start = out.size()
+    if <Py_ssize_t>out.size() < count + WIDTH * length + 1:  # a code point: <= WIDTH tokens
+        out.resize(max(2 * out.size(), <size_t>(count + WIDTH * length + 1)))
+    cdef uint64_t *dst = out.data()
     cdef const uint32_t *info = t.info
     cdef const uint16_t *outcp = t.outcp
     cdef const uint8_t *cls = t.cls
@@ -318,56 +382,35 @@ cdef bint tokens_of(const char_t *data, Py_ssize_t length, const Tables *t, uint
     cdef Py_ssize_t cap = <Py_ssize_t>store.size(), size = 0, chars = 0, i = 0, at
     cdef Py_ssize_t last = -1  # where the character before started (-1: none)
     cdef uint32_t cp, e, n, o, c, j, f, b0, prev
+    cdef Run run
     while i < length:
-        if char_t is json_t:
-            # the bytes a character takes by a branch on its first (predicted: runs of one
-            # script), not by the table's answer (the next character's load would wait)
-            b0 = raw[i]
-            if b0 < 0x80:
-                f = fast[b0] if b0 >= 0x20 and b0 != 92 else 0
-                if f:
-                    last = i
-                    i += 1
-            else:
-                f = fast[((b0 & 0x1F) << 6) | (raw[i + 1] & 0x3F)] if (
-                    b0 >= 0xC2 and b0 <= 0xDF and (raw[i + 1] & 0xC0) == 0x80) else 0
-                if f:
-                    last = i
-                    i += 2
-        else:
-            cp = data[i]
-            if char_t is uint32_t:
-                f = fast[cp] if cp <= 0xFFFF else 0
-            else:
-                f = fast[cp]
-            if f:
-                last = i
-                i += 1
-        if f:  # one code point out (most of them): its UTF-8 from the table
+        run.i, run.size, run.chars, run.last = i, size, chars, last
+        run = word_run(data, length, fast, buf, cap, run)
+        i, size, chars, last, f = run.i, run.size, run.chars, run.last, run.f
+        if i >= length:
+            break
+        if f:  # one code point out: its UTF-8 from the table
             c = (f >> 26) & 3
-            if c == WORD:
-                if size + 4 > cap:
-                    store.resize(2 * store.size() + 64)
-                    buf = store.data()
-                    cap = <Py_ssize_t>store.size()
-                memcpy(buf + size, &f, 4)  # the bytes past the UTF-8 are written over next
-                size += (f >> 24) & 3
-                chars += 1
-            else:
-                if chars:
-                    emit(out, buf, size, chars, False, seed, stop, min_len)
-                    size = 0
-                    chars = 0
-                if c == CJK:
-                    memcpy(buf, &f, 4)
-                    emit(out, buf, (f >> 24) & 3, 1, True, seed, stop, min_len)
+            if c == WORD:  # the token's buffer is full
+                store.resize(2 * store.size() + 64)
+                buf = store.data()
+                cap = <Py_ssize_t>store.size()
+                continue
+            if chars:
+                count = emit(dst, count, buf, size, chars, False, seed, stop, min_len)
+                size = 0
+                chars = 0
+            if c == CJK:
+                memcpy(buf, &f, 4)
+                count = emit(dst, count, buf, (f >> 24) & 3, 1, True, seed, stop, min_len)
+            last = i
+            i += run.w
             continue
         at = i
         if char_t is json_t:
             cp = json_char(raw, length, i)
             if cp == NOT_BMP:
-                out.resize(start)
-                return False
+                return -1
             i += cp >> 24
             cp &= 0xFFFFFF
         else:
@@ -375,26 +418,22 @@ cdef bint tokens_of(const char_t *data, Py_ssize_t length, const Tables *t, uint
             i += 1
         if char_t is uint32_t:
             if cp > 0xFFFF:
-                out.resize(start)
-                return False
+                return -1
         e = info[cp]
         n = e >> COUNT_SHIFT
         if n == 1 or n == MARK:
             # a combining mark stays as it is after a bare starter it does not compose with
             if n == MARK:
                 if last < 0:
-                    out.resize(start)
-                    return False
+                    return -1
                 prev = code_at(data, length, last)
                 if not (info[prev] & BARE) or composes(t, prev, cp):
-                    out.resize(start)
-                    return False
+                    return -1
             n = 1
             o = e & CP_MASK
             c = (e >> CLASS_SHIFT) & 3
         elif n == 0:
-            out.resize(start)
-            return False
+            return -1
         else:
             o = outcp[cp * WIDTH]
             c = cls[o]
@@ -409,11 +448,11 @@ cdef bint tokens_of(const char_t *data, Py_ssize_t length, const Tables *t, uint
                 chars += 1
             else:
                 if chars:
-                    emit(out, buf, size, chars, False, seed, stop, min_len)
+                    count = emit(dst, count, buf, size, chars, False, seed, stop, min_len)
                     size = 0
                     chars = 0
                 if c == CJK:
-                    emit(out, buf, put_utf8(buf, o), 1, True, seed, stop, min_len)
+                    count = emit(dst, count, buf, put_utf8(buf, o), 1, True, seed, stop, min_len)
             j += 1
             if j >= n:
                 break
@@ -421,8 +460,8 @@ cdef bint tokens_of(const char_t *data, Py_ssize_t length, const Tables *t, uint
             c = cls[o]
         last = at
     if chars:
-        emit(out, buf, size, chars, False, seed, stop, min_len)
-    return True
+        count = emit(dst, count, buf, size, chars, False, seed, stop, min_len)
+    return count
 
 
 #: ``(info, its fast_table)`` of the last :func:`token_pass` (bytes, bytearray): the table
@@ -450,6 +489,10 @@ cdef object fast_for(const uint32_t[::1] info):
     return table
 
 
+#: Token fingerprints of :func:`token_scratch` kept after a pass (8M: 64 MB).
+cdef size_t _SCRATCH_KEPT = 8 << 20
+
+
 def token_pass(list texts, const uint32_t[::1] info, const uint16_t[::1] outcp,
                const uint8_t[::1] cls, const uint32_t[::1] pairs, uint64_t seed,
                const uint64_t[::1] stop_slots, int stop_bits, int stop_probes,
@@ -469,11 +512,10 @@ def token_pass(list texts, const uint32_t[::1] info, const uint16_t[::1] outcp,
     cdef vector[int] kinds
     cdef vector[const void *] datas
     cdef vector[Py_ssize_t] lengths
-    cdef vector[uint64_t] out
+    cdef vector[uint64_t] *out = &token_scratch()
     cdef vector[uint8_t] store
     cdef StopTable stop
     cdef Tables t
-    cdef bint ok
     offsets = bytearray(8 * (n + 1))
     fallback = bytearray(n)
     cdef int64_t[::1] off = memoryview(offsets).cast("q")
@@ -518,30 +560,30 @@ def token_pass(list texts, const uint32_t[::1] info, const uint16_t[::1] outcp,
     cdef const uint32_t[::1] fast_view = memoryview(fast).cast("I")
     t.fast = &fast_view[0]
     store.resize(4096)
+    cdef Py_ssize_t count = 0, got
     with nogil:
         off[0] = 0
         for i in range(n):
             if kinds[i] == 0:
-                ok = tokens_of(<const json_t *>datas[i], lengths[i], &t, seed, &stop,
-                               min_len, out, store)
+                got = tokens_of(<const json_t *>datas[i], lengths[i], &t, seed, &stop,
+                                min_len, out[0], count, store)
             elif kinds[i] == 1:
-                ok = tokens_of(<const uint8_t *>datas[i], lengths[i], &t, seed, &stop,
-                               min_len, out, store)
+                got = tokens_of(<const uint8_t *>datas[i], lengths[i], &t, seed, &stop,
+                                min_len, out[0], count, store)
             elif kinds[i] == 2:
-                ok = tokens_of(<const uint16_t *>datas[i], lengths[i], &t, seed, &stop,
-                               min_len, out, store)
+                got = tokens_of(<const uint16_t *>datas[i], lengths[i], &t, seed, &stop,
+                                min_len, out[0], count, store)
             else:
-                ok = tokens_of(<const uint32_t *>datas[i], lengths[i], &t, seed, &stop,
-                               min_len, out, store)
-            if not ok:
+                got = tokens_of(<const uint32_t *>datas[i], lengths[i], &t, seed, &stop,
+                                min_len, out[0], count, store)
+            if got < 0:
                 fb[i] = 1
-            off[i + 1] = <int64_t>out.size()
-    fps = bytearray(8 * out.size())
-    cdef uint64_t[::1] f
-    if out.size():
-        f = memoryview(fps).cast("Q")
-        with nogil:
-            memcpy(&f[0], out.data(), 8 * out.size())
+            else:
+                count = got
+            off[i + 1] = <int64_t>count
+    fps = PyByteArray_FromStringAndSize(<const char *>out.data(), 8 * count)
+    if out.size() > _SCRATCH_KEPT:  # a pass of unusually many tokens: not kept for good
+        vector[uint64_t]().swap(out[0])
     return fps, offsets, fallback
 
 
