@@ -86,3 +86,37 @@ def test_cost_ranges_cover_every_item_in_order_each_as_long_as_the_step_allows(
         cost = sum(costs[lo:hi])
         assert hi > lo and (hi - lo == 1 or cost <= step)
         assert hi == len(costs) or cost + costs[hi] > step
+
+
+@settings(derandomize=True, max_examples=200, deadline=None)
+@given(
+    st.integers(2, 30),
+    st.lists(st.tuples(st.integers(0, 29), st.integers(0, 29)), max_size=80),
+    st.lists(st.tuples(st.integers(0, 29), st.integers(0, 29)), min_size=1, max_size=20),
+)
+def test_with_pairs_is_unique_pairs_of_both(
+    n: int, rows: list[tuple[int, int]], more: list[tuple[int, int]]
+) -> None:
+    """The candidates a band index found (sorted, unique) with the identical documents'
+    pairs put in their places: the sorted distinct rows of both, ``pairs`` itself when it
+    has them all."""
+    from neardup._array import pair_codes, unique_pairs, with_pairs
+
+    def array(x: list[tuple[int, int]]) -> np.ndarray:
+        return np.array([(a % n, b % n) for a, b in x], dtype=np.int64).reshape(-1, 2)
+
+    pairs = unique_pairs(array(rows), n)
+    got = with_pairs(pairs, pair_codes(pairs, n), array(more), n)
+    want = unique_pairs(np.concatenate([pairs, array(more)]), n)
+    assert got.dtype == np.int64 and np.array_equal(got, want)
+    inside = pairs[: len(pairs) // 2 + 1]  # rows it holds already: the same array back
+    assert with_pairs(pairs, pair_codes(pairs, n), inside[::-1], n) is pairs or not len(pairs)
+
+
+def test_with_pairs_puts_a_pair_before_after_and_between_the_known() -> None:
+    from neardup._array import pair_codes, with_pairs
+
+    pairs = np.array([[1, 2], [1, 5], [3, 4]], dtype=np.int64)
+    more = np.array([[3, 4], [4, 5], [0, 1], [1, 3], [0, 1]], dtype=np.int64)
+    got = with_pairs(pairs, pair_codes(pairs, 6), more, 6)
+    assert got.tolist() == [[0, 1], [1, 2], [1, 3], [1, 5], [3, 4], [4, 5]]

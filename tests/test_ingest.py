@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from fresh_python import run_code
 from neardup.errors import ParameterError
 from neardup.job.pairs import PairTable
 from neardup.job.pipeline import DedupOptions, dedup
@@ -151,6 +152,82 @@ def test_kept_heap_serves_large_temporaries() -> None:
         for mode in ("plain", "keep")
     }
     assert mapped["plain"] >= 40_000_000 and mapped["keep"] == 0
+
+
+_WHOLE = """
+import ctypes
+import numpy as np
+from neardup._memory import whole_heap
+
+class MallInfo2(ctypes.Structure):
+    _fields_ = [(f, ctypes.c_size_t) for f in ("arena", "ordblks", "smblks", "hblks", "hblkhd",
+                "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+libc = ctypes.CDLL(None)
+libc.mallinfo2.restype = MallInfo2
+restore = whole_heap()
+before = libc.mallinfo2().hblkhd
+arr = np.ones(50_000_000, dtype=np.uint64)
+held = libc.mallinfo2().hblkhd - before
+del arr
+kept = libc.mallinfo2().fordblks  # freed, kept on the heap
+restore()
+arr = np.ones(50_000_000, dtype=np.uint64)
+print(held, kept, libc.mallinfo2().hblkhd - before, libc.mallinfo2().fordblks)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc mallopt")
+def test_whole_heap_serves_even_the_largest_arrays_and_restores_glibc() -> None:
+    """Within whole_heap a 400 MB array comes from the heap and stays there once freed (the
+    local job's main process makes the next one in the same pages); after its restore the
+    freed heap is given back and glibc maps a large block on its own again."""
+    got = run_code(_WHOLE)
+    assert got.returncode == 0, got.stderr
+    held, kept, mapped, left = map(int, got.stdout.split())
+    assert held == 0 and kept >= 400_000_000
+    assert mapped >= 400_000_000 and left < 100_000_000
+
+
+_JOB_HEAP = """
+import ctypes
+import numpy as np
+from neardup.job import pipeline
+
+class MallInfo2(ctypes.Structure):
+    _fields_ = [(f, ctypes.c_size_t) for f in ("arena", "ordblks", "smblks", "hblks", "hblkhd",
+                "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+libc = ctypes.CDLL(None)
+libc.mallinfo2.restype = MallInfo2
+mapped = []
+
+def mapped_bytes():
+    before = libc.mallinfo2().hblkhd
+    arr = np.ones(50_000_000, dtype=np.uint64)
+    return libc.mallinfo2().hblkhd - before
+
+real = pipeline.find_pairs
+def noting(*args, **kwargs):
+    mapped.append(mapped_bytes())
+    return real(*args, **kwargs)
+
+pipeline.find_pairs = noting
+result = pipeline.dedup([CORPUS], jobs=1)
+print(len(result.pairs), mapped[0], mapped_bytes())
+"""
+
+
+def test_the_local_job_serves_its_arrays_from_the_heap_while_it_runs(tmp_path: Path) -> None:
+    """The local job's main process holds whole_heap from its start to its end: a 400 MB
+    array made while it finds pairs comes from the heap; one made after it is mapped."""
+    corpus = tmp_path / "c.jsonl"
+    text = "the quick brown fox jumps over the lazy dog near the river bank today"
+    corpus.write_text("".join(json.dumps({"id": k, "text": text}) + "\n" for k in "ab"))
+    got = run_code(_JOB_HEAP.replace("CORPUS", repr(str(corpus))), timeout=120)
+    assert got.returncode == 0, got.stderr
+    pairs, during, after = map(int, got.stdout.split())
+    assert pairs == 1 and during == 0 and after >= 400_000_000
 
 
 def test_workers_start_by_keeping_freed_heap(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -254,6 +254,22 @@ def unique_pairs(pairs: np.ndarray, n: int, *, runs: bool = False) -> np.ndarray
     return pairs_of_codes(sorted_unique(pair_codes(pairs, n), runs=runs), n)
 
 
+def with_pairs(pairs: np.ndarray, codes: np.ndarray, more: np.ndarray, n: int) -> np.ndarray:
+    """int64 (p', 2): the sorted unique int64 (p, 2) ``pairs`` over ids ``0 <= id < n``
+    (their :func:`pair_codes` ``codes``, int64 (p,)) with the rows of ``more`` (int64
+    (m, 2), any order, repeats allowed) that they lack, each in its place:
+    ``unique_pairs(np.concatenate([pairs, more]), n)`` by one copy of ``pairs`` (fifty
+    million candidates and the identical documents' pairs: 0.4 s against 1.8 s for sorting
+    them all again, 2026-12-05)."""
+    add = sorted_unique(pair_codes(more, n))
+    at = np.searchsorted(codes, add)
+    known = at < codes.shape[0]
+    known[known] = codes[at[known]] == add[known]
+    if known.all():
+        return pairs
+    return np.insert(pairs, at[~known], pairs_of_codes(add[~known], n), axis=0)
+
+
 def cost_ranges(cumulative: np.ndarray, step: int) -> list[tuple[int, int]]:
     """Consecutive item ranges ``[lo, hi)`` covering items ``0..n-1`` in order, each of at
     most ``step`` cost, or of one item that costs more (at least one item each).

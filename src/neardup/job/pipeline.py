@@ -38,7 +38,7 @@ from typing import Any, ClassVar, Literal, Protocol
 import numpy as np
 
 from neardup._collector import FEWER_COLLECTIONS, Shared
-from neardup._memory import no_huge_page_advice
+from neardup._memory import no_huge_page_advice, whole_heap
 from neardup._spill import PartStack, default_budget
 from neardup._version import __version__
 from neardup.errors import AccountingError, ParameterError, check_choice, check_int
@@ -577,10 +577,14 @@ def _path_field_reader(source: Any, field: str, opts: ReadOptions) -> FieldReade
 #: numpy's huge page advice off while held (:func:`neardup._memory.no_huge_page_advice`):
 #: the local job's main process keeps the large arrays it makes (:func:`run_here`).
 WITHOUT_HUGE_PAGE_ADVICE = Shared(no_huge_page_advice)
+#: Every allocation from the heap, freed memory kept (:func:`neardup._memory.whole_heap`):
+#: the local job's main process makes and frees arrays of hundreds of MiB in every stage.
+WHOLE_HEAP = Shared(whole_heap)
 
 
 @FEWER_COLLECTIONS.applied()
 @WITHOUT_HUGE_PAGE_ADVICE.applied()
+@WHOLE_HEAP.applied()
 def run_here(
     job: Job,
     *,
@@ -594,8 +598,8 @@ def run_here(
     pool executors' run (``executor``: its name, for the summary). ``memory_budget`` and
     ``spill_dir``: as :func:`dedup` takes them. The collector's young collections are
     :data:`~neardup._collector.YOUNG_THRESHOLD` allocations apart while it runs
-    (:data:`~neardup._collector.FEWER_COLLECTIONS`), and numpy advises no huge pages
-    (:data:`WITHOUT_HUGE_PAGE_ADVICE`)."""
+    (:data:`~neardup._collector.FEWER_COLLECTIONS`), numpy advises no huge pages
+    (:data:`WITHOUT_HUGE_PAGE_ADVICE`) and glibc keeps freed memory (:data:`WHOLE_HEAP`)."""
     groups, meth, opts, read_options = job.groups, job.method, job.options, job.read_options
     within, field_reader, prog = job.within, job.field_reader, job.progress
     timer = _Clock(job.clock)
@@ -1235,7 +1239,7 @@ def _candidates(
     prog: Progress,
     keys: np.ndarray | None = None,
 ) -> np.ndarray:
-    from neardup._array import unique_pairs
+    from neardup._array import pair_codes, pairs_of_codes, sorted_unique, with_pairs
 
     prog.start("candidates", None)
     cand = meth.candidates(sigs)
@@ -1248,22 +1252,15 @@ def _candidates(
             extra.append(same)
     # always sorted by (a, b): the pairs.jsonl order of every method and every executor
     # (an index listing pairs by signature, as tf-ridf's, is sorted here too)
-    ascending = _ascending(cand, len(sets))
-    if extra or not ascending:  # ascending: a run timsort merges the extra pairs into
-        joined = np.concatenate([cand, *extra]) if extra else cand
-        cand = unique_pairs(joined, len(sets), runs=ascending)
+    n = len(sets)
+    codes = pair_codes(cand, n)
+    if codes.size > 1 and not np.all(codes[1:] > codes[:-1]):
+        codes = sorted_unique(codes)
+        cand = pairs_of_codes(codes, n)
+    if extra:
+        cand = with_pairs(cand, codes, np.concatenate(extra), n)
     prog.finish("candidates")
     return cand
-
-
-def _ascending(pairs: np.ndarray, n: int) -> bool:
-    """Whether int64 (p, 2) pairs over ``0 <= id < n`` are unique and sorted by (a, b)."""
-    from neardup._array import pair_codes
-
-    if pairs.shape[0] < 2:
-        return True
-    code = pair_codes(pairs, n)
-    return bool(np.all(code[1:] > code[:-1]))
 
 
 def _verify(
