@@ -116,10 +116,11 @@ def test_trimming_starts_no_process(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _memory._libc() is not None  # glibc on the machines neardup is tested on
 
 
-_MAPPED = """
+#: What the scripts below start with: glibc's allocation figures (``mallinfo2``), the
+#: bytes it mapped on its own (``hblkhd``) and the freed bytes it keeps (``fordblks``).
+_MALLINFO = """
 import ctypes, sys
 import numpy as np
-from neardup._memory import keep_freed_heap
 
 class MallInfo2(ctypes.Structure):
     _fields_ = [(f, ctypes.c_size_t) for f in ("arena", "ordblks", "smblks", "hblks", "hblkhd",
@@ -127,6 +128,10 @@ class MallInfo2(ctypes.Structure):
 
 libc = ctypes.CDLL(None)
 libc.mallinfo2.restype = MallInfo2
+"""
+
+_MAPPED = """
+from neardup._memory import keep_freed_heap
 if sys.argv[1] == "keep":
     assert keep_freed_heap()
 before = libc.mallinfo2().hblkhd
@@ -146,7 +151,10 @@ def test_kept_heap_serves_large_temporaries() -> None:
     mapped = {
         mode: int(
             subprocess.run(
-                [sys.executable, "-c", _MAPPED, mode], capture_output=True, text=True, check=True
+                [sys.executable, "-c", _MALLINFO + _MAPPED, mode],
+                capture_output=True,
+                text=True,
+                check=True,
             ).stdout
         )
         for mode in ("plain", "keep")
@@ -155,16 +163,7 @@ def test_kept_heap_serves_large_temporaries() -> None:
 
 
 _WHOLE = """
-import ctypes
-import numpy as np
 from neardup._memory import whole_heap
-
-class MallInfo2(ctypes.Structure):
-    _fields_ = [(f, ctypes.c_size_t) for f in ("arena", "ordblks", "smblks", "hblks", "hblkhd",
-                "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
-
-libc = ctypes.CDLL(None)
-libc.mallinfo2.restype = MallInfo2
 restore = whole_heap()
 before = libc.mallinfo2().hblkhd
 arr = np.ones(50_000_000, dtype=np.uint64)
@@ -182,7 +181,7 @@ def test_whole_heap_serves_even_the_largest_arrays_and_restores_glibc() -> None:
     """Within whole_heap a 400 MB array comes from the heap and stays there once freed (the
     local job's main process makes the next one in the same pages); after its restore the
     freed heap is given back and glibc maps a large block on its own again."""
-    got = run_code(_WHOLE)
+    got = run_code(_MALLINFO + _WHOLE)
     assert got.returncode == 0, got.stderr
     held, kept, mapped, left = map(int, got.stdout.split())
     assert held == 0 and kept >= 400_000_000
@@ -190,16 +189,7 @@ def test_whole_heap_serves_even_the_largest_arrays_and_restores_glibc() -> None:
 
 
 _JOB_HEAP = """
-import ctypes
-import numpy as np
 from neardup.job import pipeline
-
-class MallInfo2(ctypes.Structure):
-    _fields_ = [(f, ctypes.c_size_t) for f in ("arena", "ordblks", "smblks", "hblks", "hblkhd",
-                "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
-
-libc = ctypes.CDLL(None)
-libc.mallinfo2.restype = MallInfo2
 mapped = []
 
 def mapped_bytes():
@@ -224,7 +214,7 @@ def test_the_local_job_serves_its_arrays_from_the_heap_while_it_runs(tmp_path: P
     corpus = tmp_path / "c.jsonl"
     text = "the quick brown fox jumps over the lazy dog near the river bank today"
     corpus.write_text("".join(json.dumps({"id": k, "text": text}) + "\n" for k in "ab"))
-    got = run_code(_JOB_HEAP.replace("CORPUS", repr(str(corpus))), timeout=120)
+    got = run_code(_MALLINFO + _JOB_HEAP.replace("CORPUS", repr(str(corpus))), timeout=120)
     assert got.returncode == 0, got.stderr
     pairs, during, after = map(int, got.stdout.split())
     assert pairs == 1 and during == 0 and after >= 400_000_000
