@@ -381,7 +381,7 @@ cdef Py_ssize_t tokens_of(const char_t *data, Py_ssize_t length, const Tables *t
     cdef uint8_t *buf = store.data()
     cdef Py_ssize_t cap = <Py_ssize_t>store.size(), size = 0, chars = 0, i = 0, at
     cdef Py_ssize_t last = -1  # where the character before started (-1: none)
-    cdef uint32_t cp, e, n, o, c, j, f, b0, prev
+    cdef uint32_t cp, e, n, o, c, j, f, prev
     cdef Run run
     while i < length:
         run.i, run.size, run.chars, run.last = i, size, chars, last
