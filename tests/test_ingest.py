@@ -119,7 +119,7 @@ def test_trimming_starts_no_process(monkeypatch: pytest.MonkeyPatch) -> None:
 #: What the scripts below start with: glibc's allocation figures (``mallinfo2``), the
 #: bytes it mapped on its own (``hblkhd``) and the freed bytes it keeps (``fordblks``).
 _MALLINFO = """
-import ctypes, sys
+import ctypes
 import numpy as np
 
 class MallInfo2(ctypes.Structure):
@@ -132,7 +132,7 @@ libc.mallinfo2.restype = MallInfo2
 
 _MAPPED = """
 from neardup._memory import keep_freed_heap
-if sys.argv[1] == "keep":
+if MODE == "keep":
     assert keep_freed_heap()
 before = libc.mallinfo2().hblkhd
 arr = np.ones(5_000_000, dtype=np.uint64)
@@ -146,19 +146,11 @@ def test_kept_heap_serves_large_temporaries() -> None:
     unit), not from a fresh kernel mapping whose pages fault in again for every unit (a
     sixth of the workers' CPU on 100k documents); glibc's own count of mapped bytes
     (mallinfo2) tells which, in a fresh interpreter."""
-    import subprocess
-
-    mapped = {
-        mode: int(
-            subprocess.run(
-                [sys.executable, "-c", _MALLINFO + _MAPPED, mode],
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout
-        )
-        for mode in ("plain", "keep")
-    }
+    mapped = {}
+    for mode in ("plain", "keep"):
+        got = run_code(_MALLINFO + _MAPPED.replace("MODE", repr(mode)))
+        assert got.returncode == 0, got.stderr
+        mapped[mode] = int(got.stdout)
     assert mapped["plain"] >= 40_000_000 and mapped["keep"] == 0
 
 
@@ -208,6 +200,7 @@ print(len(result.pairs), mapped[0], mapped_bytes())
 """
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc mallopt")
 def test_the_local_job_serves_its_arrays_from_the_heap_while_it_runs(tmp_path: Path) -> None:
     """The local job's main process holds whole_heap from its start to its end: a 400 MB
     array made while it finds pairs comes from the heap; one made after it is mapped."""
